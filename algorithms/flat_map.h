@@ -1,0 +1,96 @@
+// Open-addressing hash map from 64-bit keys to values: the hot-loop map of the core
+// (class ids of QI tuples, region x class counts). Faster and smaller than
+// std::unordered_map for this one use: insert-or-find, never erase.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace vbas
+{
+
+template<typename Value>
+class FlatMap
+{
+  public:
+    static constexpr std::uint64_t kEmpty = ~std::uint64_t( 0 );
+
+    //! The value of key, inserted as fallback when absent. key must not be kEmpty.
+    Value &findOrInsert( std::uint64_t key, Value fallback )
+    {
+      if ( ( mSize + 1 ) * 4 > mKeys.size() * 3 )
+        grow();
+      std::size_t i = slot( key );
+      while ( mKeys[i] != kEmpty && mKeys[i] != key )
+        i = ( i + 1 ) & mMask;
+      if ( mKeys[i] == kEmpty )
+      {
+        mKeys[i] = key;
+        mValues[i] = fallback;
+        ++mSize;
+      }
+      return mValues[i];
+    }
+
+    const Value *find( std::uint64_t key ) const
+    {
+      if ( mKeys.empty() )
+        return nullptr;
+      std::size_t i = slot( key );
+      while ( mKeys[i] != kEmpty )
+      {
+        if ( mKeys[i] == key )
+          return &mValues[i];
+        i = ( i + 1 ) & mMask;
+      }
+      return nullptr;
+    }
+
+    std::size_t size() const { return mSize; }
+
+    //! Calls f(key, value) for every entry, in no particular order.
+    template<typename F>
+    void forEach( F f ) const
+    {
+      for ( std::size_t i = 0; i < mKeys.size(); ++i )
+        if ( mKeys[i] != kEmpty )
+          f( mKeys[i], mValues[i] );
+    }
+
+  private:
+    std::size_t slot( std::uint64_t key ) const
+    {
+      key ^= key >> 33;
+      key *= 0xff51afd7ed558ccdULL;
+      key ^= key >> 33;
+      return static_cast<std::size_t>( key ) & mMask;
+    }
+
+    void grow()
+    {
+      std::vector<std::uint64_t> keys( mKeys.empty() ? 64 : mKeys.size() * 2, kEmpty );
+      std::vector<Value> values( keys.size() );
+      keys.swap( mKeys );
+      values.swap( mValues );
+      mMask = mKeys.size() - 1;
+      for ( std::size_t i = 0; i < keys.size(); ++i )
+      {
+        if ( keys[i] == kEmpty )
+          continue;
+        std::size_t j = slot( keys[i] );
+        while ( mKeys[j] != kEmpty )
+          j = ( j + 1 ) & mMask;
+        mKeys[j] = keys[i];
+        mValues[j] = values[i];
+      }
+    }
+
+    std::vector<std::uint64_t> mKeys;
+    std::vector<Value> mValues;
+    std::size_t mMask = 0;
+    std::size_t mSize = 0;
+};
+
+} // namespace vbas

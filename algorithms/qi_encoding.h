@@ -1,0 +1,48 @@
+// QI encoding (SPEC 2): every QI value gets a dense code per QI, every QI tuple a dense class id,
+// so the other components work on integer histograms and never on per-record objects.
+#pragma once
+
+#include "flat_map.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace vbas
+{
+
+class QiEncoder
+{
+  public:
+    explicit QiEncoder( std::size_t qiCount );
+
+    std::size_t qiCount() const { return mValues.size(); }
+
+    //! Dense code of one value of QI qi; std::nullopt is NULL, a category of its own.
+    std::uint32_t valueCode( std::size_t qi, std::optional<std::string_view> value );
+
+    //! Dense class id (equivalence class over the QIs) of one code per QI.
+    std::uint32_t classId( const std::uint32_t *codes );
+
+    //! Number of distinct classes seen so far.
+    std::size_t classCount() const { return mClassCount; }
+
+    //! |q| of eq. 4: distinct values of QI qi seen so far, NULL included (SPEC 3.6 item 4).
+    std::size_t categoryCount( std::size_t qi ) const;
+
+    //! Category counts of every QI.
+    std::vector<std::size_t> categoryCounts() const;
+
+  private:
+    std::vector<std::unordered_map<std::string, std::uint32_t>> mValues;
+    std::vector<std::optional<std::uint32_t>> mNullCode;
+    // mPrefix[q - 1] maps (id of the tuple's first q codes, code q) to the id of its first q + 1 codes.
+    std::vector<FlatMap<std::uint32_t>> mPrefix;
+    std::size_t mClassCount = 0;
+};
+
+} // namespace vbas

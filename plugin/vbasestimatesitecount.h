@@ -1,0 +1,18 @@
+#pragma once
+
+#include "vbasalgorithm.h"
+
+class VbasEstimateSiteCount : public VbasAlgorithm
+{
+  public:
+    QString name() const override { return QStringLiteral( "estimatesitecount" ); }
+    QString displayName() const override { return QObject::tr( "Estimate site count (dynamic GAPS cutoff)" ); }
+    QString shortHelpString() const override;
+    VbasEstimateSiteCount *createInstance() const override { return new VbasEstimateSiteCount(); }
+
+  protected:
+    void initAlgorithm( const QVariantMap &configuration = QVariantMap() ) override;
+    bool prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
+    QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
+
+};

@@ -1,0 +1,20 @@
+#pragma once
+
+#include "vbasalgorithm.h"
+
+class VbasEvaluate : public VbasAlgorithm
+{
+  public:
+    QString name() const override { return QStringLiteral( "evaluate" ); }
+    QString displayName() const override { return QObject::tr( "Evaluate release" ); }
+    QString shortHelpString() const override;
+    VbasEvaluate *createInstance() const override { return new VbasEvaluate(); }
+
+  protected:
+    void initAlgorithm( const QVariantMap &configuration = QVariantMap() ) override;
+    bool prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
+    QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
+  private:
+    std::unique_ptr<QgsProcessingFeatureSource> mSitesSource;
+    std::unique_ptr<QgsProcessingFeatureSource> mLookupSource;
+};

@@ -1,0 +1,18 @@
+#pragma once
+
+#include "vbasalgorithm.h"
+
+class VbasPlaceSites : public VbasAlgorithm
+{
+  public:
+    QString name() const override { return QStringLiteral( "placesites" ); }
+    QString displayName() const override { return QObject::tr( "Place sites (balanced density)" ); }
+    QString shortHelpString() const override;
+    VbasPlaceSites *createInstance() const override { return new VbasPlaceSites(); }
+
+  protected:
+    void initAlgorithm( const QVariantMap &configuration = QVariantMap() ) override;
+    bool prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
+    QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
+
+};

@@ -1,0 +1,63 @@
+#include "vbasprovider.h"
+#include "vbasanonymize.h"
+#include "vbasestimatesitecount.h"
+#include "vbasevaluate.h"
+#include "vbasplacesites.h"
+#include "vbasvoronoiaggregate.h"
+
+#include <QIcon>
+
+namespace
+{
+QString sIconDirectory;
+}
+
+VbasProvider::VbasProvider( const QString &iconDirectory )
+{
+  sIconDirectory = iconDirectory;
+}
+
+QString VbasProvider::id() const
+{
+  return QStringLiteral( "vbas" );
+}
+
+QString VbasProvider::name() const
+{
+  return QObject::tr( "VBAS" );
+}
+
+QString VbasProvider::longName() const
+{
+  return QObject::tr( "VBAS: Voronoi-based aggregation for k-anonymous health data" );
+}
+
+QIcon VbasProvider::icon() const
+{
+  return QIcon( svgIconPath() );
+}
+
+QString VbasProvider::svgIconPath() const
+{
+  return sIconDirectory + QStringLiteral( "/vbas.svg" );
+}
+
+QString VbasProvider::iconDirectory()
+{
+  return sIconDirectory;
+}
+
+void VbasProvider::loadAlgorithms()
+{
+  addAlgorithm( new VbasEstimateSiteCount() );
+  addAlgorithm( new VbasPlaceSites() );
+  addAlgorithm( new VbasVoronoiAggregate() );
+  addAlgorithm( new VbasEvaluate() );
+  addAlgorithm( new VbasAnonymize() );
+}
+
+//! The factory the Python shim calls through ctypes; the registry takes ownership.
+extern "C" Q_DECL_EXPORT QgsProcessingProvider *vbas_create_provider( const char *iconDirectory )
+{
+  return new VbasProvider( QString::fromUtf8( iconDirectory ) );
+}

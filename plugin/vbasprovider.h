@@ -1,0 +1,22 @@
+// The VBAS Processing provider (id "vbas").
+#pragma once
+
+#include <qgsprocessingprovider.h>
+
+class VbasProvider : public QgsProcessingProvider
+{
+  public:
+    //! iconDirectory holds the plugin's SVG icons.
+    explicit VbasProvider( const QString &iconDirectory );
+
+    QString id() const override;
+    QString name() const override;
+    QString longName() const override;
+    QIcon icon() const override;
+    QString svgIconPath() const override;
+
+    static QString iconDirectory();
+
+  protected:
+    void loadAlgorithms() override;
+};

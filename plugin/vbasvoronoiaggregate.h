@@ -1,0 +1,19 @@
+#pragma once
+
+#include "vbasalgorithm.h"
+
+class VbasVoronoiAggregate : public VbasAlgorithm
+{
+  public:
+    QString name() const override { return QStringLiteral( "voronoiaggregate" ); }
+    QString displayName() const override { return QObject::tr( "Voronoi aggregation" ); }
+    QString shortHelpString() const override;
+    VbasVoronoiAggregate *createInstance() const override { return new VbasVoronoiAggregate(); }
+
+  protected:
+    void initAlgorithm( const QVariantMap &configuration = QVariantMap() ) override;
+    bool prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
+    QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
+  private:
+    std::unique_ptr<QgsProcessingFeatureSource> mSitesSource;
+};
