@@ -34,6 +34,7 @@ bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
 
 QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
+  throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
   QgsProcessingMultiStepFeedback steps( 3, feedback );
   const VbasRegions regions = readRegions( context, &steps );
   steps.setCurrentStep( 1 );

@@ -27,6 +27,7 @@ bool VbasEstimateSiteCount::prepareAlgorithm( const QVariantMap &parameters, Qgs
 
 QVariantMap VbasEstimateSiteCount::processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
+  throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
   QgsProcessingMultiStepFeedback steps( 2, feedback );
   const VbasRegions regions = readRegions( context, &steps );
   steps.setCurrentStep( 1 );

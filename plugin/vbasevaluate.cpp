@@ -44,6 +44,7 @@ bool VbasEvaluate::prepareAlgorithm( const QVariantMap &parameters, QgsProcessin
 
 QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
+  throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
   QgsProcessingMultiStepFeedback steps( 2, feedback );
   const VbasRegions regions = readRegions( context, &steps );
   steps.setCurrentStep( 1 );

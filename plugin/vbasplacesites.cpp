@@ -30,6 +30,7 @@ bool VbasPlaceSites::prepareAlgorithm( const QVariantMap &parameters, QgsProcess
 
 QVariantMap VbasPlaceSites::processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
+  throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
   QgsProcessingMultiStepFeedback steps( 2, feedback );
   const VbasRegions regions = readRegions( context, &steps );
   steps.setCurrentStep( 1 );
