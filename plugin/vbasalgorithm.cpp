@@ -12,6 +12,8 @@
 #include <qgsprocessingfeedback.h>
 #include <qgsvectorlayer.h>
 
+#include <QFile>
+#include <QFileInfo>
 #include <QIcon>
 #include <cmath>
 #include <stdexcept>
@@ -26,6 +28,15 @@ constexpr int kMaxShown = 5; // unknown region ids shown in an error
 QString key( const QVariant &value )
 {
   return value.toString();
+}
+
+//! Deletes a partly written anonymized-records file, or says where the partial release is.
+QString discardPartialRelease( const QString &destination )
+{
+  const QFileInfo file( destination );
+  if ( !destination.contains( '|' ) && file.isFile() && QFile::remove( destination ) )
+    return QObject::tr( "The partly written anonymized records (%1) were deleted." ).arg( destination );
+  return QObject::tr( "Delete the partly written anonymized records at %1: they are not a k-anonymous release." ).arg( destination );
 }
 
 QgsPoint toQgs( const vbas::Point &p )
@@ -747,44 +758,57 @@ VbasRelease VbasAlgorithm::aggregateAndRelease( const QVariantMap &parameters, Q
   QString anonymizedId;
   std::unique_ptr<QgsFeatureSink> anonymized( parameterAsSink( parameters, QStringLiteral( "ANONYMIZED" ), context, anonymizedId, anonymizedFields, QgsWkbTypes::NoGeometry ) );
   checkSink( anonymized.get(), parameters, QStringLiteral( "ANONYMIZED" ) );
-  QgsFeatureRequest request;
-  request.setFlags( QgsFeatureRequest::NoGeometry );
-  QgsFeatureIterator it = mRecordsSource->getFeatures( request, QgsProcessingFeatureSource::FlagSkipGeometryValidityChecks );
-  const double step = records.rows > 0 ? 80.0 / static_cast<double>( records.rows ) : 0;
-  std::int64_t row = 0;
-  std::int64_t written = 0;
-  QgsFeature f;
-  QgsFeature out( anonymizedFields );
-  QgsAttributes outAttributes( anonymizedFields.count() );
-  while ( it.nextFeature( f ) )
-  {
-    if ( ( row & 0xfff ) == 0 )
+  // A partly written release may hold ECs below k: on any error it is deleted, or flagged.
+  const QString destination = parameterAsOutputLayer( parameters, QStringLiteral( "ANONYMIZED" ), context );
+  const auto writeReleased = [&] {
+    QgsFeatureRequest request;
+    request.setFlags( QgsFeatureRequest::NoGeometry );
+    QgsFeatureIterator it = mRecordsSource->getFeatures( request, QgsProcessingFeatureSource::FlagSkipGeometryValidityChecks );
+    const double step = records.rows > 0 ? 80.0 / static_cast<double>( records.rows ) : 0;
+    std::int64_t row = 0;
+    std::int64_t written = 0;
+    QgsFeature f;
+    QgsFeature out( anonymizedFields );
+    QgsAttributes outAttributes( anonymizedFields.count() );
+    while ( it.nextFeature( f ) )
     {
-      throwIfCanceled( feedback );
-      feedback->setProgress( 20.0 + static_cast<double>( row ) * step );
+      if ( ( row & 0xfff ) == 0 )
+      {
+        throwIfCanceled( feedback );
+        feedback->setProgress( 20.0 + static_cast<double>( row ) * step );
+      }
+      ++row;
+      const QgsAttributes attributes = f.attributes();
+      const auto region = regions.index.constFind( reader.region( attributes ) );
+      const std::size_t entry = region == regions.index.constEnd() ? vbas::SparseHistograms::npos
+                                                                   : aggregation.ecs.find( aggregation.regionAggregate[*region], reader.classId( attributes, records.encoder ) );
+      if ( entry == vbas::SparseHistograms::npos )
+        throw QgsProcessingException( QObject::tr( "The records table changed while it was being read (record with feature id %1): run the algorithm again." ).arg( f.id() ) );
+      if ( release.suppression.suppressed[entry] )
+        continue;
+      const std::int64_t count = reader.count( f );
+      int o = 0;
+      for ( int i = 0; i < attributes.size(); ++i )
+        if ( i != reader.regionAttribute() )
+          outAttributes[o++] = attributes.at( i );
+      outAttributes[o] = static_cast<qlonglong>( aggregation.regionAggregate[*region] + 1 );
+      out.setAttributes( outAttributes );
+      addFeature( anonymized.get(), out, QStringLiteral( "ANONYMIZED" ) );
+      written += count;
     }
-    ++row;
-    const QgsAttributes attributes = f.attributes();
-    const auto region = regions.index.constFind( reader.region( attributes ) );
-    const std::size_t entry = region == regions.index.constEnd() ? vbas::SparseHistograms::npos
-                                                                 : aggregation.ecs.find( aggregation.regionAggregate[*region], reader.classId( attributes, records.encoder ) );
-    if ( entry == vbas::SparseHistograms::npos )
-      throw QgsProcessingException( QObject::tr( "The records table changed while it was being read (record with feature id %1): run the algorithm again." ).arg( f.id() ) );
-    if ( release.suppression.suppressed[entry] )
-      continue;
-    const std::int64_t count = reader.count( f );
-    int o = 0;
-    for ( int i = 0; i < attributes.size(); ++i )
-      if ( i != reader.regionAttribute() )
-        outAttributes[o++] = attributes.at( i );
-    outAttributes[o] = static_cast<qlonglong>( aggregation.regionAggregate[*region] + 1 );
-    out.setAttributes( outAttributes );
-    addFeature( anonymized.get(), out, QStringLiteral( "ANONYMIZED" ) );
-    written += count;
+    throwIfCanceled( feedback );
+    if ( written != release.suppression.releasedRecords )
+      throw QgsProcessingException( QObject::tr( "The records table changed while it was being read (%1 records released, %2 expected): run the algorithm again." ).arg( written ).arg( release.suppression.releasedRecords ) );
+  };
+  try
+  {
+    writeReleased();
   }
-  throwIfCanceled( feedback );
-  if ( written != release.suppression.releasedRecords )
-    throw QgsProcessingException( QObject::tr( "The records table changed while it was being read (%1 records released, %2 expected): run the algorithm again." ).arg( written ).arg( release.suppression.releasedRecords ) );
+  catch ( const QgsProcessingException &e )
+  {
+    anonymized.reset();
+    throw QgsProcessingException( e.what() + ' ' + discardPartialRelease( destination ) );
+  }
   outputs.insert( QStringLiteral( "ANONYMIZED" ), anonymizedId );
   outputs.insert( QStringLiteral( "AGGREGATES" ), static_cast<qlonglong>( aggregates ) );
   outputs.insert( QStringLiteral( "RELEASED" ), static_cast<qlonglong>( release.suppression.releasedRecords ) );

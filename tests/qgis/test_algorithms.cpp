@@ -132,6 +132,7 @@ class TestAlgorithms : public QObject
     void siteCountOutOfRange();
     void emptyLayers();
     void canceled();
+    void canceledReleaseIsDeleted();
 
   private:
     QVariantMap run( const QString &id, const QVariantMap &parameters, bool expectOk, Feedback *feedback = nullptr );
@@ -600,6 +601,35 @@ void TestAlgorithms::canceled()
   const QVariantMap r = run( QStringLiteral( "vbas:anonymize" ), p, false, &feedback );
   QVERIFY( r.isEmpty() );
   QVERIFY2( feedback.errors.join( ' ' ).contains( QStringLiteral( "Canceled" ) ), qPrintable( feedback.errors.join( ' ' ) ) );
+}
+
+void TestAlgorithms::canceledReleaseIsDeleted()
+{
+  // Cancel once the run is past 80 %: inside the pass that writes the anonymized records (the
+  // first cancel check after row 4096 of 10000). The partial file could hold ECs below k: it must go.
+  auto regions = grid();
+  QList<Row> rows;
+  for ( int i = 0; i < 10000; ++i )
+    rows << Row { QStringLiteral( "r%1%2" ).arg( i % 3 ).arg( ( i / 3 ) % 3 ), i % 2 ? QStringLiteral( "F" ) : QStringLiteral( "M" ) };
+  auto recs = records( rows );
+  auto sites = twoSites();
+  QVariantMap p = baseParameters( regions.get(), recs.get() );
+  p.insert( QStringLiteral( "SITES" ), layerValue( sites.get() ) );
+  const QString path = mDir.filePath( QStringLiteral( "partial.gpkg" ) );
+  p.insert( QStringLiteral( "ANONYMIZED" ), path );
+  Feedback feedback;
+  QObject::connect( &feedback, &QgsFeedback::progressChanged, &feedback, [&feedback]( double progress ) {
+    if ( progress > 80 )
+      feedback.cancel();
+  } );
+  run( QStringLiteral( "vbas:voronoiaggregate" ), p, false, &feedback );
+  QVERIFY2( feedback.errors.join( ' ' ).contains( QStringLiteral( "were deleted" ) ), qPrintable( feedback.errors.join( ' ' ) ) );
+  QVERIFY( !QFile::exists( path ) );
+
+  // Without a cancel the same run writes the whole release there.
+  Feedback complete;
+  run( QStringLiteral( "vbas:voronoiaggregate" ), p, true, &complete );
+  QVERIFY( QFile::exists( path ) );
 }
 
 QTEST_MAIN( TestAlgorithms )
