@@ -1,0 +1,791 @@
+// End-to-end test of the VBAS plugin through qgis_process.
+//
+// The freshly built plugin folder is linked into an isolated QGIS profile, enabled, and the five vbas:
+// algorithms and sample_layers/vbas_pipeline.model3 are run on the sample layers, chaining their
+// outputs file to file. Every output is then checked independently of the plugin's code: the tables
+// are read with GDAL's OGR C API and the equivalence classes, k-anonymity, counts, entropy and
+// discernibility are recomputed here from patients.gpkg and ny8_tracts.gpkg.
+//
+// Privacy: the log only ever gets counts and aggregate metrics, never the contents of a record.
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QHash>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTextStream>
+#include <QtTest>
+
+#include <gdal.h>
+#include <ogr_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+// Stops the calling test function when a helper recorded a failure.
+#define CHECKED( call ) \
+  do { \
+    call; \
+    if ( QTest::currentTestFailed() ) \
+      return; \
+  } while ( false )
+
+namespace
+{
+const QString kNull = QStringLiteral( "\x01<NULL>" ); // a NULL is a category of its own
+const QChar kSep( 0x1f );
+const QStringList kAlgorithms = { QStringLiteral( "vbas:estimatesitecount" ), QStringLiteral( "vbas:placesites" ),
+                                  QStringLiteral( "vbas:voronoiaggregate" ), QStringLiteral( "vbas:evaluate" ),
+                                  QStringLiteral( "vbas:anonymize" ) };
+// Central Canada, the default coefficients (paper Table 1).
+const double kExpB0 = 1436.0;
+const double kB1 = 0.43;
+const int kProcessTimeoutMs = 300000;
+
+QString tail( const QByteArray &bytes, int n = 2000 )
+{
+  const QString s = QString::fromUtf8( bytes );
+  return s.size() <= n ? s : s.right( n );
+}
+
+bool near( double a, double b, double rel = 1e-9 )
+{
+  return std::fabs( a - b ) <= rel * std::max( 1.0, std::max( std::fabs( a ), std::fabs( b ) ) );
+}
+
+//! One attribute table read with OGR (first layer of the dataset).
+struct Table
+{
+    bool ok = false;
+    QString error;
+    QStringList fieldNames;    // every field of the layer
+    bool hasGeometry = false;  // geometry column or geometry type
+    QVector<QStringList> rows; // the wanted fields, in the order asked, NULL as kNull
+};
+
+Table readTable( const QString &path, const QStringList &wanted )
+{
+  Table t;
+  GDALDatasetH ds = GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr );
+  if ( !ds )
+  {
+    t.error = QStringLiteral( "cannot open %1" ).arg( path );
+    return t;
+  }
+  OGRLayerH layer = GDALDatasetGetLayerCount( ds ) > 0 ? GDALDatasetGetLayer( ds, 0 ) : nullptr;
+  if ( !layer )
+  {
+    t.error = QStringLiteral( "no layer in %1" ).arg( path );
+    GDALClose( ds );
+    return t;
+  }
+  OGRFeatureDefnH defn = OGR_L_GetLayerDefn( layer );
+  for ( int i = 0; i < OGR_FD_GetFieldCount( defn ); ++i )
+    t.fieldNames << QString::fromUtf8( OGR_Fld_GetNameRef( OGR_FD_GetFieldDefn( defn, i ) ) );
+  t.hasGeometry = OGR_FD_GetGeomFieldCount( defn ) > 0 || OGR_L_GetGeomType( layer ) != wkbNone;
+  QVector<int> indexes;
+  for ( const QString &name : wanted )
+  {
+    const int idx = OGR_FD_GetFieldIndex( defn, name.toUtf8().constData() );
+    if ( idx < 0 )
+    {
+      t.error = QStringLiteral( "%1 has no field %2" ).arg( path, name );
+      GDALClose( ds );
+      return t;
+    }
+    indexes << idx;
+  }
+  OGR_L_ResetReading( layer );
+  while ( OGRFeatureH f = OGR_L_GetNextFeature( layer ) )
+  {
+    QStringList row;
+    row.reserve( indexes.size() );
+    for ( int idx : indexes )
+      row << ( OGR_F_IsFieldSetAndNotNull( f, idx ) ? QString::fromUtf8( OGR_F_GetFieldAsString( f, idx ) ) : kNull );
+    t.rows << row;
+    OGR_F_Destroy( f );
+  }
+  GDALClose( ds );
+  t.ok = true;
+  return t;
+}
+
+//! The header and the single data row of a small CSV file (the evaluation table).
+QMap<QString, QString> readCsvRow( const QString &path, QString *error )
+{
+  QMap<QString, QString> map;
+  QFile file( path );
+  if ( !file.open( QIODevice::ReadOnly | QIODevice::Text ) )
+  {
+    *error = QStringLiteral( "cannot open %1" ).arg( path );
+    return map;
+  }
+  QStringList lines;
+  QTextStream in( &file );
+  while ( !in.atEnd() )
+  {
+    const QString line = in.readLine();
+    if ( !line.trimmed().isEmpty() )
+      lines << line;
+  }
+  if ( lines.size() != 2 )
+  {
+    *error = QStringLiteral( "%1 has %2 non-empty lines, expected a header and one row" ).arg( path ).arg( lines.size() );
+    return map;
+  }
+  auto split = []( const QString &line ) {
+    QStringList cells;
+    QString cell;
+    bool quoted = false;
+    for ( int i = 0; i < line.size(); ++i )
+    {
+      const QChar c = line.at( i );
+      if ( quoted )
+      {
+        if ( c == '"' && i + 1 < line.size() && line.at( i + 1 ) == '"' )
+        {
+          cell += '"';
+          ++i;
+        }
+        else if ( c == '"' )
+          quoted = false;
+        else
+          cell += c;
+      }
+      else if ( c == '"' )
+        quoted = true;
+      else if ( c == ',' )
+      {
+        cells << cell;
+        cell.clear();
+      }
+      else
+        cell += c;
+    }
+    cells << cell;
+    return cells;
+  };
+  const QStringList header = split( lines.at( 0 ) );
+  const QStringList values = split( lines.at( 1 ) );
+  if ( header.size() != values.size() )
+  {
+    *error = QStringLiteral( "%1: %2 columns in the header, %3 in the row" ).arg( path ).arg( header.size() ).arg( values.size() );
+    return map;
+  }
+  for ( int i = 0; i < header.size(); ++i )
+    map.insert( header.at( i ), values.at( i ) );
+  return map;
+}
+
+struct Patient
+{
+    QString tract;
+    QHash<QString, QString> qi; // QI field -> value (kNull for NULL)
+};
+
+//! What an algorithm reported about a release, to be recounted.
+struct ReleaseClaim
+{
+    QString anonymized, lookup, aggregated;
+    qint64 released = -1, suppressed = -1, aggregates = -1;
+};
+
+//! What the recount of a release found.
+struct Recount
+{
+    qint64 rows = 0;
+    qint64 groups = 0;
+    qint64 smallest = 0;
+    double discernibility = 0;
+};
+} // namespace
+
+class TestE2e : public QObject
+{
+    Q_OBJECT
+
+  private slots:
+    void initTestCase();
+    void pipeline_data();
+    void pipeline();
+    void estimateOtherBases();
+    void badQiField();
+
+  private:
+    QTemporaryDir mProfile;
+    QTemporaryDir mOut;
+    QProcessEnvironment mEnv;
+    QString mRegions, mRecords, mModel;
+    QStringList mRegionIds;
+    double mPop8Total = 0;
+    QVector<Patient> mPatients;
+    QHash<qint64, int> mPatientIndex; // patient_id -> index in mPatients
+
+    void runProcess( const QStringList &args, int &exitCode, QByteArray &out, QByteArray &err );
+    void runJson( const QString &algorithm, const QStringList &params, QJsonObject &results );
+    QStringList commonParams() const;
+    QStringList inputsFor( const QStringList &qis ) const;
+    void checkEstimate( const QJsonObject &r, const QStringList &qis, double population, bool entropyModel );
+    void checkSites( const QString &path, qint64 sites, double population );
+    void checkRelease( const QString &label, const ReleaseClaim &claim, const QStringList &qis, int k, Recount &recount );
+    void checkEvaluationCsv( const QString &path, const Recount &rc, qint64 suppressed, qint64 aggregates, int k,
+                             QMap<QString, QString> &row );
+    void compareEvaluations( const QMap<QString, QString> &a, const QMap<QString, QString> &b, const QString &what );
+};
+
+void TestE2e::runProcess( const QStringList &args, int &exitCode, QByteArray &out, QByteArray &err )
+{
+  QProcess p;
+  p.setProcessEnvironment( mEnv );
+  p.setWorkingDirectory( mOut.path() );
+  QElapsedTimer timer;
+  timer.start();
+  p.start( QStringLiteral( VBAS_QGIS_PROCESS ), args );
+  QVERIFY2( p.waitForStarted( 30000 ), qPrintable( QStringLiteral( "cannot start %1" ).arg( VBAS_QGIS_PROCESS ) ) );
+  if ( !p.waitForFinished( kProcessTimeoutMs ) )
+  {
+    p.kill();
+    p.waitForFinished( 10000 );
+    QFAIL( qPrintable( QStringLiteral( "qgis_process %1 timed out" ).arg( args.mid( 0, 3 ).join( ' ' ) ) ) );
+  }
+  out = p.readAllStandardOutput();
+  err = p.readAllStandardError();
+  exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+  qInfo( "qgis_process %s: exit %d, %.1f s", qPrintable( args.mid( 0, 3 ).join( ' ' ) ), exitCode, timer.elapsed() / 1000.0 );
+}
+
+void TestE2e::runJson( const QString &algorithm, const QStringList &params, QJsonObject &results )
+{
+  int exitCode = -1;
+  QByteArray out, err;
+  CHECKED( runProcess( QStringList{ QStringLiteral( "--json" ), QStringLiteral( "run" ), algorithm, QStringLiteral( "--" ) } + params,
+                       exitCode, out, err ) );
+  QVERIFY2( exitCode == 0, qPrintable( QStringLiteral( "%1 exited with %2; stderr:\n%3" ).arg( algorithm ).arg( exitCode ).arg( tail( err ) ) ) );
+  const int brace = out.indexOf( '{' );
+  QVERIFY2( brace >= 0, qPrintable( QStringLiteral( "%1 wrote no JSON; stderr:\n%2" ).arg( algorithm, tail( err ) ) ) );
+  QJsonParseError parseError;
+  const QJsonDocument doc = QJsonDocument::fromJson( out.mid( brace ), &parseError );
+  QVERIFY2( parseError.error == QJsonParseError::NoError, qPrintable( QStringLiteral( "%1: bad JSON: %2" ).arg( algorithm, parseError.errorString() ) ) );
+  QVERIFY2( doc.isObject() && doc.object().value( QStringLiteral( "results" ) ).isObject(),
+            qPrintable( QStringLiteral( "%1: the JSON has no 'results' object" ).arg( algorithm ) ) );
+  results = doc.object().value( QStringLiteral( "results" ) ).toObject();
+}
+
+QStringList TestE2e::commonParams() const
+{
+  return { QStringLiteral( "REGIONS=" ) + mRegions, QStringLiteral( "REGION_ID=AREAKEY" ), QStringLiteral( "RECORDS=" ) + mRecords,
+           QStringLiteral( "RECORD_REGION=tract_id" ) };
+}
+
+QStringList TestE2e::inputsFor( const QStringList &qis ) const
+{
+  return commonParams() << QStringLiteral( "QI_FIELDS=" ) + qis.join( ';' );
+}
+
+void TestE2e::initTestCase()
+{
+  GDALAllRegister();
+  QVERIFY( mProfile.isValid() );
+  QVERIFY( mOut.isValid() );
+  mRegions = QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" );
+  mRecords = QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" );
+  mModel = QStringLiteral( VBAS_SAMPLE_DIR "/vbas_pipeline.model3" );
+  for ( const QString &f : { mRegions, mRecords, mModel } )
+    QVERIFY2( QFileInfo::exists( f ), qPrintable( f ) );
+
+  // Isolated profile with the build's plugin folder linked in, then enabled.
+  const QString pluginDir = QStringLiteral( VBAS_PLUGIN_DIR );
+  QVERIFY2( QFileInfo::exists( pluginDir + "/libvbas.so" ), qPrintable( pluginDir + "/libvbas.so is missing: build vbas_provider" ) );
+  QVERIFY2( QFileInfo::exists( pluginDir + "/metadata.txt" ), qPrintable( pluginDir + "/metadata.txt is missing" ) );
+  const QString plugins = mProfile.filePath( QStringLiteral( "profiles/default/python/plugins" ) );
+  QVERIFY( QDir().mkpath( plugins ) );
+  QVERIFY( QFile::link( pluginDir, plugins + "/vbas" ) );
+
+  mEnv = QProcessEnvironment::systemEnvironment();
+  mEnv.insert( QStringLiteral( "QT_QPA_PLATFORM" ), QStringLiteral( "offscreen" ) );
+  mEnv.insert( QStringLiteral( "QGIS_CUSTOM_CONFIG_PATH" ), mProfile.path() );
+
+  int exitCode = -1;
+  QByteArray out, err;
+  CHECKED( runProcess( { QStringLiteral( "plugins" ), QStringLiteral( "enable" ), QStringLiteral( "vbas" ) }, exitCode, out, err ) );
+  QVERIFY2( exitCode == 0, qPrintable( "plugins enable vbas failed:\n" + tail( out + err ) ) );
+  CHECKED( runProcess( { QStringLiteral( "list" ) }, exitCode, out, err ) );
+  QVERIFY2( exitCode == 0, qPrintable( "list failed:\n" + tail( err ) ) );
+  const QString listing = QString::fromUtf8( out );
+  for ( const QString &alg : kAlgorithms )
+    QVERIFY2( listing.contains( alg ), qPrintable( alg + " is not in qgis_process list; stderr:\n" + tail( err ) ) );
+
+  // The regions.
+  const Table regions = readTable( mRegions, { QStringLiteral( "AREAKEY" ), QStringLiteral( "POP8" ) } );
+  QVERIFY2( regions.ok, qPrintable( regions.error ) );
+  QSet<QString> ids;
+  for ( const QStringList &row : regions.rows )
+  {
+    QVERIFY( row.at( 0 ) != kNull );
+    mRegionIds << row.at( 0 );
+    ids.insert( row.at( 0 ) );
+    mPop8Total += row.at( 1 ).toDouble();
+  }
+  QCOMPARE( ids.size(), mRegionIds.size() );
+  QCOMPARE( mRegionIds.size(), 281 );
+
+  // The records.
+  const QStringList fields = { QStringLiteral( "patient_id" ), QStringLiteral( "tract_id" ), QStringLiteral( "age_group" ),
+                               QStringLiteral( "sex" ), QStringLiteral( "race" ), QStringLiteral( "insurance" ) };
+  const Table patients = readTable( mRecords, fields );
+  QVERIFY2( patients.ok, qPrintable( patients.error ) );
+  int unknownTract = 0;
+  for ( const QStringList &row : patients.rows )
+  {
+    Patient p;
+    p.tract = row.at( 1 );
+    if ( !ids.contains( p.tract ) )
+      ++unknownTract;
+    for ( int i = 2; i < fields.size(); ++i )
+      p.qi.insert( fields.at( i ), row.at( i ) );
+    bool ok = false;
+    const qint64 id = row.at( 0 ).toLongLong( &ok );
+    QVERIFY( ok );
+    QVERIFY( !mPatientIndex.contains( id ) );
+    mPatientIndex.insert( id, mPatients.size() );
+    mPatients << p;
+  }
+  QCOMPARE( unknownTract, 0 );
+  QVERIFY( !mPatients.isEmpty() );
+  qInfo( "inputs: %d regions (POP8 total %.0f), %d records", mRegionIds.size(), mPop8Total, mPatients.size() );
+}
+
+void TestE2e::checkEstimate( const QJsonObject &r, const QStringList &qis, double population, bool entropyModel )
+{
+  const qint64 n = mPatients.size();
+  for ( const char *key : { "SITES", "CUTOFF", "ENTROPY", "MAXCOMBS", "RECORDS", "POPULATION" } )
+    QVERIFY2( r.value( key ).isDouble(), qPrintable( QStringLiteral( "no number output %1" ).arg( key ) ) );
+  QCOMPARE( r.value( "RECORDS" ).toVariant().toLongLong(), n );
+  QVERIFY2( near( r.value( "POPULATION" ).toDouble(), population ),
+            qPrintable( QStringLiteral( "POPULATION %1, expected %2" ).arg( r.value( "POPULATION" ).toDouble() ).arg( population ) ) );
+
+  // Entropy (eq. 1, natural log) and MaxCombs (eq. 4), recounted here.
+  QHash<QString, qint64> classes;
+  QVector<QSet<QString>> distinct( qis.size() );
+  for ( const Patient &p : mPatients )
+  {
+    QStringList key;
+    for ( int i = 0; i < qis.size(); ++i )
+    {
+      key << p.qi.value( qis.at( i ) );
+      distinct[i].insert( p.qi.value( qis.at( i ) ) );
+    }
+    ++classes[key.join( kSep )];
+  }
+  double entropy = 0;
+  for ( const qint64 size : classes )
+  {
+    const double share = double( size ) / double( n );
+    entropy -= share * std::log( share );
+  }
+  double maxCombs = 1;
+  for ( const QSet<QString> &values : distinct )
+    maxCombs *= values.size();
+  const double reportedEntropy = r.value( "ENTROPY" ).toDouble();
+  QVERIFY2( near( reportedEntropy, entropy ), qPrintable( QStringLiteral( "ENTROPY %1, recounted %2 over %3 classes" )
+                                                             .arg( reportedEntropy, 0, 'g', 15 )
+                                                             .arg( entropy, 0, 'g', 15 )
+                                                             .arg( classes.size() ) ) );
+  QCOMPARE( r.value( "MAXCOMBS" ).toDouble(), maxCombs );
+
+  // Cutoff = e^B0 * X^B1 (eq. 2/5), Sites = R(P / Cutoff) in [1, regions] (eq. 3/6).
+  const double x = entropyModel ? reportedEntropy : r.value( "MAXCOMBS" ).toDouble();
+  const double cutoff = kExpB0 * std::pow( x, kB1 );
+  const double reportedCutoff = r.value( "CUTOFF" ).toDouble();
+  QVERIFY2( near( reportedCutoff, cutoff ), qPrintable( QStringLiteral( "CUTOFF %1, expected %2" ).arg( reportedCutoff, 0, 'g', 15 ).arg( cutoff, 0, 'g', 15 ) ) );
+  qint64 sites = static_cast<qint64>( std::floor( population / reportedCutoff + 0.5 ) );
+  sites = std::clamp<qint64>( sites, 1, mRegionIds.size() );
+  QCOMPARE( r.value( "SITES" ).toVariant().toLongLong(), sites );
+}
+
+void TestE2e::checkSites( const QString &path, qint64 sites, double population )
+{
+  const Table t = readTable( path, { QStringLiteral( "site_id" ), QStringLiteral( "regions" ), QStringLiteral( "population" ) } );
+  QVERIFY2( t.ok, qPrintable( t.error ) );
+  QVERIFY( t.hasGeometry );
+  QCOMPARE( qint64( t.rows.size() ), sites );
+  QSet<QString> ids;
+  qint64 regions = 0;
+  double pop = 0;
+  int missingId = 0;
+  for ( const QStringList &row : t.rows )
+  {
+    if ( row.at( 0 ) == kNull )
+      ++missingId;
+    ids.insert( row.at( 0 ) );
+    regions += row.at( 1 ).toLongLong();
+    pop += row.at( 2 ).toDouble();
+  }
+  QCOMPARE( missingId, 0 );
+  QCOMPARE( qint64( ids.size() ), sites );                // site ids are unique
+  QCOMPARE( regions, qint64( mRegionIds.size() ) );       // every region point is in one cell
+  QVERIFY2( near( pop, population, 1e-6 ), qPrintable( QStringLiteral( "site populations sum to %1, expected %2" ).arg( pop ).arg( population ) ) );
+}
+
+void TestE2e::checkRelease( const QString &label, const ReleaseClaim &claim, const QStringList &qis, int k, Recount &rc )
+{
+  const qint64 n = mPatients.size();
+
+  // LOOKUP: every region exactly once.
+  const Table lookup = readTable( claim.lookup, { QStringLiteral( "region_id" ), QStringLiteral( "aggregate_id" ) } );
+  QVERIFY2( lookup.ok, qPrintable( lookup.error ) );
+  QHash<QString, QString> regionToAggregate;
+  int duplicates = 0;
+  for ( const QStringList &row : lookup.rows )
+  {
+    if ( regionToAggregate.contains( row.at( 0 ) ) )
+      ++duplicates;
+    regionToAggregate.insert( row.at( 0 ), row.at( 1 ) );
+  }
+  QCOMPARE( duplicates, 0 );
+  int missingRegions = 0, nullAggregates = 0;
+  for ( const QString &id : qAsConst( mRegionIds ) )
+  {
+    if ( !regionToAggregate.contains( id ) )
+      ++missingRegions;
+    else if ( regionToAggregate.value( id ) == kNull )
+      ++nullAggregates;
+  }
+  QCOMPARE( missingRegions, 0 );
+  QCOMPARE( nullAggregates, 0 );
+  QCOMPARE( lookup.rows.size(), mRegionIds.size() );
+
+  // ANONYMIZED: schema.
+  QStringList wanted = { QStringLiteral( "patient_id" ), QStringLiteral( "aggregate_id" ) };
+  wanted += qis;
+  const Table anon = readTable( claim.anonymized, wanted );
+  QVERIFY2( anon.ok, qPrintable( anon.error ) );
+  QVERIFY2( !anon.fieldNames.contains( QStringLiteral( "tract_id" ), Qt::CaseInsensitive ), "the anonymized table still has the tract_id field" );
+  QVERIFY2( !anon.hasGeometry, "the anonymized table has a geometry" );
+
+  // k-anonymity recount: group by (aggregate_id, every QI value).
+  QHash<QString, qint64> groups;
+  QHash<QString, qint64> releasedPerAggregate;
+  QHash<QString, qint64> smallestPerAggregate;
+  int unknownPatients = 0, duplicatePatients = 0, wrongAggregate = 0, alteredQi = 0;
+  QSet<qint64> seen;
+  for ( const QStringList &row : anon.rows )
+  {
+    ++groups[row.mid( 1 ).join( kSep )];
+    ++releasedPerAggregate[row.at( 1 )];
+    const qint64 id = row.at( 0 ).toLongLong();
+    if ( seen.contains( id ) )
+      ++duplicatePatients;
+    seen.insert( id );
+    const auto it = mPatientIndex.constFind( id );
+    if ( it == mPatientIndex.constEnd() )
+    {
+      ++unknownPatients;
+      continue;
+    }
+    const Patient &p = mPatients.at( it.value() );
+    // Truthfulness: the original tract maps through LOOKUP to the released aggregate, QIs unchanged.
+    if ( regionToAggregate.value( p.tract ) != row.at( 1 ) )
+      ++wrongAggregate;
+    for ( int i = 0; i < qis.size(); ++i )
+      if ( p.qi.value( qis.at( i ) ) != row.at( 2 + i ) )
+        ++alteredQi;
+  }
+  rc = Recount();
+  rc.rows = anon.rows.size();
+  rc.groups = groups.size();
+  rc.smallest = groups.isEmpty() ? 0 : std::numeric_limits<qint64>::max();
+  qint64 belowK = 0, recordsBelowK = 0;
+  for ( auto it = groups.constBegin(); it != groups.constEnd(); ++it )
+  {
+    rc.smallest = std::min( rc.smallest, it.value() );
+    rc.discernibility += double( it.value() ) * double( it.value() );
+    if ( it.value() < k )
+    {
+      ++belowK;
+      recordsBelowK += it.value();
+    }
+    const QString aggregate = it.key().section( kSep, 0, 0 );
+    auto s = smallestPerAggregate.find( aggregate );
+    if ( s == smallestPerAggregate.end() )
+      smallestPerAggregate.insert( aggregate, it.value() );
+    else
+      s.value() = std::min( s.value(), it.value() );
+  }
+  qInfo( "%s: %lld released rows in %lld ECs, smallest EC %lld, %lld ECs (%lld rows) below k=%d", qPrintable( label ), rc.rows,
+         rc.groups, rc.smallest, belowK, recordsBelowK, k );
+  QVERIFY2( belowK == 0, qPrintable( QStringLiteral( "%1: NOT k-anonymous: %2 released ECs (%3 rows) have fewer than k=%4 rows" )
+                                         .arg( label )
+                                         .arg( belowK )
+                                         .arg( recordsBelowK )
+                                         .arg( k ) ) );
+  QCOMPARE( unknownPatients, 0 );
+  QCOMPARE( duplicatePatients, 0 );
+  QCOMPARE( wrongAggregate, 0 );
+  QCOMPARE( alteredQi, 0 );
+
+  // Counts.
+  QCOMPARE( rc.rows, claim.released );
+  QCOMPARE( rc.rows + claim.suppressed, n );
+
+  // Minimal suppression: exactly the records of the ECs (aggregate, QIs) of size >= k are released.
+  QHash<QString, qint64> fullGroups;
+  QHash<QString, qint64> recordsPerAggregate;
+  for ( const Patient &p : qAsConst( mPatients ) )
+  {
+    QStringList key = { regionToAggregate.value( p.tract ) };
+    for ( const QString &qi : qis )
+      key << p.qi.value( qi );
+    ++fullGroups[key.join( kSep )];
+    ++recordsPerAggregate[key.at( 0 )];
+  }
+  qint64 expectedReleased = 0;
+  for ( const qint64 size : qAsConst( fullGroups ) )
+    if ( size >= k )
+      expectedReleased += size;
+  QCOMPARE( rc.rows, expectedReleased );
+
+  // AGGREGATED.
+  const Table agg = readTable( claim.aggregated, { QStringLiteral( "aggregate_id" ), QStringLiteral( "regions" ), QStringLiteral( "records" ),
+                                                   QStringLiteral( "released" ), QStringLiteral( "suppressed" ), QStringLiteral( "smallest_ec" ) } );
+  QVERIFY2( agg.ok, qPrintable( agg.error ) );
+  QVERIFY( agg.hasGeometry );
+  QCOMPARE( qint64( agg.rows.size() ), claim.aggregates );
+  qint64 sumRegions = 0, sumRecords = 0, sumReleased = 0, sumSuppressed = 0;
+  int badRecords = 0, badReleased = 0, badSmallest = 0;
+  QSet<QString> aggregateIds;
+  for ( const QStringList &row : agg.rows )
+  {
+    aggregateIds.insert( row.at( 0 ) );
+    sumRegions += row.at( 1 ).toLongLong();
+    sumRecords += row.at( 2 ).toLongLong();
+    sumReleased += row.at( 3 ).toLongLong();
+    sumSuppressed += row.at( 4 ).toLongLong();
+    if ( row.at( 2 ).toLongLong() != recordsPerAggregate.value( row.at( 0 ) ) )
+      ++badRecords;
+    if ( row.at( 3 ).toLongLong() != releasedPerAggregate.value( row.at( 0 ) ) )
+      ++badReleased;
+    if ( releasedPerAggregate.value( row.at( 0 ) ) > 0 && row.at( 5 ).toLongLong() != smallestPerAggregate.value( row.at( 0 ) ) )
+      ++badSmallest;
+  }
+  QCOMPARE( qint64( aggregateIds.size() ), claim.aggregates ); // unique aggregate ids
+  QCOMPARE( sumRegions, qint64( mRegionIds.size() ) );
+  QCOMPARE( sumRecords, n );
+  QCOMPARE( sumReleased, claim.released );
+  QCOMPARE( sumSuppressed, claim.suppressed );
+  QCOMPARE( badRecords, 0 );
+  QCOMPARE( badReleased, 0 );
+  QCOMPARE( badSmallest, 0 );
+  // The lookup's aggregates are exactly the aggregated regions (a site without regions makes none).
+  const QList<QString> lookupAggregates = regionToAggregate.values();
+  QCOMPARE( QSet<QString>( lookupAggregates.begin(), lookupAggregates.end() ), aggregateIds );
+}
+
+void TestE2e::checkEvaluationCsv( const QString &path, const Recount &rc, qint64 suppressed, qint64 aggregates, int k,
+                                  QMap<QString, QString> &row )
+{
+  QString error;
+  row = readCsvRow( path, &error );
+  QVERIFY2( error.isEmpty(), qPrintable( error ) );
+  for ( const char *column : { "records", "released", "suppressed", "suppressed_pct", "compactness", "discernibility", "nue", "nue_all",
+                               "aggregates", "released_ecs", "smallest_ec", "k", "runtime_s" } )
+    QVERIFY2( row.contains( column ), qPrintable( QStringLiteral( "%1 has no column %2" ).arg( path, column ) ) );
+  QCOMPARE( row.value( "records" ).toLongLong(), qint64( mPatients.size() ) );
+  QCOMPARE( row.value( "released" ).toLongLong(), rc.rows );
+  QCOMPARE( row.value( "suppressed" ).toLongLong(), suppressed );
+  QCOMPARE( row.value( "aggregates" ).toLongLong(), aggregates );
+  QCOMPARE( row.value( "released_ecs" ).toLongLong(), rc.groups );
+  QCOMPARE( row.value( "smallest_ec" ).toLongLong(), rc.smallest );
+  QCOMPARE( row.value( "k" ).toInt(), k );
+  QVERIFY2( near( row.value( "discernibility" ).toDouble(), rc.discernibility ),
+            qPrintable( QStringLiteral( "discernibility %1, recounted %2" ).arg( row.value( "discernibility" ) ).arg( rc.discernibility, 0, 'f', 0 ) ) );
+  QVERIFY( std::fabs( row.value( "suppressed_pct" ).toDouble() - 100.0 * suppressed / mPatients.size() ) <= 0.01 );
+}
+
+void TestE2e::compareEvaluations( const QMap<QString, QString> &a, const QMap<QString, QString> &b, const QString &what )
+{
+  QCOMPARE( a.keys(), b.keys() );
+  for ( auto it = a.constBegin(); it != a.constEnd(); ++it )
+  {
+    if ( it.key() == QLatin1String( "runtime_s" ) )
+      continue;
+    QVERIFY2( it.value() == b.value( it.key() ), qPrintable( QStringLiteral( "%1: evaluation column %2 differs: %3 vs %4" )
+                                                                 .arg( what, it.key(), it.value(), b.value( it.key() ) ) ) );
+  }
+}
+
+void TestE2e::pipeline_data()
+{
+  QTest::addColumn<QStringList>( "qis" );
+  QTest::addColumn<int>( "k" );
+  const QStringList three = { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
+  const QStringList four = three + QStringList{ QStringLiteral( "insurance" ) };
+  QTest::newRow( "3qi_k5" ) << three << 5;
+  QTest::newRow( "4qi_k5" ) << four << 5;
+  QTest::newRow( "4qi_k10" ) << four << 10;
+}
+
+void TestE2e::pipeline()
+{
+  QFETCH( QStringList, qis );
+  QFETCH( int, k );
+  const QString name = QString::fromUtf8( QTest::currentDataTag() );
+  const qint64 n = mPatients.size();
+  const QString chain = mOut.filePath( name + "/chain" );
+  const QString whole = mOut.filePath( name + "/anonymize" );
+  const QString model = mOut.filePath( name + "/model" );
+  for ( const QString &d : { chain, whole, model } )
+    QVERIFY( QDir().mkpath( d ) );
+  const QString kArg = QStringLiteral( "K=%1" ).arg( k );
+  QElapsedTimer timer;
+  timer.start();
+
+  // 1. Estimate the site count.
+  QJsonObject est;
+  CHECKED( runJson( QStringLiteral( "vbas:estimatesitecount" ), inputsFor( qis ), est ) );
+  CHECKED( checkEstimate( est, qis, n, true ) );
+  const qint64 sites = est.value( "SITES" ).toVariant().toLongLong();
+
+  // 2. Place the sites.
+  QJsonObject place;
+  const QString sitesPath = chain + "/sites.gpkg";
+  CHECKED( runJson( QStringLiteral( "vbas:placesites" ),
+                    commonParams() << QStringLiteral( "SITES=%1" ).arg( sites ) << QStringLiteral( "SITE_POINTS=" ) + sitesPath, place ) );
+  CHECKED( checkSites( sitesPath, sites, n ) );
+
+  // 3. Voronoi aggregation.
+  QJsonObject va;
+  ReleaseClaim claim;
+  claim.anonymized = chain + "/anonymized.gpkg";
+  claim.lookup = chain + "/lookup.gpkg";
+  claim.aggregated = chain + "/aggregated.gpkg";
+  CHECKED( runJson( QStringLiteral( "vbas:voronoiaggregate" ),
+                    inputsFor( qis ) << QStringLiteral( "SITES=" ) + sitesPath << kArg << QStringLiteral( "AGGREGATED=" ) + claim.aggregated
+                                     << QStringLiteral( "LOOKUP=" ) + claim.lookup << QStringLiteral( "ANONYMIZED=" ) + claim.anonymized
+                                     << QStringLiteral( "VORONOI=" ) + chain + "/voronoi.gpkg",
+                    va ) );
+  claim.released = va.value( "RELEASED" ).toVariant().toLongLong();
+  claim.suppressed = va.value( "SUPPRESSED" ).toVariant().toLongLong();
+  claim.aggregates = va.value( "AGGREGATES" ).toVariant().toLongLong();
+  QVERIFY( claim.aggregates >= 1 && claim.aggregates <= sites );
+  Recount rc;
+  CHECKED( checkRelease( name + " voronoiaggregate", claim, qis, k, rc ) );
+  QVERIFY( QFileInfo::exists( chain + "/voronoi.gpkg" ) );
+
+  // 4. Evaluate the release.
+  QJsonObject ev;
+  const QString chainEval = chain + "/evaluation.csv";
+  CHECKED( runJson( QStringLiteral( "vbas:evaluate" ),
+                    inputsFor( qis ) << QStringLiteral( "SITES=" ) + sitesPath << QStringLiteral( "LOOKUP=" ) + claim.lookup << kArg
+                                     << QStringLiteral( "EVALUATION=" ) + chainEval,
+                    ev ) );
+  QCOMPARE( ev.value( "RECORDS" ).toVariant().toLongLong(), n );
+  QCOMPARE( ev.value( "RELEASED" ).toVariant().toLongLong(), claim.released );
+  QCOMPARE( ev.value( "SUPPRESSED" ).toVariant().toLongLong(), claim.suppressed );
+  QCOMPARE( ev.value( "AGGREGATES" ).toVariant().toLongLong(), claim.aggregates );
+  QVERIFY2( near( ev.value( "DISCERNIBILITY" ).toDouble(), rc.discernibility ),
+            qPrintable( QStringLiteral( "DISCERNIBILITY %1, recounted %2" ).arg( ev.value( "DISCERNIBILITY" ).toDouble(), 0, 'f', 0 ).arg( rc.discernibility, 0, 'f', 0 ) ) );
+  QMap<QString, QString> chainRow;
+  CHECKED( checkEvaluationCsv( chainEval, rc, claim.suppressed, claim.aggregates, k, chainRow ) );
+
+  // 5. The whole pipeline in one algorithm, same parameters.
+  QJsonObject an;
+  ReleaseClaim wholeClaim;
+  wholeClaim.anonymized = whole + "/anonymized.gpkg";
+  wholeClaim.lookup = whole + "/lookup.gpkg";
+  wholeClaim.aggregated = whole + "/aggregated.gpkg";
+  const QString wholeEval = whole + "/evaluation.csv";
+  CHECKED( runJson( QStringLiteral( "vbas:anonymize" ),
+                    inputsFor( qis ) << kArg << QStringLiteral( "SITE_POINTS=" ) + whole + "/sites.gpkg" << QStringLiteral( "AGGREGATED=" ) + wholeClaim.aggregated
+                                     << QStringLiteral( "LOOKUP=" ) + wholeClaim.lookup << QStringLiteral( "ANONYMIZED=" ) + wholeClaim.anonymized
+                                     << QStringLiteral( "VORONOI=" ) + whole + "/voronoi.gpkg" << QStringLiteral( "EVALUATION=" ) + wholeEval,
+                    an ) );
+  CHECKED( checkEstimate( an, qis, n, true ) );
+  QCOMPARE( an.value( "SITES" ).toVariant().toLongLong(), sites );
+  CHECKED( checkSites( whole + "/sites.gpkg", sites, n ) );
+  wholeClaim.released = an.value( "RELEASED" ).toVariant().toLongLong();
+  wholeClaim.suppressed = an.value( "SUPPRESSED" ).toVariant().toLongLong();
+  wholeClaim.aggregates = an.value( "AGGREGATES" ).toVariant().toLongLong();
+  Recount wholeRc;
+  CHECKED( checkRelease( name + " anonymize", wholeClaim, qis, k, wholeRc ) );
+  QVERIFY2( near( an.value( "DISCERNIBILITY" ).toDouble(), wholeRc.discernibility ), "anonymize: DISCERNIBILITY differs from the recount" );
+  QMap<QString, QString> wholeRow;
+  CHECKED( checkEvaluationCsv( wholeEval, wholeRc, wholeClaim.suppressed, wholeClaim.aggregates, k, wholeRow ) );
+  // "The same as chaining the four component algorithms."
+  CHECKED( compareEvaluations( chainRow, wholeRow, QStringLiteral( "component chain vs anonymize" ) ) );
+
+  // 6. The shipped model, same parameters.
+  QJsonObject mo;
+  ReleaseClaim modelClaim;
+  modelClaim.anonymized = model + "/anonymized.gpkg";
+  modelClaim.lookup = model + "/lookup.gpkg";
+  modelClaim.aggregated = model + "/aggregated.gpkg";
+  const QString modelEval = model + "/evaluation.csv";
+  CHECKED( runJson( mModel,
+                    { QStringLiteral( "regions=" ) + mRegions, QStringLiteral( "region_id=AREAKEY" ), QStringLiteral( "records=" ) + mRecords,
+                      QStringLiteral( "record_region=tract_id" ), QStringLiteral( "qi_fields=" ) + qis.join( ';' ), QStringLiteral( "k=%1" ).arg( k ),
+                      QStringLiteral( "placesites:Sites=" ) + model + "/sites.gpkg", QStringLiteral( "voronoiaggregate:Aggregated=" ) + modelClaim.aggregated,
+                      QStringLiteral( "voronoiaggregate:Lookup=" ) + modelClaim.lookup, QStringLiteral( "voronoiaggregate:Anonymized=" ) + modelClaim.anonymized,
+                      QStringLiteral( "voronoiaggregate:Voronoi=" ) + model + "/voronoi.gpkg", QStringLiteral( "evaluate:Evaluation=" ) + modelEval },
+                    mo ) );
+  CHECKED( checkSites( model + "/sites.gpkg", sites, n ) );
+  QString error;
+  const QMap<QString, QString> modelClaimRow = readCsvRow( modelEval, &error );
+  QVERIFY2( error.isEmpty(), qPrintable( error ) );
+  modelClaim.released = modelClaimRow.value( "released" ).toLongLong();
+  modelClaim.suppressed = modelClaimRow.value( "suppressed" ).toLongLong();
+  modelClaim.aggregates = modelClaimRow.value( "aggregates" ).toLongLong();
+  Recount modelRc;
+  CHECKED( checkRelease( name + " model", modelClaim, qis, k, modelRc ) );
+  QMap<QString, QString> modelRow;
+  CHECKED( checkEvaluationCsv( modelEval, modelRc, modelClaim.suppressed, modelClaim.aggregates, k, modelRow ) );
+  CHECKED( compareEvaluations( modelRow, wholeRow, QStringLiteral( "model vs anonymize" ) ) );
+
+  qInfo( "%s: %lld records, %lld sites, %lld aggregates, %lld released, %lld suppressed, %lld ECs, discernibility %.0f (%.1f s)",
+         qPrintable( name ), n, sites, claim.aggregates, claim.released, claim.suppressed, rc.groups, rc.discernibility,
+         timer.elapsed() / 1000.0 );
+}
+
+void TestE2e::estimateOtherBases()
+{
+  const QStringList qis = { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
+  // Population field POP8: P = 1,057,673 residents, far more sites than regions -> clamped to 281.
+  QJsonObject pop;
+  CHECKED( runJson( QStringLiteral( "vbas:estimatesitecount" ), inputsFor( qis ) << QStringLiteral( "POPULATION_FIELD=POP8" ), pop ) );
+  CHECKED( checkEstimate( pop, qis, mPop8Total, true ) );
+  QCOMPARE( pop.value( "SITES" ).toVariant().toLongLong(), qint64( mRegionIds.size() ) );
+  // Max combinations model (eq. 4-6).
+  QJsonObject mc;
+  CHECKED( runJson( QStringLiteral( "vbas:estimatesitecount" ), inputsFor( qis ) << QStringLiteral( "MODEL=1" ), mc ) );
+  CHECKED( checkEstimate( mc, qis, mPatients.size(), false ) );
+}
+
+void TestE2e::badQiField()
+{
+  const QString dir = mOut.filePath( QStringLiteral( "bad" ) );
+  QVERIFY( QDir().mkpath( dir ) );
+  const QStringList outputs = { "SITE_POINTS=" + dir + "/sites.gpkg", "AGGREGATED=" + dir + "/aggregated.gpkg", "LOOKUP=" + dir + "/lookup.gpkg",
+                                "ANONYMIZED=" + dir + "/anonymized.gpkg", "VORONOI=" + dir + "/voronoi.gpkg", "EVALUATION=" + dir + "/evaluation.csv" };
+  int exitCode = -1;
+  QByteArray out, err;
+  CHECKED( runProcess( QStringList{ QStringLiteral( "--json" ), QStringLiteral( "run" ), QStringLiteral( "vbas:anonymize" ), QStringLiteral( "--" ) }
+                         + commonParams() + QStringList{ QStringLiteral( "QI_FIELDS=nosuchfield" ), QStringLiteral( "K=5" ) } + outputs,
+                       exitCode, out, err ) );
+  QVERIFY2( exitCode != 0, "a QI field that does not exist must fail the run" );
+  QVERIFY2( QString::fromUtf8( out + err ).contains( QLatin1String( "nosuchfield" ) ), "the error does not name the missing field" );
+  for ( const QString &output : outputs )
+  {
+    const QString path = output.section( '=', 1 );
+    QVERIFY2( !QFileInfo::exists( path ), qPrintable( QFileInfo( path ).fileName() + " was written by a failed run" ) );
+  }
+}
+
+QTEST_GUILESS_MAIN( TestE2e )
+#include "test_e2e.moc"
