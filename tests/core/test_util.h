@@ -1,0 +1,69 @@
+// Small helpers shared by the core unit tests.
+#pragma once
+
+#include "geometry.h"
+
+#include <QString>
+#include <QtTest>
+
+#include <cmath>
+#include <vector>
+
+//! Compares doubles with an absolute tolerance and prints both values on failure.
+#define VBAS_COMPARE_NEAR( actual, expected, tolerance ) \
+  do \
+  { \
+    const double vbasActual_ = ( actual ); \
+    const double vbasExpected_ = ( expected ); \
+    QVERIFY2( std::abs( vbasActual_ - vbasExpected_ ) <= ( tolerance ), \
+              qPrintable( QStringLiteral( "%1 = %2, expected %3" ) \
+                            .arg( QStringLiteral( #actual ) ) \
+                            .arg( vbasActual_, 0, 'g', 15 ) \
+                            .arg( vbasExpected_, 0, 'g', 15 ) ) ); \
+  } while ( false )
+
+//! Compares two points exactly (the hand-computed coordinates are exact binary fractions).
+#define VBAS_COMPARE_POINT( actual, ex, ey ) \
+  do \
+  { \
+    const vbas::Point vbasPoint_ = ( actual ); \
+    QVERIFY2( vbasPoint_.x == double( ex ) && vbasPoint_.y == double( ey ), \
+              qPrintable( QStringLiteral( "%1 = (%2, %3), expected (%4, %5)" ) \
+                            .arg( QStringLiteral( #actual ) ) \
+                            .arg( vbasPoint_.x, 0, 'g', 15 ) \
+                            .arg( vbasPoint_.y, 0, 'g', 15 ) \
+                            .arg( double( ex ), 0, 'g', 15 ) \
+                            .arg( double( ey ), 0, 'g', 15 ) ) ); \
+  } while ( false )
+
+namespace vbastest
+{
+
+//! Signed area of a ring (shoelace), positive when counter-clockwise.
+inline double ringArea( const std::vector<vbas::Point> &ring )
+{
+  double twice = 0;
+  for ( std::size_t i = 0; i < ring.size(); ++i )
+  {
+    const vbas::Point &a = ring[i];
+    const vbas::Point &b = ring[( i + 1 ) % ring.size()];
+    twice += a.x * b.y - b.x * a.y;
+  }
+  return twice / 2;
+}
+
+//! Bounding box of a ring.
+inline vbas::Extent ringExtent( const std::vector<vbas::Point> &ring )
+{
+  vbas::Extent e { ring.front().x, ring.front().y, ring.front().x, ring.front().y };
+  for ( const vbas::Point &p : ring )
+  {
+    e.xMin = std::min( e.xMin, p.x );
+    e.yMin = std::min( e.yMin, p.y );
+    e.xMax = std::max( e.xMax, p.x );
+    e.yMax = std::max( e.yMax, p.y );
+  }
+  return e;
+}
+
+} // namespace vbastest
