@@ -39,27 +39,62 @@ HistogramBuilder::HistogramBuilder( std::size_t rows )
 
 void HistogramBuilder::add( std::uint32_t row, std::uint32_t cls, std::int64_t count )
 {
-  mCells.findOrInsert( ( static_cast<std::uint64_t>( row ) << 32 ) | cls, 0 ) += count;
+  if ( count != 1 && !mWeighted )
+  {
+    mCounts.assign( mRecordRows.size(), 1 );
+    mWeighted = true;
+  }
+  mRecordRows.push_back( row );
+  mRecordClasses.push_back( cls );
+  if ( mWeighted )
+    mCounts.push_back( count );
 }
 
 SparseHistograms HistogramBuilder::build() const
 {
-  std::vector<std::uint64_t> keys;
-  keys.reserve( mCells.size() );
-  mCells.forEach( [&keys]( std::uint64_t key, std::int64_t ) { keys.push_back( key ); } );
-  std::sort( keys.begin(), keys.end() );
-
-  SparseHistograms h;
-  h.offsets.assign( mRows + 1, 0 );
-  h.classes.reserve( keys.size() );
-  h.counts.reserve( keys.size() );
-  for ( const std::uint64_t key : keys )
+  // Counting sort of the record indices by row.
+  std::vector<std::size_t> start( mRows + 1, 0 );
+  for ( const std::uint32_t r : mRecordRows )
+    ++start[r + 1];
+  std::partial_sum( start.begin(), start.end(), start.begin() );
+  std::vector<std::uint32_t> byRow( mRecordRows.size() );
+  std::vector<std::size_t> next( start.begin(), start.end() - 1 );
+  std::uint32_t classCount = 0;
+  for ( std::size_t i = 0; i < mRecordRows.size(); ++i )
   {
-    ++h.offsets[( key >> 32 ) + 1];
-    h.classes.push_back( static_cast<std::uint32_t>( key ) );
-    h.counts.push_back( *mCells.find( key ) );
+    byRow[next[mRecordRows[i]]++] = static_cast<std::uint32_t>( i );
+    classCount = std::max( classCount, mRecordClasses[i] + 1 );
   }
-  std::partial_sum( h.offsets.begin(), h.offsets.end(), h.offsets.begin() );
+
+  // Each row's classes counted densely, touching only the classes present.
+  SparseHistograms h;
+  std::vector<std::int64_t> counter( classCount, -1 ); // -1: not seen in this row
+  std::vector<std::uint32_t> touched;
+  for ( std::size_t r = 0; r < mRows; ++r )
+  {
+    for ( std::size_t j = start[r]; j < start[r + 1]; ++j )
+    {
+      const std::uint32_t c = mRecordClasses[byRow[j]];
+      if ( counter[c] < 0 )
+      {
+        touched.push_back( c );
+        counter[c] = 0;
+      }
+      counter[c] += count( byRow[j] );
+    }
+    std::sort( touched.begin(), touched.end() );
+    for ( const std::uint32_t c : touched )
+    {
+      if ( counter[c] > 0 ) // rows standing for no record make no entry
+      {
+        h.classes.push_back( c );
+        h.counts.push_back( counter[c] );
+      }
+      counter[c] = -1;
+    }
+    touched.clear();
+    h.offsets.push_back( h.classes.size() );
+  }
   return h;
 }
 

@@ -2,8 +2,6 @@
 // A row is an initial region, or an aggregated region once regions are merged.
 #pragma once
 
-#include "flat_map.h"
-
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -28,17 +26,31 @@ struct SparseHistograms
     std::vector<std::int64_t> classTotals( std::size_t classCount ) const;
 };
 
-//! Accumulates records in one streaming pass, in any order.
+/**
+ * Collects the records of one streaming pass, in any order: the row (region) and class of each
+ * record, kept in reading order so a later pass over the same records can reuse them.
+ */
 class HistogramBuilder
 {
   public:
     explicit HistogramBuilder( std::size_t rows );
     void add( std::uint32_t row, std::uint32_t cls, std::int64_t count );
+
+    //! Records added so far, and the row, class and count of record i.
+    std::size_t size() const { return mRecordRows.size(); }
+    std::uint32_t row( std::size_t i ) const { return mRecordRows[i]; }
+    std::uint32_t cls( std::size_t i ) const { return mRecordClasses[i]; }
+    std::int64_t count( std::size_t i ) const { return mWeighted ? mCounts[i] : 1; }
+
+    //! The histograms: a counting sort of the records by row, then a dense count per row.
     SparseHistograms build() const;
 
   private:
     std::size_t mRows;
-    FlatMap<std::int64_t> mCells;
+    std::vector<std::uint32_t> mRecordRows;
+    std::vector<std::uint32_t> mRecordClasses;
+    bool mWeighted = false;            //!< false while every count is 1
+    std::vector<std::int64_t> mCounts; //!< count of each record once one is not 1
 };
 
 } // namespace vbas

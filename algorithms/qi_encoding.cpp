@@ -14,15 +14,15 @@ QiEncoder::QiEncoder( std::size_t qiCount )
 
 std::uint32_t QiEncoder::valueCode( std::size_t qi, std::optional<std::string_view> value )
 {
-  auto &values = mValues[qi];
-  const auto next = static_cast<std::uint32_t>( categoryCount( qi ) );
   if ( !value )
   {
     if ( !mNullCode[qi] )
-      mNullCode[qi] = next;
+      mNullCode[qi] = static_cast<std::uint32_t>( categoryCount( qi ) );
     return *mNullCode[qi];
   }
-  return values.try_emplace( std::string( *value ), next ).first->second;
+  // Codes are dense over values and NULL together: shift the value ids past the NULL code.
+  const std::uint32_t id = mValues[qi].insert( *value );
+  return mNullCode[qi] && id >= *mNullCode[qi] ? id + 1 : id;
 }
 
 std::uint32_t QiEncoder::classId( const std::uint32_t *codes )

@@ -3,13 +3,13 @@
 #pragma once
 
 #include "flat_map.h"
+#include "string_index.h"
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace vbas
@@ -38,7 +38,7 @@ class QiEncoder
     std::vector<std::size_t> categoryCounts() const;
 
   private:
-    std::vector<std::unordered_map<std::string, std::uint32_t>> mValues;
+    std::vector<StringIndex> mValues;
     std::vector<std::optional<std::uint32_t>> mNullCode;
     // mPrefix[q - 1] maps (id of the tuple's first q codes, code q) to the id of its first q + 1 codes.
     std::vector<FlatMap<std::uint32_t>> mPrefix;

@@ -30,6 +30,12 @@ QString key( const QVariant &value )
   return value.toString();
 }
 
+//! The bytes of a QString's UTF-16 text, valid while the string lives.
+std::string_view utf16( const QString &text )
+{
+  return std::string_view( reinterpret_cast<const char *>( text.utf16() ), static_cast<std::size_t>( text.size() ) * sizeof( QChar ) );
+}
+
 //! Deletes a partly written anonymized-records file, or says where the partial release is.
 QString discardPartialRelease( const QString &destination )
 {
@@ -112,8 +118,7 @@ class RecordReader
 
     int regionAttribute() const { return mRegion; }
 
-    //! The region id of the record, as text.
-    QString region( const QgsAttributes &a ) const { return key( a.at( mRegion ) ); }
+    const QVariant &regionId( const QgsAttributes &a ) const { return a.at( mRegion ); }
 
     std::uint32_t classId( const QgsAttributes &a, vbas::QiEncoder &encoder )
     {
@@ -127,7 +132,7 @@ class RecordReader
           continue;
         }
         const QString text = value.toString();
-        mCodes[q] = encoder.valueCode( q, std::string_view( reinterpret_cast<const char *>( text.utf16() ), static_cast<std::size_t>( text.size() ) * sizeof( QChar ) ) );
+        mCodes[q] = encoder.valueCode( q, utf16( text ) );
       }
       return encoder.classId( mCodes.data() );
     }
@@ -396,7 +401,7 @@ VbasRegions VbasAlgorithm::readRegions( QgsProcessingContext &context, QgsProces
     const QString idKey = key( id );
     if ( id.isNull() )
       throw QgsProcessingException( QObject::tr( "Region with feature id %1 has a NULL id in '%2'." ).arg( f.id() ).arg( mRegionIdField ) );
-    if ( regions.index.contains( idKey ) )
+    if ( regions.index.find( utf16( idKey ) ) )
       throw QgsProcessingException( QObject::tr( "The region id '%1' appears more than once in '%2': region ids must be unique." ).arg( idKey, mRegionIdField ) );
     QgsGeometry geometry = f.geometry();
     if ( geometry.isNull() || geometry.isEmpty() )
@@ -429,7 +434,7 @@ VbasRegions VbasAlgorithm::readRegions( QgsProcessingContext &context, QgsProces
         throw QgsProcessingException( QObject::tr( "Region '%1': the population field '%2' holds '%3', not a number >= 0." ).arg( idKey, mPopulationField, f.attribute( populationIndex ).toString() ) );
       regions.population.push_back( population );
     }
-    regions.index.insert( idKey, static_cast<std::uint32_t>( regions.ids.size() ) );
+    regions.index.insert( utf16( idKey ) );
     regions.ids.append( id );
     regions.geometries.append( geometry );
     regions.points.push_back( { p.x(), p.y() } );
@@ -447,8 +452,7 @@ VbasRegions VbasAlgorithm::readRegions( QgsProcessingContext &context, QgsProces
 VbasRecords VbasAlgorithm::readRecords( const VbasRegions &regions, QgsProcessingFeedback *feedback ) const
 {
   RecordReader reader( mRecordsSource->fields(), mRecordRegionField, mQiFields, mCountField );
-  VbasRecords records( static_cast<std::size_t>( mQiFields.size() ) );
-  vbas::HistogramBuilder builder( static_cast<std::size_t>( regions.ids.size() ) );
+  VbasRecords records( static_cast<std::size_t>( mQiFields.size() ), static_cast<std::size_t>( regions.ids.size() ) );
 
   QgsFeatureRequest request;
   request.setFlags( QgsFeatureRequest::NoGeometry ).setSubsetOfAttributes( reader.attributes() );
@@ -466,18 +470,19 @@ VbasRecords VbasAlgorithm::readRecords( const VbasRegions &regions, QgsProcessin
     }
     ++records.rows;
     const QgsAttributes attributes = f.attributes();
-    const auto region = regions.index.constFind( reader.region( attributes ) );
-    if ( region == regions.index.constEnd() )
+    const std::optional<std::uint32_t> region = regions.find( reader.regionId( attributes ) );
+    if ( !region )
     {
       ++unknown;
-      const QVariant &value = attributes.at( reader.regionAttribute() );
+      const QVariant &value = reader.regionId( attributes );
       const QString shown = value.isNull() ? QStringLiteral( "NULL" ) : QStringLiteral( "'%1'" ).arg( value.toString() );
       if ( unknownShown.size() < kMaxShown && !unknownShown.contains( shown ) )
         unknownShown.append( shown );
       continue;
     }
     const std::int64_t count = reader.count( f );
-    builder.add( *region, reader.classId( attributes, records.encoder ), count );
+    records.builder.add( *region, reader.classId( attributes, records.encoder ), count );
+    records.featureIds.push_back( f.id() );
     records.total += count;
   }
   throwIfCanceled( feedback );
@@ -491,7 +496,7 @@ VbasRecords VbasAlgorithm::readRecords( const VbasRegions &regions, QgsProcessin
   for ( int q = 0; q < mQiFields.size(); ++q )
     if ( reader.nulls()[q] > 0 )
       feedback->pushInfo( QObject::tr( "QI field '%1' is NULL in %2 record(s): NULL is treated as a category of its own." ).arg( mQiFields[q] ).arg( reader.nulls()[q] ) );
-  records.histograms = builder.build();
+  records.histograms = records.builder.build();
   feedback->pushInfo( QObject::tr( "Read %1 record rows (%2 records) in %3 regions, %4 equivalence classes." )
                         .arg( records.rows ).arg( records.total ).arg( regions.ids.size() ).arg( records.encoder.classCount() ) );
   return records;
@@ -551,6 +556,11 @@ VbasSiteCount VbasAlgorithm::estimateSiteCount( const QVariantMap &parameters, Q
   feedback->pushInfo( QObject::tr( "Entropy %1, max combinations %2, cutoff %3: %4 sites for a population of %5." )
                         .arg( result.entropy ).arg( result.maxCombs ).arg( result.cutoff ).arg( result.sites ).arg( result.population ) );
   return result;
+}
+
+std::optional<std::uint32_t> VbasRegions::find( const QVariant &id ) const
+{
+  return id.isNull() ? std::nullopt : index.find( utf16( key( id ) ) );
 }
 
 VbasSites VbasAlgorithm::readSites( QgsFeatureSource *source, const VbasRegions &regions, QgsProcessingContext &context )
@@ -779,14 +789,20 @@ VbasRelease VbasAlgorithm::aggregateAndRelease( const QVariantMap &parameters, Q
       }
       ++row;
       const QgsAttributes attributes = f.attributes();
-      const auto region = regions.index.constFind( reader.region( attributes ) );
-      const std::size_t entry = region == regions.index.constEnd() ? vbas::SparseHistograms::npos
-                                                                   : aggregation.ecs.find( aggregation.regionAggregate[*region], reader.classId( attributes, records.encoder ) );
+      // The first pass's region and class of this row, when the provider returns the rows in the
+      // same order; otherwise the row is encoded again.
+      const std::size_t i = static_cast<std::size_t>( row - 1 );
+      const bool same = i < records.featureIds.size() && records.featureIds[i] == f.id();
+      const std::optional<std::uint32_t> region = same ? records.builder.row( i ) : regions.find( reader.regionId( attributes ) );
+      const std::int64_t count = same ? records.builder.count( i ) : reader.count( f );
+      if ( count == 0 )
+        continue; // a row standing for no record
+      const std::size_t entry = !region ? vbas::SparseHistograms::npos
+                                        : aggregation.ecs.find( aggregation.regionAggregate[*region], same ? records.builder.cls( i ) : reader.classId( attributes, records.encoder ) );
       if ( entry == vbas::SparseHistograms::npos )
         throw QgsProcessingException( QObject::tr( "The records table changed while it was being read (record with feature id %1): run the algorithm again." ).arg( f.id() ) );
       if ( release.suppression.suppressed[entry] )
         continue;
-      const std::int64_t count = reader.count( f );
       int o = 0;
       for ( int i = 0; i < attributes.size(); ++i )
         if ( i != reader.regionAttribute() )

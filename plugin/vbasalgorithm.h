@@ -8,6 +8,7 @@
 #include "metrics.h"
 #include "qi_encoding.h"
 #include "site_count.h"
+#include "string_index.h"
 #include "suppression.h"
 
 #include <qgscoordinatereferencesystem.h>
@@ -17,7 +18,6 @@
 #include <qgsprocessingutils.h>
 
 #include <QElapsedTimer>
-#include <QHash>
 #include <memory>
 
 //! The initial regions, read once.
@@ -28,21 +28,27 @@ struct VbasRegions
     QgsCoordinateTransform toWorking;
     QgsField idField;
     QVector<QVariant> ids;                   //!< region ids, in layer order
-    QHash<QString, std::uint32_t> index;     //!< region id (as text) -> region index
+    vbas::StringIndex index;                 //!< region id (as UTF-16 text) -> region index
     QVector<QgsGeometry> geometries;         //!< repaired geometries, layer CRS
     std::vector<vbas::Point> points;         //!< region points, working CRS
     std::vector<double> population;          //!< population field values; empty when the basis is records
     vbas::Extent extent;                     //!< of the regions, working CRS
     QgsWkbTypes::Type wkbType = QgsWkbTypes::Unknown;
+
+    //! The index of the region with this id, matched as text; nothing for NULL or an unknown id.
+    std::optional<std::uint32_t> find( const QVariant &id ) const;
 };
 
 //! The records, encoded: QI classes and per-region sparse histograms.
 struct VbasRecords
 {
-    explicit VbasRecords( std::size_t qiCount )
+    VbasRecords( std::size_t qiCount, std::size_t regionCount )
       : encoder( qiCount )
+      , builder( regionCount )
     {}
     vbas::QiEncoder encoder;
+    vbas::HistogramBuilder builder;      //!< region, class and count of each record row, in reading order
+    std::vector<QgsFeatureId> featureIds; //!< of each record row, in reading order
     vbas::SparseHistograms histograms;
     std::int64_t rows = 0;
     std::int64_t total = 0; //!< records, counting the weights of the count field

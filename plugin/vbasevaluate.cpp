@@ -69,8 +69,8 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &parameters, QgsPr
   {
     throwIfCanceled( feedback );
     const QString region = f.attribute( regionIndex ).toString();
-    const auto r = regions.index.constFind( region );
-    if ( r == regions.index.constEnd() )
+    const std::optional<std::uint32_t> r = regions.find( f.attribute( regionIndex ) );
+    if ( !r )
       throw QgsProcessingException( QObject::tr( "The region lookup names region '%1', which is not in the regions layer." ).arg( region ) );
     if ( seen[*r] )
       throw QgsProcessingException( QObject::tr( "The region lookup names region '%1' more than once." ).arg( region ) );

@@ -35,7 +35,7 @@ QVariantMap VbasPlaceSites::processAlgorithm( const QVariantMap &parameters, Qgs
   const VbasRegions regions = readRegions( context, &steps );
   steps.setCurrentStep( 1 );
   // With a population field the records are not needed.
-  const VbasRecords records = mPopulationField.isEmpty() ? readRecords( regions, &steps ) : VbasRecords( 0 );
+  const VbasRecords records = mPopulationField.isEmpty() ? readRecords( regions, &steps ) : VbasRecords( 0, 0 );
   const int sites = parameterAsInt( parameters, QStringLiteral( "SITES" ), context );
   const vbas::Placement placement = placeSites( parameters, context, regions, records, static_cast<std::size_t>( std::max( sites, 0 ) ) );
   QVariantMap outputs;

@@ -121,6 +121,7 @@ class TestAlgorithms : public QObject
     void evaluateWorkedExample();
     void anonymizeIsKAnonymous();
     void countField();
+    void zeroCountRowIsNoRecord();
     void nullQiIsItsOwnCategory();
     void geographicCrs();
     void invalidPolygonRepaired();
@@ -442,6 +443,24 @@ void TestAlgorithms::countField()
   Feedback feedback;
   run( QStringLiteral( "vbas:voronoiaggregate" ), p, false, &feedback );
   QVERIFY2( feedback.errors.join( ' ' ).contains( QStringLiteral( "count field 'n'" ) ), qPrintable( feedback.errors.join( ' ' ) ) );
+}
+
+void TestAlgorithms::zeroCountRowIsNoRecord()
+{
+  // The M row of r00 stands for 0 records: no EC, nothing suppressed, and not in the release.
+  auto regions = grid();
+  QList<Row> rows = nineAndOne();
+  rows.last().count = 0;
+  auto recs = records( rows );
+  auto sites = twoSites();
+  QVariantMap p = baseParameters( regions.get(), recs.get() );
+  p.insert( QStringLiteral( "SITES" ), layerValue( sites.get() ) );
+  p.insert( QStringLiteral( "COUNT_FIELD" ), QStringLiteral( "n" ) );
+  p.insert( QStringLiteral( "K" ), 3 );
+  const QVariantMap r = run( QStringLiteral( "vbas:voronoiaggregate" ), p, true );
+  QCOMPARE( r.value( QStringLiteral( "RELEASED" ) ).toInt(), 9 );
+  QCOMPARE( r.value( QStringLiteral( "SUPPRESSED" ) ).toInt(), 0 );
+  QCOMPARE( output( r, QStringLiteral( "ANONYMIZED" ) )->featureCount(), 9LL );
 }
 
 void TestAlgorithms::nullQiIsItsOwnCategory()
