@@ -340,15 +340,19 @@ QString VbasAlgorithm::evaluationOutputsHelp()
                       "nue_all (the same over all records before suppression), aggregates, released_ecs, smallest_ec, k and runtime_s (seconds). The same values are number outputs.<br>" );
 }
 
+std::unique_ptr<QgsProcessingFeatureSource> VbasAlgorithm::resolveSource( const QVariantMap &parameters, const QString &name, QgsProcessingContext &context ) const
+{
+  std::unique_ptr<QgsProcessingFeatureSource> source( parameterAsSource( parameters, name, context ) );
+  if ( !source )
+    throw QgsProcessingException( invalidSourceError( parameters, name ) );
+  return source;
+}
+
 void VbasAlgorithm::prepareInputs( const QVariantMap &parameters, QgsProcessingContext &context, bool withQis )
 {
   mTimer.start();
-  mRegionsSource.reset( parameterAsSource( parameters, QStringLiteral( "REGIONS" ), context ) );
-  if ( !mRegionsSource )
-    throw QgsProcessingException( invalidSourceError( parameters, QStringLiteral( "REGIONS" ) ) );
-  mRecordsSource.reset( parameterAsSource( parameters, QStringLiteral( "RECORDS" ), context ) );
-  if ( !mRecordsSource )
-    throw QgsProcessingException( invalidSourceError( parameters, QStringLiteral( "RECORDS" ) ) );
+  mRegionsSource = resolveSource( parameters, QStringLiteral( "REGIONS" ), context );
+  mRecordsSource = resolveSource( parameters, QStringLiteral( "RECORDS" ), context );
   mRegionIdField = parameterAsString( parameters, QStringLiteral( "REGION_ID" ), context );
   if ( parameterDefinition( QStringLiteral( "POPULATION_FIELD" ) ) )
     mPopulationField = parameterAsString( parameters, QStringLiteral( "POPULATION_FIELD" ), context );

@@ -110,6 +110,8 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     static QString aggregationOutputsHelp();
     static QString evaluationOutputsHelp();
 
+    //! The feature source of parameter name, or a QgsProcessingException saying it is invalid.
+    std::unique_ptr<QgsProcessingFeatureSource> resolveSource( const QVariantMap &parameters, const QString &name, QgsProcessingContext &context ) const;
     //! Resolves the regions and records sources (prepareAlgorithm).
     void prepareInputs( const QVariantMap &parameters, QgsProcessingContext &context, bool withQis );
 

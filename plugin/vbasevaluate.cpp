@@ -33,12 +33,8 @@ void VbasEvaluate::initAlgorithm( const QVariantMap & )
 bool VbasEvaluate::prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback * )
 {
   prepareInputs( parameters, context, true );
-  mSitesSource.reset( parameterAsSource( parameters, QStringLiteral( "SITES" ), context ) );
-  if ( !mSitesSource )
-    throw QgsProcessingException( invalidSourceError( parameters, QStringLiteral( "SITES" ) ) );
-  mLookupSource.reset( parameterAsSource( parameters, QStringLiteral( "LOOKUP" ), context ) );
-  if ( !mLookupSource )
-    throw QgsProcessingException( invalidSourceError( parameters, QStringLiteral( "LOOKUP" ) ) );
+  mSitesSource = resolveSource( parameters, QStringLiteral( "SITES" ), context );
+  mLookupSource = resolveSource( parameters, QStringLiteral( "LOOKUP" ), context );
   return true;
 }
 

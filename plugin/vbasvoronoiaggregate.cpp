@@ -26,9 +26,7 @@ void VbasVoronoiAggregate::initAlgorithm( const QVariantMap & )
 bool VbasVoronoiAggregate::prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback * )
 {
   prepareInputs( parameters, context, true );
-  mSitesSource.reset( parameterAsSource( parameters, QStringLiteral( "SITES" ), context ) );
-  if ( !mSitesSource )
-    throw QgsProcessingException( invalidSourceError( parameters, QStringLiteral( "SITES" ) ) );
+  mSitesSource = resolveSource( parameters, QStringLiteral( "SITES" ), context );
   return true;
 }
 
