@@ -52,17 +52,21 @@ void HistogramBuilder::add( std::uint32_t row, std::uint32_t cls, std::int64_t c
 
 SparseHistograms HistogramBuilder::build() const
 {
-  // Counting sort of the record indices by row.
+  // Counting sort of the records' classes (and counts) by row.
   std::vector<std::size_t> start( mRows + 1, 0 );
   for ( const std::uint32_t r : mRecordRows )
     ++start[r + 1];
   std::partial_sum( start.begin(), start.end(), start.begin() );
-  std::vector<std::uint32_t> byRow( mRecordRows.size() );
+  std::vector<std::uint32_t> classes( mRecordRows.size() );
+  std::vector<std::int64_t> counts( mWeighted ? mRecordRows.size() : 0 );
   std::vector<std::size_t> next( start.begin(), start.end() - 1 );
   std::uint32_t classCount = 0;
   for ( std::size_t i = 0; i < mRecordRows.size(); ++i )
   {
-    byRow[next[mRecordRows[i]]++] = static_cast<std::uint32_t>( i );
+    const std::size_t j = next[mRecordRows[i]]++;
+    classes[j] = mRecordClasses[i];
+    if ( mWeighted )
+      counts[j] = mCounts[i];
     classCount = std::max( classCount, mRecordClasses[i] + 1 );
   }
 
@@ -74,13 +78,13 @@ SparseHistograms HistogramBuilder::build() const
   {
     for ( std::size_t j = start[r]; j < start[r + 1]; ++j )
     {
-      const std::uint32_t c = mRecordClasses[byRow[j]];
+      const std::uint32_t c = classes[j];
       if ( counter[c] < 0 )
       {
         touched.push_back( c );
         counter[c] = 0;
       }
-      counter[c] += count( byRow[j] );
+      counter[c] += mWeighted ? counts[j] : 1;
     }
     std::sort( touched.begin(), touched.end() );
     for ( const std::uint32_t c : touched )

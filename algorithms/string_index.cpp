@@ -7,20 +7,37 @@ namespace vbas
 
 std::uint64_t StringIndex::hash( std::string_view text )
 {
-  // Eight bytes at a time, multiply-xorshift mixing; collisions are resolved exactly by the caller.
-  std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ text.size();
-  std::size_t i = 0;
-  for ( ; i + 8 <= text.size(); i += 8 )
+  // Whole 8-byte words, the last one overlapping the previous (short strings: 4-byte or single-byte
+  // loads), mixed with the length; collisions are resolved exactly by the callers.
+  const char *p = text.data();
+  const std::size_t n = text.size();
+  const auto load = [p]( std::size_t at, std::size_t bytes ) {
+    std::uint64_t word = 0;
+    std::memcpy( &word, p + at, bytes );
+    return word;
+  };
+  std::uint64_t a = 0, b = 0;
+  if ( n >= 8 )
   {
-    std::uint64_t word;
-    std::memcpy( &word, text.data() + i, 8 );
-    h = ( h ^ word ) * 0xff51afd7ed558ccdULL;
-    h ^= h >> 32;
+    std::uint64_t h = n * 0x9e3779b97f4a7c15ULL;
+    for ( std::size_t i = 0; i + 8 < n; i += 8 )
+      h = ( h ^ load( i, 8 ) ) * 0xff51afd7ed558ccdULL, h ^= h >> 32;
+    a = h;
+    b = load( n - 8, 8 );
   }
-  std::uint64_t tail = 0;
-  std::memcpy( &tail, text.data() + i, text.size() - i );
-  h = ( h ^ tail ) * 0xc4ceb9fe1a85ec53ULL;
+  else if ( n >= 4 )
+  {
+    a = load( 0, 4 );
+    b = load( n - 4, 4 );
+  }
+  else if ( n > 0 )
+  {
+    a = static_cast<unsigned char>( p[0] ) | static_cast<std::uint64_t>( static_cast<unsigned char>( p[n / 2] ) ) << 8 | static_cast<std::uint64_t>( static_cast<unsigned char>( p[n - 1] ) ) << 16;
+  }
+  std::uint64_t h = ( a ^ 0xc4ceb9fe1a85ec53ULL ) * ( b ^ n ^ 0x9e3779b97f4a7c15ULL );
   h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  h ^= h >> 32;
   return h == FlatMap<std::uint32_t>::kEmpty ? 0 : h; // kEmpty is reserved by FlatMap
 }
 
