@@ -25,6 +25,8 @@ const QString kSiteIdField = QStringLiteral( "site_id" );
 const QString kRegionIdField = QStringLiteral( "region_id" );
 constexpr int kMaxShown = 5; // unknown region ids shown in an error
 
+//! The text of a value, for matching region ids and telling QI values apart. Qt 5.15's toString()
+//! is exact: times keep their milliseconds, doubles the shortest text that reads back the same.
 QString key( const QVariant &value )
 {
   return value.toString();
@@ -131,7 +133,7 @@ class RecordReader
           mCodes[q] = encoder.valueCode( q, std::nullopt );
           continue;
         }
-        const QString text = value.toString();
+        const QString text = key( value );
         mCodes[q] = encoder.valueCode( q, utf16( text ) );
       }
       return encoder.classId( mCodes.data() );

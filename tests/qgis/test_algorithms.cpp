@@ -123,6 +123,7 @@ class TestAlgorithms : public QObject
     void countField();
     void zeroCountRowIsNoRecord();
     void nullQiIsItsOwnCategory();
+    void qiValuesAreToldApartExactly();
     void geographicCrs();
     void invalidPolygonRepaired();
 
@@ -479,6 +480,32 @@ void TestAlgorithms::nullQiIsItsOwnCategory()
   const QVariantMap r = run( QStringLiteral( "vbas:voronoiaggregate" ), p, true, &feedback );
   QVERIFY( feedback.saw( QStringLiteral( "QI field 'sex' is NULL in 3 record(s)" ) ) );
   QCOMPARE( r.value( QStringLiteral( "RELEASED" ) ).toInt(), 12 );
+  QCOMPARE( r.value( QStringLiteral( "SUPPRESSED" ) ).toInt(), 1 );
+}
+
+void TestAlgorithms::qiValuesAreToldApartExactly()
+{
+  // Times 1 ms apart are different QI values: the ECs are {t} and {t + 1 ms, t + 1 ms}, so with
+  // k = 2 one record is suppressed. (QVariant::toString() drops milliseconds and would merge them into
+  // one EC of 3 whose released rows show two different values.)
+  auto regions = grid();
+  QgsVectorLayer recs( QStringLiteral( "None?field=region:string&field=seen:datetime" ), QStringLiteral( "records" ), QStringLiteral( "memory" ) );
+  const QDateTime t( QDate( 2020, 1, 1 ), QTime( 10, 0, 0, 0 ) );
+  QgsFeatureList features;
+  for ( const QDateTime &when : { t, t.addMSecs( 1 ), t.addMSecs( 1 ) } )
+  {
+    QgsFeature f( recs.fields() );
+    f.setAttributes( QgsAttributes() << QStringLiteral( "r00" ) << when );
+    features << f;
+  }
+  recs.dataProvider()->addFeatures( features );
+  auto sites = twoSites();
+  QVariantMap p = baseParameters( regions.get(), &recs );
+  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "seen" ) } );
+  p.insert( QStringLiteral( "SITES" ), layerValue( sites.get() ) );
+  p.insert( QStringLiteral( "K" ), 2 );
+  const QVariantMap r = run( QStringLiteral( "vbas:voronoiaggregate" ), p, true );
+  QCOMPARE( r.value( QStringLiteral( "RELEASED" ) ).toInt(), 2 );
   QCOMPARE( r.value( QStringLiteral( "SUPPRESSED" ) ).toInt(), 1 );
 }
 
