@@ -139,9 +139,12 @@ class TestAlgorithms : public QObject
   private:
     QVariantMap run( const QString &id, const QVariantMap &parameters, bool expectOk, Feedback *feedback = nullptr );
     QVariantMap baseParameters( QgsVectorLayer *regions, QgsVectorLayer *records ) const;
+    //! baseParameters with the two sites of twoSites() as SITES.
+    QVariantMap aggregationParameters( QgsVectorLayer *regions, QgsVectorLayer *records ) const;
     QgsVectorLayer *output( const QVariantMap &results, const QString &name );
 
     QgsProcessingContext mContext;
+    std::unique_ptr<QgsVectorLayer> mTwoSites;
     QTemporaryDir mDir;
 };
 
@@ -150,10 +153,12 @@ void TestAlgorithms::initTestCase()
   QgsApplication::init();
   QgsApplication::initQgis();
   QVERIFY( QgsApplication::processingRegistry()->addProvider( new VbasProvider( QStringLiteral( VBAS_ICON_DIR ) ) ) );
+  mTwoSites = twoSites();
 }
 
 void TestAlgorithms::cleanupTestCase()
 {
+  mTwoSites.reset();
   QgsApplication::exitQgis();
 }
 
@@ -182,6 +187,13 @@ QVariantMap TestAlgorithms::baseParameters( QgsVectorLayer *regions, QgsVectorLa
   p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ) } );
   for ( const QString &sink : { "SITE_POINTS", "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI", "EVALUATION" } )
     p.insert( sink, QgsProcessing::TEMPORARY_OUTPUT );
+  return p;
+}
+
+QVariantMap TestAlgorithms::aggregationParameters( QgsVectorLayer *regions, QgsVectorLayer *records ) const
+{
+  QVariantMap p = baseParameters( regions, records );
+  p.insert( QStringLiteral( "SITES" ), layerValue( mTwoSites.get() ) );
   return p;
 }
 
@@ -295,9 +307,7 @@ void TestAlgorithms::voronoiAggregate()
 {
   auto regions = grid();
   auto recs = records( nineAndOne() );
-  auto sites = twoSites();
-  QVariantMap p = baseParameters( regions.get(), recs.get() );
-  p.insert( QStringLiteral( "SITES" ), layerValue( sites.get() ) );
+  QVariantMap p = aggregationParameters( regions.get(), recs.get() );
   p.insert( QStringLiteral( "K" ), 3 );
   const QVariantMap r = run( QStringLiteral( "vbas:voronoiaggregate" ), p, true );
   // Aggregate 1: 6 F (released) + 1 M (suppressed, 1 < 3); aggregate 2: 3 F (= k, released).
@@ -357,9 +367,7 @@ void TestAlgorithms::evaluateWorkedExample()
 {
   auto regions = grid();
   auto recs = records( nineAndOne() );
-  auto sites = twoSites();
-  QVariantMap p = baseParameters( regions.get(), recs.get() );
-  p.insert( QStringLiteral( "SITES" ), layerValue( sites.get() ) );
+  QVariantMap p = aggregationParameters( regions.get(), recs.get() );
   p.insert( QStringLiteral( "K" ), 3 );
   const QVariantMap aggregated = run( QStringLiteral( "vbas:voronoiaggregate" ), p, true );
   p.insert( QStringLiteral( "LOOKUP" ), aggregated.value( QStringLiteral( "LOOKUP" ) ) );
@@ -427,9 +435,7 @@ void TestAlgorithms::countField()
   QList<Row> rows = nineAndOne();
   rows[0].count = 3;
   auto recs = records( rows );
-  auto sites = twoSites();
-  QVariantMap p = baseParameters( regions.get(), recs.get() );
-  p.insert( QStringLiteral( "SITES" ), layerValue( sites.get() ) );
+  QVariantMap p = aggregationParameters( regions.get(), recs.get() );
   p.insert( QStringLiteral( "COUNT_FIELD" ), QStringLiteral( "n" ) );
   p.insert( QStringLiteral( "K" ), 3 );
   const QVariantMap r = run( QStringLiteral( "vbas:voronoiaggregate" ), p, true );
@@ -453,9 +459,7 @@ void TestAlgorithms::zeroCountRowIsNoRecord()
   QList<Row> rows = nineAndOne();
   rows.last().count = 0;
   auto recs = records( rows );
-  auto sites = twoSites();
-  QVariantMap p = baseParameters( regions.get(), recs.get() );
-  p.insert( QStringLiteral( "SITES" ), layerValue( sites.get() ) );
+  QVariantMap p = aggregationParameters( regions.get(), recs.get() );
   p.insert( QStringLiteral( "COUNT_FIELD" ), QStringLiteral( "n" ) );
   p.insert( QStringLiteral( "K" ), 3 );
   const QVariantMap r = run( QStringLiteral( "vbas:voronoiaggregate" ), p, true );
@@ -472,9 +476,7 @@ void TestAlgorithms::nullQiIsItsOwnCategory()
   for ( int r = 0; r < 3; ++r )
     rows << Row { QStringLiteral( "r2%1" ).arg( r ), QVariant() };
   auto recs = records( rows );
-  auto sites = twoSites();
-  QVariantMap p = baseParameters( regions.get(), recs.get() );
-  p.insert( QStringLiteral( "SITES" ), layerValue( sites.get() ) );
+  QVariantMap p = aggregationParameters( regions.get(), recs.get() );
   p.insert( QStringLiteral( "K" ), 3 );
   Feedback feedback;
   const QVariantMap r = run( QStringLiteral( "vbas:voronoiaggregate" ), p, true, &feedback );
@@ -499,10 +501,8 @@ void TestAlgorithms::qiValuesAreToldApartExactly()
     features << f;
   }
   recs.dataProvider()->addFeatures( features );
-  auto sites = twoSites();
-  QVariantMap p = baseParameters( regions.get(), &recs );
+  QVariantMap p = aggregationParameters( regions.get(), &recs );
   p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "seen" ) } );
-  p.insert( QStringLiteral( "SITES" ), layerValue( sites.get() ) );
   p.insert( QStringLiteral( "K" ), 2 );
   const QVariantMap r = run( QStringLiteral( "vbas:voronoiaggregate" ), p, true );
   QCOMPARE( r.value( QStringLiteral( "RELEASED" ) ).toInt(), 2 );
@@ -537,9 +537,7 @@ void TestAlgorithms::invalidPolygonRepaired()
   regions->getFeatures().nextFeature( f );
   regions->dataProvider()->changeGeometryValues( { { f.id(), QgsGeometry::fromWkt( QStringLiteral( "POLYGON((0 0, 1 1, 1 0, 0 1, 0 0))" ) ) } } );
   auto recs = records( nineAndOne() );
-  auto sites = twoSites();
-  QVariantMap p = baseParameters( regions.get(), recs.get() );
-  p.insert( QStringLiteral( "SITES" ), layerValue( sites.get() ) );
+  QVariantMap p = aggregationParameters( regions.get(), recs.get() );
   p.insert( QStringLiteral( "K" ), 3 );
   Feedback feedback;
   run( QStringLiteral( "vbas:voronoiaggregate" ), p, true, &feedback );
@@ -550,9 +548,7 @@ void TestAlgorithms::missingQiField()
 {
   auto regions = grid();
   auto recs = records( nineAndOne() );
-  auto sites = twoSites();
-  QVariantMap p = baseParameters( regions.get(), recs.get() );
-  p.insert( QStringLiteral( "SITES" ), layerValue( sites.get() ) );
+  QVariantMap p = aggregationParameters( regions.get(), recs.get() );
   p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ), QStringLiteral( "nosuchfield" ) } );
   Feedback feedback;
   run( QStringLiteral( "vbas:voronoiaggregate" ), p, false, &feedback );
@@ -595,9 +591,7 @@ void TestAlgorithms::kBelowTwo()
 {
   auto regions = grid();
   auto recs = records( nineAndOne() );
-  auto sites = twoSites();
-  QVariantMap p = baseParameters( regions.get(), recs.get() );
-  p.insert( QStringLiteral( "SITES" ), layerValue( sites.get() ) );
+  QVariantMap p = aggregationParameters( regions.get(), recs.get() );
   p.insert( QStringLiteral( "K" ), 1 );
   QString message;
   const QgsProcessingAlgorithm *alg = QgsApplication::processingRegistry()->algorithmById( QStringLiteral( "vbas:voronoiaggregate" ) );
@@ -658,9 +652,7 @@ void TestAlgorithms::canceledReleaseIsDeleted()
   for ( int i = 0; i < 10000; ++i )
     rows << Row { QStringLiteral( "r%1%2" ).arg( i % 3 ).arg( ( i / 3 ) % 3 ), i % 2 ? QStringLiteral( "F" ) : QStringLiteral( "M" ) };
   auto recs = records( rows );
-  auto sites = twoSites();
-  QVariantMap p = baseParameters( regions.get(), recs.get() );
-  p.insert( QStringLiteral( "SITES" ), layerValue( sites.get() ) );
+  QVariantMap p = aggregationParameters( regions.get(), recs.get() );
   const QString path = mDir.filePath( QStringLiteral( "partial.gpkg" ) );
   p.insert( QStringLiteral( "ANONYMIZED" ), path );
   Feedback feedback;
