@@ -1,5 +1,5 @@
-// Dense ids for byte strings (QI values, region ids): a FlatMap over a 64-bit hash of the bytes,
-// verified against the stored strings, so a lookup allocates nothing and hash collisions stay exact.
+// Dense ids for byte strings (QI values, region ids, QI tuples): a FlatMap over a 64-bit hash of the
+// bytes, each hit verified, so a lookup allocates nothing and hash collisions stay exact.
 #pragma once
 
 #include "flat_map.h"
@@ -23,13 +23,30 @@ class StringIndex
     //! The id of text, if it was inserted.
     std::optional<std::uint32_t> find( std::string_view text ) const;
 
-    std::size_t size() const { return mStrings.size(); }
+    std::size_t size() const { return mKeys.size(); }
 
   private:
-    static std::uint64_t hash( std::string_view text );
+    /**
+     * The size and two words of a string: its first and last 8 bytes (4 and 4 below 8 bytes, three
+     * bytes below 4). Up to 16 bytes the words cover the whole string, so the key is the string.
+     */
+    struct Key
+    {
+        std::uint64_t first = 0;
+        std::uint64_t last = 0;
+        std::size_t size = 0;
+        bool operator==( const Key &other ) const { return first == other.first && last == other.last && size == other.size; }
+    };
+    static constexpr std::size_t kExactKey = 16;
+
+    static Key key( std::string_view text );
+    static std::uint64_t hash( std::string_view text, const Key &key );
+    //! Whether id holds text, whose key is key.
+    bool holds( std::uint32_t id, std::string_view text, const Key &key ) const;
 
     FlatMap<std::uint32_t> mByHash;
-    std::vector<std::string> mStrings;
+    std::vector<Key> mKeys;            //!< key of each id
+    std::vector<std::string> mLong;    //!< text of each id longer than kExactKey bytes, else empty
     // Strings whose hash equals an earlier, different string's: exact but slower.
     std::unordered_map<std::string, std::uint32_t> mCollisions;
 };
