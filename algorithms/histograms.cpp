@@ -86,7 +86,16 @@ SparseHistograms HistogramBuilder::build() const
       }
       counter[c] += mWeighted ? counts[j] : 1;
     }
-    std::sort( touched.begin(), touched.end() );
+    // Classes in increasing order: sort the touched ones, or scan all classes when that is cheaper.
+    if ( touched.size() * 16 < classCount )
+      std::sort( touched.begin(), touched.end() );
+    else
+    {
+      touched.clear();
+      for ( std::uint32_t c = 0; c < classCount; ++c )
+        if ( counter[c] >= 0 )
+          touched.push_back( c );
+    }
     for ( const std::uint32_t c : touched )
     {
       if ( counter[c] > 0 ) // rows standing for no record make no entry

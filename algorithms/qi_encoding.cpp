@@ -1,14 +1,11 @@
 #include "qi_encoding.h"
 
-#include <algorithm>
-
 namespace vbas
 {
 
 QiEncoder::QiEncoder( std::size_t qiCount )
   : mValues( qiCount )
   , mNullCode( qiCount )
-  , mPrefix( qiCount > 1 ? qiCount - 1 : 0 )
 {
 }
 
@@ -32,15 +29,7 @@ std::uint32_t QiEncoder::classId( const std::uint32_t *codes )
     mClassCount = 1;
     return 0;
   }
-  std::uint32_t id = codes[0];
-  for ( std::size_t q = 1; q < mValues.size(); ++q )
-  {
-    auto &prefix = mPrefix[q - 1];
-    const std::uint64_t key = ( static_cast<std::uint64_t>( id ) << 32 ) | codes[q];
-    id = prefix.findOrInsert( key, static_cast<std::uint32_t>( prefix.size() ) );
-  }
-  mClassCount = std::max<std::size_t>( mClassCount, std::size_t( id ) + 1 );
-  return id;
+  return mClasses.insert( std::string_view( reinterpret_cast<const char *>( codes ), mValues.size() * sizeof( std::uint32_t ) ) );
 }
 
 std::size_t QiEncoder::categoryCount( std::size_t qi ) const

@@ -2,7 +2,6 @@
 // so the other components work on integer histograms and never on per-record objects.
 #pragma once
 
-#include "flat_map.h"
 #include "string_index.h"
 
 #include <cstddef>
@@ -29,7 +28,7 @@ class QiEncoder
     std::uint32_t classId( const std::uint32_t *codes );
 
     //! Number of distinct classes seen so far.
-    std::size_t classCount() const { return mClassCount; }
+    std::size_t classCount() const { return mValues.empty() ? mClassCount : mClasses.size(); }
 
     //! |q| of eq. 4: distinct values of QI qi seen so far, NULL included (SPEC 3.6 item 4).
     std::size_t categoryCount( std::size_t qi ) const;
@@ -40,9 +39,8 @@ class QiEncoder
   private:
     std::vector<StringIndex> mValues;
     std::vector<std::optional<std::uint32_t>> mNullCode;
-    // mPrefix[q - 1] maps (id of the tuple's first q codes, code q) to the id of its first q + 1 codes.
-    std::vector<FlatMap<std::uint32_t>> mPrefix;
-    std::size_t mClassCount = 0;
+    StringIndex mClasses;        //!< class ids of the code tuples, keyed by the tuples' bytes
+    std::size_t mClassCount = 0; //!< without QIs: 1 once a record was seen
 };
 
 } // namespace vbas

@@ -34,6 +34,8 @@ std::uint64_t mix( std::uint64_t h )
   {
     k.first = load<std::uint64_t>( p );
     k.last = load<std::uint64_t>( p + n - 8 );
+    if ( n >= 16 )
+      k.second = load<std::uint64_t>( p + 8 );
   }
   else if ( n >= 4 )
   {
@@ -48,9 +50,9 @@ std::uint64_t mix( std::uint64_t h )
 
 [[gnu::always_inline]] inline std::uint64_t StringIndex::hash( std::string_view text, const Key &key )
 {
-  std::uint64_t h = ( key.first ^ 0xc4ceb9fe1a85ec53ULL ) * 0xff51afd7ed558ccdULL + key.size;
-  // Longer strings: the middle words too.
-  for ( std::size_t i = 8; i + 8 < text.size(); i += 8 )
+  // Up to 24 bytes the hash is a function of the key alone, so the key must tell strings apart.
+  std::uint64_t h = ( ( ( key.first ^ 0xc4ceb9fe1a85ec53ULL ) * 0xff51afd7ed558ccdULL + key.size ) ^ key.second ) * 0x9e3779b97f4a7c15ULL;
+  for ( std::size_t i = 16; i + 8 < text.size(); i += 8 ) // the words between the key's, in longer strings
     h = ( h ^ load<std::uint64_t>( text.data() + i ) ) * 0x9e3779b97f4a7c15ULL;
   h = mix( h ^ key.last * 0x94d049bb133111ebULL );
   return h == FlatMap<std::uint32_t>::kEmpty ? 0 : h; // kEmpty is reserved by FlatMap

@@ -27,17 +27,18 @@ class StringIndex
 
   private:
     /**
-     * The size and two words of a string: its first and last 8 bytes (4 and 4 below 8 bytes, three
-     * bytes below 4). Up to 16 bytes the words cover the whole string, so the key is the string.
+     * The size and three words of a string: its first, second and last 8 bytes (4 and 4 below 8 bytes,
+     * three bytes below 4). Up to 24 bytes the words cover the whole string, so the key is the string.
      */
     struct Key
     {
         std::uint64_t first = 0;
+        std::uint64_t second = 0;
         std::uint64_t last = 0;
         std::size_t size = 0;
-        bool operator==( const Key &other ) const { return first == other.first && last == other.last && size == other.size; }
+        bool operator==( const Key &other ) const { return first == other.first && second == other.second && last == other.last && size == other.size; }
     };
-    static constexpr std::size_t kExactKey = 16;
+    static constexpr std::size_t kExactKey = 24;
 
     static Key key( std::string_view text );
     static std::uint64_t hash( std::string_view text, const Key &key );
