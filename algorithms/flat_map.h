@@ -1,6 +1,5 @@
-// Open-addressing hash map from 64-bit keys to values: the hot-loop map of the core
-// (class ids of QI tuples, region x class counts). Faster and smaller than
-// std::unordered_map for this one use: insert-or-find, never erase.
+// Open-addressing hash map from 64-bit keys to values: the table behind StringIndex, in the core's
+// hot loop. Faster and smaller than std::unordered_map for this one use: insert-or-find, never erase.
 #pragma once
 
 #include <cstddef>
@@ -46,17 +45,6 @@ class FlatMap
         i = ( i + 1 ) & mMask;
       }
       return nullptr;
-    }
-
-    std::size_t size() const { return mSize; }
-
-    //! Calls f(key, value) for every entry, in no particular order.
-    template<typename F>
-    void forEach( F f ) const
-    {
-      for ( std::size_t i = 0; i < mKeys.size(); ++i )
-        if ( mKeys[i] != kEmpty )
-          f( mKeys[i], mValues[i] );
     }
 
   private:

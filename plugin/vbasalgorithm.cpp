@@ -464,17 +464,18 @@ VbasRecords VbasAlgorithm::readRecords( const VbasRegions &regions, QgsProcessin
   request.setFlags( QgsFeatureRequest::NoGeometry ).setSubsetOfAttributes( reader.attributes() );
   QgsFeatureIterator it = mRecordsSource->getFeatures( request, QgsProcessingFeatureSource::FlagSkipGeometryValidityChecks );
   const double step = mRecordsSource->featureCount() > 0 ? 100.0 / static_cast<double>( mRecordsSource->featureCount() ) : 0;
+  std::int64_t row = 0;
   std::int64_t unknown = 0;
   QStringList unknownShown;
   QgsFeature f;
   while ( it.nextFeature( f ) )
   {
-    if ( ( records.rows & 0xfff ) == 0 )
+    if ( ( row & 0xfff ) == 0 )
     {
       throwIfCanceled( feedback );
-      feedback->setProgress( static_cast<double>( records.rows ) * step );
+      feedback->setProgress( static_cast<double>( row ) * step );
     }
-    ++records.rows;
+    ++row;
     const QgsAttributes attributes = f.attributes();
     const std::optional<std::uint32_t> region = regions.find( reader.regionId( attributes ) );
     if ( !region )
@@ -489,22 +490,21 @@ VbasRecords VbasAlgorithm::readRecords( const VbasRegions &regions, QgsProcessin
     const std::int64_t count = reader.count( f );
     records.builder.add( *region, reader.classId( attributes, records.encoder ), count );
     records.featureIds.push_back( f.id() );
-    records.total += count;
   }
   throwIfCanceled( feedback );
   if ( unknown > 0 )
     throw QgsProcessingException( QObject::tr( "%1 record(s) have a region id (field '%2') that is not in the regions layer's '%3', for example %4." )
                                     .arg( unknown ).arg( mRecordRegionField, mRegionIdField, unknownShown.join( QStringLiteral( ", " ) ) ) );
-  if ( records.rows == 0 )
+  if ( row == 0 )
     throw QgsProcessingException( QObject::tr( "The records table is empty." ) );
-  if ( records.total == 0 )
-    throw QgsProcessingException( QObject::tr( "The records table holds no records: every count is 0." ) );
   for ( int q = 0; q < mQiFields.size(); ++q )
     if ( reader.nulls()[q] > 0 )
       feedback->pushInfo( QObject::tr( "QI field '%1' is NULL in %2 record(s): NULL is treated as a category of its own." ).arg( mQiFields[q] ).arg( reader.nulls()[q] ) );
   records.histograms = records.builder.build();
+  if ( records.histograms.total() == 0 )
+    throw QgsProcessingException( QObject::tr( "The records table holds no records: every count is 0." ) );
   feedback->pushInfo( QObject::tr( "Read %1 record rows (%2 records) in %3 regions, %4 equivalence classes." )
-                        .arg( records.rows ).arg( records.total ).arg( regions.ids.size() ).arg( records.encoder.classCount() ) );
+                        .arg( row ).arg( records.histograms.total() ).arg( regions.ids.size() ).arg( records.encoder.classCount() ) );
   return records;
 }
 
@@ -620,7 +620,7 @@ void VbasAlgorithm::setSiteCountOutputs( const VbasSiteCount &siteCount, const V
   outputs.insert( QStringLiteral( "CUTOFF" ), siteCount.cutoff );
   outputs.insert( QStringLiteral( "ENTROPY" ), siteCount.entropy );
   outputs.insert( QStringLiteral( "MAXCOMBS" ), siteCount.maxCombs );
-  outputs.insert( QStringLiteral( "RECORDS" ), static_cast<qlonglong>( records.total ) );
+  outputs.insert( QStringLiteral( "RECORDS" ), static_cast<qlonglong>( records.histograms.total() ) );
   outputs.insert( QStringLiteral( "POPULATION" ), siteCount.population );
 }
 
@@ -780,7 +780,7 @@ VbasRelease VbasAlgorithm::aggregateAndRelease( const QVariantMap &parameters, Q
     QgsFeatureRequest request;
     request.setFlags( QgsFeatureRequest::NoGeometry );
     QgsFeatureIterator it = mRecordsSource->getFeatures( request, QgsProcessingFeatureSource::FlagSkipGeometryValidityChecks );
-    const double step = records.rows > 0 ? 80.0 / static_cast<double>( records.rows ) : 0;
+    const double step = records.builder.size() > 0 ? 80.0 / static_cast<double>( records.builder.size() ) : 0;
     std::int64_t row = 0;
     std::int64_t written = 0;
     QgsFeature f;

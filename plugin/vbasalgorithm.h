@@ -50,8 +50,6 @@ struct VbasRecords
     vbas::HistogramBuilder builder;      //!< region, class and count of each record row, in reading order
     std::vector<QgsFeatureId> featureIds; //!< of each record row, in reading order
     vbas::SparseHistograms histograms;
-    std::int64_t rows = 0;
-    std::int64_t total = 0; //!< records, counting the weights of the count field
 };
 
 //! Sites read from a point layer, ordered by site id, in the working CRS.
