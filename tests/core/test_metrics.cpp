@@ -35,14 +35,8 @@ struct Example
 
     Example()
     {
-      HistogramBuilder b( 4 );
-      b.add( 0, 0, 3 );
-      b.add( 0, 1, 1 );
-      b.add( 1, 0, 2 );
-      b.add( 2, 0, 1 );
-      b.add( 2, 1, 4 );
-      b.add( 3, 1, 2 );
-      histograms = b.build();
+      // region -> (class, records): r0 {c0:3, c1:1}, r1 {c0:2}, r2 {c0:1, c1:4}, r3 {c1:2}
+      histograms = vbastest::histograms( { { { 0, 3 }, { 1, 1 } }, { { 0, 2 } }, { { 0, 1 }, { 1, 4 } }, { { 1, 2 } } } );
       const VoronoiDiagram diagram( sites );
       const std::vector<std::size_t> groups = locateRegions( regionPoints, diagram );
       aggregation = aggregate( groups, histograms );

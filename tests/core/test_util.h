@@ -2,11 +2,13 @@
 #pragma once
 
 #include "geometry.h"
+#include "histograms.h"
 
 #include <QString>
 #include <QtTest>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 //! Compares doubles with an absolute tolerance and prints both values on failure.
@@ -64,6 +66,16 @@ inline vbas::Extent ringExtent( const std::vector<vbas::Point> &ring )
     e.yMax = std::max( e.yMax, p.y );
   }
   return e;
+}
+
+//! Histograms from rows of (class, count) pairs.
+inline vbas::SparseHistograms histograms( const std::vector<std::vector<std::pair<std::uint32_t, std::int64_t>>> &rows )
+{
+  vbas::HistogramBuilder builder( rows.size() );
+  for ( std::size_t r = 0; r < rows.size(); ++r )
+    for ( const auto &[cls, count] : rows[r] )
+      builder.add( static_cast<std::uint32_t>( r ), cls, count );
+  return builder.build();
 }
 
 } // namespace vbastest

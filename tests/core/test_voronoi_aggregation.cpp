@@ -12,16 +12,6 @@ using namespace vbas;
 namespace
 {
 
-//! Histograms from rows of (class, count) pairs.
-SparseHistograms histograms( const std::vector<std::vector<std::pair<std::uint32_t, std::int64_t>>> &rows )
-{
-  HistogramBuilder builder( rows.size() );
-  for ( std::size_t r = 0; r < rows.size(); ++r )
-    for ( const auto &[cls, count] : rows[r] )
-      builder.add( static_cast<std::uint32_t>( r ), cls, count );
-  return builder.build();
-}
-
 //! True if every vertex of ring is one of the expected corners and every corner is a vertex.
 bool sameCorners( const std::vector<Point> &ring, const std::vector<Point> &corners )
 {
@@ -209,7 +199,7 @@ void TestVoronoiAggregation::aggregateMergesHistograms()
   // r0 {c0:2, c1:1}, r1 {c1:3}, r2 {c0:1, c2:4}, r3 {c1:1}.
   // Aggregates in increasing group order: a0 = group 0 = {r1}, a1 = group 2 = {r0, r2}, a2 = group 5 = {r3}.
   // a0 {c1:3}; a1 {c0:2+1 = 3, c1:1, c2:4}; a2 {c1:1}.
-  const SparseHistograms h = histograms( { { { 0, 2 }, { 1, 1 } }, { { 1, 3 } }, { { 0, 1 }, { 2, 4 } }, { { 1, 1 } } } );
+  const SparseHistograms h = vbastest::histograms( { { { 0, 2 }, { 1, 1 } }, { { 1, 3 } }, { { 0, 1 }, { 2, 4 } }, { { 1, 1 } } } );
   const Aggregation agg = aggregate( { 2, 0, 2, 5 }, h );
   QCOMPARE( agg.aggregateGroup, std::vector<std::size_t>( { 0, 2, 5 } ) );
   QCOMPARE( agg.regionAggregate, std::vector<std::size_t>( { 1, 0, 1, 2 } ) );
@@ -227,7 +217,7 @@ void TestVoronoiAggregation::siteWithoutRegionsYieldsNoAggregate()
   const VoronoiDiagram d( { { 0, 0 }, { 100, 0 }, { 10, 0 } } );
   const std::vector<std::size_t> groups = locateRegions( { { 1, 0 }, { 9, 0 }, { 11, 0 } }, d );
   QCOMPARE( groups, std::vector<std::size_t>( { 0, 2, 2 } ) );
-  const Aggregation agg = aggregate( groups, histograms( { { { 0, 1 } }, { { 0, 2 } }, { { 1, 5 } } } ) );
+  const Aggregation agg = aggregate( groups, vbastest::histograms( { { { 0, 1 } }, { { 0, 2 } }, { { 1, 5 } } } ) );
   QCOMPARE( agg.aggregateGroup, std::vector<std::size_t>( { 0, 2 } ) );
   QCOMPARE( agg.regionAggregate, std::vector<std::size_t>( { 0, 1, 1 } ) );
   // a0 {c0:1}; a1 {c0:2, c1:5}
@@ -239,7 +229,7 @@ void TestVoronoiAggregation::suppressBelowK()
 {
   // ECs of aggregateMergesHistograms: a0 {c1:3}, a1 {c0:3, c1:1, c2:4}, a2 {c1:1}; k = 3.
   // Released: 3 (size exactly k), 3 (exactly k), 4; suppressed: 1, 1.
-  const SparseHistograms h = histograms( { { { 0, 2 }, { 1, 1 } }, { { 1, 3 } }, { { 0, 1 }, { 2, 4 } }, { { 1, 1 } } } );
+  const SparseHistograms h = vbastest::histograms( { { { 0, 2 }, { 1, 1 } }, { { 1, 3 } }, { { 0, 1 }, { 2, 4 } }, { { 1, 1 } } } );
   const Aggregation agg = aggregate( { 2, 0, 2, 5 }, h );
   const Suppression s = suppress( agg.ecs, 3 );
   QCOMPARE( s.suppressed, std::vector<char>( { 0, 0, 1, 0, 1 } ) );
@@ -257,7 +247,7 @@ void TestVoronoiAggregation::summarizePerAggregate()
 {
   // Same ECs, k = 3: a0 records 3, released 3, smallest released EC 3;
   // a1 records 8, released 3+4 = 7, suppressed 1, smallest released 3; a2 records 1, all suppressed, smallest 0.
-  const SparseHistograms h = histograms( { { { 0, 2 }, { 1, 1 } }, { { 1, 3 } }, { { 0, 1 }, { 2, 4 } }, { { 1, 1 } } } );
+  const SparseHistograms h = vbastest::histograms( { { { 0, 2 }, { 1, 1 } }, { { 1, 3 } }, { { 0, 1 }, { 2, 4 } }, { { 1, 1 } } } );
   const Aggregation agg = aggregate( { 2, 0, 2, 5 }, h );
   const std::vector<AggregateSummary> sums = summarize( agg.ecs, suppress( agg.ecs, 3 ) );
   QCOMPARE( sums.size(), std::size_t( 3 ) );
@@ -285,7 +275,7 @@ void TestVoronoiAggregation::endToEnd()
   const VoronoiDiagram d( { { 1, 0 }, { 7, 0 } } );
   const std::vector<std::size_t> groups = locateRegions( { { 0, 0 }, { 2, 0 }, { 4, 0 }, { 5, 0 }, { 6, 0 }, { 9, 0 } }, d );
   QCOMPARE( groups, std::vector<std::size_t>( { 0, 0, 0, 1, 1, 1 } ) );
-  const SparseHistograms h = histograms( { { { 0, 2 } }, { { 0, 1 }, { 1, 1 } }, { { 1, 1 } }, { { 0, 3 } }, { { 1, 1 } }, { { 0, 1 }, { 1, 1 } } } );
+  const SparseHistograms h = vbastest::histograms( { { { 0, 2 } }, { { 0, 1 }, { 1, 1 } }, { { 1, 1 } }, { { 0, 3 } }, { { 1, 1 } }, { { 0, 1 }, { 1, 1 } } } );
   const Aggregation agg = aggregate( groups, h );
   QCOMPARE( agg.ecs.counts, std::vector<std::int64_t>( { 3, 2, 4, 2 } ) );
   const Suppression s = suppress( agg.ecs, 3 );

@@ -193,6 +193,12 @@ struct Patient
 //! What an algorithm reported about a release, to be recounted.
 struct ReleaseClaim
 {
+    //! A release written to dir as anonymized.gpkg, lookup.gpkg and aggregated.gpkg.
+    explicit ReleaseClaim( const QString &dir )
+      : anonymized( dir + "/anonymized.gpkg" )
+      , lookup( dir + "/lookup.gpkg" )
+      , aggregated( dir + "/aggregated.gpkg" )
+    {}
     QString anonymized, lookup, aggregated;
     qint64 released = -1, suppressed = -1, aggregates = -1;
 };
@@ -662,10 +668,7 @@ void TestE2e::pipeline()
 
   // 3. Voronoi aggregation.
   QJsonObject va;
-  ReleaseClaim claim;
-  claim.anonymized = chain + "/anonymized.gpkg";
-  claim.lookup = chain + "/lookup.gpkg";
-  claim.aggregated = chain + "/aggregated.gpkg";
+  ReleaseClaim claim( chain );
   CHECKED( runJson( QStringLiteral( "vbas:voronoiaggregate" ),
                     inputsFor( qis ) << QStringLiteral( "SITES=" ) + sitesPath << kArg << QStringLiteral( "AGGREGATED=" ) + claim.aggregated
                                      << QStringLiteral( "LOOKUP=" ) + claim.lookup << QStringLiteral( "ANONYMIZED=" ) + claim.anonymized
@@ -697,10 +700,7 @@ void TestE2e::pipeline()
 
   // 5. The whole pipeline in one algorithm, same parameters.
   QJsonObject an;
-  ReleaseClaim wholeClaim;
-  wholeClaim.anonymized = whole + "/anonymized.gpkg";
-  wholeClaim.lookup = whole + "/lookup.gpkg";
-  wholeClaim.aggregated = whole + "/aggregated.gpkg";
+  ReleaseClaim wholeClaim( whole );
   const QString wholeEval = whole + "/evaluation.csv";
   CHECKED( runJson( QStringLiteral( "vbas:anonymize" ),
                     inputsFor( qis ) << kArg << QStringLiteral( "SITE_POINTS=" ) + whole + "/sites.gpkg" << QStringLiteral( "AGGREGATED=" ) + wholeClaim.aggregated
@@ -723,10 +723,7 @@ void TestE2e::pipeline()
 
   // 6. The shipped model, same parameters.
   QJsonObject mo;
-  ReleaseClaim modelClaim;
-  modelClaim.anonymized = model + "/anonymized.gpkg";
-  modelClaim.lookup = model + "/lookup.gpkg";
-  modelClaim.aggregated = model + "/aggregated.gpkg";
+  ReleaseClaim modelClaim( model );
   const QString modelEval = model + "/evaluation.csv";
   CHECKED( runJson( mModel,
                     { QStringLiteral( "regions=" ) + mRegions, QStringLiteral( "region_id=AREAKEY" ), QStringLiteral( "records=" ) + mRecords,
