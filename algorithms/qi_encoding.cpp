@@ -29,7 +29,27 @@ std::uint32_t QiEncoder::classId( const std::uint32_t *codes )
     mClassCount = 1;
     return 0;
   }
-  return mClasses.insert( std::string_view( reinterpret_cast<const char *>( codes ), mValues.size() * sizeof( std::uint32_t ) ) );
+  return mClasses.insert( tuple( codes ) );
+}
+
+std::optional<std::uint32_t> QiEncoder::findValueCode( std::size_t qi, std::optional<std::string_view> value ) const
+{
+  if ( !value )
+    return mNullCode[qi];
+  const std::optional<std::uint32_t> id = mValues[qi].find( *value );
+  return id && mNullCode[qi] && *id >= *mNullCode[qi] ? std::optional<std::uint32_t>( *id + 1 ) : id;
+}
+
+std::optional<std::uint32_t> QiEncoder::findClass( const std::uint32_t *codes ) const
+{
+  if ( mValues.empty() )
+    return mClassCount > 0 ? std::optional<std::uint32_t>( 0 ) : std::nullopt;
+  return mClasses.find( tuple( codes ) );
+}
+
+std::string_view QiEncoder::tuple( const std::uint32_t *codes ) const
+{
+  return std::string_view( reinterpret_cast<const char *>( codes ), mValues.size() * sizeof( std::uint32_t ) );
 }
 
 std::size_t QiEncoder::categoryCount( std::size_t qi ) const

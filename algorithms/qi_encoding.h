@@ -27,6 +27,12 @@ class QiEncoder
     //! Dense class id (equivalence class over the QIs) of one code per QI.
     std::uint32_t classId( const std::uint32_t *codes );
 
+    //! The code of a value seen before, without adding it: a later pass over the same records.
+    std::optional<std::uint32_t> findValueCode( std::size_t qi, std::optional<std::string_view> value ) const;
+
+    //! The class id of codes seen before, without adding it.
+    std::optional<std::uint32_t> findClass( const std::uint32_t *codes ) const;
+
     //! Number of distinct classes seen so far.
     std::size_t classCount() const { return mValues.empty() ? mClassCount : mClasses.size(); }
 
@@ -37,6 +43,9 @@ class QiEncoder
     std::vector<std::size_t> categoryCounts() const;
 
   private:
+    //! The bytes of a tuple of codes, the key of its class.
+    std::string_view tuple( const std::uint32_t *codes ) const;
+
     std::vector<StringIndex> mValues;
     std::vector<std::optional<std::uint32_t>> mNullCode;
     StringIndex mClasses;        //!< class ids of the code tuples, keyed by the tuples' bytes

@@ -1,5 +1,8 @@
 #include "vbasanonymize.h"
 
+#include "metrics.h"
+#include "vbaswriters.h"
+
 #include <qgsprocessingoutputs.h>
 #include <qgsprocessingparameters.h>
 
@@ -20,35 +23,51 @@ void VbasAnonymize::initAlgorithm( const QVariantMap & )
   addSiteCountParameters();
   addPlacementParameters();
   addKParameter();
+  addReleaseParameters();
   addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), QgsProcessing::TypeVectorPoint ) );
   addAggregationOutputs();
   addEvaluationOutputs();
   addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );
 }
 
-bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback * )
+bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
-  prepareInputs( parameters, context, true );
+  mTimer.start();
+  mInputs.prepare( *this, parameters, context );
+  mSiteCount = VbasSiteCountSettings::read( *this, parameters, context );
+  mPosition = parameterAsEnum( parameters, QStringLiteral( "SITE_POSITION" ), context ) == 1 ? vbas::SitePosition::Median : vbas::SitePosition::Mean;
+  mRelease = VbasReleaseSettings::read( *this, parameters, context );
+  const QList<VbasOutputSchema> schemas = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ), VbasEvaluationOutput::schema() }
+                                          + VbasAggregationOutputs::schemas( mInputs );
+  mOutputs.prepare( *this, parameters, context, schemas, mInputs.locations(), feedback );
   return true;
 }
 
-QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
+QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
-  throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
-  QgsProcessingMultiStepFeedback steps( 3, feedback );
-  const VbasRegions regions = readRegions( context, &steps );
+  const VbasRun run( mOutputs );
+  VbasInterrupt::throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
+  QgsProcessingMultiStepFeedback steps( 4, feedback );
+  const VbasRegions regions = mInputs.readRegions( context, &steps );
   steps.setCurrentStep( 1 );
-  VbasRecords records = readRecords( regions, &steps );
-  steps.setCurrentStep( 2 );
-  QVariantMap outputs;
-  const VbasSiteCount siteCount = estimateSiteCount( parameters, context, regions, records, feedback );
-  setSiteCountOutputs( siteCount, records, outputs );
-  const vbas::Placement placement = placeSites( parameters, context, regions, records, siteCount.sites );
-  outputs.insert( QStringLiteral( "SITE_POINTS" ), writeSites( parameters, QStringLiteral( "SITE_POINTS" ), context, regions, placement ) );
+  const VbasRecords records = mInputs.readRecords( regions, &steps );
+  const VbasSiteCount siteCount = vbasEstimateSiteCount( mSiteCount, regions, records, feedback );
+  QVariantMap outputs = vbasSiteCountOutputs( siteCount, records );
+  const vbas::Placement placement = vbasPlaceSites( mPosition, regions, vbasRegionPopulation( regions, records ), siteCount.sites );
+  VbasSitesOutput::write( mOutputs.create( QStringLiteral( "SITE_POINTS" ), context ), regions, placement );
   std::vector<qlonglong> siteIds;
   for ( std::size_t s = 0; s < placement.sites.size(); ++s )
     siteIds.push_back( static_cast<qlonglong>( s + 1 ) );
-  const VbasRelease release = aggregateAndRelease( parameters, context, regions, records, placement.sites, siteIds, outputs, &steps );
-  writeEvaluation( parameters, context, regions, records, release, mTimer.elapsed() / 1000.0, outputs );
+  const vbas::Release release = vbas::voronoiRelease( placement.sites, regions.points, records.histograms, mRelease.k );
+  vbasLogRelease( release, placement.sites.size(), mRelease.k, feedback );
+  outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, placement.sites, siteIds, release, mRelease, steps, 2 ) );
+
+  std::vector<vbas::Point> regionSites;
+  for ( const std::size_t s : release.regionGroup )
+    regionSites.push_back( placement.sites[s] );
+  const vbas::Evaluation evaluation = vbas::evaluate( regions.points, regionSites, records.histograms, release.aggregation, release.suppression );
+  outputs.insert( VbasEvaluationOutput::write( mOutputs.create( QStringLiteral( "EVALUATION" ), context ), evaluation, mRelease.k, mTimer.elapsed() / 1000.0 ) );
+  outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
+  mOutputs.commit( context, outputs );
   return outputs;
 }

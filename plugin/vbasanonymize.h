@@ -1,6 +1,11 @@
 #pragma once
 
 #include "vbasalgorithm.h"
+#include "vbasinputs.h"
+#include "vbasoutputset.h"
+#include "vbassteps.h"
+
+#include <QElapsedTimer>
 
 class VbasAnonymize : public VbasAlgorithm
 {
@@ -15,4 +20,11 @@ class VbasAnonymize : public VbasAlgorithm
     bool prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
     QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
 
+  private:
+    QElapsedTimer mTimer;
+    VbasInputs mInputs;
+    VbasSiteCountSettings mSiteCount;
+    vbas::SitePosition mPosition = vbas::SitePosition::Mean;
+    VbasReleaseSettings mRelease;
+    VbasOutputSet mOutputs;
 };

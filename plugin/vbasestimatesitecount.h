@@ -1,12 +1,17 @@
 #pragma once
 
 #include "vbasalgorithm.h"
+#include "vbasinputs.h"
+#include "vbasoutputset.h"
+#include "vbassteps.h"
+
+#include <QElapsedTimer>
 
 class VbasEstimateSiteCount : public VbasAlgorithm
 {
   public:
     QString name() const override { return QStringLiteral( "estimatesitecount" ); }
-    QString displayName() const override { return QObject::tr( "Estimate site count (dynamic GAPS cutoff)" ); }
+    QString displayName() const override { return QObject::tr( "Estimate site count" ); }
     QString shortHelpString() const override;
     VbasEstimateSiteCount *createInstance() const override { return new VbasEstimateSiteCount(); }
 
@@ -15,4 +20,9 @@ class VbasEstimateSiteCount : public VbasAlgorithm
     bool prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
     QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
 
+  private:
+    QElapsedTimer mTimer;
+    VbasInputs mInputs;
+    VbasSiteCountSettings mSettings;
+    VbasOutputSet mOutputs; //!< none: the results are numbers
 };

@@ -1,6 +1,8 @@
 #pragma once
 
 #include "vbasalgorithm.h"
+#include "vbasinputs.h"
+#include "vbasoutputset.h"
 
 class VbasEvaluate : public VbasAlgorithm
 {
@@ -14,7 +16,10 @@ class VbasEvaluate : public VbasAlgorithm
     void initAlgorithm( const QVariantMap &configuration = QVariantMap() ) override;
     bool prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
     QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
+
   private:
-    std::unique_ptr<QgsProcessingFeatureSource> mSitesSource;
-    std::unique_ptr<QgsProcessingFeatureSource> mLookupSource;
+    VbasInputs mInputs;
+    std::int64_t mK = 5;
+    double mRunSeconds = 0;
+    VbasOutputSet mOutputs;
 };

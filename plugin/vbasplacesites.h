@@ -1,12 +1,18 @@
 #pragma once
 
 #include "vbasalgorithm.h"
+#include "vbasinputs.h"
+#include "vbasoutputset.h"
+
+#include "balanced_density.h"
+
+#include <QElapsedTimer>
 
 class VbasPlaceSites : public VbasAlgorithm
 {
   public:
     QString name() const override { return QStringLiteral( "placesites" ); }
-    QString displayName() const override { return QObject::tr( "Place sites (balanced density)" ); }
+    QString displayName() const override { return QObject::tr( "Place sites" ); }
     QString shortHelpString() const override;
     VbasPlaceSites *createInstance() const override { return new VbasPlaceSites(); }
 
@@ -15,4 +21,10 @@ class VbasPlaceSites : public VbasAlgorithm
     bool prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
     QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
 
+  private:
+    QElapsedTimer mTimer;
+    VbasInputs mInputs;
+    std::size_t mSites = 0;
+    vbas::SitePosition mPosition = vbas::SitePosition::Mean;
+    VbasOutputSet mOutputs;
 };

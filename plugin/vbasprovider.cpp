@@ -7,14 +7,9 @@
 
 #include <QIcon>
 
-namespace
-{
-QString sIconDirectory;
-}
-
 VbasProvider::VbasProvider( const QString &iconDirectory )
 {
-  sIconDirectory = iconDirectory;
+  VbasAlgorithm::setIconDirectory( iconDirectory );
 }
 
 QString VbasProvider::id() const
@@ -39,12 +34,7 @@ QIcon VbasProvider::icon() const
 
 QString VbasProvider::svgIconPath() const
 {
-  return sIconDirectory + QStringLiteral( "/vbas.svg" );
-}
-
-QString VbasProvider::iconDirectory()
-{
-  return sIconDirectory;
+  return VbasAlgorithm::iconDirectory() + QStringLiteral( "/vbas.svg" );
 }
 
 void VbasProvider::loadAlgorithms()

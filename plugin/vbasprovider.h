@@ -15,8 +15,6 @@ class VbasProvider : public QgsProcessingProvider
     QIcon icon() const override;
     QString svgIconPath() const override;
 
-    static QString iconDirectory();
-
   protected:
     void loadAlgorithms() override;
 };

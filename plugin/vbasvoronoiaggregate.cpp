@@ -1,5 +1,7 @@
 #include "vbasvoronoiaggregate.h"
 
+#include "vbaswriters.h"
+
 #include <qgsprocessingoutputs.h>
 #include <qgsprocessingparameters.h>
 
@@ -19,28 +21,33 @@ void VbasVoronoiAggregate::initAlgorithm( const QVariantMap & )
   addRecordsParameters( true );
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "SITES" ), QObject::tr( "Sites" ), QList<int>() << QgsProcessing::TypeVectorPoint ) );
   addKParameter();
+  addReleaseParameters();
   addAggregationOutputs();
   addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );
 }
 
-bool VbasVoronoiAggregate::prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback * )
+bool VbasVoronoiAggregate::prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
-  prepareInputs( parameters, context, true );
-  mSitesSource = resolveSource( parameters, QStringLiteral( "SITES" ), context );
+  mTimer.start();
+  mInputs.prepare( *this, parameters, context );
+  mRelease = VbasReleaseSettings::read( *this, parameters, context );
+  mOutputs.prepare( *this, parameters, context, VbasAggregationOutputs::schemas( mInputs ), mInputs.locations(), feedback );
   return true;
 }
 
-QVariantMap VbasVoronoiAggregate::processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
+QVariantMap VbasVoronoiAggregate::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
-  throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
-  QgsProcessingMultiStepFeedback steps( 3, feedback );
-  const VbasRegions regions = readRegions( context, &steps );
+  const VbasRun run( mOutputs );
+  VbasInterrupt::throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
+  QgsProcessingMultiStepFeedback steps( 4, feedback );
+  const VbasRegions regions = mInputs.readRegions( context, &steps );
   steps.setCurrentStep( 1 );
-  VbasRecords records = readRecords( regions, &steps );
-  steps.setCurrentStep( 2 );
-  const VbasSites sites = readSites( mSitesSource.get(), regions, context );
-  QVariantMap outputs;
-  aggregateAndRelease( parameters, context, regions, records, sites.points, sites.ids, outputs, &steps );
+  const VbasRecords records = mInputs.readRecords( regions, &steps );
+  const VbasSites sites = mInputs.readSites( regions, context );
+  const vbas::Release release = vbas::voronoiRelease( sites.points, regions.points, records.histograms, mRelease.k );
+  vbasLogRelease( release, sites.points.size(), mRelease.k, feedback );
+  QVariantMap outputs = VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, sites.points, sites.ids, release, mRelease, steps, 2 );
   outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
+  mOutputs.commit( context, outputs );
   return outputs;
 }

@@ -1,6 +1,11 @@
 #pragma once
 
 #include "vbasalgorithm.h"
+#include "vbasinputs.h"
+#include "vbasoutputset.h"
+#include "vbassteps.h"
+
+#include <QElapsedTimer>
 
 class VbasVoronoiAggregate : public VbasAlgorithm
 {
@@ -14,6 +19,10 @@ class VbasVoronoiAggregate : public VbasAlgorithm
     void initAlgorithm( const QVariantMap &configuration = QVariantMap() ) override;
     bool prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
     QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
+
   private:
-    std::unique_ptr<QgsProcessingFeatureSource> mSitesSource;
+    QElapsedTimer mTimer;
+    VbasInputs mInputs;
+    VbasReleaseSettings mRelease;
+    VbasOutputSet mOutputs;
 };

@@ -406,12 +406,13 @@ void TestE2e::checkEstimate( const QJsonObject &r, const QStringList &qis, doubl
                                                              .arg( classes.size() ) ) );
   QCOMPARE( r.value( "MAXCOMBS" ).toDouble(), maxCombs );
 
-  // Cutoff = e^B0 * X^B1 (eq. 2/5), Sites = R(P / Cutoff) in [1, regions] (eq. 3/6).
+  // Cutoff = e^B0 * X^B1 (eq. 2/5), Sites = R(N / Cutoff) in [1, regions] (eq. 3/6): N is the number
+  // of records whatever the population basis (SPEC 3.6 item 3).
   const double x = entropyModel ? reportedEntropy : r.value( "MAXCOMBS" ).toDouble();
   const double cutoff = kExpB0 * std::pow( x, kB1 );
   const double reportedCutoff = r.value( "CUTOFF" ).toDouble();
   QVERIFY2( near( reportedCutoff, cutoff ), qPrintable( QStringLiteral( "CUTOFF %1, expected %2" ).arg( reportedCutoff, 0, 'g', 15 ).arg( cutoff, 0, 'g', 15 ) ) );
-  qint64 sites = static_cast<qint64>( std::floor( population / reportedCutoff + 0.5 ) );
+  qint64 sites = static_cast<qint64>( std::floor( double( n ) / reportedCutoff + 0.5 ) );
   sites = std::clamp<qint64>( sites, 1, mRegionIds.size() );
   QCOMPARE( r.value( "SITES" ).toVariant().toLongLong(), sites );
 }
@@ -753,11 +754,12 @@ void TestE2e::pipeline()
 void TestE2e::estimateOtherBases()
 {
   const QStringList qis = { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
-  // Population field POP8: P = 1,057,673 residents, far more sites than regions -> clamped to 281.
+  // Population field POP8: P = 1,057,673 residents would give far more sites than regions (the old
+  // rule: no aggregation at all); the site count divides the 40,000 records instead, as without it.
   QJsonObject pop;
   CHECKED( runJson( QStringLiteral( "vbas:estimatesitecount" ), inputsFor( qis ) << QStringLiteral( "POPULATION_FIELD=POP8" ), pop ) );
   CHECKED( checkEstimate( pop, qis, mPop8Total, true ) );
-  QCOMPARE( pop.value( "SITES" ).toVariant().toLongLong(), qint64( mRegionIds.size() ) );
+  QVERIFY( pop.value( "SITES" ).toVariant().toLongLong() < qint64( mRegionIds.size() ) );
   // Max combinations model (eq. 4-6).
   QJsonObject mc;
   CHECKED( runJson( QStringLiteral( "vbas:estimatesitecount" ), inputsFor( qis ) << QStringLiteral( "MODEL=1" ), mc ) );

@@ -1,0 +1,355 @@
+#include "vbasinputs.h"
+
+#include "vbasinterrupt.h"
+#include "vbasvaluecodec.h"
+
+#include <qgsprocessingalgorithm.h>
+#include <qgsprocessingparameters.h>
+#include <qgsvectordataprovider.h>
+#include <qgsvectorlayer.h>
+
+#include <cmath>
+#include <map>
+
+namespace
+{
+
+constexpr int kMaxShown = 5; // unknown region ids shown in an error
+
+//! The bytes of a QString's UTF-16 text, valid while the string lives.
+std::string_view utf16( const QString &text )
+{
+  return std::string_view( reinterpret_cast<const char *>( text.utf16() ), static_cast<std::size_t>( text.size() ) * sizeof( QChar ) );
+}
+
+//! A projected CRS for distances: the layer's own, or the WGS 84 UTM zone of its centre.
+QgsCoordinateReferenceSystem workingCrs( const QgsCoordinateReferenceSystem &crs, const QgsRectangle &extent, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
+{
+  if ( !crs.isValid() )
+  {
+    feedback->pushWarning( QObject::tr( "The regions layer has no CRS: its coordinates are taken as planar." ) );
+    return crs;
+  }
+  if ( !crs.isGeographic() )
+    return crs;
+  const QgsCoordinateReferenceSystem wgs84( QStringLiteral( "EPSG:4326" ) );
+  const QgsPointXY centre = QgsCoordinateTransform( crs, wgs84, context.transformContext() ).transform( extent.center() );
+  const int zone = std::clamp( static_cast<int>( std::floor( ( centre.x() + 180.0 ) / 6.0 ) ) + 1, 1, 60 );
+  const QgsCoordinateReferenceSystem utm( QStringLiteral( "EPSG:%1" ).arg( ( centre.y() >= 0 ? 32600 : 32700 ) + zone ) );
+  feedback->pushInfo( QObject::tr( "The regions layer has a geographic CRS (%1): distances are computed in %2 (%3)." )
+                        .arg( crs.authid(), utm.authid(), utm.description() ) );
+  return utm;
+}
+
+//! The layer behind a source parameter, to tell where it lives and which fields are its identity.
+QgsVectorLayer *layerOf( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context )
+{
+  QVariant value = parameters.value( name );
+  if ( value.canConvert<QgsProcessingFeatureSourceDefinition>() )
+    value = QVariant::fromValue( value.value<QgsProcessingFeatureSourceDefinition>().source );
+  if ( value.canConvert<QgsProperty>() )
+    value = value.value<QgsProperty>().valueAsString( context.expressionContext() );
+  return QgsProcessingParameters::parameterAsVectorLayer( algorithm.parameterDefinition( name ), value, context );
+}
+
+bool isTextOrNumber( QVariant::Type type )
+{
+  return type == QVariant::String || type == QVariant::Int || type == QVariant::UInt || type == QVariant::LongLong || type == QVariant::ULongLong || type == QVariant::Double;
+}
+
+} // namespace
+
+std::optional<std::uint32_t> VbasRegions::find( const QVariant &id ) const
+{
+  QString key;
+  if ( id.isNull() || !VbasValueCodec::regionKey( id, key ).isEmpty() )
+    return std::nullopt;
+  return index.find( utf16( key ) );
+}
+
+std::unique_ptr<QgsProcessingFeatureSource> VbasInputs::source( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context )
+{
+  std::unique_ptr<QgsProcessingFeatureSource> source( QgsProcessingParameters::parameterAsSource( algorithm.parameterDefinition( name ), parameters, context ) );
+  if ( !source )
+    throw QgsProcessingException( QObject::tr( "Could not load the layer of %1 (%2)." ).arg( name, parameters.value( name ).toString() ) );
+  mLocations << VbasLocation::of( name, layerOf( algorithm, parameters, name, context ) );
+  return source;
+}
+
+void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context )
+{
+  const auto has = [&]( const QString &name ) { return algorithm.parameterDefinition( name ) != nullptr; };
+  const auto text = [&]( const QString &name ) { return has( name ) ? QgsProcessingParameters::parameterAsString( algorithm.parameterDefinition( name ), parameters, context ) : QString(); };
+  const auto fields = [&]( const QString &name ) { return has( name ) ? QgsProcessingParameters::parameterAsFields( algorithm.parameterDefinition( name ), parameters, context ) : QStringList(); };
+
+  mRegions = source( algorithm, parameters, QStringLiteral( "REGIONS" ), context );
+  mRegionIdField = text( QStringLiteral( "REGION_ID" ) );
+  const int idIndex = mRegions->fields().lookupField( mRegionIdField );
+  if ( idIndex < 0 )
+    throw QgsProcessingException( QObject::tr( "The regions layer has no field '%1' (region id field, REGION_ID)." ).arg( mRegionIdField ) );
+  if ( !isTextOrNumber( mRegions->fields().at( idIndex ).type() ) )
+    throw QgsProcessingException( QObject::tr( "The region id field '%1' is of type %2: region ids must be text or numbers." ).arg( mRegionIdField, mRegions->fields().at( idIndex ).typeName() ) );
+  mPopulationField = text( QStringLiteral( "POPULATION_FIELD" ) );
+  if ( !mPopulationField.isEmpty() && mRegions->fields().lookupField( mPopulationField ) < 0 )
+    throw QgsProcessingException( QObject::tr( "The regions layer has no population field '%1'." ).arg( mPopulationField ) );
+  if ( !mPopulationField.isEmpty() && mRegions->fields().lookupField( mPopulationField ) == idIndex )
+    throw QgsProcessingException( QObject::tr( "The population field '%1' is also the region id field: a field has one role." ).arg( mPopulationField ) );
+  if ( has( QStringLiteral( "REGION_POINT" ) ) )
+    mRegionPoint = QgsProcessingParameters::parameterAsEnum( algorithm.parameterDefinition( QStringLiteral( "REGION_POINT" ) ), parameters, context );
+
+  mRecords = source( algorithm, parameters, QStringLiteral( "RECORDS" ), context );
+  mQiNames = fields( QStringLiteral( "QI_FIELDS" ) );
+  if ( has( QStringLiteral( "QI_FIELDS" ) ) && mQiNames.isEmpty() )
+    throw QgsProcessingException( QObject::tr( "Choose at least one quasi-identifier field (QI_FIELDS)." ) );
+  const QStringList released = fields( QStringLiteral( "RELEASE_FIELDS" ) );
+  const QgsVectorLayer *recordsLayer = layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context );
+  const QgsAttributeList identity = recordsLayer && recordsLayer->dataProvider() ? recordsLayer->dataProvider()->pkAttributeIndexes() : QgsAttributeList();
+  mRecordFields = VbasRecordReader::resolve( mRecords->fields(), text( QStringLiteral( "RECORD_REGION" ) ), mQiNames, text( QStringLiteral( "COUNT_FIELD" ) ),
+                                             released.isEmpty() ? std::nullopt : std::optional<QStringList>( released ), identity );
+  // SITES and LOOKUP are inputs of some algorithms, a number or an output of others.
+  const auto isSource = [&]( const QString &name ) { return has( name ) && algorithm.parameterDefinition( name )->type() == QgsProcessingParameterFeatureSource::typeName(); };
+  if ( isSource( QStringLiteral( "SITES" ) ) )
+    mSites = source( algorithm, parameters, QStringLiteral( "SITES" ), context );
+  if ( isSource( QStringLiteral( "LOOKUP" ) ) )
+    mLookup = source( algorithm, parameters, QStringLiteral( "LOOKUP" ), context );
+}
+
+QgsFields VbasInputs::regionFields() const
+{
+  return mRegions->fields();
+}
+
+QgsWkbTypes::Type VbasInputs::regionsWkbType() const
+{
+  return mRegions->wkbType();
+}
+
+QgsCoordinateReferenceSystem VbasInputs::regionsCrs() const
+{
+  return mRegions->sourceCrs();
+}
+
+VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessingFeedback *feedback ) const
+{
+  VbasRegions regions;
+  const QgsFields fields = mRegions->fields();
+  const int idIndex = fields.lookupField( mRegionIdField );
+  const int populationIndex = mPopulationField.isEmpty() ? -1 : fields.lookupField( mPopulationField );
+  regions.crs = mRegions->sourceCrs();
+  regions.workingCrs = workingCrs( regions.crs, mRegions->sourceExtent(), context, feedback );
+  regions.toWorking = QgsCoordinateTransform( regions.crs, regions.workingCrs, context.transformContext() );
+
+  const long long count = mRegions->featureCount();
+  QgsFeatureIterator it = mRegions->getFeatures( QgsFeatureRequest(), QgsProcessingFeatureSource::FlagSkipGeometryValidityChecks );
+  QgsFeature f;
+  int repaired = 0;
+  QgsRectangle extent;
+  while ( it.nextFeature( f ) )
+  {
+    VbasInterrupt::throwIfCanceled( feedback );
+    const QVariant id = f.attribute( idIndex );
+    if ( id.isNull() )
+      throw QgsProcessingException( QObject::tr( "Region with feature id %1 has a NULL id in '%2'." ).arg( f.id() ).arg( mRegionIdField ) );
+    QString idKey;
+    const QString reason = VbasValueCodec::regionKey( id, idKey );
+    if ( !reason.isEmpty() )
+      throw QgsProcessingException( QObject::tr( "Region with feature id %1: its id in '%2' is %3." ).arg( f.id() ).arg( mRegionIdField, reason ) );
+    if ( regions.index.find( utf16( idKey ) ) )
+      throw QgsProcessingException( QObject::tr( "The region id '%1' appears more than once in '%2': region ids must be unique." ).arg( idKey, mRegionIdField ) );
+    QgsGeometry geometry = f.geometry();
+    if ( geometry.isNull() || geometry.isEmpty() )
+      throw QgsProcessingException( QObject::tr( "Region '%1' has no geometry." ).arg( idKey ) );
+    if ( geometry.type() == QgsWkbTypes::PolygonGeometry && !geometry.isGeosValid() )
+    {
+      geometry = geometry.makeValid();
+      ++repaired;
+    }
+    const QgsGeometry point = mRegionPoint == 1 ? geometry.pointOnSurface() : geometry.centroid();
+    if ( point.isNull() )
+      throw QgsProcessingException( QObject::tr( "Region '%1': its region point could not be computed." ).arg( idKey ) );
+    QgsPointXY p = point.asPoint();
+    QgsGeometry working = geometry;
+    try
+    {
+      p = regions.toWorking.transform( p );
+      working.transform( regions.toWorking );
+    }
+    catch ( QgsCsException & )
+    {
+      throw QgsProcessingException( QObject::tr( "Region '%1' could not be transformed to %2." ).arg( idKey, regions.workingCrs.authid() ) );
+    }
+    extent.combineExtentWith( working.boundingBox() );
+    if ( populationIndex >= 0 )
+    {
+      bool ok = false;
+      const double population = f.attribute( populationIndex ).toDouble( &ok );
+      if ( !ok || population < 0 || !std::isfinite( population ) )
+        throw QgsProcessingException( QObject::tr( "Region '%1': the population field '%2' holds '%3', not a number >= 0." ).arg( idKey, mPopulationField, f.attribute( populationIndex ).toString() ) );
+      regions.population.push_back( population );
+    }
+    regions.index.insert( utf16( idKey ) );
+    regions.ids.append( id );
+    regions.geometries.append( geometry );
+    regions.points.push_back( { p.x(), p.y() } );
+    if ( count > 0 )
+      feedback->setProgress( 100.0 * static_cast<double>( regions.ids.size() ) / static_cast<double>( count ) );
+  }
+  if ( regions.ids.isEmpty() )
+    throw QgsProcessingException( QObject::tr( "The regions layer is empty." ) );
+  if ( repaired > 0 )
+    feedback->pushWarning( QObject::tr( "%n invalid region polygon(s) repaired with make valid.", nullptr, repaired ) );
+  regions.extent = { extent.xMinimum(), extent.yMinimum(), extent.xMaximum(), extent.yMaximum() };
+  return regions;
+}
+
+VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFeedback *feedback ) const
+{
+  VbasRecordReader reader( mRecords->fields(), mRecordFields );
+  VbasRecords records( static_cast<std::size_t>( mRecordFields.qis.size() ) );
+  vbas::HistogramBuilder builder( static_cast<std::size_t>( regions.ids.size() ) );
+
+  QgsFeatureRequest request;
+  request.setFlags( QgsFeatureRequest::NoGeometry ).setSubsetOfAttributes( mRecordFields.counted() );
+  QgsFeatureIterator it = mRecords->getFeatures( request, QgsProcessingFeatureSource::FlagSkipGeometryValidityChecks );
+  const double step = mRecords->featureCount() > 0 ? 100.0 / static_cast<double>( mRecords->featureCount() ) : 0;
+  std::int64_t total = 0;
+  std::int64_t unknown = 0;
+  QStringList unknownShown;
+  QgsFeature f;
+  while ( it.nextFeature( f ) )
+  {
+    if ( ( records.rows & 0xfff ) == 0 )
+    {
+      VbasInterrupt::throwIfCanceled( feedback );
+      feedback->setProgress( static_cast<double>( records.rows ) * step );
+    }
+    ++records.rows;
+    records.digest += VbasRecordReader::digest( f.id() );
+    const QgsAttributes attributes = f.attributes();
+    const std::optional<std::uint32_t> region = regions.find( reader.region( attributes ) );
+    if ( !region )
+    {
+      ++unknown;
+      const QVariant &value = reader.region( attributes );
+      const QString shown = value.isNull() ? QStringLiteral( "NULL" ) : QStringLiteral( "'%1'" ).arg( value.toString() );
+      if ( unknownShown.size() < kMaxShown && !unknownShown.contains( shown ) )
+        unknownShown.append( shown );
+      continue;
+    }
+    const std::int64_t count = reader.count( attributes, records.rows, f.id() );
+    if ( __builtin_add_overflow( total, count, &total ) )
+      throw QgsProcessingException( QObject::tr( "%1: the counts add up to more than %2 records, the most a 64-bit count holds." )
+                                      .arg( VbasRecordReader::rowName( records.rows, f.id() ) )
+                                      .arg( std::numeric_limits<std::int64_t>::max() ) );
+    builder.add( *region, reader.addClass( attributes, records.encoder, records.rows, f.id() ), count );
+  }
+  VbasInterrupt::throwIfCanceled( feedback );
+  if ( unknown > 0 )
+    throw QgsProcessingException( QObject::tr( "%1 record(s) have a region id (field '%2') that is not in the regions layer's '%3', for example %4." )
+                                    .arg( unknown )
+                                    .arg( mRecords->fields().at( mRecordFields.region ).name(), mRegionIdField, unknownShown.join( QStringLiteral( ", " ) ) ) );
+  if ( records.rows == 0 )
+    throw QgsProcessingException( QObject::tr( "The records table is empty." ) );
+  for ( int q = 0; q < mQiNames.size(); ++q )
+    if ( reader.nulls()[q] > 0 )
+      feedback->pushInfo( QObject::tr( "QI field '%1' is NULL in %2 record(s): NULL is treated as a category of its own." ).arg( mQiNames[q] ).arg( reader.nulls()[q] ) );
+  records.histograms = builder.build();
+  if ( total == 0 )
+    throw QgsProcessingException( QObject::tr( "The records table holds no records: every count is 0." ) );
+  feedback->pushInfo( QObject::tr( "Read %1 record rows (%2 records) in %3 regions, %4 equivalence classes." )
+                        .arg( records.rows ).arg( total ).arg( regions.ids.size() ).arg( records.encoder.classCount() ) );
+  return records;
+}
+
+VbasSites VbasInputs::readSites( const VbasRegions &regions, QgsProcessingContext &context ) const
+{
+  const QString kSiteId = QStringLiteral( "site_id" );
+  const int idIndex = mSites->fields().lookupField( kSiteId );
+  const QgsCoordinateTransform toWorking( mSites->sourceCrs(), regions.workingCrs, context.transformContext() );
+  std::vector<std::pair<qlonglong, vbas::Point>> sites;
+  QgsFeatureIterator it = mSites->getFeatures( QgsFeatureRequest().setSubsetOfAttributes( idIndex >= 0 ? QgsAttributeList { idIndex } : QgsAttributeList() ) );
+  QgsFeature f;
+  while ( it.nextFeature( f ) )
+  {
+    qlonglong id = static_cast<qlonglong>( sites.size() + 1 );
+    if ( idIndex >= 0 )
+    {
+      bool ok = false;
+      id = f.attribute( idIndex ).toLongLong( &ok );
+      if ( !ok )
+        throw QgsProcessingException( QObject::tr( "Site with feature id %1: '%2' holds '%3', not a whole number." ).arg( f.id() ).arg( kSiteId, f.attribute( idIndex ).toString() ) );
+    }
+    const QgsGeometry geometry = f.geometry();
+    if ( geometry.isNull() || geometry.isEmpty() )
+      throw QgsProcessingException( QObject::tr( "Site %1 has no geometry." ).arg( id ) );
+    QgsPointXY p = geometry.centroid().asPoint();
+    try
+    {
+      p = toWorking.transform( p );
+    }
+    catch ( QgsCsException & )
+    {
+      throw QgsProcessingException( QObject::tr( "Site %1 could not be transformed to %2." ).arg( id ).arg( regions.workingCrs.authid() ) );
+    }
+    sites.push_back( { id, { p.x(), p.y() } } );
+  }
+  if ( sites.empty() )
+    throw QgsProcessingException( QObject::tr( "The sites layer is empty." ) );
+  std::stable_sort( sites.begin(), sites.end(), []( const auto &a, const auto &b ) { return a.first < b.first; } );
+  VbasSites result;
+  for ( const auto &[id, point] : sites )
+  {
+    if ( !result.ids.empty() && result.ids.back() == id )
+      throw QgsProcessingException( QObject::tr( "The site id %1 appears more than once in the sites layer's '%2'." ).arg( id ).arg( kSiteId ) );
+    result.ids.push_back( id );
+    result.points.push_back( point );
+  }
+  return result;
+}
+
+VbasLookup VbasInputs::readLookup( const VbasRegions &regions, const VbasSites &sites, QgsProcessingFeedback *feedback ) const
+{
+  const QgsFields fields = mLookup->fields();
+  const int regionIndex = fields.lookupField( QStringLiteral( "region_id" ) );
+  const int aggregateIndex = fields.lookupField( QStringLiteral( "aggregate_id" ) );
+  const int siteIndex = fields.lookupField( QStringLiteral( "site_id" ) );
+  if ( regionIndex < 0 || aggregateIndex < 0 || siteIndex < 0 )
+    throw QgsProcessingException( QObject::tr( "The region lookup needs the fields region_id, aggregate_id and site_id." ) );
+  const std::size_t regionCount = static_cast<std::size_t>( regions.ids.size() );
+  std::vector<qlonglong> regionAggregateId( regionCount );
+  std::vector<bool> seen( regionCount, false );
+  std::map<qlonglong, std::size_t> aggregateGroups;
+  VbasLookup lookup;
+  lookup.regionSites.resize( regionCount );
+  QgsFeatureIterator it = mLookup->getFeatures( QgsFeatureRequest().setFlags( QgsFeatureRequest::NoGeometry ) );
+  QgsFeature f;
+  while ( it.nextFeature( f ) )
+  {
+    VbasInterrupt::throwIfCanceled( feedback );
+    const QString region = f.attribute( regionIndex ).toString();
+    const std::optional<std::uint32_t> r = regions.find( f.attribute( regionIndex ) );
+    if ( !r )
+      throw QgsProcessingException( QObject::tr( "The region lookup names region '%1', which is not in the regions layer." ).arg( region ) );
+    if ( seen[*r] )
+      throw QgsProcessingException( QObject::tr( "The region lookup names region '%1' more than once." ).arg( region ) );
+    bool okAggregate = false, okSite = false;
+    const qlonglong aggregateId = f.attribute( aggregateIndex ).toLongLong( &okAggregate );
+    const qlonglong siteId = f.attribute( siteIndex ).toLongLong( &okSite );
+    const auto site = std::lower_bound( sites.ids.begin(), sites.ids.end(), siteId );
+    if ( !okAggregate || !okSite || site == sites.ids.end() || *site != siteId )
+      throw QgsProcessingException( QObject::tr( "The region lookup row of region '%1' has no valid aggregate_id or a site_id that is not in the sites layer." ).arg( region ) );
+    seen[*r] = true;
+    regionAggregateId[*r] = aggregateId;
+    aggregateGroups.emplace( aggregateId, 0 );
+    lookup.regionSites[*r] = sites.points[static_cast<std::size_t>( site - sites.ids.begin() )];
+  }
+  const auto missing = std::find( seen.begin(), seen.end(), false );
+  if ( missing != seen.end() )
+    throw QgsProcessingException( QObject::tr( "Region '%1' has no row in the region lookup." ).arg( regions.ids[static_cast<int>( missing - seen.begin() )].toString() ) );
+  std::size_t group = 0;
+  for ( auto &entry : aggregateGroups )
+    entry.second = group++;
+  for ( const qlonglong id : regionAggregateId )
+    lookup.regionGroup.push_back( aggregateGroups[id] );
+  return lookup;
+}

@@ -1,0 +1,105 @@
+// Reading the inputs: the regions layer, the records table (the counting pass, SPEC 2), the sites
+// and the region lookup. Every source, field and role is resolved and checked in prepare(), before
+// anything is read or written.
+#pragma once
+
+#include "geometry.h"
+#include "histograms.h"
+#include "qi_encoding.h"
+#include "string_index.h"
+#include "vbaslocation.h"
+#include "vbasrecordreader.h"
+
+#include <qgscoordinatereferencesystem.h>
+#include <qgscoordinatetransform.h>
+#include <qgsgeometry.h>
+#include <qgsprocessingutils.h>
+
+#include <memory>
+#include <optional>
+
+class QgsProcessingAlgorithm;
+
+//! The initial regions, read once.
+struct VbasRegions
+{
+    QgsCoordinateReferenceSystem crs;        //!< of the regions layer
+    QgsCoordinateReferenceSystem workingCrs; //!< distances are computed here (projected)
+    QgsCoordinateTransform toWorking;
+    QVector<QVariant> ids;                   //!< region ids, in layer order
+    vbas::StringIndex index;                 //!< region key (VbasValueCodec::regionKey, UTF-16) -> region
+    QVector<QgsGeometry> geometries;         //!< repaired geometries, layer CRS
+    std::vector<vbas::Point> points;         //!< region points, working CRS
+    std::vector<double> population;          //!< population field values; empty when the basis is records
+    vbas::Extent extent;                     //!< of the regions, working CRS
+
+    //! The region with this id, matched by its key; nothing for NULL or an unknown id. Throws for a value that is no region id.
+    std::optional<std::uint32_t> find( const QVariant &id ) const;
+};
+
+//! The records, counted: the QI classes and the per-region sparse histograms of the counting pass.
+struct VbasRecords
+{
+    explicit VbasRecords( std::size_t qiCount )
+      : encoder( qiCount )
+    {}
+    vbas::QiEncoder encoder;
+    vbas::SparseHistograms histograms;
+    std::int64_t rows = 0;     //!< rows read, a row standing for its count of records
+    std::uint64_t digest = 0;  //!< of the rows' feature ids: a later pass must read the same rows
+};
+
+//! Sites read from a point layer, ordered by site id, in the working CRS.
+struct VbasSites
+{
+    std::vector<vbas::Point> points;
+    std::vector<qlonglong> ids;
+};
+
+//! The aggregate and the site of every region, from a region lookup table.
+struct VbasLookup
+{
+    std::vector<std::size_t> regionGroup; //!< the aggregate of each region, as an index of increasing aggregate ids
+    std::vector<vbas::Point> regionSites; //!< the site of each region's aggregate, working CRS
+};
+
+class VbasInputs
+{
+  public:
+    /**
+     * Resolves the inputs that algorithm declares (REGIONS, RECORDS, SITES, LOOKUP and their
+     * fields) and refuses, before anything is read, a missing source or field, a field in two
+     * roles, a QI listed twice, or a field type that cannot be read exactly.
+     */
+    void prepare( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
+
+    VbasRegions readRegions( QgsProcessingContext &context, QgsProcessingFeedback *feedback ) const;
+    //! The counting pass over the records.
+    VbasRecords readRecords( const VbasRegions &regions, QgsProcessingFeedback *feedback ) const;
+    //! The sites: their site_id field, or 1, 2, ... in layer order without one.
+    VbasSites readSites( const VbasRegions &regions, QgsProcessingContext &context ) const;
+    VbasLookup readLookup( const VbasRegions &regions, const VbasSites &sites, QgsProcessingFeedback *feedback ) const;
+
+    QgsFeatureSource *records() const { return mRecords.get(); }
+    const VbasRecordFields &recordFields() const { return mRecordFields; }
+    QgsFields regionFields() const;
+    const QString &regionIdField() const { return mRegionIdField; }
+    QgsWkbTypes::Type regionsWkbType() const;
+    QgsCoordinateReferenceSystem regionsCrs() const;
+    //! Where each input lives, for the output checks.
+    const QList<VbasLocation> &locations() const { return mLocations; }
+
+  private:
+    std::unique_ptr<QgsProcessingFeatureSource> source( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context );
+
+    std::unique_ptr<QgsProcessingFeatureSource> mRegions;
+    std::unique_ptr<QgsProcessingFeatureSource> mRecords;
+    std::unique_ptr<QgsProcessingFeatureSource> mSites;
+    std::unique_ptr<QgsProcessingFeatureSource> mLookup;
+    QString mRegionIdField;
+    QString mPopulationField;
+    int mRegionPoint = 0;
+    VbasRecordFields mRecordFields;
+    QStringList mQiNames;
+    QList<VbasLocation> mLocations;
+};

@@ -1,0 +1,76 @@
+// The records table row by row (SPEC 2; issue 5 items 1, 2, 6): its fields in their roles, checked
+// once before anything is read, and each row's region id, count and QI class, refused with the row
+// and the reason when a value cannot be taken exactly.
+#pragma once
+
+#include "qi_encoding.h"
+
+#include <qgsfeature.h>
+#include <qgsfields.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+//! The largest count a row may hold: every whole number up to 2^53 is exact as a double, in every format.
+constexpr std::int64_t kVbasMaxCount = std::int64_t( 1 ) << 53;
+
+//! The records table's fields in their roles.
+struct VbasRecordFields
+{
+    int region = -1;
+    QgsAttributeList qis;
+    int count = -1;             //!< -1: every row is one record
+    QgsAttributeList released;  //!< the release's fields in table order: the QIs, the count and the chosen fields
+    QgsAttributeList others;    //!< the released fields that are neither QIs nor the count
+
+    //! The fields the counting pass reads: the region, the QIs and the count.
+    QgsAttributeList counted() const;
+    //! The fields the release pass reads: those and the released ones.
+    QgsAttributeList read() const;
+};
+
+class VbasRecordReader
+{
+  public:
+    /**
+     * The fields in their roles, or a QgsProcessingException that says why not: a missing field, a
+     * field in two roles, a QI listed twice, a type whose values cannot be keyed exactly. Without
+     * releaseFields the release holds every field but the region id and the identity fields (the
+     * table's feature id column), which can never be released.
+     */
+    static VbasRecordFields resolve( const QgsFields &fields, const QString &regionField, const QStringList &qiFields, const QString &countField,
+                                     const std::optional<QStringList> &releaseFields, const QgsAttributeList &identityFields );
+
+    VbasRecordReader( const QgsFields &fields, const VbasRecordFields &roles );
+
+    const QVariant &region( const QgsAttributes &attributes ) const { return attributes.at( mRoles.region ); }
+
+    //! The records a row stands for: a whole number from 0 to kVbasMaxCount, or an exception naming the row and the value.
+    std::int64_t count( const QgsAttributes &attributes, std::int64_t row, QgsFeatureId id ) const;
+
+    //! The class of a row's QI values, added to encoder when new (the counting pass).
+    std::uint32_t addClass( const QgsAttributes &attributes, vbas::QiEncoder &encoder, std::int64_t row, QgsFeatureId id );
+
+    //! The class of a row's QI values, if the counting pass saw every one of them (the release pass).
+    std::optional<std::uint32_t> findClass( const QgsAttributes &attributes, const vbas::QiEncoder &encoder, std::int64_t row, QgsFeatureId id );
+
+    //! NULLs seen per QI by addClass.
+    const QVector<std::int64_t> &nulls() const { return mNulls; }
+
+    //! "record row 12 (feature id 11)".
+    static QString rowName( std::int64_t row, QgsFeatureId id );
+
+    //! A row's share of the digest that tells whether two passes read the same rows.
+    static std::uint64_t digest( QgsFeatureId id );
+
+  private:
+    //! The exact key of QI q's value in a row: its bytes in mKeys, or std::nullopt for NULL.
+    std::optional<std::string_view> key( const QgsAttributes &attributes, int q, std::int64_t row, QgsFeatureId id );
+
+    QgsFields mFields;
+    VbasRecordFields mRoles;
+    std::string mKey; //!< the bytes of the QI value being keyed
+    std::vector<std::uint32_t> mCodes;
+    QVector<std::int64_t> mNulls;
+};

@@ -1,0 +1,77 @@
+// The steps the algorithms share: their settings, read and checked in prepareAlgorithm (a bad value
+// is refused with the user's own value, never rounded), and the calls into the core.
+#pragma once
+
+#include "balanced_density.h"
+#include "release.h"
+#include "site_count.h"
+#include "vbasinputs.h"
+
+#include <QVariantMap>
+
+class QgsProcessingAlgorithm;
+class QgsProcessingContext;
+class QgsProcessingFeedback;
+
+/**
+ * The whole number given for the number parameter name, within its declared range, or a
+ * QgsProcessingException that shows the value as the user gave it (K = 2.5, K = 2147483648).
+ */
+std::int64_t vbasWholeNumber( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context );
+
+//! Site number approximation (SPEC 3.1): MODEL, COEFFICIENTS, EXP_B0, B1, FIXED_CUTOFF, FIXED_SITES, ENTROPY_BASE.
+struct VbasSiteCountSettings
+{
+    enum class Model
+    {
+      Entropy,
+      MaxCombs,
+      FixedCutoff,
+      FixedSites,
+    };
+    Model model = Model::Entropy;
+    vbas::CutoffCoefficients coefficients;
+    double fixedCutoff = 0;
+    std::int64_t fixedSites = 0;
+    double entropyBase = 0;
+
+    static VbasSiteCountSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
+};
+
+//! What site number approximation computed.
+struct VbasSiteCount
+{
+    std::size_t sites = 0;
+    double cutoff = 0;
+    double entropy = 0;
+    double maxCombs = 0;
+    double population = 0; //!< on the population basis of balanced density
+};
+
+/**
+ * Sites = R(N / Cutoff) over the N records (SPEC 3.6 item 3: always the records, whatever the
+ * population basis), clamped to [1, regions], with a warning when the regions cap it.
+ */
+VbasSiteCount vbasEstimateSiteCount( const VbasSiteCountSettings &settings, const VbasRegions &regions, const VbasRecords &records, QgsProcessingFeedback *feedback );
+
+//! SITES, CUTOFF, ENTROPY, MAXCOMBS, RECORDS and POPULATION.
+QVariantMap vbasSiteCountOutputs( const VbasSiteCount &siteCount, const VbasRecords &records );
+
+//! The population of each region on the basis of balanced density: the population field, or the records.
+std::vector<double> vbasRegionPopulation( const VbasRegions &regions, const VbasRecords &records );
+
+//! Balanced density (SPEC 3.2) with the SITE_POSITION of parameters.
+vbas::Placement vbasPlaceSites( vbas::SitePosition position, const VbasRegions &regions, const std::vector<double> &population, std::size_t sites );
+
+//! K, SEED and SHUFFLE_MEMORY_MB: how the release is built and ordered.
+struct VbasReleaseSettings
+{
+    std::int64_t k = 5;
+    std::uint64_t seed = 0;        //!< the user's SEED, or a fresh one
+    std::size_t memoryBudget = 0;  //!< bytes of released rows the shuffle holds in memory
+
+    static VbasReleaseSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
+};
+
+//! Logs a release's counts, with a warning when it is empty or suppresses more than half the records.
+void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64_t k, QgsProcessingFeedback *feedback );

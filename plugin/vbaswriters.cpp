@@ -1,0 +1,219 @@
+#include "vbaswriters.h"
+
+#include "vbasinterrupt.h"
+#include "vbasreleasewriter.h"
+#include "vbassteps.h"
+#include "voronoi.h"
+
+#include <qgslinestring.h>
+#include <qgspolygon.h>
+#include <qgsprocessingfeedback.h>
+#include <qgsprocessingalgorithm.h>
+
+namespace
+{
+
+const QString kAggregateId = QStringLiteral( "aggregate_id" );
+const QString kSiteId = QStringLiteral( "site_id" );
+
+QgsFields fieldsOf( const QList<QPair<QString, QVariant::Type>> &list )
+{
+  QgsFields fields;
+  for ( const auto &[name, type] : list )
+    fields.append( QgsField( name, type ) );
+  return fields;
+}
+
+//! A geometry of the working CRS back in the regions layer's CRS.
+QgsGeometry toLayer( QgsGeometry geometry, const VbasRegions &regions )
+{
+  geometry.transform( regions.toWorking, Qgis::TransformDirection::Reverse );
+  return geometry;
+}
+
+void add( VbasOutput &output, const QVector<QVariant> &values, const QgsGeometry &geometry = QgsGeometry() )
+{
+  QgsFeature feature( output.fields() );
+  feature.setAttributes( QgsAttributes( values ) );
+  if ( !geometry.isNull() )
+    feature.setGeometry( geometry );
+  output.add( feature );
+}
+
+} // namespace
+
+VbasOutputSchema VbasSitesOutput::schema( const QString &name, const QgsCoordinateReferenceSystem &crs )
+{
+  return { name, fieldsOf( { { kSiteId, QVariant::LongLong }, { QStringLiteral( "population" ), QVariant::Double }, { QStringLiteral( "regions" ), QVariant::LongLong }, { QStringLiteral( "row" ), QVariant::LongLong } } ),
+           QgsWkbTypes::Point, crs };
+}
+
+void VbasSitesOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Placement &placement )
+{
+  for ( std::size_t s = 0; s < placement.sites.size(); ++s )
+  {
+    const QgsGeometry point( new QgsPoint( placement.sites[s].x, placement.sites[s].y ) );
+    add( output, { static_cast<qlonglong>( s + 1 ), placement.cellPopulation[s], static_cast<qlonglong>( placement.cells[s].size() ), static_cast<qlonglong>( placement.cellRow[s] + 1 ) }, toLayer( point, regions ) );
+  }
+  output.finish();
+}
+
+VbasOutputSchema VbasLookupOutput::schema( const QgsField &regionId )
+{
+  QgsField region = regionId;
+  region.setName( QStringLiteral( "region_id" ) );
+  QgsFields fields;
+  fields.append( region );
+  fields.append( QgsField( kAggregateId, QVariant::LongLong ) );
+  fields.append( QgsField( kSiteId, QVariant::LongLong ) );
+  return { QStringLiteral( "LOOKUP" ), fields, QgsWkbTypes::NoGeometry, QgsCoordinateReferenceSystem() };
+}
+
+void VbasLookupOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds )
+{
+  for ( int r = 0; r < regions.ids.size(); ++r )
+  {
+    const std::size_t a = release.aggregation.regionAggregate[static_cast<std::size_t>( r )];
+    add( output, { regions.ids[r], vbasAggregateId( a ), siteIds[release.aggregation.aggregateGroup[a]] } );
+  }
+  output.finish();
+}
+
+VbasOutputSchema VbasAggregatedOutput::schema( QgsWkbTypes::Type regionsType, const QgsCoordinateReferenceSystem &crs )
+{
+  return { QStringLiteral( "AGGREGATED" ),
+           fieldsOf( { { kAggregateId, QVariant::LongLong }, { kSiteId, QVariant::LongLong }, { QStringLiteral( "regions" ), QVariant::LongLong }, { QStringLiteral( "members" ), QVariant::String },
+                       { QStringLiteral( "records" ), QVariant::LongLong }, { QStringLiteral( "released" ), QVariant::LongLong }, { QStringLiteral( "suppressed" ), QVariant::LongLong },
+                       { QStringLiteral( "smallest_ec" ), QVariant::LongLong } } ),
+           QgsWkbTypes::multiType( regionsType ), crs };
+}
+
+void VbasAggregatedOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds, QgsProcessingFeedback *feedback )
+{
+  const vbas::Aggregation &aggregation = release.aggregation;
+  const std::size_t aggregates = aggregation.aggregateGroup.size();
+  std::vector<QVector<QgsGeometry>> memberGeometries( aggregates );
+  std::vector<QStringList> memberIds( aggregates );
+  for ( int r = 0; r < regions.ids.size(); ++r )
+  {
+    const std::size_t a = aggregation.regionAggregate[static_cast<std::size_t>( r )];
+    memberGeometries[a].append( regions.geometries[r] );
+    memberIds[a].append( regions.ids[r].toString() );
+  }
+  const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( aggregation.ecs, release.suppression );
+  for ( std::size_t a = 0; a < aggregates; ++a )
+  {
+    VbasInterrupt::throwIfCanceled( feedback );
+    QgsGeometry dissolved = QgsGeometry::unaryUnion( memberGeometries[a] );
+    dissolved.convertToMultiType();
+    const vbas::AggregateSummary &s = summaries[a];
+    add( output,
+         { vbasAggregateId( a ), siteIds[aggregation.aggregateGroup[a]], static_cast<qlonglong>( memberIds[a].size() ), memberIds[a].join( QLatin1Char( ',' ) ), static_cast<qlonglong>( s.records ),
+           static_cast<qlonglong>( s.released ), static_cast<qlonglong>( s.suppressed ), static_cast<qlonglong>( s.smallestReleasedEc ) },
+         dissolved );
+    feedback->setProgress( 100.0 * static_cast<double>( a + 1 ) / static_cast<double>( aggregates ) );
+  }
+  output.finish();
+}
+
+VbasOutputSchema VbasCellsOutput::schema( const QgsCoordinateReferenceSystem &crs )
+{
+  return { QStringLiteral( "VORONOI" ), fieldsOf( { { kSiteId, QVariant::LongLong }, { kAggregateId, QVariant::LongLong } } ), QgsWkbTypes::Polygon, crs };
+}
+
+void VbasCellsOutput::write( VbasOutput &output, const VbasRegions &regions, const std::vector<vbas::Point> &sites, const vbas::Release &release, const std::vector<qlonglong> &siteIds )
+{
+  const vbas::VoronoiDiagram diagram( sites );
+  const std::vector<std::size_t> &groups = release.aggregation.aggregateGroup;
+  for ( std::size_t s = 0; s < sites.size(); ++s )
+  {
+    const std::vector<vbas::Point> ring = diagram.cell( s, regions.extent );
+    if ( ring.size() < 3 )
+      continue;
+    QgsPointSequence points;
+    for ( const vbas::Point &p : ring )
+      points.append( QgsPoint( p.x, p.y ) );
+    points.append( points.front() );
+    auto polygon = std::make_unique<QgsPolygon>();
+    polygon->setExteriorRing( new QgsLineString( points ) );
+    const auto it = std::lower_bound( groups.begin(), groups.end(), s );
+    const QVariant aggregateId = it != groups.end() && *it == s ? QVariant( vbasAggregateId( static_cast<std::size_t>( it - groups.begin() ) ) ) : QVariant();
+    add( output, { siteIds[s], aggregateId }, toLayer( QgsGeometry( polygon.release() ), regions ) );
+  }
+  output.finish();
+}
+
+namespace
+{
+
+struct Measure
+{
+    const char *field;
+    const char *output; //!< the number output, or nullptr
+    QVariant::Type type;
+};
+
+const Measure kMeasures[] = {
+  { "records", "RECORDS", QVariant::LongLong },
+  { "released", "RELEASED", QVariant::LongLong },
+  { "suppressed", "SUPPRESSED", QVariant::LongLong },
+  { "suppressed_pct", "SUPPRESSED_PERCENT", QVariant::Double },
+  { "compactness", "COMPACTNESS", QVariant::Double },
+  { "discernibility", "DISCERNIBILITY", QVariant::Double },
+  { "nue", "NUE", QVariant::Double },
+  { "nue_all", "NUE_ALL", QVariant::Double },
+  { "aggregates", "AGGREGATES", QVariant::LongLong },
+  { "released_ecs", nullptr, QVariant::LongLong },
+  { "smallest_ec", nullptr, QVariant::LongLong },
+  { "k", nullptr, QVariant::LongLong },
+  { "runtime_s", "RUNTIME", QVariant::Double },
+};
+
+} // namespace
+
+VbasOutputSchema VbasEvaluationOutput::schema()
+{
+  QgsFields fields;
+  for ( const Measure &measure : kMeasures )
+    fields.append( QgsField( QString::fromLatin1( measure.field ), measure.type ) );
+  return { QStringLiteral( "EVALUATION" ), fields, QgsWkbTypes::NoGeometry, QgsCoordinateReferenceSystem() };
+}
+
+QVariantMap VbasEvaluationOutput::write( VbasOutput &output, const vbas::Evaluation &ev, std::int64_t k, double runtime )
+{
+  const QVector<QVariant> values { static_cast<qlonglong>( ev.records ), static_cast<qlonglong>( ev.releasedRecords ), static_cast<qlonglong>( ev.suppressedRecords ), ev.suppressedPercent,
+                               ev.compactness, ev.discernibility, ev.nonUniformEntropy, ev.nonUniformEntropyAll, static_cast<qlonglong>( ev.aggregates ),
+                               static_cast<qlonglong>( ev.releasedEcs ), static_cast<qlonglong>( ev.smallestReleasedEc ), static_cast<qlonglong>( k ), runtime };
+  QVariantMap numbers;
+  for ( int i = 0; i < values.size(); ++i )
+    if ( kMeasures[i].output )
+      numbers.insert( QString::fromLatin1( kMeasures[i].output ), values[i] );
+  add( output, values );
+  output.finish();
+  return numbers;
+}
+
+QList<VbasOutputSchema> VbasAggregationOutputs::schemas( const VbasInputs &inputs )
+{
+  const QgsFields regionFields = inputs.regionFields();
+  return { VbasLookupOutput::schema( regionFields.at( regionFields.lookupField( inputs.regionIdField() ) ) ), VbasAggregatedOutput::schema( inputs.regionsWkbType(), inputs.regionsCrs() ),
+           VbasCellsOutput::schema( inputs.regionsCrs() ), VbasReleaseWriter::schema( inputs.records()->fields(), inputs.recordFields() ) };
+}
+
+QVariantMap VbasAggregationOutputs::write( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasInputs &inputs, const VbasRegions &regions, const VbasRecords &records,
+                                           const std::vector<vbas::Point> &sites, const std::vector<qlonglong> &siteIds, const vbas::Release &release, const VbasReleaseSettings &settings,
+                                           QgsProcessingMultiStepFeedback &feedback, int step )
+{
+  feedback.setCurrentStep( step );
+  VbasLookupOutput::write( outputs.create( QStringLiteral( "LOOKUP" ), context ), regions, release, siteIds );
+  VbasAggregatedOutput::write( outputs.create( QStringLiteral( "AGGREGATED" ), context ), regions, release, siteIds, &feedback );
+  VbasCellsOutput::write( outputs.create( QStringLiteral( "VORONOI" ), context ), regions, sites, release, siteIds );
+  feedback.setCurrentStep( step + 1 );
+  VbasReleaseWriter( *inputs.records(), inputs.recordFields(), regions, records, release )
+    .write( outputs.create( QStringLiteral( "ANONYMIZED" ), context ), settings.seed, settings.memoryBudget, &feedback );
+  feedback.pushInfo( QObject::tr( "The release is in a random order drawn from seed %1 (SEED=%1 repeats it)." ).arg( settings.seed ) );
+  return { { QStringLiteral( "AGGREGATES" ), static_cast<qlonglong>( release.aggregation.aggregateGroup.size() ) },
+           { QStringLiteral( "RELEASED" ), static_cast<qlonglong>( release.suppression.releasedRecords ) },
+           { QStringLiteral( "SUPPRESSED" ), static_cast<qlonglong>( release.suppression.suppressedRecords ) },
+           { QStringLiteral( "SEED" ), static_cast<double>( settings.seed ) } };
+}
