@@ -1,55 +1,16 @@
 // Every VBAS algorithm run through QgsProcessingAlgorithm::run on small hand-drawn layers, with the
 // expected values worked out by hand from the paper's equations, and the bad inputs of the issue.
-#include "vbasprovider.h"
-
-#include <qgsapplication.h>
-#include <qgsprocessingalgorithm.h>
-#include <qgsprocessingcontext.h>
-#include <qgsprocessingfeedback.h>
-#include <qgsprocessingregistry.h>
-#include <qgsprocessingutils.h>
-#include <qgsvectorlayer.h>
+#include "qgis_test_util.h"
 
 #include <QTemporaryDir>
-#include <QtTest>
 #include <cmath>
+
+using vbastest::Feedback;
+using vbastest::grid;
+using vbastest::layerValue;
 
 namespace
 {
-
-//! Collects what an algorithm reports.
-class Feedback : public QgsProcessingFeedback
-{
-  public:
-    void pushInfo( const QString &info ) override { messages << info; }
-    void pushWarning( const QString &warning ) override { messages << warning; }
-    void reportError( const QString &error, bool ) override { errors << error; }
-    bool saw( const QString &text ) const { return messages.join( '\n' ).contains( text ); }
-    QStringList messages;
-    QStringList errors;
-};
-
-/**
- * Regions r<col><row>: a 3 x 3 grid of unit squares in UTM 18N, col and row 0..2, so region (c, r)
- * has its centroid at (c + 0.5, r + 0.5); every region has population 1.
- */
-std::unique_ptr<QgsVectorLayer> grid( const QString &crs = QStringLiteral( "EPSG:32618" ), double cellSize = 1 )
-{
-  auto layer = std::make_unique<QgsVectorLayer>( QStringLiteral( "Polygon?crs=%1&field=id:string&field=pop:integer" ).arg( crs ), QStringLiteral( "regions" ), QStringLiteral( "memory" ) );
-  QgsFeatureList features;
-  for ( int c = 0; c < 3; ++c )
-  {
-    for ( int r = 0; r < 3; ++r )
-    {
-      QgsFeature f( layer->fields() );
-      f.setAttributes( QgsAttributes() << QStringLiteral( "r%1%2" ).arg( c ).arg( r ) << 1 );
-      f.setGeometry( QgsGeometry::fromRect( QgsRectangle( c * cellSize, r * cellSize, ( c + 1 ) * cellSize, ( r + 1 ) * cellSize ) ) );
-      features << f;
-    }
-  }
-  layer->dataProvider()->addFeatures( features );
-  return layer;
-}
 
 struct Row
 {
@@ -96,11 +57,6 @@ std::unique_ptr<QgsVectorLayer> twoSites()
   b.setGeometry( QgsGeometry::fromPointXY( QgsPointXY( 2.5, 1.5 ) ) );
   layer->dataProvider()->addFeatures( QgsFeatureList() << a << b );
   return layer;
-}
-
-QVariant layerValue( QgsVectorLayer *layer )
-{
-  return QVariant::fromValue( layer );
 }
 
 } // namespace
@@ -150,9 +106,8 @@ class TestAlgorithms : public QObject
 
 void TestAlgorithms::initTestCase()
 {
-  QgsApplication::init();
-  QgsApplication::initQgis();
-  QVERIFY( QgsApplication::processingRegistry()->addProvider( new VbasProvider( QStringLiteral( VBAS_ICON_DIR ) ) ) );
+  vbastest::initQgisWithProvider();
+  QVERIFY( QgsApplication::processingRegistry()->providerById( QStringLiteral( "vbas" ) ) );
   mTwoSites = twoSites();
 }
 
@@ -164,17 +119,7 @@ void TestAlgorithms::cleanupTestCase()
 
 QVariantMap TestAlgorithms::run( const QString &id, const QVariantMap &parameters, bool expectOk, Feedback *feedback )
 {
-  const QgsProcessingAlgorithm *alg = QgsApplication::processingRegistry()->algorithmById( id );
-  if ( !alg )
-    return {};
-  Feedback own;
-  Feedback *f = feedback ? feedback : &own;
-  bool ok = false;
-  const QVariantMap results = alg->run( parameters, mContext, f, &ok );
-  if ( ok != expectOk )
-    qWarning() << id << "errors:" << f->errors;
-  [&] { QCOMPARE( ok, expectOk ); }();
-  return results;
+  return vbastest::run( id, parameters, mContext, expectOk, feedback );
 }
 
 QVariantMap TestAlgorithms::baseParameters( QgsVectorLayer *regions, QgsVectorLayer *records ) const
@@ -185,7 +130,7 @@ QVariantMap TestAlgorithms::baseParameters( QgsVectorLayer *regions, QgsVectorLa
   p.insert( QStringLiteral( "RECORDS" ), layerValue( records ) );
   p.insert( QStringLiteral( "RECORD_REGION" ), QStringLiteral( "region" ) );
   p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ) } );
-  for ( const QString &sink : { "SITE_POINTS", "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI", "EVALUATION" } )
+  for ( const char *sink : { "SITE_POINTS", "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI", "EVALUATION" } )
     p.insert( sink, QgsProcessing::TEMPORARY_OUTPUT );
   return p;
 }
@@ -199,7 +144,7 @@ QVariantMap TestAlgorithms::aggregationParameters( QgsVectorLayer *regions, QgsV
 
 QgsVectorLayer *TestAlgorithms::output( const QVariantMap &results, const QString &name )
 {
-  return qobject_cast<QgsVectorLayer *>( QgsProcessingUtils::mapLayerFromString( results.value( name ).toString(), mContext ) );
+  return vbastest::output( results, name, mContext );
 }
 
 void TestAlgorithms::providerListsFiveAlgorithms()
