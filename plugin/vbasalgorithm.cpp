@@ -1,6 +1,7 @@
 #include "vbasalgorithm.h"
 
 #include "vbasrecordreader.h"
+#include "vbassteps.h"
 
 #include <qgsprocessingoutputs.h>
 #include <qgsprocessingparameters.h>
@@ -44,6 +45,29 @@ void VbasAlgorithm::setIconDirectory( const QString &directory )
 QString VbasAlgorithm::iconDirectory()
 {
   return sIconDirectory;
+}
+
+bool VbasAlgorithm::checkParameterValues( const QVariantMap &parameters, QgsProcessingContext &context, QString *message ) const
+{
+  for ( const QgsProcessingParameterDefinition *definition : parameterDefinitions() )
+  {
+    const auto *number = dynamic_cast<const QgsProcessingParameterNumber *>( definition );
+    const QVariant value = parameters.value( definition->name() );
+    const bool whole = number && ( number->dataType() == QgsProcessingParameterNumber::Integer || number->name() == QLatin1String( "SEED" ) );
+    if ( !whole || !value.isValid() || value.isNull() || value.toString().isEmpty() )
+      continue;
+    try
+    {
+      vbasWholeNumber( *this, parameters, definition->name(), context );
+    }
+    catch ( const QgsProcessingException &e )
+    {
+      if ( message )
+        *message = e.what();
+      return false;
+    }
+  }
+  return QgsProcessingAlgorithm::checkParameterValues( parameters, context, message );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     QString groupId() const override;
     QIcon icon() const override;
     QString svgIconPath() const override;
+    //! Whole-number parameters (K, site counts, SEED) are whole numbers in range, refused with the user's value otherwise.
+    bool checkParameterValues( const QVariantMap &parameters, QgsProcessingContext &context, QString *message = nullptr ) const override;
 
     //! The folder of the plugin's SVG icons (set once, by the provider).
     static void setIconDirectory( const QString &directory );

@@ -17,6 +17,7 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonDocument>
 #include <QRandomGenerator>
 #include <QRegularExpression>
 #include <QSysInfo>
@@ -282,7 +283,7 @@ void VbasOutput::checkFieldNames( const QString &driver, const QString &file, co
   VSIRmdirRecursive( folder.toUtf8().constData() );
   if ( !error.isEmpty() )
     throw QgsProcessingException( QObject::tr( "%1: the %2 format cannot hold this output: %3" ).arg( describe(), driver, error ) );
-  if ( written != requested )
+  if ( written != requested || !mFiles.contains( QFileInfo( mPath ).dir().filePath( file ) ) )
     throw QgsProcessingException( QObject::tr( "%1: the %2 driver would write %3, not the file asked for%4. Choose a GeoPackage (.gpkg) or CSV (.csv) file." )
                                     .arg( describe(), driver, QFileInfo( written ).fileName(), mSchema.wkbType == QgsWkbTypes::NoGeometry ? QObject::tr( " (a table without geometry is no shapefile)" ) : QString() ) );
   QStringList lost;
@@ -349,6 +350,10 @@ void VbasOutput::create( QgsProcessingContext &context )
       mMemoryLayer.reset( QgsMemoryProviderUtils::createMemoryLayer( mPath, mSchema.fields, mSchema.wkbType, mSchema.crs ) );
       if ( !mMemoryLayer || !mMemoryLayer->isValid() )
         throw QgsProcessingException( QObject::tr( "%1: could not create the temporary layer." ).arg( describe() ) );
+      // A temporary layer has no map fields: it holds maps (and lists it cannot type) as JSON text.
+      for ( int i = 0; i < mSchema.fields.count(); ++i )
+        if ( mMemoryLayer->fields().at( i ).type() == QVariant::String && mSchema.fields.at( i ).type() != QVariant::String )
+          mAsJson.append( i );
       return;
     case Kind::File:
       createFile( context );
@@ -399,6 +404,12 @@ void VbasOutput::createTable()
 
 void VbasOutput::add( QgsFeature &feature )
 {
+  for ( const int i : mAsJson )
+  {
+    const QVariant value = feature.attribute( i );
+    if ( !value.isNull() && value.type() != QVariant::String )
+      feature.setAttribute( i, QString::fromUtf8( QJsonDocument::fromVariant( value ).toJson( QJsonDocument::Compact ) ) );
+  }
   QgsFeatureSink *sink = mMemoryLayer ? static_cast<QgsFeatureSink *>( mMemoryLayer->dataProvider() ) : mSink.get();
   if ( !sink->addFeature( feature, QgsFeatureSink::FastInsert ) )
     throw QgsProcessingException( QObject::tr( "Could not write to %1: %2" ).arg( describe(), sink->lastError() ) );
@@ -413,7 +424,10 @@ void VbasOutput::finish()
     if ( mSink && !mSink->flushBuffer() )
       throw QgsProcessingException( QObject::tr( "Could not write to %1: %2" ).arg( describe(), mSink->lastError() ) );
     mSink.reset(); // closes the file or commits the table
-    failures = errors.failures();
+    // A file that fails to close (its last pages, its commit) says so only through GDAL errors. A
+    // table's exporter reports through flushBuffer, then raises a harmless error trying to index a
+    // table without geometry; the count below checks it.
+    failures = mKind == Kind::File ? errors.failures() : QString();
   }
   if ( !failures.isEmpty() )
     throw QgsProcessingException( QObject::tr( "Could not write to %1: %2" ).arg( describe(), failures ) );

@@ -11,6 +11,7 @@
 #include "vbaslocation.h"
 
 #include <qgscoordinatereferencesystem.h>
+#include <qgsfeature.h>
 #include <qgsfeaturesink.h>
 #include <qgsfields.h>
 #include <qgswkbtypes.h>
@@ -93,6 +94,7 @@ class VbasOutput
     bool mDatabaseExisted = true;
     std::unique_ptr<QgsFeatureSink> mSink;
     std::unique_ptr<QgsVectorLayer> mMemoryLayer;
+    QgsAttributeList mAsJson; //!< Memory: fields whose values the layer can only hold as JSON text
     long long mWritten = 0;
     enum class State
     {

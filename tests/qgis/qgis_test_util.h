@@ -46,6 +46,7 @@ class Feedback : public QgsProcessingFeedback
 inline void initQgisWithProvider()
 {
   QgsApplication::init();
+  QgsApplication::setPrefixPath( QStringLiteral( "/usr" ), true ); // Debian's QGIS: its data providers (delimited text, PostgreSQL, ...)
   QgsApplication::initQgis();
   QgsApplication::processingRegistry()->addProvider( new VbasProvider( QStringLiteral( VBAS_ICON_DIR ) ) );
 }
@@ -85,6 +86,15 @@ inline std::unique_ptr<QgsVectorLayer> table( const QString &fields, const QList
   }
   layer->dataProvider()->addFeatures( features );
   return layer;
+}
+
+//! The same, with rows written as brace lists: { "r00", "F", 1 }.
+inline std::unique_ptr<QgsVectorLayer> table( const QString &fields, const QList<QVariantList> &rows )
+{
+  QList<QgsAttributes> attributes;
+  for ( const QVariantList &row : rows )
+    attributes << QgsAttributes( row.toVector() );
+  return table( fields, attributes );
 }
 
 //! Runs algorithm id; records a test failure unless it succeeds exactly when expectOk.

@@ -1,12 +1,813 @@
-// Placeholder: being written.
+// The release is always k-anonymous, complete and safe on disk (issue 5). One test per way the promise
+// broke, each run through QgsProcessingAlgorithm::run: every QI value keyed exactly, a table edited
+// between the passes, a failed write, the release order and feature ids, outputs over inputs, bad
+// counts, K and settings, shapefile names, database tables, stale temporaries and the warnings.
+// Expected counts are worked out by hand next to each test; no record content is ever printed.
 #include "qgis_test_util.h"
+
+#include <qgsabstractdatabaseproviderconnection.h>
+#include <qgsprovidermetadata.h>
+#include <qgsproviderregistry.h>
+#include <qgsvectorfilewriter.h>
+
+#include <QCryptographicHash>
+#include <QSysInfo>
+#include <QTemporaryDir>
+
+#include <csignal>
+#include <limits>
+#include <sys/resource.h>
+#include <unistd.h>
+
+using vbastest::Feedback;
+using vbastest::layerValue;
+
+namespace
+{
+
+const QStringList kSinks = { "SITE_POINTS", "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI", "EVALUATION" };
+
+//! Every entry of a folder, hidden ones included.
+QStringList entries( const QString &folder )
+{
+  QStringList names = QDir( folder ).entryList( QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot );
+  names.sort();
+  return names;
+}
+
+QByteArray md5( const QString &path )
+{
+  QFile file( path );
+  if ( !file.open( QIODevice::ReadOnly ) )
+    return QByteArray();
+  return QCryptographicHash::hash( file.readAll(), QCryptographicHash::Md5 );
+}
+
+//! Writes layer to a file (GeoPackage, CSV, ...) named path, as layer name name.
+void save( QgsVectorLayer *layer, const QString &path, const QString &name )
+{
+  QgsVectorFileWriter::SaveVectorOptions options;
+  options.driverName = QgsVectorFileWriter::driverForExtension( QFileInfo( path ).suffix() );
+  options.layerName = name;
+  QString error;
+  QCOMPARE( QgsVectorFileWriter::writeAsVectorFormatV3( layer, path, QgsCoordinateTransformContext(), options, &error ), QgsVectorFileWriter::NoError );
+}
+
+//! Rows of (region, sex) with a patient id and a count n of 1.
+std::unique_ptr<QgsVectorLayer> patients( const QList<QPair<QString, QString>> &rows )
+{
+  QList<QVariantList> attributes;
+  int patient = 0;
+  for ( const auto &[region, sex] : rows )
+    attributes << QVariantList { ++patient, region, sex, 1 };
+  return vbastest::table( QStringLiteral( "field=patient:integer&field=region:string&field=sex:string&field=n:integer" ), attributes );
+}
+
+//! n rows in each of the nine regions, sexes alternating F, M.
+QList<QPair<QString, QString>> perRegion( int n )
+{
+  QList<QPair<QString, QString>> rows;
+  for ( int c = 0; c < 3; ++c )
+    for ( int r = 0; r < 3; ++r )
+      for ( int i = 0; i < n; ++i )
+        rows << qMakePair( QStringLiteral( "r%1%2" ).arg( c ).arg( r ), QString( i % 2 ? "M" : "F" ) );
+  return rows;
+}
+
+double pearson( const std::vector<double> &a, const std::vector<double> &b )
+{
+  const double n = static_cast<double>( a.size() );
+  double ma = 0, mb = 0;
+  for ( std::size_t i = 0; i < a.size(); ++i )
+  {
+    ma += a[i] / n;
+    mb += b[i] / n;
+  }
+  double sab = 0, saa = 0, sbb = 0;
+  for ( std::size_t i = 0; i < a.size(); ++i )
+  {
+    sab += ( a[i] - ma ) * ( b[i] - mb );
+    saa += ( a[i] - ma ) * ( a[i] - ma );
+    sbb += ( b[i] - mb ) * ( b[i] - mb );
+  }
+  return sab / std::sqrt( saa * sbb );
+}
+
+//! Ranks with ties averaged, for Spearman's correlation.
+std::vector<double> ranks( const std::vector<double> &values )
+{
+  std::vector<std::size_t> order( values.size() );
+  std::iota( order.begin(), order.end(), 0 );
+  std::sort( order.begin(), order.end(), [&]( std::size_t a, std::size_t b ) { return values[a] < values[b]; } );
+  std::vector<double> result( values.size() );
+  for ( std::size_t i = 0; i < order.size(); )
+  {
+    std::size_t j = i;
+    while ( j < order.size() && values[order[j]] == values[order[i]] )
+      ++j;
+    for ( std::size_t t = i; t < j; ++t )
+      result[order[t]] = ( static_cast<double>( i + j ) - 1 ) / 2;
+    i = j;
+  }
+  return result;
+}
+
+//! The first 8 hex digits of the MD5 of the host name: the host tag of the plugin's temporary names.
+QString hostTag()
+{
+  return QString::fromLatin1( QCryptographicHash::hash( QSysInfo::machineHostName().toUtf8(), QCryptographicHash::Md5 ).toHex().left( 8 ) );
+}
+
+} // namespace
 
 class TestReleaseSafety : public QObject
 {
     Q_OBJECT
+
   private slots:
-    void initTestCase() { vbastest::initQgisWithProvider(); }
+    void initTestCase();
+
+    // 1. Every QI value keyed exactly.
+    void listQiValuesAreNotMerged();
+    void binaryQiValuesAreNotMerged();
+    void mapQiValuesAreNotMerged();
+    void invalidUtf8IsRefused();
+    void regionIdsMustBeTextOrNumbers();
+    // 2. The release is what was counted.
+    void tableEditedBetweenPassesAborts_data();
+    void tableEditedBetweenPassesAborts();
+    // 3. Every write checked; 4 and 10: all or nothing.
+    void failedWriteLeavesNothing_data();
+    void failedWriteLeavesNothing();
+    void databaseTableIsStagedAndRenamed();
+    void staleTemporariesAreRemoved();
+    // 5. No order, no fid; released fields.
+    void releaseOrderIsRandom();
+    void seedRepeatsTheOrder();
+    void releaseHasFreshIdsAndNoInputFid();
+    void releaseFieldsChooseColumns();
+    // 6. Outputs never overwrite inputs or each other.
+    void outputOverInputIsRefused_data();
+    void outputOverInputIsRefused();
+    void tableBesideTheInputIsAllowed();
+    // 7 and 8. Counts, K and settings.
+    void badCountsAreRefused_data();
+    void badCountsAreRefused();
+    void countTotalMustFit();
+    void kMustBeAWholeNumber_data();
+    void kMustBeAWholeNumber();
+    void fieldInTwoRolesIsRefused_data();
+    void fieldInTwoRolesIsRefused();
+    // 9. Shapefiles.
+    void shapefileNamesAreNeverTruncated_data();
+    void shapefileNamesAreNeverTruncated();
+    void shapefileWithAllItsFiles();
+    // 11. Warnings.
+    void siteCountCappedIsWarned();
+    void emptyOrMostlySuppressedReleaseIsWarned();
+
+  private:
+    //! vbas:anonymize on the grid: one aggregate per FIXED_SITES, QI sex, every output a temporary layer.
+    QVariantMap parameters( QgsVectorLayer *records, int sites = 1, int k = 2 ) const;
+    //! The same with every output written into folder.
+    QVariantMap fileParameters( QgsVectorLayer *records, const QString &folder, int sites = 1, int k = 2 ) const;
+    //! RELEASED and SUPPRESSED of a successful run of a single QI field qi of records.
+    QPair<qlonglong, qlonglong> released( QgsVectorLayer *records, const QString &qi );
+
+    QgsProcessingContext mContext;
+    std::unique_ptr<QgsVectorLayer> mGrid;
 };
+
+void TestReleaseSafety::initTestCase()
+{
+  vbastest::initQgisWithProvider();
+  mGrid = vbastest::grid();
+  std::signal( SIGXFSZ, SIG_IGN ); // failedWriteLeavesNothing: a file-size limit fails the write instead of ending the test
+}
+
+QVariantMap TestReleaseSafety::parameters( QgsVectorLayer *records, int sites, int k ) const
+{
+  QVariantMap p;
+  p.insert( QStringLiteral( "REGIONS" ), layerValue( mGrid.get() ) );
+  p.insert( QStringLiteral( "REGION_ID" ), QStringLiteral( "id" ) );
+  p.insert( QStringLiteral( "RECORDS" ), layerValue( records ) );
+  p.insert( QStringLiteral( "RECORD_REGION" ), QStringLiteral( "region" ) );
+  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ) } );
+  p.insert( QStringLiteral( "MODEL" ), 3 );
+  p.insert( QStringLiteral( "FIXED_SITES" ), sites );
+  p.insert( QStringLiteral( "K" ), k );
+  for ( const QString &sink : kSinks )
+    p.insert( sink, QgsProcessing::TEMPORARY_OUTPUT );
+  return p;
+}
+
+QVariantMap TestReleaseSafety::fileParameters( QgsVectorLayer *records, const QString &folder, int sites, int k ) const
+{
+  QVariantMap p = parameters( records, sites, k );
+  for ( const QString &sink : kSinks )
+    p.insert( sink, QStringLiteral( "%1/%2.%3" ).arg( folder, sink.toLower(), sink == QLatin1String( "EVALUATION" ) ? "csv" : "gpkg" ) );
+  return p;
+}
+
+QPair<qlonglong, qlonglong> TestReleaseSafety::released( QgsVectorLayer *records, const QString &qi )
+{
+  QVariantMap p = parameters( records );
+  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { qi } );
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  return { r.value( QStringLiteral( "RELEASED" ) ).toLongLong(), r.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong() };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Every QI value keyed exactly. Before, a list, a map or binary value was reduced to one text
+// ("" for every list of two or more items), so distinct values merged into one class.
+
+void TestReleaseSafety::listQiValuesAreNotMerged()
+{
+  // All in r00, one site, k = 2. tags: [a, b] x3, [a, c] x1, [b] x2: the [a, c] class of 1 is
+  // suppressed, 5 released. (Merged as text: "" x4 and "b" x2, nothing suppressed.)
+  const QList<QStringList> tags = { { "a", "b" }, { "a", "b" }, { "a", "b" }, { "a", "c" }, { "b" }, { "b" } };
+  const QList<QVariantList> numbers = { { 1, 2 }, { 1, 2 }, { 1, 3 }, { 1, 2 }, { 2, 1 }, { 2, 1 } };
+  QList<QVariantList> rows;
+  for ( int i = 0; i < tags.size(); ++i )
+    rows << QVariantList { QStringLiteral( "r00" ), tags[i], numbers[i] };
+  auto records = vbastest::table( QStringLiteral( "field=region:string&field=tags:stringlist&field=numbers:integerlist" ), rows );
+  QCOMPARE( released( records.get(), QStringLiteral( "tags" ) ), qMakePair( 5LL, 1LL ) );
+  // numbers: [1, 2] x3, [1, 3] x1, [2, 1] x2: the [1, 3] is alone, 5 released.
+  QCOMPARE( released( records.get(), QStringLiteral( "numbers" ) ), qMakePair( 5LL, 1LL ) );
+}
+
+void TestReleaseSafety::binaryQiValuesAreNotMerged()
+{
+  // 00 ff x2, 00 fe x1, ff x2: the 00 fe is alone, 4 released. (As UTF-8 text 00 ff and 00 fe both
+  // read "\0\ufffd": one class of 3, nothing suppressed.)
+  QList<QVariantList> rows;
+  for ( const QByteArray &bytes : { QByteArray( "\x00\xff", 2 ), QByteArray( "\x00\xff", 2 ), QByteArray( "\x00\xfe", 2 ), QByteArray( "\xff", 1 ), QByteArray( "\xff", 1 ) } )
+    rows << QVariantList { QStringLiteral( "r00" ), bytes };
+  auto records = vbastest::table( QStringLiteral( "field=region:string&field=blob:binary" ), rows );
+  QCOMPARE( released( records.get(), QStringLiteral( "blob" ) ), qMakePair( 4LL, 1LL ) );
+}
+
+void TestReleaseSafety::mapQiValuesAreNotMerged()
+{
+  // GeoJSON objects are maps: {k: 1} x2, {k: 2} x1: the {k: 2} is alone, 2 released.
+  QTemporaryDir dir;
+  const QString path = dir.filePath( QStringLiteral( "records.geojson" ) );
+  QFile file( path );
+  QVERIFY( file.open( QIODevice::WriteOnly ) );
+  file.write( R"({"type": "FeatureCollection", "features": [
+    {"type": "Feature", "geometry": null, "properties": {"region": "r00", "o": {"k": 1}}},
+    {"type": "Feature", "geometry": null, "properties": {"region": "r00", "o": {"k": 2}}},
+    {"type": "Feature", "geometry": null, "properties": {"region": "r00", "o": {"k": 1}}}]})" );
+  file.close();
+  QgsVectorLayer records( path, QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  QVERIFY( records.isValid() );
+  QCOMPARE( released( &records, QStringLiteral( "o" ) ), qMakePair( 2LL, 1LL ) );
+}
+
+void TestReleaseSafety::invalidUtf8IsRefused()
+{
+  // Two different invalid UTF-8 texts (ff 41 and fe 41) both read as "\ufffdA": they cannot be told
+  // apart, so the run is refused, naming the field and the row. (Before: one class of 2, released.)
+  QTemporaryDir dir;
+  const QString path = dir.filePath( QStringLiteral( "records.gpkg" ) );
+  auto memory = vbastest::table( QStringLiteral( "field=region:string&field=s:string" ), QList<QVariantList> { { "r00", "x" }, { "r00", "y" }, { "r00", "z" } } );
+  save( memory.get(), path, QStringLiteral( "records" ) );
+  std::unique_ptr<QgsAbstractDatabaseProviderConnection> db( static_cast<QgsAbstractDatabaseProviderConnection *>( QgsProviderRegistry::instance()->providerMetadata( QStringLiteral( "ogr" ) )->createConnection( path, {} ) ) );
+  db->executeSql( QStringLiteral( "UPDATE records SET s = CAST(x'ff41' AS TEXT) WHERE fid = 1" ) );
+  db->executeSql( QStringLiteral( "UPDATE records SET s = CAST(x'fe41' AS TEXT) WHERE fid = 2" ) );
+  QgsVectorLayer records( path + QStringLiteral( "|layername=records" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  QVariantMap p = parameters( &records );
+  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "s" ) } );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "the QI field 's'" ) ) && feedback.error().contains( QStringLiteral( "U+FFFD" ) ) && feedback.error().contains( QStringLiteral( "Record row 1" ) ),
+            qPrintable( feedback.error() ) );
+}
+
+void TestReleaseSafety::regionIdsMustBeTextOrNumbers()
+{
+  auto records = vbastest::table( QStringLiteral( "field=region:stringlist&field=sex:string" ), QList<QVariantList> { { QStringList { "r00" }, "F" } } );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), parameters( records.get() ), mContext, false, &feedback );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "region ids must be text or numbers" ) ), qPrintable( feedback.error() ) );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. A table edited between the counting pass and the release pass stops the run and leaves
+// nothing. Before, a row whose QI changed in place was written with its new value under its old
+// class (a class of 1 in the release), and a lost row left every output but the release behind.
+
+void TestReleaseSafety::tableEditedBetweenPassesAborts_data()
+{
+  QTest::addColumn<int>( "edit" );
+  QTest::newRow( "QI changed to a value never counted" ) << 0;
+  QTest::newRow( "QI changed to another class's value" ) << 1;
+  QTest::newRow( "row deleted" ) << 2;
+  QTest::newRow( "row added" ) << 3;
+  QTest::newRow( "count changed" ) << 4;
+  QTest::newRow( "region changed" ) << 5;
+}
+
+void TestReleaseSafety::tableEditedBetweenPassesAborts()
+{
+  QFETCH( int, edit );
+  // Two records per region, F and M: one site, classes F x9 and M x9, all released with k = 2.
+  auto records = patients( perRegion( 2 ) );
+  QTemporaryDir dir;
+  QVariantMap p = fileParameters( records.get(), dir.path() );
+  p.insert( QStringLiteral( "COUNT_FIELD" ), QStringLiteral( "n" ) );
+  QgsVectorDataProvider *provider = records->dataProvider();
+  Feedback feedback;
+  feedback.onInfo = [&]( const QString &info ) {
+    if ( !info.contains( QStringLiteral( "records released" ) ) ) // logged between the two passes
+      return;
+    QgsFeature added( records->fields() );
+    added.setAttributes( QgsAttributes( QVector<QVariant> { 99, QStringLiteral( "r11" ), QStringLiteral( "F" ), 1 } ) );
+    QgsFeatureList additions { added };
+    switch ( edit )
+    {
+      case 0:
+        provider->changeAttributeValues( { { 1, { { 2, QStringLiteral( "X" ) } } } } );
+        break;
+      case 1:
+        provider->changeAttributeValues( { { 1, { { 2, QStringLiteral( "M" ) } } } } ); // feature 1 was an F
+        break;
+      case 2:
+        provider->deleteFeatures( { 5 } );
+        break;
+      case 3:
+        provider->addFeatures( additions );
+        break;
+      case 4:
+        provider->changeAttributeValues( { { 3, { { 3, 2 } } } } );
+        break;
+      default:
+        provider->changeAttributeValues( { { 1, { { 1, QStringLiteral( "r22" ) } } } } );
+        break;
+    }
+  };
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "changed" ) ), qPrintable( feedback.error() ) );
+  QCOMPARE( entries( dir.path() ), QStringList() );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3 and 4. A write that fails (here a file-size limit, as a full disk) fails the run and leaves no
+// output at all. Before, the other outputs stayed, and a CSV release could be cut short silently.
+
+void TestReleaseSafety::failedWriteLeavesNothing_data()
+{
+  QTest::addColumn<QString>( "extension" );
+  QTest::newRow( "GeoPackage" ) << QStringLiteral( "gpkg" );
+  QTest::newRow( "CSV" ) << QStringLiteral( "csv" );
+}
+
+void TestReleaseSafety::failedWriteLeavesNothing()
+{
+  QFETCH( QString, extension );
+  QgsVectorLayer regions( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer records( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  QTemporaryDir dir;
+  QVariantMap p = fileParameters( &records, dir.path(), 15, 5 );
+  p.insert( QStringLiteral( "REGIONS" ), layerValue( &regions ) );
+  p.insert( QStringLiteral( "REGION_ID" ), QStringLiteral( "AREAKEY" ) );
+  p.insert( QStringLiteral( "RECORD_REGION" ), QStringLiteral( "tract_id" ) );
+  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { "age_group", "sex", "race" } );
+  p.insert( QStringLiteral( "ANONYMIZED" ), dir.filePath( QStringLiteral( "anonymized." ) + extension ) );
+  // The release of about 39,500 rows takes well over 1 MB; the other outputs fit.
+  rlimit previous {};
+  getrlimit( RLIMIT_FSIZE, &previous );
+  rlimit limit = previous;
+  limit.rlim_cur = 1 << 20;
+  QCOMPARE( setrlimit( RLIMIT_FSIZE, &limit ), 0 );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  setrlimit( RLIMIT_FSIZE, &previous );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "ANONYMIZED" ) ), qPrintable( feedback.error() ) );
+  QCOMPARE( entries( dir.path() ), QStringList() );
+}
+
+void TestReleaseSafety::databaseTableIsStagedAndRenamed()
+{
+  // The release into a table of a GeoPackage (ogr:): written to a staging table, renamed at the end.
+  auto records = patients( perRegion( 2 ) );
+  QTemporaryDir dir;
+  const QString database = dir.filePath( QStringLiteral( "release.gpkg" ) );
+  QVariantMap p = parameters( records.get() );
+  p.insert( QStringLiteral( "ANONYMIZED" ), QStringLiteral( "ogr:dbname='%1' table=\"anonymized\" (geom)" ).arg( database ) );
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QCOMPARE( r.value( QStringLiteral( "ANONYMIZED" ) ).toString(), database + QStringLiteral( "|layername=anonymized" ) );
+  std::unique_ptr<QgsAbstractDatabaseProviderConnection> db( static_cast<QgsAbstractDatabaseProviderConnection *>( QgsProviderRegistry::instance()->providerMetadata( QStringLiteral( "ogr" ) )->createConnection( database, {} ) ) );
+  QStringList tables;
+  for ( const auto &table : db->tables() )
+    tables << table.tableName();
+  QCOMPARE( tables, QStringList { QStringLiteral( "anonymized" ) } ); // no staging table left
+  QgsVectorLayer release( r.value( QStringLiteral( "ANONYMIZED" ) ).toString(), QStringLiteral( "release" ), QStringLiteral( "ogr" ) );
+  QCOMPARE( release.featureCount(), 18LL );
+
+  // A run that fails after the staging table was written leaves the table as it was, and no staging table.
+  Feedback feedback;
+  QgsFeatureId deleted = 0;
+  feedback.onInfo = [&]( const QString &info ) {
+    if ( info.contains( QStringLiteral( "records released" ) ) )
+      records->dataProvider()->deleteFeatures( { ++deleted } ); // a row gone between the passes
+  };
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  tables.clear();
+  for ( const auto &table : db->tables() )
+    tables << table.tableName();
+  QCOMPARE( tables, QStringList { QStringLiteral( "anonymized" ) } );
+  QCOMPARE( QgsVectorLayer( r.value( QStringLiteral( "ANONYMIZED" ) ).toString(), QStringLiteral( "release" ), QStringLiteral( "ogr" ) ).featureCount(), 18LL );
+
+  // Into a database that did not exist: a failed run removes the file it created.
+  const QString fresh = dir.filePath( QStringLiteral( "fresh.gpkg" ) );
+  p.insert( QStringLiteral( "ANONYMIZED" ), QStringLiteral( "ogr:dbname='%1' table=\"anonymized\" (geom)" ).arg( fresh ) );
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback ); // the table changes again
+  QVERIFY( !QFile::exists( fresh ) );
+}
+
+void TestReleaseSafety::staleTemporariesAreRemoved()
+{
+  // A killed run leaves ".vbas-partial-<host>-<pid>-..." files; the next run into the folder removes
+  // those of processes that no longer exist on this host, and nothing else.
+  QTemporaryDir dir;
+  pid_t dead = 4194304; // above the Linux pid limit: never a live process
+  const QString stale = QStringLiteral( ".vbas-partial-%1-%2-0-anonymized.gpkg" ).arg( hostTag() ).arg( dead );
+  const QString live = QStringLiteral( ".vbas-partial-%1-1-0-anonymized.gpkg" ).arg( hostTag() ); // pid 1 exists
+  const QString otherHost = QStringLiteral( ".vbas-partial-00000000-%1-0-anonymized.gpkg" ).arg( dead );
+  for ( const QString &name : { stale, live, otherHost, QStringLiteral( "mine.txt" ) } )
+  {
+    QFile file( dir.filePath( name ) );
+    QVERIFY( file.open( QIODevice::WriteOnly ) );
+  }
+  auto records = patients( perRegion( 2 ) );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), fileParameters( records.get(), dir.path() ), mContext, true, &feedback );
+  QVERIFY( !QFile::exists( dir.filePath( stale ) ) );
+  QVERIFY( QFile::exists( dir.filePath( live ) ) );
+  QVERIFY( QFile::exists( dir.filePath( otherHost ) ) );
+  QVERIFY( QFile::exists( dir.filePath( QStringLiteral( "mine.txt" ) ) ) );
+  QVERIFY2( feedback.saw( QStringLiteral( "Removed 1 temporary file(s)" ) ), qPrintable( feedback.messages.join( '\n' ) ) );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. The release carries no order and no input fid.
+
+void TestReleaseSafety::releaseOrderIsRandom()
+{
+  // 300 records per region, in region order (an extract sorted by area). Before, the release kept
+  // that order: the rank correlation of output position and region was 1.
+  auto records = patients( perRegion( 300 ) );
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), parameters( records.get() ), mContext, true );
+  QgsVectorLayer *release = vbastest::output( r, QStringLiteral( "ANONYMIZED" ), mContext );
+  QCOMPARE( release->featureCount(), 2700LL );
+  std::vector<double> position, region;
+  QgsFeature f;
+  QgsFeatureIterator it = release->getFeatures();
+  while ( it.nextFeature( f ) )
+  {
+    QCOMPARE( f.id(), static_cast<QgsFeatureId>( position.size() + 1 ) ); // fresh ids, in output order
+    position.push_back( static_cast<double>( position.size() ) );
+    region.push_back( ( f.attribute( QStringLiteral( "patient" ) ).toInt() - 1 ) / 300 ); // patients 1-300 live in the first region, ...
+  }
+  const double rho = pearson( ranks( position ), ranks( region ) );
+  QVERIFY2( std::fabs( rho ) < 0.1, qPrintable( QStringLiteral( "rank correlation of output position and region: %1" ).arg( rho ) ) );
+}
+
+void TestReleaseSafety::seedRepeatsTheOrder()
+{
+  auto records = patients( perRegion( 20 ) );
+  const auto order = [&]( const QVariant &seed, QVariantMap *results ) {
+    QVariantMap p = parameters( records.get() );
+    p.insert( QStringLiteral( "SEED" ), seed );
+    *results = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+    QList<int> patients;
+    QgsFeature f;
+    QgsFeatureIterator it = vbastest::output( *results, QStringLiteral( "ANONYMIZED" ), mContext )->getFeatures();
+    while ( it.nextFeature( f ) )
+      patients << f.attribute( QStringLiteral( "patient" ) ).toInt();
+    return patients;
+  };
+  QVariantMap first, second, other, fresh;
+  const QList<int> a = order( 12345, &first );
+  QCOMPARE( first.value( QStringLiteral( "SEED" ) ).toDouble(), 12345.0 );
+  QCOMPARE( order( 12345, &second ), a );
+  QVERIFY( order( 54321, &other ) != a );
+  // Without a seed: a fresh one, reported, that repeats the run.
+  const QList<int> b = order( QVariant(), &fresh );
+  QCOMPARE( order( fresh.value( QStringLiteral( "SEED" ) ), &second ), b );
+}
+
+void TestReleaseSafety::releaseHasFreshIdsAndNoInputFid()
+{
+  // Records from a GeoPackage have a "fid" field, the table's feature ids in input order. Before, it
+  // was copied into the release, whose GeoPackage took it as its own feature ids.
+  auto memory = patients( perRegion( 4 ) << qMakePair( QStringLiteral( "r00" ), QStringLiteral( "X" ) ) ); // the X is alone: suppressed
+  QTemporaryDir dir;
+  save( memory.get(), dir.filePath( QStringLiteral( "records.gpkg" ) ), QStringLiteral( "records" ) );
+  QgsVectorLayer records( dir.filePath( QStringLiteral( "records.gpkg" ) ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  QVERIFY( records.fields().lookupField( QStringLiteral( "fid" ) ) >= 0 );
+  const QString out = dir.filePath( QStringLiteral( "out" ) );
+  QDir().mkpath( out );
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), fileParameters( &records, out ), mContext, true );
+  QCOMPARE( r.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong(), 1LL );
+  QgsVectorLayer release( r.value( QStringLiteral( "ANONYMIZED" ) ).toString(), QStringLiteral( "release" ), QStringLiteral( "ogr" ) );
+  QCOMPARE( release.fields().names(), QStringList( { "fid", "patient", "sex", "n", "aggregate_id" } ) ); // its own fid column only
+  QgsFeature f;
+  QgsFeatureIterator it = release.getFeatures();
+  QgsFeatureId expected = 0;
+  int sameAsInput = 0;
+  while ( it.nextFeature( f ) )
+  {
+    QCOMPARE( f.id(), ++expected );
+    sameAsInput += f.id() == f.attribute( QStringLiteral( "patient" ) ).toLongLong() ? 1 : 0; // input fid = patient id here
+  }
+  QCOMPARE( expected, 36LL );
+  QVERIFY2( sameAsInput < 10, qPrintable( QStringLiteral( "%1 of 36 rows keep their input fid" ).arg( sameAsInput ) ) );
+
+  // The fid cannot be chosen for release either.
+  QVariantMap p = fileParameters( &records, out );
+  p.insert( QStringLiteral( "RELEASE_FIELDS" ), QStringList { QStringLiteral( "fid" ) } );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "feature id" ) ), qPrintable( feedback.error() ) );
+}
+
+void TestReleaseSafety::releaseFieldsChooseColumns()
+{
+  QList<QVariantList> rows;
+  for ( int i = 0; i < 40; ++i )
+    rows << QVariantList { i + 1, QStringLiteral( "r%1%2" ).arg( i % 3 ).arg( i / 3 % 3 ), i % 2 ? "F" : "M", 1, i % 4 ? "flu" : "cold" };
+  auto records = vbastest::table( QStringLiteral( "field=patient:integer&field=region:string&field=sex:string&field=n:integer&field=diagnosis:string" ), rows );
+  // Default: every field but the region id, and a warning for the patient id (40 values in 40 rows).
+  QVariantMap p = parameters( records.get() );
+  p.insert( QStringLiteral( "COUNT_FIELD" ), QStringLiteral( "n" ) );
+  Feedback feedback;
+  QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true, &feedback );
+  QCOMPARE( vbastest::output( r, QStringLiteral( "ANONYMIZED" ), mContext )->fields().names(), QStringList( { "patient", "sex", "n", "diagnosis", "aggregate_id" } ) );
+  QVERIFY2( feedback.warned( QStringLiteral( "'patient' is (nearly) unique per record" ) ), qPrintable( feedback.warnings.join( '\n' ) ) );
+  QVERIFY( !feedback.warned( QStringLiteral( "'diagnosis'" ) ) );
+  // Chosen: the QIs and the count field always, then the chosen fields, in table order.
+  p.insert( QStringLiteral( "RELEASE_FIELDS" ), QStringList { QStringLiteral( "diagnosis" ) } );
+  r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QCOMPARE( vbastest::output( r, QStringLiteral( "ANONYMIZED" ), mContext )->fields().names(), QStringList( { "sex", "n", "diagnosis", "aggregate_id" } ) );
+  p.insert( QStringLiteral( "RELEASE_FIELDS" ), QStringList { QStringLiteral( "region" ) } );
+  Feedback refused;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &refused );
+  QVERIFY2( refused.error().contains( QStringLiteral( "replaces it with aggregate_id" ) ), qPrintable( refused.error() ) );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. An output never overwrites an input or another output. Before, ANONYMIZED set to the records'
+// GeoPackage or CSV deleted the input, and ANONYMIZED = AGGREGATED lost AGGREGATED.
+
+void TestReleaseSafety::outputOverInputIsRefused_data()
+{
+  QTest::addColumn<QString>( "sink" );
+  QTest::addColumn<QString>( "destination" ); // %1: the folder of the inputs
+  QTest::addColumn<QString>( "message" );
+  QTest::newRow( "release over the records' GeoPackage" ) << "ANONYMIZED" << "%1/records.gpkg" << "would overwrite the input RECORDS";
+  QTest::newRow( "lookup over the records, spelled otherwise" ) << "LOOKUP" << "%1/./sub/../records.gpkg" << "would overwrite the input RECORDS";
+  QTest::newRow( "release over the records through a link" ) << "ANONYMIZED" << "%1/link.gpkg" << "would overwrite the input RECORDS";
+  QTest::newRow( "release into the records' own table" ) << "ANONYMIZED" << "ogr:dbname='%1/records.gpkg' table=\"records\"" << "would overwrite the input RECORDS";
+  QTest::newRow( "aggregated over the regions" ) << "AGGREGATED" << "%1/regions.gpkg" << "would overwrite the input REGIONS";
+  QTest::newRow( "release over aggregated" ) << "ANONYMIZED" << "%1/out/aggregated.gpkg" << "have the same destination";
+  QTest::newRow( "release over the records' CSV" ) << "ANONYMIZED" << "%1/records.csv" << "would overwrite the input RECORDS";
+}
+
+void TestReleaseSafety::outputOverInputIsRefused()
+{
+  QFETCH( QString, sink );
+  QFETCH( QString, destination );
+  QFETCH( QString, message );
+  QTemporaryDir dir;
+  QDir().mkpath( dir.filePath( QStringLiteral( "sub" ) ) );
+  QDir().mkpath( dir.filePath( QStringLiteral( "out" ) ) );
+  auto memory = patients( perRegion( 2 ) );
+  const bool csv = destination.endsWith( QLatin1String( ".csv" ) );
+  const QString recordsPath = dir.filePath( csv ? QStringLiteral( "records.csv" ) : QStringLiteral( "records.gpkg" ) );
+  save( memory.get(), recordsPath, QStringLiteral( "records" ) );
+  save( mGrid.get(), dir.filePath( QStringLiteral( "regions.gpkg" ) ), QStringLiteral( "regions" ) );
+  QVERIFY( QFile::link( recordsPath, dir.filePath( QStringLiteral( "link.gpkg" ) ) ) );
+  QgsVectorLayer records( csv ? QStringLiteral( "file://%1?type=csv&detectTypes=yes" ).arg( recordsPath ) : recordsPath, QStringLiteral( "records" ), csv ? QStringLiteral( "delimitedtext" ) : QStringLiteral( "ogr" ) );
+  QgsVectorLayer regions( dir.filePath( QStringLiteral( "regions.gpkg" ) ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
+  QVERIFY( records.isValid() && regions.isValid() );
+  const QStringList before = entries( dir.path() );
+  const QByteArray recordsHash = md5( recordsPath ), regionsHash = md5( dir.filePath( QStringLiteral( "regions.gpkg" ) ) );
+
+  QVariantMap p = fileParameters( &records, dir.filePath( QStringLiteral( "out" ) ) );
+  p.insert( QStringLiteral( "REGIONS" ), layerValue( &regions ) );
+  p.insert( sink, destination.arg( dir.path() ) );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.error().contains( message ), qPrintable( feedback.error() ) );
+  QCOMPARE( md5( recordsPath ), recordsHash );
+  QCOMPARE( md5( dir.filePath( QStringLiteral( "regions.gpkg" ) ) ), regionsHash );
+  QCOMPARE( entries( dir.path() ), before );
+  QCOMPARE( entries( dir.filePath( QStringLiteral( "out" ) ) ), QStringList() );
+}
+
+void TestReleaseSafety::tableBesideTheInputIsAllowed()
+{
+  // A new table in the records' own GeoPackage is not the records: it is written, and they are intact.
+  QTemporaryDir dir;
+  auto memory = patients( perRegion( 2 ) );
+  const QString path = dir.filePath( QStringLiteral( "records.gpkg" ) );
+  save( memory.get(), path, QStringLiteral( "records" ) );
+  QgsVectorLayer records( path + QStringLiteral( "|layername=records" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  QVariantMap p = parameters( &records );
+  p.insert( QStringLiteral( "ANONYMIZED" ), QStringLiteral( "ogr:dbname='%1' table=\"release\"" ).arg( path ) );
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QCOMPARE( QgsVectorLayer( path + QStringLiteral( "|layername=records" ), QStringLiteral( "r" ), QStringLiteral( "ogr" ) ).featureCount(), 18LL );
+  QCOMPARE( QgsVectorLayer( path + QStringLiteral( "|layername=release" ), QStringLiteral( "r" ), QStringLiteral( "ogr" ) ).featureCount(), 18LL );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. Counts: refused with the row and the value as it is. Before, NULL showed as '0', 1e19 and inf
+// were "the records table changed", 2^62 was accepted and overflowed the totals.
+
+void TestReleaseSafety::badCountsAreRefused_data()
+{
+  QTest::addColumn<QString>( "type" );
+  QTest::addColumn<QVariant>( "count" );
+  QTest::addColumn<QString>( "shown" );
+  QTest::newRow( "NULL" ) << "double" << QVariant( QVariant::Double ) << "holds NULL,";
+  QTest::newRow( "negative" ) << "double" << QVariant( -2.0 ) << "holds -2,";
+  QTest::newRow( "fractional" ) << "double" << QVariant( 2.5 ) << "holds 2.5,";
+  QTest::newRow( "infinite" ) << "double" << QVariant( std::numeric_limits<double>::infinity() ) << "holds inf,";
+  QTest::newRow( "not a number" ) << "double" << QVariant( std::numeric_limits<double>::quiet_NaN() ) << "holds nan,";
+  QTest::newRow( "1e19" ) << "double" << QVariant( 1e19 ) << "holds 1e+19,";
+  QTest::newRow( "2^62" ) << "int8" << QVariant( qlonglong( 1 ) << 62 ) << "holds 4611686018427387904,";
+  QTest::newRow( "text" ) << "string" << QVariant( QStringLiteral( "abc" ) ) << "holds 'abc',";
+}
+
+void TestReleaseSafety::badCountsAreRefused()
+{
+  QFETCH( QString, type );
+  QFETCH( QVariant, count );
+  QFETCH( QString, shown );
+  QList<QVariantList> rows;
+  for ( int i = 0; i < 4; ++i )
+    rows << QVariantList { QStringLiteral( "r00" ), QStringLiteral( "F" ), i == 2 ? count : QVariant( 1 ) };
+  auto records = vbastest::table( QStringLiteral( "field=region:string&field=sex:string&field=n:%1" ).arg( type ), rows );
+  QVariantMap p = parameters( records.get() );
+  p.insert( QStringLiteral( "COUNT_FIELD" ), QStringLiteral( "n" ) );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "Record row 3 (feature id 3): the count field 'n' " ) + shown + QStringLiteral( " not a whole number from 0 to 9007199254740992" ) ),
+            qPrintable( feedback.error() ) );
+}
+
+void TestReleaseSafety::countTotalMustFit()
+{
+  // Rows of 2^53 each: 1,024 of them add up to 2^63, one more than a 64-bit count holds: refused at row 1,024.
+  QList<QVariantList> rows;
+  for ( int i = 0; i < 1030; ++i )
+    rows << QVariantList { QStringLiteral( "r00" ), QStringLiteral( "F" ), qlonglong( 1 ) << 53 };
+  auto records = vbastest::table( QStringLiteral( "field=region:string&field=sex:string&field=n:int8" ), rows );
+  QVariantMap p = parameters( records.get() );
+  p.insert( QStringLiteral( "COUNT_FIELD" ), QStringLiteral( "n" ) );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "Record row 1024 " ) ) && feedback.error().contains( QStringLiteral( "add up to more than 9223372036854775807" ) ), qPrintable( feedback.error() ) );
+}
+
+void TestReleaseSafety::kMustBeAWholeNumber_data()
+{
+  QTest::addColumn<QVariant>( "k" );
+  QTest::addColumn<QString>( "shown" );
+  QTest::newRow( "fraction" ) << QVariant( 2.5 ) << "K = 2.5";
+  QTest::newRow( "beyond an int" ) << QVariant( QStringLiteral( "2147483648" ) ) << "K = 2147483648";
+  QTest::newRow( "below 2" ) << QVariant( 1 ) << "K = 1";
+  QTest::newRow( "not a number" ) << QVariant( QStringLiteral( "five" ) ) << "K = five";
+}
+
+void TestReleaseSafety::kMustBeAWholeNumber()
+{
+  QFETCH( QVariant, k );
+  QFETCH( QString, shown );
+  auto records = patients( perRegion( 2 ) );
+  QVariantMap p = parameters( records.get() );
+  p.insert( QStringLiteral( "K" ), k );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "K must be a whole number from 2 to 2147483647 (" ) + shown + ')' ), qPrintable( feedback.error() ) );
+  QString message;
+  QVERIFY( !QgsApplication::processingRegistry()->algorithmById( QStringLiteral( "vbas:anonymize" ) )->checkParameterValues( p, mContext, &message ) );
+  QVERIFY2( message.contains( shown ), qPrintable( message ) );
+}
+
+// 8. One field in two roles, or a QI listed twice.
+
+void TestReleaseSafety::fieldInTwoRolesIsRefused_data()
+{
+  QTest::addColumn<QString>( "parameter" );
+  QTest::addColumn<QVariant>( "value" );
+  QTest::addColumn<QString>( "message" );
+  QTest::newRow( "count = region" ) << "COUNT_FIELD" << QVariant( "region" ) << "The count field 'region' is also the record region field";
+  QTest::newRow( "count = QI" ) << "COUNT_FIELD" << QVariant( "sex" ) << "The count field 'sex' is also a QI field";
+  QTest::newRow( "QI twice" ) << "QI_FIELDS" << QVariant( QStringList { "sex", "sex" } ) << "listed twice";
+  QTest::newRow( "QI twice, other case" ) << "QI_FIELDS" << QVariant( QStringList { "sex", "SEX" } ) << "listed twice";
+  QTest::newRow( "QI = region" ) << "QI_FIELDS" << QVariant( QStringList { "region" } ) << "is the record region field";
+  QTest::newRow( "population = region id" ) << "POPULATION_FIELD" << QVariant( "id" ) << "is also the region id field";
+}
+
+void TestReleaseSafety::fieldInTwoRolesIsRefused()
+{
+  QFETCH( QString, parameter );
+  QFETCH( QVariant, value );
+  QFETCH( QString, message );
+  auto records = patients( perRegion( 2 ) );
+  QVariantMap p = parameters( records.get() );
+  p.insert( parameter, value );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.error().contains( message ), qPrintable( feedback.error() ) );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 9. A format that would rename or truncate a field is refused up front. Before, a shapefile
+// release named a .shp that was never written, .dbf became .dbf.dbf and aggregate_id aggregate_.
+
+void TestReleaseSafety::shapefileNamesAreNeverTruncated_data()
+{
+  QTest::addColumn<QString>( "sink" );
+  QTest::addColumn<QString>( "file" );
+  QTest::addColumn<QString>( "message" );
+  QTest::newRow( "release as .shp" ) << "ANONYMIZED" << "anonymized.shp" << "a table without geometry is no shapefile";
+  QTest::newRow( "release as .dbf" ) << "ANONYMIZED" << "anonymized.dbf" << "a table without geometry is no shapefile";
+  QTest::newRow( "aggregated as .shp" ) << "AGGREGATED" << "aggregated.shp" << "would rename or drop the field(s) aggregate_id, smallest_ec";
+  QTest::newRow( "evaluation as .dbf" ) << "EVALUATION" << "evaluation.dbf" << "a table without geometry is no shapefile";
+}
+
+void TestReleaseSafety::shapefileNamesAreNeverTruncated()
+{
+  QFETCH( QString, sink );
+  QFETCH( QString, file );
+  QFETCH( QString, message );
+  auto records = patients( perRegion( 2 ) );
+  QTemporaryDir dir;
+  QVariantMap p = fileParameters( records.get(), dir.path() );
+  p.insert( sink, dir.filePath( file ) );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.error().contains( message ), qPrintable( feedback.error() ) );
+  QCOMPARE( entries( dir.path() ), QStringList() );
+}
+
+void TestReleaseSafety::shapefileWithAllItsFiles()
+{
+  // The sites' names fit in 10 characters: a shapefile is fine, written whole under its final name.
+  auto records = patients( perRegion( 2 ) );
+  QTemporaryDir dir;
+  QVariantMap p = fileParameters( records.get(), dir.path() );
+  p.insert( QStringLiteral( "SITE_POINTS" ), dir.filePath( QStringLiteral( "sites.shp" ) ) );
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QCOMPARE( r.value( QStringLiteral( "SITE_POINTS" ) ).toString(), dir.filePath( QStringLiteral( "sites.shp" ) ) );
+  const QStringList files = entries( dir.path() );
+  for ( const char *part : { "sites.shp", "sites.shx", "sites.dbf", "sites.prj" } )
+    QVERIFY2( files.contains( part ), qPrintable( files.join( ' ' ) ) );
+  QVERIFY2( files.filter( QStringLiteral( ".vbas-partial" ) ).isEmpty(), qPrintable( files.join( ' ' ) ) );
+  QCOMPARE( QgsVectorLayer( dir.filePath( QStringLiteral( "sites.shp" ) ), QStringLiteral( "s" ), QStringLiteral( "ogr" ) ).featureCount(), 1LL );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 11. The site count divides the records (SPEC 3.6 item 3), and the log warns when the regions cap
+// it, and when a release is empty or suppresses more than half the records.
+
+void TestReleaseSafety::siteCountCappedIsWarned()
+{
+  // 18 records, a fixed cutoff of 0.5 records per site: R(18 / 0.5) = 36 sites, capped at the 9 regions.
+  auto records = patients( perRegion( 2 ) );
+  QVariantMap p = parameters( records.get() );
+  p.insert( QStringLiteral( "MODEL" ), 2 );
+  p.insert( QStringLiteral( "FIXED_CUTOFF" ), 0.5 );
+  Feedback feedback;
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true, &feedback );
+  QCOMPARE( r.value( QStringLiteral( "SITES" ) ).toInt(), 9 );
+  QVERIFY2( feedback.warned( QStringLiteral( "= 36 is more than the 9 regions: it is capped at 9" ) ), qPrintable( feedback.warnings.join( '\n' ) ) );
+}
+
+void TestReleaseSafety::emptyOrMostlySuppressedReleaseIsWarned()
+{
+  // k = 100 > 18 records: nothing released.
+  auto records = patients( perRegion( 2 ) );
+  Feedback empty;
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), parameters( records.get(), 1, 100 ), mContext, true, &empty );
+  QCOMPARE( r.value( QStringLiteral( "RELEASED" ) ).toInt(), 0 );
+  QCOMPARE( vbastest::output( r, QStringLiteral( "ANONYMIZED" ), mContext )->featureCount(), 0LL );
+  QVERIFY2( empty.warned( QStringLiteral( "The release is empty" ) ), qPrintable( empty.warnings.join( '\n' ) ) );
+  // Nine sites, one region each: 2 F in r00 are released, the one F of each other region is not (8 of 10).
+  QList<QPair<QString, QString>> rows = { { "r00", "F" } };
+  for ( int c = 0; c < 3; ++c )
+    for ( int r = 0; r < 3; ++r )
+      rows << qMakePair( QStringLiteral( "r%1%2" ).arg( c ).arg( r ), QStringLiteral( "F" ) );
+  auto sparse = patients( rows );
+  Feedback most;
+  const QVariantMap s = vbastest::run( QStringLiteral( "vbas:anonymize" ), parameters( sparse.get(), 9, 2 ), mContext, true, &most );
+  QCOMPARE( s.value( QStringLiteral( "SUPPRESSED" ) ).toInt(), 8 );
+  QVERIFY2( most.warned( QStringLiteral( "suppresses more than half of the records (8 of 10)" ) ), qPrintable( most.warnings.join( '\n' ) ) );
+}
 
 QTEST_MAIN( TestReleaseSafety )
 #include "test_release_safety.moc"
