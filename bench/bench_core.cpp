@@ -11,7 +11,10 @@
 // timed and the record data never sits in memory whole.
 //
 // Then times site count (entropy over the EC sizes + MaxCombs, Central Canada coefficients),
-// balanced density, Voronoi diagram + locateRegions, aggregate, suppress (k = 5) and evaluate.
+// balanced density, Voronoi diagram + locateRegions, the release step (aggregate + suppress, k = 5),
+// evaluate, and the release pass: the same records generated again, each re-encoded with the
+// find-only lookups and counted against the first pass (vbas::Recount), and each released record
+// shuffled (vbas::ExternalShuffle, 64 MB budget, spill files in $TMPDIR or /tmp).
 // Prints records/second per stage, peak RSS (getrusage ru_maxrss) and bytes per record, and one
 // machine-readable line starting with "BENCH_CORE" for bench/run_bench.sh.
 
@@ -20,11 +23,13 @@
 #include "histograms.h"
 #include "metrics.h"
 #include "qi_encoding.h"
+#include "release.h"
+#include "shuffle.h"
 #include "site_count.h"
-#include "suppression.h"
 #include "voronoi.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -161,6 +166,63 @@ std::vector<vbas::Point> regionPoints( std::size_t n, Rng &rng )
   return points;
 }
 
+/**
+ * The records, generated chunk by chunk in the same order for the same seed: a pass over them can be
+ * repeated (the plugin reads the records twice) without keeping them in memory.
+ */
+class RecordStream
+{
+  public:
+    RecordStream( std::uint64_t seed, const std::vector<Qi> &qis, std::size_t regionCount, bool sorted )
+      : mRng { seed }
+      , mQis( qis )
+      , mSorted( sorted )
+      , mRemaining( regionCount )
+      , mAlive( regionCount )
+    {
+      for ( auto &r : mRemaining )
+      {
+        r = static_cast<std::uint32_t>( 400 + mRng.below( 301 ) );
+        mTotal += r;
+      }
+      for ( std::size_t r = 0; r < regionCount; ++r )
+        mAlive[r] = static_cast<std::uint32_t>( r );
+    }
+
+    std::int64_t total() const { return mTotal; }
+
+    //! The next records (at most the chunk size), their regions and their values; 0 at the end.
+    std::size_t next( std::vector<std::uint32_t> &regions, std::vector<const std::string *> &values )
+    {
+      const std::size_t qiCount = mQis.size();
+      std::size_t n = 0;
+      // A record picks a region that still has records to emit at random (records in random order).
+      while ( n < regions.size() && !mAlive.empty() )
+      {
+        const std::size_t pick = mSorted ? mAlive.size() - 1 : mRng.below( mAlive.size() );
+        const std::uint32_t r = mAlive[pick];
+        regions[n] = r;
+        if ( --mRemaining[r] == 0 )
+        {
+          mAlive[pick] = mAlive.back();
+          mAlive.pop_back();
+        }
+        for ( std::size_t q = 0; q < qiCount; ++q )
+          values[n * qiCount + q] = &mQis[q].values[draw( mQis[q], mRng )];
+        ++n;
+      }
+      return n;
+    }
+
+  private:
+    Rng mRng;
+    const std::vector<Qi> &mQis;
+    bool mSorted;
+    std::vector<std::uint32_t> mRemaining;
+    std::vector<std::uint32_t> mAlive;
+    std::int64_t mTotal = 0;
+};
+
 struct Stage
 {
     const char *name;
@@ -215,29 +277,19 @@ int main( int argc, char **argv )
 
   Rng rng { seed };
   const double baselineRss = currentRssBytes();
-
-  // Inputs: region points and records per region (400-700, uniform).
   const std::vector<vbas::Point> points = regionPoints( regionCount, rng );
-  std::vector<std::uint32_t> remaining( regionCount );
-  std::int64_t recordCount = 0;
-  for ( auto &r : remaining )
-  {
-    r = static_cast<std::uint32_t>( 400 + rng.below( 301 ) );
-    recordCount += r;
-  }
-  // Regions that still have records to emit; a record picks one at random (records in random order).
-  std::vector<std::uint32_t> alive( regionCount );
-  for ( std::size_t r = 0; r < regionCount; ++r )
-    alive[r] = static_cast<std::uint32_t>( r );
+  const std::uint64_t recordSeed = rng.next();
+  const std::int64_t recordCount = RecordStream( recordSeed, qis, regionCount, sorted ).total();
 
   std::vector<Stage> stages = {
     { "QI encoding + histograms", "encode" },
     { "site count (entropy, MaxCombs)", "sitecount" },
     { "balanced density", "density" },
     { "Voronoi diagram + locateRegions", "voronoi" },
-    { "aggregate", "aggregate" },
-    { "suppress", "suppress" },
+    { "release (aggregate + suppress)", "release" },
     { "evaluate", "evaluate" },
+    { "release pass: re-encode + recount", "recount" },
+    { "release pass: shuffle", "shuffle" },
   };
 
   // 1. QI encoding + histogram building, one record at a time.
@@ -247,24 +299,10 @@ int main( int argc, char **argv )
   std::vector<std::uint32_t> chunkRegion( kChunk );
   std::vector<const std::string *> chunkValues( kChunk * qiCount );
   std::vector<std::uint32_t> codes( qiCount );
-  std::int64_t fed = 0;
   double encodeSeconds = 0;
-  while ( fed < recordCount )
+  RecordStream first( recordSeed, qis, regionCount, sorted );
+  while ( const std::size_t n = first.next( chunkRegion, chunkValues ) )
   {
-    const std::size_t n = static_cast<std::size_t>( std::min<std::int64_t>( kChunk, recordCount - fed ) );
-    for ( std::size_t i = 0; i < n; ++i )
-    {
-      const std::size_t pick = sorted ? alive.size() - 1 : rng.below( alive.size() );
-      const std::uint32_t r = alive[pick];
-      chunkRegion[i] = r;
-      if ( --remaining[r] == 0 )
-      {
-        alive[pick] = alive.back();
-        alive.pop_back();
-      }
-      for ( std::size_t q = 0; q < qiCount; ++q )
-        chunkValues[i * qiCount + q] = &qis[q].values[draw( qis[q], rng )];
-    }
     const Clock::time_point t0 = Clock::now();
     for ( std::size_t i = 0; i < n; ++i )
     {
@@ -276,16 +314,11 @@ int main( int argc, char **argv )
       builder.add( chunkRegion[i], encoder.classId( codes.data() ), 1 );
     }
     encodeSeconds += seconds( t0, Clock::now() );
-    fed += static_cast<std::int64_t>( n );
   }
-  std::vector<std::uint32_t>().swap( chunkRegion );
-  std::vector<const std::string *>().swap( chunkValues );
-  std::vector<std::uint32_t>().swap( alive );
-  std::vector<std::uint32_t>().swap( remaining );
   Clock::time_point t0 = Clock::now();
   const vbas::SparseHistograms histograms = builder.build();
   const double buildSeconds = seconds( t0, Clock::now() );
-  builder = vbas::HistogramBuilder( regionCount ); // the plugin keeps the builder until readRecords returns
+  builder = vbas::HistogramBuilder( regionCount ); // the plugin drops the builder once readRecords returns
   stages[0].seconds = encodeSeconds + buildSeconds;
 
   // 2. Site count.
@@ -311,24 +344,62 @@ int main( int argc, char **argv )
   const std::vector<std::size_t> regionSite = vbas::locateRegions( points, diagram );
   stages[3].seconds = seconds( t0, Clock::now() );
 
-  // 5. Aggregate.
+  // 5. The release step: aggregate + suppress.
   t0 = Clock::now();
-  const vbas::Aggregation aggregation = vbas::aggregate( regionSite, histograms );
+  const vbas::Release release = vbas::release( regionSite, histograms, k );
   stages[4].seconds = seconds( t0, Clock::now() );
 
-  // 6. Suppress.
-  t0 = Clock::now();
-  const vbas::Suppression suppression = vbas::suppress( aggregation.ecs, k );
-  stages[5].seconds = seconds( t0, Clock::now() );
-
-  // 7. Evaluate.
+  // 6. Evaluate.
   t0 = Clock::now();
   std::vector<vbas::Point> regionSites;
   regionSites.reserve( regionCount );
   for ( const std::size_t s : regionSite )
     regionSites.push_back( placement.sites[s] );
-  const vbas::Evaluation ev = vbas::evaluate( points, regionSites, histograms, aggregation, suppression );
-  stages[6].seconds = seconds( t0, Clock::now() );
+  const vbas::Evaluation ev = vbas::evaluate( points, regionSites, histograms, release.aggregation, release.suppression );
+  stages[5].seconds = seconds( t0, Clock::now() );
+
+  // 7-8. The release pass: the same records again, each re-encoded with the find-only lookups and
+  // counted against the first pass; each released one serialized (its values and aggregate) and shuffled.
+  const char *tmp = std::getenv( "TMPDIR" );
+  vbas::ExternalShuffle shuffle( seed, std::size_t( 64 ) << 20, std::string( tmp ? tmp : "/tmp" ) + "/.bench-core-shuffle-" + std::to_string( ::getpid() ) + "-" );
+  vbas::Recount recount( histograms );
+  std::string row;
+  RecordStream second( recordSeed, qis, regionCount, sorted );
+  while ( const std::size_t n = second.next( chunkRegion, chunkValues ) )
+  {
+    Clock::time_point t1 = Clock::now();
+    for ( std::size_t i = 0; i < n; ++i )
+    {
+      for ( std::size_t q = 0; q < qiCount; ++q )
+        codes[q] = *encoder.findValueCode( q, std::string_view( *chunkValues[i * qiCount + q] ) );
+      const std::uint32_t cls = *encoder.findClass( codes.data() );
+      recount.add( chunkRegion[i], cls, 1 );
+      const std::size_t aggregate = release.aggregation.regionAggregate[chunkRegion[i]];
+      chunkRegion[i] = release.suppression.suppressed[release.aggregation.ecs.find( aggregate, cls )] ? ~0u : static_cast<std::uint32_t>( aggregate );
+    }
+    Clock::time_point t2 = Clock::now();
+    for ( std::size_t i = 0; i < n; ++i )
+    {
+      if ( chunkRegion[i] == ~0u )
+        continue;
+      row.clear();
+      for ( std::size_t q = 0; q < qiCount; ++q )
+        row += *chunkValues[i * qiCount + q];
+      row.append( reinterpret_cast<const char *>( &chunkRegion[i] ), sizeof( std::uint32_t ) );
+      shuffle.add( row );
+    }
+    stages[6].seconds += seconds( t1, t2 );
+    stages[7].seconds += seconds( t2, Clock::now() );
+  }
+  if ( recount.firstDifference() != vbas::SparseHistograms::npos )
+  {
+    std::fprintf( stderr, "the release pass did not count what the first pass counted\n" );
+    return 1;
+  }
+  t0 = Clock::now();
+  std::size_t drained = 0;
+  shuffle.drain( [&drained]( std::string_view ) { ++drained; } );
+  stages[7].seconds += seconds( t0, Clock::now() );
 
   const double peak = peakRssBytes();
   const double records = static_cast<double>( recordCount );
@@ -340,6 +411,7 @@ int main( int argc, char **argv )
                sorted ? "grouped by region" : "random region order", qiCount, static_cast<long long>( k ) );
   std::printf( "  classes %zu, region histogram entries %zu, entropy %.4f, MaxCombs %.0f, cutoff %.1f, sites %zu, aggregates %zu\n",
                encoder.classCount(), histograms.classes.size(), entropy, maxCombs, cutoff, sites, ev.aggregates );
+  std::printf( "  shuffled %zu released records%s\n", drained, shuffle.spilled() ? " through spill files" : " in memory" );
   std::printf( "  released %lld, suppressed %lld (%.2f%%), released ECs %zu, smallest %lld\n", static_cast<long long>( ev.releasedRecords ),
                static_cast<long long>( ev.suppressedRecords ), ev.suppressedPercent, ev.releasedEcs, static_cast<long long>( ev.smallestReleasedEc ) );
   std::printf( "  %-34s %12s %16s\n", "stage", "seconds", "records/s" );
