@@ -52,26 +52,23 @@ std::optional<std::int64_t> wholeNumber( const QVariant &value )
 {
   if ( value.isNull() )
     return std::nullopt;
-  switch ( static_cast<QMetaType::Type>( value.userType() ) )
+  switch ( VbasValueCodec::wholeNumber( value ) )
   {
-    case QMetaType::Int:
-    case QMetaType::LongLong:
-    case QMetaType::Short:
-    case QMetaType::Long:
-    case QMetaType::SChar:
+    case VbasValueCodec::WholeNumber::Signed:
     {
       const qlonglong number = value.toLongLong();
       return inRange( number ) ? std::optional<std::int64_t>( number ) : std::nullopt;
     }
-    case QMetaType::UInt:
-    case QMetaType::ULongLong:
-    case QMetaType::UShort:
-    case QMetaType::ULong:
-    case QMetaType::UChar:
+    case VbasValueCodec::WholeNumber::Unsigned:
     {
       const qulonglong number = value.toULongLong();
       return inRange( number ) ? std::optional<std::int64_t>( static_cast<std::int64_t>( number ) ) : std::nullopt;
     }
+    case VbasValueCodec::WholeNumber::None:
+      break;
+  }
+  switch ( static_cast<QMetaType::Type>( value.userType() ) )
+  {
     case QMetaType::Double:
     case QMetaType::Float:
       return wholeNumber( value.toDouble() );

@@ -89,31 +89,22 @@ QString replacementReason( const QString &text )
 //! Whole numbers of any width share one form: 5 as an int and 5 as a 64-bit int are the same value.
 bool putWholeNumber( const QVariant &value, std::string &out )
 {
-  switch ( static_cast<QMetaType::Type>( value.userType() ) )
+  switch ( VbasValueCodec::wholeNumber( value ) )
   {
-    case QMetaType::Int:
-    case QMetaType::LongLong:
-    case QMetaType::Short:
-    case QMetaType::Long:
-    case QMetaType::SChar:
+    case VbasValueCodec::WholeNumber::None:
+      return false;
+    case VbasValueCodec::WholeNumber::Signed:
       out.push_back( Integer );
       put<std::int64_t>( out, value.toLongLong() );
       return true;
-    case QMetaType::UInt:
-    case QMetaType::ULongLong:
-    case QMetaType::UShort:
-    case QMetaType::ULong:
-    case QMetaType::UChar:
-    {
-      const qulonglong number = value.toULongLong();
-      const bool fits = number <= static_cast<qulonglong>( std::numeric_limits<std::int64_t>::max() );
-      out.push_back( fits ? Integer : Unsigned );
-      put<std::uint64_t>( out, number );
-      return true;
-    }
-    default:
-      return false;
+    case VbasValueCodec::WholeNumber::Unsigned:
+      break;
   }
+  const qulonglong number = value.toULongLong();
+  const bool fits = number <= static_cast<qulonglong>( std::numeric_limits<std::int64_t>::max() );
+  out.push_back( fits ? Integer : Unsigned );
+  put<std::uint64_t>( out, number );
+  return true;
 }
 
 void putReal( double number, std::string &out )
@@ -272,6 +263,27 @@ QVariantMap getMap( std::string_view data, std::size_t &pos )
 
 namespace VbasValueCodec
 {
+
+WholeNumber wholeNumber( const QVariant &value )
+{
+  switch ( static_cast<QMetaType::Type>( value.userType() ) )
+  {
+    case QMetaType::Int:
+    case QMetaType::LongLong:
+    case QMetaType::Short:
+    case QMetaType::Long:
+    case QMetaType::SChar:
+      return WholeNumber::Signed;
+    case QMetaType::UInt:
+    case QMetaType::ULongLong:
+    case QMetaType::UShort:
+    case QMetaType::ULong:
+    case QMetaType::UChar:
+      return WholeNumber::Unsigned;
+    default:
+      return WholeNumber::None;
+  }
+}
 
 QString encodeKey( const QVariant &value, std::string &out )
 {

@@ -27,6 +27,15 @@ void encode( const QVariant &value, std::string &out );
 //! The value encoded at data[pos], advancing pos past it.
 QVariant decode( std::string_view data, std::size_t &pos );
 
+//! How a value holds a whole number: not at all, signed (int, short, long long, ...) or unsigned.
+enum class WholeNumber
+{
+  None,
+  Signed,
+  Unsigned,
+};
+WholeNumber wholeNumber( const QVariant &value );
+
 /**
  * The key under which a region id is matched between the regions layer and the records: its text,
  * so an integer id matches the same digits in a text field. Only text and numbers are region ids;
