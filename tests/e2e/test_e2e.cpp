@@ -8,38 +8,23 @@
 //
 // Privacy: the log only ever gets counts and aggregate metrics, never the contents of a record.
 
-#include <QDir>
-#include <QElapsedTimer>
-#include <QFile>
-#include <QFileInfo>
-#include <QHash>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QProcess>
-#include <QProcessEnvironment>
-#include <QSet>
-#include <QTemporaryDir>
-#include <QTextStream>
-#include <QtTest>
+#include "e2e_util.h"
 
-#include <gdal.h>
-#include <ogr_api.h>
+#include <QHash>
+#include <QSet>
+#include <QTextStream>
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-// Stops the calling test function when a helper recorded a failure.
-#define CHECKED( call ) \
-  do { \
-    call; \
-    if ( QTest::currentTestFailed() ) \
-      return; \
-  } while ( false )
-
 namespace
 {
-const QString kNull = QStringLiteral( "\x01<NULL>" ); // a NULL is a category of its own
+using e2e::kNull;
+using e2e::readTable;
+using e2e::Table;
+using e2e::tail;
+
 const QChar kSep( 0x1f );
 const QStringList kAlgorithms = { QStringLiteral( "vbas:estimatesitecount" ), QStringLiteral( "vbas:placesites" ),
                                   QStringLiteral( "vbas:voronoiaggregate" ), QStringLiteral( "vbas:evaluate" ),
@@ -47,74 +32,10 @@ const QStringList kAlgorithms = { QStringLiteral( "vbas:estimatesitecount" ), QS
 // Central Canada, the default coefficients (paper Table 1).
 const double kExpB0 = 1436.0;
 const double kB1 = 0.43;
-const int kProcessTimeoutMs = 300000;
-
-QString tail( const QByteArray &bytes, int n = 2000 )
-{
-  const QString s = QString::fromUtf8( bytes );
-  return s.size() <= n ? s : s.right( n );
-}
 
 bool near( double a, double b, double rel = 1e-9 )
 {
   return std::fabs( a - b ) <= rel * std::max( 1.0, std::max( std::fabs( a ), std::fabs( b ) ) );
-}
-
-//! One attribute table read with OGR (first layer of the dataset).
-struct Table
-{
-    bool ok = false;
-    QString error;
-    QStringList fieldNames;    // every field of the layer
-    bool hasGeometry = false;  // geometry column or geometry type
-    QVector<QStringList> rows; // the wanted fields, in the order asked, NULL as kNull
-};
-
-Table readTable( const QString &path, const QStringList &wanted )
-{
-  Table t;
-  GDALDatasetH ds = GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr );
-  if ( !ds )
-  {
-    t.error = QStringLiteral( "cannot open %1" ).arg( path );
-    return t;
-  }
-  OGRLayerH layer = GDALDatasetGetLayerCount( ds ) > 0 ? GDALDatasetGetLayer( ds, 0 ) : nullptr;
-  if ( !layer )
-  {
-    t.error = QStringLiteral( "no layer in %1" ).arg( path );
-    GDALClose( ds );
-    return t;
-  }
-  OGRFeatureDefnH defn = OGR_L_GetLayerDefn( layer );
-  for ( int i = 0; i < OGR_FD_GetFieldCount( defn ); ++i )
-    t.fieldNames << QString::fromUtf8( OGR_Fld_GetNameRef( OGR_FD_GetFieldDefn( defn, i ) ) );
-  t.hasGeometry = OGR_FD_GetGeomFieldCount( defn ) > 0 || OGR_L_GetGeomType( layer ) != wkbNone;
-  QVector<int> indexes;
-  for ( const QString &name : wanted )
-  {
-    const int idx = OGR_FD_GetFieldIndex( defn, name.toUtf8().constData() );
-    if ( idx < 0 )
-    {
-      t.error = QStringLiteral( "%1 has no field %2" ).arg( path, name );
-      GDALClose( ds );
-      return t;
-    }
-    indexes << idx;
-  }
-  OGR_L_ResetReading( layer );
-  while ( OGRFeatureH f = OGR_L_GetNextFeature( layer ) )
-  {
-    QStringList row;
-    row.reserve( indexes.size() );
-    for ( int idx : indexes )
-      row << ( OGR_F_IsFieldSetAndNotNull( f, idx ) ? QString::fromUtf8( OGR_F_GetFieldAsString( f, idx ) ) : kNull );
-    t.rows << row;
-    OGR_F_Destroy( f );
-  }
-  GDALClose( ds );
-  t.ok = true;
-  return t;
 }
 
 //! The header and the single data row of a small CSV file (the evaluation table).
@@ -225,9 +146,8 @@ class TestE2e : public QObject
     void badQiField();
 
   private:
-    QTemporaryDir mProfile;
+    e2e::QgisProcess mQgis;
     QTemporaryDir mOut;
-    QProcessEnvironment mEnv;
     QString mRegions, mRecords, mModel;
     QStringList mRegionIds;
     double mPop8Total = 0;
@@ -248,40 +168,19 @@ class TestE2e : public QObject
 
 void TestE2e::runProcess( const QStringList &args, int &exitCode, QByteArray &out, QByteArray &err )
 {
-  QProcess p;
-  p.setProcessEnvironment( mEnv );
-  p.setWorkingDirectory( mOut.path() );
-  QElapsedTimer timer;
-  timer.start();
-  p.start( QStringLiteral( VBAS_QGIS_PROCESS ), args );
-  QVERIFY2( p.waitForStarted( 30000 ), qPrintable( QStringLiteral( "cannot start %1" ).arg( VBAS_QGIS_PROCESS ) ) );
-  if ( !p.waitForFinished( kProcessTimeoutMs ) )
-  {
-    p.kill();
-    p.waitForFinished( 10000 );
-    QFAIL( qPrintable( QStringLiteral( "qgis_process %1 timed out" ).arg( args.mid( 0, 3 ).join( ' ' ) ) ) );
-  }
-  out = p.readAllStandardOutput();
-  err = p.readAllStandardError();
-  exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-  qInfo( "qgis_process %s: exit %d, %.1f s", qPrintable( args.mid( 0, 3 ).join( ' ' ) ), exitCode, timer.elapsed() / 1000.0 );
+  e2e::ProcessResult r;
+  CHECKED( mQgis.run( args, mOut.path(), r ) );
+  exitCode = r.exitCode;
+  out = r.out;
+  err = r.err;
 }
 
 void TestE2e::runJson( const QString &algorithm, const QStringList &params, QJsonObject &results )
 {
-  int exitCode = -1;
-  QByteArray out, err;
-  CHECKED( runProcess( QStringList{ QStringLiteral( "--json" ), QStringLiteral( "run" ), algorithm, QStringLiteral( "--" ) } + params,
-                       exitCode, out, err ) );
-  QVERIFY2( exitCode == 0, qPrintable( QStringLiteral( "%1 exited with %2; stderr:\n%3" ).arg( algorithm ).arg( exitCode ).arg( tail( err ) ) ) );
-  const int brace = out.indexOf( '{' );
-  QVERIFY2( brace >= 0, qPrintable( QStringLiteral( "%1 wrote no JSON; stderr:\n%2" ).arg( algorithm, tail( err ) ) ) );
-  QJsonParseError parseError;
-  const QJsonDocument doc = QJsonDocument::fromJson( out.mid( brace ), &parseError );
-  QVERIFY2( parseError.error == QJsonParseError::NoError, qPrintable( QStringLiteral( "%1: bad JSON: %2" ).arg( algorithm, parseError.errorString() ) ) );
-  QVERIFY2( doc.isObject() && doc.object().value( QStringLiteral( "results" ) ).isObject(),
-            qPrintable( QStringLiteral( "%1: the JSON has no 'results' object" ).arg( algorithm ) ) );
-  results = doc.object().value( QStringLiteral( "results" ) ).toObject();
+  QJsonObject document;
+  e2e::ProcessResult r;
+  CHECKED( mQgis.runJson( algorithm, params, mOut.path(), document, r ) );
+  results = document.value( QStringLiteral( "results" ) ).toObject();
 }
 
 QStringList TestE2e::commonParams() const
@@ -298,7 +197,6 @@ QStringList TestE2e::inputsFor( const QStringList &qis ) const
 void TestE2e::initTestCase()
 {
   GDALAllRegister();
-  QVERIFY( mProfile.isValid() );
   QVERIFY( mOut.isValid() );
   mRegions = QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" );
   mRecords = QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" );
@@ -307,26 +205,7 @@ void TestE2e::initTestCase()
     QVERIFY2( QFileInfo::exists( f ), qPrintable( f ) );
 
   // Isolated profile with the build's plugin folder linked in, then enabled.
-  const QString pluginDir = QStringLiteral( VBAS_PLUGIN_DIR );
-  QVERIFY2( QFileInfo::exists( pluginDir + "/libvbas.so" ), qPrintable( pluginDir + "/libvbas.so is missing: build vbas_provider" ) );
-  QVERIFY2( QFileInfo::exists( pluginDir + "/metadata.txt" ), qPrintable( pluginDir + "/metadata.txt is missing" ) );
-  const QString plugins = mProfile.filePath( QStringLiteral( "profiles/default/python/plugins" ) );
-  QVERIFY( QDir().mkpath( plugins ) );
-  QVERIFY( QFile::link( pluginDir, plugins + "/vbas" ) );
-
-  mEnv = QProcessEnvironment::systemEnvironment();
-  mEnv.insert( QStringLiteral( "QT_QPA_PLATFORM" ), QStringLiteral( "offscreen" ) );
-  mEnv.insert( QStringLiteral( "QGIS_CUSTOM_CONFIG_PATH" ), mProfile.path() );
-
-  int exitCode = -1;
-  QByteArray out, err;
-  CHECKED( runProcess( { QStringLiteral( "plugins" ), QStringLiteral( "enable" ), QStringLiteral( "vbas" ) }, exitCode, out, err ) );
-  QVERIFY2( exitCode == 0, qPrintable( "plugins enable vbas failed:\n" + tail( out + err ) ) );
-  CHECKED( runProcess( { QStringLiteral( "list" ) }, exitCode, out, err ) );
-  QVERIFY2( exitCode == 0, qPrintable( "list failed:\n" + tail( err ) ) );
-  const QString listing = QString::fromUtf8( out );
-  for ( const QString &alg : kAlgorithms )
-    QVERIFY2( listing.contains( alg ), qPrintable( alg + " is not in qgis_process list; stderr:\n" + tail( err ) ) );
+  CHECKED( mQgis.setUp( kAlgorithms ) );
 
   // The regions.
   const Table regions = readTable( mRegions, { QStringLiteral( "AREAKEY" ), QStringLiteral( "POP8" ) } );
