@@ -136,7 +136,6 @@ void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, QgsProcessing
 void VbasReleaseWriter::drain( vbas::ExternalShuffle &shuffle, VbasOutput &output, QgsProcessingFeedback *feedback )
 {
   const double step = shuffle.size() > 0 ? 50.0 / static_cast<double>( shuffle.size() ) : 0;
-  QgsFeature feature( output.fields() );
   QgsAttributes attributes( output.fields().count() );
   qlonglong written = 0;
   shuffle.drain( [&]( std::string_view row ) {
@@ -148,6 +147,9 @@ void VbasReleaseWriter::drain( vbas::ExternalShuffle &shuffle, VbasOutput &outpu
     std::size_t position = 0;
     for ( int i = 0; i < attributes.size(); ++i )
       attributes[i] = VbasValueCodec::decode( row, position );
+    // A fresh feature per row: QgsFeature::setAttributes keeps the old values when the new ones compare
+    // equal, and QVariant compares reals fuzzily (0.1 + 0.2 == 0.3) and date-times by instant.
+    QgsFeature feature( output.fields() );
     feature.setAttributes( attributes );
     feature.setId( ++written ); // fresh ids in output order; formats that number rows themselves do the same
     output.add( feature );

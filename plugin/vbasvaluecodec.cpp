@@ -29,7 +29,8 @@ enum Tag : unsigned char
   TextList,
   List,
   Map,
-  OtherText, //!< a released value of a type without exact bytes, kept as its text
+  OtherText,    //!< a released value of a type without exact bytes, kept as its text
+  SizedInteger, //!< a released whole number with its own width (int, short, ...), as it was read
 };
 
 constexpr char16_t kReplacement = 0xfffd; // what a UTF-8 decoder puts in place of invalid bytes
@@ -86,24 +87,24 @@ QString replacementReason( const QString &text )
   return text.contains( QChar( kReplacement ) ) ? QObject::tr( "text holding U+FFFD, the character that stands in for bytes that are not valid UTF-8, so different values may read as the same text" ) : QString();
 }
 
-//! Whole numbers of any width share one form: 5 as an int and 5 as a 64-bit int are the same value.
-bool putWholeNumber( const QVariant &value, std::string &out )
+/**
+ * Whole numbers of any width share one key: 5 as an int and 5 as a 64-bit int are the same value.
+ * A released value keeps its width too, so it is written back as it was read.
+ */
+bool putWholeNumber( const QVariant &value, std::string &out, bool exact )
 {
-  switch ( VbasValueCodec::wholeNumber( value ) )
+  const VbasValueCodec::WholeNumber kind = VbasValueCodec::wholeNumber( value );
+  if ( kind == VbasValueCodec::WholeNumber::None )
+    return false;
+  if ( !exact )
   {
-    case VbasValueCodec::WholeNumber::None:
-      return false;
-    case VbasValueCodec::WholeNumber::Signed:
-      out.push_back( Integer );
-      put<std::int64_t>( out, value.toLongLong() );
-      return true;
-    case VbasValueCodec::WholeNumber::Unsigned:
-      break;
+    out.push_back( SizedInteger );
+    put<std::int32_t>( out, value.userType() );
   }
   const qulonglong number = value.toULongLong();
-  const bool fits = number <= static_cast<qulonglong>( std::numeric_limits<std::int64_t>::max() );
+  const bool fits = kind == VbasValueCodec::WholeNumber::Signed || number <= static_cast<qulonglong>( std::numeric_limits<std::int64_t>::max() );
   out.push_back( fits ? Integer : Unsigned );
-  put<std::uint64_t>( out, number );
+  put<std::uint64_t>( out, kind == VbasValueCodec::WholeNumber::Signed ? static_cast<std::uint64_t>( value.toLongLong() ) : number );
   return true;
 }
 
@@ -177,7 +178,7 @@ QString putValue( const QVariant &value, std::string &out, bool exact )
     out.push_back( Null );
     return QString();
   }
-  if ( putWholeNumber( value, out ) )
+  if ( putWholeNumber( value, out, exact ) )
     return QString();
   switch ( static_cast<QMetaType::Type>( value.userType() ) )
   {
@@ -304,6 +305,13 @@ QVariant decode( std::string_view data, std::size_t &pos )
     case Text:
     case OtherText:
       return getText( data, pos );
+    case SizedInteger:
+    {
+      const int type = get<std::int32_t>( data, pos );
+      QVariant number = decode( data, pos );
+      number.convert( type );
+      return number;
+    }
     case Integer:
       return static_cast<qlonglong>( get<std::int64_t>( data, pos ) );
     case Unsigned:

@@ -133,6 +133,7 @@ class TestReleaseSafety : public QObject
     void mapQiValuesAreNotMerged();
     void invalidUtf8IsRefused();
     void regionIdsMustBeTextOrNumbers();
+    void releasedValuesAreWrittenExactly();
     // 2. The release is what was counted.
     void tableEditedBetweenPassesAborts_data();
     void tableEditedBetweenPassesAborts();
@@ -290,6 +291,33 @@ void TestReleaseSafety::regionIdsMustBeTextOrNumbers()
   Feedback feedback;
   vbastest::run( QStringLiteral( "vbas:anonymize" ), parameters( records.get() ), mContext, false, &feedback );
   QVERIFY2( feedback.error().contains( QStringLiteral( "region ids must be text or numbers" ) ), qPrintable( feedback.error() ) );
+}
+
+void TestReleaseSafety::releasedValuesAreWrittenExactly()
+{
+  // 0.3 and 0.1 + 0.2 are two classes of two (with x = 1 and 2 in each). QVariant calls them equal, and
+  // a feature reused from row to row once kept the previous row's values: a class written with 1 row.
+  const double sum = 0.1 + 0.2;
+  auto records = vbastest::table( QStringLiteral( "field=region:string&field=d:double&field=x:integer" ),
+                                  QList<QVariantList> { { "r00", 0.3, 1 }, { "r00", 0.3, 2 }, { "r00", sum, 1 }, { "r00", sum, 2 } } );
+  for ( int seed = 1; seed <= 20; ++seed )
+  {
+    QVariantMap p = parameters( records.get() );
+    p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "d" ) } );
+    p.insert( QStringLiteral( "SEED" ), seed );
+    const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+    QList<QPair<int, int>> written; // (0: d is exactly 0.3, 1: exactly 0.1 + 0.2; x)
+    QgsFeature f;
+    QgsFeatureIterator it = vbastest::output( r, QStringLiteral( "ANONYMIZED" ), mContext )->getFeatures();
+    while ( it.nextFeature( f ) )
+    {
+      const double d = f.attribute( QStringLiteral( "d" ) ).toDouble();
+      QVERIFY( d == 0.3 || d == sum );
+      written << qMakePair( d == 0.3 ? 0 : 1, f.attribute( QStringLiteral( "x" ) ).toInt() );
+    }
+    std::sort( written.begin(), written.end() );
+    QCOMPARE( written, ( QList<QPair<int, int>> { { 0, 1 }, { 0, 2 }, { 1, 1 }, { 1, 2 } } ) );
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
