@@ -1,5 +1,7 @@
 #include "metrics.h"
 
+#include "release.h"
+
 #include <cmath>
 
 namespace vbas
@@ -37,14 +39,11 @@ double nonUniformEntropy( const std::vector<std::int64_t> &regionRecords, const 
 
 std::vector<std::int64_t> releasedPerRegion( const SparseHistograms &regionHistograms, const Aggregation &aggregation, const Suppression &suppression )
 {
+  const std::vector<char> suppressed = suppressedEntries( regionHistograms, aggregation, suppression );
   std::vector<std::int64_t> released( regionHistograms.rows(), 0 );
   for ( std::size_t r = 0; r < regionHistograms.rows(); ++r )
-  {
-    const std::size_t a = aggregation.regionAggregate[r];
     for ( std::size_t e = regionHistograms.offsets[r]; e < regionHistograms.offsets[r + 1]; ++e )
-      if ( !suppression.suppressed[aggregation.ecs.find( a, regionHistograms.classes[e] )] )
-        released[r] += regionHistograms.counts[e];
-  }
+      released[r] += suppressed[e] ? 0 : regionHistograms.counts[e];
   return released;
 }
 

@@ -19,6 +19,15 @@ Release voronoiRelease( const std::vector<Point> &sites, const std::vector<Point
   return release( locateRegions( regionPoints, VoronoiDiagram( sites ) ), regionHistograms, k );
 }
 
+std::vector<char> suppressedEntries( const SparseHistograms &regionHistograms, const Aggregation &aggregation, const Suppression &suppression )
+{
+  std::vector<char> suppressed( regionHistograms.counts.size() );
+  for ( std::size_t r = 0; r < regionHistograms.rows(); ++r )
+    for ( std::size_t e = regionHistograms.offsets[r]; e < regionHistograms.offsets[r + 1]; ++e )
+      suppressed[e] = suppression.suppressed[aggregation.ecs.find( aggregation.regionAggregate[r], regionHistograms.classes[e] )];
+  return suppressed;
+}
+
 Recount::Recount( const SparseHistograms &counted )
   : mCounted( counted )
   , mRecounted( counted.counts.size(), 0 )

@@ -30,6 +30,12 @@ Release release( std::vector<std::size_t> regionGroup, const SparseHistograms &r
 Release voronoiRelease( const std::vector<Point> &sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms, std::int64_t k );
 
 /**
+ * Whether each entry (region, class) of the region histograms is suppressed: its class is below k in
+ * the region's aggregate. Worked out once per entry, so a pass over the records looks up one flag.
+ */
+std::vector<char> suppressedEntries( const SparseHistograms &regionHistograms, const Aggregation &aggregation, const Suppression &suppression );
+
+/**
  * The records of a second pass counted again against the histograms of the first: every row must
  * land on an entry (region, class) the first pass counted, and in the end every entry must hold
  * exactly the records it held then. Anything else means the table changed between the passes.

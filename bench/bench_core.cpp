@@ -363,6 +363,7 @@ int main( int argc, char **argv )
   const char *tmp = std::getenv( "TMPDIR" );
   vbas::ExternalShuffle shuffle( seed, std::size_t( 64 ) << 20, std::string( tmp ? tmp : "/tmp" ) + "/.bench-core-shuffle-" + std::to_string( ::getpid() ) + "-" );
   vbas::Recount recount( histograms );
+  const std::vector<char> suppressed = vbas::suppressedEntries( histograms, release.aggregation, release.suppression );
   std::string row;
   RecordStream second( recordSeed, qis, regionCount, sorted );
   while ( const std::size_t n = second.next( chunkRegion, chunkValues ) )
@@ -372,10 +373,8 @@ int main( int argc, char **argv )
     {
       for ( std::size_t q = 0; q < qiCount; ++q )
         codes[q] = *encoder.findValueCode( q, std::string_view( *chunkValues[i * qiCount + q] ) );
-      const std::uint32_t cls = *encoder.findClass( codes.data() );
-      recount.add( chunkRegion[i], cls, 1 );
-      const std::size_t aggregate = release.aggregation.regionAggregate[chunkRegion[i]];
-      chunkRegion[i] = release.suppression.suppressed[release.aggregation.ecs.find( aggregate, cls )] ? ~0u : static_cast<std::uint32_t>( aggregate );
+      const std::size_t entry = recount.add( chunkRegion[i], *encoder.findClass( codes.data() ), 1 );
+      chunkRegion[i] = suppressed[entry] ? ~0u : static_cast<std::uint32_t>( release.aggregation.regionAggregate[chunkRegion[i]] );
     }
     Clock::time_point t2 = Clock::now();
     for ( std::size_t i = 0; i < n; ++i )

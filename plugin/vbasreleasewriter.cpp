@@ -73,6 +73,7 @@ void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, QgsProcessing
 {
   VbasRecordReader reader( mRecords.fields(), mRoles );
   vbas::Recount recount( mCounted.histograms );
+  const std::vector<char> suppressed = vbas::suppressedEntries( mCounted.histograms, mRelease.aggregation, mRelease.suppression );
   std::vector<vbas::DistinctCount> distinct( static_cast<std::size_t>( mRoles.others.size() ) );
   QgsFeatureRequest request;
   request.setFlags( QgsFeatureRequest::NoGeometry ).setSubsetOfAttributes( mRoles.read() );
@@ -98,10 +99,10 @@ void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, QgsProcessing
     // The region and class of the values about to be written, which the first pass must have counted.
     const std::optional<std::uint32_t> region = mRegions.find( reader.region( attributes ) );
     const std::optional<std::uint32_t> cls = region ? reader.findClass( attributes, mCounted.encoder, rows, f.id() ) : std::nullopt;
-    if ( !cls || recount.add( *region, *cls, count ) == vbas::SparseHistograms::npos )
+    const std::size_t entry = cls ? recount.add( *region, *cls, count ) : vbas::SparseHistograms::npos;
+    if ( entry == vbas::SparseHistograms::npos )
       changed( QObject::tr( "%1 holds values the first pass did not count" ).arg( VbasRecordReader::rowName( rows, f.id() ) ) );
-    const std::size_t aggregate = mRelease.aggregation.regionAggregate[*region];
-    if ( mRelease.suppression.suppressed[mRelease.aggregation.ecs.find( aggregate, *cls )] )
+    if ( suppressed[entry] )
       continue;
     row.clear();
     for ( int i = 0, other = 0; i < mRoles.released.size(); ++i )
@@ -111,7 +112,7 @@ void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, QgsProcessing
       if ( other < mRoles.others.size() && mRoles.others[other] == mRoles.released[i] )
         distinct[static_cast<std::size_t>( other++ )].add( std::string_view( row ).substr( start ) );
     }
-    VbasValueCodec::encode( static_cast<qlonglong>( aggregate + 1 ), row );
+    VbasValueCodec::encode( static_cast<qlonglong>( mRelease.aggregation.regionAggregate[*region] + 1 ), row );
     shuffle.add( row );
     ++releasedRows;
     releasedRecords += count;

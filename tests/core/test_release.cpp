@@ -14,6 +14,7 @@ class TestRelease : public QObject
     void groupsMergeAndSuppress();
     void groupIdsAnyOrder();
     void voronoiReleaseLocatesRegions();
+    void suppressedEntriesPerRegion();
     void recountAgrees();
     void recountFindsChanges();
     void encoderFindsOnlyWhatItSaw();
@@ -61,6 +62,15 @@ void TestRelease::voronoiReleaseLocatesRegions()
   // Aggregate 0 = regions 0 and 2: class 0 x2 (suppressed), class 1 x1 + 4 = 5; aggregate 1 = region 1: class 0 x3.
   QCOMPARE( r.aggregation.ecs.counts, std::vector<std::int64_t>( { 2, 5, 3 } ) );
   QCOMPARE( r.suppression.suppressedRecords, std::int64_t( 2 ) );
+}
+
+void TestRelease::suppressedEntriesPerRegion()
+{
+  // As in groupsMergeAndSuppress: class 1 is suppressed in aggregate 0 (regions 0 and 1) but not in
+  // aggregate 1 (region 2). Entries: r0 class 0, r0 class 1, r1 class 0, r2 class 1.
+  const SparseHistograms histograms = threeRegions();
+  const Release r = release( { 0, 0, 1 }, histograms, 3 );
+  QCOMPARE( suppressedEntries( histograms, r.aggregation, r.suppression ), std::vector<char>( { 0, 1, 0, 0 } ) );
 }
 
 void TestRelease::recountAgrees()
