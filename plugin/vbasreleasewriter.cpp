@@ -4,6 +4,7 @@
 #include "shuffle.h"
 #include "vbasinterrupt.h"
 #include "vbasvaluecodec.h"
+#include "vbasworker.h"
 
 #include <qgsexception.h>
 #include <qgsfeaturerequest.h>
@@ -22,6 +23,15 @@ const QString kAggregateId = QStringLiteral( "aggregate_id" );
 //! A released field whose values are about this many per row identifies its rows (a patient id).
 constexpr double kNearlyUnique = 0.9;
 constexpr std::int64_t kFewestRowsToJudge = 20;
+//! Rows handed between the two threads of the release pass at a time.
+constexpr std::size_t kBatchRows = 4096;
+
+//! Rows of the release pass as read, in reading order.
+struct Rows
+{
+    std::vector<QgsAttributes> attributes;
+    std::vector<QgsFeatureId> ids;
+};
 
 } // namespace
 
@@ -69,91 +79,162 @@ void VbasReleaseWriter::changed( const QString &what ) const
                                   .arg( what ) );
 }
 
+/**
+ * The checks of the release pass on each row, in the worker thread: the row's region and class derived
+ * again from the values about to be written, counted against the first pass, and a released row
+ * serialized for the shuffle.
+ */
+class VbasReleaseWriter::Check
+{
+  public:
+    Check( const VbasReleaseWriter &writer, vbas::ExternalShuffle &shuffle )
+      : mWriter( writer )
+      , mReader( writer.mRecords.fields(), writer.mRoles )
+      , mRecount( writer.mCounted.histograms )
+      , mSuppressed( vbas::suppressedEntries( writer.mCounted.histograms, writer.mRelease.aggregation, writer.mRelease.suppression ) )
+      , mDistinct( static_cast<std::size_t>( writer.mRoles.others.size() ) )
+      , mShuffle( shuffle )
+    {}
+
+    void take( const QgsAttributes &attributes, QgsFeatureId id )
+    {
+      ++mRows;
+      const std::int64_t count = mReader.count( attributes, mRows, id );
+      if ( count == 0 )
+        return; // a row standing for no record
+      const std::optional<std::uint32_t> region = mWriter.mRegions.find( mReader.region( attributes ) );
+      const std::optional<std::uint32_t> cls = region ? mReader.findClass( attributes, mWriter.mCounted.encoder, mRows, id ) : std::nullopt;
+      const std::size_t entry = cls ? mRecount.add( *region, *cls, count ) : vbas::SparseHistograms::npos;
+      if ( entry == vbas::SparseHistograms::npos )
+        mWriter.changed( QObject::tr( "%1 holds values the first pass did not count" ).arg( VbasRecordReader::rowName( mRows, id ) ) );
+      if ( mSuppressed[entry] )
+        return;
+      mRow.clear();
+      const VbasRecordFields &roles = mWriter.mRoles;
+      for ( int i = 0, other = 0; i < roles.released.size(); ++i )
+      {
+        const std::size_t start = mRow.size();
+        VbasValueCodec::encode( attributes.at( roles.released[i] ), mRow );
+        if ( other < roles.others.size() && roles.others[other] == roles.released[i] )
+          mDistinct[static_cast<std::size_t>( other++ )].add( std::string_view( mRow ).substr( start ) );
+      }
+      VbasValueCodec::encode( static_cast<qlonglong>( mWriter.mRelease.aggregation.regionAggregate[*region] + 1 ), mRow );
+      mShuffle.add( mRow );
+      ++mReleasedRows;
+      mReleasedRecords += count;
+    }
+
+    //! Every entry counted as in the first pass, and as many records released as the release says.
+    bool agrees() const
+    {
+      return mRecount.firstDifference() == vbas::SparseHistograms::npos && mReleasedRecords == mWriter.mRelease.suppression.releasedRecords;
+    }
+
+    //! Warns about released fields that are (nearly) unique per record, such as a patient id.
+    void warnUnique( QgsProcessingFeedback *feedback ) const
+    {
+      for ( std::size_t other = 0; other < mDistinct.size(); ++other )
+      {
+        const double values = mDistinct[other].estimate();
+        if ( mReleasedRows >= kFewestRowsToJudge && values >= kNearlyUnique * static_cast<double>( mReleasedRows ) )
+          feedback->pushWarning( QObject::tr( "The released field '%1' is (nearly) unique per record: about %2 different values in %3 released rows. It may identify "
+                                              "patients: leave it out with RELEASE_FIELDS unless it must be released." )
+                                   .arg( mWriter.mRecords.fields().at( mWriter.mRoles.others[static_cast<int>( other )] ).name() )
+                                   .arg( qRound64( std::min( values, static_cast<double>( mReleasedRows ) ) ) )
+                                   .arg( mReleasedRows ) );
+      }
+    }
+
+  private:
+    const VbasReleaseWriter &mWriter;
+    VbasRecordReader mReader;
+    vbas::Recount mRecount;
+    std::vector<char> mSuppressed; //!< per entry of the region histograms
+    std::vector<vbas::DistinctCount> mDistinct;
+    vbas::ExternalShuffle &mShuffle;
+    std::string mRow;
+    std::int64_t mRows = 0, mReleasedRows = 0, mReleasedRecords = 0;
+};
+
 void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, QgsProcessingFeedback *feedback )
 {
-  VbasRecordReader reader( mRecords.fields(), mRoles );
-  vbas::Recount recount( mCounted.histograms );
-  const std::vector<char> suppressed = vbas::suppressedEntries( mCounted.histograms, mRelease.aggregation, mRelease.suppression );
-  std::vector<vbas::DistinctCount> distinct( static_cast<std::size_t>( mRoles.others.size() ) );
+  Check check( *this, shuffle );
+  VbasWorker<Rows> worker( [&check]( VbasWorker<Rows> &w ) {
+    while ( const std::optional<Rows> rows = w.pop() )
+      for ( std::size_t i = 0; i < rows->ids.size(); ++i )
+        check.take( rows->attributes[i], rows->ids[i] );
+  } );
   QgsFeatureRequest request;
   request.setFlags( QgsFeatureRequest::NoGeometry ).setSubsetOfAttributes( mRoles.read() );
   QgsFeatureIterator it = mRecords.getFeatures( request );
   const double step = mCounted.rows > 0 ? 50.0 / static_cast<double>( mCounted.rows ) : 0;
-  std::int64_t rows = 0, releasedRows = 0, releasedRecords = 0;
+  std::int64_t rows = 0;
   std::uint64_t digest = 0;
-  std::string row;
+  Rows batch;
   QgsFeature f;
-  while ( it.nextFeature( f ) )
+  bool more = true;
+  while ( more )
   {
-    if ( ( rows & 0xfff ) == 0 )
+    more = it.nextFeature( f );
+    if ( more )
+    {
+      ++rows;
+      digest += VbasRecordReader::digest( f.id() );
+      batch.attributes.push_back( f.attributes() );
+      batch.ids.push_back( f.id() );
+    }
+    if ( batch.ids.size() == kBatchRows || ( !more && !batch.ids.empty() ) )
     {
       VbasInterrupt::throwIfCanceled( feedback );
       feedback->setProgress( static_cast<double>( rows ) * step );
+      if ( !worker.push( std::exchange( batch, Rows() ) ) )
+        break; // the worker failed: finish() says why
     }
-    ++rows;
-    digest += VbasRecordReader::digest( f.id() );
-    const QgsAttributes attributes = f.attributes();
-    const std::int64_t count = reader.count( attributes, rows, f.id() );
-    if ( count == 0 )
-      continue; // a row standing for no record
-    // The region and class of the values about to be written, which the first pass must have counted.
-    const std::optional<std::uint32_t> region = mRegions.find( reader.region( attributes ) );
-    const std::optional<std::uint32_t> cls = region ? reader.findClass( attributes, mCounted.encoder, rows, f.id() ) : std::nullopt;
-    const std::size_t entry = cls ? recount.add( *region, *cls, count ) : vbas::SparseHistograms::npos;
-    if ( entry == vbas::SparseHistograms::npos )
-      changed( QObject::tr( "%1 holds values the first pass did not count" ).arg( VbasRecordReader::rowName( rows, f.id() ) ) );
-    if ( suppressed[entry] )
-      continue;
-    row.clear();
-    for ( int i = 0, other = 0; i < mRoles.released.size(); ++i )
-    {
-      const std::size_t start = row.size();
-      VbasValueCodec::encode( attributes.at( mRoles.released[i] ), row );
-      if ( other < mRoles.others.size() && mRoles.others[other] == mRoles.released[i] )
-        distinct[static_cast<std::size_t>( other++ )].add( std::string_view( row ).substr( start ) );
-    }
-    VbasValueCodec::encode( static_cast<qlonglong>( mRelease.aggregation.regionAggregate[*region] + 1 ), row );
-    shuffle.add( row );
-    ++releasedRows;
-    releasedRecords += count;
   }
+  worker.close();
+  worker.finish();
   VbasInterrupt::throwIfCanceled( feedback );
   if ( rows != mCounted.rows || digest != mCounted.digest )
     changed( QObject::tr( "%1 rows now, %2 in the first pass, or other rows" ).arg( rows ).arg( mCounted.rows ) );
-  if ( recount.firstDifference() != vbas::SparseHistograms::npos || releasedRecords != mRelease.suppression.releasedRecords )
+  if ( !check.agrees() )
     changed( QObject::tr( "its counts differ from the first pass" ) );
-  for ( int other = 0; other < mRoles.others.size(); ++other )
-  {
-    const double values = distinct[static_cast<std::size_t>( other )].estimate();
-    if ( releasedRows >= kFewestRowsToJudge && values >= kNearlyUnique * static_cast<double>( releasedRows ) )
-      feedback->pushWarning( QObject::tr( "The released field '%1' is (nearly) unique per record: about %2 different values in %3 released rows. It may identify "
-                                          "patients: leave it out with RELEASE_FIELDS unless it must be released." )
-                               .arg( mRecords.fields().at( mRoles.others[other] ).name() )
-                               .arg( qRound64( std::min( values, static_cast<double>( releasedRows ) ) ) )
-                               .arg( releasedRows ) );
-  }
+  check.warnUnique( feedback );
 }
 
 void VbasReleaseWriter::drain( vbas::ExternalShuffle &shuffle, VbasOutput &output, QgsProcessingFeedback *feedback )
 {
-  const double step = shuffle.size() > 0 ? 50.0 / static_cast<double>( shuffle.size() ) : 0;
-  QgsAttributes attributes( output.fields().count() );
-  qlonglong written = 0;
-  shuffle.drain( [&]( std::string_view row ) {
-    if ( ( written & 0xfff ) == 0 )
-    {
-      VbasInterrupt::throwIfCanceled( feedback );
-      feedback->setProgress( 50.0 + static_cast<double>( written ) * step );
-    }
-    std::size_t position = 0;
-    for ( int i = 0; i < attributes.size(); ++i )
-      attributes[i] = VbasValueCodec::decode( row, position );
-    // A fresh feature per row: QgsFeature::setAttributes keeps the old values when the new ones compare
-    // equal, and QVariant compares reals fuzzily (0.1 + 0.2 == 0.3) and date-times by instant.
-    QgsFeature feature( output.fields() );
-    feature.setAttributes( attributes );
-    feature.setId( ++written ); // fresh ids in output order; formats that number rows themselves do the same
-    output.add( feature );
+  // The worker reads the shuffled rows back into features; this thread writes them.
+  const QgsFields fields = output.fields();
+  VbasWorker<QgsFeatureList> worker( [&shuffle, &fields]( VbasWorker<QgsFeatureList> &w ) {
+    QgsFeatureList batch;
+    QgsAttributes attributes( fields.count() );
+    shuffle.drain( [&]( std::string_view row ) {
+      std::size_t position = 0;
+      for ( int i = 0; i < attributes.size(); ++i )
+        attributes[i] = VbasValueCodec::decode( row, position );
+      // A fresh feature per row: QgsFeature::setAttributes keeps the old values when the new ones
+      // compare equal, and QVariant compares reals fuzzily (0.1 + 0.2 == 0.3) and date-times by instant.
+      batch << QgsFeature( fields );
+      batch.back().setAttributes( attributes );
+      if ( static_cast<std::size_t>( batch.size() ) == kBatchRows && !w.push( std::exchange( batch, QgsFeatureList() ) ) )
+        throw VbasWorker<QgsFeatureList>::Stopped();
+    } );
+    if ( !batch.isEmpty() )
+      w.push( std::move( batch ) );
+    w.close();
   } );
+  const double step = shuffle.size() > 0 ? 50.0 / static_cast<double>( shuffle.size() ) : 0;
+  qlonglong written = 0;
+  while ( std::optional<QgsFeatureList> batch = worker.pop() )
+  {
+    VbasInterrupt::throwIfCanceled( feedback );
+    feedback->setProgress( 50.0 + static_cast<double>( written ) * step );
+    for ( QgsFeature &feature : *batch )
+    {
+      feature.setId( ++written ); // fresh ids in output order; formats that number rows themselves do the same
+      output.add( feature );
+    }
+  }
+  worker.finish();
   VbasInterrupt::throwIfCanceled( feedback );
 }

@@ -29,6 +29,8 @@ class VbasReleaseWriter
     void write( VbasOutput &output, std::uint64_t seed, std::size_t memoryBudget, QgsProcessingFeedback *feedback );
 
   private:
+    class Check;
+
     //! The second pass: every row checked, the released ones handed to the shuffle.
     void readAgain( vbas::ExternalShuffle &shuffle, QgsProcessingFeedback *feedback );
     //! The shuffled rows written with fresh feature ids.
