@@ -20,7 +20,7 @@
 #   3. startup: native:retainfields on a 1-row copy of the records (qgis_process start and exit)
 #   4. floor:   native:retainfields on records.gpkg keeping every field, written to a GeoPackage
 #   5. vbas:anonymize on the same inputs, every output written to a GeoPackage
-# 3-5 are timed with /usr/bin/time -v (wall clock and max RSS); 4 and 5 run VBAS_REPEAT times each,
+# 3-5 are timed with /usr/bin/time -v (wall clock, CPU and max RSS); 4 and 5 run VBAS_REPEAT times each,
 # alternating, and the fastest run of each is reported (the machine may be shared: every run and the
 # load average are logged on stderr). The inputs are read once with cat
 # before 4 so every run starts with a warm page cache. Prints progress on stderr and a markdown table
@@ -130,15 +130,15 @@ for N in "${SIZES[@]}"; do
 
   ROWS+=("$(awk -v n="$N" -v rec="$RECORDS" -v st="$STARTUP_S" -v e="$E2E_S" -v f="$FLOOR_S" -v ec="$E2E_CPU" -v fc="$FLOOR_CPU" -v ekb="$E2E_KB" -v fkb="$FLOOR_KB" \
     -v enc="$(mrps encode_rps)" -v sc="$(mrps sitecount_rps)" -v bd="$(mrps density_rps)" -v vo="$(mrps voronoi_rps)" \
-    -v ag="$(mrps aggregate_rps)" -v su="$(mrps suppress_rps)" -v ev="$(mrps evaluate_rps)" -v cb="$(core bytes_per_record)" \
-    'BEGIN { printf "| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f | %.1f |",
-             n, rec, enc, sc, bd, vo, ag, su, ev, cb, e, f, st, e / f, ec, fc, ekb / 1024, fkb / 1024, ekb * 1024 / rec, (ekb - fkb) * 1024 / rec }')")
+    -v rl="$(mrps release_rps)" -v ev="$(mrps evaluate_rps)" -v rc="$(mrps recount_rps)" -v sh="$(mrps shuffle_rps)" -v cb="$(core bytes_per_record)" \
+    'BEGIN { printf "| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f | %.1f |",
+             n, rec, enc, sc, bd, vo, rl, ev, rc, sh, cb, e, f, st, e / f, ec, fc, ekb / 1024, fkb / 1024, ekb * 1024 / rec, (ekb - fkb) * 1024 / rec }')")
 done
 
 echo
 echo "QIs: ${QIS[*]}; k = $K. Core rates in M records/s (bench_core, in-memory data of the same kind, its own record count);"
 echo "end to end: qgis_process wall clock (/usr/bin/time -v), best of $REPEAT runs; startup = retainfields on 1 row; CPU = user + system of that run; peak = max RSS of that run."
 echo
-echo "| regions | records | encode+hist | site count | bal. density | Voronoi+locate | aggregate | suppress | evaluate | core B/rec | e2e s | floor s | startup s | e2e/floor | e2e CPU s | floor CPU s | e2e peak MB | floor peak MB | e2e B/rec | (e2e-floor) B/rec |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| regions | records | encode+hist | site count | bal. density | Voronoi+locate | release | evaluate | re-encode+recount | shuffle | core B/rec | e2e s | floor s | startup s | e2e/floor | e2e CPU s | floor CPU s | e2e peak MB | floor peak MB | e2e B/rec | (e2e-floor) B/rec |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${ROWS[@]}"
