@@ -27,20 +27,14 @@ struct SparseHistograms
 };
 
 /**
- * Collects the records of one streaming pass, in any order: the row (region) and class of each
- * record, kept in reading order so a later pass over the same records can reuse them.
+ * Collects the records of one streaming pass, in any order: the row (region), class and count of
+ * each record, appended as they come and counted by row at the end (a counting sort).
  */
 class HistogramBuilder
 {
   public:
     explicit HistogramBuilder( std::size_t rows );
     void add( std::uint32_t row, std::uint32_t cls, std::int64_t count );
-
-    //! Records added so far, and the row, class and count of record i.
-    std::size_t size() const { return mRecordRows.size(); }
-    std::uint32_t row( std::size_t i ) const { return mRecordRows[i]; }
-    std::uint32_t cls( std::size_t i ) const { return mRecordClasses[i]; }
-    std::int64_t count( std::size_t i ) const { return mWeighted ? mCounts[i] : 1; }
 
     //! The histograms: a counting sort of the records by row, then a dense count per row.
     SparseHistograms build() const;

@@ -193,7 +193,6 @@ QString absolute( const QString &path )
 
 VbasOutput::VbasOutput( const VbasOutputSchema &schema, const QString &destination, QgsProject *project, const QString &layerName, const QVariantMap &createOptions )
   : mSchema( schema )
-  , mDestination( destination )
   , mProject( project )
   , mLayerName( layerName )
   , mCreateOptions( createOptions )

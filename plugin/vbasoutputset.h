@@ -79,7 +79,6 @@ class VbasOutput
     void removeScratch() const;
 
     VbasOutputSchema mSchema;
-    QString mDestination;
     QgsProject *mProject = nullptr;
     QString mLayerName; //!< for QGIS: the name of the layer loaded on completion
     QVariantMap mCreateOptions;
