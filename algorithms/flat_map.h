@@ -1,5 +1,5 @@
-// Open-addressing hash map from 64-bit keys to values: the table behind StringIndex, in the core's
-// hot loop. Faster and smaller than std::unordered_map for this one use: insert-or-find, never erase.
+// Open-addressing hash map (linear probing) from 64-bit keys to values: the table behind StringIndex
+// and ADC's per-cluster EC counts, in the core's hot loops. Faster and smaller than std::unordered_map.
 #pragma once
 
 #include <cstddef>
@@ -46,6 +46,35 @@ class FlatMap
       }
       return nullptr;
     }
+
+    //! Removes key if present (backward-shift deletion: the probe runs stay unbroken, no tombstones).
+    void erase( std::uint64_t key )
+    {
+      if ( mKeys.empty() )
+        return;
+      std::size_t hole = slot( key );
+      while ( mKeys[hole] != key )
+      {
+        if ( mKeys[hole] == kEmpty )
+          return;
+        hole = ( hole + 1 ) & mMask;
+      }
+      for ( std::size_t j = ( hole + 1 ) & mMask; mKeys[j] != kEmpty; j = ( j + 1 ) & mMask )
+      {
+        // The entry at j may fill the hole unless its home slot lies cyclically in (hole, j].
+        const std::size_t home = slot( mKeys[j] );
+        const bool staysAfterHole = hole <= j ? ( hole < home && home <= j ) : ( hole < home || home <= j );
+        if ( staysAfterHole )
+          continue;
+        mKeys[hole] = mKeys[j];
+        mValues[hole] = mValues[j];
+        hole = j;
+      }
+      mKeys[hole] = kEmpty;
+      --mSize;
+    }
+
+    std::size_t size() const { return mSize; }
 
   private:
     std::size_t slot( std::uint64_t key ) const

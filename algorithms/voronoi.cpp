@@ -1,8 +1,6 @@
 #include "voronoi.h"
 
-#include <CGAL/Delaunay_triangulation_2.h>
-#include <CGAL/Exact_predicates_inexact_constructions_kernel.h>
-#include <CGAL/Triangulation_vertex_base_with_info_2.h>
+#include "delaunay.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -10,18 +8,8 @@
 namespace vbas
 {
 
-namespace
-{
-using Kernel = CGAL::Exact_predicates_inexact_constructions_kernel;
-using VertexBase = CGAL::Triangulation_vertex_base_with_info_2<std::size_t, Kernel>;
-using DataStructure = CGAL::Triangulation_data_structure_2<VertexBase>;
-using Delaunay = CGAL::Delaunay_triangulation_2<Kernel, DataStructure>;
-
-double squaredDistance( const Point &a, const Point &b )
-{
-  return ( a.x - b.x ) * ( a.x - b.x ) + ( a.y - b.y ) * ( a.y - b.y );
-}
-} // namespace
+using Delaunay = delaunay::Triangulation;
+using delaunay::squaredDistance;
 
 struct VoronoiDiagram::Triangulation
 {
