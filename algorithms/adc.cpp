@@ -175,7 +175,9 @@ class Clustering
     std::vector<std::size_t> mCluster;                     //!< of each region
     std::vector<std::vector<std::uint32_t>> mMembers;      //!< regions of each cluster, increasing
     FlatMap<std::int64_t> mEcs;                            //!< (cluster, class) -> records, present when > 0
-    std::vector<std::map<std::int64_t, std::uint32_t>> mBelowK; //!< per cluster: EC size below k -> ECs of that size
+    //! Per cluster: (EC size below k, ECs of that size) by increasing size. A few entries at most: a flat
+    //! vector, so the trials' many updates allocate nothing (a std::map did, and dominated a trial).
+    std::vector<std::vector<std::pair<std::int64_t, std::uint32_t>>> mBelowK;
     std::vector<std::int64_t> mClusterSuppressed;          //!< records in ECs below k, per cluster
     std::vector<double> mCompactness;                      //!< eq. 20 per cluster, as of its last change
     std::map<std::int64_t, std::int64_t> mLevels;          //!< anonymity -> clusters at it
@@ -237,7 +239,7 @@ std::int64_t Clustering::ecSize( std::size_t cluster, std::uint32_t cls ) const
 //! The smallest EC of the cluster, capped at k: anything at k or above (or no records) is done.
 std::int64_t Clustering::anonymity( std::size_t cluster ) const
 {
-  return mBelowK[cluster].empty() ? mSettings.k : mBelowK[cluster].begin()->first;
+  return mBelowK[cluster].empty() ? mSettings.k : mBelowK[cluster].front().first;
 }
 
 //! Eq. 14: f = alpha * |R| - |R_alpha|, |R| the number of sites, so f rises with alpha (eq. 15-17).
@@ -295,17 +297,23 @@ void Clustering::count( std::uint32_t cluster, std::uint32_t region, std::int64_
 //! One EC of cluster went from `from` to `to` records: its suppressed records and sizes below k follow.
 void Clustering::resize( std::uint32_t cluster, std::int64_t from, std::int64_t to )
 {
-  std::map<std::int64_t, std::uint32_t> &belowK = mBelowK[cluster];
+  auto &belowK = mBelowK[cluster];
+  const auto at = [&belowK]( std::int64_t size ) { return std::lower_bound( belowK.begin(), belowK.end(), std::make_pair( size, std::uint32_t( 0 ) ) ); };
   if ( from > 0 && from < mSettings.k )
   {
     mClusterSuppressed[cluster] -= from;
-    if ( --belowK[from] == 0 )
-      belowK.erase( from );
+    const auto it = at( from );
+    if ( --it->second == 0 )
+      belowK.erase( it );
   }
   if ( to > 0 && to < mSettings.k )
   {
     mClusterSuppressed[cluster] += to;
-    ++belowK[to];
+    const auto it = at( to );
+    if ( it != belowK.end() && it->first == to )
+      ++it->second;
+    else
+      belowK.insert( it, { to, 1 } );
   }
 }
 

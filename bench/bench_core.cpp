@@ -19,6 +19,7 @@
 // machine-readable line starting with "BENCH_CORE" for bench/run_bench.sh.
 
 #include "aggregation.h"
+#include "adc.h"
 #include "balanced_density.h"
 #include "histograms.h"
 #include "metrics.h"
@@ -236,7 +237,7 @@ int main( int argc, char **argv )
 {
   if ( argc < 2 )
   {
-    std::fprintf( stderr, "usage: %s REGIONS [--qis 4|5] [--k K] [--seed S] [--sorted 1]\n", argv[0] );
+    std::fprintf( stderr, "usage: %s REGIONS [--qis 4|5] [--k K] [--seed S] [--sorted 1] [--adc 1]\n", argv[0] );
     return 2;
   }
   const std::size_t regionCount = std::strtoull( argv[1], nullptr, 10 );
@@ -244,6 +245,7 @@ int main( int argc, char **argv )
   std::int64_t k = 5;
   std::uint64_t seed = 20261121;
   bool sorted = false;
+  bool adc = false;
   for ( int i = 2; i + 1 < argc; i += 2 )
   {
     if ( !std::strcmp( argv[i], "--qis" ) )
@@ -252,6 +254,8 @@ int main( int argc, char **argv )
       k = std::strtoll( argv[i + 1], nullptr, 10 );
     else if ( !std::strcmp( argv[i], "--sorted" ) )
       sorted = std::strtoll( argv[i + 1], nullptr, 10 ) != 0;
+    else if ( !std::strcmp( argv[i], "--adc" ) )
+      adc = std::strtoll( argv[i + 1], nullptr, 10 ) != 0;
     else if ( !std::strcmp( argv[i], "--seed" ) )
       seed = std::strtoull( argv[i + 1], nullptr, 10 );
     else
@@ -337,6 +341,29 @@ int main( int argc, char **argv )
   t0 = Clock::now();
   const vbas::Placement placement = vbas::balancedDensity( points, population, sites, vbas::SitePosition::Mean );
   stages[2].seconds = seconds( t0, Clock::now() );
+
+  // ADC from the balanced-density sites (issue 6), both objectives: timed apart from the record stages,
+  // per trial move and in all.
+  for ( const vbas::AdcObjective objective : { vbas::AdcObjective::Anonymity, vbas::AdcObjective::Suppression } )
+  {
+    if ( !adc )
+      break;
+    vbas::AdcSettings settings;
+    settings.k = k;
+    settings.objective = objective;
+    t0 = Clock::now();
+    const vbas::AdcResult r = vbas::anonymityDrivenClustering( placement.sites, points, histograms, settings );
+    const double s = seconds( t0, Clock::now() );
+    const char *name = objective == vbas::AdcObjective::Anonymity ? "paper" : "suppression";
+    const auto count = []( std::uint64_t n ) { return static_cast<unsigned long long>( n ); };
+    std::printf( "  ADC %-11s %9.3f s: %llu trial moves (%llu scored, %llu kept, %llu passes), %.1f us per trial, %.1f us per scored trial; "
+                 "alpha %lld -> %lld, suppressed %lld -> %lld\n",
+                 name, s, count( r.after.tried ), count( r.after.evaluated ), count( r.after.committed ), count( r.after.passes ), 1e6 * s / std::max<double>( 1, r.after.tried ),
+                 1e6 * s / std::max<double>( 1, r.after.evaluated ), static_cast<long long>( r.before.alpha ), static_cast<long long>( r.after.alpha ),
+                 static_cast<long long>( r.before.suppressed ), static_cast<long long>( r.after.suppressed ) );
+    std::printf( "BENCH_ADC objective=%s seconds=%.6f tried=%llu evaluated=%llu committed=%llu suppressed_before=%lld suppressed_after=%lld\n", name, s, count( r.after.tried ),
+                 count( r.after.evaluated ), count( r.after.committed ), static_cast<long long>( r.before.suppressed ), static_cast<long long>( r.after.suppressed ) );
+  }
 
   // 4. Voronoi diagram + locateRegions.
   t0 = Clock::now();

@@ -83,26 +83,32 @@ void VbasAlgorithm::addRegionsParameters( bool withPoint, bool withPopulation )
     addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_FIELD" ), QObject::tr( "Population field (empty: the number of records in each region)" ), QVariant(), QStringLiteral( "REGIONS" ), QgsProcessingParameterField::Numeric, false, true ) );
 }
 
-void VbasAlgorithm::addRecordsParameters( bool withQis )
+void VbasAlgorithm::addRecordsParameters( Qis qis )
 {
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "RECORDS" ), QObject::tr( "Records table" ), QList<int>() << QgsProcessing::TypeVector ) );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "RECORD_REGION" ), QObject::tr( "Region id field of the records" ), QVariant(), QStringLiteral( "RECORDS" ) ) );
-  if ( withQis )
-    addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ), QObject::tr( "Quasi-identifier fields" ), QVariant(), QStringLiteral( "RECORDS" ), QgsProcessingParameterField::Any, true ) );
+  if ( qis != Qis::None )
+    addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ), qis == Qis::Required ? QObject::tr( "Quasi-identifier fields" ) : QObject::tr( "Quasi-identifier fields (for anonymity-driven clustering)" ),
+                                                   QVariant(), QStringLiteral( "RECORDS" ), QgsProcessingParameterField::Any, true, qis == Qis::Optional ) );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "COUNT_FIELD" ), QObject::tr( "Count field (records per row; empty: one)" ), QVariant(), QStringLiteral( "RECORDS" ), QgsProcessingParameterField::Numeric, false, true ) );
 }
 
 void VbasAlgorithm::addReleaseParameters()
 {
   addParameter( new QgsProcessingParameterField( QStringLiteral( "RELEASE_FIELDS" ), QObject::tr( "Other fields to release (empty: every field but the region id)" ), QVariant(), QStringLiteral( "RECORDS" ), QgsProcessingParameterField::Any, true, true ) );
-  auto seed = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SEED" ), QObject::tr( "Seed of the release order (empty: a fresh one)" ), QgsProcessingParameterNumber::Double, QVariant(), true, 0, 9007199254740991.0 );
-  seed->setMetadata( { { QStringLiteral( "widget_wrapper" ), QVariantMap { { QStringLiteral( "decimals" ), 0 } } } } );
-  seed->setFlags( seed->flags() | QgsProcessingParameterDefinition::FlagAdvanced );
-  addParameter( seed.release() );
+  addSeedParameter( QObject::tr( "Seed of the release order (empty: a fresh one)" ) );
   auto memory = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SHUFFLE_MEMORY_MB" ), QObject::tr( "Memory for shuffling the release (MB)" ), QgsProcessingParameterNumber::Integer, 64, false, 1, 1048576 );
   memory->setFlags( memory->flags() | QgsProcessingParameterDefinition::FlagAdvanced );
   addParameter( memory.release() );
-  addNumberOutput( QStringLiteral( "SEED" ), QObject::tr( "Seed of the release order" ) );
+}
+
+void VbasAlgorithm::addSeedParameter( const QString &description )
+{
+  auto seed = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SEED" ), description, QgsProcessingParameterNumber::Double, QVariant(), true, 0, 9007199254740991.0 );
+  seed->setMetadata( { { QStringLiteral( "widget_wrapper" ), QVariantMap { { QStringLiteral( "decimals" ), 0 } } } } );
+  seed->setFlags( seed->flags() | QgsProcessingParameterDefinition::FlagAdvanced );
+  addParameter( seed.release() );
+  addNumberOutput( QStringLiteral( "SEED" ), QObject::tr( "Seed" ) );
 }
 
 void VbasAlgorithm::addSiteCountParameters()
@@ -126,13 +132,39 @@ void VbasAlgorithm::addSiteCountParameters()
 
 void VbasAlgorithm::addPlacementParameters()
 {
-  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "METHOD" ), QObject::tr( "Site location method" ), QStringList() << QObject::tr( "Balanced density" ), false, 0 ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "METHOD" ), QObject::tr( "Site location method" ), QStringList() << QObject::tr( "Balanced density" ) << QObject::tr( "Anonymity-driven clustering (ADC)" ), false, 0 ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SITE_POSITION" ), QObject::tr( "Site position in its cell" ), QStringList() << QObject::tr( "Mean (eq. 12-13)" ) << QObject::tr( "Median" ), false, 0 ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "OBJECTIVE" ), QObject::tr( "ADC objective" ), QStringList() << QObject::tr( "Largest smallest EC (paper, eq. 14)" ) << QObject::tr( "Fewest suppressed records" ), false, 0 ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SEEDING" ), QObject::tr( "ADC seeding" ), QStringList() << QObject::tr( "Balanced density" ) << QObject::tr( "Random region points (SEED)" ), false, 0 ) );
+  auto iterations = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "MAX_ITERATIONS" ), QObject::tr( "ADC: most trial moves" ), QgsProcessingParameterNumber::Integer, 10000000, false, 1, kMaxInt );
+  iterations->setFlags( iterations->flags() | QgsProcessingParameterDefinition::FlagAdvanced );
+  addParameter( iterations.release() );
+  addNumberOutput( QStringLiteral( "ADC_MOVES_TRIED" ), QObject::tr( "ADC: trial moves" ) );
+  addNumberOutput( QStringLiteral( "ADC_MOVES_COMMITTED" ), QObject::tr( "ADC: committed moves" ) );
+  addNumberOutput( QStringLiteral( "ADC_ALPHA" ), QObject::tr( "ADC: smallest EC of any cluster at the end (k or more: k)" ) );
+  addNumberOutput( QStringLiteral( "ADC_SUPPRESSED" ), QObject::tr( "ADC: records its clusters suppress at k" ) );
+  if ( !outputDefinition( QStringLiteral( "ADC_STOP" ) ) )
+    addOutput( new QgsProcessingOutputString( QStringLiteral( "ADC_STOP" ), QObject::tr( "ADC: why it stopped" ) ) );
 }
 
 void VbasAlgorithm::addKParameter()
 {
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "K" ), QObject::tr( "k (smallest released equivalence class)" ), QgsProcessingParameterNumber::Integer, 5, false, 2, kMaxInt ) );
+}
+
+void VbasAlgorithm::addContiguityParameter()
+{
+  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "CONTIGUOUS" ), QObject::tr( "Contiguous aggregates (reassign detached parts)" ), false ) );
+}
+
+QString VbasAlgorithm::contiguityHelp()
+{
+  return QObject::tr( "<b>Contiguous aggregates</b> (CONTIGUOUS): a region joins the Voronoi cell of its region point, so an aggregate may come in detached parts, or enclose a region of "
+                      "another aggregate. When checked, every aggregate keeps its main part (the most records; ties: the most regions, then the part holding the first region in "
+                      "layer order), and each other part joins the neighbouring aggregate it shares the longest border with (ties: the lower site), unless that would suppress more "
+                      "records; parts are taken in layer order of their first region, again until none moves. A border is a stretch of shared boundary of positive length (regions "
+                      "touching at a corner are not neighbours), measured in the working CRS; a part with no neighbouring aggregate stays. The log gives the parts and the suppressed "
+                      "records before and after. No effect on a point regions layer. Default: off, the paper's aggregation.<br>" );
 }
 
 void VbasAlgorithm::addAggregationOutputs()
@@ -182,11 +214,13 @@ QString VbasAlgorithm::regionsHelp( bool withPoint, bool withPopulation )
   return help;
 }
 
-QString VbasAlgorithm::recordsHelp( bool withQis )
+QString VbasAlgorithm::recordsHelp( Qis qis )
 {
   QString help = QObject::tr( "<b>Records table</b>: one row per patient (any table: CSV, GeoPackage, PostGIS). Its geometry, if any, is never read.<br>"
                               "<b>Region id field of the records</b>: the region of each record; every value must be an id of the regions layer, matched as text.<br>" );
-  if ( withQis )
+  if ( qis == Qis::Optional )
+    help += QObject::tr( "<b>Quasi-identifier fields</b>: needed by anonymity-driven clustering only (see below).<br>" );
+  if ( qis != Qis::None )
     help += QObject::tr( "<b>Quasi-identifier fields</b>: the fields an attacker may know (age group, sex, ...), each listed once. Records with equal values on all of them form an equivalence class (EC); "
                          "values are compared exactly, whatever their type (text, numbers, dates and times, booleans, binary, lists, maps). NULL is a category of its own. "
                          "Text holding U+FFFD (the mark of bytes that were not valid UTF-8) is refused.<br>" );
@@ -219,15 +253,32 @@ QString VbasAlgorithm::siteCountHelp()
 
 QString VbasAlgorithm::placementHelp()
 {
-  return QObject::tr( "<b>Site location method</b>: Balanced density (paper sec. 3.2.1): rows of equal population from bottom to top (eq. 7-9), cells of equal population from left to right (eq. 10-11), one site per cell.<br>"
-                      "<b>Site position in its cell</b>: the mean of the cell's region points, as eq. 12-13 are written, or their median.<br>" );
+  return QObject::tr( "<b>Site location method</b>: Balanced density (paper sec. 3.2.1): rows of equal population from bottom to top (eq. 7-9), cells of equal population from left to right (eq. 10-11), one site per cell. "
+                      "Anonymity-driven clustering (ADC, paper sec. 3.2.2): starts from the seeding's sites and moves them, one trial at a time, toward the region points that hold members of "
+                      "the clusters' smallest equivalence classes (eq. 18-19: the mean of those points in the cluster's neighbourhood, weighted by their members); a move is kept only when "
+                      "the objective improves. It needs the QIs and k, and costs more time; it lowers suppression where the sites of balanced density leave small classes behind.<br>"
+                      "<b>Site position in its cell</b>: the mean of the cell's region points, as eq. 12-13 are written, or their median (balanced density, and ADC's balanced-density seeding).<br>"
+                      "<b>ADC objective</b>: Largest smallest EC (the paper's eq. 14: f = alpha |R| - |R_alpha|, alpha the smallest EC of any cluster; it stops at alpha >= k, or when it "
+                      "cannot raise the clusters at alpha, which happens as soon as one QI combination has fewer than k records in the whole table), or Fewest suppressed records (beyond the "
+                      "paper: a move is kept when fewer records fall in classes below k, or as many and the region points are nearer their sites (compactness, eq. 20); it tries every class "
+                      "below k of every cluster with suppressed records).<br>"
+                      "<b>ADC seeding</b>: the sites ADC starts from: balanced density (the paper's advice), or distinct region points drawn at random from SEED.<br>"
+                      "<b>ADC: most trial moves</b> (MAX_ITERATIONS, advanced): ADC stops after this many trial moves with the best sites so far, and the log says so.<br>" );
+}
+
+QString VbasAlgorithm::adcOutputsHelp()
+{
+  return QObject::tr( "<b>ADC_MOVES_TRIED</b>, <b>ADC_MOVES_COMMITTED</b>: ADC's trial and kept moves (0 with balanced density). <b>ADC_ALPHA</b>: the smallest EC of any of its clusters at "
+                      "the end, k or more given as k. <b>ADC_SUPPRESSED</b>: the records its clusters leave in classes below k. <b>ADC_STOP</b>: reached k, no improvement (a local optimum), "
+                      "max iterations, or not run.<br>" );
 }
 
 QString VbasAlgorithm::aggregationOutputsHelp()
 {
   return QObject::tr( "<b>k</b>: every released equivalence class (aggregated region + QI values) has at least k records; smaller ones are suppressed whole. A whole number from 2.<br>" ) + releaseHelp()
          + QObject::tr( "<h3>Outputs</h3>"
-                        "<b>Aggregated regions</b>: the member regions of each Voronoi cell dissolved: aggregate_id, site_id, regions (how many), members (their ids), records, released, suppressed, smallest_ec (smallest released EC).<br>"
+                        "<b>Aggregated regions</b>: the member regions of each Voronoi cell dissolved: aggregate_id, site_id, regions (how many), members (their ids), records, released, suppressed, smallest_ec (smallest released EC), "
+                        "parts (the polygons of the dissolved aggregate: more than 1 when its regions are not all connected through shared borders; for a point layer, its distinct points).<br>"
                         "<b>Region lookup</b>: region_id, aggregate_id and site_id of every initial region.<br>"
                         "<b>Anonymized records</b>: every released row with the QIs, the count field and the other released fields, plus aggregate_id; no geometry, no region id, no input feature id. "
                         "The rows are in a random order (SEED) with fresh feature ids. Suppressed records are left out. Before it is written, every row is checked against the first pass: "

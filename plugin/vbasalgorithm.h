@@ -22,22 +22,35 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
   protected:
     // Parameter declarations (initAlgorithm) and their help texts.
     void addRegionsParameters( bool withPoint, bool withPopulation );
-    void addRecordsParameters( bool withQis );
+    enum class Qis
+    {
+      None,
+      Optional,
+      Required,
+    };
+    void addRecordsParameters( Qis qis );
     //! RELEASE_FIELDS, SEED and SHUFFLE_MEMORY_MB, and the SEED output.
     void addReleaseParameters();
+    //! SEED (advanced, empty: a fresh one) and the SEED output.
+    void addSeedParameter( const QString &description );
     //! Site count parameters and the SITES, CUTOFF, ENTROPY, MAXCOMBS, RECORDS, POPULATION outputs.
     void addSiteCountParameters();
+    //! METHOD, SITE_POSITION and ADC's OBJECTIVE, SEEDING, MAX_ITERATIONS, with ADC's outputs.
     void addPlacementParameters();
     void addKParameter();
+    //! CONTIGUOUS: reassign the detached parts of the aggregates (issue 6 item 3); its help text.
+    void addContiguityParameter();
+    static QString contiguityHelp();
     void addAggregationOutputs();
     void addEvaluationOutputs();
     //! Declares a number output unless another step declared it already.
     void addNumberOutput( const QString &name, const QString &description );
     static QString regionsHelp( bool withPoint, bool withPopulation );
-    static QString recordsHelp( bool withQis );
+    static QString recordsHelp( Qis qis );
     static QString releaseHelp();
     static QString siteCountHelp();
     static QString placementHelp();
+    static QString adcOutputsHelp();
     static QString aggregationOutputsHelp();
     static QString evaluationOutputsHelp();
     //! How every output is written: all or nothing, refused destinations.

@@ -1,6 +1,7 @@
 #include "vbasanonymize.h"
 
 #include "metrics.h"
+#include "vbasadjacency.h"
 #include "vbaswriters.h"
 
 #include <qgsprocessingoutputs.h>
@@ -8,21 +9,23 @@
 
 QString VbasAnonymize::shortHelpString() const
 {
-  return QObject::tr( "Runs the whole VBAS pipeline with one set of parameters: estimate the site count, place the sites by balanced density, "
+  return QObject::tr( "Runs the whole VBAS pipeline with one set of parameters: estimate the site count, place the sites (balanced density or anonymity-driven clustering), "
                       "aggregate the regions by Voronoi cell and suppress every equivalence class below k, then evaluate the release. "
                       "The same as chaining the four component algorithms (see vbas_pipeline.model3).<br>" )
-         + regionsHelp( true, true ) + recordsHelp( true ) + siteCountHelp() + placementHelp() + aggregationOutputsHelp()
+         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + contiguityHelp() + aggregationOutputsHelp()
          + QObject::tr( "<b>Sites</b>: the placed sites (site_id, population, regions, row).<br>" ) + evaluationOutputsHelp()
+         + QObject::tr( "The SEED also draws ADC's random seeding.<br>" ) + adcOutputsHelp()
          + QObject::tr( "<b>SITES</b>, <b>CUTOFF</b>, <b>ENTROPY</b>, <b>MAXCOMBS</b>, <b>POPULATION</b>: as Estimate site count. <b>RUNTIME</b>: seconds for the whole pipeline." );
 }
 
 void VbasAnonymize::initAlgorithm( const QVariantMap & )
 {
   addRegionsParameters( true, true );
-  addRecordsParameters( true );
+  addRecordsParameters( Qis::Required );
   addSiteCountParameters();
   addPlacementParameters();
   addKParameter();
+  addContiguityParameter();
   addReleaseParameters();
   addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), QgsProcessing::TypeVectorPoint ) );
   addAggregationOutputs();
@@ -35,8 +38,9 @@ bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   mTimer.start();
   mInputs.prepare( *this, parameters, context );
   mSiteCount = VbasSiteCountSettings::read( *this, parameters, context );
-  mPosition = parameterAsEnum( parameters, QStringLiteral( "SITE_POSITION" ), context ) == 1 ? vbas::SitePosition::Median : vbas::SitePosition::Mean;
   mRelease = VbasReleaseSettings::read( *this, parameters, context );
+  mPlacement = VbasPlacementSettings::read( *this, parameters, context, mRelease.seed );
+  mContiguous = parameterAsBoolean( parameters, QStringLiteral( "CONTIGUOUS" ), context );
   const QList<VbasOutputSchema> schemas = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ), VbasEvaluationOutput::schema() }
                                           + VbasAggregationOutputs::schemas( mInputs );
   mOutputs.prepare( *this, parameters, context, schemas, mInputs.locations(), feedback );
@@ -53,12 +57,16 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   const VbasRecords records = mInputs.readRecords( regions, &steps );
   const VbasSiteCount siteCount = vbasEstimateSiteCount( mSiteCount, regions, records, feedback );
   QVariantMap outputs = vbasSiteCountOutputs( siteCount, records );
-  const vbas::Placement placement = vbasPlaceSites( mPosition, regions, vbasRegionPopulation( regions, records ), siteCount.sites );
+  const VbasPlacement placed = vbasPlaceSites( mPlacement, regions, records, siteCount.sites, &steps );
+  outputs.insert( vbasPlacementOutputs( placed ) );
+  const vbas::Placement &placement = placed.placement;
   VbasSitesOutput::write( mOutputs.create( QStringLiteral( "SITE_POINTS" ), context ), regions, placement );
   std::vector<qlonglong> siteIds;
   for ( std::size_t s = 0; s < placement.sites.size(); ++s )
     siteIds.push_back( static_cast<qlonglong>( s + 1 ) );
-  const vbas::Release release = vbas::voronoiRelease( placement.sites, regions.points, records.histograms, mRelease.k );
+  vbas::Release release = vbas::voronoiRelease( placement.sites, regions.points, records.histograms, mRelease.k );
+  if ( mContiguous )
+    release = vbasContiguousRelease( regions, records, std::move( release ), mRelease.k, &steps );
   vbasLogRelease( release, placement.sites.size(), mRelease.k, feedback );
   outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, placement.sites, siteIds, release, mRelease, steps, 2 ) );
 

@@ -24,7 +24,8 @@ class VbasAnonymize : public VbasAlgorithm
     QElapsedTimer mTimer;
     VbasInputs mInputs;
     VbasSiteCountSettings mSiteCount;
-    vbas::SitePosition mPosition = vbas::SitePosition::Mean;
+    VbasPlacementSettings mPlacement;
+    bool mContiguous = false;
     VbasReleaseSettings mRelease;
     VbasOutputSet mOutputs;
 };

@@ -13,7 +13,7 @@ QString VbasEvaluate::shortHelpString() const
   return QObject::tr( "Measures a release as the paper does (sec. 3.4): suppression, compactness (eq. 20), discernibility (eq. 21), non-uniform entropy of the "
                       "geographic identifier (eq. 22-23) and running time. It recomputes the equivalence classes and their suppression from the records and the "
                       "region lookup, independently of the algorithm that made the release.<br>" )
-         + regionsHelp( true, false ) + recordsHelp( true )
+         + regionsHelp( true, false ) + recordsHelp( Qis::Required )
          + QObject::tr( "<b>Sites</b>: the site points (site_id field, or their order).<br>"
                         "<b>Region lookup</b>: a table with region_id, aggregate_id and site_id for every region, as Voronoi aggregation writes it.<br>"
                         "<b>k</b>: the k of the release; ECs below it count as suppressed.<br>"
@@ -24,7 +24,7 @@ QString VbasEvaluate::shortHelpString() const
 void VbasEvaluate::initAlgorithm( const QVariantMap & )
 {
   addRegionsParameters( true, false );
-  addRecordsParameters( true );
+  addRecordsParameters( Qis::Required );
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "SITES" ), QObject::tr( "Sites" ), QList<int>() << QgsProcessing::TypeVectorPoint ) );
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup" ), QList<int>() << QgsProcessing::TypeVector ) );
   addKParameter();

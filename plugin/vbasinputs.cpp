@@ -99,7 +99,8 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
 
   mRecords = source( algorithm, parameters, QStringLiteral( "RECORDS" ), context );
   mQiNames = fields( QStringLiteral( "QI_FIELDS" ) );
-  if ( has( QStringLiteral( "QI_FIELDS" ) ) && mQiNames.isEmpty() )
+  const QgsProcessingParameterDefinition *qis = algorithm.parameterDefinition( QStringLiteral( "QI_FIELDS" ) );
+  if ( qis && !( qis->flags() & QgsProcessingParameterDefinition::FlagOptional ) && mQiNames.isEmpty() )
     throw QgsProcessingException( QObject::tr( "Choose at least one quasi-identifier field (QI_FIELDS)." ) );
   const QStringList released = fields( QStringLiteral( "RELEASE_FIELDS" ) );
   const QgsVectorLayer *recordsLayer = layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context );

@@ -3,8 +3,7 @@
 #include "vbasalgorithm.h"
 #include "vbasinputs.h"
 #include "vbasoutputset.h"
-
-#include "balanced_density.h"
+#include "vbassteps.h"
 
 #include <QElapsedTimer>
 
@@ -25,6 +24,6 @@ class VbasPlaceSites : public VbasAlgorithm
     QElapsedTimer mTimer;
     VbasInputs mInputs;
     std::size_t mSites = 0;
-    vbas::SitePosition mPosition = vbas::SitePosition::Mean;
+    VbasPlacementSettings mPlacement;
     VbasOutputSet mOutputs;
 };

@@ -1,5 +1,7 @@
 #include "vbassteps.h"
 
+#include "vbasinterrupt.h"
+
 #include <qgsexception.h>
 #include <qgsprocessingalgorithm.h>
 #include <qgsprocessingfeedback.h>
@@ -120,10 +122,68 @@ QVariantMap vbasSiteCountOutputs( const VbasSiteCount &siteCount, const VbasReco
            { QStringLiteral( "POPULATION" ), siteCount.population } };
 }
 
-vbas::Placement vbasPlaceSites( vbas::SitePosition position, const VbasRegions &regions, const std::vector<double> &population, std::size_t sites )
+std::uint64_t vbasSeed( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context )
 {
-  if ( sites < 1 || sites > static_cast<std::size_t>( regions.ids.size() ) )
-    throw QgsProcessingException( QObject::tr( "The number of sites (%1) must be between 1 and the number of regions, %2." ).arg( sites ).arg( regions.ids.size() ) );
+  const QVariant seed = parameters.value( QStringLiteral( "SEED" ) );
+  return seed.isValid() && !seed.isNull() && !asGiven( seed ).isEmpty() ? static_cast<std::uint64_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "SEED" ), context ) )
+                                                                         : QRandomGenerator::system()->generate64() % static_cast<std::uint64_t>( kMaxSeed + 1 );
+}
+
+VbasPlacementSettings VbasPlacementSettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed )
+{
+  VbasPlacementSettings settings;
+  const auto enumValue = [&]( const char *name ) { return QgsProcessingParameters::parameterAsEnum( definition( algorithm, QLatin1String( name ) ), parameters, context ); };
+  settings.method = enumValue( "METHOD" ) == 1 ? Method::Adc : Method::BalancedDensity;
+  settings.position = enumValue( "SITE_POSITION" ) == 1 ? vbas::SitePosition::Median : vbas::SitePosition::Mean;
+  settings.seeding = enumValue( "SEEDING" ) == 1 ? Seeding::Random : Seeding::BalancedDensity;
+  settings.adc.objective = enumValue( "OBJECTIVE" ) == 1 ? vbas::AdcObjective::Suppression : vbas::AdcObjective::Anonymity;
+  settings.adc.maxMoves = static_cast<std::uint64_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "MAX_ITERATIONS" ), context ) );
+  settings.adc.k = vbasWholeNumber( algorithm, parameters, QStringLiteral( "K" ), context );
+  settings.seed = seed;
+  if ( settings.method == Method::Adc && QgsProcessingParameters::parameterAsFields( definition( algorithm, QStringLiteral( "QI_FIELDS" ) ), parameters, context ).isEmpty() )
+    throw QgsProcessingException( QObject::tr( "Anonymity-driven clustering needs the quasi-identifier fields (QI_FIELDS): it moves the sites to raise the smallest equivalence class over them." ) );
+  return settings;
+}
+
+namespace
+{
+
+//! The feedback of a run as the core's progress interface: a cancel or a signal stops a core loop.
+class VbasCoreProgress : public vbas::Progress
+{
+  public:
+    explicit VbasCoreProgress( QgsProcessingFeedback *feedback )
+      : mFeedback( feedback )
+    {}
+    bool canceled() const override { return mFeedback->isCanceled() || VbasInterrupt::caught() != 0; }
+    void report( double percent, const std::string &status ) override
+    {
+      mFeedback->setProgress( percent );
+      mFeedback->setProgressText( QString::fromStdString( status ) );
+    }
+
+  private:
+    QgsProcessingFeedback *mFeedback;
+};
+
+QString adcStop( vbas::AdcStop stop )
+{
+  switch ( stop )
+  {
+    case vbas::AdcStop::ReachedK:
+      return QStringLiteral( "reached k" );
+    case vbas::AdcStop::NoImprovement:
+      return QStringLiteral( "no improvement" );
+    case vbas::AdcStop::MaxMoves:
+      return QStringLiteral( "max iterations" );
+    case vbas::AdcStop::Canceled:
+      break;
+  }
+  return QStringLiteral( "canceled" );
+}
+
+vbas::Placement balancedDensity( vbas::SitePosition position, const VbasRegions &regions, const std::vector<double> &population, std::size_t sites )
+{
   try
   {
     return vbas::balancedDensity( regions.points, population, sites, position );
@@ -134,16 +194,90 @@ vbas::Placement vbasPlaceSites( vbas::SitePosition position, const VbasRegions &
   }
 }
 
+//! ADC's clusters as cells: their region points and population; the rows of a balanced-density seeding.
+vbas::Placement adcPlacement( const vbas::AdcResult &adc, const std::vector<double> &population, const vbas::Placement &seeding )
+{
+  vbas::Placement placement;
+  placement.sites = adc.sites;
+  placement.cells.resize( adc.sites.size() );
+  placement.cellPopulation.assign( adc.sites.size(), 0 );
+  for ( std::size_t r = 0; r < adc.regionCluster.size(); ++r )
+  {
+    placement.cells[adc.regionCluster[r]].push_back( r );
+    placement.cellPopulation[adc.regionCluster[r]] += population[r];
+  }
+  placement.cellRow = seeding.cellRow;
+  return placement;
+}
+
+void logAdc( const vbas::AdcResult &adc, const VbasPlacementSettings &settings, QgsProcessingFeedback *feedback )
+{
+  const vbas::AdcStatus &a = adc.before, &b = adc.after;
+  feedback->pushInfo( QObject::tr( "Anonymity-driven clustering (%1): alpha %2 -> %3 (k = %4), f %5 -> %6, records in classes below k %7 -> %8, compactness %9 -> %10; "
+                                   "%11 trial moves (%12 scored), %13 kept, %14 passes; stopped: %15." )
+                        .arg( settings.adc.objective == vbas::AdcObjective::Anonymity ? QObject::tr( "largest smallest EC" ) : QObject::tr( "fewest suppressed records" ) )
+                        .arg( a.alpha )
+                        .arg( b.alpha )
+                        .arg( settings.adc.k )
+                        .arg( a.objective )
+                        .arg( b.objective )
+                        .arg( a.suppressed )
+                        .arg( b.suppressed )
+                        .arg( a.compactness, 0, 'f', 1 )
+                        .arg( b.compactness, 0, 'f', 1 )
+                        .arg( b.tried )
+                        .arg( b.evaluated )
+                        .arg( b.committed )
+                        .arg( b.passes )
+                        .arg( adcStop( adc.stop ) ) );
+  if ( adc.stop == vbas::AdcStop::MaxMoves )
+    feedback->pushWarning( QObject::tr( "ADC stopped after MAX_ITERATIONS = %1 trial moves, with the best sites so far." ).arg( settings.adc.maxMoves ) );
+}
+
+} // namespace
+
+VbasPlacement vbasPlaceSites( const VbasPlacementSettings &settings, const VbasRegions &regions, const VbasRecords &records, std::size_t sites, QgsProcessingFeedback *feedback )
+{
+  if ( sites < 1 || sites > static_cast<std::size_t>( regions.ids.size() ) )
+    throw QgsProcessingException( QObject::tr( "The number of sites (%1) must be between 1 and the number of regions, %2." ).arg( sites ).arg( regions.ids.size() ) );
+  const std::vector<double> population = vbasRegionPopulation( regions, records );
+  VbasPlacement result;
+  const bool adc = settings.method == VbasPlacementSettings::Method::Adc;
+  if ( !adc || settings.seeding == VbasPlacementSettings::Seeding::BalancedDensity )
+    result.placement = balancedDensity( settings.position, regions, population, sites );
+  if ( !adc )
+    return result;
+  const bool random = settings.seeding == VbasPlacementSettings::Seeding::Random;
+  if ( random )
+    feedback->pushInfo( QObject::tr( "ADC's random seeding is drawn from seed %1 (SEED=%1 repeats it)." ).arg( settings.seed ) );
+  const std::vector<vbas::Point> seeds = random ? vbas::randomSites( regions.points, sites, settings.seed ) : result.placement.sites;
+  VbasCoreProgress progress( feedback );
+  result.adc = vbas::anonymityDrivenClustering( seeds, regions.points, records.histograms, settings.adc, &progress );
+  VbasInterrupt::throwIfCanceled( feedback );
+  logAdc( *result.adc, settings, feedback );
+  result.placement = adcPlacement( *result.adc, population, result.placement );
+  return result;
+}
+
+QVariantMap vbasPlacementOutputs( const VbasPlacement &placement )
+{
+  if ( !placement.adc )
+    return { { QStringLiteral( "ADC_MOVES_TRIED" ), 0 }, { QStringLiteral( "ADC_MOVES_COMMITTED" ), 0 }, { QStringLiteral( "ADC_STOP" ), QStringLiteral( "not run" ) } };
+  const vbas::AdcResult &adc = *placement.adc;
+  return { { QStringLiteral( "ADC_MOVES_TRIED" ), static_cast<qlonglong>( adc.after.tried ) },
+           { QStringLiteral( "ADC_MOVES_COMMITTED" ), static_cast<qlonglong>( adc.after.committed ) },
+           { QStringLiteral( "ADC_ALPHA" ), static_cast<qlonglong>( adc.after.alpha ) },
+           { QStringLiteral( "ADC_SUPPRESSED" ), static_cast<qlonglong>( adc.after.suppressed ) },
+           { QStringLiteral( "ADC_STOP" ), adcStop( adc.stop ) } };
+}
+
 VbasReleaseSettings VbasReleaseSettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context )
 {
   VbasReleaseSettings settings;
   settings.k = vbasWholeNumber( algorithm, parameters, QStringLiteral( "K" ), context );
   if ( !definition( algorithm, QStringLiteral( "SEED" ) ) )
     return settings;
-  const QVariant seed = parameters.value( QStringLiteral( "SEED" ) );
-  settings.seed = seed.isValid() && !seed.isNull() && !asGiven( seed ).isEmpty()
-                    ? static_cast<std::uint64_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "SEED" ), context ) )
-                    : QRandomGenerator::system()->generate64() % static_cast<std::uint64_t>( kMaxSeed + 1 );
+  settings.seed = vbasSeed( algorithm, parameters, context );
   settings.memoryBudget = static_cast<std::size_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "SHUFFLE_MEMORY_MB" ), context ) ) << 20;
   return settings;
 }

@@ -2,12 +2,15 @@
 // is refused with the user's own value, never rounded), and the calls into the core.
 #pragma once
 
+#include "adc.h"
 #include "balanced_density.h"
 #include "release.h"
 #include "site_count.h"
 #include "vbasinputs.h"
 
 #include <QVariantMap>
+
+#include <optional>
 
 class QgsProcessingAlgorithm;
 class QgsProcessingContext;
@@ -60,8 +63,47 @@ QVariantMap vbasSiteCountOutputs( const VbasSiteCount &siteCount, const VbasReco
 //! The population of each region on the basis of balanced density: the population field, or the records.
 std::vector<double> vbasRegionPopulation( const VbasRegions &regions, const VbasRecords &records );
 
-//! Balanced density (SPEC 3.2) with the SITE_POSITION of parameters.
-vbas::Placement vbasPlaceSites( vbas::SitePosition position, const VbasRegions &regions, const std::vector<double> &population, std::size_t sites );
+//! The SEED parameter, or a fresh seed when it is empty (logged by the caller, returned as the SEED output).
+std::uint64_t vbasSeed( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
+
+//! Site location selection (SPEC 3.2): METHOD and SITE_POSITION, and for ADC OBJECTIVE, SEEDING, MAX_ITERATIONS, K and the seed.
+struct VbasPlacementSettings
+{
+    enum class Method
+    {
+      BalancedDensity,
+      Adc,
+    };
+    enum class Seeding
+    {
+      BalancedDensity,
+      Random,
+    };
+    Method method = Method::BalancedDensity;
+    vbas::SitePosition position = vbas::SitePosition::Mean;
+    Seeding seeding = Seeding::BalancedDensity;
+    vbas::AdcSettings adc; //!< k, objective and MAX_ITERATIONS
+    std::uint64_t seed = 0; //!< of the random seeding
+
+    //! Refuses ADC without QIs (QI_FIELDS) before anything is read.
+    static VbasPlacementSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed );
+};
+
+//! The sites placed, and what ADC did when it ran.
+struct VbasPlacement
+{
+    vbas::Placement placement; //!< the sites, the region points of each site's cell, their population and (balanced density) row
+    std::optional<vbas::AdcResult> adc;
+};
+
+/**
+ * Places `sites` sites: balanced density, or ADC from its seeding. ADC reports its progress and stops
+ * at a cancel; a canceled run then ends as every canceled run does, with nothing written.
+ */
+VbasPlacement vbasPlaceSites( const VbasPlacementSettings &settings, const VbasRegions &regions, const VbasRecords &records, std::size_t sites, QgsProcessingFeedback *feedback );
+
+//! ADC_MOVES_TRIED, ADC_MOVES_COMMITTED, ADC_ALPHA, ADC_SUPPRESSED and ADC_STOP.
+QVariantMap vbasPlacementOutputs( const VbasPlacement &placement );
 
 //! K, SEED and SHUFFLE_MEMORY_MB: how the release is built and ordered.
 struct VbasReleaseSettings

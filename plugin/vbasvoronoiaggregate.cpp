@@ -1,5 +1,6 @@
 #include "vbasvoronoiaggregate.h"
 
+#include "vbasadjacency.h"
 #include "vbaswriters.h"
 
 #include <qgsprocessingoutputs.h>
@@ -10,17 +11,18 @@ QString VbasVoronoiAggregate::shortHelpString() const
   return QObject::tr( "Builds the aggregation (paper sec. 3.3): every region joins the Voronoi cell of its nearest site (ties go to the lower site id), "
                       "the regions of a cell are dissolved into one aggregated region, the region id of each record is replaced by the aggregate id, "
                       "and every equivalence class (aggregate + QI values) with fewer than k records is suppressed. The release is k-anonymous.<br>" )
-         + regionsHelp( true, false ) + recordsHelp( true )
-         + QObject::tr( "<b>Sites</b>: the site points (from Place sites); their site_id field identifies them, or their order without one.<br>" )
+         + regionsHelp( true, false ) + recordsHelp( Qis::Required )
+         + QObject::tr( "<b>Sites</b>: the site points (from Place sites); their site_id field identifies them, or their order without one.<br>" ) + contiguityHelp()
          + aggregationOutputsHelp() + QObject::tr( "<b>RUNTIME</b>: seconds." );
 }
 
 void VbasVoronoiAggregate::initAlgorithm( const QVariantMap & )
 {
   addRegionsParameters( true, false );
-  addRecordsParameters( true );
+  addRecordsParameters( Qis::Required );
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "SITES" ), QObject::tr( "Sites" ), QList<int>() << QgsProcessing::TypeVectorPoint ) );
   addKParameter();
+  addContiguityParameter();
   addReleaseParameters();
   addAggregationOutputs();
   addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );
@@ -31,6 +33,7 @@ bool VbasVoronoiAggregate::prepareAlgorithm( const QVariantMap &parameters, QgsP
   mTimer.start();
   mInputs.prepare( *this, parameters, context );
   mRelease = VbasReleaseSettings::read( *this, parameters, context );
+  mContiguous = parameterAsBoolean( parameters, QStringLiteral( "CONTIGUOUS" ), context );
   mOutputs.prepare( *this, parameters, context, VbasAggregationOutputs::schemas( mInputs ), mInputs.locations(), feedback );
   return true;
 }
@@ -39,14 +42,19 @@ QVariantMap VbasVoronoiAggregate::processAlgorithm( const QVariantMap &, QgsProc
 {
   const VbasRun run( mOutputs );
   VbasInterrupt::throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
-  QgsProcessingMultiStepFeedback steps( 4, feedback );
+  QgsProcessingMultiStepFeedback steps( mContiguous ? 5 : 4, feedback );
   const VbasRegions regions = mInputs.readRegions( context, &steps );
   steps.setCurrentStep( 1 );
   const VbasRecords records = mInputs.readRecords( regions, &steps );
   const VbasSites sites = mInputs.readSites( regions, context );
-  const vbas::Release release = vbas::voronoiRelease( sites.points, regions.points, records.histograms, mRelease.k );
+  vbas::Release release = vbas::voronoiRelease( sites.points, regions.points, records.histograms, mRelease.k );
+  if ( mContiguous )
+  {
+    steps.setCurrentStep( 2 );
+    release = vbasContiguousRelease( regions, records, std::move( release ), mRelease.k, &steps );
+  }
   vbasLogRelease( release, sites.points.size(), mRelease.k, feedback );
-  QVariantMap outputs = VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, sites.points, sites.ids, release, mRelease, steps, 2 );
+  QVariantMap outputs = VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, sites.points, sites.ids, release, mRelease, steps, mContiguous ? 3 : 2 );
   outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
   mOutputs.commit( context, outputs );
   return outputs;

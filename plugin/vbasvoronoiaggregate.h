@@ -24,5 +24,6 @@ class VbasVoronoiAggregate : public VbasAlgorithm
     QElapsedTimer mTimer;
     VbasInputs mInputs;
     VbasReleaseSettings mRelease;
+    bool mContiguous = false;
     VbasOutputSet mOutputs;
 };

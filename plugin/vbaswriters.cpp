@@ -5,6 +5,7 @@
 #include "vbassteps.h"
 #include "voronoi.h"
 
+#include <qgsgeometrycollection.h>
 #include <qgslinestring.h>
 #include <qgspolygon.h>
 #include <qgsprocessingfeedback.h>
@@ -53,7 +54,7 @@ void VbasSitesOutput::write( VbasOutput &output, const VbasRegions &regions, con
   for ( std::size_t s = 0; s < placement.sites.size(); ++s )
   {
     const QgsGeometry point( new QgsPoint( placement.sites[s].x, placement.sites[s].y ) );
-    add( output, { static_cast<qlonglong>( s + 1 ), placement.cellPopulation[s], static_cast<qlonglong>( placement.cells[s].size() ), static_cast<qlonglong>( placement.cellRow[s] + 1 ) }, toLayer( point, regions ) );
+    add( output, { static_cast<qlonglong>( s + 1 ), placement.cellPopulation[s], static_cast<qlonglong>( placement.cells[s].size() ), placement.cellRow.empty() ? QVariant() : QVariant( static_cast<qlonglong>( placement.cellRow[s] + 1 ) ) }, toLayer( point, regions ) );
   }
   output.finish();
 }
@@ -84,7 +85,7 @@ VbasOutputSchema VbasAggregatedOutput::schema( QgsWkbTypes::Type regionsType, co
   return { QStringLiteral( "AGGREGATED" ),
            fieldsOf( { { kAggregateId, QVariant::LongLong }, { kSiteId, QVariant::LongLong }, { QStringLiteral( "regions" ), QVariant::LongLong }, { QStringLiteral( "members" ), QVariant::String },
                        { QStringLiteral( "records" ), QVariant::LongLong }, { QStringLiteral( "released" ), QVariant::LongLong }, { QStringLiteral( "suppressed" ), QVariant::LongLong },
-                       { QStringLiteral( "smallest_ec" ), QVariant::LongLong } } ),
+                       { QStringLiteral( "smallest_ec" ), QVariant::LongLong }, { QStringLiteral( "parts" ), QVariant::LongLong } } ),
            QgsWkbTypes::multiType( regionsType ), crs };
 }
 
@@ -106,10 +107,11 @@ void VbasAggregatedOutput::write( VbasOutput &output, const VbasRegions &regions
     VbasInterrupt::throwIfCanceled( feedback );
     QgsGeometry dissolved = QgsGeometry::unaryUnion( memberGeometries[a] );
     dissolved.convertToMultiType();
+    const auto *parts = qgsgeometry_cast<const QgsGeometryCollection *>( dissolved.constGet() ); // detached parts of a polygon aggregate
     const vbas::AggregateSummary &s = summaries[a];
     add( output,
          { vbasAggregateId( a ), siteIds[aggregation.aggregateGroup[a]], static_cast<qlonglong>( memberIds[a].size() ), memberIds[a].join( QLatin1Char( ',' ) ), static_cast<qlonglong>( s.records ),
-           static_cast<qlonglong>( s.released ), static_cast<qlonglong>( s.suppressed ), static_cast<qlonglong>( s.smallestReleasedEc ) },
+           static_cast<qlonglong>( s.released ), static_cast<qlonglong>( s.suppressed ), static_cast<qlonglong>( s.smallestReleasedEc ), parts ? QVariant( static_cast<qlonglong>( parts->numGeometries() ) ) : QVariant() },
          dissolved );
     feedback->setProgress( 100.0 * static_cast<double>( a + 1 ) / static_cast<double>( aggregates ) );
   }

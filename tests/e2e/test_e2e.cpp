@@ -511,17 +511,24 @@ void TestE2e::pipeline_data()
 {
   QTest::addColumn<QStringList>( "qis" );
   QTest::addColumn<int>( "k" );
+  QTest::addColumn<int>( "method" );    // METHOD: 0 balanced density, 1 ADC
+  QTest::addColumn<int>( "objective" ); // ADC's OBJECTIVE
   const QStringList three = { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
   const QStringList four = three + QStringList{ QStringLiteral( "insurance" ) };
-  QTest::newRow( "3qi_k5" ) << three << 5;
-  QTest::newRow( "4qi_k5" ) << four << 5;
-  QTest::newRow( "4qi_k10" ) << four << 10;
+  QTest::newRow( "3qi_k5" ) << three << 5 << 0 << 0;
+  QTest::newRow( "4qi_k5" ) << four << 5 << 0 << 0;
+  QTest::newRow( "4qi_k10" ) << four << 10 << 0 << 0;
+  QTest::newRow( "3qi_k5_adc_suppression" ) << three << 5 << 1 << 1;
+  QTest::newRow( "4qi_k10_adc_paper" ) << four << 10 << 1 << 0;
 }
 
 void TestE2e::pipeline()
 {
   QFETCH( QStringList, qis );
   QFETCH( int, k );
+  QFETCH( int, method );
+  QFETCH( int, objective );
+  const QStringList placement = { QStringLiteral( "METHOD=%1" ).arg( method ), QStringLiteral( "OBJECTIVE=%1" ).arg( objective ) };
   const QString name = QString::fromUtf8( QTest::currentDataTag() );
   const qint64 n = mPatients.size();
   const QString chain = mOut.filePath( name + "/chain" );
@@ -543,7 +550,8 @@ void TestE2e::pipeline()
   QJsonObject place;
   const QString sitesPath = chain + "/sites.gpkg";
   CHECKED( runJson( QStringLiteral( "vbas:placesites" ),
-                    commonParams() << QStringLiteral( "SITES=%1" ).arg( sites ) << QStringLiteral( "SITE_POINTS=" ) + sitesPath, place ) );
+                    inputsFor( qis ) << placement << QStringLiteral( "K=%1" ).arg( k ) << QStringLiteral( "SITES=%1" ).arg( sites ) << QStringLiteral( "SITE_POINTS=" ) + sitesPath, place ) );
+  QCOMPARE( place.value( "ADC_STOP" ).toString() == QLatin1String( "not run" ), method == 0 );
   CHECKED( checkSites( sitesPath, sites, n ) );
 
   // 3. Voronoi aggregation.
@@ -583,12 +591,18 @@ void TestE2e::pipeline()
   ReleaseClaim wholeClaim( whole );
   const QString wholeEval = whole + "/evaluation.csv";
   CHECKED( runJson( QStringLiteral( "vbas:anonymize" ),
-                    inputsFor( qis ) << kArg << QStringLiteral( "SITE_POINTS=" ) + whole + "/sites.gpkg" << QStringLiteral( "AGGREGATED=" ) + wholeClaim.aggregated
+                    inputsFor( qis ) << placement << kArg << QStringLiteral( "SITE_POINTS=" ) + whole + "/sites.gpkg" << QStringLiteral( "AGGREGATED=" ) + wholeClaim.aggregated
                                      << QStringLiteral( "LOOKUP=" ) + wholeClaim.lookup << QStringLiteral( "ANONYMIZED=" ) + wholeClaim.anonymized
                                      << QStringLiteral( "VORONOI=" ) + whole + "/voronoi.gpkg" << QStringLiteral( "EVALUATION=" ) + wholeEval,
                     an ) );
   CHECKED( checkEstimate( an, qis, n, true ) );
   QCOMPARE( an.value( "SITES" ).toVariant().toLongLong(), sites );
+  // ADC's own count of what its clusters suppress is what the release suppresses, and the chain's.
+  if ( method )
+  {
+    QCOMPARE( an.value( "ADC_SUPPRESSED" ).toVariant().toLongLong(), an.value( "SUPPRESSED" ).toVariant().toLongLong() );
+    QCOMPARE( place.value( "ADC_SUPPRESSED" ).toVariant().toLongLong(), claim.suppressed );
+  }
   CHECKED( checkSites( whole + "/sites.gpkg", sites, n ) );
   wholeClaim.released = an.value( "RELEASED" ).toVariant().toLongLong();
   wholeClaim.suppressed = an.value( "SUPPRESSED" ).toVariant().toLongLong();
@@ -608,6 +622,7 @@ void TestE2e::pipeline()
   CHECKED( runJson( mModel,
                     { QStringLiteral( "regions=" ) + mRegions, QStringLiteral( "region_id=AREAKEY" ), QStringLiteral( "records=" ) + mRecords,
                       QStringLiteral( "record_region=tract_id" ), QStringLiteral( "qi_fields=" ) + qis.join( ';' ), QStringLiteral( "k=%1" ).arg( k ),
+                      QStringLiteral( "method=%1" ).arg( method ), QStringLiteral( "objective=%1" ).arg( objective ),
                       QStringLiteral( "placesites:Sites=" ) + model + "/sites.gpkg", QStringLiteral( "voronoiaggregate:Aggregated=" ) + modelClaim.aggregated,
                       QStringLiteral( "voronoiaggregate:Lookup=" ) + modelClaim.lookup, QStringLiteral( "voronoiaggregate:Anonymized=" ) + modelClaim.anonymized,
                       QStringLiteral( "voronoiaggregate:Voronoi=" ) + model + "/voronoi.gpkg", QStringLiteral( "evaluate:Evaluation=" ) + modelEval },

@@ -1,5 +1,6 @@
 // Seeded property test of vbas:anonymize: a few hundred random cases (regions, records with a field of
-// every type the memory provider supports, k, QIs, sites, seed, output formats), each run in-process and
+// every type the memory provider supports, k, QIs, sites, seed, output formats, balanced density or ADC
+// with either objective and seeding), each run in-process and
 // its release recounted independently of the plugin's code (no QiEncoder, VbasValueCodec or histograms:
 // values are keyed by QDataStream, below). Deliberately bad inputs must fail, naming the problem, and
 // leave no file behind.
@@ -382,6 +383,9 @@ struct Case
     int kValue = 0;
     int fixedSites = 1;
     double runSeed = 0;
+    int method = 0;    //!< METHOD: balanced density or ADC
+    int objective = 0; //!< ADC's OBJECTIVE
+    int seeding = 0;   //!< ADC's SEEDING
     QString errorMustName; //!< bad inputs: what the error must name
     QString errorMustAlsoName;
 };
@@ -566,6 +570,9 @@ Case makeCase( int number, quint64 seed )
   c.k = c.kValue;
   c.fixedSites = rng.range( 1, regionCount );
   c.runSeed = static_cast<double>( rng.bits() >> 11 ); // 0 .. 2^53 - 1
+  c.method = rng.range( 0, 1 );
+  c.objective = rng.range( 0, 1 );
+  c.seeding = rng.range( 0, 1 );
 
   // The bad input, in a random row.
   const auto fieldIndex = [&]( const QString &name ) { return fieldIndexOf( fields, name ); };
@@ -935,6 +942,9 @@ void TestProperty::runCase( Case &c, QStringList &problems )
   p.insert( QStringLiteral( "MODEL" ), 3 );
   p.insert( QStringLiteral( "FIXED_SITES" ), c.fixedSites );
   p.insert( QStringLiteral( "SEED" ), c.runSeed );
+  p.insert( QStringLiteral( "METHOD" ), c.method );
+  p.insert( QStringLiteral( "OBJECTIVE" ), c.objective );
+  p.insert( QStringLiteral( "SEEDING" ), c.seeding );
   for ( const QString &sink : kSinks )
   {
     const bool file = c.outputs == Outputs::Files || ( c.outputs == Outputs::ReleaseFile && sink == QLatin1String( "ANONYMIZED" ) );

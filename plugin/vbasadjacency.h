@@ -1,0 +1,29 @@
+// The borders of the regions layer through GEOS, and the CONTIGUOUS step (issue 6 item 3): the
+// detached fragments of the aggregates reassigned to a neighbouring aggregate (algorithms/contiguity.h).
+#pragma once
+
+#include "contiguity.h"
+#include "release.h"
+#include "vbasinputs.h"
+
+#include <cstdint>
+
+class QgsProcessingFeedback;
+
+/**
+ * The adjacency of the regions: two regions are neighbours when their boundaries share a part of
+ * positive length (touching at a point is no border). Candidate pairs come from a spatial index of
+ * the regions' bounding boxes, then a prepared-geometry intersects test; the shared border is the
+ * intersection of the two boundaries, computed by GEOS in the layer CRS (where the polygons'
+ * vertices are as given) and measured in the working CRS, where distances are measured too.
+ * A point layer has no borders. Honours cancel.
+ */
+vbas::RegionAdjacency vbasRegionAdjacency( const VbasRegions &regions, QgsProcessingFeedback *feedback );
+
+/**
+ * CONTIGUOUS: release with every detached fragment of an aggregate moved to the neighbouring
+ * aggregate it shares the longest border with, when that raises no suppression
+ * (vbas::makeContiguous), rebuilt by vbas::release. Logs the counts before and after; a point
+ * layer is logged as having no borders and its release returned as it is.
+ */
+vbas::Release vbasContiguousRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::int64_t k, QgsProcessingFeedback *feedback );

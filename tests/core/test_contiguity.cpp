@@ -1,0 +1,279 @@
+// Contiguity of aggregates (issue 6 item 3): the region adjacency, the fragments of a grouping and
+// the reassignment of detached fragments, on small hand-built adjacencies. Region r's group is
+// regionGroup[r]; every border is listed with its length.
+#include "contiguity.h"
+#include "release.h"
+#include "test_util.h"
+
+#include <random>
+
+using namespace vbas;
+
+class TestContiguity : public QObject
+{
+    Q_OBJECT
+
+  private slots:
+    void adjacencyIsCsr();
+    void fragmentCounts();
+    void detachedFragmentToLongestBorder();
+    void borderSummedOverFragment();
+    void moveRefusedWhenSuppressionRises();
+    void moveAllowedWhenSuppressionDoesNotRise();
+    void neighbourTieGoesToLowerGroup();
+    void mainFragmentTies();
+    void enclaveJoinsItsSurroundings();
+    void isolatedFragmentStays();
+    void refusedMoveRetriedInLaterPass();
+    void receivingGroupWaitsForNextPass();
+    void terminatesAtFixedPoint();
+};
+
+namespace
+{
+//! Every region holds records of class 0 only, counts as given.
+SparseHistograms classZero( const std::vector<std::int64_t> &counts )
+{
+  std::vector<std::vector<std::pair<std::uint32_t, std::int64_t>>> rows;
+  for ( const std::int64_t n : counts )
+    rows.push_back( { { 0, n } } );
+  return vbastest::histograms( rows );
+}
+
+using Groups = std::vector<std::size_t>;
+} // namespace
+
+void TestContiguity::adjacencyIsCsr()
+{
+  // Borders 0-1 (2), 2-1 (1.5) and 0-3 (0: a point contact, no adjacency). Rows: 0 -> {1}, 1 -> {0, 2}
+  // (neighbours increasing whatever the order given), 2 -> {1}, 3 -> {}.
+  const RegionAdjacency a = regionAdjacency( 4, { { 0, 1, 2.0 }, { 2, 1, 1.5 }, { 0, 3, 0.0 } } );
+  QCOMPARE( a.regions(), std::size_t( 4 ) );
+  QCOMPARE( a.offsets, std::vector<std::size_t>( { 0, 1, 3, 4, 4 } ) );
+  QCOMPARE( a.neighbours, std::vector<std::size_t>( { 1, 0, 2, 1 } ) );
+  QCOMPARE( a.borderLengths, std::vector<double>( { 2.0, 2.0, 1.5, 1.5 } ) );
+}
+
+void TestContiguity::fragmentCounts()
+{
+  // A path 0-1-2-3-4-5 with groups 0 0 1 0 1 1: group 0 is {0, 1} and {3}, group 1 is {2} and {4, 5}.
+  // Numbered by lowest region: {0, 1} = 0, {2} = 1, {3} = 2, {4, 5} = 3.
+  const RegionAdjacency path = regionAdjacency( 6, { { 0, 1, 1 }, { 1, 2, 1 }, { 2, 3, 1 }, { 3, 4, 1 }, { 4, 5, 1 } } );
+  const Fragments f = fragments( { 0, 0, 1, 0, 1, 1 }, path );
+  QCOMPARE( f.count(), std::size_t( 4 ) );
+  QCOMPARE( f.regionFragment, std::vector<std::size_t>( { 0, 0, 1, 2, 3, 3 } ) );
+  QCOMPARE( f.fragmentGroup, std::vector<std::size_t>( { 0, 1, 0, 1 } ) );
+
+  // Group ids are any ids: 7 7 3 7 3 3 has the same fragments.
+  QCOMPARE( fragments( { 7, 7, 3, 7, 3, 3 }, path ).fragmentGroup, std::vector<std::size_t>( { 7, 3, 7, 3 } ) );
+
+  // A 2 x 2 grid 0 1 / 2 3 with the diagonal 0, 3 in group 0: they touch at a corner only (no border),
+  // so group 0 has two fragments and group 1 ({1, 2}, also diagonal) two more.
+  const RegionAdjacency square = regionAdjacency( 4, { { 0, 1, 1 }, { 0, 2, 1 }, { 1, 3, 1 }, { 2, 3, 1 } } );
+  QCOMPARE( fragments( { 0, 1, 1, 0 }, square ).count(), std::size_t( 4 ) );
+  QCOMPARE( fragments( { 0, 0, 1, 1 }, square ).count(), std::size_t( 2 ) );
+}
+
+void TestContiguity::detachedFragmentToLongestBorder()
+{
+  // Group 0 = {0} (5 records) and {3} (2 records, detached); group 1 = {1}, group 2 = {2}.
+  // Region 3 borders 1 over 1 and 2 over 3: it joins group 2 although group 1 is the lower one.
+  // k = 2, one class: group 0 goes from 7 to 5 records, group 2 from 3 to 5: nothing suppressed.
+  const RegionAdjacency a = regionAdjacency( 4, { { 0, 1, 1 }, { 1, 2, 1 }, { 3, 1, 1 }, { 3, 2, 3 } } );
+  const Contiguity c = makeContiguous( { 0, 1, 2, 0 }, a, classZero( { 5, 3, 3, 2 } ), 2 );
+  QCOMPARE( c.regionGroup, Groups( { 0, 1, 2, 2 } ) );
+  QCOMPARE( c.fragmentsBefore, std::size_t( 4 ) );
+  QCOMPARE( c.fragmentsAfter, std::size_t( 3 ) );
+  QCOMPARE( c.reassigned, std::size_t( 1 ) );
+  QCOMPARE( c.kept, std::size_t( 0 ) );
+  QCOMPARE( c.suppressedBefore, std::int64_t( 0 ) );
+  QCOMPARE( c.suppressedAfter, std::int64_t( 0 ) );
+}
+
+void TestContiguity::borderSummedOverFragment()
+{
+  // Group 0's detached fragment {3, 4} borders group 1 over 1 (region 3) + 1.5 (region 4) = 2.5 and
+  // group 2 over 2 (region 3): the fragment's whole border counts, so it joins group 1, although
+  // its longest single border is with group 2.
+  const RegionAdjacency a = regionAdjacency( 5, { { 0, 1, 1 }, { 0, 2, 1 }, { 1, 2, 1 }, { 3, 4, 1 }, { 3, 1, 1 }, { 4, 1, 1.5 }, { 3, 2, 2 } } );
+  const Contiguity c = makeContiguous( { 0, 1, 2, 0, 0 }, a, classZero( { 10, 3, 3, 1, 1 } ), 2 );
+  QCOMPARE( c.regionGroup, Groups( { 0, 1, 2, 1, 1 } ) );
+  QCOMPARE( c.fragmentsBefore, std::size_t( 4 ) );
+  QCOMPARE( c.fragmentsAfter, std::size_t( 3 ) );
+  QCOMPARE( c.reassigned, std::size_t( 1 ) );
+}
+
+void TestContiguity::moveRefusedWhenSuppressionRises()
+{
+  // k = 3. Group 0 = {0} (class 0 x3, class 1 x2) and the detached {2} (class 1 x1); group 1 = {1}
+  // (class 0 x3), the only neighbour of 2. Group 0's class 1 holds 3 records, released. Moving 2
+  // would leave 2 there (suppressed) and make an EC of 1 in group 1 (suppressed): 0 -> 3 suppressed,
+  // so region 2 stays, a detached fragment kept.
+  const SparseHistograms h = vbastest::histograms( { { { 0, 3 }, { 1, 2 } }, { { 0, 3 } }, { { 1, 1 } } } );
+  const RegionAdjacency a = regionAdjacency( 3, { { 0, 1, 1 }, { 1, 2, 1 } } );
+  const Contiguity c = makeContiguous( { 0, 1, 0 }, a, h, 3 );
+  QCOMPARE( c.regionGroup, Groups( { 0, 1, 0 } ) );
+  QCOMPARE( c.fragmentsBefore, std::size_t( 3 ) );
+  QCOMPARE( c.fragmentsAfter, std::size_t( 3 ) );
+  QCOMPARE( c.reassigned, std::size_t( 0 ) );
+  QCOMPARE( c.kept, std::size_t( 1 ) );
+  QCOMPARE( c.suppressedBefore, std::int64_t( 0 ) );
+  QCOMPARE( c.suppressedAfter, std::int64_t( 0 ) );
+}
+
+void TestContiguity::moveAllowedWhenSuppressionDoesNotRise()
+{
+  const RegionAdjacency a = regionAdjacency( 3, { { 0, 1, 1 }, { 1, 2, 1 } } );
+  // k = 3. Group 0 = {0} (class 0 x3) and the detached {2} (class 1 x1); group 1 = {1} (class 0 x3,
+  // class 1 x2). Before: class 1 has 1 record in group 0 and 2 in group 1, all 3 suppressed. After the
+  // move group 1's class 1 holds 3: nothing suppressed.
+  const Contiguity lower = makeContiguous( { 0, 1, 0 }, a, vbastest::histograms( { { { 0, 3 } }, { { 0, 3 }, { 1, 2 } }, { { 1, 1 } } } ), 3 );
+  QCOMPARE( lower.regionGroup, Groups( { 0, 1, 1 } ) );
+  QCOMPARE( lower.suppressedBefore, std::int64_t( 3 ) );
+  QCOMPARE( lower.suppressedAfter, std::int64_t( 0 ) );
+
+  // Group 1 without class 1: the record is suppressed in group 0 before and in group 1 after (1 -> 1),
+  // which is no rise: the fragment moves.
+  const Contiguity same = makeContiguous( { 0, 1, 0 }, a, vbastest::histograms( { { { 0, 3 } }, { { 0, 3 } }, { { 1, 1 } } } ), 3 );
+  QCOMPARE( same.regionGroup, Groups( { 0, 1, 1 } ) );
+  QCOMPARE( same.reassigned, std::size_t( 1 ) );
+  QCOMPARE( same.suppressedBefore, std::int64_t( 1 ) );
+  QCOMPARE( same.suppressedAfter, std::int64_t( 1 ) );
+}
+
+void TestContiguity::neighbourTieGoesToLowerGroup()
+{
+  // Group 5 = {0} (main) and {3}; region 3 borders region 1 (group 7) and region 2 (group 3) over 1
+  // each: a tie, which the lower group id, 3, wins, though region 1 comes first.
+  const RegionAdjacency a = regionAdjacency( 4, { { 0, 1, 1 }, { 0, 2, 1 }, { 3, 1, 1 }, { 3, 2, 1 } } );
+  const Contiguity c = makeContiguous( { 5, 7, 3, 5 }, a, classZero( { 5, 3, 3, 2 } ), 2 );
+  QCOMPARE( c.regionGroup, Groups( { 5, 7, 3, 3 } ) );
+}
+
+void TestContiguity::mainFragmentTies()
+{
+  // Path 0-1-2-3. Groups 0 1 0 0: group 0 = {0} (4 records) and {2, 3} (2 + 2 = 4 records): a tie on
+  // records, which {2, 3} wins with more regions, so {0} is the detached one and joins group 1.
+  const RegionAdjacency path = regionAdjacency( 4, { { 0, 1, 1 }, { 1, 2, 1 }, { 2, 3, 1 } } );
+  const Contiguity byRegions = makeContiguous( { 0, 1, 0, 0 }, path, classZero( { 4, 5, 2, 2 } ), 2 );
+  QCOMPARE( byRegions.regionGroup, Groups( { 1, 1, 0, 0 } ) );
+
+  // Groups 1 0 1 0, 5 or 3 records per region. Group 1 = {0}, {2} (5 records each, one region each):
+  // the fragment of the lowest region, {0}, is the main one. Group 0 = {1}, {3}, main {1}. Pass 1:
+  // {2} borders group 0 over 1 + 1 and joins it; group 0 received a fragment, so its {3} waits. Pass 2:
+  // group 0 = {1, 2, 3}, one fragment. The one move merged 3 fragments: 4 -> 2.
+  const Contiguity byRegion = makeContiguous( { 1, 0, 1, 0 }, path, classZero( { 5, 3, 5, 3 } ), 2 );
+  QCOMPARE( byRegion.regionGroup, Groups( { 1, 0, 0, 0 } ) );
+  QCOMPARE( byRegion.fragmentsBefore, std::size_t( 4 ) );
+  QCOMPARE( byRegion.fragmentsAfter, std::size_t( 2 ) );
+  QCOMPARE( byRegion.reassigned, std::size_t( 1 ) );
+  QCOMPARE( byRegion.kept, std::size_t( 0 ) );
+}
+
+void TestContiguity::enclaveJoinsItsSurroundings()
+{
+  // Regions 0-3 (group 0) form a ring around region 4 (group 1), which borders all four; group 1's
+  // main fragment is region 5 (5 records), bordering region 2. The enclave {4} has group 0 as its
+  // only neighbour and joins it: 4 -> 5 records there, 6 -> 5 in group 1, nothing suppressed (k = 2).
+  const RegionAdjacency a = regionAdjacency( 6, { { 0, 1, 1 }, { 1, 2, 1 }, { 2, 3, 1 }, { 3, 0, 1 }, { 4, 0, 1 }, { 4, 1, 1 }, { 4, 2, 1 }, { 4, 3, 1 }, { 5, 2, 1 } } );
+  const Contiguity c = makeContiguous( { 0, 0, 0, 0, 1, 1 }, a, classZero( { 1, 1, 1, 1, 1, 5 } ), 2 );
+  QCOMPARE( c.regionGroup, Groups( { 0, 0, 0, 0, 0, 1 } ) );
+  QCOMPARE( c.fragmentsBefore, std::size_t( 3 ) );
+  QCOMPARE( c.fragmentsAfter, std::size_t( 2 ) );
+  QCOMPARE( c.reassigned, std::size_t( 1 ) );
+}
+
+void TestContiguity::isolatedFragmentStays()
+{
+  // Region 2 (group 0, detached from region 0) has no border at all, an island: it stays.
+  const Contiguity c = makeContiguous( { 0, 1, 0 }, regionAdjacency( 3, { { 0, 1, 1 } } ), classZero( { 3, 3, 1 } ), 2 );
+  QCOMPARE( c.regionGroup, Groups( { 0, 1, 0 } ) );
+  QCOMPARE( c.fragmentsAfter, std::size_t( 3 ) );
+  QCOMPARE( c.reassigned, std::size_t( 0 ) );
+  QCOMPARE( c.kept, std::size_t( 1 ) );
+}
+
+void TestContiguity::refusedMoveRetriedInLaterPass()
+{
+  // k = 3. Group 0 = {0} (class 0 x3, class 1 x2) + detached {2} (class 1 x1); group 1 = {1} (class 0
+  // x3); group 2 = {3} (class 0 x3) + detached {4} (class 1 x2). Regions 2 and 4 border region 1 only.
+  // Suppressed before: group 2's class 1 (2). Pass 1: {2} to group 1 would suppress 2 in group 0 and 1
+  // in group 1: refused. {4} to group 1: group 2's 2 suppressed go, group 1's class 1 of 2 is
+  // suppressed: 0, moved. Pass 2: {2} to group 1 now: group 0 suppresses 2, group 1's class 1 reaches
+  // 3 and its 2 are released: 0, moved. Pass 3 moves nothing. Suppressed after: group 0's class 1 (2).
+  const SparseHistograms h = vbastest::histograms( { { { 0, 3 }, { 1, 2 } }, { { 0, 3 } }, { { 1, 1 } }, { { 0, 3 } }, { { 1, 2 } } } );
+  const RegionAdjacency a = regionAdjacency( 5, { { 0, 1, 1 }, { 1, 2, 1 }, { 1, 3, 1 }, { 1, 4, 1 } } );
+  const Contiguity c = makeContiguous( { 0, 1, 0, 2, 2 }, a, h, 3 );
+  QCOMPARE( c.regionGroup, Groups( { 0, 1, 1, 2, 1 } ) );
+  QCOMPARE( c.fragmentsBefore, std::size_t( 5 ) );
+  QCOMPARE( c.fragmentsAfter, std::size_t( 3 ) );
+  QCOMPARE( c.reassigned, std::size_t( 2 ) );
+  QCOMPARE( c.kept, std::size_t( 0 ) );
+  QCOMPARE( c.suppressedBefore, std::int64_t( 2 ) );
+  QCOMPARE( c.suppressedAfter, std::int64_t( 2 ) );
+}
+
+void TestContiguity::receivingGroupWaitsForNextPass()
+{
+  // Path 0-1-2-3, groups 0 1 0 1, records 5 1 1 5 (k = 2). Group 0 = {0} (main) + {2}; group 1 = {3}
+  // (main) + {1}. Pass 1: {1} borders group 0 over 1 + 1 and joins it, which connects {2} to group 0's
+  // main part through region 1. So {2}, computed before the move, is no detached fragment any more:
+  // group 0 received a fragment and its fragments wait for pass 2, where group 0 is {0, 1, 2}, one
+  // fragment. (Moved in pass 1, region 2 would have joined group 1, its longest border, 3.)
+  const RegionAdjacency path = regionAdjacency( 4, { { 0, 1, 1 }, { 1, 2, 1 }, { 2, 3, 3 } } );
+  const Contiguity c = makeContiguous( { 0, 1, 0, 1 }, path, classZero( { 5, 1, 1, 5 } ), 2 );
+  QCOMPARE( c.regionGroup, Groups( { 0, 0, 0, 1 } ) );
+  QCOMPARE( c.fragmentsBefore, std::size_t( 4 ) );
+  QCOMPARE( c.fragmentsAfter, std::size_t( 2 ) );
+  QCOMPARE( c.reassigned, std::size_t( 1 ) );
+}
+
+void TestContiguity::terminatesAtFixedPoint()
+{
+  // A 30 x 30 grid (borders of random lengths) with random groups and classes: the passes end, no
+  // group is lost, suppression does not rise, each move removed at least one fragment, the counts
+  // agree with a release of the new grouping, and a second run moves nothing.
+  std::mt19937 random( 6 );
+  const std::size_t side = 30, n = side * side;
+  std::vector<Border> borders;
+  for ( std::size_t r = 0; r < n; ++r )
+  {
+    if ( r % side + 1 < side )
+      borders.push_back( { r, r + 1, 1.0 + random() % 4 } );
+    if ( r + side < n )
+      borders.push_back( { r, r + side, 1.0 + random() % 4 } );
+  }
+  const RegionAdjacency a = regionAdjacency( n, borders );
+  Groups groups;
+  std::vector<std::vector<std::pair<std::uint32_t, std::int64_t>>> rows;
+  for ( std::size_t r = 0; r < n; ++r )
+  {
+    groups.push_back( random() % 40 );
+    rows.push_back( { { static_cast<std::uint32_t>( random() % 3 ), static_cast<std::int64_t>( 1 + random() % 3 ) } } );
+  }
+  const SparseHistograms h = vbastest::histograms( rows );
+  const std::int64_t k = 5;
+  const Contiguity c = makeContiguous( groups, a, h, k );
+
+  Groups before = groups, after = c.regionGroup;
+  std::sort( before.begin(), before.end() );
+  std::sort( after.begin(), after.end() );
+  before.erase( std::unique( before.begin(), before.end() ), before.end() );
+  after.erase( std::unique( after.begin(), after.end() ), after.end() );
+  QCOMPARE( after, before );
+  QVERIFY( c.reassigned > 0 );
+  QVERIFY( c.fragmentsBefore - c.fragmentsAfter >= c.reassigned );
+  QCOMPARE( c.fragmentsAfter, fragments( c.regionGroup, a ).count() );
+  QCOMPARE( c.kept, c.fragmentsAfter - after.size() );
+  QVERIFY( c.suppressedAfter <= c.suppressedBefore );
+  QCOMPARE( c.suppressedBefore, release( groups, h, k ).suppression.suppressedRecords );
+  QCOMPARE( c.suppressedAfter, release( c.regionGroup, h, k ).suppression.suppressedRecords );
+
+  const Contiguity again = makeContiguous( c.regionGroup, a, h, k );
+  QCOMPARE( again.reassigned, std::size_t( 0 ) );
+  QCOMPARE( again.regionGroup, c.regionGroup );
+  QCOMPARE( again.fragmentsBefore, c.fragmentsAfter );
+}
+
+QTEST_APPLESS_MAIN( TestContiguity )
+#include "test_contiguity.moc"
