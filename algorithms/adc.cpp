@@ -141,7 +141,8 @@ class Clustering
     AdcStatus status() const;
     bool reachedGoal() const;
     void count( std::uint32_t cluster, std::uint32_t region, std::int64_t sign );
-    void resize( std::uint32_t cluster, std::int64_t from, std::int64_t to );
+    void resize( std::uint32_t cluster, std::int64_t from, std::int64_t to ) { resizeIn( mBelowK[cluster], mClusterSuppressed[cluster], from, to ); }
+    void resizeIn( std::vector<std::pair<std::int64_t, std::uint32_t>> &belowK, std::int64_t &suppressed, std::int64_t from, std::int64_t to ) const;
     void shiftLevel( std::int64_t from, std::int64_t to );
 
     // Passes and targets.
@@ -158,7 +159,8 @@ class Clustering
     std::vector<Point2> neighbourPolygon( std::uint32_t site ) const;
     void moveSite( std::uint32_t site, const Point &p );
     std::vector<Move> reassign( const std::vector<std::uint32_t> &affected ) const;
-    void apply( const std::vector<Move> &moves, bool undo );
+    std::vector<Score> scoresAfter( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves );
+    void apply( const std::vector<Move> &moves );
     bool improves( const std::vector<std::uint32_t> &affected, const std::vector<Score> &before, const std::vector<Score> &after );
     void commit( const std::vector<std::uint32_t> &affected, const std::vector<Score> &before, const std::vector<Score> &after );
     bool knownToFail( std::uint32_t site, std::uint32_t cls, const Point &target, const std::vector<std::uint32_t> &affected ) const;
@@ -185,6 +187,8 @@ class Clustering
 
     std::uint64_t mClock = 0;                              //!< commits so far
     std::vector<std::uint64_t> mChanged;                   //!< per site: the clock of the last commit that touched it
+    std::vector<std::int64_t> mDelta;                      //!< per class: scratch of scoresAfter, all zero between calls
+    std::vector<std::uint32_t> mDeltaCluster;              //!< per class: the last cluster (+1) whose scoring touched it
     std::unordered_map<std::uint64_t, FailedTrial> mFailed; //!< by (site, class)
     AdcStatus mStatus;
     AdcStop mStop = AdcStop::NoImprovement;
@@ -204,6 +208,9 @@ Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point
   , mCompactness( seeds.size(), 0 )
   , mChanged( seeds.size(), 0 )
 {
+  const std::size_t classes = histograms.classes.empty() ? 0 : *std::max_element( histograms.classes.begin(), histograms.classes.end() ) + std::size_t( 1 );
+  mDelta.assign( classes, 0 );
+  mDeltaCluster.assign( classes, 0 );
   for ( std::size_t s = 0; s < seeds.size(); ++s )
   {
     const std::size_t before = mTriangulation.number_of_vertices();
@@ -294,21 +301,20 @@ void Clustering::count( std::uint32_t cluster, std::uint32_t region, std::int64_
   }
 }
 
-//! One EC of cluster went from `from` to `to` records: its suppressed records and sizes below k follow.
-void Clustering::resize( std::uint32_t cluster, std::int64_t from, std::int64_t to )
+//! One EC went from `from` to `to` records: the suppressed records and the sizes below k of its cluster follow.
+void Clustering::resizeIn( std::vector<std::pair<std::int64_t, std::uint32_t>> &belowK, std::int64_t &suppressed, std::int64_t from, std::int64_t to ) const
 {
-  auto &belowK = mBelowK[cluster];
   const auto at = [&belowK]( std::int64_t size ) { return std::lower_bound( belowK.begin(), belowK.end(), std::make_pair( size, std::uint32_t( 0 ) ) ); };
   if ( from > 0 && from < mSettings.k )
   {
-    mClusterSuppressed[cluster] -= from;
+    suppressed -= from;
     const auto it = at( from );
     if ( --it->second == 0 )
       belowK.erase( it );
   }
   if ( to > 0 && to < mSettings.k )
   {
-    mClusterSuppressed[cluster] += to;
+    suppressed += to;
     const auto it = at( to );
     if ( it != belowK.end() && it->first == to )
       ++it->second;
@@ -462,8 +468,8 @@ Point Clustering::targetPosition( const std::vector<std::uint32_t> &hood, std::u
 /**
  * Moves site to target and scores the move incrementally: only the clusters whose Voronoi cells
  * change (the site and its neighbours before and after the move) are re-assigned, and only the
- * regions that change cluster update the EC counts. Keeps the move if the objective improves, and
- * otherwise restores the site, the regions and the counts.
+ * regions that change cluster update the EC counts. The scores are worked out before anything
+ * but the site moves: the regions and counts change only for a move that is kept.
  */
 bool Clustering::trial( std::uint32_t site, std::uint32_t cls, const Point &target )
 {
@@ -475,8 +481,8 @@ bool Clustering::trial( std::uint32_t site, std::uint32_t cls, const Point &targ
   if ( mTriangulation.move_if_no_collision( mVertices[site], Point2( target.x, target.y ) ) != mVertices[site] )
     return false; // another site is there
   mSites[site] = target;
-  const std::vector<std::uint32_t> after = neighbours( site );
-  affected.insert( affected.end(), after.begin(), after.end() );
+  const std::vector<std::uint32_t> moved = neighbours( site );
+  affected.insert( affected.end(), moved.begin(), moved.end() );
   affected.push_back( site );
   std::sort( affected.begin(), affected.end() );
   affected.erase( std::unique( affected.begin(), affected.end() ), affected.end() );
@@ -486,19 +492,17 @@ bool Clustering::trial( std::uint32_t site, std::uint32_t cls, const Point &targ
     return false;
   }
   ++mStatus.evaluated;
-  std::vector<Score> before, scored;
+  std::vector<Score> before;
   for ( const std::uint32_t a : affected )
     before.push_back( score( a ) );
   const std::vector<Move> moves = reassign( affected );
-  apply( moves, false );
-  for ( const std::uint32_t a : affected )
-    scored.push_back( { anonymity( a ), mClusterSuppressed[a], compactness( a ) } );
-  if ( improves( affected, before, scored ) )
+  const std::vector<Score> after = scoresAfter( affected, moves );
+  if ( improves( affected, before, after ) )
   {
-    commit( affected, before, scored );
+    apply( moves );
+    commit( affected, before, after );
     return true;
   }
-  apply( moves, true );
   moveSite( site, origin );
   mFailed[key( site, cls )] = { mClock, alpha(), target, std::move( affected ) };
   return false;
@@ -591,19 +595,67 @@ std::vector<Move> Clustering::reassign( const std::vector<std::uint32_t> &affect
   return moves;
 }
 
-void Clustering::apply( const std::vector<Move> &moves, bool undo )
+/**
+ * The scores of the affected clusters once moves are made, without making them: each cluster's EC
+ * sizes change by its arriving minus its leaving regions' records, summed per class in a scratch array.
+ */
+std::vector<Score> Clustering::scoresAfter( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves )
+{
+  std::vector<Score> after;
+  std::vector<std::uint32_t> classes, members;
+  for ( const std::uint32_t a : affected )
+  {
+    classes.clear();
+    members = mMembers[a];
+    for ( const Move &move : moves )
+    {
+      const std::int64_t sign = move.to == a ? 1 : move.from == a ? -1 : 0;
+      if ( sign == 0 )
+        continue;
+      if ( sign > 0 )
+        members.push_back( move.region );
+      else
+        members.erase( std::find( members.begin(), members.end(), move.region ) );
+      for ( std::size_t e = mHistograms.offsets[move.region]; e < mHistograms.offsets[move.region + 1]; ++e )
+      {
+        const std::uint32_t cls = mHistograms.classes[e];
+        if ( mDeltaCluster[cls] != a + 1 )
+        {
+          mDeltaCluster[cls] = a + 1;
+          classes.push_back( cls );
+        }
+        mDelta[cls] += sign * mHistograms.counts[e];
+      }
+    }
+    Score score { 0, mClusterSuppressed[a], 0 };
+    auto belowK = mBelowK[a];
+    for ( const std::uint32_t cls : classes )
+    {
+      const std::int64_t from = ecSize( a, cls );
+      resizeIn( belowK, score.suppressed, from, from + mDelta[cls] );
+      mDelta[cls] = 0;
+      mDeltaCluster[cls] = 0;
+    }
+    score.anonymity = belowK.empty() ? mSettings.k : belowK.front().first;
+    std::sort( members.begin(), members.end() ); // the order compactness() sums in once the moves are made
+    for ( const std::uint32_t r : members )
+      score.compactness += std::sqrt( squaredDistance( mPoints[r], mSites[a] ) );
+    after.push_back( score );
+  }
+  return after;
+}
+
+void Clustering::apply( const std::vector<Move> &moves )
 {
   for ( const Move &move : moves )
   {
-    const std::uint32_t from = undo ? move.to : move.from;
-    const std::uint32_t to = undo ? move.from : move.to;
-    std::vector<std::uint32_t> &source = mMembers[from];
+    std::vector<std::uint32_t> &source = mMembers[move.from];
     source.erase( std::lower_bound( source.begin(), source.end(), move.region ) );
-    std::vector<std::uint32_t> &destination = mMembers[to];
+    std::vector<std::uint32_t> &destination = mMembers[move.to];
     destination.insert( std::lower_bound( destination.begin(), destination.end(), move.region ), move.region );
-    count( from, move.region, -1 );
-    count( to, move.region, 1 );
-    mCluster[move.region] = to;
+    count( move.from, move.region, -1 );
+    count( move.to, move.region, 1 );
+    mCluster[move.region] = move.to;
   }
 }
 
