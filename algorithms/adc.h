@@ -40,7 +40,7 @@ struct AdcSettings
 {
     std::int64_t k = 5;
     AdcObjective objective = AdcObjective::Anonymity;
-    std::uint64_t maxMoves = 1000000; //!< trial moves before ADC stops with the sites it has
+    std::uint64_t maxMoves = 10000000; //!< trial moves before ADC stops with the sites it has (MAX_ITERATIONS)
     /**
      * Skip re-scoring a trial that failed before when everything it depends on is unchanged: the
      * clusters it touched, their sites and (for eq. 14) alpha. Same result, fewer evaluations;

@@ -6,17 +6,24 @@ scipy):
 
     /usr/bin/python3 bench/paper_comparison.py --out /tmp/paper-comparison.md
 
-It takes about @RUNTIME@ on a 2-core machine (two qgis_process runs at a time, `--jobs 2`).
+It takes 12-13 minutes (11.6 and 13.1 min measured, 2026-11-22, AMD EPYC, `nproc` 2, shared with
+builds: load average 2.5-6.7) on a 2-core machine (two qgis_process runs at a time, `--jobs 2`), of which
+10 s generate the inputs; the slowest run is ADC with the fewest-suppressed objective on west Q6 with
+entropy (2.5-4 min).
+`--json-out FILE` also saves the raw results, and `--from-json FILE` rebuilds the report from them
+without running anything; `--only 'west:Q1,Q6;east'` restricts the scenarios (for testing).
 
 What it generates (deterministic: the same --seed gives the same files, cached under --data, default
 /tmp/vbas-paper-comparison; delete that folder or pass --force to regenerate):
   Two study areas, "west" and "east", standing in for the paper's Western and Eastern Canada testing
   sets. Each is a 200 km x 150 km rectangle tessellated into clustered Voronoi polygons (the
   dissemination-area analogue, generated with bench/make_inputs.py's functions):
-    west: 1,800 regions, 150-300 records per region (uniform), about 400,000 records;
-    east: 1,500 regions, 100-250 records per region (uniform), about 260,000 records.
+    west: 1,800 regions, 100-180 records per region (uniform), 250,244 records;
+    east: 1,500 regions, 80-160 records per region (uniform), 179,695 records.
   The paper fills each dissemination area with 400-700 records; we use fewer so that the 72 runs
-  (of which 48 run ADC) finish in minutes on 2 cores. The number of sites (records / cutoff) does not
+  (of which 48 run ADC) finish in about 12 minutes on 2 cores (a trial with 150-300 records per region,
+  400,000 records in west, took 20-30 s per balanced-density run instead of 5-15 s: reading and writing
+  the records dominates). The number of sites (records / cutoff) does not
   depend on how the records are spread over the regions, so the aggregated regions still hold
   thousands of records each, as in the paper; only the number of initial regions per aggregate is
   larger than it would be with 400-700 records per region.
@@ -52,13 +59,23 @@ A run that fails (non-zero exit or timeout) is recorded with its error line and 
 
 What it prints (and writes to --out): a Markdown table, one row per scenario x configuration (SITES,
 SUPPRESSED, SUPPRESSED_PERCENT, COMPACTNESS, DISCERNIBILITY, NUE, RUNTIME, ADC_MOVES_TRIED,
-ADC_MOVES_COMMITTED, ADC_STOP), then a summary that computes the paper's ratios on our data and says
-whether each finding agrees with the paper. Progress goes to stderr.
+ADC_MOVES_COMMITTED, ADC_STOP, plus AGGREGATES), then a summary that computes the paper's ratios on our
+data and says whether each finding agrees with the paper. Progress goes to stderr.
+
+How the paper's ratios are averaged (the paper says only "averaged across the measured results"): for
+each scenario, the entropy run is paired with the MaxCombs run of the same site location method. The
+headline is the ratio of the sums over the 12 scenarios with balanced density (a pooled average, large
+scenarios weigh more); the report also gives the mean of the per-scenario ratios (scenarios whose
+denominator is 0 are left out) and both over all three site location methods (36 pairs). A finding
+"agrees in direction" when the ratio of the sums is below 100% and more than half of the scenarios go
+the paper's way; its magnitude is "close" when it is within a factor 1.5 of the paper's percentage.
+ADC is compared with balanced density on the same scenario and site count model (24 pairs per objective).
 """
 
 import argparse
 import concurrent.futures
 import datetime
+import hashlib
 import json
 import math
 import os
@@ -256,15 +273,22 @@ def make_profile(work, plugin_src):
 
 
 def error_line(stdout, stderr):
-    """The most telling line of a failed run's output."""
-    lines = [ln.strip() for ln in (stderr + "\n" + stdout).splitlines() if ln.strip()]
-    for key in ("Error", "error", "failed", "Traceback"):
-        hits = [ln for ln in lines if key in ln and "DeprecationWarning" not in ln]
-        if hits:
-            return hits[-1][:200]
+    """The most telling line of a failed run's output: the last error line with the indented lines that
+    follow it (qgis_process prints "ERROR:<tab>An error was encountered ..." then the reason, indented)."""
+    raw = [ln.rstrip() for ln in (stderr + "\n" + stdout).splitlines()]
     noise = ("QStandardPaths", "DeprecationWarning")
-    lines = [ln for ln in lines if not any(n in ln for n in noise)]
-    return (lines[-1] if lines else "no output")[:200]
+    raw = [ln for ln in raw if ln.strip() and not any(n in ln for n in noise)]
+    for key in ("ERROR", "Error", "error", "failed", "Traceback"):
+        hits = [i for i, ln in enumerate(raw) if key in ln]
+        if hits:
+            i = hits[-1]
+            parts = [raw[i].strip()]
+            for ln in raw[i + 1:i + 4]:
+                if not ln[:1].isspace():
+                    break
+                parts.append(ln.strip())
+            return " ".join(" ".join(parts).split())[:300]
+    return (" ".join(raw[-1].split()) if raw else "no output")[:300]
 
 
 def run_one(job, env, work, timeout, max_iterations):
@@ -410,7 +434,7 @@ def summarize(rows):
         direction = sum(1 for e, c in bd if ((c if nm == 1 else e)[key] < (e if nm == 1 else c)[key]))
         ties = sum(1 for e, c in bd if c[key] == e[key])
         if paper is None:
-            verdict = ("agrees (no significant difference)" if bs is not None and 67 <= bs <= 150
+            verdict = ("n/a" if bs is None else "agrees (no significant difference)" if 67 <= bs <= 150
                        else "disagrees (differs by more than 1.5x)")
             paper_s = "no significant difference"
         else:
@@ -434,7 +458,8 @@ def summarize(rows):
     fewer = sum(1 for e, c in bd if c["SITES"] < e["SITES"])
     same = sum(1 for e, c in bd if c["SITES"] == e["SITES"])
     site_ratio = ratios(bd, "SITES", 1)
-    verdict = "agrees" if fewer == len(bd) and bd else ("mostly agrees" if fewer > len(bd) / 2 else "disagrees")
+    verdict = "n/a" if not bd else "agrees" if fewer == len(bd) else (
+        "mostly agrees" if fewer > len(bd) / 2 else "disagrees")
     lines += ["", "MaxCombs gives fewer sites than entropy in **%d of %d** scenarios%s (MaxCombs sites = %s of "
               "entropy's, sum over scenarios). Paper: MaxCombs *consistently* made lower approximations -> %s." % (
                   fewer, len(bd), (" (%d equal)" % same if same else ""), fmt_pct(site_ratio[0]), verdict), ""]
@@ -452,27 +477,38 @@ def summarize(rows):
         mono["DISCERNIBILITY"] += many["DISCERNIBILITY"] < few["DISCERNIBILITY"]
         mono["NUE"] += many["NUE"] < few["NUE"]
     n_diff = sum(1 for e, c in bd if e["SITES"] != c["SITES"])
+    sup_ties = sum(1 for e, c in bd if e["SITES"] != c["SITES"] and e["SUPPRESSED"] == c["SUPPRESSED"])
+    ties_s = " (%d tied, both suppressing %s)" % (sup_ties, "nothing" if all(
+        e["SUPPRESSED"] == 0 for e, c in bd if e["SUPPRESSED"] == c["SUPPRESSED"]) else "as many") if sup_ties else ""
+    agree = "n/a" if not n_diff else "agrees" if all(
+        mono[key] + (sup_ties if key == "SUPPRESSED" else 0) == n_diff for key in mono) else "partly disagrees"
     lines += ["Paper: *more sites -> more suppression, more compact regions, lower information loss*. Ours (BD, "
-              "the configuration with more sites of each scenario's pair): more suppression in %d of %d, smaller "
-              "compactness sum in %d, lower discernibility in %d, lower NUE in %d." % (
-                  mono["SUPPRESSED"], n_diff, mono["COMPACTNESS"], mono["DISCERNIBILITY"], mono["NUE"]), ""]
-    statements.append("More sites -> more suppression in %d/%d, more compact in %d/%d, lower discernibility in %d/%d, "
-                      "lower NUE in %d/%d scenarios (BD)." % (mono["SUPPRESSED"], n_diff, mono["COMPACTNESS"], n_diff,
-                                                             mono["DISCERNIBILITY"], n_diff, mono["NUE"], n_diff))
+              "the configuration with more sites of each scenario's pair): more suppression in %d of %d%s, smaller "
+              "compactness sum in %d, lower discernibility in %d, lower NUE in %d -> %s." % (
+                  mono["SUPPRESSED"], n_diff, ties_s, mono["COMPACTNESS"], mono["DISCERNIBILITY"], mono["NUE"],
+                  agree), ""]
+    statements.append("More sites -> more suppression in %d/%d%s, more compact in %d/%d, lower discernibility in %d/%d, "
+                      "lower NUE in %d/%d scenarios (BD) -> %s." % (
+                          mono["SUPPRESSED"], n_diff, ties_s, mono["COMPACTNESS"], n_diff, mono["DISCERNIBILITY"],
+                          n_diff, mono["NUE"], n_diff, agree))
 
     # --- 5.2 balanced density vs ADC ----------------------------------------------------------------
     lines += ["### Site location: balanced density vs ADC (paper sec. 5.2)", "",
-              "Over the 24 (scenario, site count model) pairs. Lower = ADC suppresses fewer records than balanced "
-              "density on the same scenario and model. Time = ADC's RUNTIME / BD's RUNTIME (the plugin's own "
-              "measure of the whole pipeline, reading included).", "",
+              "Over the %d (scenario, site count model) pairs. Lower = ADC suppresses fewer records than balanced "
+              "density (BD) on the same scenario and model. Time = ADC's RUNTIME / BD's RUNTIME (the plugin's own "
+              "measure of the whole pipeline, reading included; noisy, see the load average above). Empty sites = "
+              "runs whose sites ADC moved so that some Voronoi cells hold no region (AGGREGATES < SITES)." % (
+                  2 * len(scenarios)), "",
               "| ADC objective | runs ok | lower suppression | equal | higher | suppressed records, ADC as % of BD "
-              "(sum) | compactness ADC/BD (sum) | NUE ADC/BD (sum) | time ADC/BD (median) | time ADC/BD (max) | "
-              "total RUNTIME ADC / BD (s) | stops |",
-              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+              "(sum) | largest reduction | compactness ADC/BD (sum) | discernibility ADC/BD (sum) | NUE ADC/BD (sum) | "
+              "time ADC/BD (median) | time ADC/BD (max) | total RUNTIME ADC / BD (s) | runs with empty sites | stops |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for obj, name in ((0, "paper (eq. 14, largest smallest EC)"), (1, "fewest suppressed records")):
-        lower = equal = higher = 0
-        sup_a = sup_b = comp_a = comp_b = nue_a = nue_b = rt_a = rt_b = 0.0
-        tr = []
+        lower = equal = higher = empty = stuck = nothing = 0
+        stuck_tried = []
+        tot = {key: [0.0, 0.0] for key in ("SUPPRESSED", "COMPACTNESS", "DISCERNIBILITY", "NUE", "RUNTIME")}
+        tr = []  # (time ratio, where)
+        best = None  # (reduction %, where, BD suppressed, ADC suppressed)
         stops = {}
         n = 0
         for s in scenarios:
@@ -481,53 +517,90 @@ def summarize(rows):
                 if not (ok(a) and ok(b)):
                     continue
                 n += 1
+                where = "%s %s %s" % (s[0], s[1], ("entropy", "MaxCombs")[model])
                 lower += a["SUPPRESSED"] < b["SUPPRESSED"]
                 equal += a["SUPPRESSED"] == b["SUPPRESSED"]
                 higher += a["SUPPRESSED"] > b["SUPPRESSED"]
-                sup_a += a["SUPPRESSED"]
-                sup_b += b["SUPPRESSED"]
-                comp_a += a["COMPACTNESS"]
-                comp_b += b["COMPACTNESS"]
-                nue_a += a["NUE"]
-                nue_b += b["NUE"]
-                rt_a += a["RUNTIME"]
-                rt_b += b["RUNTIME"]
+                empty += (a.get("AGGREGATES") or 0) < a["SITES"]
+                for key in tot:
+                    tot[key][0] += a[key]
+                    tot[key][1] += b[key]
                 if b["RUNTIME"]:
-                    tr.append(a["RUNTIME"] / b["RUNTIME"])
+                    tr.append((a["RUNTIME"] / b["RUNTIME"], where))
+                if a["SUPPRESSED"] < b["SUPPRESSED"]:  # the largest reduction in records
+                    red = 100.0 * (b["SUPPRESSED"] - a["SUPPRESSED"]) / b["SUPPRESSED"]
+                    if best is None or b["SUPPRESSED"] - a["SUPPRESSED"] > best[2] - best[3]:
+                        best = (red, where, b["SUPPRESSED"], a["SUPPRESSED"])
+                if a["ADC_STOP"] == "no improvement" and not a["ADC_MOVES_COMMITTED"]:
+                    stuck += 1
+                    stuck_tried.append(a["ADC_MOVES_TRIED"])
+                nothing += b["SUPPRESSED"] == 0
                 stops[a["ADC_STOP"]] = stops.get(a["ADC_STOP"], 0) + 1
-        lines.append("| %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %.0f / %.0f | %s |" % (
-            name, n, lower, equal, higher, fmt_pct(pct(sup_a, sup_b)), fmt_pct(pct(comp_a, comp_b)),
-            fmt_pct(pct(nue_a, nue_b)), ("%.2fx" % statistics.median(tr)) if tr else "n/a",
-            ("%.2fx" % max(tr)) if tr else "n/a", rt_a, rt_b,
+        ratio = {key: pct(*v) for key, v in tot.items()}
+        med = statistics.median(t for t, _ in tr) if tr else None
+        slowest = max(tr) if tr else None
+        best_s = ("%s: %d -> %d (-%.0f%%)" % (best[1], best[2], best[3], best[0])) if best else "none"
+        lines.append("| %s | %d | %d | %d | %d | %s | %s | %s | %s | %s | %s | %s | %.0f / %.0f | %d | %s |" % (
+            name, n, lower, equal, higher, fmt_pct(ratio["SUPPRESSED"]), best_s, fmt_pct(ratio["COMPACTNESS"]),
+            fmt_pct(ratio["DISCERNIBILITY"]), fmt_pct(ratio["NUE"]), ("%.2fx" % med) if tr else "n/a",
+            ("%.2fx (%s)" % slowest) if tr else "n/a", tot["RUNTIME"][0], tot["RUNTIME"][1], empty,
             "; ".join("%s: %d" % kv for kv in sorted(stops.items()))))
-        # Paper: some scenarios improve significantly, others similar; compactness and NUE comparable; ADC slower.
+        # Paper: some scenarios improve significantly, others are quite similar; compactness and information loss
+        # comparable; in certain cases (many records or classes) ADC much slower.
         if n == 0:
             verdict = "n/a (no run succeeded)"
         elif lower == 0:
             verdict = "disagrees: ADC never lowers suppression"
         elif lower == n:
-            verdict = "agrees that ADC lowers suppression (here in every scenario, the paper saw it in some)"
+            verdict = "agrees that ADC lowers suppression (here in every scenario; the paper saw it in some)"
+        elif lower == n - nothing:
+            verdict = "agrees that ADC lowers suppression: here in every scenario where BD suppresses anything (the " \
+                      "other %d suppress nothing), largest reduction %s; the paper saw it in some" % (nothing, best_s)
         else:
-            verdict = "agrees: ADC lowers suppression in some scenarios and not in others"
-        slow = ("agrees that ADC costs time (median %.1fx, up to %.1fx BD's running time)" % (
-            statistics.median(tr), max(tr))) if tr and statistics.median(tr) > 1.2 else (
-            "disagrees on time: ADC is not much slower (median %.2fx, max %.2fx)" % (statistics.median(tr), max(tr))
-            if tr else "time n/a")
-        statements.append("ADC (%s): lower suppression than BD in %d of %d, equal in %d, higher in %d -> %s; %s." % (
-            name, lower, n, equal, higher, verdict, slow))
+            verdict = "agrees: ADC lowers suppression in some scenarios (largest reduction %s) and not in others" % best_s
+        if higher:
+            verdict += ", but it raises suppression in %d (the objective rewards the smallest class, not the " \
+                       "suppressed records)" % higher
+        if best and best[0] < 10 and lower:
+            verdict += "; the improvements are small, not the paper's *significant* ones"
+        if stuck:
+            verdict += "; in %d runs it committed no move (it tried %s-%s, then stopped: no improvement), the " \
+                       "paper's early convergence" % (stuck, fmt(min(stuck_tried)), fmt(max(stuck_tried)))
+        comparable = all(r is not None and 80 <= r <= 125 for r in (ratio["COMPACTNESS"], ratio["NUE"]))
+        verdict += ("" if n == 0 else "; compactness and NUE comparable to BD (agrees)" if comparable else
+                    "; compactness %s and NUE %s of BD's: not comparable as in the paper (disagrees)" % (
+                        fmt_pct(ratio["COMPACTNESS"]), fmt_pct(ratio["NUE"])))
+        if not tr:
+            slow = "time n/a"
+        elif slowest[0] >= 2:
+            slow = "agrees that ADC is much slower in certain cases (up to %.1fx BD's running time, in %s; median " \
+                   "%.2fx)" % (slowest[0], slowest[1], med)
+        else:
+            slow = "disagrees on time: ADC is never much slower (median %.2fx, max %.2fx)" % (med, slowest[0])
+        statements.append("ADC (%s): lower suppression than BD in %d of %d, equal in %d, higher in %d; suppressed "
+                          "records %s of BD's -> %s; %s.%s" % (
+                              name, lower, n, equal, higher, fmt_pct(ratio["SUPPRESSED"]), verdict, slow,
+                              (" In %d of %d runs ADC left some sites with no region (AGGREGATES < SITES): those "
+                               "releases have fewer, larger aggregates than the site count asked for." % (empty, n))
+                              if empty else ""))
     lines.append("")
     return lines, statements
 
 
-def report(rows, args, started, elapsed, host):
+def report(rows, meta):
     lines = ["# VBAS: the paper's comparison on synthetic data", "",
-             "Command: `/usr/bin/python3 bench/paper_comparison.py %s`" % " ".join(args.argv), "",
-             "Machine: %s; started %s; %d runs in %.1f min (%d at a time)." % (
-                 host, started, len(rows), elapsed / 60.0, args.jobs), "",
+             "Command: `/usr/bin/python3 bench/paper_comparison.py %s`" % " ".join(meta["argv"]), "",
+             "Machine: %s; started %s; %d runs in %.1f min (%d at a time); load average (1 min) %s at the start, "
+             "%s at the end (the machine is shared: RUNTIME is noisy)." % (
+                 meta["host"], meta["started"], len(rows), meta["elapsed"] / 60.0, meta["jobs"], meta["load_start"],
+                 meta["load_end"]), "",
              "Inputs: " + "; ".join("%s %d regions, %d-%d records/region, %s records, coefficients %s" % (
                  name, a["regions"], a["records"][0], a["records"][1], fmt(a.get("total_records")),
-                 a["coefficients_name"]) for name, a in AREAS.items()) + ". k = %d, SEED = %d." % (args.k, args.seed),
-             ""]
+                 a["coefficients_name"]) for name, a in meta["areas"].items()) +
+             ". k = %d, SEED = %d, ADC MAX_ITERATIONS %s." % (
+                 meta["k"], meta["seed"], meta["max_iterations"] or "default"), ""]
+    if meta.get("plugin"):
+        lines += ["Plugin under test: %s." % meta["plugin"], ""]
     summary, statements = summarize(rows)
     lines += ["## Summary", ""] + summary
     lines += ["### Agreement with the paper", ""] + ["- " + s for s in statements] + [""]
@@ -541,6 +614,26 @@ def report(rows, args, started, elapsed, host):
               "RUNTIME the plugin's own measure of the whole pipeline.", ""]
     lines += full_table(rows)
     return "\n".join(lines) + "\n", statements
+
+
+def plugin_description(snapshot):
+    """The snapshot of the plugin: version, libvbas.so sha256 (first 16 hex digits) and build time."""
+    lib = os.path.join(snapshot, "libvbas.so")
+    with open(lib, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:16]
+    version = "?"
+    try:
+        with open(os.path.join(snapshot, "metadata.txt")) as f:
+            version = next((ln.split("=", 1)[1].strip() for ln in f if ln.startswith("version=")), "?")
+    except OSError:
+        pass
+    mtime = datetime.datetime.fromtimestamp(os.path.getmtime(lib))  # copytree keeps the mtime
+    return "vbas %s, libvbas.so sha256 %s..., built %s" % (version, digest, mtime.strftime("%Y-%m-%d %H:%M:%S"))
+
+
+def load1():
+    with open("/proc/loadavg") as f:
+        return f.read().split()[0]
 
 
 def host_description():
@@ -560,6 +653,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="/tmp/paper-comparison.md", help="Markdown report (default %(default)s)")
     parser.add_argument("--json-out", default=None, help="also write the raw rows as JSON here")
+    parser.add_argument("--from-json", default=None,
+                        help="run nothing: rebuild the report from a --json-out file of an earlier run")
     parser.add_argument("--data", default="/tmp/vbas-paper-comparison", help="input cache (default %(default)s)")
     parser.add_argument("--force", action="store_true", help="regenerate the inputs even if cached")
     parser.add_argument("--seed", type=int, default=20261121, help="input generator seed and SEED of every run")
@@ -574,11 +669,21 @@ def main():
     args = parser.parse_args()
     args.argv = sys.argv[1:]
 
+    if args.from_json:
+        with open(args.from_json) as f:
+            saved = json.load(f)
+        text, _ = report(saved["rows"], saved["meta"])
+        print(text)
+        with open(args.out, "w") as f:
+            f.write(text)
+        return 0
+
     for f in (QGIS_PROCESS, os.path.join(args.plugin, "libvbas.so")):
         if not os.path.exists(f):
             sys.exit("missing %s (build and install first: bash .ci/setup)" % f)
 
     started = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    load_start = load1()
     t0 = time.monotonic()
     area_dirs = {}
     for name, area in AREAS.items():
@@ -595,6 +700,8 @@ def main():
     work = tempfile.mkdtemp(prefix="vbas-paper-comparison-")
     try:
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen", QGIS_CUSTOM_CONFIG_PATH=make_profile(work, args.plugin))
+        plugin_id = plugin_description(os.path.join(env["QGIS_CUSTOM_CONFIG_PATH"], "profiles", "default", "python",
+                                                    "plugins", "vbas"))
         jobs = []
         for name, area in AREAS.items():
             if only and name not in only:
@@ -604,8 +711,7 @@ def main():
                     continue
                 for config in CONFIGS:
                     jobs.append((name, area, area_dirs[name], qsel, qis, config, args.seed, args.k))
-        log("%d runs, %d at a time; host: %s; load average %s" % (
-            len(jobs), args.jobs, host_description(), open("/proc/loadavg").read().split()[:3]))
+        log("%d runs, %d at a time; host: %s; load average %s" % (len(jobs), args.jobs, host_description(), load_start))
         # Longest first (largest QI selections, ADC-fewest first), so the two workers finish together;
         # the rows keep the canonical order.
         cost = {label: rank for rank, label in enumerate(["entropy/ADC-fewest", "MaxCombs/ADC-fewest"])}
@@ -620,13 +726,16 @@ def main():
         shutil.rmtree(work, ignore_errors=True)
     elapsed = time.monotonic() - t0
 
-    text, _ = report(rows, args, started, elapsed, host_description())
+    meta = {"argv": args.argv, "host": host_description(), "started": started, "elapsed": elapsed, "jobs": args.jobs,
+            "load_start": load_start, "load_end": load1(), "k": args.k, "seed": args.seed,
+            "max_iterations": args.max_iterations, "areas": AREAS, "plugin": plugin_id}
+    text, _ = report(rows, meta)
     print(text)
     with open(args.out, "w") as f:
         f.write(text)
     if args.json_out:
         with open(args.json_out, "w") as f:
-            json.dump(rows, f, indent=1)
+            json.dump({"meta": meta, "rows": rows}, f, indent=1)
     log("done in %.1f min; report in %s" % (elapsed / 60.0, args.out))
     return 1 if any(r["error"] for r in rows) else 0
 

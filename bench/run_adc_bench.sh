@@ -44,7 +44,7 @@ core() {
                        printf "%s %.1f %d %.0f %d %d ", v["objective"], v["seconds"], v["tried"], 1e6 * v["seconds"] / v["tried"], v["suppressed_before"], v["suppressed_after"] }' "$WORK/core-$1.txt"
 }
 
-# anonymize N METHOD OBJECTIVE: wall seconds, ADC trial moves and SUPPRESSED of one vbas:anonymize run.
+# anonymize N METHOD OBJECTIVE: wall seconds, ADC trial moves, SUPPRESSED and ADC_STOP of one vbas:anonymize run.
 anonymize() {
   local in=$DATA/$1 out=$WORK/out
   rm -rf "$out" && mkdir -p "$out"
@@ -54,11 +54,11 @@ anonymize() {
     "SITE_POINTS=$out/s.gpkg" "AGGREGATED=$out/a.gpkg" "LOOKUP=$out/l.gpkg" "ANONYMIZED=$out/an.gpkg" "VORONOI=$out/v.gpkg" \
     "EVALUATION=$out/e.gpkg" > "$out/r.json" 2> "$out/err" || { tail -5 "$out/err" >&2; exit 1; }
   local end=$(date +%s.%N)
-  "$PYTHON" -c 'import json, sys; r = json.load(open(sys.argv[1]))["results"]; print("%.1f %s %s" % (float(sys.argv[2]), r["ADC_MOVES_TRIED"], r["SUPPRESSED"]))' \
+  "$PYTHON" -c 'import json, sys; r = json.load(open(sys.argv[1]))["results"]; print("%.1f %s %s %s" % (float(sys.argv[2]), r["ADC_MOVES_TRIED"], r["SUPPRESSED"], r["ADC_STOP"].replace(" ", "_")))' \
     "$out/r.json" "$(echo "$end - $start" | bc)"
 }
 
-echo "| regions | core ADC paper: s, trials, us/trial, suppressed | core ADC suppression: s, trials, us/trial, suppressed | anonymize balanced density: s, suppressed | anonymize ADC paper: s (x BD), suppressed | anonymize ADC suppression: s (x BD), suppressed |"
+echo "| regions | core ADC paper: s, trials, us/trial, suppressed | core ADC suppression: s, trials, us/trial, suppressed | anonymize balanced density: s, suppressed | anonymize ADC paper: s (x BD), trials, stop, suppressed | anonymize ADC suppression: s (x BD), trials, stop, suppressed |"
 echo "|---|---|---|---|---|---|"
 for N in "${SIZES[@]}" "${CORE_ONLY[@]}"; do
   log "size $N: bench_core --adc 1"
@@ -70,10 +70,10 @@ for N in "${SIZES[@]}" "${CORE_ONLY[@]}"; do
   fi
   "$PYTHON" "$ROOT/bench/make_inputs.py" --regions "$N" --out "$DATA/$N" >&2
   log "size $N: anonymize, balanced density"
-  read -r bs _ bsup <<< "$(anonymize "$N" 0 0)"
+  read -r bs _ bsup _ <<< "$(anonymize "$N" 0 0)"
   log "size $N: anonymize, ADC paper objective"
-  read -r as _ asup <<< "$(anonymize "$N" 1 0)"
+  read -r as at asup astop <<< "$(anonymize "$N" 1 0)"
   log "size $N: anonymize, ADC suppression objective"
-  read -r xs _ xsup <<< "$(anonymize "$N" 1 1)"
-  echo "$row $bs s, $bsup | $as s ($(echo "scale=2; $as / $bs" | bc)x), $asup | $xs s ($(echo "scale=2; $xs / $bs" | bc)x), $xsup |"
+  read -r xs xt xsup xstop <<< "$(anonymize "$N" 1 1)"
+  echo "$row $bs s, $bsup | $as s ($(echo "scale=2; $as / $bs" | bc)x), $at, ${astop//_/ }, $asup | $xs s ($(echo "scale=2; $xs / $bs" | bc)x), $xt, ${xstop//_/ }, $xsup |"
 done
