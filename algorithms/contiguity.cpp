@@ -154,6 +154,20 @@ std::vector<std::size_t> mainFragments( const Fragments &parts, const Members &m
   return main;
 }
 
+//! The borders (group, length) summed by group, by increasing group.
+std::vector<std::pair<std::size_t, double>> bordersByGroup( std::vector<std::pair<std::size_t, double>> borders )
+{
+  std::sort( borders.begin(), borders.end() );
+  std::vector<std::pair<std::size_t, double>> groups;
+  for ( const auto &[group, length] : borders )
+  {
+    if ( groups.empty() || groups.back().first != group )
+      groups.emplace_back( group, 0 );
+    groups.back().second += length;
+  }
+  return groups;
+}
+
 //! The group other than `group` that fragment f shares the longest border with (ties: the lower group), or kNone.
 std::size_t longestBorderGroup( std::size_t f, const Members &m, std::size_t group, const std::vector<std::size_t> &regionGroup, const RegionAdjacency &adjacency )
 {
@@ -165,21 +179,15 @@ std::size_t longestBorderGroup( std::size_t f, const Members &m, std::size_t gro
       if ( regionGroup[adjacency.neighbours[e]] != group )
         borders.emplace_back( regionGroup[adjacency.neighbours[e]], adjacency.borderLengths[e] );
   }
-  std::sort( borders.begin(), borders.end() );
   std::size_t best = kNone;
   double bestLength = 0;
-  for ( std::size_t i = 0; i < borders.size(); )
+  for ( const auto &[other, length] : bordersByGroup( std::move( borders ) ) )
   {
-    double length = 0;
-    std::size_t j = i;
-    for ( ; j < borders.size() && borders[j].first == borders[i].first; ++j )
-      length += borders[j].second;
     if ( length > bestLength ) // strictly longer: a tie keeps the lower group
     {
-      best = borders[i].first;
+      best = other;
       bestLength = length;
     }
-    i = j;
   }
   return best;
 }
@@ -221,6 +229,16 @@ std::int64_t suppressionChange( const GroupEcs &ecs, std::size_t from, std::size
   return change;
 }
 
+//! The ECs updated for the classes' records moving from group `from` to group `to`.
+void moveClasses( GroupEcs &ecs, std::size_t from, std::size_t to, const std::vector<std::pair<std::uint32_t, std::int64_t>> &classes )
+{
+  for ( const auto &[cls, records] : classes )
+  {
+    ecs.add( from, cls, -records );
+    ecs.add( to, cls, records );
+  }
+}
+
 /**
  * One pass over the detached fragments of parts, in fragment order (their lowest region), moving
  * each to its longest-border neighbour unless suppression would rise; returns the moves. A group
@@ -245,14 +263,154 @@ std::size_t reassignPass( std::vector<std::size_t> &regionGroup, const Fragments
     const auto classes = fragmentClasses( f, m, regionHistograms );
     if ( suppressionChange( ecs, from, to, classes, k ) > 0 )
       continue;
-    for ( const auto &[cls, records] : classes )
-    {
-      ecs.add( from, cls, -records );
-      ecs.add( to, cls, records );
-    }
+    moveClasses( ecs, from, to, classes );
     for ( std::size_t i = m.offsets[f]; i < m.offsets[f + 1]; ++i )
       regionGroup[m.regions[i]] = to;
     received[to] = 1;
+    ++moves;
+  }
+  return moves;
+}
+
+/**
+ * Groups as dense indices 0 .. groups - 1, in the order of their ids, so that ties going to the
+ * lower index go to the lower id: regionGroup is renumbered, and the ids are returned by index.
+ */
+std::vector<std::size_t> denseGroups( std::vector<std::size_t> &regionGroup )
+{
+  std::vector<std::size_t> ids = regionGroup;
+  std::sort( ids.begin(), ids.end() );
+  ids.erase( std::unique( ids.begin(), ids.end() ), ids.end() );
+  for ( std::size_t &g : regionGroup )
+    g = static_cast<std::size_t>( std::lower_bound( ids.begin(), ids.end(), g ) - ids.begin() );
+  return ids;
+}
+
+//! The records of each class in region r, by increasing class (a row of the histograms).
+std::vector<std::pair<std::uint32_t, std::int64_t>> regionClasses( std::size_t r, const SparseHistograms &regionHistograms )
+{
+  std::vector<std::pair<std::uint32_t, std::int64_t>> classes;
+  for ( std::size_t e = regionHistograms.offsets[r]; e < regionHistograms.offsets[r + 1]; ++e )
+    classes.emplace_back( regionHistograms.classes[e], regionHistograms.counts[e] );
+  return classes;
+}
+
+//! The groups other than r's own that region r borders, with the length of border shared with each, by increasing group.
+std::vector<std::pair<std::size_t, double>> neighbourGroups( std::size_t r, const std::vector<std::size_t> &regionGroup, const RegionAdjacency &adjacency )
+{
+  std::vector<std::pair<std::size_t, double>> borders;
+  for ( std::size_t e = adjacency.offsets[r]; e < adjacency.offsets[r + 1]; ++e )
+    if ( regionGroup[adjacency.neighbours[e]] != regionGroup[r] )
+      borders.emplace_back( regionGroup[adjacency.neighbours[e]], adjacency.borderLengths[e] );
+  return bordersByGroup( std::move( borders ) );
+}
+
+/**
+ * The neighbouring group that region r's classes should move to from group `from`: the one that
+ * lowers most the records suppressed in the two groups together (ties: the longest border with r,
+ * then the lower group), or kNone when no neighbour lowers them.
+ */
+std::size_t bestMove( std::size_t from, const std::vector<std::pair<std::size_t, double>> &neighbours, const std::vector<std::pair<std::uint32_t, std::int64_t>> &classes,
+                      const GroupEcs &ecs, std::int64_t k )
+{
+  std::size_t best = kNone;
+  std::int64_t bestDrop = 0;
+  double bestLength = 0;
+  for ( const auto &[to, length] : neighbours ) // by increasing group: a full tie keeps the lower one
+  {
+    const std::int64_t drop = -suppressionChange( ecs, from, to, classes, k );
+    if ( drop > bestDrop || ( best != kNone && drop == bestDrop && length > bestLength ) )
+    {
+      best = to;
+      bestDrop = drop;
+      bestLength = length;
+    }
+  }
+  return best;
+}
+
+/**
+ * Whether a group keeps its fragments without one of its regions r: the regions of the group that
+ * border r are still connected to one another within the group once r is gone. A breadth-first
+ * search over the group's regions from one of them, which stops once it has reached them all.
+ * Visits are marked with a stamp per check, so the marks are never cleared.
+ */
+class SplitCheck
+{
+  public:
+    explicit SplitCheck( std::size_t regions )
+      : mSeen( regions, 0 )
+      , mTarget( regions, 0 )
+    {}
+
+    bool keepsFragments( std::size_t r, const std::vector<std::size_t> &regionGroup, const RegionAdjacency &adjacency )
+    {
+      ++mStamp;
+      const std::size_t group = regionGroup[r];
+      std::size_t targets = 0;
+      for ( std::size_t e = adjacency.offsets[r]; e < adjacency.offsets[r + 1]; ++e )
+      {
+        const std::size_t n = adjacency.neighbours[e];
+        if ( regionGroup[n] == group )
+        {
+          mTarget[n] = mStamp;
+          ++targets;
+          mQueue.assign( 1, n );
+        }
+      }
+      if ( targets <= 1 ) // r is a fragment of its own, which goes, or no path within the group runs through it
+        return true;
+      mSeen[r] = mStamp;
+      mSeen[mQueue.front()] = mStamp;
+      std::size_t reached = 1;
+      for ( std::size_t i = 0; i < mQueue.size() && reached < targets; ++i )
+      {
+        const std::size_t q = mQueue[i];
+        for ( std::size_t e = adjacency.offsets[q]; e < adjacency.offsets[q + 1]; ++e )
+        {
+          const std::size_t n = adjacency.neighbours[e];
+          if ( regionGroup[n] != group || mSeen[n] == mStamp )
+            continue;
+          mSeen[n] = mStamp;
+          reached += mTarget[n] == mStamp;
+          mQueue.push_back( n );
+        }
+      }
+      return reached == targets;
+    }
+
+  private:
+    std::vector<std::size_t> mSeen;
+    std::vector<std::size_t> mTarget;
+    std::vector<std::size_t> mQueue;
+    std::size_t mStamp = 0;
+};
+
+/**
+ * One pass over the regions in index order, moving each boundary region to the neighbouring group
+ * that lowers suppression most, when its group keeps another region and no more fragments; returns
+ * the moves. Later regions see the groups as the earlier moves left them.
+ */
+std::size_t refinePass( std::vector<std::size_t> &regionGroup, const RegionAdjacency &adjacency, const SparseHistograms &regionHistograms, std::int64_t k, GroupEcs &ecs,
+                        std::vector<std::size_t> &groupRegions, SplitCheck &split )
+{
+  std::size_t moves = 0;
+  for ( std::size_t r = 0; r < regionGroup.size(); ++r )
+  {
+    const std::size_t from = regionGroup[r];
+    if ( groupRegions[from] == 1 )
+      continue;
+    const auto neighbours = neighbourGroups( r, regionGroup, adjacency );
+    if ( neighbours.empty() )
+      continue;
+    const auto classes = regionClasses( r, regionHistograms );
+    const std::size_t to = bestMove( from, neighbours, classes, ecs, k );
+    if ( to == kNone || !split.keepsFragments( r, regionGroup, adjacency ) )
+      continue;
+    moveClasses( ecs, from, to, classes );
+    regionGroup[r] = to;
+    --groupRegions[from];
+    ++groupRegions[to];
     ++moves;
   }
   return moves;
@@ -265,12 +423,7 @@ Contiguity makeContiguous( std::vector<std::size_t> regionGroup, const RegionAdj
   Contiguity result;
   result.suppressedBefore = suppressedRecords( regionGroup, regionHistograms, k );
 
-  // Groups as dense indices 0 .. groups - 1, in the order of their ids (ties go to the lower id).
-  std::vector<std::size_t> ids = regionGroup;
-  std::sort( ids.begin(), ids.end() );
-  ids.erase( std::unique( ids.begin(), ids.end() ), ids.end() );
-  for ( std::size_t &g : regionGroup )
-    g = static_cast<std::size_t>( std::lower_bound( ids.begin(), ids.end(), g ) - ids.begin() );
+  const std::vector<std::size_t> ids = denseGroups( regionGroup );
   GroupEcs ecs( regionGroup, regionHistograms );
 
   // Termination: a move takes a whole connected component F out of its group (one fragment fewer
@@ -291,6 +444,32 @@ Contiguity makeContiguous( std::vector<std::size_t> regionGroup, const RegionAdj
     }
   }
   result.kept = result.fragmentsAfter - ids.size();
+
+  for ( std::size_t &g : regionGroup )
+    g = ids[g];
+  result.suppressedAfter = suppressedRecords( regionGroup, regionHistograms, k );
+  result.regionGroup = std::move( regionGroup );
+  return result;
+}
+
+BoundaryRefinement refineBoundaries( std::vector<std::size_t> regionGroup, const RegionAdjacency &adjacency, const SparseHistograms &regionHistograms, std::int64_t k )
+{
+  BoundaryRefinement result;
+  result.suppressedBefore = suppressedRecords( regionGroup, regionHistograms, k );
+  const std::vector<std::size_t> ids = denseGroups( regionGroup );
+  GroupEcs ecs( regionGroup, regionHistograms );
+  std::vector<std::size_t> groupRegions( ids.size(), 0 );
+  for ( const std::size_t g : regionGroup )
+    ++groupRegions[g];
+  SplitCheck split( regionGroup.size() );
+
+  // Termination: every move strictly lowers the suppressed records, a whole number from 0, so there
+  // are at most suppressedBefore moves, hence at most suppressedBefore + 1 passes.
+  for ( std::size_t moves = 1; moves > 0; ++result.passes )
+  {
+    moves = refinePass( regionGroup, adjacency, regionHistograms, k, ecs, groupRegions, split );
+    result.moves += moves;
+  }
 
   for ( std::size_t &g : regionGroup )
     g = ids[g];

@@ -2,7 +2,8 @@
 // (SPEC 3.3), so an aggregate may come in detached parts, or enclose a region of another aggregate.
 // The regions' adjacency (borders of positive length), the connected parts ("fragments") of each
 // group, and the reassignment of detached fragments to the neighbouring group they share the longest
-// border with, whenever that does not raise the number of suppressed records.
+// border with, whenever that does not raise the number of suppressed records. Last, single boundary
+// regions moved between neighbouring groups whenever that lowers the number of suppressed records.
 #pragma once
 
 #include "histograms.h"
@@ -76,5 +77,26 @@ struct Contiguity
  * region index, in passes until one moves nothing.
  */
 Contiguity makeContiguous( std::vector<std::size_t> regionGroup, const RegionAdjacency &adjacency, const SparseHistograms &regionHistograms, std::int64_t k );
+
+//! A grouping whose boundary regions were moved to lower suppression, with what it took.
+struct BoundaryRefinement
+{
+    std::vector<std::size_t> regionGroup;
+    std::size_t moves = 0;  //!< regions moved to a neighbouring group
+    std::size_t passes = 0; //!< passes over the regions, the last of which moved nothing
+    std::int64_t suppressedBefore = 0;
+    std::int64_t suppressedAfter = 0;
+};
+
+/**
+ * Local search over single boundary regions (issue 6 item 3): in passes over the regions in index
+ * order, a region r of group A that borders regions of other groups moves to the one of them, B, that
+ * lowers most the records suppressed (in ECs (group, class) below k) of A and B together (ties: the
+ * longest border shared with r, then the lower group id), provided that drop is strictly positive,
+ * A keeps another region, and A does not fall into more fragments without r (the regions of A that
+ * border r stay connected to one another within A). B gains no fragment: r borders it. Passes go on
+ * until one moves nothing. No group is lost and suppression never rises.
+ */
+BoundaryRefinement refineBoundaries( std::vector<std::size_t> regionGroup, const RegionAdjacency &adjacency, const SparseHistograms &regionHistograms, std::int64_t k );
 
 } // namespace vbas

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace
 {
@@ -91,16 +93,14 @@ vbas::RegionAdjacency vbasRegionAdjacency( const VbasRegions &regions, QgsProces
   return vbas::regionAdjacency( static_cast<std::size_t>( n ), borders );
 }
 
-vbas::Release vbasContiguousRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::int64_t k, QgsProcessingFeedback *feedback )
+namespace
 {
-  if ( !hasBorders( regions ) )
-  {
-    feedback->pushInfo( QObject::tr( "CONTIGUOUS has no effect: the regions are points, which share no borders." ) );
-    return release;
-  }
-  const vbas::RegionAdjacency adjacency = vbasRegionAdjacency( regions, feedback );
-  const vbas::Contiguity c = vbas::makeContiguous( release.regionGroup, adjacency, records.histograms, k );
-  const std::size_t aggregates = release.aggregation.aggregateGroup.size();
+
+//! CONTIGUOUS on the grouping, logged; returns the fragments moved.
+std::size_t contiguityStep( std::vector<std::size_t> &regionGroup, const vbas::RegionAdjacency &adjacency, const VbasRecords &records, std::size_t aggregates, std::int64_t k,
+                            QgsProcessingFeedback *feedback )
+{
+  vbas::Contiguity c = vbas::makeContiguous( regionGroup, adjacency, records.histograms, k );
   feedback->pushInfo( QObject::tr( "Contiguity: %1 aggregates in %2 connected parts; %3 detached part(s) joined the neighbouring aggregate they share the longest border with, "
                                    "%4 stayed (no neighbouring aggregate, or the move would suppress more records); %5 parts remain. Suppressed records: %6 before, %7 after." )
                         .arg( aggregates )
@@ -110,7 +110,42 @@ vbas::Release vbasContiguousRelease( const VbasRegions &regions, const VbasRecor
                         .arg( c.fragmentsAfter )
                         .arg( c.suppressedBefore )
                         .arg( c.suppressedAfter ) );
-  if ( c.reassigned == 0 )
+  regionGroup = std::move( c.regionGroup );
+  return c.reassigned;
+}
+
+//! REFINE_BOUNDARIES on the grouping, logged; returns the regions moved.
+std::size_t refinementStep( std::vector<std::size_t> &regionGroup, const vbas::RegionAdjacency &adjacency, const VbasRecords &records, std::int64_t k, QgsProcessingFeedback *feedback )
+{
+  vbas::BoundaryRefinement b = vbas::refineBoundaries( regionGroup, adjacency, records.histograms, k );
+  feedback->pushInfo( QObject::tr( "Boundary refinement: %1 boundary region(s) moved to a neighbouring aggregate in %2 pass(es). Suppressed records: %3 before, %4 after." )
+                        .arg( b.moves )
+                        .arg( b.passes )
+                        .arg( b.suppressedBefore )
+                        .arg( b.suppressedAfter ) );
+  regionGroup = std::move( b.regionGroup );
+  return b.moves;
+}
+
+} // namespace
+
+vbas::Release vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::int64_t k, VbasBorderSteps steps, QgsProcessingFeedback *feedback )
+{
+  if ( !hasBorders( regions ) )
+  {
+    for ( const auto &[on, name] : { std::make_pair( steps.contiguous, "CONTIGUOUS" ), std::make_pair( steps.refineBoundaries, "REFINE_BOUNDARIES" ) } )
+      if ( on )
+        feedback->pushInfo( QObject::tr( "%1 has no effect: the regions are points, which share no borders." ).arg( name ) );
     return release;
-  return vbas::release( c.regionGroup, records.histograms, k );
+  }
+  const vbas::RegionAdjacency adjacency = vbasRegionAdjacency( regions, feedback );
+  std::vector<std::size_t> regionGroup = release.regionGroup;
+  std::size_t moves = 0;
+  if ( steps.contiguous )
+    moves += contiguityStep( regionGroup, adjacency, records, release.aggregation.aggregateGroup.size(), k, feedback );
+  if ( steps.refineBoundaries )
+    moves += refinementStep( regionGroup, adjacency, records, k, feedback );
+  if ( moves == 0 )
+    return release;
+  return vbas::release( std::move( regionGroup ), records.histograms, k );
 }

@@ -1,5 +1,6 @@
-// The borders of the regions layer through GEOS, and the CONTIGUOUS step (issue 6 item 3): the
-// detached fragments of the aggregates reassigned to a neighbouring aggregate (algorithms/contiguity.h).
+// The borders of the regions layer through GEOS, and the steps on them (issue 6 item 3, algorithms/
+// contiguity.h): CONTIGUOUS, the detached fragments of the aggregates reassigned to a neighbouring
+// aggregate, and REFINE_BOUNDARIES, single boundary regions moved to a neighbouring aggregate.
 #pragma once
 
 #include "contiguity.h"
@@ -20,10 +21,19 @@ class QgsProcessingFeedback;
  */
 vbas::RegionAdjacency vbasRegionAdjacency( const VbasRegions &regions, QgsProcessingFeedback *feedback );
 
+//! The optional steps on the regions' borders that follow the Voronoi release.
+struct VbasBorderSteps
+{
+    bool contiguous = false;       //!< CONTIGUOUS
+    bool refineBoundaries = false; //!< REFINE_BOUNDARIES
+};
+
 /**
- * CONTIGUOUS: release with every detached fragment of an aggregate moved to the neighbouring
- * aggregate it shares the longest border with, when that raises no suppression
- * (vbas::makeContiguous), rebuilt by vbas::release. Logs the counts before and after; a point
- * layer is logged as having no borders and its release returned as it is.
+ * The release after the border steps, on one adjacency of the regions. CONTIGUOUS first: every
+ * detached fragment of an aggregate moved to the neighbouring aggregate it shares the longest border
+ * with, when that raises no suppression (vbas::makeContiguous). Then REFINE_BOUNDARIES: single
+ * boundary regions moved to a neighbouring aggregate when that lowers suppression without more
+ * fragments (vbas::refineBoundaries). Rebuilt by vbas::release when a region moved. Logs the counts
+ * of each step; a point layer is logged as having no borders and its release returned as it is.
  */
-vbas::Release vbasContiguousRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::int64_t k, QgsProcessingFeedback *feedback );
+vbas::Release vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::int64_t k, VbasBorderSteps steps, QgsProcessingFeedback *feedback );

@@ -167,6 +167,21 @@ QString VbasAlgorithm::contiguityHelp()
                       "records before and after. No effect on a point regions layer. Default: off, the paper's aggregation.<br>" );
 }
 
+void VbasAlgorithm::addRefinementParameter()
+{
+  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "REFINE_BOUNDARIES" ), QObject::tr( "Refine boundaries (move single regions to lower suppression)" ), false ) );
+}
+
+QString VbasAlgorithm::refinementHelp()
+{
+  return QObject::tr( "<b>Refine boundaries</b> (REFINE_BOUNDARIES): after the aggregation (and CONTIGUOUS, when checked), single regions on the border of two aggregates move "
+                      "to the neighbouring aggregate when that strictly lowers the records suppressed in the two aggregates together. Regions are taken in layer order, in passes "
+                      "until one moves nothing; a region goes to the neighbouring aggregate with the largest drop (ties: the longest shared border, then the lower site), as long "
+                      "as its own aggregate keeps another region and does not fall into more connected parts. An aggregate is then no longer exactly the Voronoi cell of its "
+                      "site: LOOKUP's site_id is the site of the region's new aggregate, and VORONOI still shows the cells. The log gives the moves and the suppressed records "
+                      "before and after. No effect on a point regions layer. Default: off, the paper's aggregation.<br>" );
+}
+
 void VbasAlgorithm::addAggregationOutputs()
 {
   addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "AGGREGATED" ), QObject::tr( "Aggregated regions" ), QgsProcessing::TypeVectorPolygon ) );
@@ -259,7 +274,7 @@ QString VbasAlgorithm::placementHelp()
                       "the objective improves. It needs the QIs and k, and costs more time; it lowers suppression where the sites of balanced density leave small classes behind.<br>"
                       "<b>Site position in its cell</b>: the mean of the cell's region points, as eq. 12-13 are written, or their median (balanced density, and ADC's balanced-density seeding).<br>"
                       "<b>ADC objective</b>: Largest smallest EC (the paper's eq. 14: f = alpha |R| - |R_alpha|, alpha the smallest EC of any cluster; it stops at alpha >= k, or when it "
-                      "cannot raise the clusters at alpha, which happens as soon as one QI combination has fewer than k records in the whole table), or Fewest suppressed records (beyond the "
+                      "cannot raise the clusters at alpha: always when one QI combination has fewer than k records in the whole table, and often sooner, as one move rarely clears every class of alpha records from a cluster), or Fewest suppressed records (beyond the "
                       "paper: a move is kept when fewer records fall in classes below k, or as many and the region points are nearer their sites (compactness, eq. 20); it tries every class "
                       "below k of every cluster with suppressed records).<br>"
                       "<b>ADC seeding</b>: the sites ADC starts from: balanced density (the paper's advice), or distinct region points drawn at random from SEED.<br>"

@@ -41,6 +41,9 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     //! CONTIGUOUS: reassign the detached parts of the aggregates (issue 6 item 3); its help text.
     void addContiguityParameter();
     static QString contiguityHelp();
+    //! REFINE_BOUNDARIES: move single boundary regions between aggregates (issue 6 item 3); its help text.
+    void addRefinementParameter();
+    static QString refinementHelp();
     void addAggregationOutputs();
     void addEvaluationOutputs();
     //! Declares a number output unless another step declared it already.

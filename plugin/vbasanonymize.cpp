@@ -12,7 +12,7 @@ QString VbasAnonymize::shortHelpString() const
   return QObject::tr( "Runs the whole VBAS pipeline with one set of parameters: estimate the site count, place the sites (balanced density or anonymity-driven clustering), "
                       "aggregate the regions by Voronoi cell and suppress every equivalence class below k, then evaluate the release. "
                       "The same as chaining the four component algorithms (see vbas_pipeline.model3).<br>" )
-         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + contiguityHelp() + aggregationOutputsHelp()
+         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + contiguityHelp() + refinementHelp() + aggregationOutputsHelp()
          + QObject::tr( "<b>Sites</b>: the placed sites (site_id, population, regions, row).<br>" ) + evaluationOutputsHelp()
          + QObject::tr( "The SEED also draws ADC's random seeding.<br>" ) + adcOutputsHelp()
          + QObject::tr( "<b>SITES</b>, <b>CUTOFF</b>, <b>ENTROPY</b>, <b>MAXCOMBS</b>, <b>POPULATION</b>: as Estimate site count. <b>RUNTIME</b>: seconds for the whole pipeline." );
@@ -26,6 +26,7 @@ void VbasAnonymize::initAlgorithm( const QVariantMap & )
   addPlacementParameters();
   addKParameter();
   addContiguityParameter();
+  addRefinementParameter();
   addReleaseParameters();
   addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), QgsProcessing::TypeVectorPoint ) );
   addAggregationOutputs();
@@ -41,6 +42,7 @@ bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   mRelease = VbasReleaseSettings::read( *this, parameters, context );
   mPlacement = VbasPlacementSettings::read( *this, parameters, context, mRelease.seed );
   mContiguous = parameterAsBoolean( parameters, QStringLiteral( "CONTIGUOUS" ), context );
+  mRefineBoundaries = parameterAsBoolean( parameters, QStringLiteral( "REFINE_BOUNDARIES" ), context );
   const QList<VbasOutputSchema> schemas = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ), VbasEvaluationOutput::schema() }
                                           + VbasAggregationOutputs::schemas( mInputs );
   mOutputs.prepare( *this, parameters, context, schemas, mInputs.locations(), feedback );
@@ -65,8 +67,8 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   for ( std::size_t s = 0; s < placement.sites.size(); ++s )
     siteIds.push_back( static_cast<qlonglong>( s + 1 ) );
   vbas::Release release = vbas::voronoiRelease( placement.sites, regions.points, records.histograms, mRelease.k );
-  if ( mContiguous )
-    release = vbasContiguousRelease( regions, records, std::move( release ), mRelease.k, &steps );
+  if ( mContiguous || mRefineBoundaries )
+    release = vbasBorderRelease( regions, records, std::move( release ), mRelease.k, { mContiguous, mRefineBoundaries }, &steps );
   vbasLogRelease( release, placement.sites.size(), mRelease.k, feedback );
   outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, placement.sites, siteIds, release, mRelease, steps, 2 ) );
 

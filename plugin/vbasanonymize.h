@@ -26,6 +26,7 @@ class VbasAnonymize : public VbasAlgorithm
     VbasSiteCountSettings mSiteCount;
     VbasPlacementSettings mPlacement;
     bool mContiguous = false;
+    bool mRefineBoundaries = false;
     VbasReleaseSettings mRelease;
     VbasOutputSet mOutputs;
 };

@@ -1,6 +1,5 @@
 #include "vbasvoronoiaggregate.h"
 
-#include "vbasadjacency.h"
 #include "vbaswriters.h"
 
 #include <qgsprocessingoutputs.h>
@@ -13,7 +12,7 @@ QString VbasVoronoiAggregate::shortHelpString() const
                       "and every equivalence class (aggregate + QI values) with fewer than k records is suppressed. The release is k-anonymous.<br>" )
          + regionsHelp( true, false ) + recordsHelp( Qis::Required )
          + QObject::tr( "<b>Sites</b>: the site points (from Place sites); their site_id field identifies them, or their order without one.<br>" ) + contiguityHelp()
-         + aggregationOutputsHelp() + QObject::tr( "<b>RUNTIME</b>: seconds." );
+         + refinementHelp() + aggregationOutputsHelp() + QObject::tr( "<b>RUNTIME</b>: seconds." );
 }
 
 void VbasVoronoiAggregate::initAlgorithm( const QVariantMap & )
@@ -23,6 +22,7 @@ void VbasVoronoiAggregate::initAlgorithm( const QVariantMap & )
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "SITES" ), QObject::tr( "Sites" ), QList<int>() << QgsProcessing::TypeVectorPoint ) );
   addKParameter();
   addContiguityParameter();
+  addRefinementParameter();
   addReleaseParameters();
   addAggregationOutputs();
   addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );
@@ -33,7 +33,8 @@ bool VbasVoronoiAggregate::prepareAlgorithm( const QVariantMap &parameters, QgsP
   mTimer.start();
   mInputs.prepare( *this, parameters, context );
   mRelease = VbasReleaseSettings::read( *this, parameters, context );
-  mContiguous = parameterAsBoolean( parameters, QStringLiteral( "CONTIGUOUS" ), context );
+  mBorderSteps.contiguous = parameterAsBoolean( parameters, QStringLiteral( "CONTIGUOUS" ), context );
+  mBorderSteps.refineBoundaries = parameterAsBoolean( parameters, QStringLiteral( "REFINE_BOUNDARIES" ), context );
   mOutputs.prepare( *this, parameters, context, VbasAggregationOutputs::schemas( mInputs ), mInputs.locations(), feedback );
   return true;
 }
@@ -42,19 +43,20 @@ QVariantMap VbasVoronoiAggregate::processAlgorithm( const QVariantMap &, QgsProc
 {
   const VbasRun run( mOutputs );
   VbasInterrupt::throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
-  QgsProcessingMultiStepFeedback steps( mContiguous ? 5 : 4, feedback );
+  const bool borders = mBorderSteps.contiguous || mBorderSteps.refineBoundaries;
+  QgsProcessingMultiStepFeedback steps( borders ? 5 : 4, feedback );
   const VbasRegions regions = mInputs.readRegions( context, &steps );
   steps.setCurrentStep( 1 );
   const VbasRecords records = mInputs.readRecords( regions, &steps );
   const VbasSites sites = mInputs.readSites( regions, context );
   vbas::Release release = vbas::voronoiRelease( sites.points, regions.points, records.histograms, mRelease.k );
-  if ( mContiguous )
+  if ( borders )
   {
     steps.setCurrentStep( 2 );
-    release = vbasContiguousRelease( regions, records, std::move( release ), mRelease.k, &steps );
+    release = vbasBorderRelease( regions, records, std::move( release ), mRelease.k, mBorderSteps, &steps );
   }
   vbasLogRelease( release, sites.points.size(), mRelease.k, feedback );
-  QVariantMap outputs = VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, sites.points, sites.ids, release, mRelease, steps, mContiguous ? 3 : 2 );
+  QVariantMap outputs = VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, sites.points, sites.ids, release, mRelease, steps, borders ? 3 : 2 );
   outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
   mOutputs.commit( context, outputs );
   return outputs;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "vbasadjacency.h"
 #include "vbasalgorithm.h"
 #include "vbasinputs.h"
 #include "vbasoutputset.h"
@@ -24,6 +25,6 @@ class VbasVoronoiAggregate : public VbasAlgorithm
     QElapsedTimer mTimer;
     VbasInputs mInputs;
     VbasReleaseSettings mRelease;
-    bool mContiguous = false;
+    VbasBorderSteps mBorderSteps;
     VbasOutputSet mOutputs;
 };

@@ -1,10 +1,11 @@
-// Contiguity of aggregates (issue 6 item 3): the region adjacency, the fragments of a grouping and
-// the reassignment of detached fragments, on small hand-built adjacencies. Region r's group is
+// Contiguity of aggregates (issue 6 item 3): the region adjacency, the fragments of a grouping, the
+// reassignment of detached fragments and the refinement of boundaries, on small hand-built adjacencies. Region r's group is
 // regionGroup[r]; every border is listed with its length.
 #include "contiguity.h"
 #include "release.h"
 #include "test_util.h"
 
+#include <map>
 #include <random>
 
 using namespace vbas;
@@ -27,6 +28,13 @@ class TestContiguity : public QObject
     void refusedMoveRetriedInLaterPass();
     void receivingGroupWaitsForNextPass();
     void terminatesAtFixedPoint();
+    void refinementLowersSuppression();
+    void refinementPrefersLargestDrop();
+    void refinementRefusesSplit();
+    void refinementKeepsFragmentCount();
+    void refinementNeedsStrictDrop();
+    void refinementLaterPassEnablesMove();
+    void refinementNeverRaisesSuppression();
 };
 
 namespace
@@ -41,6 +49,28 @@ SparseHistograms classZero( const std::vector<std::int64_t> &counts )
 }
 
 using Groups = std::vector<std::size_t>;
+
+//! Records suppressed by a grouping, counted with a map of ECs (group, class): every EC below k whole.
+std::int64_t recountSuppressed( const Groups &groups, const SparseHistograms &h, std::int64_t k )
+{
+  std::map<std::pair<std::size_t, std::uint32_t>, std::int64_t> ecs;
+  for ( std::size_t r = 0; r < groups.size(); ++r )
+    for ( std::size_t e = h.offsets[r]; e < h.offsets[r + 1]; ++e )
+      ecs[{ groups[r], h.classes[e] }] += h.counts[e];
+  std::int64_t suppressed = 0;
+  for ( const auto &ec : ecs )
+    suppressed += ec.second < k ? ec.second : 0;
+  return suppressed;
+}
+
+//! The fragments of each group.
+std::map<std::size_t, std::size_t> fragmentsByGroup( const Groups &groups, const RegionAdjacency &a )
+{
+  std::map<std::size_t, std::size_t> counts;
+  for ( const std::size_t g : fragments( groups, a ).fragmentGroup )
+    ++counts[g];
+  return counts;
+}
 } // namespace
 
 void TestContiguity::adjacencyIsCsr()
@@ -273,6 +303,169 @@ void TestContiguity::terminatesAtFixedPoint()
   QCOMPARE( again.reassigned, std::size_t( 0 ) );
   QCOMPARE( again.regionGroup, c.regionGroup );
   QCOMPARE( again.fragmentsBefore, c.fragmentsAfter );
+}
+
+void TestContiguity::refinementLowersSuppression()
+{
+  // Path 0-1-2-3, groups 0 0 1 1, k = 3. Region 0: class 0 x3; 1: class 1 x1; 2: class 0 x3, class 1 x2;
+  // 3: class 0 x3. Suppressed: class 1 in group 0 (1) and in group 1 (2): 3. Pass 1: region 0 borders
+  // no other group; region 1 to group 1: group 0's class 1 goes (-1), group 1's reaches 3 (-2): a drop
+  // of 3, and group 0 keeps region 0: moved. Regions 2 and 3 border group 1 only. Pass 2: region 0 is
+  // group 0's last region, so it stays; region 1 back to group 0 would raise suppression by 3. Nothing
+  // moves: 1 move, 2 passes, 3 -> 0 suppressed.
+  const SparseHistograms h = vbastest::histograms( { { { 0, 3 } }, { { 1, 1 } }, { { 0, 3 }, { 1, 2 } }, { { 0, 3 } } } );
+  const RegionAdjacency path = regionAdjacency( 4, { { 0, 1, 1 }, { 1, 2, 1 }, { 2, 3, 1 } } );
+  const BoundaryRefinement b = refineBoundaries( { 0, 0, 1, 1 }, path, h, 3 );
+  QCOMPARE( b.regionGroup, Groups( { 0, 1, 1, 1 } ) );
+  QCOMPARE( b.moves, std::size_t( 1 ) );
+  QCOMPARE( b.passes, std::size_t( 2 ) );
+  QCOMPARE( b.suppressedBefore, std::int64_t( 3 ) );
+  QCOMPARE( b.suppressedAfter, std::int64_t( 0 ) );
+}
+
+void TestContiguity::refinementPrefersLargestDrop()
+{
+  // k = 3. Group 5 = {0, 1}: region 0 class 1 x1, region 1 class 0 x3 (bordering region 0 only).
+  // Region 0 borders region 2 (group 7) and region 3 (group 3). Region 2: class 0 x3, class 1 x1;
+  // region 3: class 0 x3, class 1 x2. To group 7: group 5's class 1 goes (-1), group 7's becomes 2,
+  // still suppressed (+1): no drop. To group 3: -1, and group 3's class 1 reaches 3 (-2): a drop of 3.
+  // Region 0 joins group 3 although its border with group 7 (3) is the longer one.
+  const RegionAdjacency a = regionAdjacency( 4, { { 0, 1, 1 }, { 0, 2, 3 }, { 0, 3, 1 } } );
+  const BoundaryRefinement largest = refineBoundaries( { 5, 5, 7, 3 }, a, vbastest::histograms( { { { 1, 1 } }, { { 0, 3 } }, { { 0, 3 }, { 1, 1 } }, { { 0, 3 }, { 1, 2 } } } ), 3 );
+  QCOMPARE( largest.regionGroup, Groups( { 3, 5, 7, 3 } ) );
+  QCOMPARE( largest.suppressedBefore, std::int64_t( 4 ) );
+  QCOMPARE( largest.suppressedAfter, std::int64_t( 1 ) );
+
+  // Region 2 with class 1 x2 too: both moves drop 3. The longer border wins: group 7 (3 against 1).
+  const SparseHistograms tie = vbastest::histograms( { { { 1, 1 } }, { { 0, 3 } }, { { 0, 3 }, { 1, 2 } }, { { 0, 3 }, { 1, 2 } } } );
+  QCOMPARE( refineBoundaries( { 5, 5, 7, 3 }, a, tie, 3 ).regionGroup, Groups( { 7, 5, 7, 3 } ) );
+  // Borders of 1 each: the lower group id, 3, wins, though region 2 comes first.
+  const RegionAdjacency even = regionAdjacency( 4, { { 0, 1, 1 }, { 0, 2, 1 }, { 0, 3, 1 } } );
+  QCOMPARE( refineBoundaries( { 5, 5, 7, 3 }, even, tie, 3 ).regionGroup, Groups( { 3, 5, 7, 3 } ) );
+}
+
+void TestContiguity::refinementRefusesSplit()
+{
+  // k = 3. Path 0-1-2 in group 0, region 3 (group 1) bordering region 1. Regions 0, 2: class 0 x3;
+  // region 1: class 1 x1; region 3: class 0 x3, class 1 x2. Region 1 to group 1 would drop suppression
+  // by 3 (1 in group 0, 2 in group 1), but would cut group 0 into {0} and {2}: refused. Regions 0 and
+  // 2 border no other group; region 3 is group 1's only region. 1 pass, nothing moves.
+  const SparseHistograms h = vbastest::histograms( { { { 0, 3 } }, { { 1, 1 } }, { { 0, 3 } }, { { 0, 3 }, { 1, 2 } } } );
+  const BoundaryRefinement path = refineBoundaries( { 0, 0, 0, 1 }, regionAdjacency( 4, { { 0, 1, 1 }, { 1, 2, 1 }, { 1, 3, 1 } } ), h, 3 );
+  QCOMPARE( path.regionGroup, Groups( { 0, 0, 0, 1 } ) );
+  QCOMPARE( path.moves, std::size_t( 0 ) );
+  QCOMPARE( path.passes, std::size_t( 1 ) );
+  QCOMPARE( path.suppressedAfter, std::int64_t( 3 ) );
+
+  // With a border 0-2 as well, {0, 2} stays connected without region 1: it moves, 3 -> 0.
+  const BoundaryRefinement ring = refineBoundaries( { 0, 0, 0, 1 }, regionAdjacency( 4, { { 0, 1, 1 }, { 1, 2, 1 }, { 1, 3, 1 }, { 0, 2, 1 } } ), h, 3 );
+  QCOMPARE( ring.regionGroup, Groups( { 0, 1, 0, 1 } ) );
+  QCOMPARE( ring.suppressedAfter, std::int64_t( 0 ) );
+}
+
+void TestContiguity::refinementKeepsFragmentCount()
+{
+  // Group 0 already in two fragments: the path 0-1-2 and the detached region 4; region 3 (group 1)
+  // borders regions 1 and 4. k = 3; region 3: class 0 x3, class 1 x2; regions 0, 2: class 0 x3.
+  // Region 1 with class 1 x1, region 4 with class 0 x3: region 1 to group 1 would drop suppression by
+  // 3 but cut {0, 1, 2} in two, 2 -> 3 fragments: refused, although group 0 is not contiguous anyway.
+  // Region 4 to group 1 drops nothing. Nothing moves.
+  const RegionAdjacency a = regionAdjacency( 5, { { 0, 1, 1 }, { 1, 2, 1 }, { 1, 3, 1 }, { 3, 4, 1 } } );
+  const BoundaryRefinement split = refineBoundaries( { 0, 0, 0, 1, 0 }, a, vbastest::histograms( { { { 0, 3 } }, { { 1, 1 } }, { { 0, 3 } }, { { 0, 3 }, { 1, 2 } }, { { 0, 3 } } } ), 3 );
+  QCOMPARE( split.regionGroup, Groups( { 0, 0, 0, 1, 0 } ) );
+  QCOMPARE( split.moves, std::size_t( 0 ) );
+
+  // The class 1 record in region 4 instead (region 1: class 0 x3): region 4 is a fragment of its own,
+  // and its move to group 1 drops suppression by 3 and group 0's fragments from 2 to 1.
+  const BoundaryRefinement detached = refineBoundaries( { 0, 0, 0, 1, 0 }, a, vbastest::histograms( { { { 0, 3 } }, { { 0, 3 } }, { { 0, 3 } }, { { 0, 3 }, { 1, 2 } }, { { 1, 1 } } } ), 3 );
+  QCOMPARE( detached.regionGroup, Groups( { 0, 0, 0, 1, 1 } ) );
+  QCOMPARE( detached.suppressedBefore, std::int64_t( 3 ) );
+  QCOMPARE( detached.suppressedAfter, std::int64_t( 0 ) );
+  QCOMPARE( fragments( detached.regionGroup, a ).count(), std::size_t( 2 ) );
+}
+
+void TestContiguity::refinementNeedsStrictDrop()
+{
+  // Path 0-1-2, groups 0 0 1, k = 3. Region 0: class 0 x3; region 1: class 1 x1; region 2: class 0 x3.
+  // Region 1 to group 1: its record is suppressed in group 0 before and in group 1 after (1 -> 1), no
+  // strict drop: it stays (makeContiguous would move a detached fragment on such a tie).
+  const BoundaryRefinement b = refineBoundaries( { 0, 0, 1 }, regionAdjacency( 3, { { 0, 1, 1 }, { 1, 2, 1 } } ), vbastest::histograms( { { { 0, 3 } }, { { 1, 1 } }, { { 0, 3 } } } ), 3 );
+  QCOMPARE( b.regionGroup, Groups( { 0, 0, 1 } ) );
+  QCOMPARE( b.moves, std::size_t( 0 ) );
+  QCOMPARE( b.passes, std::size_t( 1 ) );
+  QCOMPARE( b.suppressedBefore, std::int64_t( 1 ) );
+  QCOMPARE( b.suppressedAfter, std::int64_t( 1 ) );
+}
+
+void TestContiguity::refinementLaterPassEnablesMove()
+{
+  // k = 3. Group 0 = {0, 1, 2, 6}, group 1 = {3}, group 2 = {4, 5}. Borders: 0-1, 0-2, 0-3, 1-4, 2-4,
+  // 4-5, 1-6. Region 0: class 1 x1; 1, 2, 5: class 0 x3; 3: class 0 x3, class 1 x2; 4: class 2 x2;
+  // 6: class 2 x1. Suppressed: group 0's class 1 (1) and class 2 (1), group 1's class 1 (2), group 2's
+  // class 2 (2): 6.
+  // Pass 1: region 0 to group 1 drops 3, but group 0 would fall into {1, 6} and {2}: refused. Regions 1
+  // and 2 to group 2 move class 0 only: no drop. Region 4 to group 0 (group 2 keeps region 5): group 2's
+  // class 2 goes (-2), group 0's reaches 3 (-1): moved. Pass 2: {1, 2, 4, 6} is connected without
+  // region 0 now (1-4-2), so region 0 joins group 1 (-3). Pass 3 moves nothing: 2 moves, 6 -> 0.
+  const RegionAdjacency a = regionAdjacency( 7, { { 0, 1, 1 }, { 0, 2, 1 }, { 0, 3, 1 }, { 1, 4, 1 }, { 2, 4, 1 }, { 4, 5, 1 }, { 1, 6, 1 } } );
+  const SparseHistograms h = vbastest::histograms( { { { 1, 1 } }, { { 0, 3 } }, { { 0, 3 } }, { { 0, 3 }, { 1, 2 } }, { { 2, 2 } }, { { 0, 3 } }, { { 2, 1 } } } );
+  const BoundaryRefinement b = refineBoundaries( { 0, 0, 0, 1, 2, 2, 0 }, a, h, 3 );
+  QCOMPARE( b.regionGroup, Groups( { 1, 0, 0, 1, 0, 2, 0 } ) );
+  QCOMPARE( b.moves, std::size_t( 2 ) );
+  QCOMPARE( b.passes, std::size_t( 3 ) );
+  QCOMPARE( b.suppressedBefore, std::int64_t( 6 ) );
+  QCOMPARE( b.suppressedAfter, std::int64_t( 0 ) );
+}
+
+void TestContiguity::refinementNeverRaisesSuppression()
+{
+  // 30 x 30 grids (borders of random lengths), random classes, and groups either at random (scattered
+  // in many fragments) or as 3 x 3 blocks (contiguous), then made contiguous: the passes end, every
+  // group keeps a region, no group gains fragments, each move drops suppression by at least 1, the
+  // counts agree with an independent recount, and a second run moves nothing in one pass.
+  const std::size_t side = 30, n = side * side;
+  const std::int64_t k = 10;
+  for ( unsigned seed = 1; seed <= 6; ++seed )
+  {
+    std::mt19937 random( seed );
+    std::vector<Border> borders;
+    for ( std::size_t r = 0; r < n; ++r )
+    {
+      if ( r % side + 1 < side )
+        borders.push_back( { r, r + 1, 1.0 + random() % 4 } );
+      if ( r + side < n )
+        borders.push_back( { r, r + side, 1.0 + random() % 4 } );
+    }
+    const RegionAdjacency a = regionAdjacency( n, borders );
+    Groups groups;
+    std::vector<std::vector<std::pair<std::uint32_t, std::int64_t>>> rows;
+    for ( std::size_t r = 0; r < n; ++r )
+    {
+      groups.push_back( seed % 2 ? random() % 60 : ( r / side / 3 ) * 10 + r % side / 3 );
+      rows.emplace_back();
+      for ( std::uint32_t cls = 0; cls < 8; ++cls )
+        if ( random() % 3 == 0 )
+          rows.back().emplace_back( cls, static_cast<std::int64_t>( 1 + random() % 3 ) );
+    }
+    const SparseHistograms h = vbastest::histograms( rows );
+    if ( seed > 4 )
+      groups = makeContiguous( groups, a, h, k ).regionGroup;
+    const BoundaryRefinement b = refineBoundaries( groups, a, h, k );
+
+    QCOMPARE( b.suppressedBefore, recountSuppressed( groups, h, k ) );
+    QCOMPARE( b.suppressedAfter, recountSuppressed( b.regionGroup, h, k ) );
+    QVERIFY( b.moves > 0 );
+    QVERIFY( b.suppressedBefore - b.suppressedAfter >= static_cast<std::int64_t>( b.moves ) );
+    const std::map<std::size_t, std::size_t> before = fragmentsByGroup( groups, a ), after = fragmentsByGroup( b.regionGroup, a );
+    QCOMPARE( after.size(), before.size() ); // every group keeps a region
+    for ( const auto &[group, count] : after )
+      QVERIFY2( count <= before.at( group ), qPrintable( QStringLiteral( "seed %1, group %2: %3 -> %4 fragments" ).arg( seed ).arg( group ).arg( before.at( group ) ).arg( count ) ) );
+
+    const BoundaryRefinement again = refineBoundaries( b.regionGroup, a, h, k );
+    QCOMPARE( again.moves, std::size_t( 0 ) );
+    QCOMPARE( again.passes, std::size_t( 1 ) );
+    QCOMPARE( again.regionGroup, b.regionGroup );
+  }
 }
 
 QTEST_APPLESS_MAIN( TestContiguity )

@@ -1,6 +1,6 @@
 // Contiguity of the aggregates (issue 6 item 3) through vbas:voronoiaggregate: the parts field of
-// AGGREGATED and the CONTIGUOUS parameter, on a hand-built 3 x 3 layout where a Voronoi aggregate
-// falls apart, on points, and on the sample layers.
+// AGGREGATED and the CONTIGUOUS and REFINE_BOUNDARIES parameters, on a hand-built 3 x 3 layout where
+// a Voronoi aggregate falls apart, on points, and on the sample layers.
 #include "qgis_test_util.h"
 
 #include <qgscurve.h>
@@ -208,6 +208,8 @@ class TestContiguity : public QObject
     void canceledDuringContiguity();
     void sampleLayers_data();
     void sampleLayers();
+    void refinementMovesBoundaryRegion();
+    void refinementOnSampleLayers();
 
   private:
     QVariantMap parameters( QgsVectorLayer *regions, QgsVectorLayer *records, int k, bool contiguous ) const;
@@ -336,14 +338,17 @@ void TestContiguity::contiguousRefusesMoreSuppression()
 
 void TestContiguity::pointLayerHasNoBorders()
 {
-  // The centroids of the layout as a point layer: the same Voronoi groups, no borders. CONTIGUOUS logs
-  // that it has no effect and changes nothing; parts counts the distinct points of each aggregate.
+  // The centroids of the layout as a point layer: the same Voronoi groups, no borders. CONTIGUOUS and
+  // REFINE_BOUNDARIES log that they have no effect and change nothing; parts counts the distinct points of each aggregate.
   auto regions = layout( true );
   auto recs = records( oneEachThreeInCentre() );
   const QVariantMap plain = run( parameters( regions.get(), recs.get(), 2, false ) );
   Feedback feedback;
-  const QVariantMap r = run( parameters( regions.get(), recs.get(), 2, true ), &feedback );
+  QVariantMap p = parameters( regions.get(), recs.get(), 2, true );
+  p.insert( QStringLiteral( "REFINE_BOUNDARIES" ), true );
+  const QVariantMap r = run( p, &feedback );
   QVERIFY( feedback.saw( QStringLiteral( "CONTIGUOUS has no effect: the regions are points" ) ) );
+  QVERIFY( feedback.saw( QStringLiteral( "REFINE_BOUNDARIES has no effect: the regions are points" ) ) );
   QCOMPARE( lookup( output( r, QStringLiteral( "LOOKUP" ) ) ), lookup( output( plain, QStringLiteral( "LOOKUP" ) ) ) );
   QCOMPARE( lookup( output( r, QStringLiteral( "LOOKUP" ) ) ).value( "r22" ), qMakePair( 1, 1 ) );
   QCOMPARE( partsBySite( r ), ( QMap<int, int> { { 1, 3 }, { 2, 3 }, { 3, 3 } } ) );
@@ -436,6 +441,81 @@ void TestContiguity::sampleLayers()
   QVERIFY( suppressedAfter <= suppressedBefore );
   QCOMPARE( after.value( QStringLiteral( "AGGREGATES" ) ), before.value( QStringLiteral( "AGGREGATES" ) ) ); // a main part never moves
   QCOMPARE( recountKAnonymous( output( after, QStringLiteral( "ANONYMIZED" ) ), qis, 5 ) + suppressedAfter, 40000LL );
+}
+
+void TestContiguity::refinementMovesBoundaryRegion()
+{
+  // k = 2. Every region holds 2 F; r10 and r11 hold 1 M as well. Site 1 = {r00, r11, r22}: 6 F, 1 M
+  // (suppressed); site 2 = {r10, r20, r21}: 6 F, 1 M (suppressed); site 3: 6 F. Pass 1 in layer order:
+  // r00, r01, r02 hold F only, which no move changes. r10 borders r00 and r11 (site 1): there site 2's
+  // M goes (-1) and site 1's becomes 2 (-1), and site 2 keeps {r20, r21}, connected: moved. r11 back
+  // to site 2 or to site 3 would leave its M alone in site 1; the others hold F only. Pass 2 moves
+  // nothing. Site 1 is {r00, r10, r11} and r22: 3 -> 2 parts; all 20 records released.
+  auto regions = layout();
+  QList<std::tuple<QString, QString, int>> rows;
+  for ( const char *region : { "r00", "r01", "r02", "r10", "r11", "r12", "r20", "r21", "r22" } )
+    rows << std::make_tuple( QString( region ), QStringLiteral( "F" ), 2 );
+  rows << std::make_tuple( QStringLiteral( "r10" ), QStringLiteral( "M" ), 1 ) << std::make_tuple( QStringLiteral( "r11" ), QStringLiteral( "M" ), 1 );
+  auto recs = records( rows );
+  QVariantMap p = parameters( regions.get(), recs.get(), 2, false );
+  p.insert( QStringLiteral( "REFINE_BOUNDARIES" ), true );
+  Feedback feedback;
+  const QVariantMap r = run( p, &feedback );
+  QVERIFY2( feedback.saw( QStringLiteral( "Boundary refinement: 1 boundary region(s) moved to a neighbouring aggregate in 2 pass(es). Suppressed records: 2 before, 0 after." ) ),
+            qPrintable( feedback.messages.join( '\n' ) ) );
+  QVERIFY( !feedback.saw( QStringLiteral( "Contiguity:" ) ) );
+  const QMap<QString, QPair<int, int>> lookedUp = lookup( output( r, QStringLiteral( "LOOKUP" ) ) );
+  QCOMPARE( lookedUp.value( "r10" ), qMakePair( 1, 1 ) );
+  QCOMPARE( lookedUp.value( "r20" ), qMakePair( 2, 2 ) );
+  QCOMPARE( partsBySite( r ), ( QMap<int, int> { { 1, 2 }, { 2, 1 }, { 3, 1 } } ) );
+  QCOMPARE( r.value( QStringLiteral( "SUPPRESSED" ) ).toInt(), 0 );
+  QCOMPARE( recountKAnonymous( output( r, QStringLiteral( "ANONYMIZED" ) ), { QStringLiteral( "sex" ) }, 2 ), 20LL );
+}
+
+void TestContiguity::refinementOnSampleLayers()
+{
+  // The sample layers with the parameters of sample_layers/run_sample.sh (balanced density): Voronoi
+  // aggregation on vbas:anonymize's sites without and with REFINE_BOUNDARIES. Refinement suppresses
+  // fewer records, the release stays k-anonymous and whole, no aggregate gains parts, and
+  // vbas:anonymize with REFINE_BOUNDARIES releases the same.
+  QgsVectorLayer regions( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer patients( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  const QStringList qis { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
+  QVariantMap p;
+  p.insert( QStringLiteral( "REGIONS" ), layerValue( &regions ) );
+  p.insert( QStringLiteral( "REGION_ID" ), QStringLiteral( "AREAKEY" ) );
+  p.insert( QStringLiteral( "RECORDS" ), layerValue( &patients ) );
+  p.insert( QStringLiteral( "RECORD_REGION" ), QStringLiteral( "tract_id" ) );
+  p.insert( QStringLiteral( "QI_FIELDS" ), qis );
+  p.insert( QStringLiteral( "K" ), 5 );
+  p.insert( QStringLiteral( "SEED" ), 1 );
+  for ( const char *sink : { "SITE_POINTS", "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI", "EVALUATION" } )
+    p.insert( sink, QgsProcessing::TEMPORARY_OUTPUT );
+  const QVariantMap anonymized = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QVariantMap refinedParameters = p;
+  refinedParameters.insert( QStringLiteral( "REFINE_BOUNDARIES" ), true );
+  const QVariantMap anonymizedRefined = vbastest::run( QStringLiteral( "vbas:anonymize" ), refinedParameters, mContext, true );
+  p.insert( QStringLiteral( "SITES" ), anonymized.value( QStringLiteral( "SITE_POINTS" ) ) );
+
+  const QVariantMap before = run( p );
+  p.insert( QStringLiteral( "REFINE_BOUNDARIES" ), true );
+  Feedback feedback;
+  const QVariantMap after = run( p, &feedback );
+  for ( const QString &message : qAsConst( feedback.messages ) )
+    if ( message.startsWith( QLatin1String( "Boundary refinement:" ) ) )
+      qInfo().noquote() << message;
+
+  const qlonglong suppressedBefore = before.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong();
+  const qlonglong suppressedAfter = after.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong();
+  QCOMPARE( suppressedBefore, anonymized.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong() );
+  QVERIFY2( suppressedAfter < suppressedBefore, qPrintable( QStringLiteral( "%1 -> %2" ).arg( suppressedBefore ).arg( suppressedAfter ) ) );
+  QCOMPARE( anonymizedRefined.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong(), suppressedAfter );
+  QCOMPARE( recountKAnonymous( output( after, QStringLiteral( "ANONYMIZED" ) ), qis, 5 ) + suppressedAfter, 40000LL );
+  QCOMPARE( after.value( QStringLiteral( "AGGREGATES" ) ), before.value( QStringLiteral( "AGGREGATES" ) ) ); // every aggregate keeps a region
+  const QMap<int, int> partsBefore = partsBySite( before ), partsAfter = partsBySite( after );
+  QCOMPARE( partsAfter.keys(), partsBefore.keys() );
+  for ( auto it = partsAfter.constBegin(); it != partsAfter.constEnd(); ++it )
+    QVERIFY2( it.value() <= partsBefore.value( it.key() ), qPrintable( QStringLiteral( "site %1: %2 -> %3 parts" ).arg( it.key() ).arg( partsBefore.value( it.key() ) ).arg( it.value() ) ) );
 }
 
 QTEST_MAIN( TestContiguity )
