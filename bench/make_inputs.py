@@ -121,16 +121,20 @@ def write_records(path, n_regions, ids, rng):
         w = np.asarray(weights, dtype=float)
         columns.append((np.asarray(values, dtype=object), rng.choice(len(values), size=total, p=w / w.sum()).astype(np.int8)))
     columns.append((np.asarray(DIAGNOSES, dtype=object), rng.integers(0, len(DIAGNOSES), size=total).astype(np.int8)))
-    id_values = np.asarray(ids, dtype=object)
+    write_records_table(path, np.asarray(ids, dtype=object), region, [name for name, _, _ in QIS] + ["diagnosis"], columns)
+    return total
 
+
+def write_records_table(path, id_values, region, names, columns):
+    """The attribute-only table `records`: region_id (id_values[region]), then one text field per name,
+    each (values, codes) column giving values[codes]; written in big transactions."""
     ds = ogr.GetDriverByName("GPKG").CreateDataSource(path)
     layer = ds.CreateLayer("records", None, ogr.wkbNone, options=["FID=fid"])
     layer.CreateField(ogr.FieldDefn("region_id", ogr.OFTString))
-    for name, _, _ in QIS:
+    for name in names:
         layer.CreateField(ogr.FieldDefn(name, ogr.OFTString))
-    layer.CreateField(ogr.FieldDefn("diagnosis", ogr.OFTString))
-    defn = layer.GetLayerDefn()
-    f = ogr.Feature(defn)
+    f = ogr.Feature(layer.GetLayerDefn())
+    total = len(region)
     for start in range(0, total, TRANSACTION_ROWS):
         stop = min(total, start + TRANSACTION_ROWS)
         chunk = [id_values[region[start:stop]]] + [values[codes[start:stop]] for values, codes in columns]
@@ -142,7 +146,6 @@ def write_records(path, n_regions, ids, rng):
             layer.CreateFeature(f)
         layer.CommitTransaction()
     ds = None
-    return total
 
 
 def main():

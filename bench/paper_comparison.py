@@ -202,26 +202,7 @@ def write_records(path, ids, points, area, rng):
             codes[sel] = rng.choice(len(values), size=int(sel.sum()), p=province_marginals[p][name])
         columns.append((np.asarray(values, dtype=object), codes))
     columns.append((np.asarray(DIAGNOSES, dtype=object), rng.integers(0, len(DIAGNOSES), size=total).astype(np.int8)))
-    id_values = np.asarray(ids, dtype=object)
-
-    ds = ogr.GetDriverByName("GPKG").CreateDataSource(path)
-    layer = ds.CreateLayer("records", None, ogr.wkbNone, options=["FID=fid"])
-    layer.CreateField(ogr.FieldDefn("region_id", ogr.OFTString))
-    for name in CATEGORIES:
-        layer.CreateField(ogr.FieldDefn(name, ogr.OFTString))
-    layer.CreateField(ogr.FieldDefn("diagnosis", ogr.OFTString))
-    f = ogr.Feature(layer.GetLayerDefn())
-    for start in range(0, total, mk.TRANSACTION_ROWS):
-        stop = min(total, start + mk.TRANSACTION_ROWS)
-        chunk = [id_values[region[start:stop]]] + [values[codes[start:stop]] for values, codes in columns]
-        layer.StartTransaction()
-        for row in zip(*chunk):
-            for i, value in enumerate(row):
-                f.SetFieldString(i, value)
-            f.SetFID(-1)
-            layer.CreateFeature(f)
-        layer.CommitTransaction()
-    ds = None
+    mk.write_records_table(path, np.asarray(ids, dtype=object), region, list(CATEGORIES) + ["diagnosis"], columns)
     return total, province_marginals
 
 
