@@ -127,4 +127,34 @@ inline QVariant layerValue( QgsVectorLayer *layer )
   return QVariant::fromValue( layer );
 }
 
+//! Regions by regionId, records by recordRegion, the QIs, and every output temporary (an algorithm ignores the outputs it does not declare).
+inline QVariantMap inputParameters( QgsVectorLayer *regions, const QString &regionId, QgsVectorLayer *records, const QString &recordRegion, const QStringList &qis )
+{
+  QVariantMap p;
+  p.insert( QStringLiteral( "REGIONS" ), layerValue( regions ) );
+  p.insert( QStringLiteral( "REGION_ID" ), regionId );
+  p.insert( QStringLiteral( "RECORDS" ), layerValue( records ) );
+  p.insert( QStringLiteral( "RECORD_REGION" ), recordRegion );
+  p.insert( QStringLiteral( "QI_FIELDS" ), qis );
+  for ( const char *sink : { "SITE_POINTS", "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI", "EVALUATION" } )
+    p.insert( sink, QgsProcessing::TEMPORARY_OUTPUT );
+  return p;
+}
+
+//! The runs on a grid(): regions by id, records by region, the QI sex.
+inline QVariantMap gridParameters( QgsVectorLayer *regions, QgsVectorLayer *records )
+{
+  return inputParameters( regions, QStringLiteral( "id" ), records, QStringLiteral( "region" ), { QStringLiteral( "sex" ) } );
+}
+
+//! vbas:anonymize on the sample layers as sample_layers/run_sample.sh runs it (QIs age_group, sex, race; K = 5), with SEED = 1.
+inline QVariantMap sampleParameters( QgsVectorLayer *tracts, QgsVectorLayer *patients )
+{
+  QVariantMap p = inputParameters( tracts, QStringLiteral( "AREAKEY" ), patients, QStringLiteral( "tract_id" ),
+                                   { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) } );
+  p.insert( QStringLiteral( "K" ), 5 );
+  p.insert( QStringLiteral( "SEED" ), 1 );
+  return p;
+}
+
 } // namespace vbastest

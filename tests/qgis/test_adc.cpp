@@ -60,18 +60,9 @@ void TestAdcAlgorithms::cleanupTestCase()
 
 QVariantMap TestAdcAlgorithms::parameters( QgsVectorLayer *records, int method, int objective ) const
 {
-  QVariantMap p;
-  p.insert( QStringLiteral( "REGIONS" ), layerValue( mRegions.get() ) );
-  p.insert( QStringLiteral( "REGION_ID" ), QStringLiteral( "AREAKEY" ) );
-  p.insert( QStringLiteral( "RECORDS" ), layerValue( records ) );
-  p.insert( QStringLiteral( "RECORD_REGION" ), QStringLiteral( "tract_id" ) );
-  p.insert( QStringLiteral( "QI_FIELDS" ), mQis );
-  p.insert( QStringLiteral( "K" ), kK );
+  QVariantMap p = vbastest::sampleParameters( mRegions.get(), records );
   p.insert( QStringLiteral( "METHOD" ), method );
   p.insert( QStringLiteral( "OBJECTIVE" ), objective );
-  p.insert( QStringLiteral( "SEED" ), 1 );
-  for ( const char *sink : { "SITE_POINTS", "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI", "EVALUATION" } )
-    p.insert( sink, QgsProcessing::TEMPORARY_OUTPUT );
   return p;
 }
 

@@ -124,15 +124,7 @@ QVariantMap TestAlgorithms::run( const QString &id, const QVariantMap &parameter
 
 QVariantMap TestAlgorithms::baseParameters( QgsVectorLayer *regions, QgsVectorLayer *records ) const
 {
-  QVariantMap p;
-  p.insert( QStringLiteral( "REGIONS" ), layerValue( regions ) );
-  p.insert( QStringLiteral( "REGION_ID" ), QStringLiteral( "id" ) );
-  p.insert( QStringLiteral( "RECORDS" ), layerValue( records ) );
-  p.insert( QStringLiteral( "RECORD_REGION" ), QStringLiteral( "region" ) );
-  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ) } );
-  for ( const char *sink : { "SITE_POINTS", "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI", "EVALUATION" } )
-    p.insert( sink, QgsProcessing::TEMPORARY_OUTPUT );
-  return p;
+  return vbastest::gridParameters( regions, records );
 }
 
 QVariantMap TestAlgorithms::aggregationParameters( QgsVectorLayer *regions, QgsVectorLayer *records ) const

@@ -236,17 +236,10 @@ void TestContiguity::cleanupTestCase()
 
 QVariantMap TestContiguity::parameters( QgsVectorLayer *regions, QgsVectorLayer *records, int k, bool contiguous ) const
 {
-  QVariantMap p;
-  p.insert( QStringLiteral( "REGIONS" ), layerValue( regions ) );
-  p.insert( QStringLiteral( "REGION_ID" ), QStringLiteral( "id" ) );
-  p.insert( QStringLiteral( "RECORDS" ), layerValue( records ) );
-  p.insert( QStringLiteral( "RECORD_REGION" ), QStringLiteral( "region" ) );
-  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ) } );
+  QVariantMap p = vbastest::gridParameters( regions, records );
   p.insert( QStringLiteral( "SITES" ), layerValue( mSites.get() ) );
   p.insert( QStringLiteral( "K" ), k );
   p.insert( QStringLiteral( "CONTIGUOUS" ), contiguous );
-  for ( const char *sink : { "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI" } )
-    p.insert( sink, QgsProcessing::TEMPORARY_OUTPUT );
   return p;
 }
 
@@ -396,21 +389,12 @@ void TestContiguity::sampleLayers()
   QgsVectorLayer regions( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
   QgsVectorLayer patients( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
   const QStringList qis { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
-  QVariantMap p;
-  p.insert( QStringLiteral( "REGIONS" ), layerValue( &regions ) );
-  p.insert( QStringLiteral( "REGION_ID" ), QStringLiteral( "AREAKEY" ) );
-  p.insert( QStringLiteral( "RECORDS" ), layerValue( &patients ) );
-  p.insert( QStringLiteral( "RECORD_REGION" ), QStringLiteral( "tract_id" ) );
-  p.insert( QStringLiteral( "QI_FIELDS" ), qis );
-  p.insert( QStringLiteral( "K" ), 5 );
-  p.insert( QStringLiteral( "SEED" ), 1 );
+  QVariantMap p = vbastest::sampleParameters( &regions, &patients );
   if ( sites > 0 )
   {
     p.insert( QStringLiteral( "MODEL" ), 3 );
     p.insert( QStringLiteral( "FIXED_SITES" ), sites );
   }
-  for ( const char *sink : { "SITE_POINTS", "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI", "EVALUATION" } )
-    p.insert( sink, QgsProcessing::TEMPORARY_OUTPUT );
   const QVariantMap anonymized = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
   p.insert( QStringLiteral( "SITES" ), anonymized.value( QStringLiteral( "SITE_POINTS" ) ) );
 
@@ -481,16 +465,7 @@ void TestContiguity::refinementOnSampleLayers()
   QgsVectorLayer regions( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
   QgsVectorLayer patients( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
   const QStringList qis { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
-  QVariantMap p;
-  p.insert( QStringLiteral( "REGIONS" ), layerValue( &regions ) );
-  p.insert( QStringLiteral( "REGION_ID" ), QStringLiteral( "AREAKEY" ) );
-  p.insert( QStringLiteral( "RECORDS" ), layerValue( &patients ) );
-  p.insert( QStringLiteral( "RECORD_REGION" ), QStringLiteral( "tract_id" ) );
-  p.insert( QStringLiteral( "QI_FIELDS" ), qis );
-  p.insert( QStringLiteral( "K" ), 5 );
-  p.insert( QStringLiteral( "SEED" ), 1 );
-  for ( const char *sink : { "SITE_POINTS", "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI", "EVALUATION" } )
-    p.insert( sink, QgsProcessing::TEMPORARY_OUTPUT );
+  QVariantMap p = vbastest::sampleParameters( &regions, &patients );
   const QVariantMap anonymized = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
   QVariantMap refinedParameters = p;
   refinedParameters.insert( QStringLiteral( "REFINE_BOUNDARIES" ), true );

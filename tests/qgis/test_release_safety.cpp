@@ -188,17 +188,10 @@ void TestReleaseSafety::initTestCase()
 
 QVariantMap TestReleaseSafety::parameters( QgsVectorLayer *records, int sites, int k ) const
 {
-  QVariantMap p;
-  p.insert( QStringLiteral( "REGIONS" ), layerValue( mGrid.get() ) );
-  p.insert( QStringLiteral( "REGION_ID" ), QStringLiteral( "id" ) );
-  p.insert( QStringLiteral( "RECORDS" ), layerValue( records ) );
-  p.insert( QStringLiteral( "RECORD_REGION" ), QStringLiteral( "region" ) );
-  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ) } );
+  QVariantMap p = vbastest::gridParameters( mGrid.get(), records );
   p.insert( QStringLiteral( "MODEL" ), 3 );
   p.insert( QStringLiteral( "FIXED_SITES" ), sites );
   p.insert( QStringLiteral( "K" ), k );
-  for ( const QString &sink : kSinks )
-    p.insert( sink, QgsProcessing::TEMPORARY_OUTPUT );
   return p;
 }
 
