@@ -1,13 +1,18 @@
-// The paper's measurements of a release (SPEC 3.4 first paragraph, paper sec. 3.4, eq. 20-23).
+// The evaluation of a release (SPEC 3.4): every metric defined once, in metrics.cpp's table, with its
+// table field, number output, label, formula and meaning; the plugin builds the metrics table, the
+// number outputs, the help text and the report from that table. The values come from one pass over
+// the release's histograms.
 #pragma once
 
 #include "aggregation.h"
 #include "geometry.h"
 #include "histograms.h"
+#include "sensitive.h"
 #include "suppression.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace vbas
@@ -16,30 +21,50 @@ namespace vbas
 //! Eq. 20: sum over the initial regions of the distance from the region point to its aggregate's site.
 double compactness( const std::vector<Point> &regionPoints, const std::vector<Point> &regionSites );
 
-//! Eq. 21: sum of |E|^2 over the released ECs (|E| >= k).
-double discernibility( const SparseHistograms &ecs, const Suppression &suppression );
-
 //! Eq. 22-23: -sum_i log2 Pr(R_i | R'_i) over the records, given the records of each region.
 double nonUniformEntropy( const std::vector<std::int64_t> &regionRecords, const std::vector<std::size_t> &regionAggregate, std::size_t aggregates );
 
 //! Released records of each initial region.
 std::vector<std::int64_t> releasedPerRegion( const SparseHistograms &regionHistograms, const Aggregation &aggregation, const Suppression &suppression );
 
-struct Evaluation
+//! The risk before release: records of each initial region in (region, QI) classes smaller than k.
+std::vector<std::int64_t> recordsInSmallClasses( const SparseHistograms &regionHistograms, std::int64_t k );
+
+//! What the metrics are computed from.
+struct MetricInputs
 {
-    std::int64_t records = 0;
-    std::int64_t releasedRecords = 0;
-    std::int64_t suppressedRecords = 0;
-    double suppressedPercent = 0;
-    double compactness = 0;
-    double discernibility = 0;
-    double nonUniformEntropy = 0;    //!< over the released records
-    double nonUniformEntropyAll = 0; //!< over all records, before suppression
-    std::size_t aggregates = 0;
-    std::size_t releasedEcs = 0;
-    std::int64_t smallestReleasedEc = 0;
+    const std::vector<Point> &regionPoints;
+    const std::vector<Point> &regionSites; //!< the site of each region's aggregate
+    const SparseHistograms &regionHistograms;
+    const Aggregation &aggregation;
+    const Suppression &suppression;
+    std::int64_t k;
+    double riskThreshold = 0.2;                   //!< a record is at risk above 1 / |E| > riskThreshold
+    const SensitiveHistograms *sensitive = nullptr; //!< CM, l-diversity and t-closeness need it
+    double runSeconds = 0;                        //!< the running time of the evaluated run
 };
 
-Evaluation evaluate( const std::vector<Point> &regionPoints, const std::vector<Point> &regionSites, const SparseHistograms &regionHistograms, const Aggregation &aggregation, const Suppression &suppression );
+struct ReleaseFacts; //!< the tallies of one pass over the release (metrics.cpp)
+
+struct Metric
+{
+    const char *field;   //!< the column of the metrics table
+    const char *output;  //!< the number output; nullptr: table only
+    const char *label;
+    const char *formula; //!< with its source: equation, SPEC item or seed
+    const char *meaning; //!< what it tells a custodian, in a sentence
+    bool whole;          //!< a count: an integer column
+    std::optional<double> ( *value )( const ReleaseFacts & ); //!< nothing: does not apply (no sensitive field, no released EC)
+};
+
+//! Every metric, in table order.
+const std::vector<Metric> &metrics();
+
+//! The value of every metric, in metrics() order.
+using MetricValues = std::vector<std::optional<double>>;
+MetricValues measure( const MetricInputs &inputs );
+
+//! The value of the metric with this field in values (values in metrics() order).
+std::optional<double> metricValue( const MetricValues &values, const char *field );
 
 } // namespace vbas

@@ -382,7 +382,7 @@ int main( int argc, char **argv )
   regionSites.reserve( regionCount );
   for ( const std::size_t s : regionSite )
     regionSites.push_back( placement.sites[s] );
-  const vbas::Evaluation ev = vbas::evaluate( points, regionSites, histograms, release.aggregation, release.suppression );
+  const vbas::MetricValues ev = vbas::measure( { points, regionSites, histograms, release.aggregation, release.suppression, k } );
   stages[5].seconds = seconds( t0, Clock::now() );
 
   // 7-8. The release pass: the same records again, each re-encoded with the find-only lookups and
@@ -436,10 +436,11 @@ int main( int argc, char **argv )
   std::printf( "bench_core: %zu regions, %lld records (%s), %zu QIs, k = %lld\n", regionCount, static_cast<long long>( recordCount ),
                sorted ? "grouped by region" : "random region order", qiCount, static_cast<long long>( k ) );
   std::printf( "  classes %zu, region histogram entries %zu, entropy %.4f, MaxCombs %.0f, cutoff %.1f, sites %zu, aggregates %zu\n",
-               encoder.classCount(), histograms.classes.size(), entropy, maxCombs, cutoff, sites, ev.aggregates );
+               encoder.classCount(), histograms.classes.size(), entropy, maxCombs, cutoff, sites, release.aggregation.ecs.rows() );
   std::printf( "  shuffled %zu released records%s\n", drained, shuffle.spilled() ? " through spill files" : " in memory" );
-  std::printf( "  released %lld, suppressed %lld (%.2f%%), released ECs %zu, smallest %lld\n", static_cast<long long>( ev.releasedRecords ),
-               static_cast<long long>( ev.suppressedRecords ), ev.suppressedPercent, ev.releasedEcs, static_cast<long long>( ev.smallestReleasedEc ) );
+  const auto metric = [&ev]( const char *field ) { return *vbas::metricValue( ev, field ); };
+  std::printf( "  released %.0f, suppressed %.0f (%.2f%%), released ECs %.0f, smallest %.0f\n", metric( "released" ), metric( "suppressed" ), metric( "suppressed_pct" ),
+               metric( "released_ecs" ), metric( "smallest_ec" ) );
   std::printf( "  %-34s %12s %16s\n", "stage", "seconds", "records/s" );
   for ( const Stage &s : stages )
     std::printf( "  %-34s %12.6f %16.4g\n", s.name, s.seconds, s.seconds > 0 ? records / s.seconds : INFINITY );
