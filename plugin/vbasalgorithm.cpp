@@ -1,5 +1,6 @@
 #include "vbasalgorithm.h"
 
+#include "metrics.h"
 #include "vbasrecordreader.h"
 #include "vbassteps.h"
 
@@ -196,15 +197,21 @@ void VbasAlgorithm::addAggregationOutputs()
 void VbasAlgorithm::addEvaluationOutputs()
 {
   addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "EVALUATION" ), QObject::tr( "Evaluation" ), QgsProcessing::TypeVector ) );
-  addNumberOutput( QStringLiteral( "RECORDS" ), QObject::tr( "Records" ) );
-  addNumberOutput( QStringLiteral( "RELEASED" ), QObject::tr( "Released records" ) );
-  addNumberOutput( QStringLiteral( "SUPPRESSED" ), QObject::tr( "Suppressed records" ) );
-  addNumberOutput( QStringLiteral( "SUPPRESSED_PERCENT" ), QObject::tr( "Suppressed records (%)" ) );
-  addNumberOutput( QStringLiteral( "COMPACTNESS" ), QObject::tr( "Compactness (eq. 20)" ) );
-  addNumberOutput( QStringLiteral( "DISCERNIBILITY" ), QObject::tr( "Discernibility (eq. 21)" ) );
-  addNumberOutput( QStringLiteral( "NUE" ), QObject::tr( "Non-uniform entropy of the released records (eq. 22-23)" ) );
-  addNumberOutput( QStringLiteral( "NUE_ALL" ), QObject::tr( "Non-uniform entropy of all records before suppression" ) );
-  addNumberOutput( QStringLiteral( "AGGREGATES" ), QObject::tr( "Aggregated regions" ) );
+  for ( const vbas::Metric &metric : vbas::metrics() )
+    if ( metric.output )
+      addNumberOutput( QString::fromLatin1( metric.output ), QObject::tr( metric.label ) );
+}
+
+void VbasAlgorithm::addEvaluationParameters()
+{
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "SENSITIVE_FIELD" ), QObject::tr( "Sensitive field (for CM, l-diversity and t-closeness)" ), QVariant(), QStringLiteral( "RECORDS" ),
+                                                 QgsProcessingParameterField::Any, false, true ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RISK_THRESHOLD" ), QObject::tr( "Re-identification risk threshold" ), QgsProcessingParameterNumber::Double, 0.2, false, 0, 1 ) );
+}
+
+void VbasAlgorithm::addReportOutput()
+{
+  addParameter( new QgsProcessingParameterFileDestination( QStringLiteral( "REPORT" ), QObject::tr( "Report" ), QObject::tr( "HTML files (*.html *.HTML)" ), QVariant(), true, true ) );
 }
 
 void VbasAlgorithm::addNumberOutput( const QString &name, const QString &description )
@@ -303,12 +310,30 @@ QString VbasAlgorithm::aggregationOutputsHelp()
          + outputsHelp();
 }
 
+QString VbasAlgorithm::evaluationParametersHelp()
+{
+  return QObject::tr( "<b>Sensitive field</b> (SENSITIVE_FIELD): optional, a field of the records such as a diagnosis. With it the evaluation also gives the classification metric (CM), "
+                      "distinct l-diversity and t-closeness; its values are compared exactly, NULL being a value of its own, and never written anywhere.<br>"
+                      "<b>Re-identification risk threshold</b> (RISK_THRESHOLD): a released record is at risk when its prosecutor risk 1/|E| is above it (0.05-0.3 in use; default 0.2).<br>" );
+}
+
 QString VbasAlgorithm::evaluationOutputsHelp()
 {
-  return QObject::tr( "<b>Evaluation</b>: a one-row table of the paper's measurements (sec. 3.4): records, released, suppressed, suppressed_pct, "
-                      "compactness (eq. 20: sum of the distances from each region point to the site of its aggregate, in working CRS units), "
-                      "discernibility (eq. 21: sum of |E|^2 over released ECs), nue (eq. 22-23: non-uniform entropy of the geographic identifier over the released records, bits), "
-                      "nue_all (the same over all records before suppression), aggregates, released_ecs, smallest_ec, k and runtime_s (seconds). The same values are number outputs.<br>" );
+  QString metrics;
+  for ( const vbas::Metric &metric : vbas::metrics() )
+    metrics += QStringLiteral( "<li><b>%1</b>%2 (%3): %4 <i>%5</i></li>" )
+                 .arg( QString::fromLatin1( metric.field ), metric.output ? QStringLiteral( ", %1" ).arg( QString::fromLatin1( metric.output ) ) : QString(), QObject::tr( metric.label ),
+                       QObject::tr( metric.meaning ), QString::fromLatin1( metric.formula ).toHtmlEscaped() );
+  return QObject::tr( "<b>Evaluation</b>: a one-row table with every metric below (field, number output, what it says and its formula); the number outputs carry the same values, "
+                      "NULL where a metric does not apply (CM, l and t without a sensitive field). ECs are the released table's classes (aggregated region, QI values).<ul>%1</ul>" )
+    .arg( metrics );
+}
+
+QString VbasAlgorithm::reportHelp()
+{
+  return QObject::tr( "<b>Report</b> (REPORT): a self-contained HTML page (no network needed) shown in the results viewer: the metrics and what each means, a map of the aggregated regions "
+                      "shaded by released records with the suppressed records marked, a map of the risk before release (the share of each initial region's records in (region, QI) classes "
+                      "smaller than k), a histogram of the EC sizes with k marked, the parameters, and the qgis_process command that repeats the run. Counts only: no record values.<br>" );
 }
 
 QString VbasAlgorithm::outputsHelp()

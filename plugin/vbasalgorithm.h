@@ -45,7 +45,12 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     void addRefinementParameter();
     static QString refinementHelp();
     void addAggregationOutputs();
+    //! EVALUATION and a number output per metric (vbas::metrics()).
     void addEvaluationOutputs();
+    //! SENSITIVE_FIELD and RISK_THRESHOLD.
+    void addEvaluationParameters();
+    //! REPORT: the HTML report (issue 7 item 2).
+    void addReportOutput();
     //! Declares a number output unless another step declared it already.
     void addNumberOutput( const QString &name, const QString &description );
     static QString regionsHelp( bool withPoint, bool withPopulation );
@@ -55,7 +60,9 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     static QString placementHelp();
     static QString adcOutputsHelp();
     static QString aggregationOutputsHelp();
+    static QString evaluationParametersHelp();
     static QString evaluationOutputsHelp();
+    static QString reportHelp();
     //! How every output is written: all or nothing, refused destinations.
     static QString outputsHelp();
 };

@@ -2,6 +2,7 @@
 
 #include "metrics.h"
 #include "vbasadjacency.h"
+#include "vbasreport.h"
 #include "vbaswriters.h"
 
 #include <qgsprocessingoutputs.h>
@@ -13,7 +14,7 @@ QString VbasAnonymize::shortHelpString() const
                       "aggregate the regions by Voronoi cell and suppress every equivalence class below k, then evaluate the release. "
                       "The same as chaining the four component algorithms (see vbas_pipeline.model3).<br>" )
          + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + contiguityHelp() + refinementHelp() + aggregationOutputsHelp()
-         + QObject::tr( "<b>Sites</b>: the placed sites (site_id, population, regions, row).<br>" ) + evaluationOutputsHelp()
+         + QObject::tr( "<b>Sites</b>: the placed sites (site_id, population, regions, row).<br>" ) + evaluationParametersHelp() + evaluationOutputsHelp() + reportHelp()
          + QObject::tr( "The SEED also draws ADC's random seeding.<br>" ) + adcOutputsHelp()
          + QObject::tr( "<b>SITES</b>, <b>CUTOFF</b>, <b>ENTROPY</b>, <b>MAXCOMBS</b>, <b>POPULATION</b>: as Estimate site count. <b>RUNTIME</b>: seconds for the whole pipeline." );
 }
@@ -22,6 +23,7 @@ void VbasAnonymize::initAlgorithm( const QVariantMap & )
 {
   addRegionsParameters( true, true );
   addRecordsParameters( Qis::Required );
+  addEvaluationParameters();
   addSiteCountParameters();
   addPlacementParameters();
   addKParameter();
@@ -31,7 +33,7 @@ void VbasAnonymize::initAlgorithm( const QVariantMap & )
   addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), QgsProcessing::TypeVectorPoint ) );
   addAggregationOutputs();
   addEvaluationOutputs();
-  addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );
+  addReportOutput();
 }
 
 bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
@@ -43,7 +45,9 @@ bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   mPlacement = VbasPlacementSettings::read( *this, parameters, context, mRelease.seed );
   mContiguous = parameterAsBoolean( parameters, QStringLiteral( "CONTIGUOUS" ), context );
   mRefineBoundaries = parameterAsBoolean( parameters, QStringLiteral( "REFINE_BOUNDARIES" ), context );
-  const QList<VbasOutputSchema> schemas = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ), VbasEvaluationOutput::schema() }
+  mRiskThreshold = parameterAsDouble( parameters, QStringLiteral( "RISK_THRESHOLD" ), context );
+  mRunParameters = vbasRunParameters( *this, parameters, context, { { QStringLiteral( "SEED" ), QString::number( mRelease.seed ) } } );
+  const QList<VbasOutputSchema> schemas = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ), VbasEvaluationOutput::schema(), vbasReportSchema() }
                                           + VbasAggregationOutputs::schemas( mInputs );
   mOutputs.prepare( *this, parameters, context, schemas, mInputs.locations(), feedback );
   return true;
@@ -70,14 +74,17 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   if ( mContiguous || mRefineBoundaries )
     release = vbasBorderRelease( regions, records, std::move( release ), mRelease.k, { mContiguous, mRefineBoundaries }, &steps );
   vbasLogRelease( release, placement.sites.size(), mRelease.k, feedback );
-  outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, placement.sites, siteIds, release, mRelease, steps, 2 ) );
+  steps.setCurrentStep( 2 );
+  const QVector<QgsGeometry> dissolved = vbasDissolve( regions, release.aggregation, &steps );
+  outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, placement.sites, siteIds, release, dissolved, mRelease, steps, 2 ) );
 
   std::vector<vbas::Point> regionSites;
   for ( const std::size_t s : release.regionGroup )
     regionSites.push_back( placement.sites[s] );
-  const vbas::Evaluation evaluation = vbas::evaluate( regions.points, regionSites, records.histograms, release.aggregation, release.suppression );
-  outputs.insert( VbasEvaluationOutput::write( mOutputs.create( QStringLiteral( "EVALUATION" ), context ), evaluation, mRelease.k, mTimer.elapsed() / 1000.0 ) );
-  outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
+  const vbas::MetricValues values = vbasMeasure( regions, records, regionSites, release, mRelease.k, mRiskThreshold, mTimer.elapsed() / 1000.0, feedback );
+  outputs.insert( VbasEvaluationOutput::write( mOutputs.create( QStringLiteral( "EVALUATION" ), context ), values ) );
+  mOutputs.create( QStringLiteral( "REPORT" ), context )
+    .write( vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, records.histograms, release, dissolved, mRelease.k, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ) } ) );
   mOutputs.commit( context, outputs );
   return outputs;
 }

@@ -28,5 +28,7 @@ class VbasAnonymize : public VbasAlgorithm
     bool mContiguous = false;
     bool mRefineBoundaries = false;
     VbasReleaseSettings mRelease;
+    double mRiskThreshold = 0.2;
+    QList<QPair<QString, QString>> mRunParameters;
     VbasOutputSet mOutputs;
 };

@@ -21,5 +21,7 @@ class VbasEvaluate : public VbasAlgorithm
     VbasInputs mInputs;
     std::int64_t mK = 5;
     double mRunSeconds = 0;
+    double mRiskThreshold = 0.2;
+    QList<QPair<QString, QString>> mRunParameters;
     VbasOutputSet mOutputs;
 };

@@ -106,7 +106,7 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   const QgsVectorLayer *recordsLayer = layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context );
   const QgsAttributeList identity = recordsLayer && recordsLayer->dataProvider() ? recordsLayer->dataProvider()->pkAttributeIndexes() : QgsAttributeList();
   mRecordFields = VbasRecordReader::resolve( mRecords->fields(), text( QStringLiteral( "RECORD_REGION" ) ), mQiNames, text( QStringLiteral( "COUNT_FIELD" ) ),
-                                             released.isEmpty() ? std::nullopt : std::optional<QStringList>( released ), identity );
+                                             released.isEmpty() ? std::nullopt : std::optional<QStringList>( released ), identity, text( QStringLiteral( "SENSITIVE_FIELD" ) ) );
   // SITES and LOOKUP are inputs of some algorithms, a number or an output of others.
   const auto isSource = [&]( const QString &name ) { return has( name ) && algorithm.parameterDefinition( name )->type() == QgsProcessingParameterFeatureSource::typeName(); };
   if ( isSource( QStringLiteral( "SITES" ) ) )
@@ -208,6 +208,8 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
   VbasRecordReader reader( mRecords->fields(), mRecordFields );
   VbasRecords records( static_cast<std::size_t>( mRecordFields.qis.size() ) );
   vbas::HistogramBuilder builder( static_cast<std::size_t>( regions.ids.size() ) );
+  vbas::QiEncoder sensitiveValues( 1 );
+  vbas::SensitivePairs pairs; // with a sensitive field the histograms count (class, value) pairs, merged to classes at the end
 
   QgsFeatureRequest request;
   request.setFlags( QgsFeatureRequest::NoGeometry ).setSubsetOfAttributes( mRecordFields.counted() );
@@ -242,7 +244,8 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
       throw QgsProcessingException( QObject::tr( "%1: the counts add up to more than %2 records, the most a 64-bit count holds." )
                                       .arg( VbasRecordReader::rowName( records.rows, f.id() ) )
                                       .arg( std::numeric_limits<std::int64_t>::max() ) );
-    builder.add( *region, reader.addClass( attributes, records.encoder, records.rows, f.id() ), count );
+    const std::uint32_t cls = reader.addClass( attributes, records.encoder, records.rows, f.id() );
+    builder.add( *region, mRecordFields.sensitive < 0 ? cls : pairs.id( cls, reader.addSensitive( attributes, sensitiveValues, records.rows, f.id() ) ), count );
   }
   VbasInterrupt::throwIfCanceled( feedback );
   if ( unknown > 0 )
@@ -254,7 +257,13 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
   for ( int q = 0; q < mQiNames.size(); ++q )
     if ( reader.nulls()[q] > 0 )
       feedback->pushInfo( QObject::tr( "QI field '%1' is NULL in %2 record(s): NULL is treated as a category of its own." ).arg( mQiNames[q] ).arg( reader.nulls()[q] ) );
-  records.histograms = builder.build();
+  if ( mRecordFields.sensitive < 0 )
+    records.histograms = builder.build();
+  else
+  {
+    records.sensitive = pairs.finish( builder.build(), sensitiveValues.categoryCount( 0 ) );
+    records.histograms = records.sensitive->classHistograms();
+  }
   if ( total == 0 )
     throw QgsProcessingException( QObject::tr( "The records table holds no records: every count is 0." ) );
   feedback->pushInfo( QObject::tr( "Read %1 record rows (%2 records) in %3 regions, %4 equivalence classes." )

@@ -6,6 +6,7 @@
 #include "geometry.h"
 #include "histograms.h"
 #include "qi_encoding.h"
+#include "sensitive.h"
 #include "string_index.h"
 #include "vbaslocation.h"
 #include "vbasrecordreader.h"
@@ -45,6 +46,7 @@ struct VbasRecords
     {}
     vbas::QiEncoder encoder;
     vbas::SparseHistograms histograms;
+    std::optional<vbas::SensitiveHistograms> sensitive; //!< with a sensitive field: the records per (region, class, value)
     std::int64_t rows = 0;     //!< rows read, a row standing for its count of records
     std::uint64_t digest = 0;  //!< of the rows' feature ids: a later pass must read the same rows
 };

@@ -200,6 +200,12 @@ VbasOutput::VbasOutput( const VbasOutputSchema &schema, const QString &destinati
 {
   static const QRegularExpression kProviderUri( QStringLiteral( "^(\\w+)://(.+)$" ) );
   static const QRegularExpression kProviderColon( QStringLiteral( "^(\\w{3,}):(.*)$" ) );
+  if ( schema.document )
+  {
+    mKind = Kind::Document;
+    mPath = absolute( destination );
+    return;
+  }
   if ( destination.startsWith( QLatin1String( "memory:" ) ) )
   {
     mKind = Kind::Memory;
@@ -254,6 +260,7 @@ QString VbasOutput::describe() const
     case Kind::Memory:
       return QObject::tr( "%1 (temporary layer)" ).arg( mSchema.name );
     case Kind::File:
+    case Kind::Document:
       return QStringLiteral( "%1 (%2)" ).arg( mSchema.name, mPath );
     case Kind::Table:
       return QObject::tr( "%1 (%2, table %3)" ).arg( mSchema.name, mProvider == QLatin1String( "ogr" ) ? mPath : mProvider, mTable );
@@ -313,6 +320,7 @@ QList<VbasLocation> VbasOutput::check()
       return { VbasLocation { mSchema.name, mPath, mTable, QString() } };
     }
     case Kind::File:
+    case Kind::Document:
       break;
   }
   const QFileInfo file( mPath );
@@ -327,7 +335,10 @@ QList<VbasLocation> VbasOutput::check()
     throw QgsProcessingException( QObject::tr( "%1: cannot write in the folder %2: %3" ).arg( describe(), folder.filePath(), QString::fromLocal8Bit( std::strerror( errno ) ) ) );
   ::close( fd );
   ::unlink( QFile::encodeName( probe ).constData() );
-  checkFieldNames( mDriver, file.fileName(), file.completeBaseName() );
+  if ( mKind == Kind::Document )
+    mFiles = QStringList { mPath };
+  else
+    checkFieldNames( mDriver, file.fileName(), file.completeBaseName() );
   QList<VbasLocation> locations;
   for ( const QString &path : mFiles )
     locations << VbasLocation { mSchema.name, path, QString(), QString() };
@@ -336,7 +347,7 @@ QList<VbasLocation> VbasOutput::check()
 
 QString VbasOutput::scratchPrefix() const
 {
-  const QString folder = mKind == Kind::File ? QFileInfo( mPath ).absolutePath() : QDir::tempPath();
+  const QString folder = isFile() ? QFileInfo( mPath ).absolutePath() : QDir::tempPath();
   return folder + '/' + filePrefix( mToken ) + QStringLiteral( "scratch-" );
 }
 
@@ -360,7 +371,25 @@ void VbasOutput::create( QgsProcessingContext &context )
     case Kind::Table:
       createTable();
       return;
+    case Kind::Document:
+      VbasInterrupt::registerFile( temporaryPath( mPath ) );
+      return;
   }
+}
+
+QString VbasOutput::temporaryPath( const QString &path ) const
+{
+  return QFileInfo( path ).dir().filePath( filePrefix( mToken ) + QFileInfo( path ).fileName() );
+}
+
+void VbasOutput::write( const QByteArray &content )
+{
+  QFile file( temporaryPath( mPath ) );
+  if ( !file.open( QIODevice::WriteOnly | QIODevice::Truncate ) || file.write( content ) != content.size() || !file.flush() )
+    throw QgsProcessingException( QObject::tr( "Could not write to %1: %2" ).arg( describe(), file.errorString() ) );
+  file.close();
+  syncFile( file.fileName() );
+  mState = State::Finished;
 }
 
 void VbasOutput::createFile( QgsProcessingContext &context )
@@ -438,7 +467,7 @@ void VbasOutput::finish()
                                     .arg( stored < 0 ? QObject::tr( "none readable" ) : QString::number( stored ) ) );
   for ( const QString &path : mKind == Kind::File ? mFiles : QStringList() )
   {
-    const QString temporary = QFileInfo( path ).dir().filePath( filePrefix( mToken ) + QFileInfo( path ).fileName() );
+    const QString temporary = temporaryPath( path );
     if ( QFileInfo::exists( temporary ) )
       syncFile( temporary );
   }
@@ -449,6 +478,8 @@ long long VbasOutput::countWritten() const
 {
   switch ( mKind )
   {
+    case Kind::Document:
+      return mWritten;
     case Kind::Memory:
       return mMemoryLayer->dataProvider()->featureCount();
     case Kind::File:
@@ -479,6 +510,7 @@ QString VbasOutput::commit( QgsProcessingContext &context )
       context.temporaryLayerStore()->addMapLayer( mMemoryLayer.release() );
       break;
     case Kind::File:
+    case Kind::Document:
       id = commitFile();
       break;
     case Kind::Table:
@@ -494,7 +526,7 @@ QString VbasOutput::commitFile()
   const QString folder = QFileInfo( mPath ).absolutePath();
   for ( const QString &path : mFiles )
   {
-    const QString temporary = QFileInfo( path ).dir().filePath( filePrefix( mToken ) + QFileInfo( path ).fileName() );
+    const QString temporary = temporaryPath( path );
     if ( !QFileInfo::exists( temporary ) )
       continue;
     if ( ::rename( QFile::encodeName( temporary ).constData(), QFile::encodeName( path ).constData() ) != 0 )
@@ -533,7 +565,7 @@ void VbasOutput::removeScratch() const
 {
   const QString prefix = filePrefix( mToken );
   QStringList folders { QDir::tempPath() };
-  if ( mKind == Kind::File )
+  if ( isFile() )
     folders << QFileInfo( mPath ).absolutePath();
   for ( const QString &folder : folders )
   {
@@ -556,7 +588,7 @@ void VbasOutput::discard()
   if ( committed )
   {
     // Withdraw an output already in place when a later one could not be: all or nothing.
-    for ( const QString &path : mKind == Kind::File ? mFiles : QStringList() )
+    for ( const QString &path : isFile() ? mFiles : QStringList() )
       QFile::remove( path );
   }
   if ( mKind == Kind::Table )
@@ -682,7 +714,7 @@ void VbasOutputSet::commit( QgsProcessingContext &context, QVariantMap &outputs 
   {
     const QString id = output->commit( context ); // on failure VbasRun discards: the outputs already in place are withdrawn
     outputs.insert( output->mSchema.name, id );
-    if ( output->mProject )
+    if ( output->mProject && output->mKind != VbasOutput::Kind::Document )
       context.addLayerToLoadOnCompletion( id, QgsProcessingContext::LayerDetails( output->mLayerName, output->mProject, output->mSchema.name, QgsProcessingUtils::LayerHint::Vector ) );
   }
   mOutputs.clear(); // committed: nothing left to discard

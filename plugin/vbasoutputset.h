@@ -35,6 +35,7 @@ struct VbasOutputSchema
     QgsFields fields;
     QgsWkbTypes::Type wkbType = QgsWkbTypes::NoGeometry;
     QgsCoordinateReferenceSystem crs;
+    bool document = false; //!< a file written whole (the HTML report), not a layer
 };
 
 //! One output of the run, written under its temporary name.
@@ -46,6 +47,7 @@ class VbasOutput
       Memory, //!< a temporary layer of the QGIS session
       File,   //!< a file written by a GDAL driver
       Table,  //!< a table in a GeoPackage/SQLite file (ogr:) or a PostgreSQL database (postgres:)
+      Document, //!< a file written whole by the plugin (the HTML report)
     };
 
     VbasOutput( const VbasOutputSchema &schema, const QString &destination, QgsProject *project, const QString &layerName, const QVariantMap &createOptions );
@@ -54,6 +56,8 @@ class VbasOutput
     const QgsFields &fields() const { return mSchema.fields; }
     //! Adds feature (its id is not kept: an output numbers its features itself); throws naming the output and the error.
     void add( QgsFeature &feature );
+    //! A document's whole content, written and synced under its temporary name (it is then finished).
+    void write( const QByteArray &content );
     //! Flushes and closes the output, then counts the features that reached it: any difference is an error.
     void finish();
     //! A path prefix beside the destination for this output's own scratch files; the next run removes them if this one is killed.
@@ -77,6 +81,9 @@ class VbasOutput
     QString commitFile();
     QString commitTable();
     void removeScratch() const;
+    //! File or Document: files beside the destination.
+    bool isFile() const { return mKind == Kind::File || mKind == Kind::Document; }
+    QString temporaryPath( const QString &path ) const;
 
     VbasOutputSchema mSchema;
     QgsProject *mProject = nullptr;

@@ -105,6 +105,8 @@ QgsAttributeList VbasRecordFields::counted() const
   fields += qis;
   if ( count >= 0 )
     fields.append( count );
+  if ( sensitive >= 0 )
+    fields.append( sensitive );
   return fields;
 }
 
@@ -116,7 +118,7 @@ QgsAttributeList VbasRecordFields::read() const
 }
 
 VbasRecordFields VbasRecordReader::resolve( const QgsFields &fields, const QString &regionField, const QStringList &qiFields, const QString &countField,
-                                            const std::optional<QStringList> &releaseFields, const QgsAttributeList &identityFields )
+                                            const std::optional<QStringList> &releaseFields, const QgsAttributeList &identityFields, const QString &sensitiveField )
 {
   VbasRecordFields roles;
   roles.region = lookup( fields, regionField, QObject::tr( "record region field, RECORD_REGION" ) );
@@ -140,6 +142,14 @@ VbasRecordFields VbasRecordReader::resolve( const QgsFields &fields, const QStri
       throw QgsProcessingException( QObject::tr( "The count field '%1' is also the record region field: a count says how many records a row stands for, a region id where they live." ).arg( countField ) );
     if ( roles.qis.contains( roles.count ) )
       throw QgsProcessingException( QObject::tr( "The count field '%1' is also a QI field: a count says how many records a row stands for, it is not a property of the records." ).arg( countField ) );
+  }
+  if ( !sensitiveField.isEmpty() )
+  {
+    roles.sensitive = lookup( fields, sensitiveField, QObject::tr( "sensitive field, SENSITIVE_FIELD" ) );
+    if ( roles.sensitive == roles.region || roles.sensitive == roles.count || roles.qis.contains( roles.sensitive ) )
+      throw QgsProcessingException( QObject::tr( "The sensitive field '%1' is also the record region, count or a QI field: a field has one role." ).arg( sensitiveField ) );
+    if ( !isKeyable( fields.at( roles.sensitive ).type() ) )
+      throw QgsProcessingException( QObject::tr( "The sensitive field '%1' is of type %2, whose values cannot be compared exactly." ).arg( sensitiveField, typeName( fields.at( roles.sensitive ) ) ) );
   }
 
   std::set<int> released( roles.qis.begin(), roles.qis.end() );
@@ -193,16 +203,16 @@ std::int64_t VbasRecordReader::count( const QgsAttributes &attributes, std::int6
   return *count;
 }
 
-std::optional<std::string_view> VbasRecordReader::key( const QgsAttributes &attributes, int q, std::int64_t row, QgsFeatureId id )
+std::optional<std::string_view> VbasRecordReader::key( const QgsAttributes &attributes, int field, std::int64_t row, QgsFeatureId id )
 {
-  const QVariant &value = attributes.at( mRoles.qis[q] );
+  const QVariant &value = attributes.at( field );
   if ( value.isNull() )
     return std::nullopt;
   mKey.clear();
   const QString reason = VbasValueCodec::encodeKey( value, mKey );
   if ( !reason.isEmpty() )
-    throw QgsProcessingException( QObject::tr( "%1: the QI field '%2' holds %3. Convert the field to text or numbers, or repair its values." )
-                                    .arg( rowName( row, id ), mFields.at( mRoles.qis[q] ).name(), reason ) );
+    throw QgsProcessingException( QObject::tr( "%1: the %2 field '%3' holds %4. Convert the field to text or numbers, or repair its values." )
+                                    .arg( rowName( row, id ), field == mRoles.sensitive ? QObject::tr( "sensitive" ) : QObject::tr( "QI" ), mFields.at( field ).name(), reason ) );
   return std::string_view( mKey );
 }
 
@@ -210,7 +220,7 @@ std::uint32_t VbasRecordReader::addClass( const QgsAttributes &attributes, vbas:
 {
   for ( int q = 0; q < mRoles.qis.size(); ++q )
   {
-    const std::optional<std::string_view> k = key( attributes, q, row, id );
+    const std::optional<std::string_view> k = key( attributes, mRoles.qis[q], row, id );
     if ( !k )
       ++mNulls[q];
     mCodes[static_cast<std::size_t>( q )] = encoder.valueCode( static_cast<std::size_t>( q ), k );
@@ -218,11 +228,16 @@ std::uint32_t VbasRecordReader::addClass( const QgsAttributes &attributes, vbas:
   return encoder.classId( mCodes.data() );
 }
 
+std::uint32_t VbasRecordReader::addSensitive( const QgsAttributes &attributes, vbas::QiEncoder &values, std::int64_t row, QgsFeatureId id )
+{
+  return values.valueCode( 0, key( attributes, mRoles.sensitive, row, id ) );
+}
+
 std::optional<std::uint32_t> VbasRecordReader::findClass( const QgsAttributes &attributes, const vbas::QiEncoder &encoder, std::int64_t row, QgsFeatureId id )
 {
   for ( int q = 0; q < mRoles.qis.size(); ++q )
   {
-    const std::optional<std::uint32_t> code = encoder.findValueCode( static_cast<std::size_t>( q ), key( attributes, q, row, id ) );
+    const std::optional<std::uint32_t> code = encoder.findValueCode( static_cast<std::size_t>( q ), key( attributes, mRoles.qis[q], row, id ) );
     if ( !code )
       return std::nullopt;
     mCodes[static_cast<std::size_t>( q )] = *code;

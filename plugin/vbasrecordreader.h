@@ -21,10 +21,11 @@ struct VbasRecordFields
     int region = -1;
     QgsAttributeList qis;
     int count = -1;             //!< -1: every row is one record
+    int sensitive = -1;         //!< the sensitive attribute (l-diversity, t-closeness, CM); -1: none
     QgsAttributeList released;  //!< the release's fields in table order: the QIs, the count and the chosen fields
     QgsAttributeList others;    //!< the released fields that are neither QIs nor the count
 
-    //! The fields the counting pass reads: the region, the QIs and the count.
+    //! The fields the counting pass reads: the region, the QIs, the count and the sensitive field.
     QgsAttributeList counted() const;
     //! The fields the release pass reads: those and the released ones.
     QgsAttributeList read() const;
@@ -40,7 +41,7 @@ class VbasRecordReader
      * table's feature id column), which can never be released.
      */
     static VbasRecordFields resolve( const QgsFields &fields, const QString &regionField, const QStringList &qiFields, const QString &countField,
-                                     const std::optional<QStringList> &releaseFields, const QgsAttributeList &identityFields );
+                                     const std::optional<QStringList> &releaseFields, const QgsAttributeList &identityFields, const QString &sensitiveField = QString() );
 
     VbasRecordReader( const QgsFields &fields, const VbasRecordFields &roles );
 
@@ -55,6 +56,9 @@ class VbasRecordReader
     //! The class of a row's QI values, if the counting pass saw every one of them (the release pass).
     std::optional<std::uint32_t> findClass( const QgsAttributes &attributes, const vbas::QiEncoder &encoder, std::int64_t row, QgsFeatureId id );
 
+    //! The dense code of a row's sensitive value (NULL a value of its own), added to values (one "QI") when new.
+    std::uint32_t addSensitive( const QgsAttributes &attributes, vbas::QiEncoder &values, std::int64_t row, QgsFeatureId id );
+
     //! NULLs seen per QI by addClass.
     const QVector<std::int64_t> &nulls() const { return mNulls; }
 
@@ -65,8 +69,8 @@ class VbasRecordReader
     static std::uint64_t digest( QgsFeatureId id );
 
   private:
-    //! The exact key of QI q's value in a row: its bytes in mKeys, or std::nullopt for NULL.
-    std::optional<std::string_view> key( const QgsAttributes &attributes, int q, std::int64_t row, QgsFeatureId id );
+    //! The exact key of a field's value in a row: its bytes in mKey, or std::nullopt for NULL.
+    std::optional<std::string_view> key( const QgsAttributes &attributes, int field, std::int64_t row, QgsFeatureId id );
 
     QgsFields mFields;
     VbasRecordFields mRoles;

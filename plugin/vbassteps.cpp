@@ -282,6 +282,14 @@ VbasReleaseSettings VbasReleaseSettings::read( const QgsProcessingAlgorithm &alg
   return settings;
 }
 
+vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k,
+                                double riskThreshold, double runSeconds, QgsProcessingFeedback *feedback )
+{
+  if ( records.sensitive )
+    feedback->pushInfo( QObject::tr( "The sensitive field holds %n distinct value(s).", nullptr, static_cast<int>( records.sensitive->values ) ) );
+  return vbas::measure( { regions.points, regionSites, records.histograms, release.aggregation, release.suppression, k, riskThreshold, records.sensitive ? &*records.sensitive : nullptr, runSeconds } );
+}
+
 void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64_t k, QgsProcessingFeedback *feedback )
 {
   const vbas::Suppression &s = release.suppression;

@@ -2,6 +2,8 @@
 // is refused with the user's own value, never rounded), and the calls into the core.
 #pragma once
 
+#include "metrics.h"
+
 #include "adc.h"
 #include "balanced_density.h"
 #include "release.h"
@@ -114,6 +116,13 @@ struct VbasReleaseSettings
 
     static VbasReleaseSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
 };
+
+/**
+ * Every metric of SPEC 3.4 (vbas::measure) of a release of records, the sites of the regions'
+ * aggregates given; with a sensitive field, its distinct values go to the log (a count).
+ */
+vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k,
+                                double riskThreshold, double runSeconds, QgsProcessingFeedback *feedback );
 
 //! Logs a release's counts, with a warning when it is empty or suppresses more than half the records.
 void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64_t k, QgsProcessingFeedback *feedback );

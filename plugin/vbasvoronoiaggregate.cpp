@@ -56,7 +56,9 @@ QVariantMap VbasVoronoiAggregate::processAlgorithm( const QVariantMap &, QgsProc
     release = vbasBorderRelease( regions, records, std::move( release ), mRelease.k, mBorderSteps, &steps );
   }
   vbasLogRelease( release, sites.points.size(), mRelease.k, feedback );
-  QVariantMap outputs = VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, sites.points, sites.ids, release, mRelease, steps, borders ? 3 : 2 );
+  steps.setCurrentStep( borders ? 3 : 2 );
+  const QVector<QgsGeometry> dissolved = vbasDissolve( regions, release.aggregation, &steps );
+  QVariantMap outputs = VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, sites.points, sites.ids, release, dissolved, mRelease, steps, borders ? 3 : 2 );
   outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
   mOutputs.commit( context, outputs );
   return outputs;

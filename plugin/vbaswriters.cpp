@@ -89,31 +89,39 @@ VbasOutputSchema VbasAggregatedOutput::schema( QgsWkbTypes::Type regionsType, co
            QgsWkbTypes::multiType( regionsType ), crs };
 }
 
-void VbasAggregatedOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds, QgsProcessingFeedback *feedback )
+QVector<QgsGeometry> vbasDissolve( const VbasRegions &regions, const vbas::Aggregation &aggregation, QgsProcessingFeedback *feedback )
 {
-  const vbas::Aggregation &aggregation = release.aggregation;
   const std::size_t aggregates = aggregation.aggregateGroup.size();
   std::vector<QVector<QgsGeometry>> memberGeometries( aggregates );
-  std::vector<QStringList> memberIds( aggregates );
   for ( int r = 0; r < regions.ids.size(); ++r )
-  {
-    const std::size_t a = aggregation.regionAggregate[static_cast<std::size_t>( r )];
-    memberGeometries[a].append( regions.geometries[r] );
-    memberIds[a].append( regions.ids[r].toString() );
-  }
-  const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( aggregation.ecs, release.suppression );
+    memberGeometries[aggregation.regionAggregate[static_cast<std::size_t>( r )]].append( regions.geometries[r] );
+  QVector<QgsGeometry> dissolved;
   for ( std::size_t a = 0; a < aggregates; ++a )
   {
     VbasInterrupt::throwIfCanceled( feedback );
-    QgsGeometry dissolved = QgsGeometry::unaryUnion( memberGeometries[a] );
-    dissolved.convertToMultiType();
-    const auto *parts = qgsgeometry_cast<const QgsGeometryCollection *>( dissolved.constGet() ); // detached parts of a polygon aggregate
+    dissolved.append( QgsGeometry::unaryUnion( memberGeometries[a] ) );
+    dissolved.back().convertToMultiType();
+    feedback->setProgress( 100.0 * static_cast<double>( a + 1 ) / static_cast<double>( aggregates ) );
+  }
+  return dissolved;
+}
+
+void VbasAggregatedOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const QVector<QgsGeometry> &dissolved, const std::vector<qlonglong> &siteIds )
+{
+  const vbas::Aggregation &aggregation = release.aggregation;
+  std::vector<QStringList> memberIds( aggregation.aggregateGroup.size() );
+  for ( int r = 0; r < regions.ids.size(); ++r )
+    memberIds[aggregation.regionAggregate[static_cast<std::size_t>( r )]].append( regions.ids[r].toString() );
+  const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( aggregation.ecs, release.suppression );
+  for ( std::size_t a = 0; a < memberIds.size(); ++a )
+  {
+    const QgsGeometry &geometry = dissolved[static_cast<int>( a )];
+    const auto *parts = qgsgeometry_cast<const QgsGeometryCollection *>( geometry.constGet() ); // detached parts of a polygon aggregate
     const vbas::AggregateSummary &s = summaries[a];
     add( output,
          { vbasAggregateId( a ), siteIds[aggregation.aggregateGroup[a]], static_cast<qlonglong>( memberIds[a].size() ), memberIds[a].join( QLatin1Char( ',' ) ), static_cast<qlonglong>( s.records ),
            static_cast<qlonglong>( s.released ), static_cast<qlonglong>( s.suppressed ), static_cast<qlonglong>( s.smallestReleasedEc ), parts ? QVariant( static_cast<qlonglong>( parts->numGeometries() ) ) : QVariant() },
-         dissolved );
-    feedback->setProgress( 100.0 * static_cast<double>( a + 1 ) / static_cast<double>( aggregates ) );
+         geometry );
   }
   output.finish();
 }
@@ -145,54 +153,86 @@ void VbasCellsOutput::write( VbasOutput &output, const VbasRegions &regions, con
   output.finish();
 }
 
-namespace
-{
-
-struct Measure
-{
-    const char *field;
-    const char *output; //!< the number output, or nullptr
-    QVariant::Type type;
-};
-
-const Measure kMeasures[] = {
-  { "records", "RECORDS", QVariant::LongLong },
-  { "released", "RELEASED", QVariant::LongLong },
-  { "suppressed", "SUPPRESSED", QVariant::LongLong },
-  { "suppressed_pct", "SUPPRESSED_PERCENT", QVariant::Double },
-  { "compactness", "COMPACTNESS", QVariant::Double },
-  { "discernibility", "DISCERNIBILITY", QVariant::Double },
-  { "nue", "NUE", QVariant::Double },
-  { "nue_all", "NUE_ALL", QVariant::Double },
-  { "aggregates", "AGGREGATES", QVariant::LongLong },
-  { "released_ecs", nullptr, QVariant::LongLong },
-  { "smallest_ec", nullptr, QVariant::LongLong },
-  { "k", nullptr, QVariant::LongLong },
-  { "runtime_s", "RUNTIME", QVariant::Double },
-};
-
-} // namespace
-
 VbasOutputSchema VbasEvaluationOutput::schema()
 {
   QgsFields fields;
-  for ( const Measure &measure : kMeasures )
-    fields.append( QgsField( QString::fromLatin1( measure.field ), measure.type ) );
+  for ( const vbas::Metric &metric : vbas::metrics() )
+    fields.append( QgsField( QString::fromLatin1( metric.field ), metric.whole ? QVariant::LongLong : QVariant::Double ) );
   return { QStringLiteral( "EVALUATION" ), fields, QgsWkbTypes::NoGeometry, QgsCoordinateReferenceSystem() };
 }
 
-QVariantMap VbasEvaluationOutput::write( VbasOutput &output, const vbas::Evaluation &ev, std::int64_t k, double runtime )
+QVariantMap VbasEvaluationOutput::write( VbasOutput &output, const vbas::MetricValues &values )
 {
-  const QVector<QVariant> values { static_cast<qlonglong>( ev.records ), static_cast<qlonglong>( ev.releasedRecords ), static_cast<qlonglong>( ev.suppressedRecords ), ev.suppressedPercent,
-                               ev.compactness, ev.discernibility, ev.nonUniformEntropy, ev.nonUniformEntropyAll, static_cast<qlonglong>( ev.aggregates ),
-                               static_cast<qlonglong>( ev.releasedEcs ), static_cast<qlonglong>( ev.smallestReleasedEc ), static_cast<qlonglong>( k ), runtime };
+  QVector<QVariant> row;
   QVariantMap numbers;
-  for ( int i = 0; i < values.size(); ++i )
-    if ( kMeasures[i].output )
-      numbers.insert( QString::fromLatin1( kMeasures[i].output ), values[i] );
-  add( output, values );
+  for ( std::size_t i = 0; i < values.size(); ++i )
+  {
+    const vbas::Metric &metric = vbas::metrics()[i];
+    const QVariant value = !values[i] ? QVariant() : metric.whole ? QVariant( static_cast<qlonglong>( *values[i] ) ) : QVariant( *values[i] );
+    row.append( value );
+    if ( metric.output )
+      numbers.insert( QString::fromLatin1( metric.output ), value );
+  }
+  add( output, row );
   output.finish();
   return numbers;
+}
+
+VbasOutputSchema VbasAggregateMetricsOutput::schema( QgsWkbTypes::Type regionsType, const QgsCoordinateReferenceSystem &crs )
+{
+  return { QStringLiteral( "AGGREGATE_METRICS" ),
+           fieldsOf( { { kAggregateId, QVariant::LongLong }, { QStringLiteral( "regions" ), QVariant::LongLong }, { QStringLiteral( "records" ), QVariant::LongLong },
+                       { QStringLiteral( "released" ), QVariant::LongLong }, { QStringLiteral( "suppressed" ), QVariant::LongLong }, { QStringLiteral( "smallest_ec" ), QVariant::LongLong },
+                       { QStringLiteral( "l_diversity" ), QVariant::LongLong }, { QStringLiteral( "t_closeness" ), QVariant::Double } } ),
+           QgsWkbTypes::multiType( regionsType ), crs };
+}
+
+void VbasAggregateMetricsOutput::write( VbasOutput &output, const QVector<QgsGeometry> &dissolved, const vbas::Release &release, const std::optional<vbas::SensitiveHistograms> &sensitive )
+{
+  const vbas::Aggregation &aggregation = release.aggregation;
+  const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( aggregation.ecs, release.suppression );
+  std::vector<qlonglong> regionCount( summaries.size(), 0 );
+  for ( const std::size_t a : aggregation.regionAggregate )
+    ++regionCount[a];
+  std::optional<vbas::AggregateDiversity> diversity;
+  if ( sensitive )
+    diversity = vbas::aggregateDiversity( vbas::ecDiversity( *sensitive, aggregation, release.suppression ), aggregation, release.suppression );
+  for ( std::size_t a = 0; a < summaries.size(); ++a )
+  {
+    const vbas::AggregateSummary &s = summaries[a];
+    const bool diverse = diversity && s.released > 0;
+    add( output,
+         { vbasAggregateId( a ), regionCount[a], static_cast<qlonglong>( s.records ), static_cast<qlonglong>( s.released ), static_cast<qlonglong>( s.suppressed ),
+           static_cast<qlonglong>( s.smallestReleasedEc ), diverse ? QVariant( static_cast<qlonglong>( diversity->smallestL[a] ) ) : QVariant(), diverse ? QVariant( diversity->largestT[a] ) : QVariant() },
+         dissolved[static_cast<int>( a )] );
+  }
+  output.finish();
+}
+
+VbasOutputSchema VbasRegionRiskOutput::schema( const QgsField &regionId, QgsWkbTypes::Type regionsType, const QgsCoordinateReferenceSystem &crs )
+{
+  QgsField region = regionId;
+  region.setName( QStringLiteral( "region_id" ) );
+  QgsFields fields;
+  fields.append( region );
+  for ( const QgsField &field : fieldsOf( { { QStringLiteral( "records" ), QVariant::LongLong }, { QStringLiteral( "at_risk" ), QVariant::LongLong }, { QStringLiteral( "risk_share" ), QVariant::Double } } ) )
+    fields.append( field );
+  return { QStringLiteral( "REGION_RISK" ), fields, QgsWkbTypes::multiType( regionsType ), crs };
+}
+
+void VbasRegionRiskOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::SparseHistograms &regionHistograms, std::int64_t k )
+{
+  const std::vector<std::int64_t> atRisk = vbas::recordsInSmallClasses( regionHistograms, k );
+  for ( int r = 0; r < regions.ids.size(); ++r )
+  {
+    const std::int64_t records = regionHistograms.rowTotal( static_cast<std::size_t>( r ) );
+    const std::int64_t risk = atRisk[static_cast<std::size_t>( r )];
+    QgsGeometry geometry = regions.geometries[r];
+    geometry.convertToMultiType();
+    add( output, { regions.ids[r], static_cast<qlonglong>( records ), static_cast<qlonglong>( risk ), records > 0 ? QVariant( static_cast<double>( risk ) / static_cast<double>( records ) ) : QVariant() },
+         geometry );
+  }
+  output.finish();
 }
 
 QList<VbasOutputSchema> VbasAggregationOutputs::schemas( const VbasInputs &inputs )
@@ -203,12 +243,12 @@ QList<VbasOutputSchema> VbasAggregationOutputs::schemas( const VbasInputs &input
 }
 
 QVariantMap VbasAggregationOutputs::write( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasInputs &inputs, const VbasRegions &regions, const VbasRecords &records,
-                                           const std::vector<vbas::Point> &sites, const std::vector<qlonglong> &siteIds, const vbas::Release &release, const VbasReleaseSettings &settings,
-                                           QgsProcessingMultiStepFeedback &feedback, int step )
+                                           const std::vector<vbas::Point> &sites, const std::vector<qlonglong> &siteIds, const vbas::Release &release, const QVector<QgsGeometry> &dissolved,
+                                           const VbasReleaseSettings &settings, QgsProcessingMultiStepFeedback &feedback, int step )
 {
   feedback.setCurrentStep( step );
   VbasLookupOutput::write( outputs.create( QStringLiteral( "LOOKUP" ), context ), regions, release, siteIds );
-  VbasAggregatedOutput::write( outputs.create( QStringLiteral( "AGGREGATED" ), context ), regions, release, siteIds, &feedback );
+  VbasAggregatedOutput::write( outputs.create( QStringLiteral( "AGGREGATED" ), context ), regions, release, dissolved, siteIds );
   VbasCellsOutput::write( outputs.create( QStringLiteral( "VORONOI" ), context ), regions, sites, release, siteIds );
   feedback.setCurrentStep( step + 1 );
   VbasReleaseWriter( *inputs.records(), inputs.recordFields(), regions, records, release )

@@ -29,11 +29,14 @@ VbasOutputSchema schema( const QgsField &regionId );
 void write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds );
 } // namespace VbasLookupOutput
 
-//! AGGREGATED: the member regions of each aggregate dissolved with GEOS, with its counts.
+//! The member regions of each aggregate dissolved with GEOS, in the regions layer's CRS, as multi-geometries.
+QVector<QgsGeometry> vbasDissolve( const VbasRegions &regions, const vbas::Aggregation &aggregation, QgsProcessingFeedback *feedback );
+
+//! AGGREGATED: the dissolved aggregates with their counts.
 namespace VbasAggregatedOutput
 {
 VbasOutputSchema schema( QgsWkbTypes::Type regionsType, const QgsCoordinateReferenceSystem &crs );
-void write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds, QgsProcessingFeedback *feedback );
+void write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const QVector<QgsGeometry> &dissolved, const std::vector<qlonglong> &siteIds );
 } // namespace VbasAggregatedOutput
 
 //! VORONOI: the cells of the sites clipped to the regions' extent, for display.
@@ -43,13 +46,27 @@ VbasOutputSchema schema( const QgsCoordinateReferenceSystem &crs );
 void write( VbasOutput &output, const VbasRegions &regions, const std::vector<vbas::Point> &sites, const vbas::Release &release, const std::vector<qlonglong> &siteIds );
 } // namespace VbasCellsOutput
 
-//! EVALUATION: the paper's measurements (SPEC 3.4) as a one-row table; the same values as number outputs.
+//! EVALUATION: every metric of SPEC 3.4 (vbas::metrics()) as a one-row table; the same values as number outputs.
 namespace VbasEvaluationOutput
 {
 VbasOutputSchema schema();
-//! Writes the row and returns the number outputs.
-QVariantMap write( VbasOutput &output, const vbas::Evaluation &evaluation, std::int64_t k, double runtime );
+//! Writes the row and returns the number outputs (NULL where a metric does not apply).
+QVariantMap write( VbasOutput &output, const vbas::MetricValues &values );
 } // namespace VbasEvaluationOutput
+
+//! AGGREGATE_METRICS: per aggregated region its records, released, suppressed, smallest EC, l and t.
+namespace VbasAggregateMetricsOutput
+{
+VbasOutputSchema schema( QgsWkbTypes::Type regionsType, const QgsCoordinateReferenceSystem &crs );
+void write( VbasOutput &output, const QVector<QgsGeometry> &dissolved, const vbas::Release &release, const std::optional<vbas::SensitiveHistograms> &sensitive );
+} // namespace VbasAggregateMetricsOutput
+
+//! REGION_RISK: the risk before release, per initial region: its records in (region, QI) classes below k.
+namespace VbasRegionRiskOutput
+{
+VbasOutputSchema schema( const QgsField &regionId, QgsWkbTypes::Type regionsType, const QgsCoordinateReferenceSystem &crs );
+void write( VbasOutput &output, const VbasRegions &regions, const vbas::SparseHistograms &regionHistograms, std::int64_t k );
+} // namespace VbasRegionRiskOutput
 
 //! The aggregate id of aggregate a in every output: 1, 2, ... in site order.
 inline qlonglong vbasAggregateId( std::size_t a )
@@ -65,10 +82,10 @@ namespace VbasAggregationOutputs
 //! Their schemas, the release last (the output set commits in this order).
 QList<VbasOutputSchema> schemas( const VbasInputs &inputs );
 /**
- * Writes the four outputs of a release built on sites (ids siteIds), as steps step and step + 1 of
+ * Writes the four outputs of a release built on sites (ids siteIds), its aggregates dissolved, as steps step and step + 1 of
  * feedback, and returns the number outputs AGGREGATES, RELEASED, SUPPRESSED and SEED.
  */
 QVariantMap write( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasInputs &inputs, const VbasRegions &regions, const VbasRecords &records,
-                   const std::vector<vbas::Point> &sites, const std::vector<qlonglong> &siteIds, const vbas::Release &release, const VbasReleaseSettings &settings,
-                   QgsProcessingMultiStepFeedback &feedback, int step );
+                   const std::vector<vbas::Point> &sites, const std::vector<qlonglong> &siteIds, const vbas::Release &release, const QVector<QgsGeometry> &dissolved,
+                   const VbasReleaseSettings &settings, QgsProcessingMultiStepFeedback &feedback, int step );
 } // namespace VbasAggregationOutputs
