@@ -1,0 +1,317 @@
+// The full evaluation (issue 7): every metric of SPEC 3.4 through vbas:evaluate on a hand-worked
+// example, the per-aggregate and per-region layers, the HTML report and the command that repeats the
+// run, and the sensitive field's bad inputs. Expected values are worked out by hand below.
+#include "qgis_test_util.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <cmath>
+
+using vbastest::grid;
+using vbastest::layerValue;
+
+namespace
+{
+
+/**
+ * The 3 x 3 grid, sites (0.5, 1.5) and (2.5, 1.5): aggregate 1 = columns 0 and 1, aggregate 2 = column 2.
+ *   r00: F a, F a, M b   r01: F a   r10: F b   r11: F a, F c        (aggregate 1: 7 records)
+ *   r20: F a, F a        r21: F b   r22: M a                        (aggregate 2: 4 records)
+ * k = 2: ECs 1.F = 6 (a 4, b 1, c 1), 1.M = 1 (suppressed), 2.F = 3 (a 2, b 1), 2.M = 1 (suppressed).
+ * N = 11, released 9, suppressed 2; the released diagnoses: a 6/9, b 2/9, c 1/9.
+ */
+std::unique_ptr<QgsVectorLayer> diagnosed()
+{
+  const QList<QVariantList> rows { { "r00", "F", "a" }, { "r00", "F", "a" }, { "r00", "M", "b" }, { "r01", "F", "a" }, { "r10", "F", "b" }, { "r11", "F", "a" },
+                                   { "r11", "F", "c" }, { "r20", "F", "a" }, { "r20", "F", "a" }, { "r21", "F", "b" }, { "r22", "M", "a" } };
+  return vbastest::table( QStringLiteral( "field=region:string&field=sex:string&field=dx:string" ), rows );
+}
+
+std::unique_ptr<QgsVectorLayer> lookup()
+{
+  QList<QVariantList> rows;
+  for ( int c = 0; c < 3; ++c )
+    for ( int r = 0; r < 3; ++r )
+      rows << QVariantList { QStringLiteral( "r%1%2" ).arg( c ).arg( r ), c < 2 ? 1 : 2, c < 2 ? 1 : 2 };
+  return vbastest::table( QStringLiteral( "field=region_id:string&field=aggregate_id:integer&field=site_id:integer" ), rows );
+}
+
+std::unique_ptr<QgsVectorLayer> sites()
+{
+  auto layer = std::make_unique<QgsVectorLayer>( QStringLiteral( "Point?crs=EPSG:32618&field=site_id:integer" ), QStringLiteral( "sites" ), QStringLiteral( "memory" ) );
+  QgsFeatureList features;
+  for ( const auto &[id, x] : { std::pair<int, double> { 1, 0.5 }, { 2, 2.5 } } )
+  {
+    QgsFeature f( layer->fields() );
+    f.setAttributes( QgsAttributes() << id );
+    f.setGeometry( QgsGeometry::fromPointXY( QgsPointXY( x, 1.5 ) ) );
+    features << f;
+  }
+  layer->dataProvider()->addFeatures( features );
+  return layer;
+}
+
+QVariantMap features( QgsVectorLayer *layer, const QString &key )
+{
+  QVariantMap byKey;
+  QgsFeature f;
+  QgsFeatureIterator it = layer->getFeatures();
+  while ( it.nextFeature( f ) )
+  {
+    QVariantMap attributes;
+    for ( int i = 0; i < f.fields().count(); ++i )
+      attributes.insert( f.fields().at( i ).name(), f.attribute( i ) );
+    byKey.insert( f.attribute( key ).toString(), attributes );
+  }
+  return byKey;
+}
+
+void compareNear( const QVariant &actual, double expected, const char *what )
+{
+  QVERIFY2( !actual.isNull() && std::fabs( actual.toDouble() - expected ) < 1e-5, qPrintable( QStringLiteral( "%1: %2, expected %3" ).arg( what, actual.toString() ).arg( expected ) ) );
+}
+
+} // namespace
+
+class TestEvaluation : public QObject
+{
+    Q_OBJECT
+
+  private slots:
+    void initTestCase() { vbastest::initQgisWithProvider(); }
+    void cleanupTestCase() { QgsApplication::exitQgis(); }
+    void everyMetricOnAWorkedExample();
+    void perAggregateAndPerRegionLayers();
+    void reportHasMapsHistogramAndCommand();
+    void withoutSensitiveFieldTheyDoNotApply();
+    void sensitiveFieldBadInput();
+    void reportDestinationChecked();
+    void anonymizeReportRepeatsTheSeed();
+
+  private:
+    QVariantMap parameters();
+    QVariantMap evaluate( QgsProcessingContext &context, const QVariantMap &extra = {} );
+
+    std::unique_ptr<QgsVectorLayer> mRegions = grid();
+    std::unique_ptr<QgsVectorLayer> mRecords = diagnosed();
+    std::unique_ptr<QgsVectorLayer> mLookup = lookup();
+    std::unique_ptr<QgsVectorLayer> mSites = sites();
+    QTemporaryDir mDir;
+};
+
+QVariantMap TestEvaluation::parameters()
+{
+  QVariantMap p = vbastest::gridParameters( mRegions.get(), mRecords.get() );
+  p.insert( QStringLiteral( "SENSITIVE_FIELD" ), QStringLiteral( "dx" ) );
+  p.insert( QStringLiteral( "SITES" ), layerValue( mSites.get() ) );
+  p.insert( QStringLiteral( "LOOKUP" ), layerValue( mLookup.get() ) );
+  p.insert( QStringLiteral( "K" ), 2 );
+  p.insert( QStringLiteral( "RUN_SECONDS" ), 2.5 );
+  p.insert( QStringLiteral( "AGGREGATE_METRICS" ), QgsProcessing::TEMPORARY_OUTPUT );
+  p.insert( QStringLiteral( "REGION_RISK" ), QgsProcessing::TEMPORARY_OUTPUT );
+  p.insert( QStringLiteral( "REPORT" ), mDir.filePath( QStringLiteral( "report.html" ) ) );
+  return p;
+}
+
+QVariantMap TestEvaluation::evaluate( QgsProcessingContext &context, const QVariantMap &extra )
+{
+  QVariantMap p = parameters();
+  for ( auto it = extra.constBegin(); it != extra.constEnd(); ++it )
+    p.insert( it.key(), it.value() );
+  return vbastest::run( QStringLiteral( "vbas:evaluate" ), p, context, true );
+}
+
+void TestEvaluation::everyMetricOnAWorkedExample()
+{
+  QgsProcessingContext context;
+  const QVariantMap r = evaluate( context );
+  const auto near = [&r]( const char *output, double expected ) { compareNear( r.value( QString::fromLatin1( output ) ), expected, output ); };
+  near( "RECORDS", 11 );
+  near( "RELEASED", 9 );
+  near( "SUPPRESSED", 2 );
+  near( "SUPPRESSED_PERCENT", 100.0 * 2 / 11 );
+  // eq. 20: column 0 to (0.5, 1.5): 1 + 0 + 1; column 1: sqrt 2 + 1 + sqrt 2; column 2 to (2.5, 1.5): 2
+  near( "COMPACTNESS", 5 + 2 * std::sqrt( 2.0 ) );
+  near( "DISCERNIBILITY", 36 + 9 );
+  near( "DM", 45 + 11 * 2 );         // each suppressed record penalised by N = 11
+  near( "DM_STAR", 36 + 1 + 9 + 1 ); // every EC before suppression
+  near( "C_AVG", 9.0 / 2 / 2 );      // (9 released / 2 ECs) / k
+  near( "PREC", 1 - ( 9 * 0.5 + 2 * 1.0 ) / 11 ); // both aggregates hold several regions: h = 1 released, 2 suppressed
+  // eq. 22-23, released: aggregate 1 r00 2, r01 1, r10 1, r11 2 of 6: 4 log2 3 + 2 log2 6 = 11.509775;
+  // aggregate 2 r20 2, r21 1 of 3: 2 log2 1.5 + log2 3 = 2.754888
+  near( "NUE", 14.264663 );
+  // all records: 3 log2(7/3) + 2 log2 7 + 2 log2 3.5 = 12.896597; r20 2, r21 1, r22 1 of 4: 2 + 2 + 2
+  near( "NUE_ALL", 18.896597 );
+  // generic: the step to the aggregates over all records (18.896597), then the 2 suppressed (one per
+  // aggregate) to the root: 2 * -log2(1/2) = 2
+  near( "GENERIC_NUE", 20.896597 );
+  // normalised by -sum_r n_r log2(n_r / 11) = 3 log2(11/3) + 4 log2 11 + 4 log2 5.5 = 29.298860
+  near( "GENERIC_NUE_NORM", 20.896597 / 29.298860 );
+  near( "MAX_RISK", 1.0 / 3 );
+  near( "AVG_RISK", 2.0 / 9 );
+  near( "RISK_ABOVE_PERCENT", 100.0 * 3 / 9 ); // the EC of 3 (risk 1/3 > 0.2); the EC of 6 is at 1/6
+  // CM: minorities 6 - 4 (a) and 3 - 2 (a), plus the 2 suppressed
+  near( "CM", 2 + 1 + 2 );
+  near( "L_DIVERSITY", 2 ); // 1.F holds a, b, c; 2.F holds a, b
+  // t: 1.F (4/6, 1/6, 1/6) vs (6/9, 2/9, 1/9): 0.5 (0 + 1/18 + 1/18) = 1/18; 2.F (2/3, 1/3, 0): 0.5 (0 + 1/9 + 1/9) = 1/9
+  near( "T_CLOSENESS", 1.0 / 9 );
+  near( "RELEASED_ECS", 2 );
+  near( "SMALLEST_EC", 3 );
+  near( "AGGREGATES", 2 );
+  near( "RUNTIME", 2.5 );
+
+  // The table holds the same values, one column per metric.
+  QgsVectorLayer *table = vbastest::output( r, QStringLiteral( "EVALUATION" ), context );
+  QCOMPARE( table->featureCount(), 1LL );
+  QgsFeature row;
+  table->getFeatures().nextFeature( row );
+  for ( const char *field : { "dm", "cm", "t_closeness", "generic_nue", "prec" } )
+    QVERIFY( !row.attribute( QString::fromLatin1( field ) ).isNull() );
+  compareNear( row.attribute( QStringLiteral( "dm" ) ), 67, "dm" );
+  compareNear( row.attribute( QStringLiteral( "t_closeness" ) ), 1.0 / 9, "t_closeness" );
+  compareNear( row.attribute( QStringLiteral( "risk_threshold" ) ), 0.2, "risk_threshold" );
+  QCOMPARE( row.attribute( QStringLiteral( "cm" ) ).toLongLong(), 5LL );
+}
+
+void TestEvaluation::perAggregateAndPerRegionLayers()
+{
+  QgsProcessingContext context;
+  const QVariantMap r = evaluate( context );
+  QgsVectorLayer *perAggregate = vbastest::output( r, QStringLiteral( "AGGREGATE_METRICS" ), context );
+  const QVariantMap aggregates = features( perAggregate, QStringLiteral( "aggregate_id" ) );
+  QCOMPARE( aggregates.size(), 2 );
+  const QVariantMap a1 = aggregates.value( QStringLiteral( "1" ) ).toMap(), a2 = aggregates.value( QStringLiteral( "2" ) ).toMap();
+  QCOMPARE( a1.value( QStringLiteral( "regions" ) ).toInt(), 6 );
+  QCOMPARE( a1.value( QStringLiteral( "records" ) ).toInt(), 7 );
+  QCOMPARE( a1.value( QStringLiteral( "released" ) ).toInt(), 6 );
+  QCOMPARE( a1.value( QStringLiteral( "suppressed" ) ).toInt(), 1 );
+  QCOMPARE( a1.value( QStringLiteral( "smallest_ec" ) ).toInt(), 6 );
+  QCOMPARE( a1.value( QStringLiteral( "l_diversity" ) ).toInt(), 3 );
+  compareNear( a1.value( QStringLiteral( "t_closeness" ) ), 1.0 / 18, "t of aggregate 1" );
+  QCOMPARE( a2.value( QStringLiteral( "regions" ) ).toInt(), 3 );
+  QCOMPARE( a2.value( QStringLiteral( "released" ) ).toInt(), 3 );
+  QCOMPARE( a2.value( QStringLiteral( "l_diversity" ) ).toInt(), 2 );
+  compareNear( a2.value( QStringLiteral( "t_closeness" ) ), 1.0 / 9, "t of aggregate 2" );
+  QgsFeature f;
+  perAggregate->getFeatures( QgsFeatureRequest().setFilterExpression( QStringLiteral( "aggregate_id = 1" ) ) ).nextFeature( f );
+  QCOMPARE( f.geometry().area(), 6.0 ); // the dissolved columns 0 and 1
+
+  // Risk before release, k = 2: cells below 2 records: r00 M (1 of 3), r01 F, r10 F, r21 F, r22 M (all of their 1).
+  const QVariantMap risk = features( vbastest::output( r, QStringLiteral( "REGION_RISK" ), context ), QStringLiteral( "region_id" ) );
+  QCOMPARE( risk.size(), 9 );
+  const auto share = [&risk]( const char *region ) { return risk.value( QString::fromLatin1( region ) ).toMap().value( QStringLiteral( "risk_share" ) ); };
+  compareNear( share( "r00" ), 1.0 / 3, "r00" );
+  compareNear( share( "r01" ), 1.0, "r01" );
+  compareNear( share( "r11" ), 0.0, "r11" );
+  compareNear( share( "r20" ), 0.0, "r20" );
+  compareNear( share( "r22" ), 1.0, "r22" );
+  QVERIFY( share( "r02" ).isNull() ); // no records
+  QCOMPARE( risk.value( QStringLiteral( "r00" ) ).toMap().value( QStringLiteral( "at_risk" ) ).toInt(), 1 );
+}
+
+void TestEvaluation::reportHasMapsHistogramAndCommand()
+{
+  QgsProcessingContext context;
+  const QVariantMap r = evaluate( context );
+  QCOMPARE( r.value( QStringLiteral( "REPORT" ) ).toString(), mDir.filePath( QStringLiteral( "report.html" ) ) );
+  QFile file( r.value( QStringLiteral( "REPORT" ) ).toString() );
+  QVERIFY( file.open( QIODevice::ReadOnly ) );
+  const QString html = QString::fromUtf8( file.readAll() );
+  for ( const char *id : { "id=\"metrics\"", "id=\"released-map\"", "id=\"risk-map\"", "id=\"ec-histogram\"", "id=\"parameters\"", "id=\"command\"" } )
+    QVERIFY2( html.contains( QString::fromLatin1( id ) ), id );
+  QVERIFY( !QString( html ).remove( QStringLiteral( "http://www.w3.org/2000/svg" ) ).contains( QStringLiteral( "://" ) ) ); // no network
+  QVERIFY( !html.contains( QStringLiteral( "<script" ) ) && !html.contains( QStringLiteral( "src=" ) ) ); // self-contained
+  // Aggregates: 2 paths in the released map; regions: 9 paths in the risk map; one suppressed mark per aggregate.
+  QCOMPARE( html.count( QStringLiteral( "<path " ) ), 2 + 9 );
+  QCOMPARE( html.count( QStringLiteral( "<circle " ) ), 2 );
+  QVERIFY( html.contains( QStringLiteral( "k = 2" ) ) );
+  QVERIFY( html.contains( QStringLiteral( "k-anonymous: every released" ) ) );
+  // Every metric's label is in the table.
+  QVERIFY( html.contains( QStringLiteral( "Classification metric (CM)" ) ) && html.contains( QStringLiteral( "t-closeness (EMD)" ) ) );
+  // The command repeats the run: the algorithm, every parameter given, the defaults too.
+  QVERIFY( html.contains( QStringLiteral( "qgis_process run vbas:evaluate --" ) ) );
+  for ( const char *argument : { "'K=2'", "'SENSITIVE_FIELD=dx'", "'QI_FIELDS=sex'", "'RISK_THRESHOLD=0.2'", "'REGION_POINT=0'", "'RUN_SECONDS=2.5'" } )
+    QVERIFY2( html.contains( QString::fromLatin1( argument ) ), argument );
+  // Counts only: no diagnosis reaches the page (a, b, c are letters everywhere; the records' dx are not named).
+  QVERIFY( !html.contains( QStringLiteral( ">a<" ) ) );
+}
+
+void TestEvaluation::withoutSensitiveFieldTheyDoNotApply()
+{
+  QgsProcessingContext context;
+  const QVariantMap r = evaluate( context, { { QStringLiteral( "SENSITIVE_FIELD" ), QVariant() } } );
+  for ( const char *output : { "CM", "L_DIVERSITY", "T_CLOSENESS" } )
+    QVERIFY2( r.contains( QString::fromLatin1( output ) ) && r.value( QString::fromLatin1( output ) ).isNull(), output );
+  compareNear( r.value( QStringLiteral( "DM" ) ), 67, "DM" ); // the rest stays
+  const QVariantMap aggregates = features( vbastest::output( r, QStringLiteral( "AGGREGATE_METRICS" ), context ), QStringLiteral( "aggregate_id" ) );
+  QVERIFY( aggregates.value( QStringLiteral( "1" ) ).toMap().value( QStringLiteral( "l_diversity" ) ).isNull() );
+}
+
+void TestEvaluation::sensitiveFieldBadInput()
+{
+  const QString report = mDir.filePath( QStringLiteral( "bad.html" ) );
+  for ( const auto &[field, message] : { std::pair<QString, QString> { QStringLiteral( "sex" ), QStringLiteral( "one role" ) }, { QStringLiteral( "region" ), QStringLiteral( "one role" ) },
+                                         { QStringLiteral( "nosuch" ), QStringLiteral( "SENSITIVE_FIELD" ) } } )
+  {
+    QgsProcessingContext context;
+    vbastest::Feedback feedback;
+    QVariantMap p = parameters();
+    p.insert( QStringLiteral( "SENSITIVE_FIELD" ), field );
+    p.insert( QStringLiteral( "REPORT" ), report );
+    vbastest::run( QStringLiteral( "vbas:evaluate" ), p, context, false, &feedback );
+    QVERIFY2( feedback.errors.join( ' ' ).contains( message ), qPrintable( feedback.errors.join( ' ' ) ) );
+    QVERIFY( !QFile::exists( report ) );
+  }
+}
+
+void TestEvaluation::reportDestinationChecked()
+{
+  // The report may not overwrite an input, nor go to a folder that does not exist; nothing is written.
+  const QString input = mDir.filePath( QStringLiteral( "records.csv" ) );
+  QFile csv( input );
+  QVERIFY( csv.open( QIODevice::WriteOnly ) );
+  csv.write( "region,sex,dx\nr00,F,a\nr00,F,a\n" );
+  csv.close();
+  auto records = std::make_unique<QgsVectorLayer>( input, QStringLiteral( "csv" ), QStringLiteral( "ogr" ) );
+  QVERIFY( records->isValid() );
+  const QString metrics = mDir.filePath( QStringLiteral( "metrics.gpkg" ) );
+  for ( const QString &destination : { input, mDir.filePath( QStringLiteral( "no/such/folder/report.html" ) ) } )
+  {
+    QgsProcessingContext context;
+    vbastest::Feedback feedback;
+    QVariantMap p = parameters();
+    p.insert( QStringLiteral( "RECORDS" ), layerValue( records.get() ) );
+    p.insert( QStringLiteral( "REPORT" ), destination );
+    p.insert( QStringLiteral( "AGGREGATE_METRICS" ), metrics );
+    vbastest::run( QStringLiteral( "vbas:evaluate" ), p, context, false, &feedback );
+    QVERIFY2( feedback.errors.join( ' ' ).contains( QStringLiteral( "REPORT" ) ), qPrintable( feedback.errors.join( ' ' ) ) );
+    QVERIFY( !QFile::exists( metrics ) );
+  }
+  QVERIFY( csv.open( QIODevice::ReadOnly ) );
+  QCOMPARE( csv.readAll(), QByteArray( "region,sex,dx\nr00,F,a\nr00,F,a\n" ) ); // the input is untouched
+}
+
+void TestEvaluation::anonymizeReportRepeatsTheSeed()
+{
+  // Without SEED the run draws one: the report's command gives it, so the command repeats the run.
+  QgsProcessingContext context;
+  QVariantMap p = vbastest::gridParameters( mRegions.get(), mRecords.get() );
+  p.insert( QStringLiteral( "MODEL" ), 3 );
+  p.insert( QStringLiteral( "FIXED_SITES" ), 2 );
+  p.insert( QStringLiteral( "K" ), 2 );
+  p.insert( QStringLiteral( "SENSITIVE_FIELD" ), QStringLiteral( "dx" ) );
+  p.insert( QStringLiteral( "REPORT" ), mDir.filePath( QStringLiteral( "anonymize.html" ) ) );
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, context, true );
+  const qlonglong seed = r.value( QStringLiteral( "SEED" ) ).toLongLong();
+  QVERIFY( seed > 0 );
+  QFile file( mDir.filePath( QStringLiteral( "anonymize.html" ) ) );
+  QVERIFY( file.open( QIODevice::ReadOnly ) );
+  const QString html = QString::fromUtf8( file.readAll() );
+  QVERIFY( html.contains( QStringLiteral( "qgis_process run vbas:anonymize --" ) ) );
+  QVERIFY2( html.contains( QStringLiteral( "'SEED=%1'" ).arg( seed ) ), qPrintable( QString::number( seed ) ) );
+  QVERIFY( !r.value( QStringLiteral( "L_DIVERSITY" ) ).isNull() );
+  QVERIFY( !r.value( QStringLiteral( "GENERIC_NUE" ) ).isNull() );
+}
+
+QTEST_MAIN( TestEvaluation )
+#include "test_evaluation.moc"
