@@ -24,7 +24,8 @@ QString VbasEvaluate::shortHelpString() const
          + QObject::tr( "<b>Metrics per aggregated region</b> (AGGREGATE_METRICS): the aggregated regions (dissolved) with aggregate_id, regions, records, released, suppressed, "
                         "smallest_ec (smallest released EC), l_diversity and t_closeness (over its released ECs; NULL without a sensitive field or released records).<br>"
                         "<b>Risk before release per region</b> (REGION_RISK): the initial regions with region_id, records, at_risk (records in (region, QI) classes below k) and "
-                        "risk_share (at_risk / records; NULL without records).<br>" )
+                        "risk_share (at_risk / records; NULL without records).<br>"
+                        "These two and the report are optional: left empty, they go to temporary files.<br>" )
          + reportHelp() + outputsHelp();
 }
 
@@ -38,8 +39,8 @@ void VbasEvaluate::initAlgorithm( const QVariantMap & )
   addKParameter();
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RUN_SECONDS" ), QObject::tr( "Running time of the evaluated run (s)" ), QgsProcessingParameterNumber::Double, 0, false, 0 ) );
   addEvaluationOutputs();
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "AGGREGATE_METRICS" ), QObject::tr( "Metrics per aggregated region" ), QgsProcessing::TypeVectorAnyGeometry ) );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "REGION_RISK" ), QObject::tr( "Risk before release per region" ), QgsProcessing::TypeVectorAnyGeometry ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "AGGREGATE_METRICS" ), QObject::tr( "Metrics per aggregated region" ), QgsProcessing::TypeVectorAnyGeometry, QVariant(), true, true ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "REGION_RISK" ), QObject::tr( "Risk before release per region" ), QgsProcessing::TypeVectorAnyGeometry, QVariant(), true, true ) );
   addReportOutput();
 }
 
