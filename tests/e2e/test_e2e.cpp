@@ -480,9 +480,18 @@ void TestE2e::checkEvaluationCsv( const QString &path, const Recount &rc, qint64
   QString error;
   row = readCsvRow( path, &error );
   QVERIFY2( error.isEmpty(), qPrintable( error ) );
-  for ( const char *column : { "records", "released", "suppressed", "suppressed_pct", "compactness", "discernibility", "nue", "nue_all",
-                               "aggregates", "released_ecs", "smallest_ec", "k", "runtime_s" } )
+  for ( const char *column : { "records", "released", "suppressed", "suppressed_pct", "compactness", "discernibility", "nue", "nue_all", "aggregates", "released_ecs",
+                               "smallest_ec", "k", "runtime_s", "dm", "dm_star", "c_avg", "prec", "generic_nue", "generic_nue_norm", "max_risk", "avg_risk", "risk_threshold",
+                               "risk_above_pct", "cm", "l_diversity", "t_closeness" } )
     QVERIFY2( row.contains( column ), qPrintable( QStringLiteral( "%1 has no column %2" ).arg( path, column ) ) );
+  // SPEC 3.4's risks and class sizes from the recount of the release itself.
+  const qint64 n = mPatients.size();
+  QVERIFY2( near( row.value( "dm" ).toDouble(), rc.discernibility + static_cast<double>( n ) * static_cast<double>( suppressed ) ), "dm differs from the recount" );
+  QVERIFY2( near( row.value( "max_risk" ).toDouble(), 1.0 / static_cast<double>( rc.smallest ) ), "max_risk differs from the recount" );
+  QVERIFY2( near( row.value( "avg_risk" ).toDouble(), static_cast<double>( rc.groups ) / static_cast<double>( rc.rows ) ), "avg_risk differs from the recount" );
+  QVERIFY2( near( row.value( "c_avg" ).toDouble(), static_cast<double>( rc.rows ) / static_cast<double>( rc.groups ) / k ), "c_avg differs from the recount" );
+  QVERIFY( row.value( "generic_nue_norm" ).toDouble() > 0 && row.value( "generic_nue_norm" ).toDouble() < 1 );
+  QVERIFY( row.value( "l_diversity" ).toLongLong() >= 1 ); // the runs give a sensitive field
   QCOMPARE( row.value( "records" ).toLongLong(), qint64( mPatients.size() ) );
   QCOMPARE( row.value( "released" ).toLongLong(), rc.rows );
   QCOMPARE( row.value( "suppressed" ).toLongLong(), suppressed );
@@ -537,6 +546,7 @@ void TestE2e::pipeline()
   for ( const QString &d : { chain, whole, model } )
     QVERIFY( QDir().mkpath( d ) );
   const QString kArg = QStringLiteral( "K=%1" ).arg( k );
+  const QString kSensitive = QStringLiteral( "SENSITIVE_FIELD=diagnosis" );
   QElapsedTimer timer;
   timer.start();
 
@@ -574,9 +584,15 @@ void TestE2e::pipeline()
   QJsonObject ev;
   const QString chainEval = chain + "/evaluation.csv";
   CHECKED( runJson( QStringLiteral( "vbas:evaluate" ),
-                    inputsFor( qis ) << QStringLiteral( "SITES=" ) + sitesPath << QStringLiteral( "LOOKUP=" ) + claim.lookup << kArg
-                                     << QStringLiteral( "EVALUATION=" ) + chainEval,
+                    inputsFor( qis ) << QStringLiteral( "SITES=" ) + sitesPath << QStringLiteral( "LOOKUP=" ) + claim.lookup << kArg << kSensitive
+                                     << QStringLiteral( "EVALUATION=" ) + chainEval << QStringLiteral( "REPORT=" ) + chain + "/report.html",
                     ev ) );
+  // Every metric of SPEC 3.4 is a number output of qgis_process --json.
+  for ( const char *output : { "RECORDS", "RELEASED", "SUPPRESSED", "SUPPRESSED_PERCENT", "COMPACTNESS", "DISCERNIBILITY", "NUE", "NUE_ALL", "AGGREGATES", "RELEASED_ECS",
+                               "SMALLEST_EC", "RUNTIME", "DM", "DM_STAR", "C_AVG", "PREC", "GENERIC_NUE", "GENERIC_NUE_NORM", "MAX_RISK", "AVG_RISK", "RISK_ABOVE_PERCENT", "CM",
+                               "L_DIVERSITY", "T_CLOSENESS" } )
+    QVERIFY2( ev.value( output ).isDouble(), output );
+  QVERIFY( QFileInfo( ev.value( "REPORT" ).toString() ).size() > 1000 );
   QCOMPARE( ev.value( "RECORDS" ).toVariant().toLongLong(), n );
   QCOMPARE( ev.value( "RELEASED" ).toVariant().toLongLong(), claim.released );
   QCOMPARE( ev.value( "SUPPRESSED" ).toVariant().toLongLong(), claim.suppressed );
@@ -591,7 +607,7 @@ void TestE2e::pipeline()
   ReleaseClaim wholeClaim( whole );
   const QString wholeEval = whole + "/evaluation.csv";
   CHECKED( runJson( QStringLiteral( "vbas:anonymize" ),
-                    inputsFor( qis ) << placement << kArg << QStringLiteral( "SITE_POINTS=" ) + whole + "/sites.gpkg" << QStringLiteral( "AGGREGATED=" ) + wholeClaim.aggregated
+                    inputsFor( qis ) << placement << kArg << kSensitive << QStringLiteral( "SITE_POINTS=" ) + whole + "/sites.gpkg" << QStringLiteral( "AGGREGATED=" ) + wholeClaim.aggregated
                                      << QStringLiteral( "LOOKUP=" ) + wholeClaim.lookup << QStringLiteral( "ANONYMIZED=" ) + wholeClaim.anonymized
                                      << QStringLiteral( "VORONOI=" ) + whole + "/voronoi.gpkg" << QStringLiteral( "EVALUATION=" ) + wholeEval,
                     an ) );
@@ -622,12 +638,14 @@ void TestE2e::pipeline()
   CHECKED( runJson( mModel,
                     { QStringLiteral( "regions=" ) + mRegions, QStringLiteral( "region_id=AREAKEY" ), QStringLiteral( "records=" ) + mRecords,
                       QStringLiteral( "record_region=tract_id" ), QStringLiteral( "qi_fields=" ) + qis.join( ';' ), QStringLiteral( "k=%1" ).arg( k ),
-                      QStringLiteral( "method=%1" ).arg( method ), QStringLiteral( "objective=%1" ).arg( objective ),
+                      QStringLiteral( "method=%1" ).arg( method ), QStringLiteral( "objective=%1" ).arg( objective ), QStringLiteral( "sensitive_field=diagnosis" ),
+                      QStringLiteral( "evaluate:Report=" ) + model + "/report.html",
                       QStringLiteral( "placesites:Sites=" ) + model + "/sites.gpkg", QStringLiteral( "voronoiaggregate:Aggregated=" ) + modelClaim.aggregated,
                       QStringLiteral( "voronoiaggregate:Lookup=" ) + modelClaim.lookup, QStringLiteral( "voronoiaggregate:Anonymized=" ) + modelClaim.anonymized,
                       QStringLiteral( "voronoiaggregate:Voronoi=" ) + model + "/voronoi.gpkg", QStringLiteral( "evaluate:Evaluation=" ) + modelEval },
                     mo ) );
   CHECKED( checkSites( model + "/sites.gpkg", sites, n ) );
+  QVERIFY( QFileInfo( model + "/report.html" ).size() > 1000 );
   QString error;
   const QMap<QString, QString> modelClaimRow = readCsvRow( modelEval, &error );
   QVERIFY2( error.isEmpty(), qPrintable( error ) );
