@@ -1091,6 +1091,28 @@ void TestProperty::checkRelease( const Case &c, const QVariantMap &results, QgsP
   if ( evaluationRows.size() != 1 || evaluationRows[0].values.value( QStringLiteral( "released" ) ).toLongLong() != expectedReleased
        || evaluationRows[0].values.value( QStringLiteral( "suppressed" ) ).toLongLong() != expectedSuppressed )
     problems << QStringLiteral( "counts: the EVALUATION table disagrees with the recount" );
+  // The class-size metrics of SPEC 3.4 from the same recount.
+  qlonglong releasedGroups = 0, least = 0;
+  double squares = 0, squaresAll = 0;
+  for ( const auto &[key, group] : expectedGroups )
+  {
+    const double w = static_cast<double>( group.weight );
+    squaresAll += w * w;
+    if ( group.weight < k )
+      continue;
+    ++releasedGroups;
+    squares += w * w;
+    least = least == 0 ? group.weight : std::min( least, group.weight );
+  }
+  const std::map<QString, double> expectedMetrics { { QStringLiteral( "RELEASED_ECS" ), releasedGroups },
+                                                    { QStringLiteral( "SMALLEST_EC" ), least },
+                                                    { QStringLiteral( "DM" ), squares + static_cast<double>( total ) * static_cast<double>( expectedSuppressed ) },
+                                                    { QStringLiteral( "DM_STAR" ), squaresAll },
+                                                    { QStringLiteral( "MAX_RISK" ), least > 0 ? 1.0 / static_cast<double>( least ) : 0.0 },
+                                                    { QStringLiteral( "AVG_RISK" ), expectedReleased > 0 ? static_cast<double>( releasedGroups ) / static_cast<double>( expectedReleased ) : 0.0 } };
+  for ( const auto &[output, expected] : expectedMetrics )
+    if ( std::fabs( results.value( output ).toDouble() - expected ) > 1e-9 * std::max( 1.0, std::fabs( expected ) ) )
+      problems << QStringLiteral( "metrics: %1 is %2, recounted %3" ).arg( output, results.value( output ).toString() ).arg( expected );
 
   // 2. The release as written: schema, k-anonymity of what is there, its weight, its feature ids.
   if ( anonymized->wkbType() != QgsWkbTypes::NoGeometry )
