@@ -1,5 +1,7 @@
 #include "vbasoutputset.h"
 
+#include "vbasstyles.h"
+
 #include <qgsabstractdatabaseproviderconnection.h>
 #include <qgsdatasourceuri.h>
 #include <qgsexception.h>
@@ -715,7 +717,11 @@ void VbasOutputSet::commit( QgsProcessingContext &context, QVariantMap &outputs 
     const QString id = output->commit( context ); // on failure VbasRun discards: the outputs already in place are withdrawn
     outputs.insert( output->mSchema.name, id );
     if ( output->mProject && output->mKind != VbasOutput::Kind::Document )
-      context.addLayerToLoadOnCompletion( id, QgsProcessingContext::LayerDetails( output->mLayerName, output->mProject, output->mSchema.name, QgsProcessingUtils::LayerHint::Vector ) );
+    {
+      QgsProcessingContext::LayerDetails details( output->mLayerName, output->mProject, output->mSchema.name, QgsProcessingUtils::LayerHint::Vector );
+      details.setPostProcessor( VbasStyles::postProcessor( output->mSchema.name ).release() ); // the context owns it
+      context.addLayerToLoadOnCompletion( id, details );
+    }
   }
   mOutputs.clear(); // committed: nothing left to discard
 }

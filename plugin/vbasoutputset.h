@@ -131,7 +131,10 @@ class VbasOutputSet
     //! Creates output name under its temporary name.
     VbasOutput &create( const QString &name, QgsProcessingContext &context );
 
-    //! Moves every output into place in the order of the schemas (the release last) and records their ids in outputs.
+    /**
+     * Moves every output into place in the order of the schemas (the release last) and records their ids in outputs.
+     * An output the user asked to load into a project is registered for loading with its style (VbasStyles).
+     */
     void commit( QgsProcessingContext &context, QVariantMap &outputs );
 
     //! Removes every temporary and whatever the run created; nothing once committed.

@@ -1,4 +1,4 @@
-// Helpers shared by the end-to-end tests (test_e2e, test_faults): an isolated QGIS profile with the
+// Helpers shared by the end-to-end tests (test_e2e, test_faults, test_desktop): an isolated QGIS profile with the
 // freshly built plugin folder linked in and enabled, qgis_process runs in it with a timeout, their
 // --json output, and tables read back with GDAL's OGR C API.
 //
@@ -192,6 +192,9 @@ class QgisProcess
       r.signal = normal ? 0 : p.exitCode(); // Qt reports the terminating signal as the exit code of a crash
       qInfo( "%s: %s, %.1f s", qPrintable( what ), qPrintable( r.ending() ), r.ms / 1000.0 );
     }
+
+    //! The environment of its runs: the isolated profile (QGIS_CUSTOM_CONFIG_PATH), headless.
+    QProcessEnvironment environment() const { return mEnv; }
 
     //! Runs qgis_process with args in workingDir and waits for it (timeoutMs at the most).
     void run( const QStringList &args, const QString &workingDir, ProcessResult &r, int timeoutMs = kProcessTimeoutMs ) const

@@ -1,0 +1,159 @@
+// QGIS desktop loads the outputs styled (issue 7). The real QGIS desktop (/usr/bin/qgis) runs under Xvfb
+// in an isolated profile with the freshly built plugin enabled; desktop_check.py, given with --code,
+// runs vbas:anonymize on the sample layers as the Processing toolbox does, checks the loaded layers'
+// renderers and order, saves the map canvas and the main window as PNG files, and ends QGIS with its
+// verdict as exit code. This test then looks at the canvas image: every class's fill colour, the
+// aggregates' outlines, the cells' lines and the sites must show. The images stay in the build tree
+// (their paths are printed) for a human to look at. Xvfb and QGIS run in process groups of their own
+// that are killed when the test ends, whatever happens, and die with the test if it is killed.
+#include "e2e_util.h"
+
+#include <QImage>
+#include <QJsonArray>
+#include <QStandardPaths>
+#include <QThread>
+
+#include <csignal>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+namespace
+{
+
+const QString kOut = QStringLiteral( VBAS_DESKTOP_OUT );
+const int kQgisTimeoutMs = 300000;
+
+//! A child process in its own process group, which dies with this test and is killed, whole group, when this goes.
+class Child : public QProcess
+{
+  public:
+    ~Child() override
+    {
+      if ( state() == NotRunning )
+        return;
+      ::kill( -static_cast<pid_t>( processId() ), SIGKILL );
+      waitForFinished( 10000 );
+    }
+
+  protected:
+    void setupChildProcess() override
+    {
+      ::setpgid( 0, 0 );
+      ::prctl( PR_SET_PDEATHSIG, SIGKILL );
+    }
+};
+
+//! Starts Xvfb on a display it finds free (-displayfd) and returns that display, ":N".
+void startXvfb( Child &xvfb, QString &display )
+{
+  const QString executable = QStandardPaths::findExecutable( QStringLiteral( "Xvfb" ) );
+  QVERIFY2( !executable.isEmpty(), "Xvfb is missing: run .ci/setup" );
+  const QString displayFile = kOut + QStringLiteral( "/display" );
+  xvfb.start( QStringLiteral( "/bin/sh" ), { QStringLiteral( "-c" ), QStringLiteral( "exec \"$0\" -displayfd 3 -screen 0 1600x1000x24 -nolisten tcp 3>\"$1\"" ), executable, displayFile } );
+  QVERIFY( xvfb.waitForStarted( 10000 ) );
+  QElapsedTimer timer;
+  timer.start();
+  QFile file( displayFile );
+  while ( timer.elapsed() < 30000 && xvfb.state() == QProcess::Running )
+  {
+    if ( file.open( QIODevice::ReadOnly ) && file.readAll().endsWith( '\n' ) )
+    {
+      file.seek( 0 );
+      display = ':' + QString::fromLatin1( file.readAll() ).trimmed();
+      return;
+    }
+    file.close();
+    QThread::msleep( 100 );
+  }
+  QFAIL( qPrintable( "Xvfb did not start: " + e2e::tail( xvfb.readAllStandardError() ) ) );
+}
+
+//! The colour of a JSON value such as "#1d91c0".
+QColor colour( const QJsonValue &value )
+{
+  return QColor( value.toString() );
+}
+
+//! The pixels of image within distance (summed over red, green and blue) of colour.
+int pixelsNear( const QImage &image, const QColor &colour, int distance )
+{
+  int count = 0;
+  for ( int y = 0; y < image.height(); ++y )
+  {
+    const QRgb *line = reinterpret_cast<const QRgb *>( image.constScanLine( y ) );
+    for ( int x = 0; x < image.width(); ++x )
+      count += std::abs( qRed( line[x] ) - colour.red() ) + std::abs( qGreen( line[x] ) - colour.green() ) + std::abs( qBlue( line[x] ) - colour.blue() ) <= distance ? 1 : 0;
+  }
+  return count;
+}
+
+} // namespace
+
+class TestDesktop : public QObject
+{
+    Q_OBJECT
+
+  private slots:
+    void initTestCase();
+    void outputsLoadStyled();
+
+  private:
+    e2e::QgisProcess mQgis;
+};
+
+void TestDesktop::initTestCase()
+{
+  QVERIFY( QDir( kOut ).removeRecursively() );
+  QVERIFY( QDir().mkpath( kOut ) );
+  CHECKED( mQgis.setUp( { QStringLiteral( "vbas:anonymize" ) } ) );
+}
+
+void TestDesktop::outputsLoadStyled()
+{
+  Child xvfb;
+  QString display;
+  CHECKED( startXvfb( xvfb, display ) );
+
+  QProcessEnvironment environment = mQgis.environment();
+  environment.remove( QStringLiteral( "QT_QPA_PLATFORM" ) );
+  environment.insert( QStringLiteral( "DISPLAY" ), display );
+  environment.insert( QStringLiteral( "VBAS_DESKTOP_OUT" ), kOut );
+  environment.insert( QStringLiteral( "VBAS_SAMPLE_DIR" ), QStringLiteral( VBAS_SAMPLE_DIR ) );
+  Child qgis;
+  qgis.setProcessEnvironment( environment );
+  qgis.setWorkingDirectory( kOut );
+  QElapsedTimer timer;
+  timer.start();
+  qgis.start( QStringLiteral( "/usr/bin/qgis" ), { QStringLiteral( "--nologo" ), QStringLiteral( "--code" ), QStringLiteral( VBAS_SOURCE_DIR "/tests/e2e/desktop_check.py" ) } );
+  QVERIFY2( qgis.waitForStarted( 30000 ), "cannot start /usr/bin/qgis" );
+  e2e::ProcessResult r;
+  CHECKED( e2e::QgisProcess::finish( qgis, QStringLiteral( "QGIS desktop" ), timer, kQgisTimeoutMs, r ) );
+  QVERIFY2( r.exitCode == 0, qPrintable( QStringLiteral( "QGIS desktop: %1; stderr:\n%2" ).arg( r.ending(), e2e::tail( r.err ) ) ) );
+
+  const QString canvasPath = kOut + QStringLiteral( "/canvas.png" );
+  qInfo( "The map canvas: %s, the main window: %s/window.png", qPrintable( canvasPath ), qPrintable( kOut ) );
+  const QImage canvas = QImage( canvasPath ).convertToFormat( QImage::Format_RGB32 );
+  QVERIFY2( !canvas.isNull(), qPrintable( canvasPath ) );
+  QVERIFY( !QImage( kOut + QStringLiteral( "/window.png" ) ).isNull() );
+  QFile stylesFile( kOut + QStringLiteral( "/styles.json" ) );
+  QVERIFY( stylesFile.open( QIODevice::ReadOnly ) );
+  const QJsonObject styles = QJsonDocument::fromJson( stylesFile.readAll() ).object();
+
+  // Each class fills whole aggregates (exact colour); lines and markers are antialiased (near colour).
+  const int pixels = canvas.width() * canvas.height();
+  const QJsonArray classes = styles.value( QStringLiteral( "classes" ) ).toArray();
+  QCOMPARE( classes.size(), 5 );
+  for ( const QJsonValue &fill : classes )
+  {
+    const int count = pixelsNear( canvas, colour( fill ), 0 );
+    QVERIFY2( count > pixels / 200, qPrintable( QStringLiteral( "class colour %1: %2 of %3 pixels" ).arg( fill.toString() ).arg( count ).arg( pixels ) ) );
+  }
+  for ( const QString &line : { QStringLiteral( "outline" ), QStringLiteral( "cells" ), QStringLiteral( "sites" ) } )
+  {
+    const int count = pixelsNear( canvas, colour( styles.value( line ) ), 60 );
+    QVERIFY2( count > pixels / 2000, qPrintable( QStringLiteral( "%1 colour %2: %3 of %4 pixels" ).arg( line, styles.value( line ).toString() ).arg( count ).arg( pixels ) ) );
+  }
+}
+
+QTEST_GUILESS_MAIN( TestDesktop )
+#include "test_desktop.moc"
