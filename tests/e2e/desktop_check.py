@@ -2,7 +2,8 @@
 
 Once QGIS is up, it runs vbas:anonymize on the sample layers with runAndLoadResults (as the Processing
 toolbox does: the outputs are loaded and their post-processors run), checks the loaded layers'
-renderers and their order, renders the map canvas to canvas.png, grabs the main window to window.png,
+renderers and their order, then runs vbas:evaluate of that release and checks its AGGREGATE_METRICS and
+REGION_RISK layers' renderers, renders the map canvas to canvas.png, grabs the main window to window.png,
 writes the colours the canvas must show to styles.json, and ends QGIS at once with exit code 0 when
 every check passed, 1 otherwise (the messages go to stderr). Folders: VBAS_DESKTOP_OUT, VBAS_SAMPLE_DIR.
 """
@@ -42,6 +43,29 @@ def anonymize():
             if layer.source().split("|")[0] == os.path.join(OUT, file):
                 layers[name] = layer
     return layers
+
+
+EVALUATE_DESTINATIONS = {"AGGREGATE_METRICS": "aggregate_metrics.gpkg", "REGION_RISK": "region_risk.gpkg"}
+
+
+def evaluate():
+    """vbas:evaluate of that release, its per-aggregate and per-region layers loaded; their renderers checked."""
+    parameters = {"REGIONS": os.path.join(SAMPLES, "ny8_tracts.gpkg"), "REGION_ID": "AREAKEY",
+                  "RECORDS": os.path.join(SAMPLES, "patients.gpkg"), "RECORD_REGION": "tract_id",
+                  "QI_FIELDS": ["age_group", "sex", "race"], "K": 5, "SENSITIVE_FIELD": "diagnosis",
+                  "SITES": os.path.join(OUT, "sites.gpkg"), "LOOKUP": os.path.join(OUT, "lookup.gpkg"),
+                  "EVALUATION": os.path.join(OUT, "evaluate.csv"), "REPORT": os.path.join(OUT, "report.html")}
+    parameters.update({name: os.path.join(OUT, file) for name, file in EVALUATE_DESTINATIONS.items()})
+    processing.runAndLoadResults("vbas:evaluate", parameters)
+    found = set()
+    for layer in QgsProject.instance().mapLayers().values():
+        for name, field in (("AGGREGATE_METRICS", "released"), ("REGION_RISK", "risk_share")):
+            if layer.source().split("|")[0] == os.path.join(OUT, EVALUATE_DESTINATIONS[name]):
+                renderer = layer.renderer()
+                check(renderer.type() == "graduatedSymbol" and renderer.classAttribute() == field,
+                      "%s: renderer %s" % (name, renderer.type()))
+                found.add(name)
+    check(found == set(EVALUATE_DESTINATIONS), "loaded of evaluate: %s" % sorted(found))
 
 
 def check_renderers(layers):
@@ -100,6 +124,7 @@ def main():
             colours = check_renderers(layers)
             check_order(layers)
             save_images(layers)
+            evaluate()
             with open(os.path.join(OUT, "styles.json"), "w") as f:
                 json.dump(colours, f)
     except Exception:  # any error fails the test, with its traceback
