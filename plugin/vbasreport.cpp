@@ -61,7 +61,7 @@ class SvgMap
       }
       QgsGeometry simplified = geometry.simplify( 0.4 / mScale ); // below half a pixel nothing shows
       if ( simplified.isNull() || simplified.isEmpty() )
-        simplified = geometry;
+        simplified = QgsGeometry::fromRect( geometry.boundingBox() ); // a region smaller than a pixel: its box, never its every vertex
       QString d;
       for ( const QgsRingSequence &part : simplified.constGet()->coordinateSequence() )
         for ( const QgsPointSequence &ring : part )
