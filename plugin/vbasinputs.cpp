@@ -67,12 +67,13 @@ std::optional<std::uint32_t> VbasRegions::find( const QVariant &id ) const
   return index.find( utf16( key ) );
 }
 
-std::unique_ptr<QgsProcessingFeatureSource> VbasInputs::source( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context )
+std::unique_ptr<QgsProcessingFeatureSource> vbasSource( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context,
+                                                        QList<VbasLocation> &locations )
 {
   std::unique_ptr<QgsProcessingFeatureSource> source( QgsProcessingParameters::parameterAsSource( algorithm.parameterDefinition( name ), parameters, context ) );
   if ( !source )
     throw QgsProcessingException( QObject::tr( "Could not load the layer of %1 (%2)." ).arg( name, parameters.value( name ).toString() ) );
-  mLocations << VbasLocation::of( name, layerOf( algorithm, parameters, name, context ) );
+  locations << VbasLocation::of( name, layerOf( algorithm, parameters, name, context ) );
   return source;
 }
 
@@ -82,7 +83,7 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   const auto text = [&]( const QString &name ) { return has( name ) ? QgsProcessingParameters::parameterAsString( algorithm.parameterDefinition( name ), parameters, context ) : QString(); };
   const auto fields = [&]( const QString &name ) { return has( name ) ? QgsProcessingParameters::parameterAsFields( algorithm.parameterDefinition( name ), parameters, context ) : QStringList(); };
 
-  mRegions = source( algorithm, parameters, QStringLiteral( "REGIONS" ), context );
+  mRegions = vbasSource( algorithm, parameters, QStringLiteral( "REGIONS" ), context, mLocations );
   mRegionIdField = text( QStringLiteral( "REGION_ID" ) );
   const int idIndex = mRegions->fields().lookupField( mRegionIdField );
   if ( idIndex < 0 )
@@ -97,7 +98,7 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   if ( has( QStringLiteral( "REGION_POINT" ) ) )
     mRegionPoint = QgsProcessingParameters::parameterAsEnum( algorithm.parameterDefinition( QStringLiteral( "REGION_POINT" ) ), parameters, context );
 
-  mRecords = source( algorithm, parameters, QStringLiteral( "RECORDS" ), context );
+  mRecords = vbasSource( algorithm, parameters, QStringLiteral( "RECORDS" ), context, mLocations );
   mQiNames = fields( QStringLiteral( "QI_FIELDS" ) );
   const QgsProcessingParameterDefinition *qis = algorithm.parameterDefinition( QStringLiteral( "QI_FIELDS" ) );
   if ( qis && !( qis->flags() & QgsProcessingParameterDefinition::FlagOptional ) && mQiNames.isEmpty() )
@@ -110,9 +111,9 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   // SITES and LOOKUP are inputs of some algorithms, a number or an output of others.
   const auto isSource = [&]( const QString &name ) { return has( name ) && algorithm.parameterDefinition( name )->type() == QgsProcessingParameterFeatureSource::typeName(); };
   if ( isSource( QStringLiteral( "SITES" ) ) )
-    mSites = source( algorithm, parameters, QStringLiteral( "SITES" ), context );
+    mSites = vbasSource( algorithm, parameters, QStringLiteral( "SITES" ), context, mLocations );
   if ( isSource( QStringLiteral( "LOOKUP" ) ) )
-    mLookup = source( algorithm, parameters, QStringLiteral( "LOOKUP" ), context );
+    mLookup = vbasSource( algorithm, parameters, QStringLiteral( "LOOKUP" ), context, mLocations );
 }
 
 QgsFields VbasInputs::regionFields() const

@@ -65,6 +65,13 @@ struct VbasLookup
     std::vector<vbas::Point> regionSites; //!< the site of each region's aggregate, working CRS
 };
 
+/**
+ * Opens the source of the algorithm's parameter name, refusing one that cannot be loaded, and appends
+ * where it lives to locations, for the output checks (VbasOutputSet::prepare).
+ */
+std::unique_ptr<QgsProcessingFeatureSource> vbasSource( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context,
+                                                        QList<VbasLocation> &locations );
+
 class VbasInputs
 {
   public:
@@ -92,8 +99,6 @@ class VbasInputs
     const QList<VbasLocation> &locations() const { return mLocations; }
 
   private:
-    std::unique_ptr<QgsProcessingFeatureSource> source( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context );
-
     std::unique_ptr<QgsProcessingFeatureSource> mRegions;
     std::unique_ptr<QgsProcessingFeatureSource> mRecords;
     std::unique_ptr<QgsProcessingFeatureSource> mSites;

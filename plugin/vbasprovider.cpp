@@ -1,5 +1,6 @@
 #include "vbasprovider.h"
 #include "vbasanonymize.h"
+#include "vbascheckanonymity.h"
 #include "vbasestimatesitecount.h"
 #include "vbasevaluate.h"
 #include "vbasplacesites.h"
@@ -44,6 +45,7 @@ void VbasProvider::loadAlgorithms()
   addAlgorithm( new VbasVoronoiAggregate() );
   addAlgorithm( new VbasEvaluate() );
   addAlgorithm( new VbasAnonymize() );
+  addAlgorithm( new VbasCheckAnonymity() );
 }
 
 //! The factory the Python shim calls through ctypes; the registry takes ownership.

@@ -194,11 +194,15 @@ std::int64_t VbasRecordReader::count( const QgsAttributes &attributes, std::int6
 {
   if ( mRoles.count < 0 )
     return 1;
-  const QVariant &value = attributes.at( mRoles.count );
+  return countValue( attributes.at( mRoles.count ), mFields.at( mRoles.count ).name(), row, id );
+}
+
+std::int64_t VbasRecordReader::countValue( const QVariant &value, const QString &countField, std::int64_t row, QgsFeatureId id )
+{
   const std::optional<std::int64_t> count = wholeNumber( value );
   if ( !count )
     throw QgsProcessingException( QObject::tr( "%1: the count field '%2' holds %3, not a whole number from 0 to %4." )
-                                    .arg( rowName( row, id ), mFields.at( mRoles.count ).name(), shown( value ) )
+                                    .arg( rowName( row, id ), countField, shown( value ) )
                                     .arg( kVbasMaxCount ) );
   return *count;
 }

@@ -50,6 +50,9 @@ class VbasRecordReader
     //! The records a row stands for: a whole number from 0 to kVbasMaxCount, or an exception naming the row and the value.
     std::int64_t count( const QgsAttributes &attributes, std::int64_t row, QgsFeatureId id ) const;
 
+    //! The records that value of the count field countField stands for in a row of any table, by the same rule.
+    static std::int64_t countValue( const QVariant &value, const QString &countField, std::int64_t row, QgsFeatureId id );
+
     //! The class of a row's QI values, added to encoder when new (the counting pass).
     std::uint32_t addClass( const QgsAttributes &attributes, vbas::QiEncoder &encoder, std::int64_t row, QgsFeatureId id );
 

@@ -1,8 +1,8 @@
 // End-to-end test of the VBAS plugin through qgis_process.
 //
-// The freshly built plugin folder is linked into an isolated QGIS profile, enabled, and the five vbas:
+// The freshly built plugin folder is linked into an isolated QGIS profile, enabled, and the six vbas:
 // algorithms and sample_layers/vbas_pipeline.model3 are run on the sample layers, chaining their
-// outputs file to file. Every output is then checked independently of the plugin's code: the tables
+// outputs file to file (vbas:checkanonymity checks the chain's release). Every output is then checked independently of the plugin's code: the tables
 // are read with GDAL's OGR C API and the equivalence classes, k-anonymity, counts, entropy and
 // discernibility are recomputed here from patients.gpkg and ny8_tracts.gpkg.
 //
@@ -28,7 +28,7 @@ using e2e::tail;
 const QChar kSep( 0x1f );
 const QStringList kAlgorithms = { QStringLiteral( "vbas:estimatesitecount" ), QStringLiteral( "vbas:placesites" ),
                                   QStringLiteral( "vbas:voronoiaggregate" ), QStringLiteral( "vbas:evaluate" ),
-                                  QStringLiteral( "vbas:anonymize" ) };
+                                  QStringLiteral( "vbas:anonymize" ), QStringLiteral( "vbas:checkanonymity" ) };
 // Central Canada, the default coefficients (paper Table 1).
 const double kExpB0 = 1436.0;
 const double kB1 = 0.43;
@@ -161,6 +161,7 @@ class TestE2e : public QObject
     void checkEstimate( const QJsonObject &r, const QStringList &qis, double population, bool entropyModel );
     void checkSites( const QString &path, qint64 sites, double population );
     void checkRelease( const QString &label, const ReleaseClaim &claim, const QStringList &qis, int k, Recount &recount );
+    void checkAnonymity( const ReleaseClaim &claim, const QStringList &qis, int k, const Recount &recount );
     void checkEvaluationCsv( const QString &path, const Recount &rc, qint64 suppressed, qint64 aggregates, int k,
                              QMap<QString, QString> &row );
     void compareEvaluations( const QMap<QString, QString> &a, const QMap<QString, QString> &b, const QString &what );
@@ -474,6 +475,31 @@ void TestE2e::checkRelease( const QString &label, const ReleaseClaim &claim, con
   QCOMPARE( QSet<QString>( lookupAggregates.begin(), lookupAggregates.end() ), aggregateIds );
 }
 
+void TestE2e::checkAnonymity( const ReleaseClaim &claim, const QStringList &qis, int k, const Recount &rc )
+{
+  // vbas:checkanonymity on the release (QIs and aggregate_id): it passes, with the ECs of the recount.
+  QJsonObject r;
+  const QString violations = QFileInfo( claim.anonymized ).path() + "/violations.gpkg";
+  const QStringList released = qis + QStringList{ QStringLiteral( "aggregate_id" ) };
+  CHECKED( runJson( QStringLiteral( "vbas:checkanonymity" ),
+                    { QStringLiteral( "INPUT=" ) + claim.anonymized, QStringLiteral( "QI_FIELDS=" ) + released.join( ';' ), QStringLiteral( "K=%1" ).arg( k ),
+                      QStringLiteral( "SENSITIVE_FIELD=diagnosis" ), QStringLiteral( "VIOLATIONS=" ) + violations },
+                    r ) );
+  QCOMPARE( r.value( "PASS" ).toBool(), true );
+  QCOMPARE( r.value( "RECORDS" ).toVariant().toLongLong(), claim.released );
+  QCOMPARE( r.value( "ECS" ).toVariant().toLongLong(), rc.groups );
+  QCOMPARE( r.value( "SMALLEST_EC" ).toVariant().toLongLong(), rc.smallest );
+  QCOMPARE( r.value( "VIOLATING_ECS" ).toVariant().toLongLong(), 0LL );
+  QVERIFY( r.value( "SMALLEST_L" ).toVariant().toLongLong() >= 1 );
+  QVERIFY( r.value( "LARGEST_T" ).toDouble() >= 0 && r.value( "LARGEST_T" ).toDouble() <= 1 );
+  const Table table = readTable( violations, released );
+  QVERIFY2( table.ok, qPrintable( table.error ) );
+  QCOMPARE( table.rows.size(), 0 );
+  QVERIFY( !table.hasGeometry );
+  const QStringList fields = released + QStringList{ "records", "l_diversity", "t_closeness", "violates" };
+  QCOMPARE( table.fieldNames, fields );
+}
+
 void TestE2e::checkEvaluationCsv( const QString &path, const Recount &rc, qint64 suppressed, qint64 aggregates, int k,
                                   QMap<QString, QString> &row )
 {
@@ -579,6 +605,7 @@ void TestE2e::pipeline()
   Recount rc;
   CHECKED( checkRelease( name + " voronoiaggregate", claim, qis, k, rc ) );
   QVERIFY( QFileInfo::exists( chain + "/voronoi.gpkg" ) );
+  CHECKED( checkAnonymity( claim, qis, k, rc ) );
 
   // 4. Evaluate the release.
   QJsonObject ev;

@@ -11,6 +11,7 @@
 #include <qgsprocessingfeedback.h>
 #include <qgsprocessingregistry.h>
 #include <qgsprocessingutils.h>
+#include <qgsvectorfilewriter.h>
 #include <qgsvectorlayer.h>
 
 #include <QtTest>
@@ -95,6 +96,24 @@ inline std::unique_ptr<QgsVectorLayer> table( const QString &fields, const QList
   for ( const QVariantList &row : rows )
     attributes << QgsAttributes( row.toVector() );
   return table( fields, attributes );
+}
+
+//! Writes layer to a file (GeoPackage, CSV, ...) named path, as layer name name.
+inline void save( QgsVectorLayer *layer, const QString &path, const QString &name )
+{
+  QgsVectorFileWriter::SaveVectorOptions options;
+  options.driverName = QgsVectorFileWriter::driverForExtension( QFileInfo( path ).suffix() );
+  options.layerName = name;
+  QString error;
+  QCOMPARE( QgsVectorFileWriter::writeAsVectorFormatV3( layer, path, QgsCoordinateTransformContext(), options, &error ), QgsVectorFileWriter::NoError );
+}
+
+//! Every entry of a folder, hidden ones included, sorted.
+inline QStringList entries( const QString &folder )
+{
+  QStringList names = QDir( folder ).entryList( QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot );
+  names.sort();
+  return names;
 }
 
 //! Runs algorithm id; records a test failure unless it succeeds exactly when expectOk.

@@ -69,7 +69,7 @@ class TestAlgorithms : public QObject
     void initTestCase();
     void cleanupTestCase();
 
-    void providerListsFiveAlgorithms();
+    void providerListsSixAlgorithms();
     void estimateSiteCountCustomCoefficients();
     void estimateSiteCountEntropyCentral();
     void placeSitesBalancedDensity();
@@ -139,7 +139,7 @@ QgsVectorLayer *TestAlgorithms::output( const QVariantMap &results, const QStrin
   return vbastest::output( results, name, mContext );
 }
 
-void TestAlgorithms::providerListsFiveAlgorithms()
+void TestAlgorithms::providerListsSixAlgorithms()
 {
   const QgsProcessingProvider *provider = QgsApplication::processingRegistry()->providerById( QStringLiteral( "vbas" ) );
   QVERIFY( provider );
@@ -152,7 +152,7 @@ void TestAlgorithms::providerListsFiveAlgorithms()
     QCOMPARE( alg->groupId(), QStringLiteral( "vbas" ) );
   }
   ids.sort();
-  QCOMPARE( ids, QStringList( { "vbas:anonymize", "vbas:estimatesitecount", "vbas:evaluate", "vbas:placesites", "vbas:voronoiaggregate" } ) );
+  QCOMPARE( ids, QStringList( { "vbas:anonymize", "vbas:checkanonymity", "vbas:estimatesitecount", "vbas:evaluate", "vbas:placesites", "vbas:voronoiaggregate" } ) );
   QVERIFY( QFile::exists( provider->svgIconPath() ) );
 }
 

@@ -19,21 +19,15 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+using vbastest::entries;
 using vbastest::Feedback;
 using vbastest::layerValue;
+using vbastest::save;
 
 namespace
 {
 
 const QStringList kSinks = { "SITE_POINTS", "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI", "EVALUATION" };
-
-//! Every entry of a folder, hidden ones included.
-QStringList entries( const QString &folder )
-{
-  QStringList names = QDir( folder ).entryList( QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot );
-  names.sort();
-  return names;
-}
 
 QByteArray md5( const QString &path )
 {
@@ -41,16 +35,6 @@ QByteArray md5( const QString &path )
   if ( !file.open( QIODevice::ReadOnly ) )
     return QByteArray();
   return QCryptographicHash::hash( file.readAll(), QCryptographicHash::Md5 );
-}
-
-//! Writes layer to a file (GeoPackage, CSV, ...) named path, as layer name name.
-void save( QgsVectorLayer *layer, const QString &path, const QString &name )
-{
-  QgsVectorFileWriter::SaveVectorOptions options;
-  options.driverName = QgsVectorFileWriter::driverForExtension( QFileInfo( path ).suffix() );
-  options.layerName = name;
-  QString error;
-  QCOMPARE( QgsVectorFileWriter::writeAsVectorFormatV3( layer, path, QgsCoordinateTransformContext(), options, &error ), QgsVectorFileWriter::NoError );
 }
 
 //! Rows of (region, sex) with a patient id and a count n of 1.
