@@ -44,7 +44,15 @@ best() {
   for ((rep = 1; rep <= REPEAT; ++rep)); do runs+=("$(seconds "$@")"); done
   printf '%s\n' "${runs[@]}" | sort -n | head -1
 }
-copy() { "$QGIS_PROCESS" --json run native:retainfields -- "INPUT=$1" "${@:2}" "OUTPUT=$WORK/copy.gpkg"; rm -f "$WORK/copy.gpkg"; }
+# copy FILE LAYER: QGIS copies the layer, every field kept (the floor); fails when QGIS fails.
+copy() {
+  local fields=()
+  for f in $(/usr/bin/python3 -c 'import sys; from osgeo import ogr; ds = ogr.Open(sys.argv[1]); d = ds.GetLayerByName(sys.argv[2]).GetLayerDefn(); print(" ".join(d.GetFieldDefn(i).GetName() for i in range(d.GetFieldCount())))' "$1" "$2"); do
+    fields+=("FIELDS=$f")
+  done
+  "$QGIS_PROCESS" --json run native:retainfields -- "INPUT=$1|layername=$2" "${fields[@]}" "OUTPUT=$WORK/copy.gpkg" || return 1
+  rm -f "$WORK/copy.gpkg"
+}
 
 echo "| regions | records | released | core metrics (s) | evaluate (s) | its floor: copy the records (s) | ratio | checkanonymity (s) | its floor: copy the release (s) | ratio |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
@@ -66,14 +74,14 @@ for N in "${SIZES[@]}"; do
   log "size $N: evaluate and its floor"
   EVALUATE=$(best "$QGIS_PROCESS" --json run vbas:evaluate -- "${INPUTS[@]}" SENSITIVE_FIELD=diagnosis "SITES=$OUT/sites.gpkg|layername=sites" "LOOKUP=$OUT/lookup.gpkg|layername=lookup" \
     "EVALUATION=$OUT/evaluation.gpkg" "AGGREGATE_METRICS=$OUT/aggregate_metrics.gpkg" "REGION_RISK=$OUT/region_risk.gpkg" "REPORT=$OUT/report.html")
-  FLOOR=$(best copy "$IN/records.gpkg|layername=records")
+  FLOOR=$(best copy "$IN/records.gpkg" records)
 
   CHECK=n/a CHECK_FLOOR=n/a
   if "$QGIS_PROCESS" list 2> /dev/null | grep -q "vbas:checkanonymity"; then
     log "size $N: checkanonymity and its floor"
     CHECK=$(best "$QGIS_PROCESS" --json run vbas:checkanonymity -- "INPUT=$OUT/anonymized.gpkg|layername=anonymized" "${QI_ARGS[@]}" QI_FIELDS=aggregate_id K=5 \
       SENSITIVE_FIELD=diagnosis "VIOLATIONS=$OUT/violations.gpkg")
-    CHECK_FLOOR=$(best copy "$OUT/anonymized.gpkg|layername=anonymized")
+    CHECK_FLOOR=$(best copy "$OUT/anonymized.gpkg" anonymized)
   fi
   read -r TOTAL RELEASED <<< "$RECORDS"
   awk -v n="$N" -v t="$TOTAL" -v r="$RELEASED" -v c="$CORE" -v e="$EVALUATE" -v f="$FLOOR" -v k="$CHECK" -v kf="$CHECK_FLOOR" \
