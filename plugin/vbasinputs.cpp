@@ -67,6 +67,12 @@ std::optional<std::uint32_t> VbasRegions::find( const QVariant &id ) const
   return index.find( utf16( key ) );
 }
 
+QgsAttributeList vbasIdentityFields( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context )
+{
+  const QgsVectorLayer *layer = layerOf( algorithm, parameters, name, context );
+  return layer && layer->dataProvider() ? layer->dataProvider()->pkAttributeIndexes() : QgsAttributeList();
+}
+
 std::unique_ptr<QgsProcessingFeatureSource> vbasSource( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context,
                                                         QList<VbasLocation> &locations )
 {
@@ -104,8 +110,7 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   if ( qis && !( qis->flags() & QgsProcessingParameterDefinition::FlagOptional ) && mQiNames.isEmpty() )
     throw QgsProcessingException( QObject::tr( "Choose at least one quasi-identifier field (QI_FIELDS)." ) );
   const QStringList released = fields( QStringLiteral( "RELEASE_FIELDS" ) );
-  const QgsVectorLayer *recordsLayer = layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context );
-  const QgsAttributeList identity = recordsLayer && recordsLayer->dataProvider() ? recordsLayer->dataProvider()->pkAttributeIndexes() : QgsAttributeList();
+  const QgsAttributeList identity = vbasIdentityFields( algorithm, parameters, QStringLiteral( "RECORDS" ), context );
   mRecordFields = VbasRecordReader::resolve( mRecords->fields(), text( QStringLiteral( "RECORD_REGION" ) ), mQiNames, text( QStringLiteral( "COUNT_FIELD" ) ),
                                              released.isEmpty() ? std::nullopt : std::optional<QStringList>( released ), identity, text( QStringLiteral( "SENSITIVE_FIELD" ) ) );
   // SITES and LOOKUP are inputs of some algorithms, a number or an output of others.

@@ -72,6 +72,9 @@ struct VbasLookup
 std::unique_ptr<QgsProcessingFeatureSource> vbasSource( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context,
                                                         QList<VbasLocation> &locations );
 
+//! The identity fields (the table's feature id column) of the source parameter name: they carry the input's order and are never released.
+QgsAttributeList vbasIdentityFields( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context );
+
 class VbasInputs
 {
   public:

@@ -3,6 +3,7 @@
 #include "vbascheckanonymity.h"
 #include "vbasestimatesitecount.h"
 #include "vbasevaluate.h"
+#include "vbaslpgeomask.h"
 #include "vbasplacesites.h"
 #include "vbasvoronoiaggregate.h"
 
@@ -46,6 +47,7 @@ void VbasProvider::loadAlgorithms()
   addAlgorithm( new VbasEvaluate() );
   addAlgorithm( new VbasAnonymize() );
   addAlgorithm( new VbasCheckAnonymity() );
+  addAlgorithm( new VbasLpGeomask() );
 }
 
 //! The factory the Python shim calls through ctypes; the registry takes ownership.

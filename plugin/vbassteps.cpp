@@ -31,6 +31,17 @@ constexpr double kMaxSeed = 9007199254740991.0;
 
 } // namespace
 
+bool VbasCoreProgress::canceled() const
+{
+  return mFeedback->isCanceled() || VbasInterrupt::caught() != 0;
+}
+
+void VbasCoreProgress::report( double percent, const std::string &status )
+{
+  mFeedback->setProgress( percent );
+  mFeedback->setProgressText( QString::fromStdString( status ) );
+}
+
 std::int64_t vbasWholeNumber( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context )
 {
   const auto *number = dynamic_cast<const QgsProcessingParameterNumber *>( definition( algorithm, name ) );
@@ -149,23 +160,6 @@ namespace
 {
 
 //! The feedback of a run as the core's progress interface: a cancel or a signal stops a core loop.
-class VbasCoreProgress : public vbas::Progress
-{
-  public:
-    explicit VbasCoreProgress( QgsProcessingFeedback *feedback )
-      : mFeedback( feedback )
-    {}
-    bool canceled() const override { return mFeedback->isCanceled() || VbasInterrupt::caught() != 0; }
-    void report( double percent, const std::string &status ) override
-    {
-      mFeedback->setProgress( percent );
-      mFeedback->setProgressText( QString::fromStdString( status ) );
-    }
-
-  private:
-    QgsProcessingFeedback *mFeedback;
-};
-
 QString adcStop( vbas::AdcStop stop )
 {
   switch ( stop )

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "metrics.h"
+#include "progress.h"
 
 #include "adc.h"
 #include "balanced_density.h"
@@ -17,6 +18,20 @@
 class QgsProcessingAlgorithm;
 class QgsProcessingContext;
 class QgsProcessingFeedback;
+
+//! The core's progress and cancel interface (algorithms/progress.h) on a Processing feedback: cancel and caught signals cancel.
+class VbasCoreProgress : public vbas::Progress
+{
+  public:
+    explicit VbasCoreProgress( QgsProcessingFeedback *feedback )
+      : mFeedback( feedback )
+    {}
+    bool canceled() const override;
+    void report( double percent, const std::string &status ) override;
+
+  private:
+    QgsProcessingFeedback *mFeedback;
+};
 
 /**
  * The whole number given for the number parameter name, within its declared range, or a
