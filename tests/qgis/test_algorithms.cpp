@@ -69,7 +69,7 @@ class TestAlgorithms : public QObject
     void initTestCase();
     void cleanupTestCase();
 
-    void providerListsSixAlgorithms();
+    void providerListsSevenAlgorithms();
     void estimateSiteCountCustomCoefficients();
     void estimateSiteCountEntropyCentral();
     void placeSitesBalancedDensity();
@@ -139,7 +139,7 @@ QgsVectorLayer *TestAlgorithms::output( const QVariantMap &results, const QStrin
   return vbastest::output( results, name, mContext );
 }
 
-void TestAlgorithms::providerListsSixAlgorithms()
+void TestAlgorithms::providerListsSevenAlgorithms()
 {
   const QgsProcessingProvider *provider = QgsApplication::processingRegistry()->providerById( QStringLiteral( "vbas" ) );
   QVERIFY( provider );
@@ -149,10 +149,10 @@ void TestAlgorithms::providerListsSixAlgorithms()
     ids << alg->id();
     QVERIFY2( !alg->shortHelpString().isEmpty(), qPrintable( alg->id() ) );
     QVERIFY2( QFile::exists( alg->svgIconPath() ), qPrintable( alg->svgIconPath() ) );
-    QCOMPARE( alg->groupId(), QStringLiteral( "vbas" ) );
+    QCOMPARE( alg->groupId(), alg->id() == QLatin1String( "vbas:lpgeomask" ) ? QStringLiteral( "geomasking" ) : QStringLiteral( "vbas" ) );
   }
   ids.sort();
-  QCOMPARE( ids, QStringList( { "vbas:anonymize", "vbas:checkanonymity", "vbas:estimatesitecount", "vbas:evaluate", "vbas:placesites", "vbas:voronoiaggregate" } ) );
+  QCOMPARE( ids, QStringList( { "vbas:anonymize", "vbas:checkanonymity", "vbas:estimatesitecount", "vbas:evaluate", "vbas:lpgeomask", "vbas:placesites", "vbas:voronoiaggregate" } ) );
   QVERIFY( QFile::exists( provider->svgIconPath() ) );
 }
 
