@@ -1,0 +1,115 @@
+// LP geomasking of postal codes (SPEC 4, 4.1; seed revised-lp-geomasking.txt): each patient's code
+// moves at random to a nearby code, with transition probabilities P_ij from a linear program that
+// minimises the expected movement while no randomised code can be traced to a person with probability
+// above epsilon. Its own library beside the VBAS core; COIN-OR CLP is linked privately and never
+// appears in this header. No dense |A| x |B| structure anywhere: everything is over the candidate
+// pairs (i, j), j among the codes i may move to.
+#pragma once
+
+#include "progress.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <vector>
+
+namespace vbas::lp
+{
+
+//! Distances: Euclidean in a projected CRS, Haversine (metres, on a sphere of radius 6,371,008.8 m) for longitude x and latitude y in degrees.
+enum class Distance
+{
+  Euclidean,
+  Haversine,
+};
+
+struct Location
+{
+    double x = 0;
+    double y = 0;
+};
+
+//! d_ij between two codes: Euclidean, or Haversine metres (x longitude, y latitude in degrees).
+double distance( const Location &a, const Location &b, Distance distance );
+
+//! The destinations j each code i may move to, itself included, with d_ij; CSR: code i's are [offsets[i], offsets[i + 1]), sorted by distance, then index (the code itself first among codes at distance 0).
+struct Candidates
+{
+    std::vector<std::size_t> offsets { 0 };
+    std::vector<std::uint32_t> targets;
+    std::vector<double> distances;
+
+    std::size_t codes() const { return offsets.size() - 1; }
+    std::size_t pairs() const { return targets.size(); }
+};
+
+//! The nearest m codes of every code (itself included; ties to the lower index), from a spatial index, not an O(n^2) pass.
+Candidates nearestCandidates( const std::vector<Location> &codes, Distance distance, std::size_t m );
+
+//! Every code within radius of each code (itself included).
+Candidates radiusCandidates( const std::vector<Location> &codes, Distance distance, double radius );
+
+enum class Model
+{
+  Revised, //!< min(s, n_i) / epsilon in the re-identification constraint (SPEC 4)
+  Wcmb,    //!< s / epsilon (Wieland et al.)
+};
+
+struct Problem
+{
+    std::vector<double> population; //!< n_i > 0 of every code
+    std::int64_t patients = 0;      //!< s >= 1
+    double epsilon = 0.2;           //!< in (0, 1]
+    Model model = Model::Revised;
+    Candidates candidates;
+};
+
+enum class Status
+{
+  Optimal,
+  Infeasible, //!< no P meets the constraints for this epsilon and these candidates
+  Canceled,
+  Limit,      //!< a round or time limit stopped the solver; the solution (if any: probability may be empty) is feasible but maybe not optimal
+};
+
+struct Solution
+{
+    Status status = Status::Infeasible;
+    double objective = 0;              //!< expected movement per person: sum_i sum_j (n_i / N) d_ij P_ij
+    std::vector<double> probability;   //!< P_ij, one per candidate pair (aligned with Problem::candidates)
+    double lowerBound = 0;             //!< a proven lower bound on the optimum (column generation: Lagrangian)
+    double gap = 0;                    //!< (objective - lowerBound) / objective
+    std::size_t rows = 0;              //!< of the LP solved (the master's, for column generation)
+    std::size_t columns = 0;           //!< of the LP solved (generated columns, for column generation)
+    std::size_t rounds = 0;            //!< column-generation rounds (1 for the direct LP)
+    double seconds = 0;
+};
+
+//! The direct LP of SPEC 4 with Q_j = sum_k n_k P_kj, redundant constraints (n_i >= s/epsilon) dropped; for small instances and cross-checks.
+Solution solveDirect( const Problem &problem, Progress *progress = nullptr );
+
+struct ColumnGenerationSettings
+{
+    double gapTolerance = 1e-6; //!< stop when (objective - Lagrangian bound) / objective is below it
+    std::size_t maxRounds = 100000;
+    double maxSeconds = 0;               //!< stop (Status::Limit) after a round that ends past it; 0: no limit
+    std::size_t maxColumnsPerRound = 4000; //!< partial pricing: the most negative reduced costs only
+};
+
+//! SPEC 4.1: the Dantzig-Wolfe master (one row per code) solved by column generation with a warm-started CLP master and box-step dual stabilisation.
+Solution solveColumnGeneration( const Problem &problem, const ColumnGenerationSettings &settings = {}, Progress *progress = nullptr );
+
+//! The largest re-identification probability of P, recomputed from P alone: max over pairs of c_i P_ij / sum_k n_k P_kj, c_i = min(s, n_i) (Revised) or s (WCMB).
+double maxReidentification( const Problem &problem, const std::vector<double> &probability );
+
+//! The smallest feasible epsilon to within tolerance, by bisection on (0, 1]; nothing when even epsilon = 1 is infeasible.
+std::optional<double> minimumEpsilon( Problem problem, double tolerance, const std::function<Solution( const Problem & )> &solve );
+
+/**
+ * The randomisation: each patient's new code drawn from the row P_i. of its code origins[p], with a
+ * generator seeded by seed (the same seed, the same draws). Returns the new code of every patient.
+ */
+std::vector<std::uint32_t> randomise( const Candidates &candidates, const std::vector<double> &probability, const std::vector<std::uint32_t> &origins, std::uint64_t seed );
+
+} // namespace vbas::lp
