@@ -16,6 +16,9 @@ namespace vbas::lp
 namespace
 {
 
+//! P_ij below this are CLP's round-off, not transitions: kept, they can meet a destination of no inflow and break eq. 7 by far.
+constexpr double NoiseLevel = 1e-9;
+
 //! Row layout: one "sum_j P_ij = 1" per code, one "Q_j - sum_k n_k P_kj = 0" per code, then the re-identification rows.
 struct Layout
 {
@@ -100,7 +103,7 @@ Solution solveDirect( const Problem &problem, Progress *progress )
     const double *values = clp.primalColumnSolution();
     solution.probability.assign( values, values + problem.candidates.pairs() );
     for ( double &value : solution.probability )
-      value = std::max( value, 0.0 );
+      value = value < NoiseLevel ? 0.0 : value;
     solution.objective = model::objective( problem, solution.probability );
     solution.lowerBound = clp.objectiveValue();
   }
