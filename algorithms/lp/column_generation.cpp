@@ -1,0 +1,477 @@
+// SPEC 4.1: the LP of SPEC 4 as a Dantzig-Wolfe master, one row per code (sum_{j,v} lambda_jv v_i = n_i),
+// whose columns are the vertices v of destination j's capped simplex {sum v = 1, 0 <= v_i <= a_i}, found by
+// a greedy pricing per destination. The CLP master is warm-started between rounds (new columns enter
+// non-basic; primal simplex goes on from the last basis) and its duals u_i are stabilised by a box step:
+// each row has two penalised slack columns that keep u_i within [centre_i - delta_i, centre_i + delta_i].
+#include "columns.h"
+#include "geomask.h"
+#include "model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace vbas::lp
+{
+
+namespace
+{
+
+//! Below this, a reduced cost is not negative (the master's costs are metres per person moved).
+constexpr double PricingTolerance = 1e-9;
+//! A destination whose caps sum to at least 1 - CapTolerance can receive people (SPEC 4.1).
+constexpr double CapTolerance = 1e-9;
+//! A box slack above this (people) is in use.
+constexpr double SlackTolerance = 1e-9;
+
+enum class Phase
+{
+  Cost,        //!< minimise movement; artificial columns cost BigM (SPEC 4.1: "artificial columns with a large cost")
+  Feasibility, //!< minimise the artificial columns alone (a true phase 1): decides feasibility when BigM left some
+};
+
+//! A vertex of a destination's capped simplex: shares v_i over the inflow slots of its destination.
+struct Vertex
+{
+    std::uint32_t destination = 0;
+    double reducedCost = 0;
+    double cost = 0; //!< sum_i d_ij v_i
+    std::vector<std::pair<std::size_t, double>> shares; //!< (inflow slot, v_i)
+};
+
+class ColumnGeneration
+{
+  public:
+    ColumnGeneration( const Problem &problem, const ColumnGenerationSettings &settings, Progress *progress );
+    Solution run();
+
+  private:
+    // Pricing (SPEC 4.1).
+    bool usable( std::size_t j ) const { return mCapSum[j] >= 1 - CapTolerance; }
+    bool everyOriginCanMove() const;
+    Vertex price( std::uint32_t j, const double *u, Phase phase ) const;
+    std::vector<Vertex> priceAll( const double *u, Phase phase, double &minReducedCost ) const;
+    double lagrangian( const double *u, double minReducedCost ) const;
+
+    // The master.
+    int firstGenerated() const { return static_cast<int>( 3 * mCodes ); }
+    void buildMaster();
+    void addColumns( const std::vector<Vertex> &vertices );
+    void setBox();
+    bool solveMaster();
+    double artificialPeople() const;
+    bool boxSlacksIdle() const;
+    void setPhase( Phase phase );
+
+    // The loop.
+    //! How a phase ended.
+    enum class Outcome
+    {
+      Optimal,
+      Infeasible,
+      ArtificialsLeft, //!< the cost phase converged with artificial columns in use: phase 1 decides
+      Canceled,
+      Limit,
+    };
+    Outcome iterate( Phase phase );
+    static Status status( Outcome outcome );
+    bool widenBoxAtEdge( const double *u, bool widen );
+    void recordFeasible();
+    void report();
+    std::vector<double> probability( const std::vector<double> &lambda ) const;
+
+    const Problem &mProblem;
+    const ColumnGenerationSettings &mSettings;
+    Progress *mProgress;
+    const std::chrono::steady_clock::time_point mStart = std::chrono::steady_clock::now();
+    const std::size_t mCodes;
+    const double mTotal;
+    const model::Inflow mInflow;
+    std::vector<double> mCap;    //!< min(a_i, 1) per code
+    std::vector<double> mCapSum; //!< per destination, summed over its own origins (SPEC 4.1's warning: never one running sum)
+    double mLongest = 0; //!< the longest candidate distance: no feasible P moves anyone further
+    double mBigM = 0;
+
+    ClpSimplex mClp;
+    std::vector<double> mCost;        //!< of every generated column, for the switch back from phase 1
+    std::vector<std::size_t> mColumnStart { 0 };
+    std::vector<std::pair<std::size_t, double>> mColumnShares;
+    std::vector<double> mCentre, mDelta; //!< the box of the dual stabilisation
+
+    std::size_t mRounds = 0;
+    double mLowerBound = -std::numeric_limits<double>::infinity(); //!< best Lagrangian bound (master units: metres x people)
+    double mUpperBound = std::numeric_limits<double>::infinity();  //!< best feasible master objective
+    std::vector<double> mBestLambda;
+};
+
+ColumnGeneration::ColumnGeneration( const Problem &problem, const ColumnGenerationSettings &settings, Progress *progress )
+  : mProblem( problem )
+  , mSettings( settings )
+  , mProgress( progress )
+  , mCodes( problem.candidates.codes() )
+  , mTotal( model::total( problem ) )
+  , mInflow( model::inflow( problem.candidates ) )
+  , mCap( mCodes )
+  , mCapSum( mCodes, 0.0 )
+{
+  for ( std::size_t i = 0; i < mCodes; ++i )
+    mCap[i] = std::min( model::a( problem, i ), 1.0 );
+  for ( std::size_t j = 0; j < mCodes; ++j )
+    for ( std::size_t slot = mInflow.offsets[j]; slot < mInflow.offsets[j + 1]; ++slot )
+      mCapSum[j] += mCap[mInflow.origins[slot]];
+  mLongest = problem.candidates.distances.empty() ? 0 : *std::max_element( problem.candidates.distances.begin(), problem.candidates.distances.end() );
+  mBigM = 1e3 * ( mLongest + 1 );
+}
+
+//! SPEC 4.1 "if the caps of all eligible origins sum to less than 1, j cannot receive anyone": an origin with no usable destination makes the LP infeasible.
+bool ColumnGeneration::everyOriginCanMove() const
+{
+  const Candidates &candidates = mProblem.candidates;
+  for ( std::size_t i = 0; i < mCodes; ++i )
+  {
+    bool any = false;
+    for ( std::size_t p = candidates.offsets[i]; p < candidates.offsets[i + 1] && !any; ++p )
+      any = usable( candidates.targets[p] );
+    if ( !any )
+      return false;
+  }
+  return true;
+}
+
+/**
+ * SPEC 4.1 pricing of destination j: minimise sum_i (d_ij - u_i) v_i over the capped simplex by sorting its
+ * origins by d_ij - u_i and filling their caps until the shares sum to 1 (phase 1: d_ij = 0).
+ */
+Vertex ColumnGeneration::price( std::uint32_t j, const double *u, Phase phase ) const
+{
+  const Candidates &candidates = mProblem.candidates;
+  const auto distanceOf = [&]( std::size_t slot ) { return phase == Phase::Cost ? candidates.distances[mInflow.pairs[slot]] : 0.0; };
+  std::vector<std::pair<double, std::size_t>> order;
+  for ( std::size_t slot = mInflow.offsets[j]; slot < mInflow.offsets[j + 1]; ++slot )
+    order.emplace_back( distanceOf( slot ) - u[mInflow.origins[slot]], slot );
+  std::sort( order.begin(), order.end() );
+  Vertex vertex;
+  vertex.destination = j;
+  double remaining = 1;
+  for ( auto it = order.begin(); it != order.end() && remaining > 0; ++it )
+  {
+    const double share = std::min( mCap[mInflow.origins[it->second]], remaining );
+    remaining -= share;
+    vertex.shares.emplace_back( it->second, share );
+    vertex.reducedCost += it->first * share;
+    vertex.cost += distanceOf( it->second ) * share;
+  }
+  return vertex;
+}
+
+//! Prices every usable destination; returns the columns with a negative reduced cost, at most maxColumnsPerRound of the most negative (partial pricing).
+std::vector<Vertex> ColumnGeneration::priceAll( const double *u, Phase phase, double &minReducedCost ) const
+{
+  std::vector<Vertex> found;
+  minReducedCost = std::numeric_limits<double>::infinity();
+  for ( std::uint32_t j = 0; j < mCodes; ++j )
+    if ( usable( j ) )
+    {
+      Vertex vertex = price( j, u, phase );
+      minReducedCost = std::min( minReducedCost, vertex.reducedCost );
+      if ( vertex.reducedCost < -PricingTolerance )
+        found.push_back( std::move( vertex ) );
+    }
+  const std::size_t limit = std::max<std::size_t>( 1, mSettings.maxColumnsPerRound );
+  if ( found.size() > limit )
+  {
+    std::nth_element( found.begin(), found.begin() + static_cast<std::ptrdiff_t>( limit ), found.end(), []( const Vertex &a, const Vertex &b ) { return a.reducedCost < b.reducedCost; } );
+    found.resize( limit );
+  }
+  return found;
+}
+
+/**
+ * The Lagrangian bound at duals u: sum_i u_i n_i + N * min over all columns of the reduced cost. Valid for
+ * any u because every column has sum(v) = 1, so the rows imply sum lambda = N (SPEC 4.1: "a Lagrangian bound
+ * from the duals gives a certified optimality gap at any round").
+ */
+double ColumnGeneration::lagrangian( const double *u, double minReducedCost ) const
+{
+  double bound = 0;
+  for ( std::size_t i = 0; i < mCodes; ++i )
+    bound += u[i] * mProblem.population[i];
+  return bound + mTotal * minReducedCost;
+}
+
+/**
+ * Columns 0..n-1: artificial e_i (phase 1 of SPEC 4.1); n..2n-1: box slack +e_i; 2n..3n-1: box slack -e_i;
+ * then the initial columns: the greedy vertex of every usable destination at u = 0 (its nearest origins,
+ * itself first), so that each code's own destination holds it.
+ */
+void ColumnGeneration::buildMaster()
+{
+  ColumnBuffer columns;
+  for ( int sign : { 0, 1, -1 } )
+    for ( std::size_t i = 0; i < mCodes; ++i )
+    {
+      columns.begin( sign == 0 ? mBigM : 0.0 );
+      columns.entry( static_cast<int>( i ), sign == 0 ? 1.0 : sign );
+    }
+  const std::vector<double> rhs( mProblem.population.begin(), mProblem.population.end() );
+  columns.load( mClp, rhs, rhs );
+  mClp.setLogLevel( 0 );
+  mClp.scaling( 0 ); // shares in [0, 1] need none, and scaling left CLP "optimal" with negative reduced costs (secondary status 3)
+  const std::vector<double> zero( mCodes, 0.0 );
+  std::vector<Vertex> initial;
+  for ( std::uint32_t j = 0; j < mCodes; ++j )
+    if ( usable( j ) )
+      initial.push_back( price( j, zero.data(), Phase::Cost ) );
+  addColumns( initial );
+}
+
+void ColumnGeneration::addColumns( const std::vector<Vertex> &vertices )
+{
+  ColumnBuffer columns;
+  for ( const Vertex &vertex : vertices )
+  {
+    columns.begin( vertex.cost );
+    mCost.push_back( vertex.cost );
+    for ( const auto &[slot, share] : vertex.shares )
+    {
+      columns.entry( static_cast<int>( mInflow.origins[slot] ), share );
+      mColumnShares.emplace_back( slot, share );
+    }
+    mColumnStart.push_back( mColumnShares.size() );
+  }
+  columns.append( mClp );
+}
+
+//! Box step: +e_i costs centre_i + delta_i and -e_i costs delta_i - centre_i, so the master's dual u_i stays in [centre_i - delta_i, centre_i + delta_i].
+void ColumnGeneration::setBox()
+{
+  for ( std::size_t i = 0; i < mCodes; ++i )
+  {
+    mClp.setObjectiveCoefficient( static_cast<int>( mCodes + i ), mCentre[i] + mDelta[i] );
+    mClp.setObjectiveCoefficient( static_cast<int>( 2 * mCodes + i ), mDelta[i] - mCentre[i] );
+  }
+}
+
+//! Re-solves the master from its last basis; a box too narrow for the columns (unbounded master) is widened.
+bool ColumnGeneration::solveMaster()
+{
+  for ( ;; )
+  {
+    mClp.primal();
+    if ( mClp.status() == 0 )
+      return true;
+    if ( mClp.status() != 2 )
+      throw std::runtime_error( "solveColumnGeneration: CLP stopped with status " + std::to_string( mClp.status() ) );
+    for ( double &delta : mDelta )
+      delta *= 10;
+    setBox();
+  }
+}
+
+double ColumnGeneration::artificialPeople() const
+{
+  const double *x = mClp.primalColumnSolution();
+  return std::accumulate( x, x + mCodes, 0.0 );
+}
+
+bool ColumnGeneration::boxSlacksIdle() const
+{
+  const double *x = mClp.primalColumnSolution();
+  return std::all_of( x + mCodes, x + firstGenerated(), []( double value ) { return value <= SlackTolerance; } );
+}
+
+//! Whether some dual sits on the edge of its box (or its slack is in use); if widen, those rows get a box twice as wide.
+bool ColumnGeneration::widenBoxAtEdge( const double *u, bool widen )
+{
+  const double *x = mClp.primalColumnSolution();
+  bool any = false;
+  for ( std::size_t i = 0; i < mCodes; ++i )
+    if ( x[mCodes + i] > SlackTolerance || x[2 * mCodes + i] > SlackTolerance || std::abs( u[i] - mCentre[i] ) >= mDelta[i] * ( 1 - 1e-9 ) )
+    {
+      any = true;
+      if ( widen )
+        mDelta[i] *= 2;
+    }
+  return any;
+}
+
+/**
+ * Phase 1 (SPEC 4.1): generated columns cost 0, artificial ones 1, no box. Back to the costs: artificial
+ * columns are then forbidden (phase 1 found the master feasible without them) and the box returns.
+ */
+void ColumnGeneration::setPhase( Phase phase )
+{
+  const bool feasibility = phase == Phase::Feasibility;
+  for ( std::size_t i = 0; i < mCodes; ++i )
+  {
+    mClp.setObjectiveCoefficient( static_cast<int>( i ), 1.0 );
+    mClp.setColumnUpper( static_cast<int>( i ), feasibility ? COIN_DBL_MAX : 0.0 );
+    mClp.setColumnUpper( static_cast<int>( mCodes + i ), feasibility ? 0.0 : COIN_DBL_MAX );
+    mClp.setColumnUpper( static_cast<int>( 2 * mCodes + i ), feasibility ? 0.0 : COIN_DBL_MAX );
+  }
+  for ( std::size_t k = 0; k < mCost.size(); ++k )
+    mClp.setObjectiveCoefficient( firstGenerated() + static_cast<int>( k ), feasibility ? 0.0 : mCost[k] );
+  if ( !feasibility )
+    setBox();
+}
+
+void ColumnGeneration::recordFeasible()
+{
+  const double objective = mClp.objectiveValue();
+  if ( objective >= mUpperBound )
+    return;
+  mUpperBound = objective;
+  const double *x = mClp.primalColumnSolution();
+  mBestLambda.assign( x + firstGenerated(), x + mClp.getNumCols() );
+}
+
+void ColumnGeneration::report()
+{
+  if ( !mProgress )
+    return;
+  const double gap = std::isfinite( mUpperBound ) && mUpperBound > 0 ? ( mUpperBound - mLowerBound ) / mUpperBound : 1.0;
+  const double percent = std::clamp( 100 * std::log10( std::max( gap, mSettings.gapTolerance ) ) / std::log10( mSettings.gapTolerance ), 0.0, 100.0 );
+  mProgress->report( percent, "round " + std::to_string( mRounds ) + ": objective " + ( std::isfinite( mUpperBound ) ? std::to_string( mUpperBound / mTotal ) : std::string( "-" ) ) + ", gap " + std::to_string( gap ) );
+}
+
+/**
+ * Rounds of master solve and pricing. The cost phase ends Optimal when the gap closes, Infeasible when the
+ * Lagrangian bound exceeds N times the longest candidate distance (the cost of any feasible P is below it),
+ * ArtificialsLeft when the master converged with artificial columns in use. Phase 1 ends Optimal when the
+ * master needs no artificial column, Infeasible when its Lagrangian bound proves every solution needs some.
+ */
+ColumnGeneration::Outcome ColumnGeneration::iterate( Phase phase )
+{
+  const double feasibilityTolerance = 1e-7 * mTotal;
+  for ( ;; )
+  {
+    if ( mProgress && mProgress->canceled() )
+      return Outcome::Canceled;
+    if ( mRounds >= mSettings.maxRounds || ( mSettings.maxSeconds > 0 && model::since( mStart ) > mSettings.maxSeconds ) )
+      return Outcome::Limit;
+    ++mRounds;
+    solveMaster();
+    const double *u = mClp.dualRowSolution();
+    double minReducedCost = 0;
+    const std::vector<Vertex> found = priceAll( u, phase, minReducedCost );
+    const bool feasible = artificialPeople() <= feasibilityTolerance;
+    if ( phase == Phase::Feasibility )
+    {
+      double artificialReducedCost = std::numeric_limits<double>::infinity();
+      for ( std::size_t i = 0; i < mCodes; ++i )
+        artificialReducedCost = std::min( artificialReducedCost, 1 - u[i] );
+      if ( feasible )
+        return Outcome::Optimal;
+      if ( found.empty() || lagrangian( u, std::min( minReducedCost, artificialReducedCost ) ) > feasibilityTolerance )
+        return Outcome::Infeasible;
+    }
+    else
+    {
+      const double bound = lagrangian( u, minReducedCost );
+      const bool serious = bound > mLowerBound;
+      if ( serious )
+      {
+        mLowerBound = bound; // a serious step: the box moves to the better duals
+        mCentre.assign( u, u + mCodes );
+      }
+      if ( mLowerBound > mTotal * mLongest * ( 1 + 1e-9 ) + feasibilityTolerance )
+        return Outcome::Infeasible;
+      if ( feasible && boxSlacksIdle() )
+        recordFeasible();
+      if ( std::isfinite( mUpperBound ) && mUpperBound - mLowerBound <= mSettings.gapTolerance * mUpperBound )
+        return Outcome::Optimal;
+      const bool atEdge = widenBoxAtEdge( u, serious || found.empty() );
+      if ( found.empty() && !atEdge ) // the box is inactive: u is optimal for the full dual
+        return feasible ? Outcome::Optimal : Outcome::ArtificialsLeft;
+      setBox();
+    }
+    addColumns( found );
+    report();
+  }
+}
+
+/**
+ * P_ij = sum_v lambda_jv v_i / n_i (SPEC 4.1). Rows are not rescaled: any lambda >= 0 keeps every
+ * re-identification constraint exactly (each column lies in its cone), and rows sum to 1 to CLP's tolerance.
+ */
+std::vector<double> ColumnGeneration::probability( const std::vector<double> &lambda ) const
+{
+  std::vector<double> result( mProblem.candidates.pairs(), 0.0 );
+  for ( std::size_t k = 0; k < lambda.size(); ++k )
+    if ( lambda[k] > 0 )
+      for ( std::size_t e = mColumnStart[k]; e < mColumnStart[k + 1]; ++e )
+      {
+        const auto &[slot, share] = mColumnShares[e];
+        result[mInflow.pairs[slot]] += lambda[k] * share / mProblem.population[mInflow.origins[slot]];
+      }
+  return result;
+}
+
+Status ColumnGeneration::status( Outcome outcome )
+{
+  switch ( outcome )
+  {
+    case Outcome::Optimal:
+      return Status::Optimal;
+    case Outcome::Canceled:
+      return Status::Canceled;
+    case Outcome::Limit:
+      return Status::Limit;
+    case Outcome::Infeasible:
+    case Outcome::ArtificialsLeft: // after phase 1 found the master feasible, artificial columns are forbidden: never here
+      break;
+  }
+  return Status::Infeasible;
+}
+
+Solution ColumnGeneration::run()
+{
+  Solution solution;
+  solution.rows = mCodes;
+  if ( !everyOriginCanMove() )
+  {
+    solution.seconds = model::since( mStart );
+    return solution; // Infeasible
+  }
+  mCentre.assign( mCodes, 0.0 );
+  const double meanDistance = mProblem.candidates.pairs() ? std::accumulate( mProblem.candidates.distances.begin(), mProblem.candidates.distances.end(), 0.0 ) / mProblem.candidates.pairs() : 0;
+  mDelta.assign( mCodes, meanDistance + 1 );
+  buildMaster();
+  setBox();
+  Outcome outcome = iterate( Phase::Cost );
+  if ( outcome == Outcome::ArtificialsLeft )
+  {
+    setPhase( Phase::Feasibility );
+    outcome = iterate( Phase::Feasibility );
+    if ( outcome == Outcome::Optimal )
+    {
+      setPhase( Phase::Cost );
+      outcome = iterate( Phase::Cost );
+    }
+  }
+  solution.status = status( outcome );
+  solution.columns = mCost.size();
+  solution.rounds = mRounds;
+  if ( solution.status != Status::Infeasible && solution.status != Status::Canceled && !mBestLambda.empty() )
+  {
+    solution.probability = probability( mBestLambda );
+    solution.objective = model::objective( mProblem, solution.probability );
+    solution.lowerBound = std::min( mLowerBound / mTotal, solution.objective );
+    solution.gap = solution.objective > 0 ? ( solution.objective - solution.lowerBound ) / solution.objective : 0;
+  }
+  solution.seconds = model::since( mStart );
+  return solution;
+}
+
+} // namespace
+
+Solution solveColumnGeneration( const Problem &problem, const ColumnGenerationSettings &settings, Progress *progress )
+{
+  model::validate( problem );
+  return ColumnGeneration( problem, settings, progress ).run();
+}
+
+} // namespace vbas::lp

@@ -1,0 +1,152 @@
+// The parts of LP geomasking that need no solver (SPEC 4): checks, the re-identification probability
+// recomputed from P, the minimum-epsilon bisection and the seeded randomisation.
+#include "geomask.h"
+#include "model.h"
+
+#include "random.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace vbas::lp
+{
+
+namespace model
+{
+
+void validate( const Problem &problem )
+{
+  const Candidates &candidates = problem.candidates;
+  if ( problem.patients < 1 )
+    throw std::invalid_argument( "LP geomasking: the number of patients s must be at least 1" );
+  if ( !( problem.epsilon > 0 && problem.epsilon <= 1 ) )
+    throw std::invalid_argument( "LP geomasking: epsilon must be in (0, 1]" );
+  if ( candidates.codes() != problem.population.size() || candidates.distances.size() != candidates.pairs() || candidates.offsets.back() != candidates.pairs() )
+    throw std::invalid_argument( "LP geomasking: the candidates are not over the codes" );
+  for ( const double n : problem.population )
+    if ( !( n > 0 && std::isfinite( n ) ) )
+      throw std::invalid_argument( "LP geomasking: every population n_i must be positive" );
+  for ( const std::uint32_t j : candidates.targets )
+    if ( j >= candidates.codes() )
+      throw std::invalid_argument( "LP geomasking: a candidate is not a code" );
+}
+
+double c( const Problem &problem, std::size_t i )
+{
+  const double s = static_cast<double>( problem.patients );
+  return problem.model == Model::Revised ? std::min( s, problem.population[i] ) : s;
+}
+
+double total( const Problem &problem )
+{
+  return std::accumulate( problem.population.begin(), problem.population.end(), 0.0 );
+}
+
+Inflow inflow( const Candidates &candidates )
+{
+  Inflow inflow;
+  inflow.offsets.assign( candidates.codes() + 1, 0 );
+  for ( const std::uint32_t j : candidates.targets )
+    ++inflow.offsets[j + 1];
+  std::partial_sum( inflow.offsets.begin(), inflow.offsets.end(), inflow.offsets.begin() );
+  inflow.pairs.resize( candidates.pairs() );
+  inflow.origins.resize( candidates.pairs() );
+  std::vector<std::size_t> next( inflow.offsets.begin(), inflow.offsets.end() - 1 );
+  for ( std::size_t i = 0; i < candidates.codes(); ++i )
+    for ( std::size_t p = candidates.offsets[i]; p < candidates.offsets[i + 1]; ++p )
+    {
+      const std::size_t slot = next[candidates.targets[p]]++;
+      inflow.pairs[slot] = p;
+      inflow.origins[slot] = static_cast<std::uint32_t>( i );
+    }
+  return inflow;
+}
+
+double objective( const Problem &problem, const std::vector<double> &probability )
+{
+  const Candidates &candidates = problem.candidates;
+  double sum = 0;
+  for ( std::size_t i = 0; i < candidates.codes(); ++i )
+    for ( std::size_t p = candidates.offsets[i]; p < candidates.offsets[i + 1]; ++p )
+      sum += problem.population[i] * candidates.distances[p] * probability[p];
+  return sum / total( problem );
+}
+
+} // namespace model
+
+double maxReidentification( const Problem &problem, const std::vector<double> &probability )
+{
+  // eq. 7: c_i P_ij / sum_k n_k P_kj over every pair with P_ij > 0.
+  const Candidates &candidates = problem.candidates;
+  std::vector<double> inflow( candidates.codes(), 0.0 );
+  for ( std::size_t i = 0; i < candidates.codes(); ++i )
+    for ( std::size_t p = candidates.offsets[i]; p < candidates.offsets[i + 1]; ++p )
+      inflow[candidates.targets[p]] += problem.population[i] * probability[p];
+  double largest = 0;
+  for ( std::size_t i = 0; i < candidates.codes(); ++i )
+    for ( std::size_t p = candidates.offsets[i]; p < candidates.offsets[i + 1]; ++p )
+      if ( probability[p] > 0 )
+        largest = std::max( largest, model::c( problem, i ) * probability[p] / inflow[candidates.targets[p]] );
+  return largest;
+}
+
+std::optional<double> minimumEpsilon( Problem problem, double tolerance, const std::function<Solution( const Problem & )> &solve )
+{
+  if ( !( tolerance > 0 && tolerance < 1 ) )
+    throw std::invalid_argument( "minimumEpsilon: the tolerance must be in (0, 1)" );
+  // SPEC 4.1: bisection on (0, 1]; feasible is the smallest epsilon known feasible, infeasible the largest known infeasible.
+  const auto feasibleAt = [&]( double epsilon ) {
+    problem.epsilon = epsilon;
+    const Status status = solve( problem ).status;
+    if ( status == Status::Canceled )
+      throw std::runtime_error( "minimumEpsilon: canceled" );
+    return status != Status::Infeasible;
+  };
+  if ( !feasibleAt( 1.0 ) )
+    return std::nullopt;
+  double feasible = 1.0, infeasible = 0.0;
+  while ( feasible - infeasible > tolerance )
+  {
+    const double middle = ( feasible + infeasible ) / 2;
+    ( feasibleAt( middle ) ? feasible : infeasible ) = middle;
+  }
+  // feasible - tolerance <= infeasible: infeasible too, the constraints only tighten as epsilon falls.
+  return feasible;
+}
+
+std::vector<std::uint32_t> randomise( const Candidates &candidates, const std::vector<double> &probability, const std::vector<std::uint32_t> &origins, std::uint64_t seed )
+{
+  if ( probability.size() != candidates.pairs() )
+    throw std::invalid_argument( "randomise: one probability per candidate pair" );
+  // SPEC 4: each patient's new code from the multinomial row P_i., by inversion of a uniform in [0, 1) with 53 random bits.
+  Random random( seed );
+  std::vector<std::uint32_t> result;
+  result.reserve( origins.size() );
+  for ( const std::uint32_t i : origins )
+  {
+    if ( i >= candidates.codes() )
+      throw std::invalid_argument( "randomise: a patient's code is not a code" );
+    const std::size_t first = candidates.offsets[i], last = candidates.offsets[i + 1];
+    double rowSum = 0;
+    for ( std::size_t p = first; p < last; ++p )
+      rowSum += probability[p];
+    const double uniform = static_cast<double>( random.next() >> 11 ) * 0x1.0p-53 * rowSum;
+    std::size_t chosen = first;
+    double cumulative = 0;
+    for ( std::size_t p = first; p < last; ++p )
+      if ( probability[p] > 0 )
+      {
+        chosen = p;
+        cumulative += probability[p];
+        if ( uniform < cumulative )
+          break;
+      }
+    result.push_back( candidates.targets[chosen] );
+  }
+  return result;
+}
+
+} // namespace vbas::lp

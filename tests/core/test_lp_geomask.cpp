@@ -1,0 +1,377 @@
+// LP geomasking (SPEC 4, 4.1): hand-solved instances, the seed's three special cases, WCMB against
+// Revised, column generation against the direct LP on seeded random instances, the minimum-epsilon
+// bisection, the seeded randomisation and the candidate sets against a brute-force search.
+#include "geomask.h"
+#include "random.h"
+#include "test_util.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+using namespace vbas;
+using namespace vbas::lp;
+
+class TestLpGeomask : public QObject
+{
+    Q_OBJECT
+
+  private slots:
+    void handSolvedThreeCodes();
+    void allPopulationsOne();
+    void singleCode();
+    void allPatientsFromOneCode();
+    void wcmbInfeasibleWhereRevisedIsFeasible();
+    void columnGenerationMatchesDirect();
+    void minimumEpsilon();
+    void randomisationIsSeededAndFollowsP();
+    void nearestCandidatesMatchBruteForce();
+    void radiusCandidatesMatchBruteForce();
+    void haversineDistance();
+    void cancel();
+};
+
+namespace
+{
+
+//! Every code may move to every code (the instances here are small).
+Candidates allPairs( const std::vector<Location> &codes )
+{
+  return nearestCandidates( codes, Distance::Euclidean, codes.size() );
+}
+
+Problem problem( const std::vector<double> &population, std::int64_t s, double epsilon, Model model, Candidates candidates )
+{
+  Problem p;
+  p.population = population;
+  p.patients = s;
+  p.epsilon = epsilon;
+  p.model = model;
+  p.candidates = std::move( candidates );
+  return p;
+}
+
+//! P_ij of the pair (i, j), 0 when j is not a candidate of i.
+double pij( const Problem &p, const std::vector<double> &probability, std::uint32_t i, std::uint32_t j )
+{
+  for ( std::size_t k = p.candidates.offsets[i]; k < p.candidates.offsets[i + 1]; ++k )
+    if ( p.candidates.targets[k] == j )
+      return probability[k];
+  return 0;
+}
+
+//! Rows of P sum to 1, no P_ij is negative, and the re-identification probability recomputed from P is within epsilon.
+void checkSolution( const Problem &p, const Solution &solution )
+{
+  QCOMPARE( solution.probability.size(), p.candidates.pairs() );
+  for ( std::size_t i = 0; i < p.candidates.codes(); ++i )
+  {
+    double sum = 0;
+    for ( std::size_t k = p.candidates.offsets[i]; k < p.candidates.offsets[i + 1]; ++k )
+    {
+      QVERIFY( solution.probability[k] >= -1e-12 );
+      sum += solution.probability[k];
+    }
+    VBAS_COMPARE_NEAR( sum, 1.0, 1e-7 );
+  }
+  QVERIFY2( maxReidentification( p, solution.probability ) <= p.epsilon + 1e-9, qPrintable( QString::number( maxReidentification( p, solution.probability ) - p.epsilon ) ) );
+}
+
+//! Both solvers: the same status, and when optimal the same objective (1e-6 relative), each solution checked.
+void solveBoth( const Problem &p, Status expected, double objective = -1 )
+{
+  const Solution direct = solveDirect( p );
+  const Solution generated = solveColumnGeneration( p );
+  QCOMPARE( int( direct.status ), int( expected ) );
+  QCOMPARE( int( generated.status ), int( expected ) );
+  if ( expected != Status::Optimal )
+    return;
+  checkSolution( p, generated );
+  checkSolution( p, direct );
+  if ( objective >= 0 )
+    VBAS_COMPARE_NEAR( direct.objective, objective, 1e-9 );
+  VBAS_COMPARE_NEAR( generated.objective, direct.objective, 1e-6 * std::max( direct.objective, 1e-9 ) );
+}
+
+//! A normal variate from two uniforms (Box-Muller), for lognormal populations.
+double normal( Random &random )
+{
+  const double u1 = ( static_cast<double>( random.next() >> 11 ) + 1 ) * 0x1.0p-53;
+  const double u2 = static_cast<double>( random.next() >> 11 ) * 0x1.0p-53;
+  return std::sqrt( -2 * std::log( u1 ) ) * std::cos( 2 * M_PI * u2 );
+}
+
+std::vector<Location> randomPoints( Random &random, std::size_t count, bool grid )
+{
+  std::vector<Location> points;
+  for ( std::size_t i = 0; i < count; ++i )
+    if ( grid ) // many exact ties
+      points.push_back( { static_cast<double>( random.below( 20 ) ), static_cast<double>( random.below( 20 ) ) } );
+    else
+      points.push_back( { static_cast<double>( random.below( 1000000 ) ) / 1000, static_cast<double>( random.below( 1000000 ) ) / 1000 } );
+  return points;
+}
+
+//! Brute force: every code's candidates by (distance, itself first, index), the nearest m or those within radius.
+Candidates bruteForce( const std::vector<Location> &codes, Distance metric, std::size_t m, double radius )
+{
+  Candidates candidates;
+  for ( std::uint32_t i = 0; i < codes.size(); ++i )
+  {
+    std::vector<std::tuple<double, bool, std::uint32_t>> all;
+    for ( std::uint32_t j = 0; j < codes.size(); ++j )
+      all.emplace_back( distance( codes[i], codes[j], metric ), j != i, j );
+    std::sort( all.begin(), all.end() );
+    for ( std::size_t r = 0; r < all.size() && r < m && std::get<0>( all[r] ) <= radius; ++r )
+    {
+      candidates.targets.push_back( std::get<2>( all[r] ) );
+      candidates.distances.push_back( std::get<0>( all[r] ) );
+    }
+    candidates.offsets.push_back( candidates.targets.size() );
+  }
+  return candidates;
+}
+
+void compareCandidates( const Candidates &actual, const Candidates &expected )
+{
+  QCOMPARE( actual.offsets, expected.offsets );
+  QCOMPARE( actual.targets, expected.targets );
+  QCOMPARE( actual.distances, expected.distances );
+}
+
+class CancelAfter : public Progress
+{
+  public:
+    explicit CancelAfter( int reports )
+      : mLeft( reports )
+    {}
+    bool canceled() const override { return mLeft <= 0; }
+    void report( double, const std::string & ) override { --mLeft; }
+
+  private:
+    int mLeft;
+};
+
+} // namespace
+
+/**
+ * A at x = 0 (n = 1), B at x = 2 (n = 1), C at x = 10 (n = 8); s = 4, epsilon = 0.5, Revised: c = (1, 1, 4),
+ * a_i = epsilon n_i / c_i = (0.5, 0.5, 1). C's constraints are redundant (n_C = 8 >= c_C / epsilon = 8):
+ * C stays at no cost. In flows x_ij = n_i P_ij, destination A needs x_AA <= 0.5 (x_AA + x_BA + x_CA), i.e.
+ * x_AA <= x_BA + x_CA, with x_AA = 1 - x_AB - x_AC: x_AB + x_AC + x_BA + x_CA >= 1. Each of these four pairs
+ * is at least 2 apart, so the movement is at least 2 person-units; A and B swapping half of their
+ * people (P_AA = P_AB = P_BA = P_BB = 1/2) moves exactly 2. Optimum: 2 / N = 2 / 10 = 0.2 per person.
+ */
+void TestLpGeomask::handSolvedThreeCodes()
+{
+  const Problem p = problem( { 1, 1, 8 }, 4, 0.5, Model::Revised, allPairs( { { 0, 0 }, { 2, 0 }, { 10, 0 } } ) );
+  solveBoth( p, Status::Optimal, 0.2 );
+  const Solution solution = solveColumnGeneration( p );
+  VBAS_COMPARE_NEAR( pij( p, solution.probability, 2, 2 ), 1.0, 1e-9 );
+  VBAS_COMPARE_NEAR( solution.lowerBound, 0.2, 1e-6 );
+  QVERIFY( solution.gap <= 1e-6 );
+}
+
+/**
+ * Seed case 1: with every n_i = 1 the WCMB constraint is s P_ij <= epsilon sum_k P_kj: P_ij <= epsilon / s of
+ * destination j's inflow. Eight codes on a line, s = 2, epsilon = 0.5: every destination needs at least
+ * s / epsilon = 4 origins sharing it equally.
+ */
+void TestLpGeomask::allPopulationsOne()
+{
+  std::vector<Location> codes;
+  for ( int i = 0; i < 8; ++i )
+    codes.push_back( { double( i ), 0 } );
+  const Problem p = problem( std::vector<double>( 8, 1 ), 2, 0.5, Model::Wcmb, allPairs( codes ) );
+  solveBoth( p, Status::Optimal );
+  const Solution solution = solveColumnGeneration( p );
+  std::vector<double> inflow( 8, 0 );
+  for ( std::uint32_t i = 0; i < 8; ++i )
+    for ( std::uint32_t j = 0; j < 8; ++j )
+      inflow[j] += pij( p, solution.probability, i, j );
+  for ( std::uint32_t i = 0; i < 8; ++i )
+    for ( std::uint32_t j = 0; j < 8; ++j )
+      QVERIFY( pij( p, solution.probability, i, j ) <= 0.5 / 2 * inflow[j] + 1e-9 );
+  // With 2 candidates each (i and i - 1, the lower index among ties; code 0: 0 and 1) a destination has 3
+  // origins at most: infeasible.
+  Problem two = p;
+  two.candidates = nearestCandidates( codes, Distance::Euclidean, 2 );
+  solveBoth( two, Status::Infeasible );
+}
+
+//! Seed case 2: one code, P_11 = 1, the constraint reduces to s / N <= epsilon: N = 8, s = 2 is feasible at epsilon = 2 / 8 = 0.25, not at 0.24.
+void TestLpGeomask::singleCode()
+{
+  for ( const Model model : { Model::Revised, Model::Wcmb } )
+  {
+    solveBoth( problem( { 8 }, 2, 0.25, model, allPairs( { { 0, 0 } } ) ), Status::Optimal, 0 );
+    solveBoth( problem( { 8 }, 2, 0.24, model, allPairs( { { 0, 0 } } ) ), Status::Infeasible );
+  }
+}
+
+/**
+ * Seed case 3: when destination j receives from i alone (P_kj = 0 for k != i) the constraint is s / n_i <=
+ * epsilon, as in case 2. Code 0 (n = 8) may only stay and nobody may move to it; codes 1 and 2 (n = 100,
+ * redundant for s = 2) stay. Feasible exactly when 2 / 8 <= epsilon.
+ */
+void TestLpGeomask::allPatientsFromOneCode()
+{
+  Candidates candidates;
+  candidates.targets = { 0, 1, 2, 2, 1 };
+  candidates.distances = { 0, 0, 1, 0, 1 };
+  candidates.offsets = { 0, 1, 3, 5 };
+  solveBoth( problem( { 8, 100, 100 }, 2, 0.25, Model::Wcmb, candidates ), Status::Optimal, 0 );
+  solveBoth( problem( { 8, 100, 100 }, 2, 0.24, Model::Wcmb, candidates ), Status::Infeasible );
+}
+
+/**
+ * Three codes of one person each, s = 4, epsilon = 0.5. WCMB: a_i = epsilon n_i / s = 0.125, a destination
+ * needs caps summing to 1 and three origins give 0.375: infeasible. Revised: c_i = min(s, 1) = 1, a_i = 0.5:
+ * A (x = 0) and B (x = 1) swap half (movement 1), C (x = 3) must share a destination with an origin giving
+ * at least as much; any such plan costs more; feasible.
+ */
+void TestLpGeomask::wcmbInfeasibleWhereRevisedIsFeasible()
+{
+  const Candidates candidates = allPairs( { { 0, 0 }, { 1, 0 }, { 3, 0 } } );
+  solveBoth( problem( { 1, 1, 1 }, 4, 0.5, Model::Wcmb, candidates ), Status::Infeasible );
+  solveBoth( problem( { 1, 1, 1 }, 4, 0.5, Model::Revised, candidates ), Status::Optimal );
+}
+
+//! Seeded random instances of 20-2,000 clustered codes with lognormal populations (median 10).
+void TestLpGeomask::columnGenerationMatchesDirect()
+{
+  std::map<Status, int> seen;
+  for ( std::uint64_t seed = 1; seed <= 30; ++seed )
+  {
+    Random random( seed );
+    const std::size_t codes = seed % 10 == 0 ? 1000 + random.below( 1001 ) : 20 + random.below( 280 );
+    std::vector<Location> points;
+    for ( std::size_t c = 0; c < codes; ++c )
+    {
+      const double cluster = static_cast<double>( random.below( 5 ) ) * 40;
+      points.push_back( { cluster + 10 * normal( random ), cluster / 2 + 10 * normal( random ) } );
+    }
+    std::vector<double> population;
+    for ( std::size_t c = 0; c < codes; ++c )
+      population.push_back( std::max( 1.0, std::round( 10 * std::exp( normal( random ) ) ) ) );
+    const std::size_t m = std::size_t( 5 ) << random.below( 3 );
+    const std::int64_t s = 5 + static_cast<std::int64_t>( random.below( 100 ) );
+    const double epsilon = 0.1 + 0.05 * static_cast<double>( random.below( 10 ) );
+    const Model model = random.below( 4 ) == 0 ? Model::Wcmb : Model::Revised;
+    const Problem p = problem( population, s, epsilon, model, nearestCandidates( points, Distance::Euclidean, m ) );
+    const Solution direct = solveDirect( p );
+    QVERIFY( direct.status == Status::Optimal || direct.status == Status::Infeasible );
+    solveBoth( p, direct.status );
+    ++seen[direct.status];
+  }
+  QVERIFY( seen[Status::Optimal] >= 5 );
+  QVERIFY( seen[Status::Infeasible] >= 3 );
+}
+
+/**
+ * Four codes, n = (8, 3, 3, 3), s = 2, Revised: c_i = min(2, n_i) = 2 for all. Summing c_i P_ij <= epsilon Q_j
+ * over j gives c_i <= epsilon sum_j Q_j = epsilon N, so epsilon >= 2 / 17; everyone moving to code 0 (shares
+ * n_i / 17 <= a_i = epsilon n_i / 2) reaches it. The bisection returns a feasible epsilon in [2/17, 2/17 + 1e-3],
+ * and the direct LP finds epsilon - 1e-3 infeasible.
+ */
+void TestLpGeomask::minimumEpsilon()
+{
+  const double tolerance = 1e-3;
+  const Problem p = problem( { 8, 3, 3, 3 }, 2, 1.0, Model::Revised, allPairs( { { 0, 0 }, { 5, 0 }, { 6, 0 }, { 7, 0 } } ) );
+  const auto solve = []( const Problem &q ) { return solveColumnGeneration( q ); };
+  const std::optional<double> epsilon = vbas::lp::minimumEpsilon( p, tolerance, solve );
+  QVERIFY( epsilon.has_value() );
+  QVERIFY2( *epsilon >= 2.0 / 17 - 1e-9 && *epsilon <= 2.0 / 17 + tolerance, qPrintable( QString::number( *epsilon, 'g', 12 ) ) );
+  Problem at = p;
+  at.epsilon = *epsilon;
+  QCOMPARE( int( solveDirect( at ).status ), int( Status::Optimal ) );
+  at.epsilon = *epsilon - tolerance;
+  QCOMPARE( int( solveDirect( at ).status ), int( Status::Infeasible ) );
+  // Nothing is feasible with one code of 1 person and s = 2 (s / N = 2 > 1): WCMB.
+  QVERIFY( !vbas::lp::minimumEpsilon( problem( { 1 }, 2, 1.0, Model::Wcmb, allPairs( { { 0, 0 } } ) ), tolerance, solve ).has_value() );
+}
+
+/**
+ * The same seed, the same draws; another seed, other draws. 20,000 patients of code 0 of the hand-solved
+ * instance of three codes drawn with a fixed P row (0.5, 0.3, 0.2): chi-square with 2 degrees of freedom
+ * below 13.8 (p = 0.001).
+ */
+void TestLpGeomask::randomisationIsSeededAndFollowsP()
+{
+  Candidates candidates = allPairs( { { 0, 0 }, { 2, 0 }, { 10, 0 } } );
+  std::vector<double> probability( candidates.pairs(), 0.0 );
+  const double row0[] = { 0.5, 0.3, 0.2 };
+  for ( std::uint32_t i = 0; i < 3; ++i )
+    for ( std::size_t k = candidates.offsets[i]; k < candidates.offsets[i + 1]; ++k )
+      probability[k] = i == 0 ? row0[candidates.targets[k]] : ( candidates.targets[k] == i ? 1.0 : 0.0 );
+  const std::vector<std::uint32_t> origins( 20000, 0 );
+  const std::vector<std::uint32_t> drawn = randomise( candidates, probability, origins, 42 );
+  QCOMPARE( randomise( candidates, probability, origins, 42 ), drawn );
+  QVERIFY( randomise( candidates, probability, origins, 43 ) != drawn );
+  double counts[3] = { 0, 0, 0 };
+  for ( const std::uint32_t j : drawn )
+    ++counts[j];
+  double chiSquare = 0;
+  for ( int j = 0; j < 3; ++j )
+    chiSquare += std::pow( counts[j] - 20000 * row0[j], 2 ) / ( 20000 * row0[j] );
+  QVERIFY2( chiSquare < 13.8, qPrintable( QString::number( chiSquare ) ) );
+  // Codes 1 and 2 stay (P = 1).
+  QCOMPARE( randomise( candidates, probability, { 1, 2, 2 }, 7 ), std::vector<std::uint32_t>( { 1, 2, 2 } ) );
+}
+
+void TestLpGeomask::nearestCandidatesMatchBruteForce()
+{
+  Random random( 11 );
+  for ( const bool grid : { false, true } )
+  {
+    const std::vector<Location> points = randomPoints( random, 300, grid );
+    for ( const std::size_t m : { std::size_t( 1 ), std::size_t( 7 ), std::size_t( 30 ), std::size_t( 400 ) } )
+      compareCandidates( nearestCandidates( points, Distance::Euclidean, m ), bruteForce( points, Distance::Euclidean, m, INFINITY ) );
+  }
+  // Haversine: longitudes in [-180, 180), latitudes in [-80, 80].
+  std::vector<Location> geographic;
+  for ( const Location &point : randomPoints( random, 300, false ) )
+    geographic.push_back( { point.x * 0.36 - 180, point.y * 0.16 - 80 } );
+  for ( const std::size_t m : { std::size_t( 1 ), std::size_t( 10 ), std::size_t( 30 ) } )
+    compareCandidates( nearestCandidates( geographic, Distance::Haversine, m ), bruteForce( geographic, Distance::Haversine, m, INFINITY ) );
+}
+
+void TestLpGeomask::radiusCandidatesMatchBruteForce()
+{
+  Random random( 12 );
+  for ( const bool grid : { false, true } )
+  {
+    const std::vector<Location> points = randomPoints( random, 300, grid );
+    for ( const double radius : { 0.0, 2.0, 50.0 } )
+      compareCandidates( radiusCandidates( points, Distance::Euclidean, radius ), bruteForce( points, Distance::Euclidean, SIZE_MAX, radius ) );
+  }
+  std::vector<Location> geographic;
+  for ( const Location &point : randomPoints( random, 300, false ) )
+    geographic.push_back( { point.x * 0.01, point.y * 0.01 } ); // a 10 x 10 degree square
+  for ( const double radius : { 1000.0, 100000.0, 2e7 } )
+    compareCandidates( radiusCandidates( geographic, Distance::Haversine, radius ), bruteForce( geographic, Distance::Haversine, SIZE_MAX, radius ) );
+}
+
+//! One degree along the equator: 6,371,008.8 * pi / 180 = 111,195.0797 m; (3, 4) to (0, 0) in a projected CRS: 5.
+void TestLpGeomask::haversineDistance()
+{
+  VBAS_COMPARE_NEAR( distance( { 0, 0 }, { 1, 0 }, Distance::Haversine ), 111195.0797, 1e-3 );
+  VBAS_COMPARE_NEAR( distance( { 10, 0 }, { 10, 1 }, Distance::Haversine ), 111195.0797, 1e-3 );
+  VBAS_COMPARE_NEAR( distance( { 0, 0 }, { 180, 0 }, Distance::Haversine ), 6371008.8 * M_PI, 1e-3 );
+  QCOMPARE( distance( { 3, 4 }, { 0, 0 }, Distance::Euclidean ), 5.0 );
+}
+
+void TestLpGeomask::cancel()
+{
+  Random random( 5 );
+  const std::vector<Location> points = randomPoints( random, 400, false );
+  const Problem p = problem( std::vector<double>( 400, 3 ), 50, 0.2, Model::Revised, nearestCandidates( points, Distance::Euclidean, 30 ) );
+  CancelAfter progress( 1 );
+  QCOMPARE( int( solveColumnGeneration( p, {}, &progress ).status ), int( Status::Canceled ) );
+  CancelAfter now( 0 );
+  QCOMPARE( int( solveDirect( p, &now ).status ), int( Status::Canceled ) );
+}
+
+QTEST_APPLESS_MAIN( TestLpGeomask )
+#include "test_lp_geomask.moc"
