@@ -129,7 +129,7 @@ bool VbasLpGeomask::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
     throw QgsProcessingException( QObject::tr( "The codes layer has no field '%1' (CODE_FIELD)." ).arg( mCodeFields.code ) );
   mCodeType = codeFields.at( codeIndex ).type();
   const QVariant patients = parameters.value( QStringLiteral( "PATIENTS" ) );
-  const bool havePatients = patients.isValid() && !patients.isNull() && !patients.toString().isEmpty();
+  const bool havePatients = patients.isValid() && !patients.isNull() && !( patients.type() == QVariant::String && patients.toString().isEmpty() );
   if ( havePatients == !mCodeFields.patientCount.isEmpty() )
     throw QgsProcessingException( QObject::tr( "Give either the patients (PATIENTS with PATIENT_CODE_FIELD) or a patient-count field on the codes (PATIENT_COUNT_FIELD), not both or neither." ) );
   if ( havePatients )
