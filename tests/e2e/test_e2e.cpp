@@ -28,7 +28,7 @@ using e2e::tail;
 const QChar kSep( 0x1f );
 const QStringList kAlgorithms = { QStringLiteral( "vbas:estimatesitecount" ), QStringLiteral( "vbas:placesites" ),
                                   QStringLiteral( "vbas:voronoiaggregate" ), QStringLiteral( "vbas:evaluate" ),
-                                  QStringLiteral( "vbas:anonymize" ), QStringLiteral( "vbas:checkanonymity" ) };
+                                  QStringLiteral( "vbas:anonymize" ), QStringLiteral( "vbas:checkanonymity" ), QStringLiteral( "vbas:lpgeomask" ) };
 // Central Canada, the default coefficients (paper Table 1).
 const double kExpB0 = 1436.0;
 const double kB1 = 0.43;
@@ -144,12 +144,14 @@ class TestE2e : public QObject
     void pipeline();
     void estimateOtherBases();
     void badQiField();
+    void lpGeomask();
 
   private:
     e2e::QgisProcess mQgis;
     QTemporaryDir mOut;
     QString mRegions, mRecords, mModel;
     QStringList mRegionIds;
+    QHash<QString, double> mPop8; // AREAKEY -> POP8
     double mPop8Total = 0;
     QVector<Patient> mPatients;
     QHash<qint64, int> mPatientIndex; // patient_id -> index in mPatients
@@ -165,6 +167,8 @@ class TestE2e : public QObject
     void checkEvaluationCsv( const QString &path, const Recount &rc, qint64 suppressed, qint64 aggregates, int k,
                              QMap<QString, QString> &row );
     void compareEvaluations( const QMap<QString, QString> &a, const QMap<QString, QString> &b, const QString &what );
+    //! The randomised patients and transitions of vbas:lpgeomask, recounted: 224 rows without their code, every row of P summing to 1, every re-identification probability at most epsilon.
+    void checkGeomask( const QString &randomised, const QString &transitions, double epsilon );
 };
 
 void TestE2e::runProcess( const QStringList &args, int &exitCode, QByteArray &out, QByteArray &err )
@@ -216,6 +220,7 @@ void TestE2e::initTestCase()
   {
     QVERIFY( row.at( 0 ) != kNull );
     mRegionIds << row.at( 0 );
+    mPop8.insert( row.at( 0 ), row.at( 1 ).toDouble() );
     ids.insert( row.at( 0 ) );
     mPop8Total += row.at( 1 ).toDouble();
   }
@@ -723,6 +728,55 @@ void TestE2e::badQiField()
     const QString path = output.section( '=', 1 );
     QVERIFY2( !QFileInfo::exists( path ), qPrintable( QFileInfo( path ).fileName() + " was written by a failed run" ) );
   }
+}
+
+
+void TestE2e::checkGeomask( const QString &randomised, const QString &transitions, double epsilon )
+{
+  const Table r = readTable( randomised, { QStringLiteral( "new_code" ) } );
+  QVERIFY2( r.ok, qPrintable( r.error ) );
+  QCOMPARE( r.rows.size(), 224 );
+  QVERIFY2( !r.fieldNames.contains( QStringLiteral( "tract_id" ) ), "the randomised patients keep their code" );
+  for ( const QStringList &row : r.rows )
+    QVERIFY( mPop8.contains( row.at( 0 ) ) );
+  const Table t = readTable( transitions, { QStringLiteral( "from_code" ), QStringLiteral( "to_code" ), QStringLiteral( "probability" ) } );
+  QVERIFY2( t.ok, qPrintable( t.error ) );
+  QHash<QString, double> rowSum, inflow; // SPEC 4: Q_j = sum_k n_k P_kj
+  for ( const QStringList &row : t.rows )
+  {
+    rowSum[row.at( 0 )] += row.at( 2 ).toDouble();
+    inflow[row.at( 1 )] += mPop8.value( row.at( 0 ) ) * row.at( 2 ).toDouble();
+  }
+  QCOMPARE( rowSum.size(), mPop8.size() );
+  for ( auto it = rowSum.constBegin(); it != rowSum.constEnd(); ++it )
+    QVERIFY2( std::fabs( it.value() - 1 ) < 1e-6, qPrintable( it.key() ) );
+  for ( const QStringList &row : t.rows ) // Revised-LP: min(s, n_i) P_ij / Q_j <= epsilon
+    QVERIFY2( std::min( 224.0, mPop8.value( row.at( 0 ) ) ) * row.at( 2 ).toDouble() / inflow.value( row.at( 1 ) ) <= epsilon + 1e-9, qPrintable( row.join( ' ' ) ) );
+}
+
+void TestE2e::lpGeomask()
+{
+  // The ED patients of the sample layers, the tracts standing for postal codes: the algorithm, then the shipped model.
+  const QString dir = mOut.filePath( QStringLiteral( "lpgeomask" ) );
+  QVERIFY( QDir().mkpath( dir ) );
+  const QString patients = QStringLiteral( VBAS_SAMPLE_DIR "/ed_patients.gpkg" );
+  QJsonObject r;
+  CHECKED( runJson( QStringLiteral( "vbas:lpgeomask" ),
+                    { QStringLiteral( "CODES=" ) + mRegions, QStringLiteral( "CODE_FIELD=AREAKEY" ), QStringLiteral( "POPULATION_FIELD=POP8" ), QStringLiteral( "PATIENTS=" ) + patients,
+                      QStringLiteral( "PATIENT_CODE_FIELD=tract_id" ), QStringLiteral( "EPSILON=0.05" ), QStringLiteral( "NEIGHBOURS=30" ), QStringLiteral( "SEED=3" ),
+                      QStringLiteral( "RANDOMISED=" ) + dir + "/randomised.gpkg", QStringLiteral( "TRANSITIONS=" ) + dir + "/transitions.csv" },
+                    r ) );
+  QCOMPARE( r.value( "STATUS" ).toString(), QStringLiteral( "optimal" ) );
+  QVERIFY( r.value( "MAX_REIDENTIFICATION" ).toDouble() <= 0.05 + 1e-9 );
+  CHECKED( checkGeomask( dir + "/randomised.gpkg", dir + "/transitions.csv", 0.05 ) );
+
+  QJsonObject m;
+  CHECKED( runJson( QStringLiteral( VBAS_SAMPLE_DIR "/lp_geomask.model3" ),
+                    { QStringLiteral( "codes=" ) + mRegions, QStringLiteral( "code_field=AREAKEY" ), QStringLiteral( "population_field=POP8" ), QStringLiteral( "patients=" ) + patients,
+                      QStringLiteral( "patient_code_field=tract_id" ), QStringLiteral( "epsilon=0.05" ), QStringLiteral( "neighbours=30" ),
+                      QStringLiteral( "lpgeomask:Randomised patients=" ) + dir + "/model-randomised.gpkg", QStringLiteral( "lpgeomask:Transitions=" ) + dir + "/model-transitions.csv" },
+                    m ) );
+  CHECKED( checkGeomask( dir + "/model-randomised.gpkg", dir + "/model-transitions.csv", 0.05 ) );
 }
 
 QTEST_GUILESS_MAIN( TestE2e )
