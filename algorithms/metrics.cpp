@@ -18,7 +18,7 @@ double compactness( const std::vector<Point> &regionPoints, const std::vector<Po
   return sum;
 }
 
-double nonUniformEntropy( const std::vector<std::int64_t> &regionRecords, const std::vector<std::size_t> &regionAggregate, std::size_t )
+double nonUniformEntropy( const std::vector<std::int64_t> &regionRecords, const std::vector<std::size_t> &regionAggregate )
 {
   // Each region's records generalised to their aggregate: eq. 22-23 is the plain NUE of that step.
   std::vector<Generalised> records;
@@ -188,9 +188,9 @@ void tallyGeography( const MetricInputs &in, ReleaseFacts &f )
   std::vector<std::int64_t> all( in.regionHistograms.rows() );
   for ( std::size_t r = 0; r < all.size(); ++r )
     all[r] = in.regionHistograms.rowTotal( r );
-  f.nueAll = nonUniformEntropy( all, in.aggregation.regionAggregate, f.aggregates );
+  f.nueAll = nonUniformEntropy( all, in.aggregation.regionAggregate );
   const std::vector<std::int64_t> released = releasedPerRegion( in.regionHistograms, in.aggregation, in.suppression );
-  f.nue = nonUniformEntropy( released, in.aggregation.regionAggregate, f.aggregates );
+  f.nue = nonUniformEntropy( released, in.aggregation.regionAggregate );
   const std::vector<Generalised> hierarchy = geographicHierarchy( in, released, false );
   f.genericNue = genericNonUniformEntropy( hierarchy );
   f.genericNueAllSuppressed = genericNonUniformEntropy( geographicHierarchy( in, released, true ) );

@@ -139,7 +139,11 @@ bool VbasLpGeomask::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
     mPatientCodeIndex = mPatientsSource->fields().lookupField( mPatientCodeField );
     if ( mPatientCodeIndex < 0 )
       throw QgsProcessingException( QObject::tr( "The patients have no field '%1' (PATIENT_CODE_FIELD)." ).arg( mPatientCodeField ) );
-    mPatientIdentity = vbasIdentityFields( *this, parameters, QStringLiteral( "PATIENTS" ), context );
+    const QgsAttributeList identity = vbasIdentityFields( *this, parameters, QStringLiteral( "PATIENTS" ), context );
+    const QgsFields patientFields = mPatientsSource->fields();
+    for ( int i = 0; i < patientFields.count(); ++i )
+      if ( i != mPatientCodeIndex && !identity.contains( i ) && patientFields.fieldOrigin( i ) != QgsFields::OriginExpression )
+        mReleasedFields.append( i );
   }
   mEpsilon = parameterAsDouble( parameters, QStringLiteral( "EPSILON" ), context );
   if ( !( mEpsilon > 0 && mEpsilon <= 1 ) )
@@ -164,21 +168,11 @@ bool VbasLpGeomask::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   return true;
 }
 
-bool VbasLpGeomask::released( int field ) const
-{
-  return field != mPatientCodeIndex && !mPatientIdentity.contains( field ) && mPatientsSource->fields().fieldOrigin( field ) != QgsFields::OriginExpression;
-}
-
 VbasOutputSchema VbasLpGeomask::randomisedSchema() const
 {
   QgsFields fields;
-  if ( mPatientsSource )
-  {
-    const QgsFields patientFields = mPatientsSource->fields();
-    for ( int i = 0; i < patientFields.count(); ++i )
-      if ( released( i ) )
-        fields.append( patientFields.at( i ) );
-  }
+  for ( const int i : mReleasedFields )
+    fields.append( mPatientsSource->fields().at( i ) );
   for ( const QString &name : { QStringLiteral( "new_code" ), QStringLiteral( "moved" ) } )
     if ( fields.lookupField( name ) >= 0 )
       throw QgsProcessingException( QObject::tr( "The patients already have a field '%1', which the randomised table adds: rename it." ).arg( name ) );
@@ -264,9 +258,8 @@ QVariantMap VbasLpGeomask::processAlgorithm( const QVariantMap &, QgsProcessingC
     moved += distance;
     farthest = std::max( farthest, distance );
     QgsAttributes values;
-    for ( int i = 0; i < patients.fields.count(); ++i )
-      if ( released( i ) )
-        values << patients.rows[static_cast<int>( p )].at( i );
+    for ( const int i : mReleasedFields )
+      values << patients.rows[static_cast<int>( p )].at( i );
     values << codes.ids[static_cast<int>( drawn[p] )];
     if ( mAudit )
       values << distance;

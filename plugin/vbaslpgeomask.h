@@ -42,8 +42,6 @@ class VbasLpGeomask : public VbasAlgorithm
     //! The solution at mEpsilon; an infeasible epsilon is refused with the epsilon or m to try.
     Solved solve( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback ) const;
     vbas::lp::Solution solveWith( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback ) const;
-    //! The patients' fields released: all but their code and their identity fields.
-    bool released( int field ) const;
     VbasOutputSchema randomisedSchema() const;
 
     std::unique_ptr<QgsProcessingFeatureSource> mCodesSource;
@@ -51,7 +49,7 @@ class VbasLpGeomask : public VbasAlgorithm
     VbasCodeFields mCodeFields;
     QString mPatientCodeField;
     int mPatientCodeIndex = -1;
-    QgsAttributeList mPatientIdentity;
+    QgsAttributeList mReleasedFields; //!< the patients' fields released: all but their code, their identity fields and expressions
     double mEpsilon = 0.2;
     std::int64_t mNeighbours = 30;
     double mRadius = 0;

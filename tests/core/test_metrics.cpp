@@ -117,23 +117,23 @@ void TestMetrics::nonUniformEntropyEq22And23()
   // eq. 23: -(4 log2(2/3) + 2 log2(1/3) + 5 log2(5/7) + 2 log2(2/7))
   //       = 4*0.584963 + 2*1.584963 + 5*0.485427 + 2*1.807355
   //       = 2.339850 + 3.169925 + 2.427136 + 3.614710 = 11.551621
-  VBAS_COMPARE_NEAR( nonUniformEntropy( { 4, 2, 5, 2 }, { 0, 0, 1, 1 }, 2 ), 11.551621, 1e-5 );
+  VBAS_COMPARE_NEAR( nonUniformEntropy( { 4, 2, 5, 2 }, { 0, 0, 1, 1 } ), 11.551621, 1e-5 );
   // Over the released records: r0 3 (its c1 is suppressed), r1 2, r2 4 (its c0 is suppressed), r3 2.
   // A has 5, B has 6 released records.
   // -(3 log2(3/5) + 2 log2(2/5) + 4 log2(4/6) + 2 log2(2/6))
   //       = 3*0.736966 + 2*1.321928 + 4*0.584963 + 2*1.584963
   //       = 2.210897 + 2.643856 + 2.339850 + 3.169925 = 10.364528
-  VBAS_COMPARE_NEAR( nonUniformEntropy( { 3, 2, 4, 2 }, { 0, 0, 1, 1 }, 2 ), 10.364528, 1e-5 );
+  VBAS_COMPARE_NEAR( nonUniformEntropy( { 3, 2, 4, 2 }, { 0, 0, 1, 1 } ), 10.364528, 1e-5 );
 }
 
 void TestMetrics::nonUniformEntropyEdgeCases()
 {
   // Every region its own aggregate: Pr = 1 for every record -> 0.
-  VBAS_COMPARE_NEAR( nonUniformEntropy( { 4, 2, 5 }, { 0, 1, 2 }, 3 ), 0.0, 1e-12 );
+  VBAS_COMPARE_NEAR( nonUniformEntropy( { 4, 2, 5 }, { 0, 1, 2 } ), 0.0, 1e-12 );
   // Two equal regions merged: 2 records each, Pr = 1/2 -> -(4 * log2(1/2)) = 4 bits.
-  VBAS_COMPARE_NEAR( nonUniformEntropy( { 2, 2 }, { 0, 0 }, 1 ), 4.0, 1e-12 );
+  VBAS_COMPARE_NEAR( nonUniformEntropy( { 2, 2 }, { 0, 0 } ), 4.0, 1e-12 );
   // A region with no records adds nothing: same as above.
-  VBAS_COMPARE_NEAR( nonUniformEntropy( { 2, 0, 2 }, { 0, 0, 0 }, 1 ), 4.0, 1e-12 );
+  VBAS_COMPARE_NEAR( nonUniformEntropy( { 2, 0, 2 }, { 0, 0, 0 } ), 4.0, 1e-12 );
 }
 
 void TestMetrics::releasedPerRegion()
@@ -277,9 +277,9 @@ void TestMetrics::nonUniformEntropySeedExample()
 {
   // metrics-overview-zh.txt: 1,000 records, sex generalised to "person".
   // 50/950: -(50 log2(50/1000) + 950 log2(950/1000)) = 50 * 4.321928 + 950 * 0.074001 = 216.096 + 70.301 = 286.4
-  VBAS_COMPARE_NEAR( nonUniformEntropy( { 50, 950 }, { 0, 0 }, 1 ), 286.397, 1e-3 );
+  VBAS_COMPARE_NEAR( nonUniformEntropy( { 50, 950 }, { 0, 0 } ), 286.397, 1e-3 );
   // 500/500: 1000 * -log2(1/2) = 1000
-  VBAS_COMPARE_NEAR( nonUniformEntropy( { 500, 500 }, { 0, 0 }, 1 ), 1000.0, 1e-9 );
+  VBAS_COMPARE_NEAR( nonUniformEntropy( { 500, 500 }, { 0, 0 } ), 1000.0, 1e-9 );
 }
 
 void TestMetrics::classificationMetricSeedExample()
