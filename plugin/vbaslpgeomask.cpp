@@ -81,7 +81,7 @@ QString VbasLpGeomask::shortHelpString() const
                       "<b>STATUS</b> (optimal, limit), <b>OBJECTIVE</b> (expected movement per person), <b>MEAN_MOVEMENT</b> and <b>MAX_MOVEMENT</b> (of the draws), "
                       "<b>MAX_REIDENTIFICATION</b> (recomputed from P: never above epsilon, or nothing is written), <b>ROWS</b>, <b>COLUMNS</b>, <b>ROUNDS</b>, <b>GAP</b> "
                       "(the proven optimality gap), <b>SOLVE_SECONDS</b>, <b>MIN_EPSILON</b> (with FIND_MIN_EPSILON), <b>PATIENTS</b>, <b>SEED</b>.<br>"
-                      "An infeasible epsilon is refused with the epsilon or the number of neighbours to try.<br>" )
+                      "An infeasible epsilon is refused with the epsilon or the number of neighbours to try, and with the code that alone makes it infeasible, if one does.<br>" )
            .arg( kDirectPairs )
          + outputsHelp();
 }
@@ -195,7 +195,21 @@ vbas::lp::Solution VbasLpGeomask::solveWith( const vbas::lp::Problem &problem, Q
   return solution;
 }
 
-VbasLpGeomask::Solved VbasLpGeomask::solve( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback ) const
+//! The quick proof of infeasibility (SPEC 4.1 bound, vbas::lp::unhideableCode) as a sentence naming the code, or nothing.
+QString VbasLpGeomask::unhideable( const vbas::lp::Problem &problem, const VbasCodes &codes )
+{
+  const std::optional<vbas::lp::Unhideable> code = vbas::lp::unhideableCode( problem );
+  if ( !code )
+    return QString();
+  return QObject::tr( " Code %1 (population %2) cannot be hidden: the other codes that may move to its destinations hold %3 people, and keeping its share of every destination within "
+                      "epsilon needs at least %4." )
+    .arg( codes.ids[static_cast<int>( code->code )].toString() )
+    .arg( problem.population[code->code] )
+    .arg( code->available )
+    .arg( std::ceil( code->needed ) );
+}
+
+VbasLpGeomask::Solved VbasLpGeomask::solve( const vbas::lp::Problem &problem, const VbasCodes &codes, QgsProcessingFeedback *feedback ) const
 {
   vbas::lp::Solution solution = solveWith( problem, feedback );
   std::optional<double> smallest;
@@ -204,7 +218,7 @@ VbasLpGeomask::Solved VbasLpGeomask::solve( const vbas::lp::Problem &problem, Qg
   if ( solution.status == vbas::lp::Status::Infeasible )
   {
     const QString neighbours = mRadius > 0 ? QObject::tr( "a larger RADIUS" ) : QObject::tr( "more NEIGHBOURS (now %1)" ).arg( mNeighbours );
-    throw QgsProcessingException( smallest ? QObject::tr( "No transition probabilities keep every re-identification probability at most EPSILON = %1 with these candidates. The smallest feasible "
+    throw QgsProcessingException( ( smallest ? QObject::tr( "No transition probabilities keep every re-identification probability at most EPSILON = %1 with these candidates. The smallest feasible "
                                                           "epsilon is %2: use EPSILON = %2 or more, or %3." )
                                                .arg( mEpsilon )
                                                .arg( *smallest )
@@ -212,7 +226,8 @@ VbasLpGeomask::Solved VbasLpGeomask::solve( const vbas::lp::Problem &problem, Qg
                                            : QObject::tr( "No transition probabilities keep the re-identification probability at most EPSILON = %1, nor even at 1, with these candidates: "
                                                           "use %2%3." )
                                                .arg( mEpsilon )
-                                               .arg( neighbours, mModel == vbas::lp::Model::Wcmb ? QObject::tr( ", or the Revised-LP model" ) : QString() ) );
+                                               .arg( neighbours, mModel == vbas::lp::Model::Wcmb ? QObject::tr( ", or the Revised-LP model" ) : QString() ) )
+                                  + unhideable( problem, codes ) );
   }
   if ( smallest )
     feedback->pushInfo( QObject::tr( "The smallest feasible epsilon is %1 (to within %2)." ).arg( *smallest ).arg( mEpsilonTolerance ) );
@@ -237,7 +252,7 @@ QVariantMap VbasLpGeomask::processAlgorithm( const QVariantMap &, QgsProcessingC
                                    : vbas::lp::nearestCandidates( codes.locations, codes.distance, static_cast<std::size_t>( std::min<std::int64_t>( mNeighbours, codes.ids.size() ) ) );
   QElapsedTimer timer;
   timer.start();
-  const Solved solved = solve( problem, feedback );
+  const Solved solved = solve( problem, codes, feedback );
   const vbas::lp::Solution &solution = solved.solution;
   const double seconds = timer.elapsed() / 1000.0;
   const double reidentification = vbas::lp::maxReidentification( problem, solution.probability );

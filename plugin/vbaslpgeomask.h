@@ -40,7 +40,8 @@ class VbasLpGeomask : public VbasAlgorithm
     };
 
     //! The solution at mEpsilon; an infeasible epsilon is refused with the epsilon or m to try.
-    Solved solve( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback ) const;
+    Solved solve( const vbas::lp::Problem &problem, const VbasCodes &codes, QgsProcessingFeedback *feedback ) const;
+    static QString unhideable( const vbas::lp::Problem &problem, const VbasCodes &codes );
     vbas::lp::Solution solveWith( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback ) const;
     VbasOutputSchema randomisedSchema() const;
 

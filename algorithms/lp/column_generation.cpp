@@ -1,8 +1,9 @@
 // SPEC 4.1: the LP of SPEC 4 as a Dantzig-Wolfe master, one row per code (sum_{j,v} lambda_jv v_i = n_i),
 // whose columns are the vertices v of destination j's capped simplex {sum v = 1, 0 <= v_i <= a_i}, found by
-// a greedy pricing per destination. The CLP master is warm-started between rounds (new columns enter
-// non-basic; primal simplex goes on from the last basis) and its duals u_i are stabilised by a box step:
-// each row has two penalised slack columns that keep u_i within [centre_i - delta_i, centre_i + delta_i].
+// a greedy pricing per destination. Its duals u_i are stabilised by a box step: each row has two penalised
+// slack columns that keep u_i within [centre_i - delta_i, centre_i + delta_i]. A large master is solved by
+// CLP's barrier while the gap is wide, then by primal simplex warm-started between rounds (new columns enter
+// non-basic): see MasterSolver.
 #include "columns.h"
 #include "geomask.h"
 #include "model.h"
@@ -26,6 +27,24 @@ constexpr double PricingTolerance = 1e-9;
 constexpr double CapTolerance = 1e-9;
 //! A box slack above this (people) is in use.
 constexpr double SlackTolerance = 1e-9;
+//! Masters of at least this many rows start with the barrier.
+constexpr std::size_t BarrierCodes = 1000;
+//! The barrier hands over to the simplex once the Lagrangian bound is within this share of the master objective.
+constexpr double BarrierGap = 0.3;
+
+/**
+ * How the master is solved. Measured on bench_lp's nearest-30 instance (11,740 rows): warm-started primal
+ * simplex needed 10,000-20,000 iterations a round in the early rounds, at up to 3 ms each once the basis
+ * couples most codes (its inverse is dense), and had not converged after 300 s. CLP's barrier solves the
+ * same masters in 0.4-5 s from scratch and its duals are well centred, so far fewer rounds are wasted;
+ * near the optimum a round adds few columns and the warm-started simplex is cheaper again.
+ */
+enum class MasterSolver
+{
+  Barrier,   //!< interior point, no basis kept
+  Crossover, //!< once: interior point, then a basis for the simplex
+  Simplex,   //!< primal simplex from the last basis
+};
 
 enum class Phase
 {
@@ -62,6 +81,7 @@ class ColumnGeneration
     void addColumns( const std::vector<Vertex> &vertices );
     void setBox();
     bool solveMaster();
+    void solveOnce();
     double artificialPeople() const;
     bool boxSlacksIdle() const;
     void setPhase( Phase phase );
@@ -96,6 +116,7 @@ class ColumnGeneration
     double mBigM = 0;
 
     ClpSimplex mClp;
+    MasterSolver mMasterSolver = MasterSolver::Simplex;
     std::vector<double> mCost;        //!< of every generated column, for the switch back from phase 1
     std::vector<std::size_t> mColumnStart { 0 };
     std::vector<std::pair<std::size_t, double>> mColumnShares;
@@ -255,12 +276,30 @@ void ColumnGeneration::setBox()
   }
 }
 
-//! Re-solves the master from its last basis; a box too narrow for the columns (unbounded master) is widened.
+//! One solve of the master by the current MasterSolver; a barrier that fails hands over to the simplex from a slack basis.
+void ColumnGeneration::solveOnce()
+{
+  if ( mMasterSolver == MasterSolver::Simplex )
+  {
+    mClp.primal();
+    return;
+  }
+  mClp.barrier( mMasterSolver == MasterSolver::Crossover );
+  if ( mClp.status() == 0 && mMasterSolver == MasterSolver::Barrier )
+    return;
+  if ( mClp.status() != 0 && mMasterSolver == MasterSolver::Barrier )
+    mClp.allSlackBasis( true );
+  mMasterSolver = MasterSolver::Simplex;
+  if ( mClp.status() != 0 )
+    mClp.primal();
+}
+
+//! Re-solves the master; a box too narrow for the columns (unbounded master) is widened.
 bool ColumnGeneration::solveMaster()
 {
   for ( ;; )
   {
-    mClp.primal();
+    solveOnce();
     if ( mClp.status() == 0 )
       return true;
     if ( mClp.status() != 2 )
@@ -305,6 +344,9 @@ bool ColumnGeneration::widenBoxAtEdge( const double *u, bool widen )
 void ColumnGeneration::setPhase( Phase phase )
 {
   const bool feasibility = phase == Phase::Feasibility;
+  if ( mMasterSolver == MasterSolver::Barrier )
+    mClp.allSlackBasis( true ); // no basis after an interior point: the simplex starts afresh
+  mMasterSolver = MasterSolver::Simplex;
   for ( std::size_t i = 0; i < mCodes; ++i )
   {
     mClp.setObjectiveCoefficient( static_cast<int>( i ), 1.0 );
@@ -379,12 +421,14 @@ ColumnGeneration::Outcome ColumnGeneration::iterate( Phase phase )
       }
       if ( mLowerBound > mTotal * mLongest * ( 1 + 1e-9 ) + feasibilityTolerance )
         return Outcome::Infeasible;
-      if ( feasible && boxSlacksIdle() )
+      if ( feasible && boxSlacksIdle() && mMasterSolver == MasterSolver::Simplex ) // a basic solution, not an interior point within the barrier's tolerance
         recordFeasible();
       if ( std::isfinite( mUpperBound ) && mUpperBound - mLowerBound <= mSettings.gapTolerance * mUpperBound )
         return Outcome::Optimal;
       const bool atEdge = widenBoxAtEdge( u, serious || found.empty() );
-      if ( found.empty() && !atEdge ) // the box is inactive: u is optimal for the full dual
+      if ( mMasterSolver == MasterSolver::Barrier && ( ( found.empty() && !atEdge ) || mLowerBound > ( 1 - BarrierGap ) * mClp.objectiveValue() ) )
+        mMasterSolver = MasterSolver::Crossover; // the simplex ends every run, with a basic solution
+      else if ( found.empty() && !atEdge ) // the box is inactive: u is optimal for the full dual
         return feasible ? Outcome::Optimal : Outcome::ArtificialsLeft;
       setBox();
     }
@@ -431,7 +475,7 @@ Solution ColumnGeneration::run()
 {
   Solution solution;
   solution.rows = mCodes;
-  if ( !everyOriginCanMove() )
+  if ( !everyOriginCanMove() || unhideableCode( mProblem ) )
   {
     solution.seconds = model::since( mStart );
     return solution; // Infeasible
@@ -439,6 +483,7 @@ Solution ColumnGeneration::run()
   mCentre.assign( mCodes, 0.0 );
   const double meanDistance = mProblem.candidates.pairs() ? std::accumulate( mProblem.candidates.distances.begin(), mProblem.candidates.distances.end(), 0.0 ) / mProblem.candidates.pairs() : 0;
   mDelta.assign( mCodes, meanDistance + 1 );
+  mMasterSolver = mCodes >= BarrierCodes ? MasterSolver::Barrier : MasterSolver::Simplex;
   buildMaster();
   setBox();
   Outcome outcome = iterate( Phase::Cost );

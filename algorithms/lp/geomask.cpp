@@ -77,6 +77,34 @@ double objective( const Problem &problem, const std::vector<double> &probability
 
 } // namespace model
 
+std::optional<Unhideable> unhideableCode( const Problem &problem )
+{
+  const Candidates &candidates = problem.candidates;
+  const model::Inflow inflow = model::inflow( candidates );
+  std::vector<std::size_t> seen( candidates.codes(), candidates.codes() ); // seen[k] == i: k counted for code i
+  for ( std::size_t i = 0; i < candidates.codes(); ++i )
+  {
+    const double a = model::a( problem, i );
+    if ( a >= 1 )
+      continue;
+    Unhideable code { i, problem.population[i] * ( 1 - a ) / a, 0 };
+    seen[i] = i;
+    for ( std::size_t p = candidates.offsets[i]; p < candidates.offsets[i + 1]; ++p )
+    {
+      const std::uint32_t j = candidates.targets[p];
+      for ( std::size_t slot = inflow.offsets[j]; slot < inflow.offsets[j + 1]; ++slot )
+        if ( seen[inflow.origins[slot]] != i )
+        {
+          seen[inflow.origins[slot]] = i;
+          code.available += problem.population[inflow.origins[slot]];
+        }
+    }
+    if ( code.needed > code.available * ( 1 + 1e-9 ) )
+      return code;
+  }
+  return std::nullopt;
+}
+
 double maxReidentification( const Problem &problem, const std::vector<double> &probability )
 {
   // eq. 7: c_i P_ij / sum_k n_k P_kj over every pair with P_ij > 0.

@@ -100,6 +100,22 @@ struct ColumnGenerationSettings
 //! SPEC 4.1: the Dantzig-Wolfe master (one row per code) solved by column generation with a warm-started CLP master and box-step dual stabilisation.
 Solution solveColumnGeneration( const Problem &problem, const ColumnGenerationSettings &settings = {}, Progress *progress = nullptr );
 
+//! A code whose people cannot be hidden: the people its destinations could receive from other codes are too few for its share cap.
+struct Unhideable
+{
+    std::size_t code = 0;
+    double needed = 0;    //!< n_i (1 - a_i) / a_i: people from other codes its destinations must receive
+    double available = 0; //!< the population of the other codes that may move to any of its destinations
+};
+
+/**
+ * A quick proof of infeasibility (no solver): the first code i with n_i (1 - a_i) / a_i above the population
+ * of the other origins of its destinations. Each x_ij <= a_i Q_j = a_i (x_ij + R_j) gives x_ij <= a_i / (1 - a_i)
+ * R_j, and summed over i's destinations n_i <= a_i / (1 - a_i) * sum_j R_j, which is at most that population.
+ * Nothing when every code passes (which does not prove feasibility).
+ */
+std::optional<Unhideable> unhideableCode( const Problem &problem );
+
 //! The largest re-identification probability of P, recomputed from P alone: max over pairs of c_i P_ij / sum_k n_k P_kj, c_i = min(s, n_i) (Revised) or s (WCMB).
 double maxReidentification( const Problem &problem, const std::vector<double> &probability );
 

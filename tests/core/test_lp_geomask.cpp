@@ -24,6 +24,9 @@ class TestLpGeomask : public QObject
     void allPatientsFromOneCode();
     void wcmbInfeasibleWhereRevisedIsFeasible();
     void columnGenerationMatchesDirect();
+    void unhideableCode();
+    void barrierThenSimplexMatchesDirect();
+    void limits();
     void minimumEpsilon();
     void randomisationIsSeededAndFollowsP();
     void nearestCandidatesMatchBruteForce();
@@ -262,11 +265,62 @@ void TestLpGeomask::columnGenerationMatchesDirect()
     const Problem p = problem( population, s, epsilon, model, nearestCandidates( points, Distance::Euclidean, m ) );
     const Solution direct = solveDirect( p );
     QVERIFY( direct.status == Status::Optimal || direct.status == Status::Infeasible );
+    if ( vbas::lp::unhideableCode( p ) ) // the quick proof is never wrong
+      QCOMPARE( int( direct.status ), int( Status::Infeasible ) );
     solveBoth( p, direct.status );
     ++seen[direct.status];
   }
   QVERIFY( seen[Status::Optimal] >= 5 );
   QVERIFY( seen[Status::Infeasible] >= 3 );
+}
+
+/**
+ * Three codes, every pair a candidate, n = (40, 5, 5), s = 100, Revised, epsilon = 0.2: a_i = 0.2 for all.
+ * Code 0 needs 40 * 0.8 / 0.2 = 160 people from the others at its destinations, which hold 5 + 5 = 10: both
+ * solvers find it infeasible. Five codes of 5 people: each needs 5 * 4 = 20 and the other four hold exactly
+ * 20, so no code is flagged, and everyone moving to one code (shares 5 / 25 = 0.2) is feasible.
+ */
+void TestLpGeomask::unhideableCode()
+{
+  const Problem p = problem( { 40, 5, 5 }, 100, 0.2, Model::Revised, allPairs( { { 0, 0 }, { 1, 0 }, { 2, 0 } } ) );
+  const std::optional<vbas::lp::Unhideable> code = vbas::lp::unhideableCode( p );
+  QVERIFY( code.has_value() );
+  QCOMPARE( code->code, std::size_t( 0 ) );
+  VBAS_COMPARE_NEAR( code->needed, 160.0, 1e-9 );
+  VBAS_COMPARE_NEAR( code->available, 10.0, 1e-12 );
+  solveBoth( p, Status::Infeasible );
+  const Problem even = problem( { 5, 5, 5, 5, 5 }, 100, 0.2, Model::Revised, allPairs( { { 0, 0 }, { 1, 0 }, { 2, 0 }, { 3, 0 }, { 4, 0 } } ) );
+  QVERIFY( !vbas::lp::unhideableCode( even ).has_value() );
+  solveBoth( even, Status::Optimal );
+}
+
+//! A feasible master of 1,500 rows: the barrier starts, the simplex finishes, and the optimum is the direct LP's.
+void TestLpGeomask::barrierThenSimplexMatchesDirect()
+{
+  Random random( 11 );
+  const std::vector<Location> points = randomPoints( random, 1500, false );
+  std::vector<double> population;
+  for ( std::size_t c = 0; c < points.size(); ++c )
+    population.push_back( 2 + static_cast<double>( random.below( 6 ) ) );
+  solveBoth( problem( population, 50, 0.2, Model::Revised, nearestCandidates( points, Distance::Euclidean, 10 ) ), Status::Optimal );
+}
+
+//! A round limit stops column generation with Status::Limit; what it returns, if anything, is within epsilon.
+void TestLpGeomask::limits()
+{
+  Random random( 5 );
+  const std::vector<Location> points = randomPoints( random, 400, false );
+  const Problem p = problem( std::vector<double>( 400, 3 ), 50, 0.2, Model::Revised, nearestCandidates( points, Distance::Euclidean, 30 ) );
+  ColumnGenerationSettings settings;
+  settings.maxRounds = 2;
+  const Solution solution = solveColumnGeneration( p, settings );
+  QCOMPARE( int( solution.status ), int( Status::Limit ) );
+  QCOMPARE( solution.rounds, std::size_t( 2 ) );
+  if ( !solution.probability.empty() )
+    checkSolution( p, solution );
+  settings.maxRounds = 100000;
+  settings.maxSeconds = 1e-9;
+  QCOMPARE( int( solveColumnGeneration( p, settings ).status ), int( Status::Limit ) );
 }
 
 /**

@@ -190,7 +190,8 @@ void TestLpGeomask::patientCountField()
 void TestLpGeomask::infeasibleSaysWhatToTry()
 {
   // m = 1: every code keeps its patients; a code of 1 person with 3 patients is re-identified with
-  // probability min(3, 1) * 1 / 1 = 1 > 0.5.
+  // probability min(3, 1) * 1 / 1 = 1 > 0.5. The quick proof names c0: a = 0.5 * 1 / min(3, 1) = 0.5, so it
+  // needs 1 * (1 - 0.5) / 0.5 = 1 person from other codes at its only destination, itself, which no one else reaches.
   auto c = codes( { 1, 1, 2, 10 } );
   auto pts = patients( { QStringLiteral( "c0" ), QStringLiteral( "c0" ), QStringLiteral( "c1" ) } );
   QVariantMap p = parameters( c.get(), pts.get() );
@@ -202,6 +203,7 @@ void TestLpGeomask::infeasibleSaysWhatToTry()
   vbastest::run( QStringLiteral( "vbas:lpgeomask" ), p, context, false, &feedback );
   const QString message = feedback.errors.join( ' ' );
   QVERIFY2( message.contains( QStringLiteral( "EPSILON" ) ) && message.contains( QStringLiteral( "NEIGHBOURS" ) ), qPrintable( message ) );
+  QVERIFY2( message.contains( QStringLiteral( "Code c0 (population 1) cannot be hidden: the other codes that may move to its destinations hold 0 people" ) ) && message.contains( QStringLiteral( "needs at least 1." ) ), qPrintable( message ) );
   QVERIFY( !QFile::exists( randomised ) );
 }
 
