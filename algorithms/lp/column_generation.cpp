@@ -475,7 +475,7 @@ Solution ColumnGeneration::run()
 {
   Solution solution;
   solution.rows = mCodes;
-  if ( !everyOriginCanMove() || unhideableCode( mProblem ) )
+  if ( !everyOriginCanMove() || model::unhideableCode( mProblem, mInflow ) )
   {
     solution.seconds = model::since( mStart );
     return solution; // Infeasible

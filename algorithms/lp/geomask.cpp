@@ -75,12 +75,9 @@ double objective( const Problem &problem, const std::vector<double> &probability
   return sum / total( problem );
 }
 
-} // namespace model
-
-std::optional<Unhideable> unhideableCode( const Problem &problem )
+std::optional<Unhideable> unhideableCode( const Problem &problem, const Inflow &inflow )
 {
   const Candidates &candidates = problem.candidates;
-  const model::Inflow inflow = model::inflow( candidates );
   std::vector<std::size_t> seen( candidates.codes(), candidates.codes() ); // seen[k] == i: k counted for code i
   for ( std::size_t i = 0; i < candidates.codes(); ++i )
   {
@@ -104,6 +101,14 @@ std::optional<Unhideable> unhideableCode( const Problem &problem )
   }
   return std::nullopt;
 }
+
+} // namespace model
+
+std::optional<Unhideable> unhideableCode( const Problem &problem )
+{
+  return model::unhideableCode( problem, model::inflow( problem.candidates ) );
+}
+
 
 double maxReidentification( const Problem &problem, const std::vector<double> &probability )
 {

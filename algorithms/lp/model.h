@@ -34,6 +34,9 @@ struct Inflow
 
 Inflow inflow( const Candidates &candidates );
 
+//! vbas::lp::unhideableCode with the inflow already grouped.
+std::optional<Unhideable> unhideableCode( const Problem &problem, const Inflow &inflow );
+
 //! sum_i sum_j (n_i / N) d_ij P_ij.
 double objective( const Problem &problem, const std::vector<double> &probability );
 
