@@ -87,7 +87,10 @@ void VbasAlgorithm::addRegionsParameters( bool withPoint, bool withPopulation )
 void VbasAlgorithm::addRecordsParameters( Qis qis )
 {
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "RECORDS" ), QObject::tr( "Records table" ), QList<int>() << QgsProcessing::TypeVector ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "RECORD_REGION" ), QObject::tr( "Region id field of the records" ), QVariant(), QStringLiteral( "RECORDS" ) ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "RECORD_REGION" ), QObject::tr( "Region id field of the records (empty: locate the records' points)" ), QVariant(),
+                                                 QStringLiteral( "RECORDS" ), QgsProcessingParameterField::Any, false, true ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "OUTSIDE_POINTS" ), QObject::tr( "Located records outside every region" ),
+                                                QStringList() << QObject::tr( "Refuse the run" ) << QObject::tr( "Drop them, with a warning" ), false, 0 ) );
   if ( qis != Qis::None )
     addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ), qis == Qis::Required ? QObject::tr( "Quasi-identifier fields" ) : QObject::tr( "Quasi-identifier fields (for anonymity-driven clustering)" ),
                                                    QVariant(), QStringLiteral( "RECORDS" ), QgsProcessingParameterField::Any, true, qis == Qis::Optional ) );
@@ -238,8 +241,15 @@ QString VbasAlgorithm::regionsHelp( bool withPoint, bool withPopulation )
 
 QString VbasAlgorithm::recordsHelp( Qis qis )
 {
-  QString help = QObject::tr( "<b>Records table</b>: one row per patient (any table: CSV, GeoPackage, PostGIS). Its geometry, if any, is never read.<br>"
-                              "<b>Region id field of the records</b>: the region of each record; every value must be an id of the regions layer, matched as text.<br>" );
+  QString help = QObject::tr( "<b>Records table</b>: one row per patient (any table: CSV, GeoPackage, PostGIS). Its geometry is read only to locate records that have no region "
+                              "id field, and is never released.<br>"
+                              "<b>Region id field of the records</b> (RECORD_REGION): the region of each record; every value must be an id of the regions layer, matched as text. "
+                              "Empty: the records are geocoded points (home addresses, say), and each gets the region its point lies in, by point in polygon against the regions "
+                              "layer (polygons; points in any CRS). A point on the boundary of several regions goes to the one with the lowest id (numbers compared as numbers, "
+                              "text by its characters).<br>"
+                              "<b>Located records outside every region</b> (OUTSIDE_POINTS): records whose point lies outside every region, or that have no point, refuse the run "
+                              "(default; the message gives how many and names a few rows, never their coordinates), or are dropped with a warning that counts them: they are "
+                              "neither released nor counted as suppressed.<br>" );
   if ( qis == Qis::Optional )
     help += QObject::tr( "<b>Quasi-identifier fields</b>: needed by anonymity-driven clustering only (see below).<br>" );
   if ( qis != Qis::None )

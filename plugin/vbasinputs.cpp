@@ -52,6 +52,47 @@ QgsVectorLayer *layerOf( const QgsProcessingAlgorithm &algorithm, const QVariant
   return QgsProcessingParameters::parameterAsVectorLayer( algorithm.parameterDefinition( name ), value, context );
 }
 
+//! Records without a region field must be points, and the regions polygons to locate them in.
+void checkLocatable( const QgsFeatureSource &records, const QgsFeatureSource &regions )
+{
+  if ( !VbasPointLocator::locatable( records.wkbType() ) )
+    throw QgsProcessingException( QObject::tr( "RECORD_REGION is empty, so the records are located by their points, but the records table has %1 geometry: give the region id field "
+                                               "of the records (RECORD_REGION), or a point layer of records." )
+                                    .arg( QgsWkbTypes::displayString( records.wkbType() ) ) );
+  if ( QgsWkbTypes::geometryType( regions.wkbType() ) != QgsWkbTypes::PolygonGeometry )
+    throw QgsProcessingException( QObject::tr( "RECORD_REGION is empty, so the records are located by their points: the regions layer must have polygons to locate them in." ) );
+}
+
+//! Record rows that have no region: counted, the first few named for the message.
+struct Unplaced
+{
+    std::int64_t rows = 0;
+    QStringList shown;
+
+    void add( const QString &name )
+    {
+      ++rows;
+      if ( shown.size() < kMaxShown && !shown.contains( name ) )
+        shown.append( name );
+    }
+    QString examples() const { return shown.join( QStringLiteral( ", " ) ); }
+};
+
+//! A region id as a message shows it.
+QString shown( const QVariant &value )
+{
+  return value.isNull() ? QStringLiteral( "NULL" ) : QStringLiteral( "'%1'" ).arg( value.toString() );
+}
+
+//! sum += count, refused when the sum passes what a 64-bit count holds.
+void addCount( std::int64_t &sum, std::int64_t count, std::int64_t row, QgsFeatureId id )
+{
+  if ( __builtin_add_overflow( sum, count, &sum ) )
+    throw QgsProcessingException( QObject::tr( "%1: the counts add up to more than %2 records, the most a 64-bit count holds." )
+                                    .arg( VbasRecordReader::rowName( row, id ) )
+                                    .arg( std::numeric_limits<std::int64_t>::max() ) );
+}
+
 bool isTextOrNumber( QVariant::Type type )
 {
   return type == QVariant::String || type == QVariant::Int || type == QVariant::UInt || type == QVariant::LongLong || type == QVariant::ULongLong || type == QVariant::Double;
@@ -111,7 +152,12 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
     throw QgsProcessingException( QObject::tr( "Choose at least one quasi-identifier field (QI_FIELDS)." ) );
   const QStringList released = fields( QStringLiteral( "RELEASE_FIELDS" ) );
   const QgsAttributeList identity = vbasIdentityFields( algorithm, parameters, QStringLiteral( "RECORDS" ), context );
-  mRecordFields = VbasRecordReader::resolve( mRecords->fields(), text( QStringLiteral( "RECORD_REGION" ) ), mQiNames, text( QStringLiteral( "COUNT_FIELD" ) ),
+  const QString recordRegion = text( QStringLiteral( "RECORD_REGION" ) );
+  if ( recordRegion.isEmpty() )
+    checkLocatable( *mRecords, *mRegions );
+  mDropOutside = has( QStringLiteral( "OUTSIDE_POINTS" ) ) && QgsProcessingParameters::parameterAsEnum( algorithm.parameterDefinition( QStringLiteral( "OUTSIDE_POINTS" ) ), parameters, context ) == 1;
+  mTransformContext = context.transformContext();
+  mRecordFields = VbasRecordReader::resolve( mRecords->fields(), recordRegion, mQiNames, text( QStringLiteral( "COUNT_FIELD" ) ),
                                              released.isEmpty() ? std::nullopt : std::optional<QStringList>( released ), identity, text( QStringLiteral( "SENSITIVE_FIELD" ) ) );
   // SITES and LOOKUP are inputs of some algorithms, a number or an output of others.
   const auto isSource = [&]( const QString &name ) { return has( name ) && algorithm.parameterDefinition( name )->type() == QgsProcessingParameterFeatureSource::typeName(); };
@@ -213,17 +259,22 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
 {
   VbasRecordReader reader( mRecords->fields(), mRecordFields );
   VbasRecords records( static_cast<std::size_t>( mRecordFields.qis.size() ) );
+  if ( mRecordFields.region < 0 )
+  {
+    records.locator = std::make_shared<VbasPointLocator>( regions, mRecords->sourceCrs(), mTransformContext );
+    records.dropOutside = mDropOutside;
+  }
   vbas::HistogramBuilder builder( static_cast<std::size_t>( regions.ids.size() ) );
   vbas::QiEncoder sensitiveValues( 1 );
   vbas::SensitivePairs pairs; // with a sensitive field the histograms count (class, value) pairs, merged to classes at the end
 
   QgsFeatureRequest request;
-  request.setFlags( QgsFeatureRequest::NoGeometry ).setSubsetOfAttributes( mRecordFields.counted() );
+  request.setFlags( records.locator ? QgsFeatureRequest::NoFlags : QgsFeatureRequest::NoGeometry ).setSubsetOfAttributes( mRecordFields.counted() );
   QgsFeatureIterator it = mRecords->getFeatures( request, QgsProcessingFeatureSource::FlagSkipGeometryValidityChecks );
   const double step = mRecords->featureCount() > 0 ? 100.0 / static_cast<double>( mRecords->featureCount() ) : 0;
   std::int64_t total = 0;
-  std::int64_t unknown = 0;
-  QStringList unknownShown;
+  std::int64_t outsideRows = 0;
+  Unplaced unplaced;
   QgsFeature f;
   while ( it.nextFeature( f ) )
   {
@@ -235,31 +286,39 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
     ++records.rows;
     records.digest += VbasRecordReader::digest( f.id() );
     const QgsAttributes attributes = f.attributes();
-    const std::optional<std::uint32_t> region = regions.find( reader.region( attributes ) );
+    const std::optional<std::uint32_t> region = records.locator ? records.locator->locate( f.geometry(), records.rows, f.id() ) : regions.find( reader.region( attributes ) );
+    if ( !region && records.dropOutside )
+    {
+      ++outsideRows;
+      addCount( records.outside, reader.count( attributes, records.rows, f.id() ), records.rows, f.id() );
+      continue;
+    }
     if ( !region )
     {
-      ++unknown;
-      const QVariant &value = reader.region( attributes );
-      const QString shown = value.isNull() ? QStringLiteral( "NULL" ) : QStringLiteral( "'%1'" ).arg( value.toString() );
-      if ( unknownShown.size() < kMaxShown && !unknownShown.contains( shown ) )
-        unknownShown.append( shown );
+      unplaced.add( records.locator ? VbasRecordReader::rowName( records.rows, f.id() ) : shown( reader.region( attributes ) ) );
       continue;
     }
     const std::int64_t count = reader.count( attributes, records.rows, f.id() );
-    if ( __builtin_add_overflow( total, count, &total ) )
-      throw QgsProcessingException( QObject::tr( "%1: the counts add up to more than %2 records, the most a 64-bit count holds." )
-                                      .arg( VbasRecordReader::rowName( records.rows, f.id() ) )
-                                      .arg( std::numeric_limits<std::int64_t>::max() ) );
+    addCount( total, count, records.rows, f.id() );
     const std::uint32_t cls = reader.addClass( attributes, records.encoder, records.rows, f.id() );
     builder.add( *region, mRecordFields.sensitive < 0 ? cls : pairs.id( cls, reader.addSensitive( attributes, sensitiveValues, records.rows, f.id() ) ), count );
   }
   VbasInterrupt::throwIfCanceled( feedback );
-  if ( unknown > 0 )
+  if ( unplaced.rows > 0 && records.locator )
+    throw QgsProcessingException( QObject::tr( "%1 record row(s) lie outside every region of the regions layer or have no point: %2. Correct their points, or set "
+                                               "OUTSIDE_POINTS to drop them with a warning." )
+                                    .arg( unplaced.rows )
+                                    .arg( unplaced.examples() ) );
+  if ( unplaced.rows > 0 )
     throw QgsProcessingException( QObject::tr( "%1 record(s) have a region id (field '%2') that is not in the regions layer's '%3', for example %4." )
-                                    .arg( unknown )
-                                    .arg( mRecords->fields().at( mRecordFields.region ).name(), mRegionIdField, unknownShown.join( QStringLiteral( ", " ) ) ) );
+                                    .arg( unplaced.rows )
+                                    .arg( mRecords->fields().at( mRecordFields.region ).name(), mRegionIdField, unplaced.examples() ) );
   if ( records.rows == 0 )
     throw QgsProcessingException( QObject::tr( "The records table is empty." ) );
+  if ( outsideRows > 0 )
+    feedback->pushWarning( QObject::tr( "%1 record(s) in %2 row(s) lie outside every region or have no point: dropped (OUTSIDE_POINTS). They are neither released nor counted as suppressed." )
+                             .arg( records.outside )
+                             .arg( outsideRows ) );
   for ( int q = 0; q < mQiNames.size(); ++q )
     if ( reader.nulls()[q] > 0 )
       feedback->pushInfo( QObject::tr( "QI field '%1' is NULL in %2 record(s): NULL is treated as a category of its own." ).arg( mQiNames[q] ).arg( reader.nulls()[q] ) );

@@ -9,6 +9,7 @@
 #include "sensitive.h"
 #include "string_index.h"
 #include "vbaslocation.h"
+#include "vbaspointlocator.h"
 #include "vbasrecordreader.h"
 
 #include <qgscoordinatereferencesystem.h>
@@ -49,6 +50,10 @@ struct VbasRecords
     std::optional<vbas::SensitiveHistograms> sensitive; //!< with a sensitive field: the records per (region, class, value)
     std::int64_t rows = 0;     //!< rows read, a row standing for its count of records
     std::uint64_t digest = 0;  //!< of the rows' feature ids: a later pass must read the same rows
+    //! Records without a region field: their points located in the regions, the same way in every pass.
+    std::shared_ptr<const VbasPointLocator> locator;
+    bool dropOutside = false;  //!< a located record outside every region is dropped (OUTSIDE_POINTS), not refused
+    std::int64_t outside = 0;  //!< records dropped as outside every region (the first pass's count, for the log)
 };
 
 //! Sites read from a point layer, ordered by site id, in the working CRS.
@@ -109,6 +114,8 @@ class VbasInputs
     QString mRegionIdField;
     QString mPopulationField;
     int mRegionPoint = 0;
+    bool mDropOutside = false;
+    QgsCoordinateTransformContext mTransformContext;
     VbasRecordFields mRecordFields;
     QStringList mQiNames;
     QList<VbasLocation> mLocations;

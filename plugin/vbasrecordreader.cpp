@@ -101,8 +101,9 @@ QString shown( const QVariant &value )
 
 QgsAttributeList VbasRecordFields::counted() const
 {
-  QgsAttributeList fields { region };
-  fields += qis;
+  QgsAttributeList fields = qis;
+  if ( region >= 0 )
+    fields.append( region );
   if ( count >= 0 )
     fields.append( count );
   if ( sensitive >= 0 )
@@ -113,7 +114,8 @@ QgsAttributeList VbasRecordFields::counted() const
 QgsAttributeList VbasRecordFields::read() const
 {
   std::set<int> fields( released.begin(), released.end() );
-  fields.insert( region );
+  if ( region >= 0 )
+    fields.insert( region );
   return QgsAttributeList( fields.begin(), fields.end() );
 }
 
@@ -121,8 +123,8 @@ VbasRecordFields VbasRecordReader::resolve( const QgsFields &fields, const QStri
                                             const std::optional<QStringList> &releaseFields, const QgsAttributeList &identityFields, const QString &sensitiveField )
 {
   VbasRecordFields roles;
-  roles.region = lookup( fields, regionField, QObject::tr( "record region field, RECORD_REGION" ) );
-  if ( !isTextOrNumber( fields.at( roles.region ).type() ) )
+  roles.region = regionField.isEmpty() ? -1 : lookup( fields, regionField, QObject::tr( "record region field, RECORD_REGION" ) );
+  if ( roles.region >= 0 && !isTextOrNumber( fields.at( roles.region ).type() ) )
     throw QgsProcessingException( QObject::tr( "The record region field '%1' is of type %2: region ids must be text or numbers." ).arg( regionField, typeName( fields.at( roles.region ) ) ) );
   for ( const QString &qi : qiFields )
   {

@@ -18,7 +18,7 @@ constexpr std::int64_t kVbasMaxCount = std::int64_t( 1 ) << 53;
 //! The records table's fields in their roles.
 struct VbasRecordFields
 {
-    int region = -1;
+    int region = -1;            //!< -1: the records are points, located in the regions (VbasPointLocator)
     QgsAttributeList qis;
     int count = -1;             //!< -1: every row is one record
     int sensitive = -1;         //!< the sensitive attribute (l-diversity, t-closeness, CM); -1: none
@@ -40,7 +40,7 @@ class VbasRecordReader
      * releaseFields the release holds every field but the region id and the identity fields (the
      * table's feature id column), which can never be released.
      */
-    static VbasRecordFields resolve( const QgsFields &fields, const QString &regionField, const QStringList &qiFields, const QString &countField,
+    static VbasRecordFields resolve( const QgsFields &fields, const QString &regionField /* empty: located by their points */, const QStringList &qiFields, const QString &countField,
                                      const std::optional<QStringList> &releaseFields, const QgsAttributeList &identityFields, const QString &sensitiveField = QString() );
 
     VbasRecordReader( const QgsFields &fields, const VbasRecordFields &roles );

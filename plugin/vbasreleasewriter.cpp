@@ -31,6 +31,7 @@ struct Rows
 {
     std::vector<QgsAttributes> attributes;
     std::vector<QgsFeatureId> ids;
+    std::vector<std::optional<std::uint32_t>> located; //!< records without a region field: the region of each row's point
 };
 
 } // namespace
@@ -96,13 +97,14 @@ class VbasReleaseWriter::Check
       , mShuffle( shuffle )
     {}
 
-    void take( const QgsAttributes &attributes, QgsFeatureId id )
+    //! located: the region of the row's point, for records without a region field.
+    void take( const QgsAttributes &attributes, QgsFeatureId id, const std::optional<std::uint32_t> &located )
     {
       ++mRows;
       const std::int64_t count = mReader.count( attributes, mRows, id );
-      if ( count == 0 )
-        return; // a row standing for no record
-      const std::optional<std::uint32_t> region = mWriter.mRegions.find( mReader.region( attributes ) );
+      const std::optional<std::uint32_t> region = mWriter.mCounted.locator ? located : mWriter.mRegions.find( mReader.region( attributes ) );
+      if ( count == 0 || ( !region && mWriter.mCounted.dropOutside ) )
+        return; // a row standing for no record, or dropped as outside every region (OUTSIDE_POINTS)
       const std::optional<std::uint32_t> cls = region ? mReader.findClass( attributes, mWriter.mCounted.encoder, mRows, id ) : std::nullopt;
       const std::size_t entry = cls ? mRecount.add( *region, *cls, count ) : vbas::SparseHistograms::npos;
       if ( entry == vbas::SparseHistograms::npos )
@@ -162,10 +164,11 @@ void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, QgsProcessing
   VbasWorker<Rows> worker( [&check]( VbasWorker<Rows> &w ) {
     while ( const std::optional<Rows> rows = w.pop() )
       for ( std::size_t i = 0; i < rows->ids.size(); ++i )
-        check.take( rows->attributes[i], rows->ids[i] );
+        check.take( rows->attributes[i], rows->ids[i], rows->located.empty() ? std::nullopt : rows->located[i] );
   } );
   QgsFeatureRequest request;
-  request.setFlags( QgsFeatureRequest::NoGeometry ).setSubsetOfAttributes( mRoles.read() );
+  const VbasPointLocator *locator = mCounted.locator.get();
+  request.setFlags( locator ? QgsFeatureRequest::NoFlags : QgsFeatureRequest::NoGeometry ).setSubsetOfAttributes( mRoles.read() );
   QgsFeatureIterator it = mRecords.getFeatures( request );
   const double step = mCounted.rows > 0 ? 50.0 / static_cast<double>( mCounted.rows ) : 0;
   std::int64_t rows = 0;
@@ -182,6 +185,8 @@ void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, QgsProcessing
       digest += VbasRecordReader::digest( f.id() );
       batch.attributes.push_back( f.attributes() );
       batch.ids.push_back( f.id() );
+      if ( locator ) // located here, in the reading thread: GEOS's prepared geometries are not shared between threads
+        batch.located.push_back( locator->locate( f.geometry(), rows, f.id() ) );
     }
     if ( batch.ids.size() == kBatchRows || ( !more && !batch.ids.empty() ) )
     {
