@@ -547,10 +547,21 @@ QString VbasOutput::commitTable()
     const std::unique_ptr<QgsAbstractDatabaseProviderConnection> db = connection( mProvider, mPath );
     if ( !db )
       throw QgsProcessingException( QObject::tr( "%1: no connection to the database." ).arg( describe() ) );
-    const GdalErrors quiet; // GDAL's GeoPackage rename also tries a style table that may not exist
-    if ( db->tableExists( mSchemaName, mTable ) )
-      db->dropVectorTable( mSchemaName, mTable );
-    db->renameVectorTable( mSchemaName, stagingTable( mToken ), mTable );
+    if ( mProvider == QLatin1String( "postgres" ) )
+    {
+      // PostgreSQL's DDL is transactional, and the statements of one query string are one transaction:
+      // the old table is dropped only if the staging table takes its name.
+      const auto quoted = []( const QString &name ) { return '"' + QString( name ).replace( '"', QLatin1String( "\"\"" ) ) + '"'; };
+      const QString schema = mSchemaName.isEmpty() ? QString() : quoted( mSchemaName ) + '.';
+      db->executeSql( QStringLiteral( "DROP TABLE IF EXISTS %1%2; ALTER TABLE %1%3 RENAME TO %2" ).arg( schema, quoted( mTable ), quoted( stagingTable( mToken ) ) ) );
+    }
+    else
+    {
+      const GdalErrors quiet; // GDAL's GeoPackage rename also tries a style table that may not exist
+      if ( db->tableExists( mSchemaName, mTable ) )
+        db->dropVectorTable( mSchemaName, mTable );
+      db->renameVectorTable( mSchemaName, stagingTable( mToken ), mTable );
+    }
   }
   catch ( const QgsProviderConnectionException &e )
   {

@@ -1,0 +1,310 @@
+// PostGIS in and out (issue 9 item 3), end to end through qgis_process against a real PostgreSQL +
+// PostGIS server that this test starts itself: initdb in a temporary folder, listening on a Unix
+// socket in that folder only (no TCP port, no system service), stopped when the test ends. A
+// watchdog stops it too if the test process dies without cleaning up, so nothing is left running.
+//
+// The sample layers are loaded into PostGIS with ogr2ogr; vbas:anonymize reads the regions and the
+// records from PostGIS tables and writes every output back to PostGIS tables. The release is then
+// recounted by SQL on the database (every EC at least k, released + suppressed = the records, every
+// row's aggregate the one its patient's tract has in the lookup), and by vbas:checkanonymity.
+// Then the faults: a table replace whose rename fails keeps the previous release (the drop and the
+// rename are one transaction), and a records table edited by a second connection during the run
+// aborts it with no table left behind.
+//
+// Privacy: only counts are printed, never a record.
+
+#include "e2e_util.h"
+
+#include <QThread>
+
+#include <unistd.h>
+
+namespace
+{
+
+using e2e::tail;
+
+const QString kPgBin = QStringLiteral( VBAS_PG_BIN );
+const QStringList kQis { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
+const int kK = 5;
+const qint64 kSampleRecords = 40000;
+
+//! A PostgreSQL server of the test's own, in a temporary folder.
+class PgServer
+{
+  public:
+    ~PgServer() { stop(); }
+
+    //! initdb, start on a socket in the folder, create the database vbas with PostGIS.
+    void start()
+    {
+      QVERIFY( mDir.isValid() );
+      // The server runs as the postgres user when the test runs as root (initdb refuses root): it needs the folder.
+      QVERIFY( QFile::setPermissions( mDir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner | QFileDevice::ReadOther
+                                                     | QFileDevice::WriteOther | QFileDevice::ExeOther | QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup ) );
+      CHECKED( server( { kPgBin + "/initdb", "-D", data(), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C" } ) );
+      CHECKED( server( { kPgBin + "/pg_ctl", "-D", data(), "-l", mDir.filePath( QStringLiteral( "server.log" ) ), "-w", "-t", "60", "-o",
+                         QStringLiteral( "-k %1 -c listen_addresses='' -c fsync=off -c full_page_writes=off" ).arg( mDir.path() ), "start" } ) );
+      mRunning = true;
+      watchdog();
+      QString out;
+      CHECKED( sql( QStringLiteral( "CREATE DATABASE vbas" ), out, QStringLiteral( "postgres" ) ) );
+      CHECKED( sql( QStringLiteral( "CREATE EXTENSION postgis" ), out ) );
+    }
+
+    void stop()
+    {
+      if ( !mRunning )
+        return;
+      mRunning = false;
+      const QStringList command = asServer( { kPgBin + "/pg_ctl", "-D", data(), "-m", "immediate", "-w", "stop" } );
+      QProcess::execute( command.first(), command.mid( 1 ) );
+    }
+
+    //! The connection, as QGIS data source URIs start.
+    QString connection() const { return QStringLiteral( "dbname='vbas' host=%1 user='postgres'" ).arg( mDir.path() ); }
+    //! The same for GDAL.
+    QString gdal() const { return QStringLiteral( "PG:dbname=vbas host=%1 user=postgres" ).arg( mDir.path() ); }
+
+    //! Runs statements through psql (unaligned, tuples only); records a failure unless they succeed.
+    void sql( const QString &statements, QString &out, const QString &database = QStringLiteral( "vbas" ) ) const
+    {
+      QProcess p;
+      p.start( kPgBin + "/psql", psqlArgs( statements, database ) );
+      QVERIFY2( p.waitForFinished( 120000 ), "psql timed out" );
+      out = QString::fromUtf8( p.readAllStandardOutput() ).trimmed();
+      QVERIFY2( p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable( QStringLiteral( "psql failed: %1" ).arg( tail( p.readAllStandardError() ) ) ) );
+    }
+
+    //! One number a query returns.
+    qint64 number( const QString &query ) const
+    {
+      QString out;
+      sql( query, out );
+      bool ok = false;
+      const qint64 n = out.toLongLong( &ok );
+      if ( !ok )
+        qWarning( "not a number from: %s", qPrintable( query ) );
+      return ok ? n : -1;
+    }
+
+    //! psql's arguments for statements on database.
+    QStringList psqlArgs( const QString &statements, const QString &database = QStringLiteral( "vbas" ) ) const
+    {
+      return { "-h", mDir.path(), "-U", "postgres", "-d", database, "-At", "-v", "ON_ERROR_STOP=1", "-c", statements };
+    }
+
+  private:
+    QString data() const { return mDir.filePath( QStringLiteral( "data" ) ); }
+
+    //! A server command: as the postgres user when this test runs as root.
+    static QStringList asServer( const QStringList &command )
+    {
+      return ::geteuid() == 0 ? QStringList { "runuser", "-u", "postgres", "--" } + command : command;
+    }
+
+    void server( const QStringList &command ) const
+    {
+      const QStringList full = asServer( command );
+      QProcess p;
+      p.start( full.first(), full.mid( 1 ) );
+      QVERIFY2( p.waitForFinished( 120000 ), qPrintable( command.first() + " timed out" ) );
+      QVERIFY2( p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0,
+                qPrintable( QStringLiteral( "%1 failed: %2" ).arg( command.first(), tail( p.readAllStandardOutput() + p.readAllStandardError() ) ) ) );
+    }
+
+    //! A detached shell that stops the server once this process is gone, however it ended.
+    void watchdog() const
+    {
+      const QString stop = asServer( { kPgBin + "/pg_ctl", "-D", data(), "-m", "immediate", "stop" } ).join( ' ' );
+      QProcess::startDetached( QStringLiteral( "setsid" ), { "sh", "-c", QStringLiteral( "while kill -0 %1 2>/dev/null; do sleep 1; done; %2 >/dev/null 2>&1" ).arg( ::getpid() ).arg( stop ) } );
+    }
+
+    QTemporaryDir mDir;
+    bool mRunning = false;
+};
+
+} // namespace
+
+class TestPostgis : public QObject
+{
+    Q_OBJECT
+
+  private slots:
+    void initTestCase();
+    void cleanupTestCase();
+
+    void roundTrip();
+    void replaceIsOneTransaction();
+    void editedByAnotherConnectionAborts();
+
+  private:
+    //! A table of the test database, as qgis_process takes it for an input (postgres://) or a destination (postgis:).
+    QString input( const QString &table, bool geometry = false ) const;
+    QString destination( const QString &table, bool geometry = false ) const;
+    //! vbas:anonymize's parameters: the regions and records tables, every output into a table named prefix + output.
+    QStringList anonymize( const QString &records, const QString &prefix ) const;
+    void loadSample( const QString &file, const QString &table );
+    //! The tables of the public schema whose name starts with prefix.
+    QStringList tables( const QString &prefix ) const;
+
+    PgServer mServer;
+    e2e::QgisProcess mQgis;
+    QTemporaryDir mDir;
+};
+
+void TestPostgis::initTestCase()
+{
+  QVERIFY2( QFileInfo::exists( kPgBin + "/initdb" ), "PostgreSQL's server programs are missing: run .ci/setup" );
+  CHECKED( mServer.start() );
+  CHECKED( loadSample( QStringLiteral( "ny8_tracts.gpkg" ), QStringLiteral( "tracts" ) ) );
+  CHECKED( loadSample( QStringLiteral( "patients.gpkg" ), QStringLiteral( "patients" ) ) );
+  QCOMPARE( mServer.number( QStringLiteral( "SELECT count(*) FROM patients" ) ), kSampleRecords );
+  CHECKED( mQgis.setUp( { QStringLiteral( "vbas:anonymize" ), QStringLiteral( "vbas:checkanonymity" ) } ) );
+}
+
+void TestPostgis::cleanupTestCase()
+{
+  mServer.stop();
+}
+
+void TestPostgis::loadSample( const QString &file, const QString &table )
+{
+  QProcess p;
+  p.start( QStringLiteral( "ogr2ogr" ), { "-f", "PostgreSQL", mServer.gdal(), QStringLiteral( VBAS_SAMPLE_DIR ) + '/' + file, "-nln", table, "-lco", "GEOMETRY_NAME=geom", "-lco", "FID=fid" } );
+  QVERIFY2( p.waitForFinished( 120000 ) && p.exitCode() == 0, qPrintable( "ogr2ogr failed: " + tail( p.readAllStandardError() ) ) );
+}
+
+QString TestPostgis::input( const QString &table, bool geometry ) const
+{
+  return QStringLiteral( "postgres://%1 key='fid' table=\"public\".\"%2\"%3" ).arg( mServer.connection(), table, geometry ? QStringLiteral( " (geom)" ) : QString() );
+}
+
+QString TestPostgis::destination( const QString &table, bool geometry ) const
+{
+  return QStringLiteral( "postgis:%1 table=\"public\".\"%2\"%3" ).arg( mServer.connection(), table, geometry ? QStringLiteral( " (geom)" ) : QString() );
+}
+
+QStringList TestPostgis::anonymize( const QString &records, const QString &prefix ) const
+{
+  return { "REGIONS=" + input( QStringLiteral( "tracts" ), true ), "REGION_ID=areakey", "RECORDS=" + input( records ), "RECORD_REGION=tract_id",
+           "QI_FIELDS=" + kQis.join( ';' ), QStringLiteral( "K=%1" ).arg( kK ), "SENSITIVE_FIELD=diagnosis", "SEED=1",
+           "SITE_POINTS=" + destination( prefix + "sites", true ), "AGGREGATED=" + destination( prefix + "aggregated", true ), "LOOKUP=" + destination( prefix + "lookup" ),
+           "ANONYMIZED=" + destination( prefix + "release" ), "VORONOI=" + destination( prefix + "voronoi", true ), "EVALUATION=" + destination( prefix + "evaluation" ),
+           "REPORT=" + mDir.filePath( prefix + "report.html" ) };
+}
+
+QStringList TestPostgis::tables( const QString &prefix ) const
+{
+  QString out;
+  mServer.sql( QStringLiteral( "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE '%1%'" ).arg( prefix ), out );
+  return out.isEmpty() ? QStringList() : out.split( ',' );
+}
+
+void TestPostgis::roundTrip()
+{
+  QJsonObject document;
+  e2e::ProcessResult run;
+  CHECKED( mQgis.runJson( QStringLiteral( "vbas:anonymize" ), anonymize( QStringLiteral( "patients" ), QString() ), mDir.path(), document, run ) );
+  const QJsonObject results = document.value( "results" ).toObject();
+  const qint64 released = results.value( "RELEASED" ).toVariant().toLongLong();
+  const qint64 suppressed = results.value( "SUPPRESSED" ).toVariant().toLongLong();
+  QVERIFY( results.value( "ANONYMIZED" ).toString().startsWith( QStringLiteral( "postgres://" ) ) );
+
+  // Every output is a table of the database, and no staging table is left.
+  QCOMPARE( tables( QString() ), ( QStringList { "aggregated", "evaluation", "lookup", "patients", "release", "sites", "spatial_ref_sys", "tracts", "voronoi" } ) );
+  QCOMPARE( tables( QStringLiteral( "vbas_partial" ) ), QStringList() );
+
+  // The release recounted by the database itself.
+  QCOMPARE( mServer.number( "SELECT count(*) FROM release" ), released );
+  QCOMPARE( released + suppressed, kSampleRecords );
+  QVERIFY( suppressed < kSampleRecords / 2 );
+  const QString ecs = QStringLiteral( "SELECT aggregate_id, %1, count(*) AS n FROM release GROUP BY aggregate_id, %1" ).arg( kQis.join( ',' ) );
+  QCOMPARE( mServer.number( QStringLiteral( "SELECT count(*) FROM (%1) e WHERE n < %2" ).arg( ecs ).arg( kK ) ), 0LL );
+  const qint64 classes = mServer.number( QStringLiteral( "SELECT count(*) FROM (%1) e" ).arg( ecs ) );
+  const qint64 smallest = mServer.number( QStringLiteral( "SELECT min(n) FROM (%1) e" ).arg( ecs ) );
+  QVERIFY( classes > 0 && smallest >= kK );
+  // Each released row in the aggregate that the lookup gives its patient's tract, and no tract or geometry column.
+  QCOMPARE( mServer.number( "SELECT count(*) FROM release r JOIN patients p USING (patient_id) JOIN lookup l ON l.region_id = p.tract_id AND l.aggregate_id = r.aggregate_id" ), released );
+  QCOMPARE( mServer.number( "SELECT count(*) FROM information_schema.columns WHERE table_name = 'release' AND column_name IN ('tract_id', 'fid', 'geom')" ), 0LL );
+  QCOMPARE( mServer.number( "SELECT count(*) FROM lookup" ), mServer.number( "SELECT count(*) FROM tracts" ) );
+  QCOMPARE( mServer.number( "SELECT count(*) FROM aggregated" ), results.value( "AGGREGATES" ).toVariant().toLongLong() );
+  QCOMPARE( mServer.number( "SELECT count(*) FROM evaluation" ), 1LL );
+  QVERIFY( QFileInfo::exists( mDir.filePath( QStringLiteral( "report.html" ) ) ) );
+
+  // vbas:checkanonymity on the database table agrees with the recount.
+  CHECKED( mQgis.runJson( QStringLiteral( "vbas:checkanonymity" ),
+                          { "INPUT=" + input( QStringLiteral( "release" ) ).replace( QStringLiteral( "key='fid'" ), QStringLiteral( "key='id'" ) ),
+                            "QI_FIELDS=" + ( kQis + QStringList { "aggregate_id" } ).join( ';' ), QStringLiteral( "K=%1" ).arg( kK ), "VIOLATIONS=TEMPORARY_OUTPUT" },
+                          mDir.path(), document, run ) );
+  const QJsonObject check = document.value( "results" ).toObject();
+  QCOMPARE( check.value( "PASS" ).toBool(), true );
+  QCOMPARE( check.value( "RECORDS" ).toVariant().toLongLong(), released );
+  QCOMPARE( check.value( "ECS" ).toVariant().toLongLong(), classes );
+  QCOMPARE( check.value( "SMALLEST_EC" ).toVariant().toLongLong(), smallest );
+}
+
+void TestPostgis::replaceIsOneTransaction()
+{
+  // A run into the tables of roundTrip whose last step, renaming the staging table over the release,
+  // fails (an event trigger refuses it): the previous release must stay whole under its name.
+  const qint64 before = mServer.number( "SELECT count(*) FROM release" );
+  QVERIFY( before > 0 );
+  const qint64 checksum = mServer.number( "SELECT sum(hashtext(r::text)::bigint) FROM release r" );
+  QString out;
+  CHECKED( mServer.sql( QStringLiteral( "CREATE FUNCTION refuse_rename() RETURNS event_trigger LANGUAGE plpgsql AS $$ "
+                                        "BEGIN IF current_query() ILIKE '%RENAME TO \"release\"%' THEN RAISE EXCEPTION 'renames refused by the test'; END IF; END $$; "
+                                        "CREATE EVENT TRIGGER refuse_rename ON ddl_command_start WHEN TAG IN ('ALTER TABLE') EXECUTE FUNCTION refuse_rename();" ),
+                        out ) );
+  e2e::ProcessResult run;
+  CHECKED( mQgis.run( QStringList { "run", "vbas:anonymize", "--" } + anonymize( QStringLiteral( "patients" ), QString() ), mDir.path(), run ) );
+  CHECKED( mServer.sql( QStringLiteral( "DROP EVENT TRIGGER refuse_rename; DROP FUNCTION refuse_rename();" ), out ) );
+  QVERIFY2( run.exitCode != 0, "the run whose rename failed succeeded" );
+  QVERIFY2( QString::fromUtf8( run.err ).contains( QStringLiteral( "could not move the staging table into place" ) ), qPrintable( tail( run.err ) ) );
+  QCOMPARE( mServer.number( "SELECT count(*) FROM release" ), before );
+  QCOMPARE( mServer.number( "SELECT sum(hashtext(r::text)::bigint) FROM release r" ), checksum );
+  QCOMPARE( tables( QStringLiteral( "vbas_partial" ) ), QStringList() );
+}
+
+void TestPostgis::editedByAnotherConnectionAborts()
+{
+  // 320,000 records, so that the counting pass lasts long enough to be seen reading.
+  QString out;
+  CHECKED( mServer.sql( QStringLiteral( "CREATE TABLE big AS SELECT p.* FROM patients p, generate_series(1, 8); "
+                                        "ALTER TABLE big DROP COLUMN fid; ALTER TABLE big ADD COLUMN fid serial PRIMARY KEY; ANALYZE big;" ),
+                        out ) );
+  QCOMPARE( mServer.number( "SELECT count(*) FROM big" ), 8 * kSampleRecords );
+  QProcess plugin;
+  QElapsedTimer timer;
+  timer.start();
+  CHECKED( mQgis.start( plugin, QStringList { "run", "vbas:anonymize", "--" } + anonymize( QStringLiteral( "big" ), QStringLiteral( "edited_" ) ), mDir.path() ) );
+
+  // Once the plugin's connection reads the table through a cursor (the counting pass), a second
+  // connection asks for an exclusive lock, changes one patient's sex and commits. The lock is granted
+  // when the counting pass's transaction ends, and the release pass queues behind it, so the release
+  // pass reads the edited table: the run must abort.
+  const QString reading = QStringLiteral( "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.relation = 'big'::regclass "
+                                          "AND l.mode = 'AccessShareLock' AND a.pid <> pg_backend_pid() AND a.query ILIKE 'FETCH%'" );
+  while ( mServer.number( reading ) == 0 )
+  {
+    QVERIFY2( plugin.state() == QProcess::Running, "the run ended before its counting pass was seen" );
+    QVERIFY2( timer.elapsed() < 120000, "the counting pass was not seen within 2 minutes" );
+    QThread::msleep( 5 );
+  }
+  QProcess editor;
+  editor.start( QStringLiteral( VBAS_PG_BIN ) + "/psql",
+                mServer.psqlArgs( QStringLiteral( "BEGIN; LOCK TABLE big IN ACCESS EXCLUSIVE MODE; "
+                                                  "UPDATE big SET sex = CASE WHEN sex = 'F' THEN 'M' ELSE 'F' END WHERE fid = 1; COMMIT;" ) ) );
+  e2e::ProcessResult run;
+  CHECKED( e2e::QgisProcess::finish( plugin, QStringLiteral( "vbas:anonymize on an edited table" ), timer, e2e::kProcessTimeoutMs, run ) );
+  QVERIFY( editor.waitForFinished( 60000 ) );
+  QCOMPARE( editor.exitCode(), 0 );
+  QVERIFY2( run.exitCode != 0, "the run on a table edited during it succeeded" );
+  QVERIFY2( QString::fromUtf8( run.err + run.out ).contains( QStringLiteral( "The records table changed while the release was being written" ) ), qPrintable( tail( run.err ) ) );
+  QCOMPARE( tables( QStringLiteral( "edited_" ) ), QStringList() );
+  QCOMPARE( tables( QStringLiteral( "vbas_partial" ) ), QStringList() );
+  QVERIFY( !QFileInfo::exists( mDir.filePath( QStringLiteral( "edited_report.html" ) ) ) );
+}
+
+QTEST_GUILESS_MAIN( TestPostgis )
+#include "test_postgis.moc"
