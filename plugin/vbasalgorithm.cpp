@@ -91,6 +91,9 @@ void VbasAlgorithm::addRecordsParameters( Qis qis )
                                                  QStringLiteral( "RECORDS" ), QgsProcessingParameterField::Any, false, true ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "OUTSIDE_POINTS" ), QObject::tr( "Located records outside every region" ),
                                                 QStringList() << QObject::tr( "Refuse the run" ) << QObject::tr( "Drop them, with a warning" ), false, 0 ) );
+  auto grouped = std::make_unique<QgsProcessingParameterBoolean>( QStringLiteral( "GROUP_IN_SOURCE" ), QObject::tr( "Count the records in their data source (GeoPackage, SQLite, PostgreSQL)" ), true );
+  grouped->setFlags( grouped->flags() | QgsProcessingParameterDefinition::FlagAdvanced );
+  addParameter( grouped.release() );
   if ( qis != Qis::None )
     addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ), qis == Qis::Required ? QObject::tr( "Quasi-identifier fields" ) : QObject::tr( "Quasi-identifier fields (for anonymity-driven clustering)" ),
                                                    QVariant(), QStringLiteral( "RECORDS" ), QgsProcessingParameterField::Any, true, qis == Qis::Optional ) );
@@ -249,7 +252,12 @@ QString VbasAlgorithm::recordsHelp( Qis qis )
                               "text by its characters).<br>"
                               "<b>Located records outside every region</b> (OUTSIDE_POINTS): records whose point lies outside every region, or that have no point, refuse the run "
                               "(default; the message gives how many and names a few rows, never their coordinates), or are dropped with a warning that counts them: they are "
-                              "neither released nor counted as suppressed.<br>" );
+                              "neither released nor counted as suppressed.<br>"
+                              "<b>Count the records in their data source</b> (GROUP_IN_SOURCE, advanced, default on): when the records are a whole GeoPackage or SQLite "
+                              "table, or a PostgreSQL table, with one whole-number feature id column, the first pass is one GROUP BY region and QIs that the source runs "
+                              "(summing the count field), read back through the same QGIS provider. Any other table, a selection, a filter, a field the query would return "
+                              "with another type, a count the source finds invalid, or any failure of the query: the records are counted row by row, as when it is off. The "
+                              "release pass always reads and recounts every row.<br>" );
   if ( qis == Qis::Optional )
     help += QObject::tr( "<b>Quasi-identifier fields</b>: needed by anonymity-driven clustering only (see below).<br>" );
   if ( qis != Qis::None )

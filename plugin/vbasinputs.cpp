@@ -69,14 +69,34 @@ struct Unplaced
     std::int64_t rows = 0;
     QStringList shown;
 
-    void add( const QString &name )
+    void add( const QString &name, std::int64_t count = 1 )
     {
-      ++rows;
+      rows += count;
       if ( shown.size() < kMaxShown && !shown.contains( name ) )
         shown.append( name );
     }
     QString examples() const { return shown.join( QStringLiteral( ", " ) ); }
 };
+
+//! The rows of a group the source counted; throws when one of them has a count the streaming pass would refuse.
+std::int64_t groupRows( const QgsAttributes &attributes, const VbasGroupedCount::Result &grouped )
+{
+  bool ok = false;
+  const std::int64_t rows = attributes.at( grouped.rows ).toLongLong( &ok );
+  if ( !ok || rows < 1 || attributes.at( grouped.bad ).toLongLong() != 0 )
+    throw QgsProcessingException( QObject::tr( "a count that is not a whole number from 0 to %1" ).arg( kVbasMaxCount ) );
+  return rows;
+}
+
+//! The sum of a group's feature ids, modulo 2^64 as the release pass adds them.
+std::uint64_t groupIdSum( const QgsAttributes &attributes, const VbasGroupedCount::Result &grouped )
+{
+  bool ok = false;
+  const qlonglong sum = attributes.at( grouped.ids ).toString().toLongLong( &ok );
+  if ( !ok )
+    throw QgsProcessingException( QObject::tr( "the feature ids add up beyond 64 bits" ) );
+  return static_cast<std::uint64_t>( sum );
+}
 
 //! A region id as a message shows it.
 QString shown( const QVariant &value )
@@ -91,6 +111,29 @@ void addCount( std::int64_t &sum, std::int64_t count, std::int64_t row, QgsFeatu
     throw QgsProcessingException( QObject::tr( "%1: the counts add up to more than %2 records, the most a 64-bit count holds." )
                                     .arg( VbasRecordReader::rowName( row, id ) )
                                     .arg( std::numeric_limits<std::int64_t>::max() ) );
+}
+
+//! The count of the records by their source, or why not: the whole table only (no selection or limit).
+std::optional<VbasGroupedCount> planGrouped( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const VbasRecordFields &roles,
+                                             const QgsAttributeList &identity, QString &why )
+{
+  const QVariant value = parameters.value( QStringLiteral( "RECORDS" ) );
+  if ( value.canConvert<QgsProcessingFeatureSourceDefinition>() )
+  {
+    const QgsProcessingFeatureSourceDefinition definition = value.value<QgsProcessingFeatureSourceDefinition>();
+    if ( definition.selectedFeaturesOnly || definition.featureLimit >= 0 )
+    {
+      why = QObject::tr( "only selected features or a limited number are read" );
+      return std::nullopt;
+    }
+  }
+  const QgsVectorLayer *layer = layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context );
+  if ( !layer )
+  {
+    why = QObject::tr( "the records are no layer" );
+    return std::nullopt;
+  }
+  return VbasGroupedCount::plan( *layer, roles, identity, why );
 }
 
 bool isTextOrNumber( QVariant::Type type )
@@ -159,6 +202,10 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   mTransformContext = context.transformContext();
   mRecordFields = VbasRecordReader::resolve( mRecords->fields(), recordRegion, mQiNames, text( QStringLiteral( "COUNT_FIELD" ) ),
                                              released.isEmpty() ? std::nullopt : std::optional<QStringList>( released ), identity, text( QStringLiteral( "SENSITIVE_FIELD" ) ) );
+  if ( !has( QStringLiteral( "GROUP_IN_SOURCE" ) ) || !QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "GROUP_IN_SOURCE" ) ), parameters, context ) )
+    mNotGrouped = QObject::tr( "GROUP_IN_SOURCE is off" );
+  else
+    mGrouped = planGrouped( algorithm, parameters, context, mRecordFields, identity, mNotGrouped );
   // SITES and LOOKUP are inputs of some algorithms, a number or an output of others.
   const auto isSource = [&]( const QString &name ) { return has( name ) && algorithm.parameterDefinition( name )->type() == QgsProcessingParameterFeatureSource::typeName(); };
   if ( isSource( QStringLiteral( "SITES" ) ) )
@@ -255,37 +302,79 @@ VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessin
   return regions;
 }
 
+//! Where the counting pass's rows come from: the table row by row, or the groups its source counted.
+struct VbasInputs::CountedRows
+{
+    QgsFeatureIterator iterator;
+    QgsFields fields;
+    VbasRecordFields roles;
+    long long expected = 0;                 //!< rows or groups, for the progress
+    std::optional<VbasGroupedCount::Result> grouped;
+};
+
 VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFeedback *feedback ) const
 {
-  VbasRecordReader reader( mRecords->fields(), mRecordFields );
+  if ( mGrouped )
+  {
+    try
+    {
+      CountedRows rows;
+      rows.grouped = mGrouped->open();
+      rows.fields = rows.grouped->layer->fields();
+      rows.roles = rows.grouped->roles;
+      rows.iterator = rows.grouped->layer->getFeatures( QgsFeatureRequest().setFlags( QgsFeatureRequest::NoGeometry ) );
+      feedback->pushInfo( QObject::tr( "The records are counted by their %1 source (GROUP BY region and QIs)." ).arg( mGrouped->sourceName() ) );
+      return count( regions, rows, feedback );
+    }
+    catch ( const QgsProcessingException &e )
+    {
+      VbasInterrupt::throwIfCanceled( feedback );
+      feedback->pushInfo( QObject::tr( "The %1 source did not count the records (%2): they are counted row by row." ).arg( mGrouped->sourceName(), e.what() ) );
+    }
+  }
+  else
+    feedback->pushInfo( QObject::tr( "The records are counted row by row: %1." ).arg( mNotGrouped ) );
+  CountedRows rows;
+  rows.fields = mRecords->fields();
+  rows.roles = mRecordFields;
+  QgsFeatureRequest request;
+  request.setFlags( mRecordFields.region < 0 ? QgsFeatureRequest::NoFlags : QgsFeatureRequest::NoGeometry ).setSubsetOfAttributes( mRecordFields.counted() );
+  rows.iterator = mRecords->getFeatures( request, QgsProcessingFeatureSource::FlagSkipGeometryValidityChecks );
+  rows.expected = mRecords->featureCount();
+  return count( regions, rows, feedback );
+}
+
+VbasRecords VbasInputs::count( const VbasRegions &regions, CountedRows &rows, QgsProcessingFeedback *feedback ) const
+{
+  VbasRecordReader reader( rows.fields, rows.roles );
   VbasRecords records( static_cast<std::size_t>( mRecordFields.qis.size() ) );
-  if ( mRecordFields.region < 0 )
+  if ( rows.roles.region < 0 )
   {
     records.locator = std::make_shared<VbasPointLocator>( regions, mRecords->sourceCrs(), mTransformContext );
     records.dropOutside = mDropOutside;
   }
+  records.idSum = rows.grouped.has_value();
   vbas::HistogramBuilder builder( static_cast<std::size_t>( regions.ids.size() ) );
   vbas::QiEncoder sensitiveValues( 1 );
   vbas::SensitivePairs pairs; // with a sensitive field the histograms count (class, value) pairs, merged to classes at the end
 
-  QgsFeatureRequest request;
-  request.setFlags( records.locator ? QgsFeatureRequest::NoFlags : QgsFeatureRequest::NoGeometry ).setSubsetOfAttributes( mRecordFields.counted() );
-  QgsFeatureIterator it = mRecords->getFeatures( request, QgsProcessingFeatureSource::FlagSkipGeometryValidityChecks );
-  const double step = mRecords->featureCount() > 0 ? 100.0 / static_cast<double>( mRecords->featureCount() ) : 0;
+  const double step = rows.expected > 0 ? 100.0 / static_cast<double>( rows.expected ) : 0;
   std::int64_t total = 0;
   std::int64_t outsideRows = 0;
+  std::int64_t read = 0; // rows or groups
   Unplaced unplaced;
   QgsFeature f;
-  while ( it.nextFeature( f ) )
+  while ( rows.iterator.nextFeature( f ) )
   {
-    if ( ( records.rows & 0xfff ) == 0 )
+    if ( ( read++ & 0xfff ) == 0 )
     {
       VbasInterrupt::throwIfCanceled( feedback );
-      feedback->setProgress( static_cast<double>( records.rows ) * step );
+      feedback->setProgress( static_cast<double>( read ) * step );
     }
-    ++records.rows;
-    records.digest += VbasRecordReader::digest( f.id() );
     const QgsAttributes attributes = f.attributes();
+    const std::int64_t rowsHere = rows.grouped ? groupRows( attributes, *rows.grouped ) : 1;
+    records.rows += rowsHere;
+    records.digest += rows.grouped ? groupIdSum( attributes, *rows.grouped ) : VbasRecordReader::digest( f.id() );
     const std::optional<std::uint32_t> region = records.locator ? records.locator->locate( f.geometry(), records.rows, f.id() ) : regions.find( reader.region( attributes ) );
     if ( !region && records.dropOutside )
     {
@@ -295,7 +384,7 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
     }
     if ( !region )
     {
-      unplaced.add( records.locator ? VbasRecordReader::rowName( records.rows, f.id() ) : shown( reader.region( attributes ) ) );
+      unplaced.add( records.locator ? VbasRecordReader::rowName( records.rows, f.id() ) : shown( reader.region( attributes ) ), rowsHere );
       continue;
     }
     const std::int64_t count = reader.count( attributes, records.rows, f.id() );
@@ -321,7 +410,10 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
                              .arg( outsideRows ) );
   for ( int q = 0; q < mQiNames.size(); ++q )
     if ( reader.nulls()[q] > 0 )
-      feedback->pushInfo( QObject::tr( "QI field '%1' is NULL in %2 record(s): NULL is treated as a category of its own." ).arg( mQiNames[q] ).arg( reader.nulls()[q] ) );
+      feedback->pushInfo( QObject::tr( "QI field '%1' is NULL in %2 %3: NULL is treated as a category of its own." )
+                            .arg( mQiNames[q] )
+                            .arg( reader.nulls()[q] )
+                            .arg( rows.grouped ? QObject::tr( "group(s) of records" ) : QObject::tr( "record(s)" ) ) );
   if ( mRecordFields.sensitive < 0 )
     records.histograms = builder.build();
   else

@@ -8,6 +8,7 @@
 #include "qi_encoding.h"
 #include "sensitive.h"
 #include "string_index.h"
+#include "vbasgroupedcount.h"
 #include "vbaslocation.h"
 #include "vbaspointlocator.h"
 #include "vbasrecordreader.h"
@@ -50,6 +51,7 @@ struct VbasRecords
     std::optional<vbas::SensitiveHistograms> sensitive; //!< with a sensitive field: the records per (region, class, value)
     std::int64_t rows = 0;     //!< rows read, a row standing for its count of records
     std::uint64_t digest = 0;  //!< of the rows' feature ids: a later pass must read the same rows
+    bool idSum = false;        //!< the digest is the plain sum of the feature ids (counted by the source), not the sum of their hashes
     //! Records without a region field: their points located in the regions, the same way in every pass.
     std::shared_ptr<const VbasPointLocator> locator;
     bool dropOutside = false;  //!< a located record outside every region is dropped (OUTSIDE_POINTS), not refused
@@ -91,7 +93,10 @@ class VbasInputs
     void prepare( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
 
     VbasRegions readRegions( QgsProcessingContext &context, QgsProcessingFeedback *feedback ) const;
-    //! The counting pass over the records.
+    /**
+     * The counting pass over the records: grouped by the data source where it can (GROUP_IN_SOURCE,
+     * VbasGroupedCount), else (and whenever the source's count fails) row by row.
+     */
     VbasRecords readRecords( const VbasRegions &regions, QgsProcessingFeedback *feedback ) const;
     //! The sites: their site_id field, or 1, 2, ... in layer order without one.
     VbasSites readSites( const VbasRegions &regions, QgsProcessingContext &context ) const;
@@ -107,6 +112,9 @@ class VbasInputs
     const QList<VbasLocation> &locations() const { return mLocations; }
 
   private:
+    struct CountedRows;
+    VbasRecords count( const VbasRegions &regions, CountedRows &rows, QgsProcessingFeedback *feedback ) const;
+
     std::unique_ptr<QgsProcessingFeatureSource> mRegions;
     std::unique_ptr<QgsProcessingFeatureSource> mRecords;
     std::unique_ptr<QgsProcessingFeatureSource> mSites;
@@ -115,6 +123,8 @@ class VbasInputs
     QString mPopulationField;
     int mRegionPoint = 0;
     bool mDropOutside = false;
+    std::optional<VbasGroupedCount> mGrouped; //!< the records counted by their data source
+    QString mNotGrouped;                      //!< why not, when asked to
     QgsCoordinateTransformContext mTransformContext;
     VbasRecordFields mRecordFields;
     QStringList mQiNames;

@@ -182,7 +182,7 @@ void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, QgsProcessing
     if ( more )
     {
       ++rows;
-      digest += VbasRecordReader::digest( f.id() );
+      digest += mCounted.idSum ? static_cast<std::uint64_t>( f.id() ) : VbasRecordReader::digest( f.id() );
       batch.attributes.push_back( f.attributes() );
       batch.ids.push_back( f.id() );
       if ( locator ) // located here, in the reading thread: GEOS's prepared geometries are not shared between threads

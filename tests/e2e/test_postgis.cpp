@@ -15,6 +15,7 @@
 
 #include "e2e_util.h"
 
+#include <QJsonArray>
 #include <QThread>
 
 #include <unistd.h>
@@ -135,6 +136,7 @@ class TestPostgis : public QObject
     void cleanupTestCase();
 
     void roundTrip();
+    void groupedCountMatchesRowByRow();
     void replaceIsOneTransaction();
     void editedByAnotherConnectionAborts();
 
@@ -210,6 +212,8 @@ void TestPostgis::roundTrip()
   const qint64 released = results.value( "RELEASED" ).toVariant().toLongLong();
   const qint64 suppressed = results.value( "SUPPRESSED" ).toVariant().toLongLong();
   QVERIFY( results.value( "ANONYMIZED" ).toString().startsWith( QStringLiteral( "postgres://" ) ) );
+  const QJsonArray info = document.value( "log" ).toObject().value( "info" ).toArray();
+  QVERIFY2( info.contains( QStringLiteral( "The records are counted by their PostgreSQL source (GROUP BY region and QIs)." ) ), "the counting pass was not pushed down to PostgreSQL" );
 
   // Every output is a table of the database, and no staging table is left.
   QCOMPARE( tables( QString() ), ( QStringList { "aggregated", "evaluation", "lookup", "patients", "release", "sites", "spatial_ref_sys", "tracts", "voronoi" } ) );
@@ -242,6 +246,19 @@ void TestPostgis::roundTrip()
   QCOMPARE( check.value( "RECORDS" ).toVariant().toLongLong(), released );
   QCOMPARE( check.value( "ECS" ).toVariant().toLongLong(), classes );
   QCOMPARE( check.value( "SMALLEST_EC" ).toVariant().toLongLong(), smallest );
+}
+
+void TestPostgis::groupedCountMatchesRowByRow()
+{
+  // The same run counted row by row (GROUP_IN_SOURCE=false) writes the same release, row for row in the same order.
+  QJsonObject document;
+  e2e::ProcessResult run;
+  CHECKED( mQgis.runJson( QStringLiteral( "vbas:anonymize" ), anonymize( QStringLiteral( "patients" ), QStringLiteral( "rows_" ) ) + QStringList { "GROUP_IN_SOURCE=false" }, mDir.path(),
+                          document, run ) );
+  QVERIFY( document.value( "log" ).toObject().value( "info" ).toArray().contains( QStringLiteral( "The records are counted row by row: GROUP_IN_SOURCE is off." ) ) );
+  QCOMPARE( mServer.number( "SELECT count(*) FROM rows_release" ), mServer.number( "SELECT count(*) FROM release" ) );
+  QCOMPARE( mServer.number( "SELECT count(*) FROM rows_release a JOIN release b USING (id) WHERE row(a.*) IS DISTINCT FROM row(b.*)" ), 0LL );
+  QCOMPARE( mServer.number( "SELECT count(*) FROM rows_lookup a JOIN lookup b USING (region_id) WHERE a.aggregate_id <> b.aggregate_id" ), 0LL );
 }
 
 void TestPostgis::replaceIsOneTransaction()

@@ -1,0 +1,160 @@
+#include "vbasgroupedcount.h"
+
+#include <qgsdatasourceuri.h>
+#include <qgsexception.h>
+#include <qgsproviderregistry.h>
+#include <qgsvectordataprovider.h>
+
+#include <gdal.h>
+#include <ogr_api.h>
+
+namespace
+{
+
+const QString kRecords = QStringLiteral( "vbas_records" );
+const QString kRows = QStringLiteral( "vbas_rows" );
+const QString kBad = QStringLiteral( "vbas_bad" );
+const QString kIds = QStringLiteral( "vbas_ids" );
+const QString kGroup = QStringLiteral( "vbas_group" ); // PostgreSQL's query layers need a key
+
+QString quoted( const QString &name )
+{
+  return '"' + QString( name ).replace( '"', QLatin1String( "\"\"" ) ) + '"';
+}
+
+//! The name of the layer an OGR source reads: its layerName, or the name of the layer at its layerId (default the first).
+QString ogrLayerName( const QVariantMap &parts )
+{
+  const QString name = parts.value( QStringLiteral( "layerName" ) ).toString();
+  if ( !name.isEmpty() )
+    return name;
+  GDALDatasetH dataset = GDALOpenEx( parts.value( QStringLiteral( "path" ) ).toString().toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr );
+  if ( !dataset )
+    return QString();
+  OGRLayerH layer = GDALDatasetGetLayer( dataset, parts.value( QStringLiteral( "layerId" ), 0 ).toInt() );
+  const QString found = layer ? QString::fromUtf8( OGR_L_GetName( layer ) ) : QString();
+  GDALClose( dataset );
+  return found;
+}
+
+//! The grouped fields in the records table's roles: region, QIs, sensitive field.
+QgsAttributeList groupedFields( const VbasRecordFields &roles )
+{
+  QgsAttributeList fields { roles.region };
+  fields += roles.qis;
+  if ( roles.sensitive >= 0 )
+    fields.append( roles.sensitive );
+  return fields;
+}
+
+/**
+ * SELECT region, QIs, CAST(SUM(count) AS TEXT) AS vbas_records, COUNT(*) AS vbas_rows, ... FROM table
+ * GROUP BY region, QIs: SQL that SQLite and PostgreSQL both run. The sums are text, so that no driver
+ * narrows or rounds them; vbas_bad counts the rows whose count the streaming pass would refuse.
+ */
+QString groupBy( const QgsFields &fields, const VbasRecordFields &roles, const QString &idField, const QString &from )
+{
+  QStringList columns;
+  for ( const int i : groupedFields( roles ) )
+    columns << quoted( fields.at( i ).name() );
+  const QString count = roles.count >= 0 ? quoted( fields.at( roles.count ).name() ) : QString();
+  const QString records = count.isEmpty() ? QStringLiteral( "COUNT(*)" ) : QStringLiteral( "SUM(%1)" ).arg( count );
+  const QString bad = count.isEmpty() ? QStringLiteral( "0" ) : QStringLiteral( "SUM(CASE WHEN %1 >= 0 AND %1 <= 9007199254740992 AND %1 = ROUND(%1) THEN 0 ELSE 1 END)" ).arg( count );
+  return QStringLiteral( "SELECT %1, CAST(%2 AS TEXT) AS %3, COUNT(*) AS %4, %5 AS %6, CAST(SUM(%7) AS TEXT) AS %8 FROM %9 GROUP BY %1" )
+    .arg( columns.join( QStringLiteral( ", " ) ), records, kRecords, kRows, bad, kBad, quoted( idField ), kIds, from );
+}
+
+} // namespace
+
+std::optional<VbasGroupedCount> VbasGroupedCount::plan( const QgsVectorLayer &records, const VbasRecordFields &roles, const QgsAttributeList &identity, QString &why )
+{
+  const QgsFields fields = records.fields();
+  if ( roles.region < 0 )
+  {
+    why = QObject::tr( "the records are located by their points" );
+    return std::nullopt;
+  }
+  if ( identity.size() != 1 || ( fields.at( identity.first() ).type() != QVariant::Int && fields.at( identity.first() ).type() != QVariant::LongLong ) )
+  {
+    why = QObject::tr( "the table has no single whole-number feature id column" );
+    return std::nullopt;
+  }
+  for ( const QString &name : { kRecords, kRows, kBad, kIds, kGroup } )
+    if ( fields.lookupField( name ) >= 0 )
+    {
+      why = QObject::tr( "the table has a field named %1" ).arg( name );
+      return std::nullopt;
+    }
+  VbasGroupedCount plan;
+  plan.mProvider = records.providerType();
+  plan.mFields = fields;
+  plan.mRoles = roles;
+  const QString idField = fields.at( identity.first() ).name();
+  if ( plan.mProvider == QLatin1String( "ogr" ) && ( records.storageType() == QLatin1String( "GPKG" ) || records.storageType() == QLatin1String( "SQLite" ) ) )
+  {
+    QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( plan.mProvider, records.source() );
+    const QString subset = parts.value( QStringLiteral( "subset" ) ).toString();
+    const QString layerName = ogrLayerName( parts );
+    if ( !subset.isEmpty() || layerName.isEmpty() )
+    {
+      why = QObject::tr( "the layer is filtered" );
+      return std::nullopt;
+    }
+    parts.insert( QStringLiteral( "subset" ), groupBy( fields, roles, idField, quoted( layerName ) ) );
+    plan.mUri = QgsProviderRegistry::instance()->encodeUri( plan.mProvider, parts );
+    plan.mSourceName = records.storageType() == QLatin1String( "GPKG" ) ? QStringLiteral( "GeoPackage" ) : QStringLiteral( "SQLite" );
+    return plan;
+  }
+  if ( plan.mProvider == QLatin1String( "postgres" ) )
+  {
+    QgsDataSourceUri uri( records.source() );
+    if ( !uri.sql().isEmpty() || uri.table().startsWith( '(' ) )
+    {
+      why = QObject::tr( "the layer is filtered or is a query" );
+      return std::nullopt;
+    }
+    const QString from = ( uri.schema().isEmpty() ? QString() : quoted( uri.schema() ) + '.' ) + quoted( uri.table() );
+    const QString query = QStringLiteral( "(SELECT row_number() OVER () AS %1, g.* FROM (%2) g)" ).arg( kGroup, groupBy( fields, roles, idField, from ) );
+    uri.setDataSource( QString(), query, QString(), QString(), kGroup );
+    uri.setParam( QStringLiteral( "checkPrimaryKeyUnicity" ), QStringLiteral( "0" ) );
+    plan.mUri = uri.uri( false );
+    plan.mSourceName = QStringLiteral( "PostgreSQL" );
+    return plan;
+  }
+  why = QObject::tr( "its provider (%1) does not run SQL" ).arg( records.providerType() );
+  return std::nullopt;
+}
+
+VbasGroupedCount::Result VbasGroupedCount::open() const
+{
+  QgsVectorLayer::LayerOptions options;
+  options.loadDefaultStyle = false;
+  Result result;
+  result.layer = std::make_unique<QgsVectorLayer>( mUri, QStringLiteral( "grouped" ), mProvider, options );
+  if ( !result.layer->isValid() )
+    throw QgsProcessingException( QObject::tr( "the source could not run the grouped query" ) );
+  const QgsFields grouped = result.layer->fields();
+  const auto field = [&]( const QString &name ) {
+    const int index = grouped.lookupField( name );
+    if ( index < 0 )
+      throw QgsProcessingException( QObject::tr( "the grouped query returned no field %1" ).arg( name ) );
+    return index;
+  };
+  const auto same = [&]( int original ) {
+    const QgsField &table = mFields.at( original );
+    const int index = field( table.name() );
+    if ( grouped.at( index ).type() != table.type() || grouped.at( index ).subType() != table.subType() )
+      throw QgsProcessingException( QObject::tr( "the grouped query returns '%1' as %2, the table as %3" ).arg( table.name(), grouped.at( index ).typeName(), table.typeName() ) );
+    return index;
+  };
+  result.roles.region = same( mRoles.region );
+  for ( const int qi : mRoles.qis )
+    result.roles.qis.append( same( qi ) );
+  if ( mRoles.sensitive >= 0 )
+    result.roles.sensitive = same( mRoles.sensitive );
+  result.roles.count = field( kRecords );
+  result.rows = field( kRows );
+  result.bad = field( kBad );
+  result.ids = field( kIds );
+  return result;
+}
