@@ -10,6 +10,8 @@ writes into the output directory
                 race (5), insurance (4), marital (5), and diagnosis (20 values, the sensitive
                 attribute). 400-700 records per region, uniform per region; the rows are in random
                 order (not grouped by region).
+  points.gpkg   with --points N only: layer `points` of N geocoded records (EPSG:3857 points drawn
+                uniformly in the regions' rectangle, no region field) with the same QIs and diagnosis.
 Deterministic: the same --regions and --seed give the same files. Existing files for the same
 parameters are kept (a stamp file records the parameters), so re-runs cost nothing.
 """
@@ -148,12 +150,43 @@ def write_records_table(path, id_values, region, names, columns):
     ds = None
 
 
+def write_points(path, n, rng):
+    """The table `points`: n records with a point each and no region field, the QIs and diagnosis."""
+    srs = osr.SpatialReference()
+    srs.ImportFromEPSG(3857)
+    ds = ogr.GetDriverByName("GPKG").CreateDataSource(path)
+    layer = ds.CreateLayer("points", srs, ogr.wkbPoint, options=["FID=fid", "GEOMETRY_NAME=geom", "SPATIAL_INDEX=NO"])
+    names = [name for name, _, _ in QIS] + ["diagnosis"]
+    for name in names:
+        layer.CreateField(ogr.FieldDefn(name, ogr.OFTString))
+    xy = rng.uniform([XMIN, YMIN], [XMIN + WIDTH, YMIN + HEIGHT], size=(n, 2))
+    columns = []
+    for _, values, weights in QIS:
+        w = np.asarray(weights, dtype=float)
+        columns.append(np.asarray(values, dtype=object)[rng.choice(len(values), size=n, p=w / w.sum())])
+    columns.append(np.asarray(DIAGNOSES, dtype=object)[rng.integers(0, len(DIAGNOSES), size=n)])
+    f = ogr.Feature(layer.GetLayerDefn())
+    for start in range(0, n, TRANSACTION_ROWS):
+        layer.StartTransaction()
+        for i in range(start, min(n, start + TRANSACTION_ROWS)):
+            for c, column in enumerate(columns):
+                f.SetFieldString(c, column[i])
+            point = ogr.Geometry(ogr.wkbPoint)
+            point.AddPoint_2D(float(xy[i, 0]), float(xy[i, 1]))
+            f.SetGeometry(point)
+            f.SetFID(-1)
+            layer.CreateFeature(f)
+        layer.CommitTransaction()
+    ds = None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--regions", type=int, required=True)
     parser.add_argument("--out", required=True, help="output directory")
     parser.add_argument("--seed", type=int, default=20261121)
     parser.add_argument("--force", action="store_true", help="regenerate even if the files exist")
+    parser.add_argument("--points", type=int, default=0, help="also write points.gpkg with this many geocoded records")
     args = parser.parse_args()
     if args.regions < 2:
         parser.error("--regions must be at least 2")
@@ -167,6 +200,7 @@ def main():
         with open(stamp_path) as s:
             if s.read() == stamp:
                 print("inputs exist, kept: %s" % args.out, file=sys.stderr)
+                ensure_points(args)
                 return
     for p in (regions_path, records_path, stamp_path):
         if os.path.exists(p):
@@ -182,6 +216,25 @@ def main():
     with open(stamp_path, "w") as s:
         s.write(stamp)
     print("wrote %d regions (%.1f s) and %d records (%.1f s) to %s" % (args.regions, t1 - t0, total, t2 - t1, args.out), file=sys.stderr)
+    ensure_points(args)
+
+
+def ensure_points(args):
+    """points.gpkg of --points records, kept when it exists for the same count and seed."""
+    if args.points <= 0:
+        return
+    path = os.path.join(args.out, "points.gpkg")
+    stamp_path = os.path.join(args.out, "points.stamp")
+    stamp = "points=%d seed=%d\n" % (args.points, args.seed)
+    if os.path.exists(path) and os.path.exists(stamp_path) and open(stamp_path).read() == stamp:
+        return
+    if os.path.exists(path):
+        os.remove(path)
+    t0 = time.monotonic()
+    write_points(path, args.points, np.random.default_rng(args.seed + 1))
+    with open(stamp_path, "w") as s:
+        s.write(stamp)
+    print("wrote %d points (%.1f s) to %s" % (args.points, time.monotonic() - t0, path), file=sys.stderr)
 
 
 if __name__ == "__main__":

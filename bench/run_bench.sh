@@ -19,13 +19,15 @@
 #   2. bench_core SIZE --qis <number of QIs>   (in-memory data of the same kind, core stages timed)
 #   3. startup: native:retainfields on a 1-row copy of the records (qgis_process start and exit)
 #   4. floor:   native:retainfields on records.gpkg keeping every field, written to a GeoPackage
-#   5. vbas:anonymize on the same inputs, every output written to a GeoPackage
-# 3-5 are timed with /usr/bin/time -v (wall clock, CPU and max RSS); 4 and 5 run VBAS_REPEAT times each,
-# alternating, and the fastest run of each is reported (the machine may be shared: every run and the
+#   5. vbas:anonymize on the same inputs, every output written to a GeoPackage, the records counted
+#      by the GeoPackage itself (GROUP_IN_SOURCE, the default: one GROUP BY run by SQLite)
+#   6. the same counted row by row through QGIS's feature iterator (GROUP_IN_SOURCE=false)
+# 3-6 are timed with /usr/bin/time -v (wall clock, CPU and max RSS), and the fastest run of each is reported (the machine may be shared: every run and the
 # load average are logged on stderr). The inputs are read once with cat
 # before 4 so every run starts with a warm page cache. Prints progress on stderr and a markdown table
 # on stdout.
 set -euo pipefail
+. "$(dirname "$0")/bench_lib.sh"
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${VBAS_BUILD:-$ROOT/build}
@@ -46,39 +48,30 @@ done
 
 WORK=$(mktemp -d /tmp/vbas-run-bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-export QT_QPA_PLATFORM=offscreen
-export QGIS_CUSTOM_CONFIG_PATH=$WORK/profile
-mkdir -p "$QGIS_CUSTOM_CONFIG_PATH/profiles/default/python/plugins"
-# A snapshot of the plugin folder, so a rebuild during the benchmark does not change the binary under test.
-cp -r "$PLUGIN" "$WORK/vbas"
-ln -s "$WORK/vbas" "$QGIS_CUSTOM_CONFIG_PATH/profiles/default/python/plugins/vbas"
-"$QGIS_PROCESS" plugins enable vbas > /dev/null 2>&1
+plugin_profile "$WORK" "$BUILD"
 
 log() { echo "[run_bench $(date +%T)] $*" >&2; }
 
-# timed OUT_PREFIX CMD...: runs CMD under /usr/bin/time -v; stdout to OUT_PREFIX.json, the
-# time report to OUT_PREFIX.time; sets SECONDS_TAKEN, MAXRSS_KB and CPU_S (user + system).
-timed() {
-  local prefix=$1
-  shift
-  if ! /usr/bin/time -v -o "$prefix.time" "$@" > "$prefix.json" 2> "$prefix.err"; then
-    echo "command failed: $*" >&2
-    tail -20 "$prefix.err" "$prefix.json" >&2
-    exit 1
-  fi
-  SECONDS_TAKEN=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0; for (i = 1; i <= n; ++i) s = s * 60 + t[i]; print s }' "$prefix.time")
-  MAXRSS_KB=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$prefix.time")
-  CPU_S=$(awk -F': ' '/User time \(seconds\)|System time \(seconds\)/ { s += $2 } END { printf "%.2f", s }' "$prefix.time")
-}
 
 # core FIELD: a field of the BENCH_CORE line.
 core() { tr ' ' '\n' <<< "$CORE_LINE" | awk -F= -v k="$1" '$1 == k { print $2 }'; }
 # mrps FIELD: records/second of a core stage in millions.
 mrps() { awk -v v="$(core "$1")" 'BEGIN { printf "%.1f", v / 1e6 }'; }
-# fastest "SECONDS KB CPU" ...: the run with the least wall time (its seconds, max RSS and CPU seconds).
-fastest() { printf '%s\n' "$@" | sort -n -k1,1 | head -1; }
 # result KEY: a value of the last vbas:anonymize results.
 result() { "$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1]))["results"][sys.argv[2]])' "$OUT/vbas.json" "$1"; }
+
+# anonymize GROUP_IN_SOURCE: vbas:anonymize on the size's inputs into $OUT, timed; checks that the log says how the records were counted.
+anonymize() {
+  timed "$OUT/vbas" "$QGIS_PROCESS" --json run vbas:anonymize -- \
+    "REGIONS=$IN/regions.gpkg|layername=regions" REGION_ID=region_id \
+    "RECORDS=$IN/records.gpkg|layername=records" RECORD_REGION=region_id "${QI_ARGS[@]}" "K=$K" "GROUP_IN_SOURCE=$1" \
+    "SITE_POINTS=$OUT/sites.gpkg" "AGGREGATED=$OUT/aggregated.gpkg" "LOOKUP=$OUT/lookup.gpkg" \
+    "ANONYMIZED=$OUT/anonymized.gpkg" "VORONOI=$OUT/voronoi.gpkg" "EVALUATION=$OUT/evaluation.gpkg"
+  local expected="counted by their GeoPackage source"
+  [ "$1" = true ] || expected="counted row by row: GROUP_IN_SOURCE is off"
+  grep -q "$expected" "$OUT/vbas.json" || { echo "the log does not say the records were $expected" >&2; exit 1; }
+  rm -f "$OUT"/*.gpkg
+}
 
 ROWS=()
 for N in "${SIZES[@]}"; do
@@ -106,6 +99,7 @@ for N in "${SIZES[@]}"; do
   cat "$IN/records.gpkg" "$IN/regions.gpkg" > /dev/null
   FLOOR_RUNS=()
   E2E_RUNS=()
+  ROWS_RUNS=()
   for ((rep = 1; rep <= REPEAT; ++rep)); do
     log "size $N, run $rep/$REPEAT: floor (native:retainfields, every field, to GeoPackage; load average $(cut -d' ' -f1-3 /proc/loadavg))"
     timed "$OUT/floor" "$QGIS_PROCESS" --json run native:retainfields -- "INPUT=$IN/records.gpkg|layername=records" "${FIELD_ARGS[@]}" "OUTPUT=$OUT/floor.gpkg"
@@ -114,31 +108,33 @@ for N in "${SIZES[@]}"; do
     rm -f "$OUT/floor.gpkg"
 
     log "size $N, run $rep/$REPEAT: vbas:anonymize"
-    timed "$OUT/vbas" "$QGIS_PROCESS" --json run vbas:anonymize -- \
-      "REGIONS=$IN/regions.gpkg|layername=regions" REGION_ID=region_id \
-      "RECORDS=$IN/records.gpkg|layername=records" RECORD_REGION=region_id "${QI_ARGS[@]}" "K=$K" \
-      "SITE_POINTS=$OUT/sites.gpkg" "AGGREGATED=$OUT/aggregated.gpkg" "LOOKUP=$OUT/lookup.gpkg" \
-      "ANONYMIZED=$OUT/anonymized.gpkg" "VORONOI=$OUT/voronoi.gpkg" "EVALUATION=$OUT/evaluation.gpkg"
+    anonymize true
     E2E_RUNS+=("$SECONDS_TAKEN $MAXRSS_KB $CPU_S")
-    log "size $N, run $rep/$REPEAT: anonymize ${SECONDS_TAKEN} s (CPU ${CPU_S} s, plugin RUNTIME $(result RUNTIME) s), max RSS ${MAXRSS_KB} kB; $(result SITES) sites, $(result AGGREGATES) aggregates, $(result RELEASED) released, $(result SUPPRESSED) suppressed"
-    rm -f "$OUT"/*.gpkg
+    log "size $N, run $rep/$REPEAT: anonymize, counted by the GeoPackage: ${SECONDS_TAKEN} s (CPU ${CPU_S} s, plugin RUNTIME $(result RUNTIME) s), max RSS ${MAXRSS_KB} kB; $(result SITES) sites, $(result AGGREGATES) aggregates, $(result RELEASED) released, $(result SUPPRESSED) suppressed"
+    anonymize false
+    ROWS_RUNS+=("$SECONDS_TAKEN $MAXRSS_KB $CPU_S")
+    log "size $N, run $rep/$REPEAT: anonymize, counted row by row: ${SECONDS_TAKEN} s (CPU ${CPU_S} s), max RSS ${MAXRSS_KB} kB"
   done
   read -r FLOOR_S FLOOR_KB FLOOR_CPU <<< "$(fastest "${FLOOR_RUNS[@]}")"
   read -r E2E_S E2E_KB E2E_CPU <<< "$(fastest "${E2E_RUNS[@]}")"
+  read -r ROWS_S ROWS_KB ROWS_CPU <<< "$(fastest "${ROWS_RUNS[@]}")"
   RECORDS=$(result RECORDS)
-  log "size $N: best of $REPEAT: floor $FLOOR_S s (runs: $(printf '%s; ' "${FLOOR_RUNS[@]}")), anonymize $E2E_S s (runs: $(printf '%s; ' "${E2E_RUNS[@]}"))"
+  log "size $N: best of $REPEAT: floor $FLOOR_S s (runs: $(printf '%s; ' "${FLOOR_RUNS[@]}")), anonymize $E2E_S s (runs: $(printf '%s; ' "${E2E_RUNS[@]}")), row by row $ROWS_S s (runs: $(printf '%s; ' "${ROWS_RUNS[@]}"))"
 
   ROWS+=("$(awk -v n="$N" -v rec="$RECORDS" -v st="$STARTUP_S" -v e="$E2E_S" -v f="$FLOOR_S" -v ec="$E2E_CPU" -v fc="$FLOOR_CPU" -v ekb="$E2E_KB" -v fkb="$FLOOR_KB" \
     -v enc="$(mrps encode_rps)" -v sc="$(mrps sitecount_rps)" -v bd="$(mrps density_rps)" -v vo="$(mrps voronoi_rps)" \
     -v rl="$(mrps release_rps)" -v ev="$(mrps evaluate_rps)" -v rc="$(mrps recount_rps)" -v sh="$(mrps shuffle_rps)" -v cb="$(core bytes_per_record)" \
-    'BEGIN { printf "| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f | %.1f |",
-             n, rec, enc, sc, bd, vo, rl, ev, rc, sh, cb, e, f, st, e / f, ec, fc, ekb / 1024, fkb / 1024, ekb * 1024 / rec, (ekb - fkb) * 1024 / rec }')")
+    -v r="$ROWS_S" -v rcpu="$ROWS_CPU" -v rkb="$ROWS_KB" \
+    'BEGIN { printf "| %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.0f | %.0f | %.0f | %.1f | %.2f | %.2f | %.2f | %.0f |",
+             n, rec, enc, sc, bd, vo, rl, ev, rc, sh, cb, e, f, st, e / f, ec, fc, ekb / 1024, fkb / 1024, ekb * 1024 / rec, (ekb - fkb) * 1024 / rec, r, r / f, rcpu, rkb / 1024 }')")
 done
 
 echo
 echo "QIs: ${QIS[*]}; k = $K. Core rates in M records/s (bench_core, in-memory data of the same kind, its own record count);"
 echo "end to end: qgis_process wall clock (/usr/bin/time -v), best of $REPEAT runs; startup = retainfields on 1 row; CPU = user + system of that run; peak = max RSS of that run."
 echo
-echo "| regions | records | encode+hist | site count | bal. density | Voronoi+locate | release | evaluate | re-encode+recount | shuffle | core B/rec | e2e s | floor s | startup s | e2e/floor | e2e CPU s | floor CPU s | e2e peak MB | floor peak MB | e2e B/rec | (e2e-floor) B/rec |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "e2e = counted by the GeoPackage (GROUP_IN_SOURCE, default); rows = counted row by row (GROUP_IN_SOURCE=false)."
+echo
+echo "| regions | records | encode+hist | site count | bal. density | Voronoi+locate | release | evaluate | re-encode+recount | shuffle | core B/rec | e2e s | floor s | startup s | e2e/floor | e2e CPU s | floor CPU s | e2e peak MB | floor peak MB | e2e B/rec | (e2e-floor) B/rec | rows s | rows/floor | rows CPU s | rows peak MB |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${ROWS[@]}"

@@ -2,9 +2,11 @@
 
 #include <qgsdatasourceuri.h>
 #include <qgsexception.h>
+#include <qgsogrutils.h>
 #include <qgsproviderregistry.h>
 #include <qgsvectordataprovider.h>
 
+#include <cpl_error.h>
 #include <gdal.h>
 #include <ogr_api.h>
 
@@ -100,8 +102,8 @@ std::optional<VbasGroupedCount> VbasGroupedCount::plan( const QgsVectorLayer &re
       why = QObject::tr( "the layer is filtered" );
       return std::nullopt;
     }
-    parts.insert( QStringLiteral( "subset" ), groupBy( fields, roles, idField, quoted( layerName ) ) );
-    plan.mUri = QgsProviderRegistry::instance()->encodeUri( plan.mProvider, parts );
+    plan.mPath = parts.value( QStringLiteral( "path" ) ).toString();
+    plan.mSql = groupBy( fields, roles, idField, quoted( layerName ) );
     plan.mSourceName = records.storageType() == QLatin1String( "GPKG" ) ? QStringLiteral( "GeoPackage" ) : QStringLiteral( "SQLite" );
     return plan;
   }
@@ -127,34 +129,96 @@ std::optional<VbasGroupedCount> VbasGroupedCount::plan( const QgsVectorLayer &re
 
 VbasGroupedCount::Result VbasGroupedCount::open() const
 {
+  return mProvider == QLatin1String( "postgres" ) ? openPostgres() : openOgr();
+}
+
+VbasGroupedCount::Result VbasGroupedCount::openOgr() const
+{
+  // GDAL directly, not a QGIS layer of the query: the OGR provider would run the whole GROUP BY a second
+  // time to count its rows. QgsOgrUtils converts each value by the table's own field, as the provider does.
+  std::shared_ptr<void> dataset( GDALOpenEx( mPath.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr ), []( void *d ) {
+    if ( d )
+      GDALClose( d );
+  } );
+  OGRLayerH layer = dataset ? GDALDatasetExecuteSQL( dataset.get(), mSql.toUtf8().constData(), nullptr, nullptr ) : nullptr;
+  if ( !layer )
+    throw QgsProcessingException( QObject::tr( "the source could not run the grouped query: %1" ).arg( QString::fromUtf8( CPLGetLastErrorMsg() ) ) );
+  std::shared_ptr<void> result( layer, [dataset]( void *l ) { GDALDatasetReleaseResultSet( dataset.get(), static_cast<OGRLayerH>( l ) ); } );
+  Result grouped = resultFields();
+  grouped.next = [result, fields = grouped.fields, queryColumns = grouped.roles.count]( QgsFeature &feature ) {
+    const std::unique_ptr<void, void ( * )( OGRFeatureH )> f( OGR_L_GetNextFeature( static_cast<OGRLayerH>( result.get() ) ), OGR_F_Destroy );
+    if ( !f )
+      return false;
+    QgsAttributes attributes( fields.count() );
+    for ( int i = 0; i < fields.count(); ++i )
+    {
+      bool ok = true;
+      if ( i < queryColumns )
+        attributes[i] = QgsOgrUtils::getOgrFeatureAttribute( f.get(), fields.at( i ), i, nullptr, &ok );
+      else if ( OGR_F_IsFieldSetAndNotNull( f.get(), i ) )
+        attributes[i] = QString::fromUtf8( OGR_F_GetFieldAsString( f.get(), i ) );
+      if ( !ok )
+        throw QgsProcessingException( QObject::tr( "the source returned a value of '%1' that does not convert" ).arg( fields.at( i ).name() ) );
+    }
+    feature = QgsFeature( fields );
+    feature.setAttributes( attributes );
+    return true;
+  };
+  return grouped;
+}
+
+VbasGroupedCount::Result VbasGroupedCount::resultFields() const
+{
+  Result result;
+  for ( const int i : groupedFields( mRoles ) )
+    result.fields.append( mFields.at( i ) );
+  for ( const QString &name : { kRecords, kRows, kBad, kIds } )
+    result.fields.append( QgsField( name, QVariant::String ) );
+  int next = 0;
+  result.roles.region = next++;
+  for ( int q = 0; q < mRoles.qis.size(); ++q )
+    result.roles.qis.append( next++ );
+  if ( mRoles.sensitive >= 0 )
+    result.roles.sensitive = next++;
+  result.roles.count = next++;
+  result.rows = next++;
+  result.bad = next++;
+  result.ids = next++;
+  return result;
+}
+
+VbasGroupedCount::Result VbasGroupedCount::openPostgres() const
+{
   QgsVectorLayer::LayerOptions options;
   options.loadDefaultStyle = false;
-  Result result;
-  result.layer = std::make_unique<QgsVectorLayer>( mUri, QStringLiteral( "grouped" ), mProvider, options );
-  if ( !result.layer->isValid() )
+  auto layer = std::make_shared<QgsVectorLayer>( mUri, QStringLiteral( "grouped" ), mProvider, options );
+  if ( !layer->isValid() )
     throw QgsProcessingException( QObject::tr( "the source could not run the grouped query" ) );
-  const QgsFields grouped = result.layer->fields();
-  const auto field = [&]( const QString &name ) {
-    const int index = grouped.lookupField( name );
-    if ( index < 0 )
-      throw QgsProcessingException( QObject::tr( "the grouped query returned no field %1" ).arg( name ) );
-    return index;
+  // The query layer's columns by name, in the order of resultFields(); each grouped field must come back with the table's type.
+  Result result = resultFields();
+  QgsAttributeList columns;
+  for ( int i = 0; i < result.fields.count(); ++i )
+  {
+    const QgsField &expected = result.fields.at( i );
+    const int column = layer->fields().lookupField( expected.name() );
+    if ( column < 0 )
+      throw QgsProcessingException( QObject::tr( "the grouped query returned no field %1" ).arg( expected.name() ) );
+    const QgsField &returned = layer->fields().at( column );
+    if ( i < result.roles.count && ( returned.type() != expected.type() || returned.subType() != expected.subType() ) )
+      throw QgsProcessingException( QObject::tr( "the grouped query returns '%1' as %2, the table as %3" ).arg( expected.name(), returned.typeName(), expected.typeName() ) );
+    columns << column;
+  }
+  auto it = std::make_shared<QgsFeatureIterator>( layer->getFeatures( QgsFeatureRequest().setFlags( QgsFeatureRequest::NoGeometry ) ) );
+  result.next = [layer, it, columns, fields = result.fields]( QgsFeature &feature ) {
+    QgsFeature row;
+    if ( !it->nextFeature( row ) )
+      return false;
+    QgsAttributes attributes( columns.size() );
+    for ( int i = 0; i < columns.size(); ++i )
+      attributes[i] = row.attribute( columns[i] );
+    feature = QgsFeature( fields );
+    feature.setAttributes( attributes );
+    return true;
   };
-  const auto same = [&]( int original ) {
-    const QgsField &table = mFields.at( original );
-    const int index = field( table.name() );
-    if ( grouped.at( index ).type() != table.type() || grouped.at( index ).subType() != table.subType() )
-      throw QgsProcessingException( QObject::tr( "the grouped query returns '%1' as %2, the table as %3" ).arg( table.name(), grouped.at( index ).typeName(), table.typeName() ) );
-    return index;
-  };
-  result.roles.region = same( mRoles.region );
-  for ( const int qi : mRoles.qis )
-    result.roles.qis.append( same( qi ) );
-  if ( mRoles.sensitive >= 0 )
-    result.roles.sensitive = same( mRoles.sensitive );
-  result.roles.count = field( kRecords );
-  result.rows = field( kRows );
-  result.bad = field( kBad );
-  result.ids = field( kIds );
   return result;
 }

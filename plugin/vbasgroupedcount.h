@@ -11,6 +11,7 @@
 
 #include <qgsvectorlayer.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -24,10 +25,11 @@ class VbasGroupedCount
      */
     static std::optional<VbasGroupedCount> plan( const QgsVectorLayer &records, const VbasRecordFields &roles, const QgsAttributeList &identity, QString &why );
 
-    //! The query's result as a layer of the records' provider, its fields in the records' roles.
+    //! The query's groups, their values converted as the records' provider converts them.
     struct Result
     {
-        std::unique_ptr<QgsVectorLayer> layer;
+        std::function<bool( QgsFeature & )> next; //!< the next group, false after the last
+        QgsFields fields;       //!< of the groups
         VbasRecordFields roles; //!< the region, QIs, sensitive field, and the summed records as the count
         int rows = -1;          //!< the rows of each group
         int bad = -1;           //!< rows of the group whose count is not a whole number from 0 to 2^53
@@ -44,8 +46,17 @@ class VbasGroupedCount
     const QString &sourceName() const { return mSourceName; }
 
   private:
+    //! GeoPackage and SQLite: the query run by GDAL, each value converted by QgsOgrUtils as the OGR provider converts it.
+    Result openOgr() const;
+    //! PostgreSQL: a query layer of the postgres provider.
+    Result openPostgres() const;
+    //! The groups' fields and roles: the grouped fields as the table has them, then the query's own (as text).
+    Result resultFields() const;
+
     QString mProvider;
-    QString mUri;
+    QString mUri;             //!< PostgreSQL: the query layer's URI
+    QString mPath;            //!< GeoPackage, SQLite: the file
+    QString mSql;             //!< GeoPackage, SQLite: the query
     QString mSourceName;
     QgsFields mFields;        //!< of the records table
     VbasRecordFields mRoles;  //!< in the records table

@@ -305,7 +305,7 @@ VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessin
 //! Where the counting pass's rows come from: the table row by row, or the groups its source counted.
 struct VbasInputs::CountedRows
 {
-    QgsFeatureIterator iterator;
+    std::function<bool( QgsFeature & )> next; //!< the next row or group, false after the last
     QgsFields fields;
     VbasRecordFields roles;
     long long expected = 0;                 //!< rows or groups, for the progress
@@ -320,9 +320,9 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
     {
       CountedRows rows;
       rows.grouped = mGrouped->open();
-      rows.fields = rows.grouped->layer->fields();
+      rows.next = rows.grouped->next;
+      rows.fields = rows.grouped->fields;
       rows.roles = rows.grouped->roles;
-      rows.iterator = rows.grouped->layer->getFeatures( QgsFeatureRequest().setFlags( QgsFeatureRequest::NoGeometry ) );
       feedback->pushInfo( QObject::tr( "The records are counted by their %1 source (GROUP BY region and QIs)." ).arg( mGrouped->sourceName() ) );
       return count( regions, rows, feedback );
     }
@@ -339,7 +339,7 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
   rows.roles = mRecordFields;
   QgsFeatureRequest request;
   request.setFlags( mRecordFields.region < 0 ? QgsFeatureRequest::NoFlags : QgsFeatureRequest::NoGeometry ).setSubsetOfAttributes( mRecordFields.counted() );
-  rows.iterator = mRecords->getFeatures( request, QgsProcessingFeatureSource::FlagSkipGeometryValidityChecks );
+  rows.next = [it = mRecords->getFeatures( request, QgsProcessingFeatureSource::FlagSkipGeometryValidityChecks )]( QgsFeature &f ) mutable { return it.nextFeature( f ); };
   rows.expected = mRecords->featureCount();
   return count( regions, rows, feedback );
 }
@@ -364,7 +364,7 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, CountedRows &rows, Qg
   std::int64_t read = 0; // rows or groups
   Unplaced unplaced;
   QgsFeature f;
-  while ( rows.iterator.nextFeature( f ) )
+  while ( rows.next( f ) )
   {
     if ( ( read++ & 0xfff ) == 0 )
     {

@@ -62,6 +62,7 @@ class TestGroupedCount : public QObject
 
     void sameReleaseAsRowByRow();
     void countFieldSummed();
+    void typedQisSameAsRowByRow();
     void badCountsCountedRowByRow();
     void unknownRegionNamedAsRowByRow();
     void selectionCountedRowByRow();
@@ -162,6 +163,43 @@ void TestGroupedCount::countFieldSummed()
     QCOMPARE( smallestClass( release, { "sex" }, QStringLiteral( "n" ) ), 2LL );
     released[grouped] = rows( release );
   }
+  QCOMPARE( released[true], released[false] );
+}
+
+void TestGroupedCount::typedQisSameAsRowByRow()
+{
+  // QIs of every type a GeoPackage stores, read back from the grouped query: the same classes, so the same release.
+  auto memory = vbastest::table( QStringLiteral( "field=region:string&field=born:date&field=insured:boolean&field=weight:double&field=visits:long&field=name:string" ),
+                                 QList<QVariantList> {} );
+  QgsFeatureList features;
+  for ( int i = 0; i < 60; ++i )
+  {
+    QgsFeature f( memory->fields() );
+    f.setAttributes( QgsAttributes() << QStringLiteral( "r%1%2" ).arg( i % 3 ).arg( ( i / 3 ) % 3 ) << QDate( 1950 + i % 2, 1, 1 ) << ( i % 3 == 0 ) << ( i % 2 ? 0.1 + 0.2 : 0.3 )
+                                    << ( i % 2 ? 5000000000LL : 7LL ) << ( i % 2 ? QStringLiteral( "Zoë" ) : QStringLiteral( "Zoe\u0308" ) ) );
+    features << f;
+  }
+  memory->dataProvider()->addFeatures( features );
+  const QString path = mDir.filePath( QStringLiteral( "typed.gpkg" ) );
+  vbastest::save( memory.get(), path, QStringLiteral( "records" ) );
+  QgsVectorLayer records( path + QStringLiteral( "|layername=records" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  QMap<bool, QStringList> released;
+  for ( const bool grouped : { true, false } )
+  {
+    QVariantMap p = vbastest::inputParameters( mRegions.get(), QStringLiteral( "id" ), &records, QStringLiteral( "region" ),
+                                               { QStringLiteral( "born" ), QStringLiteral( "insured" ), QStringLiteral( "weight" ), QStringLiteral( "visits" ), QStringLiteral( "name" ) } );
+    p.insert( QStringLiteral( "SITES" ), layerValue( mSites.get() ) );
+    p.insert( QStringLiteral( "K" ), 2 );
+    p.insert( QStringLiteral( "SEED" ), 5 );
+    p.insert( QStringLiteral( "GROUP_IN_SOURCE" ), grouped );
+    Feedback feedback;
+    const QVariantMap r = vbastest::run( QStringLiteral( "vbas:voronoiaggregate" ), p, mContext, true, &feedback );
+    QCOMPARE( feedback.messages.contains( kGrouped ), grouped );
+    QgsVectorLayer *release = vbastest::output( r, QStringLiteral( "ANONYMIZED" ), mContext );
+    released[grouped] = rows( release );
+    QVERIFY( smallestClass( release, { "born", "insured", "weight", "visits", "name" } ) >= 2 );
+  }
+  QVERIFY( !released[true].isEmpty() );
   QCOMPARE( released[true], released[false] );
 }
 

@@ -1,0 +1,110 @@
+#!/bin/bash
+# VBAS with PostGIS in and out: the counting pass run by the server (GROUP_IN_SOURCE) against the
+# counting pass row by row through QGIS's cursor, with QGIS copying the same table as the floor.
+#
+#   bench/run_postgis_bench.sh [SIZE ...]     # sizes in regions; default 10000
+#
+# Assumes the build tree is built and Debian's postgresql and postgresql-15-postgis-3 are installed
+# (.ci/setup). Per size: the inputs of bench/make_inputs.py (generated once, kept in VBAS_BENCH_DATA),
+# loaded into a PostgreSQL server of the script's own (initdb in a temporary folder, a Unix socket in
+# that folder, no TCP port; stopped and removed at the end), then, VBAS_REPEAT times each, alternating:
+#   floor:   native:retainfields on the records table, every field, into a PostGIS table
+#   grouped: vbas:anonymize, regions and records from PostGIS, every output into PostGIS tables,
+#            the records counted by the server (GROUP_IN_SOURCE=true, the default)
+#   rows:    the same counted row by row (GROUP_IN_SOURCE=false)
+# timed with /usr/bin/time -v (the qgis_process side: wall clock, CPU and max RSS; the server's own
+# CPU is not in these figures). Prints progress on stderr and a markdown table on stdout.
+# Environment: VBAS_BUILD, VBAS_BENCH_DATA, VBAS_QIS, VBAS_K, VBAS_REPEAT (default 2) as in run_bench.sh.
+set -euo pipefail
+. "$(dirname "$0")/bench_lib.sh"
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${VBAS_BUILD:-$ROOT/build}
+DATA=${VBAS_BENCH_DATA:-/tmp/vbas-bench}
+read -r -a QIS <<< "${VBAS_QIS:-age_group sex race insurance}"
+K=${VBAS_K:-5}
+REPEAT=${VBAS_REPEAT:-2}
+SIZES=("$@")
+[ ${#SIZES[@]} -gt 0 ] || SIZES=(10000)
+QGIS_PROCESS=/usr/bin/qgis_process.bin
+PGBIN=$(dirname "$(ls /usr/lib/postgresql/*/bin/initdb | tail -1)")
+
+WORK=$(mktemp -d /tmp/vbas-pg-bench.XXXXXX)
+chmod 777 "$WORK"
+as_server() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+stop_server() { as_server "$PGBIN/pg_ctl" -D "$WORK/data" -m immediate stop > /dev/null 2>&1 || true; rm -rf "$WORK"; }
+trap stop_server EXIT
+log() { echo "[run_postgis_bench $(date +%T)] $*" >&2; }
+plugin_profile "$WORK" "$BUILD"
+
+log "PostgreSQL server in $WORK"
+as_server "$PGBIN/initdb" -D "$WORK/data" -A trust -U postgres --no-sync -E UTF8 --locale=C > /dev/null
+as_server "$PGBIN/pg_ctl" -D "$WORK/data" -l "$WORK/server.log" -w \
+  -o "-k $WORK -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=1GB" start > /dev/null
+PSQL=("$PGBIN/psql" -h "$WORK" -U postgres -At -v ON_ERROR_STOP=1)
+"${PSQL[@]}" -d postgres -c "CREATE DATABASE vbas" > /dev/null
+"${PSQL[@]}" -d vbas -c "CREATE EXTENSION postgis" > /dev/null
+DB="dbname='vbas' host=$WORK user='postgres'"
+
+drop_outputs() { "${PSQL[@]}" -d vbas -c "DROP TABLE IF EXISTS floor, sites, aggregated, lookup, release, voronoi, evaluation" > /dev/null 2>&1; }
+
+# anonymize GROUP_IN_SOURCE: vbas:anonymize from and into PostGIS, timed; checks how the log says the records were counted.
+anonymize() {
+  local qi_args=()
+  for q in "${QIS[@]}"; do qi_args+=("QI_FIELDS=$q"); done
+  timed "$WORK/vbas" "$QGIS_PROCESS" --json run vbas:anonymize -- \
+    "REGIONS=postgres://$DB key='fid' table=\"public\".\"regions\" (geom)" REGION_ID=region_id \
+    "RECORDS=postgres://$DB key='fid' table=\"public\".\"records\"" RECORD_REGION=region_id "${qi_args[@]}" "K=$K" "GROUP_IN_SOURCE=$1" \
+    "SITE_POINTS=postgis:$DB table=\"public\".\"sites\" (geom)" "AGGREGATED=postgis:$DB table=\"public\".\"aggregated\" (geom)" \
+    "LOOKUP=postgis:$DB table=\"public\".\"lookup\"" "ANONYMIZED=postgis:$DB table=\"public\".\"release\"" \
+    "VORONOI=postgis:$DB table=\"public\".\"voronoi\" (geom)" "EVALUATION=postgis:$DB table=\"public\".\"evaluation\""
+  local expected="counted by their PostgreSQL source"
+  [ "$1" = true ] || expected="counted row by row: GROUP_IN_SOURCE is off"
+  grep -q "$expected" "$WORK/vbas.json" || { echo "the log does not say the records were $expected" >&2; exit 1; }
+  local smallest qis_sql
+  qis_sql=$(IFS=,; echo "${QIS[*]}")
+  smallest=$("${PSQL[@]}" -d vbas -c "SELECT coalesce(min(n), 0) FROM (SELECT count(*) n FROM release GROUP BY aggregate_id, $qis_sql) e")
+  [ "$smallest" -ge "$K" ] || { echo "the release has an EC of $smallest < $K records" >&2; exit 1; }
+  drop_outputs
+}
+
+ROWS=()
+for N in "${SIZES[@]}"; do
+  IN=$DATA/$N
+  /usr/bin/python3 "$ROOT/bench/make_inputs.py" --regions "$N" --out "$IN"
+  log "size $N: loading into PostGIS"
+  "${PSQL[@]}" -d vbas -c "DROP TABLE IF EXISTS regions, records" > /dev/null
+  ogr2ogr -f PostgreSQL "PG:dbname=vbas host=$WORK user=postgres" "$IN/regions.gpkg" regions -nln regions -lco GEOMETRY_NAME=geom -lco FID=fid
+  ogr2ogr -f PostgreSQL "PG:dbname=vbas host=$WORK user=postgres" "$IN/records.gpkg" records -nln records -lco FID=fid
+  "${PSQL[@]}" -d vbas -c "VACUUM ANALYZE records" > /dev/null
+  RECORDS=$("${PSQL[@]}" -d vbas -c "SELECT count(*) FROM records")
+  FIELD_ARGS=()
+  for f in region_id age_group sex race insurance marital diagnosis; do FIELD_ARGS+=("FIELDS=$f"); done
+  FLOOR_RUNS=(); GROUPED_RUNS=(); ROW_RUNS=()
+  for ((rep = 1; rep <= REPEAT; ++rep)); do
+    log "size $N, run $rep/$REPEAT: floor (native:retainfields, PostGIS to PostGIS; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+    timed "$WORK/floor" "$QGIS_PROCESS" --json run native:retainfields -- "INPUT=postgres://$DB key='fid' table=\"public\".\"records\"" "${FIELD_ARGS[@]}" \
+      "OUTPUT=postgis:$DB table=\"public\".\"floor\""
+    FLOOR_RUNS+=("$SECONDS_TAKEN $MAXRSS_KB $CPU_S")
+    log "size $N, run $rep/$REPEAT: floor $SECONDS_TAKEN s"
+    drop_outputs
+    anonymize true
+    GROUPED_RUNS+=("$SECONDS_TAKEN $MAXRSS_KB $CPU_S")
+    log "size $N, run $rep/$REPEAT: anonymize, counted by the server: $SECONDS_TAKEN s (CPU $CPU_S s), max RSS $MAXRSS_KB kB"
+    anonymize false
+    ROW_RUNS+=("$SECONDS_TAKEN $MAXRSS_KB $CPU_S")
+    log "size $N, run $rep/$REPEAT: anonymize, counted row by row: $SECONDS_TAKEN s (CPU $CPU_S s), max RSS $MAXRSS_KB kB"
+  done
+  read -r FS FKB FCPU <<< "$(fastest "${FLOOR_RUNS[@]}")"
+  read -r GS GKB GCPU <<< "$(fastest "${GROUPED_RUNS[@]}")"
+  read -r RS RKB RCPU <<< "$(fastest "${ROW_RUNS[@]}")"
+  ROWS+=("$(awk -v n="$N" -v rec="$RECORDS" -v f="$FS" -v g="$GS" -v r="$RS" -v gc="$GCPU" -v rc="$RCPU" -v gkb="$GKB" -v rkb="$RKB" \
+    'BEGIN { printf "| %d | %d | %.2f | %.2f (CPU %.1f) | %.2f | %.2f (CPU %.1f) | %.2f | %.0f / %.0f |", n, rec, f, g, gc, g / f, r, rc, r / f, gkb / 1024, rkb / 1024 }')")
+done
+
+echo
+echo "QIs: ${QIS[*]}; k = $K. qgis_process wall clock, best of $REPEAT runs; CPU = user + system of qgis_process (the server's CPU is not counted)."
+echo
+echo "| regions | records | floor s (copy PostGIS to PostGIS) | counted by the server s | / floor | counted row by row s | / floor | peak MB (server / rows) |"
+echo "|---|---|---|---|---|---|---|---|"
+printf '%s\n' "${ROWS[@]}"
