@@ -27,3 +27,29 @@ plugin_profile() {
   ln -s "$1/vbas" "$QGIS_CUSTOM_CONFIG_PATH/profiles/default/python/plugins/vbas"
   /usr/bin/qgis_process.bin plugins enable vbas > /dev/null 2>&1
 }
+
+# pg_start WORK: a PostgreSQL server of the benchmark's own in WORK/data (initdb; a Unix socket in WORK,
+# no TCP port; as the postgres user when run as root) with a database vbas holding PostGIS; sets PSQL (the
+# psql command), PG_DB (the connection as QGIS data sources start) and PG_GDAL. pg_stop WORK stops it.
+pg_as_server() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+pg_start() {
+  PGBIN=$(dirname "$(ls /usr/lib/postgresql/*/bin/initdb | tail -1)")
+  chmod 777 "$1"
+  pg_as_server "$PGBIN/initdb" -D "$1/data" -A trust -U postgres --no-sync -E UTF8 --locale=C > /dev/null
+  pg_as_server "$PGBIN/pg_ctl" -D "$1/data" -l "$1/server.log" -w \
+    -o "-k $1 -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=1GB" start > /dev/null
+  PSQL=("$PGBIN/psql" -h "$1" -U postgres -At -v ON_ERROR_STOP=1)
+  "${PSQL[@]}" -d postgres -c "CREATE DATABASE vbas" > /dev/null
+  "${PSQL[@]}" -d vbas -c "CREATE EXTENSION postgis" > /dev/null
+  PG_DB="dbname='vbas' host=$1 user='postgres'"
+  PG_GDAL="PG:dbname=vbas host=$1 user=postgres"
+}
+pg_stop() { pg_as_server "$PGBIN/pg_ctl" -D "$1/data" -m immediate stop > /dev/null 2>&1 || true; }
+
+# pg_load IN: the bench inputs of folder IN as the tables regions and records.
+pg_load() {
+  "${PSQL[@]}" -d vbas -c "DROP TABLE IF EXISTS regions, records" > /dev/null 2>&1
+  ogr2ogr -f PostgreSQL "$PG_GDAL" "$1/regions.gpkg" regions -nln regions -lco GEOMETRY_NAME=geom -lco FID=fid
+  ogr2ogr -f PostgreSQL "$PG_GDAL" "$1/records.gpkg" records -nln records -lco FID=fid
+  "${PSQL[@]}" -d vbas -c "VACUUM ANALYZE records" > /dev/null
+}

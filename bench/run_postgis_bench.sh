@@ -27,24 +27,14 @@ REPEAT=${VBAS_REPEAT:-2}
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(10000)
 QGIS_PROCESS=/usr/bin/qgis_process.bin
-PGBIN=$(dirname "$(ls /usr/lib/postgresql/*/bin/initdb | tail -1)")
 
 WORK=$(mktemp -d /tmp/vbas-pg-bench.XXXXXX)
-chmod 777 "$WORK"
-as_server() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-stop_server() { as_server "$PGBIN/pg_ctl" -D "$WORK/data" -m immediate stop > /dev/null 2>&1 || true; rm -rf "$WORK"; }
-trap stop_server EXIT
+trap 'pg_stop "$WORK"; rm -rf "$WORK"' EXIT
 log() { echo "[run_postgis_bench $(date +%T)] $*" >&2; }
 plugin_profile "$WORK" "$BUILD"
-
 log "PostgreSQL server in $WORK"
-as_server "$PGBIN/initdb" -D "$WORK/data" -A trust -U postgres --no-sync -E UTF8 --locale=C > /dev/null
-as_server "$PGBIN/pg_ctl" -D "$WORK/data" -l "$WORK/server.log" -w \
-  -o "-k $WORK -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c shared_buffers=1GB" start > /dev/null
-PSQL=("$PGBIN/psql" -h "$WORK" -U postgres -At -v ON_ERROR_STOP=1)
-"${PSQL[@]}" -d postgres -c "CREATE DATABASE vbas" > /dev/null
-"${PSQL[@]}" -d vbas -c "CREATE EXTENSION postgis" > /dev/null
-DB="dbname='vbas' host=$WORK user='postgres'"
+pg_start "$WORK"
+DB=$PG_DB
 
 drop_outputs() { "${PSQL[@]}" -d vbas -c "DROP TABLE IF EXISTS floor, sites, aggregated, lookup, release, voronoi, evaluation" > /dev/null 2>&1; }
 
@@ -73,10 +63,7 @@ for N in "${SIZES[@]}"; do
   IN=$DATA/$N
   /usr/bin/python3 "$ROOT/bench/make_inputs.py" --regions "$N" --out "$IN"
   log "size $N: loading into PostGIS"
-  "${PSQL[@]}" -d vbas -c "DROP TABLE IF EXISTS regions, records" > /dev/null
-  ogr2ogr -f PostgreSQL "PG:dbname=vbas host=$WORK user=postgres" "$IN/regions.gpkg" regions -nln regions -lco GEOMETRY_NAME=geom -lco FID=fid
-  ogr2ogr -f PostgreSQL "PG:dbname=vbas host=$WORK user=postgres" "$IN/records.gpkg" records -nln records -lco FID=fid
-  "${PSQL[@]}" -d vbas -c "VACUUM ANALYZE records" > /dev/null
+  pg_load "$IN"
   RECORDS=$("${PSQL[@]}" -d vbas -c "SELECT count(*) FROM records")
   FIELD_ARGS=()
   for f in region_id age_group sex race insurance marital diagnosis; do FIELD_ARGS+=("FIELDS=$f"); done

@@ -4,7 +4,6 @@
 #include <qgsexception.h>
 #include <qgsogrutils.h>
 #include <qgsproviderregistry.h>
-#include <qgsvectordataprovider.h>
 
 #include <cpl_error.h>
 #include <gdal.h>
@@ -17,7 +16,6 @@ const QString kRecords = QStringLiteral( "vbas_records" );
 const QString kRows = QStringLiteral( "vbas_rows" );
 const QString kBad = QStringLiteral( "vbas_bad" );
 const QString kIds = QStringLiteral( "vbas_ids" );
-const QString kGroup = QStringLiteral( "vbas_group" ); // PostgreSQL's query layers need a key
 
 QString quoted( const QString &name )
 {
@@ -81,20 +79,20 @@ std::optional<VbasGroupedCount> VbasGroupedCount::plan( const QgsVectorLayer &re
     why = QObject::tr( "the table has no single whole-number feature id column" );
     return std::nullopt;
   }
-  for ( const QString &name : { kRecords, kRows, kBad, kIds, kGroup } )
+  for ( const QString &name : { kRecords, kRows, kBad, kIds } )
     if ( fields.lookupField( name ) >= 0 )
     {
       why = QObject::tr( "the table has a field named %1" ).arg( name );
       return std::nullopt;
     }
   VbasGroupedCount plan;
-  plan.mProvider = records.providerType();
+  const QString provider = records.providerType();
   plan.mFields = fields;
   plan.mRoles = roles;
   const QString idField = fields.at( identity.first() ).name();
-  if ( plan.mProvider == QLatin1String( "ogr" ) && ( records.storageType() == QLatin1String( "GPKG" ) || records.storageType() == QLatin1String( "SQLite" ) ) )
+  if ( provider == QLatin1String( "ogr" ) && ( records.storageType() == QLatin1String( "GPKG" ) || records.storageType() == QLatin1String( "SQLite" ) ) )
   {
-    QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( plan.mProvider, records.source() );
+    QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( provider, records.source() );
     const QString subset = parts.value( QStringLiteral( "subset" ) ).toString();
     const QString layerName = ogrLayerName( parts );
     if ( !subset.isEmpty() || layerName.isEmpty() )
@@ -107,19 +105,22 @@ std::optional<VbasGroupedCount> VbasGroupedCount::plan( const QgsVectorLayer &re
     plan.mSourceName = records.storageType() == QLatin1String( "GPKG" ) ? QStringLiteral( "GeoPackage" ) : QStringLiteral( "SQLite" );
     return plan;
   }
-  if ( plan.mProvider == QLatin1String( "postgres" ) )
+  if ( provider == QLatin1String( "postgres" ) )
   {
-    QgsDataSourceUri uri( records.source() );
+    const QgsDataSourceUri uri( records.source() );
     if ( !uri.sql().isEmpty() || uri.table().startsWith( '(' ) )
     {
       why = QObject::tr( "the layer is filtered or is a query" );
       return std::nullopt;
     }
-    const QString from = ( uri.schema().isEmpty() ? QString() : quoted( uri.schema() ) + '.' ) + quoted( uri.table() );
-    const QString query = QStringLiteral( "(SELECT row_number() OVER () AS %1, g.* FROM (%2) g)" ).arg( kGroup, groupBy( fields, roles, idField, from ) );
-    uri.setDataSource( QString(), query, QString(), QString(), kGroup );
-    uri.setParam( QStringLiteral( "checkPrimaryKeyUnicity" ), QStringLiteral( "0" ) );
-    plan.mUri = uri.uri( false );
+    if ( !uri.authConfigId().isEmpty() )
+    {
+      why = QObject::tr( "its connection uses a QGIS authentication configuration" );
+      return std::nullopt;
+    }
+    // GDAL's PostgreSQL driver passes the query to the server and reads its groups through one cursor.
+    plan.mPath = QStringLiteral( "PG:" ) + uri.connectionInfo( false );
+    plan.mSql = groupBy( fields, roles, idField, ( uri.schema().isEmpty() ? QString() : quoted( uri.schema() ) + '.' ) + quoted( uri.table() ) );
     plan.mSourceName = QStringLiteral( "PostgreSQL" );
     return plan;
   }
@@ -127,15 +128,11 @@ std::optional<VbasGroupedCount> VbasGroupedCount::plan( const QgsVectorLayer &re
   return std::nullopt;
 }
 
-VbasGroupedCount::Result VbasGroupedCount::open() const
+VbasCountedRows VbasGroupedCount::open() const
 {
-  return mProvider == QLatin1String( "postgres" ) ? openPostgres() : openOgr();
-}
-
-VbasGroupedCount::Result VbasGroupedCount::openOgr() const
-{
-  // GDAL directly, not a QGIS layer of the query: the OGR provider would run the whole GROUP BY a second
-  // time to count its rows. QgsOgrUtils converts each value by the table's own field, as the provider does.
+  // GDAL directly, not a QGIS layer of the query: QGIS's providers run a query layer's whole GROUP BY
+  // again to count its rows (OGR) or to probe its fields and key (PostgreSQL: three more times).
+  // QgsOgrUtils converts each value by the table's own field, as the OGR provider does.
   std::shared_ptr<void> dataset( GDALOpenEx( mPath.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr ), []( void *d ) {
     if ( d )
       GDALClose( d );
@@ -144,7 +141,7 @@ VbasGroupedCount::Result VbasGroupedCount::openOgr() const
   if ( !layer )
     throw QgsProcessingException( QObject::tr( "the source could not run the grouped query: %1" ).arg( QString::fromUtf8( CPLGetLastErrorMsg() ) ) );
   std::shared_ptr<void> result( layer, [dataset]( void *l ) { GDALDatasetReleaseResultSet( dataset.get(), static_cast<OGRLayerH>( l ) ); } );
-  Result grouped = resultFields();
+  VbasCountedRows grouped = resultFields();
   grouped.next = [result, fields = grouped.fields, queryColumns = grouped.roles.count]( QgsFeature &feature ) {
     const std::unique_ptr<void, void ( * )( OGRFeatureH )> f( OGR_L_GetNextFeature( static_cast<OGRLayerH>( result.get() ) ), OGR_F_Destroy );
     if ( !f )
@@ -167,9 +164,9 @@ VbasGroupedCount::Result VbasGroupedCount::openOgr() const
   return grouped;
 }
 
-VbasGroupedCount::Result VbasGroupedCount::resultFields() const
+VbasCountedRows VbasGroupedCount::resultFields() const
 {
-  Result result;
+  VbasCountedRows result;
   for ( const int i : groupedFields( mRoles ) )
     result.fields.append( mFields.at( i ) );
   for ( const QString &name : { kRecords, kRows, kBad, kIds } )
@@ -184,41 +181,5 @@ VbasGroupedCount::Result VbasGroupedCount::resultFields() const
   result.rows = next++;
   result.bad = next++;
   result.ids = next++;
-  return result;
-}
-
-VbasGroupedCount::Result VbasGroupedCount::openPostgres() const
-{
-  QgsVectorLayer::LayerOptions options;
-  options.loadDefaultStyle = false;
-  auto layer = std::make_shared<QgsVectorLayer>( mUri, QStringLiteral( "grouped" ), mProvider, options );
-  if ( !layer->isValid() )
-    throw QgsProcessingException( QObject::tr( "the source could not run the grouped query" ) );
-  // The query layer's columns by name, in the order of resultFields(); each grouped field must come back with the table's type.
-  Result result = resultFields();
-  QgsAttributeList columns;
-  for ( int i = 0; i < result.fields.count(); ++i )
-  {
-    const QgsField &expected = result.fields.at( i );
-    const int column = layer->fields().lookupField( expected.name() );
-    if ( column < 0 )
-      throw QgsProcessingException( QObject::tr( "the grouped query returned no field %1" ).arg( expected.name() ) );
-    const QgsField &returned = layer->fields().at( column );
-    if ( i < result.roles.count && ( returned.type() != expected.type() || returned.subType() != expected.subType() ) )
-      throw QgsProcessingException( QObject::tr( "the grouped query returns '%1' as %2, the table as %3" ).arg( expected.name(), returned.typeName(), expected.typeName() ) );
-    columns << column;
-  }
-  auto it = std::make_shared<QgsFeatureIterator>( layer->getFeatures( QgsFeatureRequest().setFlags( QgsFeatureRequest::NoGeometry ) ) );
-  result.next = [layer, it, columns, fields = result.fields]( QgsFeature &feature ) {
-    QgsFeature row;
-    if ( !it->nextFeature( row ) )
-      return false;
-    QgsAttributes attributes( columns.size() );
-    for ( int i = 0; i < columns.size(); ++i )
-      attributes[i] = row.attribute( columns[i] );
-    feature = QgsFeature( fields );
-    feature.setAttributes( attributes );
-    return true;
-  };
   return result;
 }

@@ -79,7 +79,7 @@ struct Unplaced
 };
 
 //! The rows of a group the source counted; throws when one of them has a count the streaming pass would refuse.
-std::int64_t groupRows( const QgsAttributes &attributes, const VbasGroupedCount::Result &grouped )
+std::int64_t groupRows( const QgsAttributes &attributes, const VbasCountedRows &grouped )
 {
   bool ok = false;
   const std::int64_t rows = attributes.at( grouped.rows ).toLongLong( &ok );
@@ -89,7 +89,7 @@ std::int64_t groupRows( const QgsAttributes &attributes, const VbasGroupedCount:
 }
 
 //! The sum of a group's feature ids, modulo 2^64 as the release pass adds them.
-std::uint64_t groupIdSum( const QgsAttributes &attributes, const VbasGroupedCount::Result &grouped )
+std::uint64_t groupIdSum( const QgsAttributes &attributes, const VbasCountedRows &grouped )
 {
   bool ok = false;
   const qlonglong sum = attributes.at( grouped.ids ).toString().toLongLong( &ok );
@@ -302,29 +302,15 @@ VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessin
   return regions;
 }
 
-//! Where the counting pass's rows come from: the table row by row, or the groups its source counted.
-struct VbasInputs::CountedRows
-{
-    std::function<bool( QgsFeature & )> next; //!< the next row or group, false after the last
-    QgsFields fields;
-    VbasRecordFields roles;
-    long long expected = 0;                 //!< rows or groups, for the progress
-    std::optional<VbasGroupedCount::Result> grouped;
-};
-
 VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFeedback *feedback ) const
 {
   if ( mGrouped )
   {
     try
     {
-      CountedRows rows;
-      rows.grouped = mGrouped->open();
-      rows.next = rows.grouped->next;
-      rows.fields = rows.grouped->fields;
-      rows.roles = rows.grouped->roles;
+      const VbasCountedRows groups = mGrouped->open();
       feedback->pushInfo( QObject::tr( "The records are counted by their %1 source (GROUP BY region and QIs)." ).arg( mGrouped->sourceName() ) );
-      return count( regions, rows, feedback );
+      return count( regions, groups, feedback );
     }
     catch ( const QgsProcessingException &e )
     {
@@ -334,7 +320,7 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
   }
   else
     feedback->pushInfo( QObject::tr( "The records are counted row by row: %1." ).arg( mNotGrouped ) );
-  CountedRows rows;
+  VbasCountedRows rows;
   rows.fields = mRecords->fields();
   rows.roles = mRecordFields;
   QgsFeatureRequest request;
@@ -344,7 +330,7 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
   return count( regions, rows, feedback );
 }
 
-VbasRecords VbasInputs::count( const VbasRegions &regions, CountedRows &rows, QgsProcessingFeedback *feedback ) const
+VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows &rows, QgsProcessingFeedback *feedback ) const
 {
   VbasRecordReader reader( rows.fields, rows.roles );
   VbasRecords records( static_cast<std::size_t>( mRecordFields.qis.size() ) );
@@ -353,7 +339,7 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, CountedRows &rows, Qg
     records.locator = std::make_shared<VbasPointLocator>( regions, mRecords->sourceCrs(), mTransformContext );
     records.dropOutside = mDropOutside;
   }
-  records.idSum = rows.grouped.has_value();
+  records.idSum = rows.grouped();
   vbas::HistogramBuilder builder( static_cast<std::size_t>( regions.ids.size() ) );
   vbas::QiEncoder sensitiveValues( 1 );
   vbas::SensitivePairs pairs; // with a sensitive field the histograms count (class, value) pairs, merged to classes at the end
@@ -372,9 +358,9 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, CountedRows &rows, Qg
       feedback->setProgress( static_cast<double>( read ) * step );
     }
     const QgsAttributes attributes = f.attributes();
-    const std::int64_t rowsHere = rows.grouped ? groupRows( attributes, *rows.grouped ) : 1;
+    const std::int64_t rowsHere = rows.grouped() ? groupRows( attributes, rows ) : 1;
     records.rows += rowsHere;
-    records.digest += rows.grouped ? groupIdSum( attributes, *rows.grouped ) : VbasRecordReader::digest( f.id() );
+    records.digest += rows.grouped() ? groupIdSum( attributes, rows ) : VbasRecordReader::digest( f.id() );
     const std::optional<std::uint32_t> region = records.locator ? records.locator->locate( f.geometry(), records.rows, f.id() ) : regions.find( reader.region( attributes ) );
     if ( !region && records.dropOutside )
     {
@@ -413,7 +399,7 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, CountedRows &rows, Qg
       feedback->pushInfo( QObject::tr( "QI field '%1' is NULL in %2 %3: NULL is treated as a category of its own." )
                             .arg( mQiNames[q] )
                             .arg( reader.nulls()[q] )
-                            .arg( rows.grouped ? QObject::tr( "group(s) of records" ) : QObject::tr( "record(s)" ) ) );
+                            .arg( rows.grouped() ? QObject::tr( "group(s) of records" ) : QObject::tr( "record(s)" ) ) );
   if ( mRecordFields.sensitive < 0 )
     records.histograms = builder.build();
   else

@@ -112,8 +112,8 @@ class VbasInputs
     const QList<VbasLocation> &locations() const { return mLocations; }
 
   private:
-    struct CountedRows;
-    VbasRecords count( const VbasRegions &regions, CountedRows &rows, QgsProcessingFeedback *feedback ) const;
+    //! The counting pass over rows, or over the groups of the source.
+    VbasRecords count( const VbasRegions &regions, const VbasCountedRows &rows, QgsProcessingFeedback *feedback ) const;
 
     std::unique_ptr<QgsProcessingFeatureSource> mRegions;
     std::unique_ptr<QgsProcessingFeatureSource> mRecords;

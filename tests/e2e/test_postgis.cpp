@@ -121,7 +121,8 @@ class PgServer
       QProcess::startDetached( QStringLiteral( "setsid" ), { "sh", "-c", QStringLiteral( "while kill -0 %1 2>/dev/null; do sleep 1; done; %2 >/dev/null 2>&1" ).arg( ::getpid() ).arg( stop ) } );
     }
 
-    QTemporaryDir mDir;
+    // Under /tmp whatever TMPDIR says: the postgres user must reach it, and a socket path has at most 107 bytes.
+    QTemporaryDir mDir { QStringLiteral( "/tmp/vbas-pg-XXXXXX" ) };
     bool mRunning = false;
 };
 
