@@ -1,4 +1,16 @@
-# Shared by the benchmark scripts (sourced): timing a command and picking the fastest run.
+# Shared by the benchmark scripts (sourced): their settings, timing a command and picking the fastest
+# run, the isolated QGIS profile, and a PostgreSQL server of their own.
+
+# Settings from the environment: VBAS_BUILD (the build tree), VBAS_BENCH_DATA (the input cache, inputs
+# generated once per size by bench/make_inputs.py and kept), VBAS_QIS (the QI fields; marital is a 5th),
+# VBAS_K (k).
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${VBAS_BUILD:-$ROOT/build}
+DATA=${VBAS_BENCH_DATA:-/tmp/vbas-bench}
+read -r -a QIS <<< "${VBAS_QIS:-age_group sex race insurance}"
+K=${VBAS_K:-5}
+QI_ARGS=()
+for q in "${QIS[@]}"; do QI_ARGS+=("QI_FIELDS=$q"); done
 
 # timed OUT_PREFIX CMD...: runs CMD under /usr/bin/time -v; stdout to OUT_PREFIX.json, the
 # time report to OUT_PREFIX.time; sets SECONDS_TAKEN, MAXRSS_KB and CPU_S (user + system).

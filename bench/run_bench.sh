@@ -29,11 +29,6 @@
 set -euo pipefail
 . "$(dirname "$0")/bench_lib.sh"
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${VBAS_BUILD:-$ROOT/build}
-DATA=${VBAS_BENCH_DATA:-/tmp/vbas-bench}
-read -r -a QIS <<< "${VBAS_QIS:-age_group sex race insurance}"
-K=${VBAS_K:-5}
 REPEAT=${VBAS_REPEAT:-3}
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(1000 10000)
@@ -88,8 +83,6 @@ for N in "${SIZES[@]}"; do
   FIELDS=(region_id age_group sex race insurance marital diagnosis)
   FIELD_ARGS=()
   for f in "${FIELDS[@]}"; do FIELD_ARGS+=("FIELDS=$f"); done
-  QI_ARGS=()
-  for q in "${QIS[@]}"; do QI_ARGS+=("QI_FIELDS=$q"); done
 
   log "size $N: qgis_process startup (retainfields on 1 row)"
   ogr2ogr -f GPKG "$OUT/one.gpkg" "$IN/records.gpkg" -sql "SELECT * FROM records LIMIT 1" -nln records

@@ -14,10 +14,6 @@
 set -euo pipefail
 . "$(dirname "$0")/bench_lib.sh"
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${VBAS_BUILD:-$ROOT/build}
-DATA=${VBAS_BENCH_DATA:-/tmp/vbas-bench}
-read -r -a QIS <<< "${VBAS_QIS:-age_group sex race insurance}"
 REPEAT=${VBAS_REPEAT:-2}
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(10000)
@@ -27,8 +23,6 @@ trap '[ "${VBAS_PG:-1}" = 0 ] || pg_stop "$WORK"; rm -rf "$WORK"' EXIT
 log() { echo "[run_count_bench $(date +%T)] $*" >&2; }
 plugin_profile "$WORK" "$BUILD"
 [ "${VBAS_PG:-1}" = 0 ] || pg_start "$WORK"
-QI_ARGS=()
-for q in "${QIS[@]}"; do QI_ARGS+=("QI_FIELDS=$q"); done
 
 # count SOURCE REGIONS RECORDS GROUPED: vbas:estimatesitecount, timed; checks the log says how the records were counted.
 count() {

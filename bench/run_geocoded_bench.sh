@@ -13,11 +13,6 @@
 set -euo pipefail
 . "$(dirname "$0")/bench_lib.sh"
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${VBAS_BUILD:-$ROOT/build}
-DATA=${VBAS_BENCH_DATA:-/tmp/vbas-bench}
-read -r -a QIS <<< "${VBAS_QIS:-age_group sex race insurance}"
-K=${VBAS_K:-5}
 REPEAT=${VBAS_REPEAT:-2}
 N=${1:-10000}
 POINTS=${2:-1000000}
@@ -33,8 +28,6 @@ IN=$DATA/$N
 cat "$IN/points.gpkg" "$IN/regions.gpkg" > /dev/null
 FIELD_ARGS=()
 for f in age_group sex race insurance marital diagnosis; do FIELD_ARGS+=("FIELDS=$f"); done
-QI_ARGS=()
-for q in "${QIS[@]}"; do QI_ARGS+=("QI_FIELDS=$q"); done
 FLOOR_RUNS=(); GEOCODED_RUNS=()
 for ((rep = 1; rep <= REPEAT; ++rep)); do
   log "run $rep/$REPEAT: floor (native:retainfields on the points; load average $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -18,11 +18,6 @@
 set -euo pipefail
 . "$(dirname "$0")/bench_lib.sh"
 
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${VBAS_BUILD:-$ROOT/build}
-DATA=${VBAS_BENCH_DATA:-/tmp/vbas-bench}
-read -r -a QIS <<< "${VBAS_QIS:-age_group sex race insurance}"
-K=${VBAS_K:-5}
 REPEAT=${VBAS_REPEAT:-2}
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(10000)
@@ -40,11 +35,9 @@ drop_outputs() { "${PSQL[@]}" -d vbas -c "DROP TABLE IF EXISTS floor, sites, agg
 
 # anonymize GROUP_IN_SOURCE: vbas:anonymize from and into PostGIS, timed; checks how the log says the records were counted.
 anonymize() {
-  local qi_args=()
-  for q in "${QIS[@]}"; do qi_args+=("QI_FIELDS=$q"); done
   timed "$WORK/vbas" "$QGIS_PROCESS" --json run vbas:anonymize -- \
     "REGIONS=postgres://$DB key='fid' table=\"public\".\"regions\" (geom)" REGION_ID=region_id \
-    "RECORDS=postgres://$DB key='fid' table=\"public\".\"records\"" RECORD_REGION=region_id "${qi_args[@]}" "K=$K" "GROUP_IN_SOURCE=$1" \
+    "RECORDS=postgres://$DB key='fid' table=\"public\".\"records\"" RECORD_REGION=region_id "${QI_ARGS[@]}" "K=$K" "GROUP_IN_SOURCE=$1" \
     "SITE_POINTS=postgis:$DB table=\"public\".\"sites\" (geom)" "AGGREGATED=postgis:$DB table=\"public\".\"aggregated\" (geom)" \
     "LOOKUP=postgis:$DB table=\"public\".\"lookup\"" "ANONYMIZED=postgis:$DB table=\"public\".\"release\"" \
     "VORONOI=postgis:$DB table=\"public\".\"voronoi\" (geom)" "EVALUATION=postgis:$DB table=\"public\".\"evaluation\""

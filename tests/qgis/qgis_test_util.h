@@ -74,6 +74,22 @@ inline std::unique_ptr<QgsVectorLayer> grid( const QString &crs = QStringLiteral
   return layer;
 }
 
+//! Sites 1 at (0.5, 1.5) and 2 at (2.5, 1.5) on the grid(): aggregate 1 is columns 0 and 1 (column 1 is equidistant and goes to the lower site), aggregate 2 column 2.
+inline std::unique_ptr<QgsVectorLayer> twoSites()
+{
+  auto layer = std::make_unique<QgsVectorLayer>( QStringLiteral( "Point?crs=EPSG:32618&field=site_id:integer" ), QStringLiteral( "sites" ), QStringLiteral( "memory" ) );
+  QgsFeatureList features;
+  for ( const auto &[id, x] : { std::pair<int, double> { 1, 0.5 }, { 2, 2.5 } } )
+  {
+    QgsFeature f( layer->fields() );
+    f.setAttributes( QgsAttributes() << id );
+    f.setGeometry( QgsGeometry::fromPointXY( QgsPointXY( x, 1.5 ) ) );
+    features << f;
+  }
+  layer->dataProvider()->addFeatures( features );
+  return layer;
+}
+
 //! A memory table of the given fields (memory-provider URI, e.g. "field=region:string") and rows.
 inline std::unique_ptr<QgsVectorLayer> table( const QString &fields, const QList<QgsAttributes> &rows )
 {

@@ -46,19 +46,6 @@ QList<Row> nineAndOne()
   return rows;
 }
 
-//! Sites 1 at (0.5, 1.5) and 2 at (2.5, 1.5): column 1 is equidistant and goes to site 1 (the lower index).
-std::unique_ptr<QgsVectorLayer> twoSites()
-{
-  auto layer = std::make_unique<QgsVectorLayer>( QStringLiteral( "Point?crs=EPSG:32618&field=site_id:integer" ), QStringLiteral( "sites" ), QStringLiteral( "memory" ) );
-  QgsFeature a( layer->fields() ), b( layer->fields() );
-  a.setAttributes( QgsAttributes() << 1 );
-  a.setGeometry( QgsGeometry::fromPointXY( QgsPointXY( 0.5, 1.5 ) ) );
-  b.setAttributes( QgsAttributes() << 2 );
-  b.setGeometry( QgsGeometry::fromPointXY( QgsPointXY( 2.5, 1.5 ) ) );
-  layer->dataProvider()->addFeatures( QgsFeatureList() << a << b );
-  return layer;
-}
-
 } // namespace
 
 class TestAlgorithms : public QObject
@@ -108,7 +95,7 @@ void TestAlgorithms::initTestCase()
 {
   vbastest::initQgisWithProvider();
   QVERIFY( QgsApplication::processingRegistry()->providerById( QStringLiteral( "vbas" ) ) );
-  mTwoSites = twoSites();
+  mTwoSites = vbastest::twoSites();
 }
 
 void TestAlgorithms::cleanupTestCase()

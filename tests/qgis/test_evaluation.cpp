@@ -36,21 +36,6 @@ std::unique_ptr<QgsVectorLayer> lookup()
   return vbastest::table( QStringLiteral( "field=region_id:string&field=aggregate_id:integer&field=site_id:integer" ), rows );
 }
 
-std::unique_ptr<QgsVectorLayer> sites()
-{
-  auto layer = std::make_unique<QgsVectorLayer>( QStringLiteral( "Point?crs=EPSG:32618&field=site_id:integer" ), QStringLiteral( "sites" ), QStringLiteral( "memory" ) );
-  QgsFeatureList features;
-  for ( const auto &[id, x] : { std::pair<int, double> { 1, 0.5 }, { 2, 2.5 } } )
-  {
-    QgsFeature f( layer->fields() );
-    f.setAttributes( QgsAttributes() << id );
-    f.setGeometry( QgsGeometry::fromPointXY( QgsPointXY( x, 1.5 ) ) );
-    features << f;
-  }
-  layer->dataProvider()->addFeatures( features );
-  return layer;
-}
-
 QVariantMap features( QgsVectorLayer *layer, const QString &key )
 {
   QVariantMap byKey;
@@ -95,7 +80,7 @@ class TestEvaluation : public QObject
     std::unique_ptr<QgsVectorLayer> mRegions = grid();
     std::unique_ptr<QgsVectorLayer> mRecords = diagnosed();
     std::unique_ptr<QgsVectorLayer> mLookup = lookup();
-    std::unique_ptr<QgsVectorLayer> mSites = sites();
+    std::unique_ptr<QgsVectorLayer> mSites = vbastest::twoSites();
     QTemporaryDir mDir;
 };
 

@@ -52,22 +52,6 @@ std::unique_ptr<QgsVectorLayer> points( const QList<Placed> &placed, const QStri
   return layer;
 }
 
-//! Sites 1 at (0.5, 1.5) and 2 at (2.5, 1.5): aggregate 1 is columns 0 and 1 (column 1 is equidistant: the lower site), aggregate 2 column 2.
-std::unique_ptr<QgsVectorLayer> twoSites()
-{
-  auto layer = std::make_unique<QgsVectorLayer>( QStringLiteral( "Point?crs=EPSG:32618&field=site_id:integer" ), QStringLiteral( "sites" ), QStringLiteral( "memory" ) );
-  QgsFeatureList features;
-  for ( const auto &[id, x] : { std::pair { 1, 0.5 }, std::pair { 2, 2.5 } } )
-  {
-    QgsFeature f( layer->fields() );
-    f.setAttributes( QgsAttributes() << id );
-    f.setGeometry( QgsGeometry::fromPointXY( QgsPointXY( x, 1.5 ) ) );
-    features << f;
-  }
-  layer->dataProvider()->addFeatures( features );
-  return layer;
-}
-
 //! The release recounted: rows per "aggregate_id/sex".
 QMap<QString, int> recount( QgsVectorLayer *release )
 {
@@ -107,7 +91,7 @@ void TestGeocoded::initTestCase()
 {
   vbastest::initQgisWithProvider();
   mRegions = vbastest::grid();
-  mSites = twoSites();
+  mSites = vbastest::twoSites();
 }
 
 void TestGeocoded::cleanupTestCase()

@@ -85,16 +85,7 @@ void TestGroupedCount::initTestCase()
 {
   vbastest::initQgisWithProvider();
   mRegions = vbastest::grid();
-  mSites = std::make_unique<QgsVectorLayer>( QStringLiteral( "Point?crs=EPSG:32618&field=site_id:integer" ), QStringLiteral( "sites" ), QStringLiteral( "memory" ) );
-  QgsFeatureList sites;
-  for ( const auto &[id, x] : { std::pair { 1, 0.5 }, std::pair { 2, 2.5 } } )
-  {
-    QgsFeature f( mSites->fields() );
-    f.setAttributes( QgsAttributes() << id );
-    f.setGeometry( QgsGeometry::fromPointXY( QgsPointXY( x, 1.5 ) ) );
-    sites << f;
-  }
-  mSites->dataProvider()->addFeatures( sites );
+  mSites = vbastest::twoSites();
 }
 
 void TestGroupedCount::cleanupTestCase()
