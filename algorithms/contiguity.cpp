@@ -136,21 +136,24 @@ Members members( const Fragments &parts )
 //! The main fragment of each group: most records; ties: most regions; then the lowest region (the lower fragment).
 std::vector<std::size_t> mainFragments( const Fragments &parts, const Members &m, const SparseHistograms &regionHistograms, std::size_t groups )
 {
-  std::vector<std::size_t> main( groups, kNone );
-  std::vector<std::int64_t> mainRecords( groups, 0 );
+  struct Candidate
+  {
+    std::int64_t records = -1; // below any fragment's, so the first fragment of a group wins
+    std::size_t regions = 0;
+    std::size_t fragment = kNone;
+  };
+  std::vector<Candidate> best( groups );
   for ( std::size_t f = 0; f < parts.count(); ++f )
   {
-    std::int64_t records = 0;
+    Candidate c { 0, m.offsets[f + 1] - m.offsets[f], f };
     for ( std::size_t i = m.offsets[f]; i < m.offsets[f + 1]; ++i )
-      records += regionHistograms.rowTotal( m.regions[i] );
-    const std::size_t g = parts.fragmentGroup[f];
-    const std::size_t regions = m.offsets[f + 1] - m.offsets[f];
-    if ( main[g] == kNone || records > mainRecords[g] || ( records == mainRecords[g] && regions > m.offsets[main[g] + 1] - m.offsets[main[g]] ) )
-    {
-      main[g] = f;
-      mainRecords[g] = records;
-    }
+      c.records += regionHistograms.rowTotal( m.regions[i] );
+    Candidate &b = best[parts.fragmentGroup[f]];
+    if ( c.records > b.records || ( c.records == b.records && c.regions > b.regions ) )
+      b = c;
   }
+  std::vector<std::size_t> main( groups );
+  std::transform( best.begin(), best.end(), main.begin(), []( const Candidate &c ) { return c.fragment; } );
   return main;
 }
 

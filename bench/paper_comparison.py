@@ -75,6 +75,7 @@ ADC is compared with balanced density on the same scenario and site count model 
 import argparse
 import concurrent.futures
 import datetime
+import glob
 import hashlib
 import json
 import math
@@ -597,9 +598,15 @@ def report(rows, meta):
     return "\n".join(lines) + "\n", statements
 
 
+def plugin_library(folder):
+    """The plugin's library in folder (libvbas-<QGIS version>.so), or a path that does not exist."""
+    found = sorted(glob.glob(os.path.join(folder, "libvbas-*.so")))
+    return found[-1] if found else os.path.join(folder, "libvbas-<QGIS version>.so")
+
+
 def plugin_description(snapshot):
-    """The snapshot of the plugin: version, libvbas.so sha256 (first 16 hex digits) and build time."""
-    lib = os.path.join(snapshot, "libvbas.so")
+    """The snapshot of the plugin: version, the library's sha256 (first 16 hex digits) and build time."""
+    lib = plugin_library(snapshot)
     with open(lib, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()[:16]
     version = "?"
@@ -609,7 +616,7 @@ def plugin_description(snapshot):
     except OSError:
         pass
     mtime = datetime.datetime.fromtimestamp(os.path.getmtime(lib))  # copytree keeps the mtime
-    return "vbas %s, libvbas.so sha256 %s..., built %s" % (version, digest, mtime.strftime("%Y-%m-%d %H:%M:%S"))
+    return "vbas %s, %s sha256 %s..., built %s" % (version, os.path.basename(lib), digest, mtime.strftime("%Y-%m-%d %H:%M:%S"))
 
 
 def load1():
@@ -659,7 +666,7 @@ def main():
             f.write(text)
         return 0
 
-    for f in (QGIS_PROCESS, os.path.join(args.plugin, "libvbas.so")):
+    for f in (QGIS_PROCESS, plugin_library(args.plugin)):
         if not os.path.exists(f):
             sys.exit("missing %s (build and install first: bash .ci/setup)" % f)
 

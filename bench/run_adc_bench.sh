@@ -22,7 +22,7 @@ PYTHON=/usr/bin/python3
 QGIS_PROCESS=/usr/bin/qgis_process.bin
 BENCH_CORE=$BUILD/bench/bench_core
 PLUGIN=$BUILD/vbas
-for f in "$BENCH_CORE" "$PLUGIN/libvbas.so" "$QGIS_PROCESS"; do
+for f in "$BENCH_CORE" "$(ls "$PLUGIN"/libvbas-*.so 2> /dev/null | head -1)" "$QGIS_PROCESS"; do
   [ -e "$f" ] || { echo "missing $f (build first: cmake --build $BUILD)" >&2; exit 1; }
 done
 

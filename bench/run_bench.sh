@@ -4,7 +4,7 @@
 #   bench/run_bench.sh [SIZE ...]          # sizes in regions; default "1000 10000"
 #
 # Builds nothing: it assumes the build tree exists and is built (cmake -S . -B build &&
-# cmake --build build), i.e. build/bench/bench_core and build/vbas/libvbas.so are there.
+# cmake --build build), i.e. build/bench/bench_core and build/vbas/libvbas-<QGIS version>.so are there.
 # Environment:
 #   VBAS_BUILD       build tree (default <repo>/build)
 #   VBAS_BENCH_CORE  the bench_core binary (default $VBAS_BUILD/bench/bench_core)
@@ -37,7 +37,7 @@ PYTHON=/usr/bin/python3
 QGIS_PROCESS=/usr/bin/qgis_process.bin
 BENCH_CORE=${VBAS_BENCH_CORE:-$BUILD/bench/bench_core}
 PLUGIN=$BUILD/vbas
-for f in "$BENCH_CORE" "$PLUGIN/libvbas.so" "$QGIS_PROCESS" /usr/bin/time; do
+for f in "$BENCH_CORE" "$(ls "$PLUGIN"/libvbas-*.so 2> /dev/null | head -1)" "$QGIS_PROCESS" /usr/bin/time; do
   [ -e "$f" ] || { echo "missing $f (build first: cmake --build $BUILD)" >&2; exit 1; }
 done
 

@@ -1,4 +1,5 @@
 #include "vbasadjacency.h"
+#include "vbasqgiscompat.h"
 
 #include "vbasinterrupt.h"
 
@@ -17,15 +18,15 @@ namespace
 //! Whether the regions are polygons: points share no borders.
 bool hasBorders( const VbasRegions &regions )
 {
-  return std::any_of( regions.geometries.begin(), regions.geometries.end(), []( const QgsGeometry &g ) { return g.type() == QgsWkbTypes::PolygonGeometry; } );
+  return std::any_of( regions.geometries.begin(), regions.geometries.end(), []( const QgsGeometry &g ) { return g.type() == vbasqgis::PolygonGeometry; } );
 }
 
 //! The polygons of a region: its geometry, or the polygon parts of a collection.
 QgsGeometry polygons( const QgsGeometry &geometry )
 {
   QgsGeometry result = geometry;
-  if ( result.type() != QgsWkbTypes::PolygonGeometry )
-    result.convertGeometryCollectionToSubclass( QgsWkbTypes::PolygonGeometry );
+  if ( result.type() != vbasqgis::PolygonGeometry )
+    result.convertGeometryCollectionToSubclass( vbasqgis::PolygonGeometry );
   return result;
 }
 

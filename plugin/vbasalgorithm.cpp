@@ -1,4 +1,5 @@
 #include "vbasalgorithm.h"
+#include "vbasqgiscompat.h"
 
 #include "metrics.h"
 #include "vbasrecordreader.h"
@@ -54,7 +55,7 @@ bool VbasAlgorithm::checkParameterValues( const QVariantMap &parameters, QgsProc
   {
     const auto *number = dynamic_cast<const QgsProcessingParameterNumber *>( definition );
     const QVariant value = parameters.value( definition->name() );
-    const bool whole = number && ( number->dataType() == QgsProcessingParameterNumber::Integer || number->name() == QLatin1String( "SEED" ) );
+    const bool whole = number && ( number->dataType() == vbasqgis::NumberType::Integer || number->name() == QLatin1String( "SEED" ) );
     if ( !whole || !value.isValid() || value.isNull() || value.toString().isEmpty() )
       continue;
     try
@@ -76,44 +77,44 @@ bool VbasAlgorithm::checkParameterValues( const QVariantMap &parameters, QgsProc
 
 void VbasAlgorithm::addRegionsParameters( bool withPoint, bool withPopulation )
 {
-  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "REGIONS" ), QObject::tr( "Regions layer" ), QList<int>() << QgsProcessing::TypeVectorPolygon << QgsProcessing::TypeVectorPoint ) );
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "REGIONS" ), QObject::tr( "Regions layer" ), vbasqgis::sourceTypes( { vbasqgis::VectorPolygon, vbasqgis::VectorPoint } ) ) );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "REGION_ID" ), QObject::tr( "Region id field" ), QVariant(), QStringLiteral( "REGIONS" ) ) );
   if ( withPoint )
     addParameter( new QgsProcessingParameterEnum( QStringLiteral( "REGION_POINT" ), QObject::tr( "Region point" ), QStringList() << QObject::tr( "Centroid" ) << QObject::tr( "Point on surface" ), false, 0 ) );
   if ( withPopulation )
-    addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_FIELD" ), QObject::tr( "Population field (empty: the number of records in each region)" ), QVariant(), QStringLiteral( "REGIONS" ), QgsProcessingParameterField::Numeric, false, true ) );
+    addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_FIELD" ), QObject::tr( "Population field (empty: the number of records in each region)" ), QVariant(), QStringLiteral( "REGIONS" ), vbasqgis::FieldDataType::Numeric, false, true ) );
 }
 
 void VbasAlgorithm::addRecordsParameters( Qis qis )
 {
-  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "RECORDS" ), QObject::tr( "Records table" ), QList<int>() << QgsProcessing::TypeVector ) );
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "RECORDS" ), QObject::tr( "Records table" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ) ) );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "RECORD_REGION" ), QObject::tr( "Region id field of the records (empty: locate the records' points)" ), QVariant(),
-                                                 QStringLiteral( "RECORDS" ), QgsProcessingParameterField::Any, false, true ) );
+                                                 QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Any, false, true ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "OUTSIDE_POINTS" ), QObject::tr( "Located records outside every region" ),
                                                 QStringList() << QObject::tr( "Refuse the run" ) << QObject::tr( "Drop them, with a warning" ), false, 0 ) );
   auto grouped = std::make_unique<QgsProcessingParameterBoolean>( QStringLiteral( "GROUP_IN_SOURCE" ), QObject::tr( "Count the records in their data source (GeoPackage, SQLite, PostgreSQL)" ), true );
-  grouped->setFlags( grouped->flags() | QgsProcessingParameterDefinition::FlagAdvanced );
+  grouped->setFlags( grouped->flags() | vbasqgis::ParameterAdvanced );
   addParameter( grouped.release() );
   if ( qis != Qis::None )
     addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ), qis == Qis::Required ? QObject::tr( "Quasi-identifier fields" ) : QObject::tr( "Quasi-identifier fields (for anonymity-driven clustering)" ),
-                                                   QVariant(), QStringLiteral( "RECORDS" ), QgsProcessingParameterField::Any, true, qis == Qis::Optional ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "COUNT_FIELD" ), QObject::tr( "Count field (records per row; empty: one)" ), QVariant(), QStringLiteral( "RECORDS" ), QgsProcessingParameterField::Numeric, false, true ) );
+                                                   QVariant(), QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Any, true, qis == Qis::Optional ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "COUNT_FIELD" ), QObject::tr( "Count field (records per row; empty: one)" ), QVariant(), QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Numeric, false, true ) );
 }
 
 void VbasAlgorithm::addReleaseParameters()
 {
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "RELEASE_FIELDS" ), QObject::tr( "Other fields to release (empty: every field but the region id)" ), QVariant(), QStringLiteral( "RECORDS" ), QgsProcessingParameterField::Any, true, true ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "RELEASE_FIELDS" ), QObject::tr( "Other fields to release (empty: every field but the region id)" ), QVariant(), QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Any, true, true ) );
   addSeedParameter( QObject::tr( "Seed of the release order (empty: a fresh one)" ) );
-  auto memory = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SHUFFLE_MEMORY_MB" ), QObject::tr( "Memory for shuffling the release (MB)" ), QgsProcessingParameterNumber::Integer, 64, false, 1, 1048576 );
-  memory->setFlags( memory->flags() | QgsProcessingParameterDefinition::FlagAdvanced );
+  auto memory = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SHUFFLE_MEMORY_MB" ), QObject::tr( "Memory for shuffling the release (MB)" ), vbasqgis::NumberType::Integer, 64, false, 1, 1048576 );
+  memory->setFlags( memory->flags() | vbasqgis::ParameterAdvanced );
   addParameter( memory.release() );
 }
 
 void VbasAlgorithm::addSeedParameter( const QString &description )
 {
-  auto seed = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SEED" ), description, QgsProcessingParameterNumber::Double, QVariant(), true, 0, 9007199254740991.0 );
+  auto seed = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SEED" ), description, vbasqgis::NumberType::Double, QVariant(), true, 0, 9007199254740991.0 );
   seed->setMetadata( { { QStringLiteral( "widget_wrapper" ), QVariantMap { { QStringLiteral( "decimals" ), 0 } } } } );
-  seed->setFlags( seed->flags() | QgsProcessingParameterDefinition::FlagAdvanced );
+  seed->setFlags( seed->flags() | vbasqgis::ParameterAdvanced );
   addParameter( seed.release() );
   addNumberOutput( QStringLiteral( "SEED" ), QObject::tr( "Seed" ) );
 }
@@ -122,18 +123,18 @@ void VbasAlgorithm::addSiteCountParameters()
 {
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "MODEL" ), QObject::tr( "Site count model" ), QStringList() << QObject::tr( "Entropy" ) << QObject::tr( "Max combinations" ) << QObject::tr( "Fixed cutoff" ) << QObject::tr( "Fixed number of sites" ), false, 0 ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "COEFFICIENTS" ), QObject::tr( "Cutoff coefficients" ), QStringList() << QObject::tr( "Western Canada (1588, 0.42)" ) << QObject::tr( "Central Canada (1436, 0.43)" ) << QObject::tr( "Eastern Canada (1978, 0.304)" ) << QObject::tr( "Custom" ), false, 1 ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "EXP_B0" ), QObject::tr( "Custom e^B0" ), QgsProcessingParameterNumber::Double, 1436, false, 0 ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "B1" ), QObject::tr( "Custom B1" ), QgsProcessingParameterNumber::Double, 0.43 ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "FIXED_CUTOFF" ), QObject::tr( "Fixed cutoff (records per site)" ), QgsProcessingParameterNumber::Double, 1000, false, 0 ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "FIXED_SITES" ), QObject::tr( "Fixed number of sites" ), QgsProcessingParameterNumber::Integer, 10, false, 1, kMaxInt ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "EXP_B0" ), QObject::tr( "Custom e^B0" ), vbasqgis::NumberType::Double, 1436, false, 0 ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "B1" ), QObject::tr( "Custom B1" ), vbasqgis::NumberType::Double, 0.43 ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "FIXED_CUTOFF" ), QObject::tr( "Fixed cutoff (records per site)" ), vbasqgis::NumberType::Double, 1000, false, 0 ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "FIXED_SITES" ), QObject::tr( "Fixed number of sites" ), vbasqgis::NumberType::Integer, 10, false, 1, kMaxInt ) );
   addNumberOutput( QStringLiteral( "SITES" ), QObject::tr( "Number of sites" ) );
   addNumberOutput( QStringLiteral( "CUTOFF" ), QObject::tr( "Cutoff (records per site)" ) );
   addNumberOutput( QStringLiteral( "ENTROPY" ), QObject::tr( "Entropy (eq. 1)" ) );
   addNumberOutput( QStringLiteral( "MAXCOMBS" ), QObject::tr( "Max combinations (eq. 4)" ) );
   addNumberOutput( QStringLiteral( "RECORDS" ), QObject::tr( "Records" ) );
   addNumberOutput( QStringLiteral( "POPULATION" ), QObject::tr( "Total population on the basis of balanced density" ) );
-  auto base = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "ENTROPY_BASE" ), QObject::tr( "Logarithm base of the entropy" ), QgsProcessingParameterNumber::Double, M_E, false, 1.000001 );
-  base->setFlags( base->flags() | QgsProcessingParameterDefinition::FlagAdvanced );
+  auto base = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "ENTROPY_BASE" ), QObject::tr( "Logarithm base of the entropy" ), vbasqgis::NumberType::Double, M_E, false, 1.000001 );
+  base->setFlags( base->flags() | vbasqgis::ParameterAdvanced );
   addParameter( base.release() );
 }
 
@@ -143,8 +144,8 @@ void VbasAlgorithm::addPlacementParameters()
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SITE_POSITION" ), QObject::tr( "Site position in its cell" ), QStringList() << QObject::tr( "Mean (eq. 12-13)" ) << QObject::tr( "Median" ), false, 0 ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "OBJECTIVE" ), QObject::tr( "ADC objective" ), QStringList() << QObject::tr( "Largest smallest EC (paper, eq. 14)" ) << QObject::tr( "Fewest suppressed records" ), false, 0 ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SEEDING" ), QObject::tr( "ADC seeding" ), QStringList() << QObject::tr( "Balanced density" ) << QObject::tr( "Random region points (SEED)" ), false, 0 ) );
-  auto iterations = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "MAX_ITERATIONS" ), QObject::tr( "ADC: most trial moves" ), QgsProcessingParameterNumber::Integer, 10000000, false, 1, kMaxInt );
-  iterations->setFlags( iterations->flags() | QgsProcessingParameterDefinition::FlagAdvanced );
+  auto iterations = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "MAX_ITERATIONS" ), QObject::tr( "ADC: most trial moves" ), vbasqgis::NumberType::Integer, 10000000, false, 1, kMaxInt );
+  iterations->setFlags( iterations->flags() | vbasqgis::ParameterAdvanced );
   addParameter( iterations.release() );
   addNumberOutput( QStringLiteral( "ADC_MOVES_TRIED" ), QObject::tr( "ADC: trial moves" ) );
   addNumberOutput( QStringLiteral( "ADC_MOVES_COMMITTED" ), QObject::tr( "ADC: committed moves" ) );
@@ -156,7 +157,7 @@ void VbasAlgorithm::addPlacementParameters()
 
 void VbasAlgorithm::addKParameter()
 {
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "K" ), QObject::tr( "k (smallest released equivalence class)" ), QgsProcessingParameterNumber::Integer, 5, false, 2, kMaxInt ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "K" ), QObject::tr( "k (smallest released equivalence class)" ), vbasqgis::NumberType::Integer, 5, false, 2, kMaxInt ) );
 }
 
 void VbasAlgorithm::addContiguityParameter()
@@ -191,10 +192,10 @@ QString VbasAlgorithm::refinementHelp()
 
 void VbasAlgorithm::addAggregationOutputs()
 {
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "AGGREGATED" ), QObject::tr( "Aggregated regions" ), QgsProcessing::TypeVectorPolygon ) );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup" ), QgsProcessing::TypeVector ) );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "ANONYMIZED" ), QObject::tr( "Anonymized records" ), QgsProcessing::TypeVector ) );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "VORONOI" ), QObject::tr( "Voronoi cells" ), QgsProcessing::TypeVectorPolygon ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "AGGREGATED" ), QObject::tr( "Aggregated regions" ), vbasqgis::VectorPolygon ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup" ), vbasqgis::Vector ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "ANONYMIZED" ), QObject::tr( "Anonymized records" ), vbasqgis::Vector ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "VORONOI" ), QObject::tr( "Voronoi cells" ), vbasqgis::VectorPolygon ) );
   addNumberOutput( QStringLiteral( "AGGREGATES" ), QObject::tr( "Aggregated regions" ) );
   addNumberOutput( QStringLiteral( "RELEASED" ), QObject::tr( "Released records" ) );
   addNumberOutput( QStringLiteral( "SUPPRESSED" ), QObject::tr( "Suppressed records" ) );
@@ -202,7 +203,7 @@ void VbasAlgorithm::addAggregationOutputs()
 
 void VbasAlgorithm::addEvaluationOutputs()
 {
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "EVALUATION" ), QObject::tr( "Evaluation" ), QgsProcessing::TypeVector ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "EVALUATION" ), QObject::tr( "Evaluation" ), vbasqgis::Vector ) );
   for ( const vbas::Metric &metric : vbas::metrics() )
     if ( metric.output )
       addNumberOutput( QString::fromLatin1( metric.output ), QObject::tr( metric.label ) );
@@ -211,8 +212,8 @@ void VbasAlgorithm::addEvaluationOutputs()
 void VbasAlgorithm::addEvaluationParameters()
 {
   addParameter( new QgsProcessingParameterField( QStringLiteral( "SENSITIVE_FIELD" ), QObject::tr( "Sensitive field (for CM, l-diversity and t-closeness)" ), QVariant(), QStringLiteral( "RECORDS" ),
-                                                 QgsProcessingParameterField::Any, false, true ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RISK_THRESHOLD" ), QObject::tr( "Re-identification risk threshold" ), QgsProcessingParameterNumber::Double, 0.2, false, 0, 1 ) );
+                                                 vbasqgis::FieldDataType::Any, false, true ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RISK_THRESHOLD" ), QObject::tr( "Re-identification risk threshold" ), vbasqgis::NumberType::Double, 0.2, false, 0, 1 ) );
 }
 
 void VbasAlgorithm::addReportOutput()

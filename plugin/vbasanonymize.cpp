@@ -1,4 +1,5 @@
 #include "vbasanonymize.h"
+#include "vbasqgiscompat.h"
 
 #include "metrics.h"
 #include "vbasadjacency.h"
@@ -30,7 +31,7 @@ void VbasAnonymize::initAlgorithm( const QVariantMap & )
   addContiguityParameter();
   addRefinementParameter();
   addReleaseParameters();
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), QgsProcessing::TypeVectorPoint ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint ) );
   addAggregationOutputs();
   addEvaluationOutputs();
   addReportOutput();

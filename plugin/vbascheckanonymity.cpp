@@ -1,4 +1,5 @@
 #include "vbascheckanonymity.h"
+#include "vbasqgiscompat.h"
 
 #include "vbasinputs.h"
 #include "vbasinterrupt.h"
@@ -145,14 +146,14 @@ QString VbasCheckAnonymity::shortHelpString() const
 
 void VbasCheckAnonymity::initAlgorithm( const QVariantMap & )
 {
-  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "INPUT" ), QObject::tr( "Released table" ), QList<int>() << QgsProcessing::TypeVector ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ), QObject::tr( "Quasi-identifier fields (with the geographic one)" ), QVariant(), QStringLiteral( "INPUT" ), QgsProcessingParameterField::Any, true ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "COUNT_FIELD" ), QObject::tr( "Count field (records per row; empty: one)" ), QVariant(), QStringLiteral( "INPUT" ), QgsProcessingParameterField::Numeric, false, true ) );
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "INPUT" ), QObject::tr( "Released table" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ) ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ), QObject::tr( "Quasi-identifier fields (with the geographic one)" ), QVariant(), QStringLiteral( "INPUT" ), vbasqgis::FieldDataType::Any, true ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "COUNT_FIELD" ), QObject::tr( "Count field (records per row; empty: one)" ), QVariant(), QStringLiteral( "INPUT" ), vbasqgis::FieldDataType::Numeric, false, true ) );
   addKParameter();
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "SENSITIVE_FIELD" ), QObject::tr( "Sensitive field (for l and t)" ), QVariant(), QStringLiteral( "INPUT" ), QgsProcessingParameterField::Any, false, true ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "L" ), QObject::tr( "l (distinct sensitive values per EC; 1: not checked)" ), QgsProcessingParameterNumber::Integer, 1, false, 1, std::numeric_limits<int>::max() ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "T" ), QObject::tr( "t (largest earth mover's distance of an EC; 1: not checked)" ), QgsProcessingParameterNumber::Double, 1, false, 0, 1 ) );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "VIOLATIONS" ), QObject::tr( "Violations" ), QgsProcessing::TypeVector ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "SENSITIVE_FIELD" ), QObject::tr( "Sensitive field (for l and t)" ), QVariant(), QStringLiteral( "INPUT" ), vbasqgis::FieldDataType::Any, false, true ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "L" ), QObject::tr( "l (distinct sensitive values per EC; 1: not checked)" ), vbasqgis::NumberType::Integer, 1, false, 1, std::numeric_limits<int>::max() ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "T" ), QObject::tr( "t (largest earth mover's distance of an EC; 1: not checked)" ), vbasqgis::NumberType::Double, 1, false, 0, 1 ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "VIOLATIONS" ), QObject::tr( "Violations" ), vbasqgis::Vector ) );
   addOutput( new QgsProcessingOutputBoolean( QStringLiteral( "PASS" ), QObject::tr( "Passes every check" ) ) );
   addNumberOutput( QStringLiteral( "RECORDS" ), QObject::tr( "Records" ) );
   addNumberOutput( QStringLiteral( "ECS" ), QObject::tr( "Equivalence classes" ) );
@@ -177,7 +178,7 @@ void VbasCheckAnonymity::resolveFields( const QVariantMap &parameters, QgsProces
 {
   const QgsFields fields = mSource->fields();
   mQis.clear();
-  for ( const QString &name : parameterAsFields( parameters, QStringLiteral( "QI_FIELDS" ), context ) )
+  for ( const QString &name : vbasqgis::parameterAsFields( parameterDefinition( QStringLiteral( "QI_FIELDS" ) ), parameters, context ) )
   {
     const int index = fields.lookupField( name );
     if ( index < 0 )
@@ -232,11 +233,11 @@ VbasOutputSchema VbasCheckAnonymity::violationsSchema() const
   QgsFields fields;
   for ( const int qi : mQis )
     fields.append( mSource->fields().at( qi ) );
-  fields.append( QgsField( kMeasureFields[0], QVariant::LongLong ) );
-  fields.append( QgsField( kMeasureFields[1], QVariant::LongLong ) );
-  fields.append( QgsField( kMeasureFields[2], QVariant::Double ) );
-  fields.append( QgsField( kMeasureFields[3], QVariant::String ) );
-  return { QStringLiteral( "VIOLATIONS" ), fields, QgsWkbTypes::NoGeometry, QgsCoordinateReferenceSystem() };
+  fields.append( QgsField( kMeasureFields[0], vbasqgis::Field::LongLong ) );
+  fields.append( QgsField( kMeasureFields[1], vbasqgis::Field::LongLong ) );
+  fields.append( QgsField( kMeasureFields[2], vbasqgis::Field::Double ) );
+  fields.append( QgsField( kMeasureFields[3], vbasqgis::Field::String ) );
+  return { QStringLiteral( "VIOLATIONS" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
 }
 
 QVariantMap VbasCheckAnonymity::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
@@ -259,8 +260,8 @@ vbas::AnonymityCheck VbasCheckAnonymity::recount( QgsProcessingFeedback *feedbac
     if ( field >= 0 )
       read << field;
   QgsFeatureRequest request;
-  request.setFlags( QgsFeatureRequest::NoGeometry ).setSubsetOfAttributes( read );
-  QgsFeatureIterator it = mSource->getFeatures( request, QgsProcessingFeatureSource::FlagSkipGeometryValidityChecks );
+  request.setFlags( vbasqgis::NoGeometry ).setSubsetOfAttributes( read );
+  QgsFeatureIterator it = mSource->getFeatures( request, vbasqgis::SkipGeometryValidityChecks );
   const double step = mSource->featureCount() > 0 ? 100.0 / static_cast<double>( mSource->featureCount() ) : 0;
   std::int64_t row = 0;
   QgsFeature f;

@@ -1,4 +1,5 @@
 #include "vbascodes.h"
+#include "vbasqgiscompat.h"
 
 #include "vbasinterrupt.h"
 #include "vbasrecordreader.h"
@@ -77,7 +78,7 @@ VbasCodes vbasReadCodes( QgsFeatureSource &source, const VbasCodeFields &names, 
     const QgsGeometry geometry = f.geometry();
     if ( geometry.isNull() || geometry.isEmpty() )
       throw QgsProcessingException( QObject::tr( "Code '%1' has no geometry." ).arg( key ) );
-    QgsPointXY point = ( geometry.type() == QgsWkbTypes::PointGeometry ? geometry.centroid() : names.codePoint == 1 ? geometry.pointOnSurface() : geometry.centroid() ).asPoint();
+    QgsPointXY point = ( geometry.type() == vbasqgis::PointGeometry ? geometry.centroid() : names.codePoint == 1 ? geometry.pointOnSurface() : geometry.centroid() ).asPoint();
     if ( geographic )
       point = toLonLat.transform( point );
     if ( countIndex >= 0 )
@@ -98,7 +99,7 @@ VbasPatients vbasReadPatients( QgsFeatureSource &source, const QString &codeFiel
   patients.fields = source.fields();
   const int codeIndex = field( patients.fields, codeField, QObject::tr( "patients table (PATIENT_CODE_FIELD)" ) );
   QgsFeatureRequest request;
-  request.setFlags( QgsFeatureRequest::NoGeometry );
+  request.setFlags( vbasqgis::NoGeometry );
   QgsFeatureIterator it = source.getFeatures( request );
   QgsFeature f;
   std::int64_t row = 0;

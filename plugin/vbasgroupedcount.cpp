@@ -1,3 +1,4 @@
+#include "vbasqgiscompat.h"
 #include "vbasgroupedcount.h"
 
 #include <qgsdatasourceuri.h>
@@ -74,7 +75,7 @@ std::optional<VbasGroupedCount> VbasGroupedCount::plan( const QgsVectorLayer &re
     why = QObject::tr( "the records are located by their points" );
     return std::nullopt;
   }
-  if ( identity.size() != 1 || ( fields.at( identity.first() ).type() != QVariant::Int && fields.at( identity.first() ).type() != QVariant::LongLong ) )
+  if ( identity.size() != 1 || ( fields.at( identity.first() ).type() != vbasqgis::Field::Int && fields.at( identity.first() ).type() != vbasqgis::Field::LongLong ) )
   {
     why = QObject::tr( "the table has no single whole-number feature id column" );
     return std::nullopt;
@@ -170,7 +171,7 @@ VbasCountedRows VbasGroupedCount::resultFields() const
   for ( const int i : groupedFields( mRoles ) )
     result.fields.append( mFields.at( i ) );
   for ( const QString &name : { kRecords, kRows, kBad, kIds } )
-    result.fields.append( QgsField( name, QVariant::String ) );
+    result.fields.append( QgsField( name, vbasqgis::Field::String ) );
   int next = 0;
   result.roles.region = next++;
   for ( int q = 0; q < mRoles.qis.size(); ++q )

@@ -1,4 +1,5 @@
 #include "vbasinputs.h"
+#include "vbasqgiscompat.h"
 
 #include "vbasinterrupt.h"
 #include "vbasvaluecodec.h"
@@ -59,7 +60,7 @@ void checkLocatable( const QgsFeatureSource &records, const QgsFeatureSource &re
     throw QgsProcessingException( QObject::tr( "RECORD_REGION is empty, so the records are located by their points, but the records table has %1 geometry: give the region id field "
                                                "of the records (RECORD_REGION), or a point layer of records." )
                                     .arg( QgsWkbTypes::displayString( records.wkbType() ) ) );
-  if ( QgsWkbTypes::geometryType( regions.wkbType() ) != QgsWkbTypes::PolygonGeometry )
+  if ( QgsWkbTypes::geometryType( regions.wkbType() ) != vbasqgis::PolygonGeometry )
     throw QgsProcessingException( QObject::tr( "RECORD_REGION is empty, so the records are located by their points: the regions layer must have polygons to locate them in." ) );
 }
 
@@ -136,9 +137,9 @@ std::optional<VbasGroupedCount> planGrouped( const QgsProcessingAlgorithm &algor
   return VbasGroupedCount::plan( *layer, roles, identity, why );
 }
 
-bool isTextOrNumber( QVariant::Type type )
+bool isTextOrNumber( vbasqgis::FieldType type )
 {
-  return type == QVariant::String || type == QVariant::Int || type == QVariant::UInt || type == QVariant::LongLong || type == QVariant::ULongLong || type == QVariant::Double;
+  return type == vbasqgis::Field::String || type == vbasqgis::Field::Int || type == vbasqgis::Field::UInt || type == vbasqgis::Field::LongLong || type == vbasqgis::Field::ULongLong || type == vbasqgis::Field::Double;
 }
 
 } // namespace
@@ -171,7 +172,7 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
 {
   const auto has = [&]( const QString &name ) { return algorithm.parameterDefinition( name ) != nullptr; };
   const auto text = [&]( const QString &name ) { return has( name ) ? QgsProcessingParameters::parameterAsString( algorithm.parameterDefinition( name ), parameters, context ) : QString(); };
-  const auto fields = [&]( const QString &name ) { return has( name ) ? QgsProcessingParameters::parameterAsFields( algorithm.parameterDefinition( name ), parameters, context ) : QStringList(); };
+  const auto fields = [&]( const QString &name ) { return has( name ) ? vbasqgis::parameterAsFields( algorithm.parameterDefinition( name ), parameters, context ) : QStringList(); };
 
   mRegions = vbasSource( algorithm, parameters, QStringLiteral( "REGIONS" ), context, mLocations );
   mRegionIdField = text( QStringLiteral( "REGION_ID" ) );
@@ -191,7 +192,7 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   mRecords = vbasSource( algorithm, parameters, QStringLiteral( "RECORDS" ), context, mLocations );
   mQiNames = fields( QStringLiteral( "QI_FIELDS" ) );
   const QgsProcessingParameterDefinition *qis = algorithm.parameterDefinition( QStringLiteral( "QI_FIELDS" ) );
-  if ( qis && !( qis->flags() & QgsProcessingParameterDefinition::FlagOptional ) && mQiNames.isEmpty() )
+  if ( qis && !( qis->flags() & vbasqgis::ParameterOptional ) && mQiNames.isEmpty() )
     throw QgsProcessingException( QObject::tr( "Choose at least one quasi-identifier field (QI_FIELDS)." ) );
   const QStringList released = fields( QStringLiteral( "RELEASE_FIELDS" ) );
   const QgsAttributeList identity = vbasIdentityFields( algorithm, parameters, QStringLiteral( "RECORDS" ), context );
@@ -219,7 +220,7 @@ QgsFields VbasInputs::regionFields() const
   return mRegions->fields();
 }
 
-QgsWkbTypes::Type VbasInputs::regionsWkbType() const
+vbasqgis::WkbType VbasInputs::regionsWkbType() const
 {
   return mRegions->wkbType();
 }
@@ -240,7 +241,7 @@ VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessin
   regions.toWorking = QgsCoordinateTransform( regions.crs, regions.workingCrs, context.transformContext() );
 
   const long long count = mRegions->featureCount();
-  QgsFeatureIterator it = mRegions->getFeatures( QgsFeatureRequest(), QgsProcessingFeatureSource::FlagSkipGeometryValidityChecks );
+  QgsFeatureIterator it = mRegions->getFeatures( QgsFeatureRequest(), vbasqgis::SkipGeometryValidityChecks );
   QgsFeature f;
   int repaired = 0;
   QgsRectangle extent;
@@ -259,7 +260,7 @@ VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessin
     QgsGeometry geometry = f.geometry();
     if ( geometry.isNull() || geometry.isEmpty() )
       throw QgsProcessingException( QObject::tr( "Region '%1' has no geometry." ).arg( idKey ) );
-    if ( geometry.type() == QgsWkbTypes::PolygonGeometry && !geometry.isGeosValid() )
+    if ( geometry.type() == vbasqgis::PolygonGeometry && !geometry.isGeosValid() )
     {
       geometry = geometry.makeValid();
       ++repaired;
@@ -324,8 +325,8 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
   rows.fields = mRecords->fields();
   rows.roles = mRecordFields;
   QgsFeatureRequest request;
-  request.setFlags( mRecordFields.region < 0 ? QgsFeatureRequest::NoFlags : QgsFeatureRequest::NoGeometry ).setSubsetOfAttributes( mRecordFields.counted() );
-  rows.next = [it = mRecords->getFeatures( request, QgsProcessingFeatureSource::FlagSkipGeometryValidityChecks )]( QgsFeature &f ) mutable { return it.nextFeature( f ); };
+  request.setFlags( mRecordFields.region < 0 ? vbasqgis::WithGeometry : vbasqgis::NoGeometry ).setSubsetOfAttributes( mRecordFields.counted() );
+  rows.next = [it = mRecords->getFeatures( request, vbasqgis::SkipGeometryValidityChecks )]( QgsFeature &f ) mutable { return it.nextFeature( f ); };
   rows.expected = mRecords->featureCount();
   return count( regions, rows, feedback );
 }
@@ -474,7 +475,7 @@ VbasLookup VbasInputs::readLookup( const VbasRegions &regions, const VbasSites &
   std::map<qlonglong, std::size_t> aggregateGroups;
   VbasLookup lookup;
   lookup.regionSites.resize( regionCount );
-  QgsFeatureIterator it = mLookup->getFeatures( QgsFeatureRequest().setFlags( QgsFeatureRequest::NoGeometry ) );
+  QgsFeatureIterator it = mLookup->getFeatures( QgsFeatureRequest().setFlags( vbasqgis::NoGeometry ) );
   QgsFeature f;
   while ( it.nextFeature( f ) )
   {

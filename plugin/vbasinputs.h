@@ -3,6 +3,7 @@
 // anything is read or written.
 #pragma once
 
+#include "vbasqgiscompat.h"
 #include "geometry.h"
 #include "histograms.h"
 #include "qi_encoding.h"
@@ -106,7 +107,7 @@ class VbasInputs
     const VbasRecordFields &recordFields() const { return mRecordFields; }
     QgsFields regionFields() const;
     const QString &regionIdField() const { return mRegionIdField; }
-    QgsWkbTypes::Type regionsWkbType() const;
+    vbasqgis::WkbType regionsWkbType() const;
     QgsCoordinateReferenceSystem regionsCrs() const;
     //! Where each input lives, for the output checks.
     const QList<VbasLocation> &locations() const { return mLocations; }

@@ -1,4 +1,5 @@
 #include "vbaslpgeomask.h"
+#include "vbasqgiscompat.h"
 
 #include "random.h"
 #include "vbasinputs.h"
@@ -88,27 +89,27 @@ QString VbasLpGeomask::shortHelpString() const
 
 void VbasLpGeomask::initAlgorithm( const QVariantMap & )
 {
-  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "CODES" ), QObject::tr( "Codes layer" ), QList<int>() << QgsProcessing::TypeVectorPoint << QgsProcessing::TypeVectorPolygon ) );
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "CODES" ), QObject::tr( "Codes layer" ), vbasqgis::sourceTypes( { vbasqgis::VectorPoint, vbasqgis::VectorPolygon } ) ) );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "CODE_FIELD" ), QObject::tr( "Code field" ), QVariant(), QStringLiteral( "CODES" ) ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_FIELD" ), QObject::tr( "Population field" ), QVariant(), QStringLiteral( "CODES" ), QgsProcessingParameterField::Numeric ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_FIELD" ), QObject::tr( "Population field" ), QVariant(), QStringLiteral( "CODES" ), vbasqgis::FieldDataType::Numeric ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "CODE_POINT" ), QObject::tr( "Code point (polygons)" ), QStringList() << QObject::tr( "Centroid" ) << QObject::tr( "Point on surface" ), false, 0 ) );
-  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "PATIENTS" ), QObject::tr( "Patients" ), QList<int>() << QgsProcessing::TypeVector, QVariant(), true ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "PATIENT_CODE_FIELD" ), QObject::tr( "Code field of the patients" ), QVariant(), QStringLiteral( "PATIENTS" ), QgsProcessingParameterField::Any, false, true ) );
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "PATIENTS" ), QObject::tr( "Patients" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ), QVariant(), true ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "PATIENT_CODE_FIELD" ), QObject::tr( "Code field of the patients" ), QVariant(), QStringLiteral( "PATIENTS" ), vbasqgis::FieldDataType::Any, false, true ) );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "PATIENT_COUNT_FIELD" ), QObject::tr( "Patient-count field of the codes (instead of a patient list)" ), QVariant(), QStringLiteral( "CODES" ),
-                                                 QgsProcessingParameterField::Numeric, false, true ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "EPSILON" ), QObject::tr( "Epsilon (largest re-identification probability)" ), QgsProcessingParameterNumber::Double, 0.2, false, 0, 1 ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "NEIGHBOURS" ), QObject::tr( "Neighbours (m nearest codes, itself included)" ), QgsProcessingParameterNumber::Integer, 30, false, 1, std::numeric_limits<int>::max() ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RADIUS" ), QObject::tr( "Radius (instead of neighbours; empty: neighbours)" ), QgsProcessingParameterNumber::Double, QVariant(), true, 0 ) );
+                                                 vbasqgis::FieldDataType::Numeric, false, true ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "EPSILON" ), QObject::tr( "Epsilon (largest re-identification probability)" ), vbasqgis::NumberType::Double, 0.2, false, 0, 1 ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "NEIGHBOURS" ), QObject::tr( "Neighbours (m nearest codes, itself included)" ), vbasqgis::NumberType::Integer, 30, false, 1, std::numeric_limits<int>::max() ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RADIUS" ), QObject::tr( "Radius (instead of neighbours; empty: neighbours)" ), vbasqgis::NumberType::Double, QVariant(), true, 0 ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "MODEL" ), QObject::tr( "Model" ), QStringList() << QObject::tr( "Revised-LP" ) << QObject::tr( "WCMB-LP" ), false, 0 ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SOLVER" ), QObject::tr( "Solver" ), QStringList() << QObject::tr( "Automatic" ) << QObject::tr( "Column generation" ) << QObject::tr( "Direct LP" ), false, 0 ) );
   addSeedParameter( QObject::tr( "Seed of the draws (empty: a fresh one)" ) );
   addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "FIND_MIN_EPSILON" ), QObject::tr( "Find the smallest feasible epsilon" ), false ) );
-  auto tolerance = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "EPSILON_TOLERANCE" ), QObject::tr( "Tolerance of the smallest epsilon" ), QgsProcessingParameterNumber::Double, 1e-3, false, 1e-9, 0.5 );
-  tolerance->setFlags( tolerance->flags() | QgsProcessingParameterDefinition::FlagAdvanced );
+  auto tolerance = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "EPSILON_TOLERANCE" ), QObject::tr( "Tolerance of the smallest epsilon" ), vbasqgis::NumberType::Double, 1e-3, false, 1e-9, 0.5 );
+  tolerance->setFlags( tolerance->flags() | vbasqgis::ParameterAdvanced );
   addParameter( tolerance.release() );
   addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "AUDIT_DISTANCE" ), QObject::tr( "Add the distance moved (audit only)" ), false ) );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "RANDOMISED" ), QObject::tr( "Randomised patients" ), QgsProcessing::TypeVector ) );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "TRANSITIONS" ), QObject::tr( "Transitions" ), QgsProcessing::TypeVector ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "RANDOMISED" ), QObject::tr( "Randomised patients" ), vbasqgis::Vector ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "TRANSITIONS" ), QObject::tr( "Transitions" ), vbasqgis::Vector ) );
   addOutput( new QgsProcessingOutputString( QStringLiteral( "STATUS" ), QObject::tr( "Status" ) ) );
   for ( const auto &[name, description] : std::vector<std::pair<const char *, const char *>> {
           { "OBJECTIVE", "Expected movement per person" }, { "MEAN_MOVEMENT", "Mean movement of the draws" }, { "MAX_MOVEMENT", "Largest movement of the draws" },
@@ -129,7 +130,7 @@ bool VbasLpGeomask::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
     throw QgsProcessingException( QObject::tr( "The codes layer has no field '%1' (CODE_FIELD)." ).arg( mCodeFields.code ) );
   mCodeType = codeFields.at( codeIndex ).type();
   const QVariant patients = parameters.value( QStringLiteral( "PATIENTS" ) );
-  const bool havePatients = patients.isValid() && !patients.isNull() && !( patients.type() == QVariant::String && patients.toString().isEmpty() );
+  const bool havePatients = patients.isValid() && !patients.isNull() && !( patients.userType() == QMetaType::QString && patients.toString().isEmpty() );
   if ( havePatients == !mCodeFields.patientCount.isEmpty() )
     throw QgsProcessingException( QObject::tr( "Give either the patients (PATIENTS with PATIENT_CODE_FIELD) or a patient-count field on the codes (PATIENT_COUNT_FIELD), not both or neither." ) );
   if ( havePatients )
@@ -142,7 +143,7 @@ bool VbasLpGeomask::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
     const QgsAttributeList identity = vbasIdentityFields( *this, parameters, QStringLiteral( "PATIENTS" ), context );
     const QgsFields patientFields = mPatientsSource->fields();
     for ( int i = 0; i < patientFields.count(); ++i )
-      if ( i != mPatientCodeIndex && !identity.contains( i ) && patientFields.fieldOrigin( i ) != QgsFields::OriginExpression )
+      if ( i != mPatientCodeIndex && !identity.contains( i ) && patientFields.fieldOrigin( i ) != vbasqgis::OriginExpression )
         mReleasedFields.append( i );
   }
   mEpsilon = parameterAsDouble( parameters, QStringLiteral( "EPSILON" ), context );
@@ -162,9 +163,9 @@ bool VbasLpGeomask::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   QgsFields transitions;
   transitions.append( QgsField( QStringLiteral( "from_code" ), mCodeType ) );
   transitions.append( QgsField( QStringLiteral( "to_code" ), mCodeType ) );
-  transitions.append( QgsField( QStringLiteral( "probability" ), QVariant::Double ) );
-  transitions.append( QgsField( QStringLiteral( "distance" ), QVariant::Double ) );
-  mOutputs.prepare( *this, parameters, context, { randomisedSchema(), { QStringLiteral( "TRANSITIONS" ), transitions, QgsWkbTypes::NoGeometry, QgsCoordinateReferenceSystem() } }, inputs, feedback );
+  transitions.append( QgsField( QStringLiteral( "probability" ), vbasqgis::Field::Double ) );
+  transitions.append( QgsField( QStringLiteral( "distance" ), vbasqgis::Field::Double ) );
+  mOutputs.prepare( *this, parameters, context, { randomisedSchema(), { QStringLiteral( "TRANSITIONS" ), transitions, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() } }, inputs, feedback );
   return true;
 }
 
@@ -178,8 +179,8 @@ VbasOutputSchema VbasLpGeomask::randomisedSchema() const
       throw QgsProcessingException( QObject::tr( "The patients already have a field '%1', which the randomised table adds: rename it." ).arg( name ) );
   fields.append( QgsField( QStringLiteral( "new_code" ), mCodeType ) );
   if ( mAudit )
-    fields.append( QgsField( QStringLiteral( "moved" ), QVariant::Double ) );
-  return { QStringLiteral( "RANDOMISED" ), fields, QgsWkbTypes::NoGeometry, QgsCoordinateReferenceSystem() };
+    fields.append( QgsField( QStringLiteral( "moved" ), vbasqgis::Field::Double ) );
+  return { QStringLiteral( "RANDOMISED" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
 }
 
 vbas::lp::Solution VbasLpGeomask::solveWith( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback ) const

@@ -3,6 +3,7 @@
 // minimises the expected movement while keeping every re-identification probability at most epsilon.
 #pragma once
 
+#include "vbasqgiscompat.h"
 #include "lp/geomask.h"
 #include "vbasalgorithm.h"
 #include "vbascodes.h"
@@ -60,6 +61,6 @@ class VbasLpGeomask : public VbasAlgorithm
     bool mFindMinEpsilon = false;
     double mEpsilonTolerance = 1e-3;
     bool mAudit = false;
-    QVariant::Type mCodeType = QVariant::String;
+    vbasqgis::FieldType mCodeType = vbasqgis::Field::String;
     VbasOutputSet mOutputs;
 };

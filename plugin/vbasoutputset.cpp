@@ -1,4 +1,5 @@
 #include "vbasoutputset.h"
+#include "vbasqgiscompat.h"
 
 #include "vbasstyles.h"
 
@@ -178,7 +179,7 @@ QgsVectorFileWriter::SaveVectorOptions saveOptions( const QString &driver, const
   options.fileEncoding = createOptions.value( QStringLiteral( "fileEncoding" ), QStringLiteral( "UTF-8" ) ).toString();
   options.datasourceOptions = QgsVectorFileWriter::defaultDatasetOptions( driver );
   options.layerOptions = QgsVectorFileWriter::defaultLayerOptions( driver );
-  options.symbologyExport = QgsVectorFileWriter::NoSymbology;
+  options.symbologyExport = vbasqgis::NoSymbology;
   options.actionOnExistingFile = QgsVectorFileWriter::CreateOrOverwriteFile;
   return options;
 }
@@ -293,7 +294,7 @@ void VbasOutput::checkFieldNames( const QString &driver, const QString &file, co
     throw QgsProcessingException( QObject::tr( "%1: the %2 format cannot hold this output: %3" ).arg( describe(), driver, error ) );
   if ( written != requested || !mFiles.contains( QFileInfo( mPath ).dir().filePath( file ) ) )
     throw QgsProcessingException( QObject::tr( "%1: the %2 driver would write %3, not the file asked for%4. Choose a GeoPackage (.gpkg) or CSV (.csv) file." )
-                                    .arg( describe(), driver, QFileInfo( written ).fileName(), mSchema.wkbType == QgsWkbTypes::NoGeometry ? QObject::tr( " (a table without geometry is no shapefile)" ) : QString() ) );
+                                    .arg( describe(), driver, QFileInfo( written ).fileName(), mSchema.wkbType == vbasqgis::WkbType::NoGeometry ? QObject::tr( " (a table without geometry is no shapefile)" ) : QString() ) );
   QStringList lost;
   for ( const QgsField &field : mSchema.fields )
     if ( !names.contains( field.name() ) )
@@ -364,7 +365,7 @@ void VbasOutput::create( QgsProcessingContext &context )
         throw QgsProcessingException( QObject::tr( "%1: could not create the temporary layer." ).arg( describe() ) );
       // A temporary layer has no map fields: it holds maps (and lists it cannot type) as JSON text.
       for ( int i = 0; i < mSchema.fields.count(); ++i )
-        if ( mMemoryLayer->fields().at( i ).type() == QVariant::String && mSchema.fields.at( i ).type() != QVariant::String )
+        if ( mMemoryLayer->fields().at( i ).type() == vbasqgis::Field::String && mSchema.fields.at( i ).type() != vbasqgis::Field::String )
           mAsJson.append( i );
       return;
     case Kind::File:
@@ -437,7 +438,7 @@ void VbasOutput::add( QgsFeature &feature )
   for ( const int i : mAsJson )
   {
     const QVariant value = feature.attribute( i );
-    if ( !value.isNull() && value.type() != QVariant::String )
+    if ( !value.isNull() && value.userType() != QMetaType::QString )
       feature.setAttribute( i, QString::fromUtf8( QJsonDocument::fromVariant( value ).toJson( QJsonDocument::Compact ) ) );
   }
   QgsFeatureSink *sink = mMemoryLayer ? static_cast<QgsFeatureSink *>( mMemoryLayer->dataProvider() ) : mSink.get();

@@ -7,6 +7,7 @@
 // whatever it created; temporaries left by a killed run are recognisable and the next run removes them.
 #pragma once
 
+#include "vbasqgiscompat.h"
 #include "vbasinterrupt.h"
 #include "vbaslocation.h"
 
@@ -33,7 +34,7 @@ struct VbasOutputSchema
 {
     QString name; //!< the sink parameter: ANONYMIZED, LOOKUP, ...
     QgsFields fields;
-    QgsWkbTypes::Type wkbType = QgsWkbTypes::NoGeometry;
+    vbasqgis::WkbType wkbType = vbasqgis::WkbType::NoGeometry;
     QgsCoordinateReferenceSystem crs;
     bool document = false; //!< a file written whole (the HTML report), not a layer
 };

@@ -1,4 +1,5 @@
 #include "vbasplacesites.h"
+#include "vbasqgiscompat.h"
 
 #include "vbassteps.h"
 #include "vbaswriters.h"
@@ -26,11 +27,11 @@ void VbasPlaceSites::initAlgorithm( const QVariantMap & )
 {
   addRegionsParameters( true, true );
   addRecordsParameters( Qis::Optional );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "SITES" ), QObject::tr( "Number of sites" ), QgsProcessingParameterNumber::Integer, 10, false, 1, std::numeric_limits<int>::max() ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "SITES" ), QObject::tr( "Number of sites" ), vbasqgis::NumberType::Integer, 10, false, 1, std::numeric_limits<int>::max() ) );
   addPlacementParameters();
   addKParameter();
   addSeedParameter( QObject::tr( "Seed of ADC's random seeding (empty: a fresh one)" ) );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), QgsProcessing::TypeVectorPoint ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint ) );
   addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );
 }
 

@@ -1,4 +1,5 @@
 #include "vbaspointlocator.h"
+#include "vbasqgiscompat.h"
 
 #include "vbasinputs.h"
 #include "vbasrecordreader.h"
@@ -14,11 +15,11 @@ namespace
 //! Region ids ordered as their values: numbers as numbers, text by its code units (not by locale, so every machine agrees).
 bool lowerId( const QVariant &a, const QVariant &b )
 {
-  if ( a.type() == QVariant::String || b.type() == QVariant::String )
+  if ( a.userType() == QMetaType::QString || b.userType() == QMetaType::QString )
     return a.toString() < b.toString();
-  if ( a.type() == QVariant::Double || b.type() == QVariant::Double )
+  if ( a.userType() == QMetaType::Double || b.userType() == QMetaType::Double )
     return a.toDouble() < b.toDouble();
-  if ( a.type() == QVariant::ULongLong || b.type() == QVariant::ULongLong )
+  if ( a.userType() == QMetaType::ULongLong || b.userType() == QMetaType::ULongLong )
     return a.toULongLong() < b.toULongLong();
   return a.toLongLong() < b.toLongLong();
 }
@@ -46,16 +47,16 @@ VbasPointLocator::VbasPointLocator( const VbasRegions &regions, const QgsCoordin
   }
 }
 
-bool VbasPointLocator::locatable( QgsWkbTypes::Type type )
+bool VbasPointLocator::locatable( vbasqgis::WkbType type )
 {
-  return QgsWkbTypes::geometryType( type ) == QgsWkbTypes::PointGeometry;
+  return QgsWkbTypes::geometryType( type ) == vbasqgis::PointGeometry;
 }
 
 std::optional<std::uint32_t> VbasPointLocator::locate( const QgsGeometry &geometry, std::int64_t row, QgsFeatureId id ) const
 {
   if ( geometry.isNull() || geometry.isEmpty() )
     return std::nullopt;
-  if ( geometry.type() != QgsWkbTypes::PointGeometry || geometry.constGet()->partCount() != 1 )
+  if ( geometry.type() != vbasqgis::PointGeometry || geometry.constGet()->partCount() != 1 )
     throw QgsProcessingException( QObject::tr( "%1: its geometry is not a single point, so it cannot be located in a region. Give RECORD_REGION, or one point per record." )
                                     .arg( VbasRecordReader::rowName( row, id ) ) );
   QgsPointXY xy = geometry.vertexAt( 0 );

@@ -4,6 +4,7 @@
 // point on a shared boundary belongs to every region it touches and goes to the one with the lowest id.
 #pragma once
 
+#include "vbasqgiscompat.h"
 #include <qgscoordinatetransform.h>
 #include <qgsfeatureid.h>
 #include <qgsgeometryengine.h>
@@ -29,7 +30,7 @@ class VbasPointLocator
     std::optional<std::uint32_t> locate( const QgsGeometry &geometry, std::int64_t row, QgsFeatureId id ) const;
 
     //! Whether a layer of this geometry type can be located: points, or multipoints of one point each.
-    static bool locatable( QgsWkbTypes::Type type );
+    static bool locatable( vbasqgis::WkbType type );
 
   private:
     QgsSpatialIndex mIndex;                                //!< region boxes, by region index

@@ -1,3 +1,4 @@
+#include "vbasqgiscompat.h"
 #include "vbasrecordreader.h"
 
 #include "vbasvaluecodec.h"
@@ -18,21 +19,16 @@ int lookup( const QgsFields &fields, const QString &name, const QString &role )
   return index;
 }
 
-bool isTextOrNumber( QVariant::Type type )
+bool isTextOrNumber( vbasqgis::FieldType type )
 {
-  return type == QVariant::String || type == QVariant::Int || type == QVariant::UInt || type == QVariant::LongLong || type == QVariant::ULongLong || type == QVariant::Double;
+  return type == vbasqgis::Field::String || type == vbasqgis::Field::Int || type == vbasqgis::Field::UInt || type == vbasqgis::Field::LongLong || type == vbasqgis::Field::ULongLong || type == vbasqgis::Field::Double;
 }
 
 //! Field types whose values VbasValueCodec keys exactly.
-bool isKeyable( QVariant::Type type )
+bool isKeyable( vbasqgis::FieldType type )
 {
-  return isTextOrNumber( type ) || type == QVariant::Bool || type == QVariant::Date || type == QVariant::Time || type == QVariant::DateTime
-         || type == QVariant::ByteArray || type == QVariant::StringList || type == QVariant::List || type == QVariant::Map;
-}
-
-QString typeName( const QgsField &field )
-{
-  return QString::fromLatin1( QVariant::typeToName( field.type() ) );
+  return isTextOrNumber( type ) || type == vbasqgis::Field::Bool || type == vbasqgis::Field::Date || type == vbasqgis::Field::Time || type == vbasqgis::Field::DateTime
+         || type == vbasqgis::Field::ByteArray || type == vbasqgis::Field::StringList || type == vbasqgis::Field::List || type == vbasqgis::Field::Map;
 }
 
 bool inRange( long double number )
@@ -125,7 +121,7 @@ VbasRecordFields VbasRecordReader::resolve( const QgsFields &fields, const QStri
   VbasRecordFields roles;
   roles.region = regionField.isEmpty() ? -1 : lookup( fields, regionField, QObject::tr( "record region field, RECORD_REGION" ) );
   if ( roles.region >= 0 && !isTextOrNumber( fields.at( roles.region ).type() ) )
-    throw QgsProcessingException( QObject::tr( "The record region field '%1' is of type %2: region ids must be text or numbers." ).arg( regionField, typeName( fields.at( roles.region ) ) ) );
+    throw QgsProcessingException( QObject::tr( "The record region field '%1' is of type %2: region ids must be text or numbers." ).arg( regionField, vbasqgis::typeName( fields.at( roles.region ) ) ) );
   for ( const QString &qi : qiFields )
   {
     const int index = lookup( fields, qi, QObject::tr( "QI field, QI_FIELDS" ) );
@@ -134,7 +130,7 @@ VbasRecordFields VbasRecordReader::resolve( const QgsFields &fields, const QStri
     if ( roles.qis.contains( index ) )
       throw QgsProcessingException( QObject::tr( "The QI field '%1' is listed twice in QI_FIELDS: each QI counts once." ).arg( fields.at( index ).name() ) );
     if ( !isKeyable( fields.at( index ).type() ) )
-      throw QgsProcessingException( QObject::tr( "The QI field '%1' is of type %2, whose values cannot be compared exactly." ).arg( qi, typeName( fields.at( index ) ) ) );
+      throw QgsProcessingException( QObject::tr( "The QI field '%1' is of type %2, whose values cannot be compared exactly." ).arg( qi, vbasqgis::typeName( fields.at( index ) ) ) );
     roles.qis.append( index );
   }
   if ( !countField.isEmpty() )
@@ -151,7 +147,7 @@ VbasRecordFields VbasRecordReader::resolve( const QgsFields &fields, const QStri
     if ( roles.sensitive == roles.region || roles.sensitive == roles.count || roles.qis.contains( roles.sensitive ) )
       throw QgsProcessingException( QObject::tr( "The sensitive field '%1' is also the record region, count or a QI field: a field has one role." ).arg( sensitiveField ) );
     if ( !isKeyable( fields.at( roles.sensitive ).type() ) )
-      throw QgsProcessingException( QObject::tr( "The sensitive field '%1' is of type %2, whose values cannot be compared exactly." ).arg( sensitiveField, typeName( fields.at( roles.sensitive ) ) ) );
+      throw QgsProcessingException( QObject::tr( "The sensitive field '%1' is of type %2, whose values cannot be compared exactly." ).arg( sensitiveField, vbasqgis::typeName( fields.at( roles.sensitive ) ) ) );
   }
 
   std::set<int> released( roles.qis.begin(), roles.qis.end() );

@@ -1,4 +1,5 @@
 #include "vbasreleasewriter.h"
+#include "vbasqgiscompat.h"
 
 #include "distinct_count.h"
 #include "shuffle.h"
@@ -45,8 +46,8 @@ VbasOutputSchema VbasReleaseWriter::schema( const QgsFields &recordFields, const
       throw QgsProcessingException( QObject::tr( "The records table has a field '%1': rename it or leave it out of RELEASE_FIELDS, the release gets aggregate_id." ).arg( recordFields.at( i ).name() ) );
     fields.append( recordFields.at( i ) );
   }
-  fields.append( QgsField( kAggregateId, QVariant::LongLong ) );
-  return { QStringLiteral( "ANONYMIZED" ), fields, QgsWkbTypes::NoGeometry, QgsCoordinateReferenceSystem() };
+  fields.append( QgsField( kAggregateId, vbasqgis::Field::LongLong ) );
+  return { QStringLiteral( "ANONYMIZED" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
 }
 
 VbasReleaseWriter::VbasReleaseWriter( QgsFeatureSource &records, const VbasRecordFields &roles, const VbasRegions &regions, const VbasRecords &counted, const vbas::Release &release )
@@ -168,7 +169,7 @@ void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, QgsProcessing
   } );
   QgsFeatureRequest request;
   const VbasPointLocator *locator = mCounted.locator.get();
-  request.setFlags( locator ? QgsFeatureRequest::NoFlags : QgsFeatureRequest::NoGeometry ).setSubsetOfAttributes( mRoles.read() );
+  request.setFlags( locator ? vbasqgis::WithGeometry : vbasqgis::NoGeometry ).setSubsetOfAttributes( mRoles.read() );
   QgsFeatureIterator it = mRecords.getFeatures( request );
   const double step = mCounted.rows > 0 ? 50.0 / static_cast<double>( mCounted.rows ) : 0;
   std::int64_t rows = 0;

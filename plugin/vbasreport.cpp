@@ -1,4 +1,5 @@
 #include "vbasreport.h"
+#include "vbasqgiscompat.h"
 
 #include <qgsprocessingalgorithm.h>
 #include <qgsprocessingcontext.h>
@@ -53,7 +54,7 @@ class SvgMap
     //! A polygon (or point) geometry filled with fill, its title shown on hover.
     void add( const QgsGeometry &geometry, const QString &fill, const QString &title )
     {
-      if ( geometry.type() == QgsWkbTypes::PointGeometry )
+      if ( geometry.type() == vbasqgis::PointGeometry )
       {
         for ( const QgsGeometry &part : geometry.asGeometryCollection() )
           mark( part.asPoint(), 4, fill, title );
@@ -282,7 +283,7 @@ QList<QPair<QString, QString>> vbasRunParameters( const QgsProcessingAlgorithm &
       continue;
     }
     const QVariant value = parameters.value( name, def->defaultValue() );
-    if ( !value.isValid() || value.isNull() || ( value.type() == QVariant::String && value.toString().isEmpty() ) )
+    if ( !value.isValid() || value.isNull() || ( value.userType() == QMetaType::QString && value.toString().isEmpty() ) )
       continue;
     const QString type = def->type();
     if ( type == QgsProcessingParameterFeatureSource::typeName() )
@@ -291,7 +292,7 @@ QList<QPair<QString, QString>> vbasRunParameters( const QgsProcessingAlgorithm &
       result.append( { name, layer ? layer->source() : value.toString() } );
     }
     else if ( type == QgsProcessingParameterField::typeName() )
-      for ( const QString &field : QgsProcessingParameters::parameterAsFields( def, parameters, context ) )
+      for ( const QString &field : vbasqgis::parameterAsFields( def, parameters, context ) )
         result.append( { name, field } );
     else if ( def->isDestination() )
     {

@@ -1,3 +1,4 @@
+#include "vbasqgiscompat.h"
 #include "vbassteps.h"
 
 #include "vbasinterrupt.h"
@@ -151,7 +152,7 @@ VbasPlacementSettings VbasPlacementSettings::read( const QgsProcessingAlgorithm 
   settings.adc.maxMoves = static_cast<std::uint64_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "MAX_ITERATIONS" ), context ) );
   settings.adc.k = vbasWholeNumber( algorithm, parameters, QStringLiteral( "K" ), context );
   settings.seed = seed;
-  if ( settings.method == Method::Adc && QgsProcessingParameters::parameterAsFields( definition( algorithm, QStringLiteral( "QI_FIELDS" ) ), parameters, context ).isEmpty() )
+  if ( settings.method == Method::Adc && vbasqgis::parameterAsFields( definition( algorithm, QStringLiteral( "QI_FIELDS" ) ), parameters, context ).isEmpty() )
     throw QgsProcessingException( QObject::tr( "Anonymity-driven clustering needs the quasi-identifier fields (QI_FIELDS): it moves the sites to raise the smallest equivalence class over them." ) );
   return settings;
 }

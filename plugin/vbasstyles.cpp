@@ -1,4 +1,5 @@
 #include "vbasstyles.h"
+#include "vbasqgiscompat.h"
 
 #include <qgsclassificationquantile.h>
 #include <qgscolorramp.h>
@@ -53,11 +54,11 @@ const int kClasses = 5;
 const QList<double> kRiskBreaks { 0, 0.05, 0.2, 0.5, 1 };
 
 //! The symbol of a class: a white fill with a dark outline width mm wide, or a circle on a point layer.
-QgsSymbol *classSymbol( QgsWkbTypes::GeometryType type, double width )
+QgsSymbol *classSymbol( vbasqgis::GeometryType type, double width )
 {
-  if ( type == QgsWkbTypes::PointGeometry )
+  if ( type == vbasqgis::PointGeometry )
   {
-    auto *circle = new QgsSimpleMarkerSymbolLayer( QgsSimpleMarkerSymbolLayerBase::Circle, 2.4, 0, DEFAULT_SCALE_METHOD, Qt::white, kOutline );
+    auto *circle = new QgsSimpleMarkerSymbolLayer( vbasqgis::CircleMarker, 2.4, 0, DEFAULT_SCALE_METHOD, Qt::white, kOutline );
     circle->setStrokeWidth( width );
     return new QgsMarkerSymbol( { circle } );
   }
@@ -79,7 +80,7 @@ std::unique_ptr<QgsFeatureRenderer> releasedRenderer( const QgsVectorLayer &laye
   auto *quantiles = new QgsClassificationQuantile();
   quantiles->setLabelPrecision( 0 ); // counts
   renderer->setClassificationMethod( quantiles );
-  renderer->updateClasses( &layer, kClasses );
+  vbasqgis::updateClasses( *renderer, layer, kClasses );
   for ( int i = renderer->ranges().size() - 1; i > 0; --i ) // a class after the first holds (lower, upper]
     if ( renderer->ranges().at( i ).upperValue() <= renderer->ranges().at( i ).lowerValue() )
       renderer->deleteClass( i );
@@ -104,7 +105,7 @@ std::unique_ptr<QgsFeatureRenderer> cellsRenderer()
 
 std::unique_ptr<QgsFeatureRenderer> sitesRenderer()
 {
-  auto *circle = new QgsSimpleMarkerSymbolLayer( QgsSimpleMarkerSymbolLayerBase::Circle, 3, 0, DEFAULT_SCALE_METHOD, kSiteFill, Qt::black );
+  auto *circle = new QgsSimpleMarkerSymbolLayer( vbasqgis::CircleMarker, 3, 0, DEFAULT_SCALE_METHOD, kSiteFill, Qt::black );
   circle->setStrokeWidth( 0.4 );
   return std::make_unique<QgsSingleSymbolRenderer>( new QgsMarkerSymbol( { circle } ) );
 }
@@ -112,8 +113,8 @@ std::unique_ptr<QgsFeatureRenderer> sitesRenderer()
 //! The renderer of look for layer; nullptr when the layer lacks the field or geometry it needs.
 std::unique_ptr<QgsFeatureRenderer> renderer( Look look, const QgsVectorLayer &layer )
 {
-  const bool polygons = layer.geometryType() == QgsWkbTypes::PolygonGeometry;
-  const bool points = layer.geometryType() == QgsWkbTypes::PointGeometry;
+  const bool polygons = layer.geometryType() == vbasqgis::PolygonGeometry;
+  const bool points = layer.geometryType() == vbasqgis::PointGeometry;
   switch ( look )
   {
     case Look::Released:

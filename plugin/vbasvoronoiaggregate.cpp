@@ -1,4 +1,5 @@
 #include "vbasvoronoiaggregate.h"
+#include "vbasqgiscompat.h"
 
 #include "vbaswriters.h"
 
@@ -19,7 +20,7 @@ void VbasVoronoiAggregate::initAlgorithm( const QVariantMap & )
 {
   addRegionsParameters( true, false );
   addRecordsParameters( Qis::Required );
-  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "SITES" ), QObject::tr( "Sites" ), QList<int>() << QgsProcessing::TypeVectorPoint ) );
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "SITES" ), QObject::tr( "Sites" ), vbasqgis::sourceTypes( { vbasqgis::VectorPoint } ) ) );
   addKParameter();
   addContiguityParameter();
   addRefinementParameter();

@@ -1,4 +1,5 @@
 #include "vbaswriters.h"
+#include "vbasqgiscompat.h"
 
 #include "vbasinterrupt.h"
 #include "vbasreleasewriter.h"
@@ -17,7 +18,7 @@ namespace
 const QString kAggregateId = QStringLiteral( "aggregate_id" );
 const QString kSiteId = QStringLiteral( "site_id" );
 
-QgsFields fieldsOf( const QList<QPair<QString, QVariant::Type>> &list )
+QgsFields fieldsOf( const QList<QPair<QString, vbasqgis::FieldType>> &list )
 {
   QgsFields fields;
   for ( const auto &[name, type] : list )
@@ -45,8 +46,8 @@ void add( VbasOutput &output, const QVector<QVariant> &values, const QgsGeometry
 
 VbasOutputSchema VbasSitesOutput::schema( const QString &name, const QgsCoordinateReferenceSystem &crs )
 {
-  return { name, fieldsOf( { { kSiteId, QVariant::LongLong }, { QStringLiteral( "population" ), QVariant::Double }, { QStringLiteral( "regions" ), QVariant::LongLong }, { QStringLiteral( "row" ), QVariant::LongLong } } ),
-           QgsWkbTypes::Point, crs };
+  return { name, fieldsOf( { { kSiteId, vbasqgis::Field::LongLong }, { QStringLiteral( "population" ), vbasqgis::Field::Double }, { QStringLiteral( "regions" ), vbasqgis::Field::LongLong }, { QStringLiteral( "row" ), vbasqgis::Field::LongLong } } ),
+           vbasqgis::WkbType::Point, crs };
 }
 
 void VbasSitesOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Placement &placement )
@@ -65,9 +66,9 @@ VbasOutputSchema VbasLookupOutput::schema( const QgsField &regionId )
   region.setName( QStringLiteral( "region_id" ) );
   QgsFields fields;
   fields.append( region );
-  fields.append( QgsField( kAggregateId, QVariant::LongLong ) );
-  fields.append( QgsField( kSiteId, QVariant::LongLong ) );
-  return { QStringLiteral( "LOOKUP" ), fields, QgsWkbTypes::NoGeometry, QgsCoordinateReferenceSystem() };
+  fields.append( QgsField( kAggregateId, vbasqgis::Field::LongLong ) );
+  fields.append( QgsField( kSiteId, vbasqgis::Field::LongLong ) );
+  return { QStringLiteral( "LOOKUP" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
 }
 
 void VbasLookupOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds )
@@ -80,12 +81,12 @@ void VbasLookupOutput::write( VbasOutput &output, const VbasRegions &regions, co
   output.finish();
 }
 
-VbasOutputSchema VbasAggregatedOutput::schema( QgsWkbTypes::Type regionsType, const QgsCoordinateReferenceSystem &crs )
+VbasOutputSchema VbasAggregatedOutput::schema( vbasqgis::WkbType regionsType, const QgsCoordinateReferenceSystem &crs )
 {
   return { QStringLiteral( "AGGREGATED" ),
-           fieldsOf( { { kAggregateId, QVariant::LongLong }, { kSiteId, QVariant::LongLong }, { QStringLiteral( "regions" ), QVariant::LongLong }, { QStringLiteral( "members" ), QVariant::String },
-                       { QStringLiteral( "records" ), QVariant::LongLong }, { QStringLiteral( "released" ), QVariant::LongLong }, { QStringLiteral( "suppressed" ), QVariant::LongLong },
-                       { QStringLiteral( "smallest_ec" ), QVariant::LongLong }, { QStringLiteral( "parts" ), QVariant::LongLong } } ),
+           fieldsOf( { { kAggregateId, vbasqgis::Field::LongLong }, { kSiteId, vbasqgis::Field::LongLong }, { QStringLiteral( "regions" ), vbasqgis::Field::LongLong }, { QStringLiteral( "members" ), vbasqgis::Field::String },
+                       { QStringLiteral( "records" ), vbasqgis::Field::LongLong }, { QStringLiteral( "released" ), vbasqgis::Field::LongLong }, { QStringLiteral( "suppressed" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "smallest_ec" ), vbasqgis::Field::LongLong }, { QStringLiteral( "parts" ), vbasqgis::Field::LongLong } } ),
            QgsWkbTypes::multiType( regionsType ), crs };
 }
 
@@ -128,7 +129,7 @@ void VbasAggregatedOutput::write( VbasOutput &output, const VbasRegions &regions
 
 VbasOutputSchema VbasCellsOutput::schema( const QgsCoordinateReferenceSystem &crs )
 {
-  return { QStringLiteral( "VORONOI" ), fieldsOf( { { kSiteId, QVariant::LongLong }, { kAggregateId, QVariant::LongLong } } ), QgsWkbTypes::Polygon, crs };
+  return { QStringLiteral( "VORONOI" ), fieldsOf( { { kSiteId, vbasqgis::Field::LongLong }, { kAggregateId, vbasqgis::Field::LongLong } } ), vbasqgis::WkbType::Polygon, crs };
 }
 
 void VbasCellsOutput::write( VbasOutput &output, const VbasRegions &regions, const std::vector<vbas::Point> &sites, const vbas::Release &release, const std::vector<qlonglong> &siteIds )
@@ -157,8 +158,8 @@ VbasOutputSchema VbasEvaluationOutput::schema()
 {
   QgsFields fields;
   for ( const vbas::Metric &metric : vbas::metrics() )
-    fields.append( QgsField( QString::fromLatin1( metric.field ), metric.whole ? QVariant::LongLong : QVariant::Double ) );
-  return { QStringLiteral( "EVALUATION" ), fields, QgsWkbTypes::NoGeometry, QgsCoordinateReferenceSystem() };
+    fields.append( QgsField( QString::fromLatin1( metric.field ), metric.whole ? vbasqgis::Field::LongLong : vbasqgis::Field::Double ) );
+  return { QStringLiteral( "EVALUATION" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
 }
 
 QVariantMap VbasEvaluationOutput::write( VbasOutput &output, const vbas::MetricValues &values )
@@ -178,12 +179,12 @@ QVariantMap VbasEvaluationOutput::write( VbasOutput &output, const vbas::MetricV
   return numbers;
 }
 
-VbasOutputSchema VbasAggregateMetricsOutput::schema( QgsWkbTypes::Type regionsType, const QgsCoordinateReferenceSystem &crs )
+VbasOutputSchema VbasAggregateMetricsOutput::schema( vbasqgis::WkbType regionsType, const QgsCoordinateReferenceSystem &crs )
 {
   return { QStringLiteral( "AGGREGATE_METRICS" ),
-           fieldsOf( { { kAggregateId, QVariant::LongLong }, { QStringLiteral( "regions" ), QVariant::LongLong }, { QStringLiteral( "records" ), QVariant::LongLong },
-                       { QStringLiteral( "released" ), QVariant::LongLong }, { QStringLiteral( "suppressed" ), QVariant::LongLong }, { QStringLiteral( "smallest_ec" ), QVariant::LongLong },
-                       { QStringLiteral( "l_diversity" ), QVariant::LongLong }, { QStringLiteral( "t_closeness" ), QVariant::Double } } ),
+           fieldsOf( { { kAggregateId, vbasqgis::Field::LongLong }, { QStringLiteral( "regions" ), vbasqgis::Field::LongLong }, { QStringLiteral( "records" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "released" ), vbasqgis::Field::LongLong }, { QStringLiteral( "suppressed" ), vbasqgis::Field::LongLong }, { QStringLiteral( "smallest_ec" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "l_diversity" ), vbasqgis::Field::LongLong }, { QStringLiteral( "t_closeness" ), vbasqgis::Field::Double } } ),
            QgsWkbTypes::multiType( regionsType ), crs };
 }
 
@@ -209,13 +210,13 @@ void VbasAggregateMetricsOutput::write( VbasOutput &output, const QVector<QgsGeo
   output.finish();
 }
 
-VbasOutputSchema VbasRegionRiskOutput::schema( const QgsField &regionId, QgsWkbTypes::Type regionsType, const QgsCoordinateReferenceSystem &crs )
+VbasOutputSchema VbasRegionRiskOutput::schema( const QgsField &regionId, vbasqgis::WkbType regionsType, const QgsCoordinateReferenceSystem &crs )
 {
   QgsField region = regionId;
   region.setName( QStringLiteral( "region_id" ) );
   QgsFields fields;
   fields.append( region );
-  for ( const QgsField &field : fieldsOf( { { QStringLiteral( "records" ), QVariant::LongLong }, { QStringLiteral( "at_risk" ), QVariant::LongLong }, { QStringLiteral( "risk_share" ), QVariant::Double } } ) )
+  for ( const QgsField &field : fieldsOf( { { QStringLiteral( "records" ), vbasqgis::Field::LongLong }, { QStringLiteral( "at_risk" ), vbasqgis::Field::LongLong }, { QStringLiteral( "risk_share" ), vbasqgis::Field::Double } } ) )
     fields.append( field );
   return { QStringLiteral( "REGION_RISK" ), fields, QgsWkbTypes::multiType( regionsType ), crs };
 }

@@ -3,6 +3,7 @@
 // The release has its own writer, VbasReleaseWriter.
 #pragma once
 
+#include "vbasqgiscompat.h"
 #include "balanced_density.h"
 #include "metrics.h"
 #include "release.h"
@@ -35,7 +36,7 @@ QVector<QgsGeometry> vbasDissolve( const VbasRegions &regions, const vbas::Aggre
 //! AGGREGATED: the dissolved aggregates with their counts.
 namespace VbasAggregatedOutput
 {
-VbasOutputSchema schema( QgsWkbTypes::Type regionsType, const QgsCoordinateReferenceSystem &crs );
+VbasOutputSchema schema( vbasqgis::WkbType regionsType, const QgsCoordinateReferenceSystem &crs );
 void write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const QVector<QgsGeometry> &dissolved, const std::vector<qlonglong> &siteIds );
 } // namespace VbasAggregatedOutput
 
@@ -57,14 +58,14 @@ QVariantMap write( VbasOutput &output, const vbas::MetricValues &values );
 //! AGGREGATE_METRICS: per aggregated region its records, released, suppressed, smallest EC, l and t.
 namespace VbasAggregateMetricsOutput
 {
-VbasOutputSchema schema( QgsWkbTypes::Type regionsType, const QgsCoordinateReferenceSystem &crs );
+VbasOutputSchema schema( vbasqgis::WkbType regionsType, const QgsCoordinateReferenceSystem &crs );
 void write( VbasOutput &output, const QVector<QgsGeometry> &dissolved, const vbas::Release &release, const std::optional<vbas::SensitiveHistograms> &sensitive );
 } // namespace VbasAggregateMetricsOutput
 
 //! REGION_RISK: the risk before release, per initial region: its records in (region, QI) classes below k.
 namespace VbasRegionRiskOutput
 {
-VbasOutputSchema schema( const QgsField &regionId, QgsWkbTypes::Type regionsType, const QgsCoordinateReferenceSystem &crs );
+VbasOutputSchema schema( const QgsField &regionId, vbasqgis::WkbType regionsType, const QgsCoordinateReferenceSystem &crs );
 void write( VbasOutput &output, const VbasRegions &regions, const vbas::SparseHistograms &regionHistograms, std::int64_t k );
 } // namespace VbasRegionRiskOutput
 

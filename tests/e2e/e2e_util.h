@@ -142,8 +142,20 @@ class QgisProcess
     {
       QVERIFY( mProfile.isValid() );
       const QString pluginDir = QStringLiteral( VBAS_PLUGIN_DIR );
-      QVERIFY2( QFileInfo::exists( pluginDir + "/libvbas.so" ), qPrintable( pluginDir + "/libvbas.so is missing: build vbas_provider" ) );
+      QVERIFY2( QFileInfo::exists( pluginDir + "/" VBAS_LIBRARY ), qPrintable( pluginDir + "/" VBAS_LIBRARY " is missing: build vbas_provider" ) );
       QVERIFY2( QFileInfo::exists( pluginDir + "/metadata.txt" ), qPrintable( pluginDir + "/metadata.txt is missing" ) );
+      CHECKED( install( pluginDir ) );
+      ProcessResult r;
+      CHECKED( run( { QStringLiteral( "list" ) }, mProfile.path(), r ) );
+      QVERIFY2( r.exitCode == 0, qPrintable( "list failed:\n" + tail( r.err ) ) );
+      const QString listing = QString::fromUtf8( r.out );
+      for ( const QString &alg : algorithms )
+        QVERIFY2( listing.contains( alg ), qPrintable( alg + " is not in qgis_process list; stderr:\n" + tail( r.err ) ) );
+    }
+
+    //! Links pluginDir into the profile as the plugin vbas and enables it.
+    void install( const QString &pluginDir )
+    {
       const QString plugins = mProfile.filePath( QStringLiteral( "profiles/default/python/plugins" ) );
       QVERIFY( QDir().mkpath( plugins ) );
       QVERIFY( QFile::link( pluginDir, plugins + "/vbas" ) );
@@ -155,11 +167,6 @@ class QgisProcess
       ProcessResult r;
       CHECKED( run( { QStringLiteral( "plugins" ), QStringLiteral( "enable" ), QStringLiteral( "vbas" ) }, mProfile.path(), r ) );
       QVERIFY2( r.exitCode == 0, qPrintable( "plugins enable vbas failed:\n" + tail( r.out + r.err ) ) );
-      CHECKED( run( { QStringLiteral( "list" ) }, mProfile.path(), r ) );
-      QVERIFY2( r.exitCode == 0, qPrintable( "list failed:\n" + tail( r.err ) ) );
-      const QString listing = QString::fromUtf8( r.out );
-      for ( const QString &alg : algorithms )
-        QVERIFY2( listing.contains( alg ), qPrintable( alg + " is not in qgis_process list; stderr:\n" + tail( r.err ) ) );
     }
 
     /**

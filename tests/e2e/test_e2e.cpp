@@ -145,6 +145,7 @@ class TestE2e : public QObject
     void estimateOtherBases();
     void badQiField();
     void lpGeomask();
+    void builtForAnotherQgis();
 
   private:
     e2e::QgisProcess mQgis;
@@ -777,6 +778,49 @@ void TestE2e::lpGeomask()
                       QStringLiteral( "lpgeomask:Randomised patients=" ) + dir + "/model-randomised.gpkg", QStringLiteral( "lpgeomask:Transitions=" ) + dir + "/model-transitions.csv" },
                     m ) );
   CHECKED( checkGeomask( dir + "/model-randomised.gpkg", dir + "/model-transitions.csv", 0.05 ) );
+}
+
+// A plugin folder whose library was built for another QGIS: qgis_process lists no vbas algorithm and says
+// why on stderr, and the QGIS message log says the same. (The library is an empty file: the shim must
+// not even try to load it.)
+void TestE2e::builtForAnotherQgis()
+{
+  QTemporaryDir dir;
+  QVERIFY( dir.isValid() );
+  const QString plugin = dir.filePath( QStringLiteral( "vbas" ) );
+  QVERIFY( QDir().mkpath( plugin ) );
+  for ( const QString &file : { QStringLiteral( "metadata.txt" ), QStringLiteral( "__init__.py" ) } )
+    QVERIFY( QFile::copy( QStringLiteral( VBAS_PLUGIN_DIR "/" ) + file, plugin + '/' + file ) );
+  QFile library( plugin + QStringLiteral( "/libvbas-3.0.0.so" ) );
+  QVERIFY( library.open( QIODevice::WriteOnly ) );
+  library.close();
+
+  e2e::QgisProcess other;
+  CHECKED( other.install( plugin ) );
+  e2e::ProcessResult r;
+  CHECKED( other.run( { QStringLiteral( "list" ) }, dir.path(), r ) );
+  QCOMPARE( r.exitCode, 0 );
+  QVERIFY2( !r.out.contains( "vbas:" ), qPrintable( e2e::tail( r.out ) ) );
+  const QByteArray said = "this plugin was built for QGIS 3.0.0, and this is QGIS " + QByteArray( VBAS_QGIS_VERSION ) + ": its algorithms are not loaded";
+  QVERIFY2( r.err.contains( said ), qPrintable( e2e::tail( r.err ) ) );
+
+  // The message log, as QGIS desktop shows it: the plugin started by hand in a QgsApplication.
+  const QString script = QStringLiteral( "import sys\n"
+                                         "from qgis.core import QgsApplication\n"
+                                         "app = QgsApplication([], False)\n"
+                                         "app.initQgis()\n"
+                                         "logged = []\n"
+                                         "QgsApplication.messageLog().messageReceived.connect(lambda m, tag, level: logged.append(tag + ': ' + m))\n"
+                                         "sys.path.insert(0, sys.argv[1])\n"
+                                         "import vbas\n"
+                                         "vbas.classFactory(None).initProcessing()\n"
+                                         "print('\\n'.join(logged))\n" );
+  QProcess python;
+  CHECKED( other.start( python, { QStringLiteral( "-c" ), script, dir.path() }, dir.path(), QStringLiteral( "/usr/bin/python3" ) ) );
+  QElapsedTimer timer;
+  timer.start();
+  CHECKED( e2e::QgisProcess::finish( python, QStringLiteral( "python3 with the plugin" ), timer, e2e::kProcessTimeoutMs, r ) );
+  QVERIFY2( r.out.contains( "VBAS: " + said ), qPrintable( e2e::tail( r.out + r.err ) ) );
 }
 
 QTEST_GUILESS_MAIN( TestE2e )

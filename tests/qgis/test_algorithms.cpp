@@ -1,6 +1,7 @@
 // Every VBAS algorithm run through QgsProcessingAlgorithm::run on small hand-drawn layers, with the
 // expected values worked out by hand from the paper's equations, and the bad inputs of the issue.
 #include "qgis_test_util.h"
+#include "vbasqgiscompat.h"
 
 #include <QTemporaryDir>
 #include <cmath>
@@ -271,7 +272,7 @@ void TestAlgorithms::voronoiAggregate()
   QgsVectorLayer *anonymized = output( r, QStringLiteral( "ANONYMIZED" ) );
   QCOMPARE( anonymized->featureCount(), 9LL );
   QCOMPARE( anonymized->fields().names(), QStringList( { "patient", "sex", "n", "aggregate_id" } ) );
-  QCOMPARE( anonymized->wkbType(), QgsWkbTypes::NoGeometry );
+  QCOMPARE( anonymized->wkbType(), vbasqgis::WkbType::NoGeometry );
   it = anonymized->getFeatures();
   while ( it.nextFeature( f ) )
   {

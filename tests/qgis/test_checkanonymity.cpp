@@ -84,7 +84,7 @@ QStringList rows( QgsVectorLayer *layer )
     for ( int i = 0; i < f.attributeCount(); ++i )
     {
       const QVariant value = f.attribute( i );
-      values << ( value.isNull() ? QStringLiteral( "NULL" ) : value.type() == QVariant::Double ? QString::number( value.toDouble(), 'g', 10 ) : value.toString() );
+      values << ( value.isNull() ? QStringLiteral( "NULL" ) : value.userType() == QMetaType::Double ? QString::number( value.toDouble(), 'g', 10 ) : value.toString() );
     }
     list << values.join( '|' );
   }

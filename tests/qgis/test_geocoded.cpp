@@ -2,6 +2,7 @@
 // regions by point in polygon. Hand-placed points on the 3 x 3 grid, inside, on shared edges and
 // corners and outside, with the region of each worked out by hand; every release recounted here.
 #include "qgis_test_util.h"
+#include "vbasqgiscompat.h"
 
 #include <QTemporaryDir>
 
@@ -120,7 +121,7 @@ void TestGeocoded::locatesHandPlacedPoints()
   QCOMPARE( recount( release ), ( QMap<QString, int> { { "1/F", 3 }, { "1/M", 3 }, { "2/F", 4 } } ) );
   QCOMPARE( r.value( QStringLiteral( "RELEASED" ) ).toLongLong(), 10LL );
   QCOMPARE( r.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong(), 0LL );
-  QCOMPARE( release->wkbType(), QgsWkbTypes::NoGeometry ); // the release never holds the points
+  QCOMPARE( release->wkbType(), vbasqgis::WkbType::NoGeometry ); // the release never holds the points
   QCOMPARE( release->fields().names(), ( QStringList { "patient", "sex", "aggregate_id" } ) );
 
   // Region by region, through vbas:evaluate's REGION_RISK with the lookup just written.

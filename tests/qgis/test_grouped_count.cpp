@@ -133,7 +133,7 @@ void TestGroupedCount::sameReleaseAsRowByRow()
   }
   QCOMPARE( released[true].size(), 40000 - results[true].value( QStringLiteral( "SUPPRESSED" ) ).toInt() );
   QCOMPARE( released[true], released[false] );
-  for ( const QString &number : { "SITES", "AGGREGATES", "RELEASED", "SUPPRESSED", "DISCERNIBILITY", "NUE", "L_DIVERSITY", "T_CLOSENESS" } )
+  for ( const char *number : { "SITES", "AGGREGATES", "RELEASED", "SUPPRESSED", "DISCERNIBILITY", "NUE", "L_DIVERSITY", "T_CLOSENESS" } )
     QCOMPARE( results[true].value( number ), results[false].value( number ) );
 }
 

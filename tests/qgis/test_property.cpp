@@ -13,6 +13,7 @@
 // A case prints nothing when it passes. A failing case prints its number, its seed and the properties
 // it broke, with counts only: never a record's values (a crash prints the case too).
 #include "qgis_test_util.h"
+#include "vbasqgiscompat.h"
 
 #include <qgsvectorfilewriter.h>
 
@@ -663,7 +664,7 @@ struct Row
 QList<Row> readRows( QgsVectorLayer *layer )
 {
   QList<Row> rows;
-  QgsFeatureIterator it = layer->getFeatures( QgsFeatureRequest().setFlags( QgsFeatureRequest::NoGeometry ) );
+  QgsFeatureIterator it = layer->getFeatures( QgsFeatureRequest().setFlags( vbasqgis::NoGeometry ) );
   QgsFeature f;
   const QStringList names = layer->fields().names();
   while ( it.nextFeature( f ) )
@@ -1115,7 +1116,7 @@ void TestProperty::checkRelease( const Case &c, const QVariantMap &results, QgsP
       problems << QStringLiteral( "metrics: %1 is %2, recounted %3" ).arg( output, results.value( output ).toString() ).arg( expected );
 
   // 2. The release as written: schema, k-anonymity of what is there, its weight, its feature ids.
-  if ( anonymized->wkbType() != QgsWkbTypes::NoGeometry )
+  if ( anonymized->wkbType() != vbasqgis::WkbType::NoGeometry )
     problems << QStringLiteral( "schema: the release has a geometry" );
   QStringList expectedNames;
   if ( releaseInFile )

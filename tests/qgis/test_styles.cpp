@@ -7,6 +7,7 @@
 // loading order the sites end above the cells above the fills, and a later loading stays above an
 // earlier one. A run without a project registers nothing to load (qgis_process).
 #include "qgis_test_util.h"
+#include "vbasqgiscompat.h"
 #include "vbasstyles.h"
 
 #include <qgsfillsymbollayer.h>
@@ -36,7 +37,7 @@ std::unique_ptr<QgsVectorLayer> layerOf( const QString &uri, const QString &fiel
   {
     QgsFeature f( layer->fields() );
     f.setAttribute( field, values[i] );
-    f.setGeometry( layer->geometryType() == QgsWkbTypes::PointGeometry ? QgsGeometry::fromPointXY( QgsPointXY( i + 0.5, 0.5 ) ) : QgsGeometry::fromRect( QgsRectangle( i, 0, i + 1, 1 ) ) );
+    f.setGeometry( layer->geometryType() == vbasqgis::PointGeometry ? QgsGeometry::fromPointXY( QgsPointXY( i + 0.5, 0.5 ) ) : QgsGeometry::fromRect( QgsRectangle( i, 0, i + 1, 1 ) ) );
     features << f;
   }
   layer->dataProvider()->addFeatures( features );
@@ -223,7 +224,7 @@ void TestStyles::anonymizeLoadsStyled()
   QVERIFY( site && site->type() == Qgis::SymbolType::Marker );
   const auto *circle = dynamic_cast<const QgsSimpleMarkerSymbolLayer *>( site->symbolLayer( 0 ) );
   QVERIFY( circle );
-  QCOMPARE( circle->shape(), QgsSimpleMarkerSymbolLayerBase::Circle );
+  QCOMPARE( circle->shape(), vbasqgis::CircleMarker );
   QVERIFY( circle->size() >= 2.5 && circle->strokeWidth() > 0 );
 
   QCOMPARE( stacking( project, loaded ), QStringList( { "SITE_POINTS", "VORONOI", "AGGREGATED" } ) );
