@@ -1,0 +1,509 @@
+#include "inputs/vbasinputs.h"
+#include "support/vbasqgiscompat.h"
+
+#include "support/vbasinterrupt.h"
+#include "support/vbasvaluecodec.h"
+
+#include <qgsprocessingalgorithm.h>
+#include <qgsprocessingparameters.h>
+#include <qgsvectordataprovider.h>
+#include <qgsvectorlayer.h>
+
+#include <cmath>
+#include <map>
+
+namespace
+{
+
+constexpr int kMaxShown = 5; // unknown region ids shown in an error
+
+//! The bytes of a QString's UTF-16 text, valid while the string lives.
+std::string_view utf16( const QString &text )
+{
+  return std::string_view( reinterpret_cast<const char *>( text.utf16() ), static_cast<std::size_t>( text.size() ) * sizeof( QChar ) );
+}
+
+//! A projected CRS for distances: the layer's own, or the WGS 84 UTM zone of its centre.
+QgsCoordinateReferenceSystem workingCrs( const QgsCoordinateReferenceSystem &crs, const QgsRectangle &extent, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
+{
+  if ( !crs.isValid() )
+  {
+    feedback->pushWarning( QObject::tr( "The regions layer has no CRS: its coordinates are taken as planar." ) );
+    return crs;
+  }
+  if ( !crs.isGeographic() )
+    return crs;
+  const QgsCoordinateReferenceSystem wgs84( QStringLiteral( "EPSG:4326" ) );
+  const QgsPointXY centre = QgsCoordinateTransform( crs, wgs84, context.transformContext() ).transform( extent.center() );
+  const int zone = std::clamp( static_cast<int>( std::floor( ( centre.x() + 180.0 ) / 6.0 ) ) + 1, 1, 60 );
+  const QgsCoordinateReferenceSystem utm( QStringLiteral( "EPSG:%1" ).arg( ( centre.y() >= 0 ? 32600 : 32700 ) + zone ) );
+  feedback->pushInfo( QObject::tr( "The regions layer has a geographic CRS (%1): distances are computed in %2 (%3)." )
+                        .arg( crs.authid(), utm.authid(), utm.description() ) );
+  return utm;
+}
+
+//! The layer behind a source parameter, to tell where it lives and which fields are its identity.
+QgsVectorLayer *layerOf( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context )
+{
+  QVariant value = parameters.value( name );
+  if ( value.canConvert<QgsProcessingFeatureSourceDefinition>() )
+    value = QVariant::fromValue( value.value<QgsProcessingFeatureSourceDefinition>().source );
+  if ( value.canConvert<QgsProperty>() )
+    value = value.value<QgsProperty>().valueAsString( context.expressionContext() );
+  return QgsProcessingParameters::parameterAsVectorLayer( algorithm.parameterDefinition( name ), value, context );
+}
+
+//! Records without a region field must be points, and the regions polygons to locate them in.
+void checkLocatable( const QgsFeatureSource &records, const QgsFeatureSource &regions )
+{
+  if ( !VbasPointLocator::locatable( records.wkbType() ) )
+    throw QgsProcessingException( QObject::tr( "RECORD_REGION is empty, so the records are located by their points, but the records table has %1 geometry: give the region id field "
+                                               "of the records (RECORD_REGION), or a point layer of records." )
+                                    .arg( QgsWkbTypes::displayString( records.wkbType() ) ) );
+  if ( QgsWkbTypes::geometryType( regions.wkbType() ) != vbasqgis::PolygonGeometry )
+    throw QgsProcessingException( QObject::tr( "RECORD_REGION is empty, so the records are located by their points: the regions layer must have polygons to locate them in." ) );
+}
+
+//! Record rows that have no region: counted, the first few named for the message.
+struct Unplaced
+{
+    std::int64_t rows = 0;
+    QStringList shown;
+
+    void add( const QString &name, std::int64_t count = 1 )
+    {
+      rows += count;
+      if ( shown.size() < kMaxShown && !shown.contains( name ) )
+        shown.append( name );
+    }
+    QString examples() const { return shown.join( QStringLiteral( ", " ) ); }
+};
+
+//! The rows of a group the source counted; throws when one of them has a count the streaming pass would refuse.
+std::int64_t groupRows( const QgsAttributes &attributes, const VbasCountedRows &grouped )
+{
+  bool ok = false;
+  const std::int64_t rows = attributes.at( grouped.rows ).toLongLong( &ok );
+  if ( !ok || rows < 1 || attributes.at( grouped.bad ).toLongLong() != 0 )
+    throw QgsProcessingException( QObject::tr( "a count that is not a whole number from 0 to %1" ).arg( kVbasMaxCount ) );
+  return rows;
+}
+
+//! The sum of a group's feature ids, modulo 2^64 as the release pass adds them.
+std::uint64_t groupIdSum( const QgsAttributes &attributes, const VbasCountedRows &grouped )
+{
+  bool ok = false;
+  const qlonglong sum = attributes.at( grouped.ids ).toString().toLongLong( &ok );
+  if ( !ok )
+    throw QgsProcessingException( QObject::tr( "the feature ids add up beyond 64 bits" ) );
+  return static_cast<std::uint64_t>( sum );
+}
+
+//! A region id as a message shows it.
+QString shown( const QVariant &value )
+{
+  return value.isNull() ? QStringLiteral( "NULL" ) : QStringLiteral( "'%1'" ).arg( value.toString() );
+}
+
+//! sum += count, refused when the sum passes what a 64-bit count holds.
+void addCount( std::int64_t &sum, std::int64_t count, std::int64_t row, QgsFeatureId id )
+{
+  if ( __builtin_add_overflow( sum, count, &sum ) )
+    throw QgsProcessingException( QObject::tr( "%1: the counts add up to more than %2 records, the most a 64-bit count holds." )
+                                    .arg( VbasRecordReader::rowName( row, id ) )
+                                    .arg( std::numeric_limits<std::int64_t>::max() ) );
+}
+
+//! The count of the records by their source, or why not: the whole table only (no selection or limit).
+std::optional<VbasGroupedCount> planGrouped( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const VbasRecordFields &roles,
+                                             const QgsAttributeList &identity, QString &why )
+{
+  const QVariant value = parameters.value( QStringLiteral( "RECORDS" ) );
+  if ( value.canConvert<QgsProcessingFeatureSourceDefinition>() )
+  {
+    const QgsProcessingFeatureSourceDefinition definition = value.value<QgsProcessingFeatureSourceDefinition>();
+    if ( definition.selectedFeaturesOnly || definition.featureLimit >= 0 )
+    {
+      why = QObject::tr( "only selected features or a limited number are read" );
+      return std::nullopt;
+    }
+  }
+  const QgsVectorLayer *layer = layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context );
+  if ( !layer )
+  {
+    why = QObject::tr( "the records are no layer" );
+    return std::nullopt;
+  }
+  return VbasGroupedCount::plan( *layer, roles, identity, why );
+}
+
+bool isTextOrNumber( vbasqgis::FieldType type )
+{
+  return type == vbasqgis::Field::String || type == vbasqgis::Field::Int || type == vbasqgis::Field::UInt || type == vbasqgis::Field::LongLong || type == vbasqgis::Field::ULongLong || type == vbasqgis::Field::Double;
+}
+
+} // namespace
+
+std::optional<std::uint32_t> VbasRegions::find( const QVariant &id ) const
+{
+  QString key;
+  if ( id.isNull() || !VbasValueCodec::regionKey( id, key ).isEmpty() )
+    return std::nullopt;
+  return index.find( utf16( key ) );
+}
+
+QgsAttributeList vbasIdentityFields( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context )
+{
+  const QgsVectorLayer *layer = layerOf( algorithm, parameters, name, context );
+  return layer && layer->dataProvider() ? layer->dataProvider()->pkAttributeIndexes() : QgsAttributeList();
+}
+
+std::unique_ptr<QgsProcessingFeatureSource> vbasSource( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context,
+                                                        QList<VbasLocation> &locations )
+{
+  std::unique_ptr<QgsProcessingFeatureSource> source( QgsProcessingParameters::parameterAsSource( algorithm.parameterDefinition( name ), parameters, context ) );
+  if ( !source )
+    throw QgsProcessingException( QObject::tr( "Could not load the layer of %1 (%2)." ).arg( name, parameters.value( name ).toString() ) );
+  locations << VbasLocation::of( name, layerOf( algorithm, parameters, name, context ) );
+  return source;
+}
+
+void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context )
+{
+  const auto has = [&]( const QString &name ) { return algorithm.parameterDefinition( name ) != nullptr; };
+  const auto text = [&]( const QString &name ) { return has( name ) ? QgsProcessingParameters::parameterAsString( algorithm.parameterDefinition( name ), parameters, context ) : QString(); };
+  const auto fields = [&]( const QString &name ) { return has( name ) ? vbasqgis::parameterAsFields( algorithm.parameterDefinition( name ), parameters, context ) : QStringList(); };
+
+  mRegions = vbasSource( algorithm, parameters, QStringLiteral( "REGIONS" ), context, mLocations );
+  mRegionIdField = text( QStringLiteral( "REGION_ID" ) );
+  const int idIndex = mRegions->fields().lookupField( mRegionIdField );
+  if ( idIndex < 0 )
+    throw QgsProcessingException( QObject::tr( "The regions layer has no field '%1' (region id field, REGION_ID)." ).arg( mRegionIdField ) );
+  if ( !isTextOrNumber( mRegions->fields().at( idIndex ).type() ) )
+    throw QgsProcessingException( QObject::tr( "The region id field '%1' is of type %2: region ids must be text or numbers." ).arg( mRegionIdField, mRegions->fields().at( idIndex ).typeName() ) );
+  mPopulationField = text( QStringLiteral( "POPULATION_FIELD" ) );
+  if ( !mPopulationField.isEmpty() && mRegions->fields().lookupField( mPopulationField ) < 0 )
+    throw QgsProcessingException( QObject::tr( "The regions layer has no population field '%1'." ).arg( mPopulationField ) );
+  if ( !mPopulationField.isEmpty() && mRegions->fields().lookupField( mPopulationField ) == idIndex )
+    throw QgsProcessingException( QObject::tr( "The population field '%1' is also the region id field: a field has one role." ).arg( mPopulationField ) );
+  if ( has( QStringLiteral( "REGION_POINT" ) ) )
+    mRegionPoint = QgsProcessingParameters::parameterAsEnum( algorithm.parameterDefinition( QStringLiteral( "REGION_POINT" ) ), parameters, context );
+
+  mRecords = vbasSource( algorithm, parameters, QStringLiteral( "RECORDS" ), context, mLocations );
+  mQiNames = fields( QStringLiteral( "QI_FIELDS" ) );
+  const QgsProcessingParameterDefinition *qis = algorithm.parameterDefinition( QStringLiteral( "QI_FIELDS" ) );
+  if ( qis && !( qis->flags() & vbasqgis::ParameterOptional ) && mQiNames.isEmpty() )
+    throw QgsProcessingException( QObject::tr( "Choose at least one quasi-identifier field (QI_FIELDS)." ) );
+  const QStringList released = fields( QStringLiteral( "RELEASE_FIELDS" ) );
+  const QgsAttributeList identity = vbasIdentityFields( algorithm, parameters, QStringLiteral( "RECORDS" ), context );
+  const QString recordRegion = text( QStringLiteral( "RECORD_REGION" ) );
+  if ( recordRegion.isEmpty() )
+    checkLocatable( *mRecords, *mRegions );
+  mDropOutside = has( QStringLiteral( "OUTSIDE_POINTS" ) ) && QgsProcessingParameters::parameterAsEnum( algorithm.parameterDefinition( QStringLiteral( "OUTSIDE_POINTS" ) ), parameters, context ) == 1;
+  mTransformContext = context.transformContext();
+  mRecordFields = VbasRecordReader::resolve( mRecords->fields(), recordRegion, mQiNames, text( QStringLiteral( "COUNT_FIELD" ) ),
+                                             released.isEmpty() ? std::nullopt : std::optional<QStringList>( released ), identity, text( QStringLiteral( "SENSITIVE_FIELD" ) ) );
+  if ( !has( QStringLiteral( "GROUP_IN_SOURCE" ) ) || !QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "GROUP_IN_SOURCE" ) ), parameters, context ) )
+    mNotGrouped = QObject::tr( "GROUP_IN_SOURCE is off" );
+  else
+    mGrouped = planGrouped( algorithm, parameters, context, mRecordFields, identity, mNotGrouped );
+  // SITES and LOOKUP are inputs of some algorithms, a number or an output of others.
+  const auto isSource = [&]( const QString &name ) { return has( name ) && algorithm.parameterDefinition( name )->type() == QgsProcessingParameterFeatureSource::typeName(); };
+  if ( isSource( QStringLiteral( "SITES" ) ) )
+    mSites = vbasSource( algorithm, parameters, QStringLiteral( "SITES" ), context, mLocations );
+  if ( isSource( QStringLiteral( "LOOKUP" ) ) )
+    mLookup = vbasSource( algorithm, parameters, QStringLiteral( "LOOKUP" ), context, mLocations );
+}
+
+QgsFields VbasInputs::regionFields() const
+{
+  return mRegions->fields();
+}
+
+vbasqgis::WkbType VbasInputs::regionsWkbType() const
+{
+  return mRegions->wkbType();
+}
+
+QgsCoordinateReferenceSystem VbasInputs::regionsCrs() const
+{
+  return mRegions->sourceCrs();
+}
+
+VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessingFeedback *feedback ) const
+{
+  VbasRegions regions;
+  const QgsFields fields = mRegions->fields();
+  const int idIndex = fields.lookupField( mRegionIdField );
+  const int populationIndex = mPopulationField.isEmpty() ? -1 : fields.lookupField( mPopulationField );
+  regions.crs = mRegions->sourceCrs();
+  regions.workingCrs = workingCrs( regions.crs, mRegions->sourceExtent(), context, feedback );
+  regions.toWorking = QgsCoordinateTransform( regions.crs, regions.workingCrs, context.transformContext() );
+
+  const long long count = mRegions->featureCount();
+  QgsFeatureIterator it = mRegions->getFeatures( QgsFeatureRequest(), vbasqgis::SkipGeometryValidityChecks );
+  QgsFeature f;
+  int repaired = 0;
+  QgsRectangle extent;
+  while ( it.nextFeature( f ) )
+  {
+    VbasInterrupt::throwIfCanceled( feedback );
+    const QVariant id = f.attribute( idIndex );
+    if ( id.isNull() )
+      throw QgsProcessingException( QObject::tr( "Region with feature id %1 has a NULL id in '%2'." ).arg( f.id() ).arg( mRegionIdField ) );
+    QString idKey;
+    const QString reason = VbasValueCodec::regionKey( id, idKey );
+    if ( !reason.isEmpty() )
+      throw QgsProcessingException( QObject::tr( "Region with feature id %1: its id in '%2' is %3." ).arg( f.id() ).arg( mRegionIdField, reason ) );
+    if ( regions.index.find( utf16( idKey ) ) )
+      throw QgsProcessingException( QObject::tr( "The region id '%1' appears more than once in '%2': region ids must be unique." ).arg( idKey, mRegionIdField ) );
+    QgsGeometry geometry = f.geometry();
+    if ( geometry.isNull() || geometry.isEmpty() )
+      throw QgsProcessingException( QObject::tr( "Region '%1' has no geometry." ).arg( idKey ) );
+    if ( geometry.type() == vbasqgis::PolygonGeometry && !geometry.isGeosValid() )
+    {
+      geometry = geometry.makeValid();
+      ++repaired;
+    }
+    const QgsGeometry point = mRegionPoint == 1 ? geometry.pointOnSurface() : geometry.centroid();
+    if ( point.isNull() )
+      throw QgsProcessingException( QObject::tr( "Region '%1': its region point could not be computed." ).arg( idKey ) );
+    QgsPointXY p = point.asPoint();
+    QgsGeometry working = geometry;
+    try
+    {
+      p = regions.toWorking.transform( p );
+      working.transform( regions.toWorking );
+    }
+    catch ( QgsCsException & )
+    {
+      throw QgsProcessingException( QObject::tr( "Region '%1' could not be transformed to %2." ).arg( idKey, regions.workingCrs.authid() ) );
+    }
+    extent.combineExtentWith( working.boundingBox() );
+    if ( populationIndex >= 0 )
+    {
+      bool ok = false;
+      const double population = f.attribute( populationIndex ).toDouble( &ok );
+      if ( !ok || population < 0 || !std::isfinite( population ) )
+        throw QgsProcessingException( QObject::tr( "Region '%1': the population field '%2' holds '%3', not a number >= 0." ).arg( idKey, mPopulationField, f.attribute( populationIndex ).toString() ) );
+      regions.population.push_back( population );
+    }
+    regions.index.insert( utf16( idKey ) );
+    regions.ids.append( id );
+    regions.geometries.append( geometry );
+    regions.points.push_back( { p.x(), p.y() } );
+    if ( count > 0 )
+      feedback->setProgress( 100.0 * static_cast<double>( regions.ids.size() ) / static_cast<double>( count ) );
+  }
+  if ( regions.ids.isEmpty() )
+    throw QgsProcessingException( QObject::tr( "The regions layer is empty." ) );
+  if ( repaired > 0 )
+    feedback->pushWarning( QObject::tr( "%n invalid region polygon(s) repaired with make valid.", nullptr, repaired ) );
+  regions.extent = { extent.xMinimum(), extent.yMinimum(), extent.xMaximum(), extent.yMaximum() };
+  return regions;
+}
+
+VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFeedback *feedback ) const
+{
+  if ( mGrouped )
+  {
+    try
+    {
+      const VbasCountedRows groups = mGrouped->open();
+      feedback->pushInfo( QObject::tr( "The records are counted by their %1 source (GROUP BY region and QIs)." ).arg( mGrouped->sourceName() ) );
+      return count( regions, groups, feedback );
+    }
+    catch ( const QgsProcessingException &e )
+    {
+      VbasInterrupt::throwIfCanceled( feedback );
+      feedback->pushInfo( QObject::tr( "The %1 source did not count the records (%2): they are counted row by row." ).arg( mGrouped->sourceName(), e.what() ) );
+    }
+  }
+  else
+    feedback->pushInfo( QObject::tr( "The records are counted row by row: %1." ).arg( mNotGrouped ) );
+  VbasCountedRows rows;
+  rows.fields = mRecords->fields();
+  rows.roles = mRecordFields;
+  QgsFeatureRequest request;
+  request.setFlags( mRecordFields.region < 0 ? vbasqgis::WithGeometry : vbasqgis::NoGeometry ).setSubsetOfAttributes( mRecordFields.counted() );
+  rows.next = [it = mRecords->getFeatures( request, vbasqgis::SkipGeometryValidityChecks )]( QgsFeature &f ) mutable { return it.nextFeature( f ); };
+  rows.expected = mRecords->featureCount();
+  return count( regions, rows, feedback );
+}
+
+VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows &rows, QgsProcessingFeedback *feedback ) const
+{
+  VbasRecordReader reader( rows.fields, rows.roles );
+  VbasRecords records( static_cast<std::size_t>( mRecordFields.qis.size() ) );
+  if ( rows.roles.region < 0 )
+  {
+    records.locator = std::make_shared<VbasPointLocator>( regions, mRecords->sourceCrs(), mTransformContext );
+    records.dropOutside = mDropOutside;
+  }
+  records.idSum = rows.grouped();
+  vbas::HistogramBuilder builder( static_cast<std::size_t>( regions.ids.size() ) );
+  vbas::QiEncoder sensitiveValues( 1 );
+  vbas::SensitivePairs pairs; // with a sensitive field the histograms count (class, value) pairs, merged to classes at the end
+
+  const double step = rows.expected > 0 ? 100.0 / static_cast<double>( rows.expected ) : 0;
+  std::int64_t total = 0;
+  std::int64_t outsideRows = 0;
+  std::int64_t read = 0; // rows or groups
+  Unplaced unplaced;
+  QgsFeature f;
+  while ( rows.next( f ) )
+  {
+    if ( ( read++ & 0xfff ) == 0 )
+    {
+      VbasInterrupt::throwIfCanceled( feedback );
+      feedback->setProgress( static_cast<double>( read ) * step );
+    }
+    const QgsAttributes attributes = f.attributes();
+    const std::int64_t rowsHere = rows.grouped() ? groupRows( attributes, rows ) : 1;
+    records.rows += rowsHere;
+    records.digest += rows.grouped() ? groupIdSum( attributes, rows ) : VbasRecordReader::digest( f.id() );
+    const std::optional<std::uint32_t> region = records.locator ? records.locator->locate( f.geometry(), records.rows, f.id() ) : regions.find( reader.region( attributes ) );
+    if ( !region && records.dropOutside )
+    {
+      ++outsideRows;
+      addCount( records.outside, reader.count( attributes, records.rows, f.id() ), records.rows, f.id() );
+      continue;
+    }
+    if ( !region )
+    {
+      unplaced.add( records.locator ? VbasRecordReader::rowName( records.rows, f.id() ) : shown( reader.region( attributes ) ), rowsHere );
+      continue;
+    }
+    const std::int64_t count = reader.count( attributes, records.rows, f.id() );
+    addCount( total, count, records.rows, f.id() );
+    const std::uint32_t cls = reader.addClass( attributes, records.encoder, records.rows, f.id() );
+    builder.add( *region, mRecordFields.sensitive < 0 ? cls : pairs.id( cls, reader.addSensitive( attributes, sensitiveValues, records.rows, f.id() ) ), count );
+  }
+  VbasInterrupt::throwIfCanceled( feedback );
+  if ( unplaced.rows > 0 && records.locator )
+    throw QgsProcessingException( QObject::tr( "%1 record row(s) lie outside every region of the regions layer or have no point: %2. Correct their points, or set "
+                                               "OUTSIDE_POINTS to drop them with a warning." )
+                                    .arg( unplaced.rows )
+                                    .arg( unplaced.examples() ) );
+  if ( unplaced.rows > 0 )
+    throw QgsProcessingException( QObject::tr( "%1 record(s) have a region id (field '%2') that is not in the regions layer's '%3', for example %4." )
+                                    .arg( unplaced.rows )
+                                    .arg( mRecords->fields().at( mRecordFields.region ).name(), mRegionIdField, unplaced.examples() ) );
+  if ( records.rows == 0 )
+    throw QgsProcessingException( QObject::tr( "The records table is empty." ) );
+  if ( outsideRows > 0 )
+    feedback->pushWarning( QObject::tr( "%1 record(s) in %2 row(s) lie outside every region or have no point: dropped (OUTSIDE_POINTS). They are neither released nor counted as suppressed." )
+                             .arg( records.outside )
+                             .arg( outsideRows ) );
+  for ( int q = 0; q < mQiNames.size(); ++q )
+    if ( reader.nulls()[q] > 0 )
+      feedback->pushInfo( QObject::tr( "QI field '%1' is NULL in %2 %3: NULL is treated as a category of its own." )
+                            .arg( mQiNames[q] )
+                            .arg( reader.nulls()[q] )
+                            .arg( rows.grouped() ? QObject::tr( "group(s) of records" ) : QObject::tr( "record(s)" ) ) );
+  if ( mRecordFields.sensitive < 0 )
+    records.histograms = builder.build();
+  else
+  {
+    records.sensitive = pairs.finish( builder.build(), sensitiveValues.categoryCount( 0 ) );
+    records.histograms = records.sensitive->classHistograms();
+  }
+  if ( total == 0 )
+    throw QgsProcessingException( QObject::tr( "The records table holds no records: every count is 0." ) );
+  feedback->pushInfo( QObject::tr( "Read %1 record rows (%2 records) in %3 regions, %4 equivalence classes." )
+                        .arg( records.rows ).arg( total ).arg( regions.ids.size() ).arg( records.encoder.classCount() ) );
+  return records;
+}
+
+VbasSites VbasInputs::readSites( const VbasRegions &regions, QgsProcessingContext &context ) const
+{
+  const QString kSiteId = QStringLiteral( "site_id" );
+  const int idIndex = mSites->fields().lookupField( kSiteId );
+  const QgsCoordinateTransform toWorking( mSites->sourceCrs(), regions.workingCrs, context.transformContext() );
+  std::vector<std::pair<qlonglong, vbas::Point>> sites;
+  QgsFeatureIterator it = mSites->getFeatures( QgsFeatureRequest().setSubsetOfAttributes( idIndex >= 0 ? QgsAttributeList { idIndex } : QgsAttributeList() ) );
+  QgsFeature f;
+  while ( it.nextFeature( f ) )
+  {
+    qlonglong id = static_cast<qlonglong>( sites.size() + 1 );
+    if ( idIndex >= 0 )
+    {
+      bool ok = false;
+      id = f.attribute( idIndex ).toLongLong( &ok );
+      if ( !ok )
+        throw QgsProcessingException( QObject::tr( "Site with feature id %1: '%2' holds '%3', not a whole number." ).arg( f.id() ).arg( kSiteId, f.attribute( idIndex ).toString() ) );
+    }
+    const QgsGeometry geometry = f.geometry();
+    if ( geometry.isNull() || geometry.isEmpty() )
+      throw QgsProcessingException( QObject::tr( "Site %1 has no geometry." ).arg( id ) );
+    QgsPointXY p = geometry.centroid().asPoint();
+    try
+    {
+      p = toWorking.transform( p );
+    }
+    catch ( QgsCsException & )
+    {
+      throw QgsProcessingException( QObject::tr( "Site %1 could not be transformed to %2." ).arg( id ).arg( regions.workingCrs.authid() ) );
+    }
+    sites.push_back( { id, { p.x(), p.y() } } );
+  }
+  if ( sites.empty() )
+    throw QgsProcessingException( QObject::tr( "The sites layer is empty." ) );
+  std::stable_sort( sites.begin(), sites.end(), []( const auto &a, const auto &b ) { return a.first < b.first; } );
+  VbasSites result;
+  for ( const auto &[id, point] : sites )
+  {
+    if ( !result.ids.empty() && result.ids.back() == id )
+      throw QgsProcessingException( QObject::tr( "The site id %1 appears more than once in the sites layer's '%2'." ).arg( id ).arg( kSiteId ) );
+    result.ids.push_back( id );
+    result.points.push_back( point );
+  }
+  return result;
+}
+
+VbasLookup VbasInputs::readLookup( const VbasRegions &regions, const VbasSites &sites, QgsProcessingFeedback *feedback ) const
+{
+  const QgsFields fields = mLookup->fields();
+  const int regionIndex = fields.lookupField( QStringLiteral( "region_id" ) );
+  const int aggregateIndex = fields.lookupField( QStringLiteral( "aggregate_id" ) );
+  const int siteIndex = fields.lookupField( QStringLiteral( "site_id" ) );
+  if ( regionIndex < 0 || aggregateIndex < 0 || siteIndex < 0 )
+    throw QgsProcessingException( QObject::tr( "The region lookup needs the fields region_id, aggregate_id and site_id." ) );
+  const std::size_t regionCount = static_cast<std::size_t>( regions.ids.size() );
+  std::vector<qlonglong> regionAggregateId( regionCount );
+  std::vector<bool> seen( regionCount, false );
+  std::map<qlonglong, std::size_t> aggregateGroups;
+  VbasLookup lookup;
+  lookup.regionSites.resize( regionCount );
+  QgsFeatureIterator it = mLookup->getFeatures( QgsFeatureRequest().setFlags( vbasqgis::NoGeometry ) );
+  QgsFeature f;
+  while ( it.nextFeature( f ) )
+  {
+    VbasInterrupt::throwIfCanceled( feedback );
+    const QString region = f.attribute( regionIndex ).toString();
+    const std::optional<std::uint32_t> r = regions.find( f.attribute( regionIndex ) );
+    if ( !r )
+      throw QgsProcessingException( QObject::tr( "The region lookup names region '%1', which is not in the regions layer." ).arg( region ) );
+    if ( seen[*r] )
+      throw QgsProcessingException( QObject::tr( "The region lookup names region '%1' more than once." ).arg( region ) );
+    bool okAggregate = false, okSite = false;
+    const qlonglong aggregateId = f.attribute( aggregateIndex ).toLongLong( &okAggregate );
+    const qlonglong siteId = f.attribute( siteIndex ).toLongLong( &okSite );
+    const auto site = std::lower_bound( sites.ids.begin(), sites.ids.end(), siteId );
+    if ( !okAggregate || !okSite || site == sites.ids.end() || *site != siteId )
+      throw QgsProcessingException( QObject::tr( "The region lookup row of region '%1' has no valid aggregate_id or a site_id that is not in the sites layer." ).arg( region ) );
+    seen[*r] = true;
+    regionAggregateId[*r] = aggregateId;
+    aggregateGroups.emplace( aggregateId, 0 );
+    lookup.regionSites[*r] = sites.points[static_cast<std::size_t>( site - sites.ids.begin() )];
+  }
+  const auto missing = std::find( seen.begin(), seen.end(), false );
+  if ( missing != seen.end() )
+    throw QgsProcessingException( QObject::tr( "Region '%1' has no row in the region lookup." ).arg( regions.ids[static_cast<int>( missing - seen.begin() )].toString() ) );
+  std::size_t group = 0;
+  for ( auto &entry : aggregateGroups )
+    entry.second = group++;
+  for ( const qlonglong id : regionAggregateId )
+    lookup.regionGroup.push_back( aggregateGroups[id] );
+  return lookup;
+}

@@ -1,0 +1,134 @@
+// Folder inputs/: reading the inputs through QGIS providers and GDAL (layers, records, grouped counts, points, codes).
+// Reading the inputs: the regions layer, the records table (the counting pass, SPEC 2), the sites
+// and the region lookup. Every source, field and role is resolved and checked in prepare(), before
+// anything is read or written.
+#pragma once
+
+#include "support/vbasqgiscompat.h"
+#include "geometry.h"
+#include "histograms.h"
+#include "qi_encoding.h"
+#include "sensitive.h"
+#include "string_index.h"
+#include "inputs/vbasgroupedcount.h"
+#include "support/vbaslocation.h"
+#include "inputs/vbaspointlocator.h"
+#include "inputs/vbasrecordreader.h"
+
+#include <qgscoordinatereferencesystem.h>
+#include <qgscoordinatetransform.h>
+#include <qgsgeometry.h>
+#include <qgsprocessingutils.h>
+
+#include <memory>
+#include <optional>
+
+class QgsProcessingAlgorithm;
+
+//! The initial regions, read once.
+struct VbasRegions
+{
+    QgsCoordinateReferenceSystem crs;        //!< of the regions layer
+    QgsCoordinateReferenceSystem workingCrs; //!< distances are computed here (projected)
+    QgsCoordinateTransform toWorking;
+    QVector<QVariant> ids;                   //!< region ids, in layer order
+    vbas::StringIndex index;                 //!< region key (VbasValueCodec::regionKey, UTF-16) -> region
+    QVector<QgsGeometry> geometries;         //!< repaired geometries, layer CRS
+    std::vector<vbas::Point> points;         //!< region points, working CRS
+    std::vector<double> population;          //!< population field values; empty when the basis is records
+    vbas::Extent extent;                     //!< of the regions, working CRS
+
+    //! The region with this id, matched by its key; nothing for NULL or an unknown id. Throws for a value that is no region id.
+    std::optional<std::uint32_t> find( const QVariant &id ) const;
+};
+
+//! The records, counted: the QI classes and the per-region sparse histograms of the counting pass.
+struct VbasRecords
+{
+    explicit VbasRecords( std::size_t qiCount )
+      : encoder( qiCount )
+    {}
+    vbas::QiEncoder encoder;
+    vbas::SparseHistograms histograms;
+    std::optional<vbas::SensitiveHistograms> sensitive; //!< with a sensitive field: the records per (region, class, value)
+    std::int64_t rows = 0;     //!< rows read, a row standing for its count of records
+    std::uint64_t digest = 0;  //!< of the rows' feature ids: a later pass must read the same rows
+    bool idSum = false;        //!< the digest is the plain sum of the feature ids (counted by the source), not the sum of their hashes
+    //! Records without a region field: their points located in the regions, the same way in every pass.
+    std::shared_ptr<const VbasPointLocator> locator;
+    bool dropOutside = false;  //!< a located record outside every region is dropped (OUTSIDE_POINTS), not refused
+    std::int64_t outside = 0;  //!< records dropped as outside every region (the first pass's count, for the log)
+};
+
+//! Sites read from a point layer, ordered by site id, in the working CRS.
+struct VbasSites
+{
+    std::vector<vbas::Point> points;
+    std::vector<qlonglong> ids;
+};
+
+//! The aggregate and the site of every region, from a region lookup table.
+struct VbasLookup
+{
+    std::vector<std::size_t> regionGroup; //!< the aggregate of each region, as an index of increasing aggregate ids
+    std::vector<vbas::Point> regionSites; //!< the site of each region's aggregate, working CRS
+};
+
+/**
+ * Opens the source of the algorithm's parameter name, refusing one that cannot be loaded, and appends
+ * where it lives to locations, for the output checks (VbasOutputSet::prepare).
+ */
+std::unique_ptr<QgsProcessingFeatureSource> vbasSource( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context,
+                                                        QList<VbasLocation> &locations );
+
+//! The identity fields (the table's feature id column) of the source parameter name: they carry the input's order and are never released.
+QgsAttributeList vbasIdentityFields( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context );
+
+class VbasInputs
+{
+  public:
+    /**
+     * Resolves the inputs that algorithm declares (REGIONS, RECORDS, SITES, LOOKUP and their
+     * fields) and refuses, before anything is read, a missing source or field, a field in two
+     * roles, a QI listed twice, or a field type that cannot be read exactly.
+     */
+    void prepare( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
+
+    VbasRegions readRegions( QgsProcessingContext &context, QgsProcessingFeedback *feedback ) const;
+    /**
+     * The counting pass over the records: grouped by the data source where it can (GROUP_IN_SOURCE,
+     * VbasGroupedCount), else (and whenever the source's count fails) row by row.
+     */
+    VbasRecords readRecords( const VbasRegions &regions, QgsProcessingFeedback *feedback ) const;
+    //! The sites: their site_id field, or 1, 2, ... in layer order without one.
+    VbasSites readSites( const VbasRegions &regions, QgsProcessingContext &context ) const;
+    VbasLookup readLookup( const VbasRegions &regions, const VbasSites &sites, QgsProcessingFeedback *feedback ) const;
+
+    QgsFeatureSource *records() const { return mRecords.get(); }
+    const VbasRecordFields &recordFields() const { return mRecordFields; }
+    QgsFields regionFields() const;
+    const QString &regionIdField() const { return mRegionIdField; }
+    vbasqgis::WkbType regionsWkbType() const;
+    QgsCoordinateReferenceSystem regionsCrs() const;
+    //! Where each input lives, for the output checks.
+    const QList<VbasLocation> &locations() const { return mLocations; }
+
+  private:
+    //! The counting pass over rows, or over the groups of the source.
+    VbasRecords count( const VbasRegions &regions, const VbasCountedRows &rows, QgsProcessingFeedback *feedback ) const;
+
+    std::unique_ptr<QgsProcessingFeatureSource> mRegions;
+    std::unique_ptr<QgsProcessingFeatureSource> mRecords;
+    std::unique_ptr<QgsProcessingFeatureSource> mSites;
+    std::unique_ptr<QgsProcessingFeatureSource> mLookup;
+    QString mRegionIdField;
+    QString mPopulationField;
+    int mRegionPoint = 0;
+    bool mDropOutside = false;
+    std::optional<VbasGroupedCount> mGrouped; //!< the records counted by their data source
+    QString mNotGrouped;                      //!< why not, when asked to
+    QgsCoordinateTransformContext mTransformContext;
+    VbasRecordFields mRecordFields;
+    QStringList mQiNames;
+    QList<VbasLocation> mLocations;
+};

@@ -1,0 +1,246 @@
+#include "outputs/vbasreleasewriter.h"
+#include "support/vbasqgiscompat.h"
+
+#include "distinct_count.h"
+#include "shuffle.h"
+#include "support/vbasinterrupt.h"
+#include "support/vbasvaluecodec.h"
+#include "support/vbasworker.h"
+
+#include <qgsexception.h>
+#include <qgsfeaturerequest.h>
+#include <qgsfeaturesource.h>
+#include <qgsprocessingfeedback.h>
+
+#include <QFile>
+
+#include <stdexcept>
+
+namespace
+{
+
+const QString kAggregateId = QStringLiteral( "aggregate_id" );
+
+//! A released field whose values are about this many per row identifies its rows (a patient id).
+constexpr double kNearlyUnique = 0.9;
+constexpr std::int64_t kFewestRowsToJudge = 20;
+//! Rows handed between the two threads of the release pass at a time.
+constexpr std::size_t kBatchRows = 4096;
+
+//! Rows of the release pass as read, in reading order.
+struct Rows
+{
+    std::vector<QgsAttributes> attributes;
+    std::vector<QgsFeatureId> ids;
+    std::vector<std::optional<std::uint32_t>> located; //!< records without a region field: the region of each row's point
+};
+
+} // namespace
+
+VbasOutputSchema VbasReleaseWriter::schema( const QgsFields &recordFields, const VbasRecordFields &roles )
+{
+  QgsFields fields;
+  for ( const int i : roles.released )
+  {
+    if ( recordFields.at( i ).name().compare( kAggregateId, Qt::CaseInsensitive ) == 0 )
+      throw QgsProcessingException( QObject::tr( "The records table has a field '%1': rename it or leave it out of RELEASE_FIELDS, the release gets aggregate_id." ).arg( recordFields.at( i ).name() ) );
+    fields.append( recordFields.at( i ) );
+  }
+  fields.append( QgsField( kAggregateId, vbasqgis::Field::LongLong ) );
+  return { QStringLiteral( "ANONYMIZED" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
+}
+
+VbasReleaseWriter::VbasReleaseWriter( QgsFeatureSource &records, const VbasRecordFields &roles, const VbasRegions &regions, const VbasRecords &counted, const vbas::Release &release )
+  : mRecords( records )
+  , mRoles( roles )
+  , mRegions( regions )
+  , mCounted( counted )
+  , mRelease( release )
+{
+}
+
+void VbasReleaseWriter::write( VbasOutput &output, std::uint64_t seed, std::size_t memoryBudget, QgsProcessingFeedback *feedback )
+{
+  try
+  {
+    vbas::ExternalShuffle shuffle( seed, memoryBudget, QFile::encodeName( output.scratchPrefix() ).toStdString() );
+    readAgain( shuffle, feedback );
+    drain( shuffle, output, feedback );
+  }
+  catch ( const std::exception &e ) // the shuffle's scratch files, a row it could not read back
+  {
+    throw QgsProcessingException( QObject::tr( "Could not shuffle the release beside %1: %2" ).arg( output.scratchPrefix(), QString::fromLocal8Bit( e.what() ) ) );
+  }
+  output.finish();
+}
+
+void VbasReleaseWriter::changed( const QString &what ) const
+{
+  throw QgsProcessingException( QObject::tr( "The records table changed while the release was being written (%1). Nothing was written: run the algorithm again "
+                                             "when nobody edits the table." )
+                                  .arg( what ) );
+}
+
+/**
+ * The checks of the release pass on each row, in the worker thread: the row's region and class derived
+ * again from the values about to be written, counted against the first pass, and a released row
+ * serialized for the shuffle.
+ */
+class VbasReleaseWriter::Check
+{
+  public:
+    Check( const VbasReleaseWriter &writer, vbas::ExternalShuffle &shuffle )
+      : mWriter( writer )
+      , mReader( writer.mRecords.fields(), writer.mRoles )
+      , mRecount( writer.mCounted.histograms )
+      , mSuppressed( vbas::suppressedEntries( writer.mCounted.histograms, writer.mRelease.aggregation, writer.mRelease.suppression ) )
+      , mDistinct( static_cast<std::size_t>( writer.mRoles.others.size() ) )
+      , mShuffle( shuffle )
+    {}
+
+    //! located: the region of the row's point, for records without a region field.
+    void take( const QgsAttributes &attributes, QgsFeatureId id, const std::optional<std::uint32_t> &located )
+    {
+      ++mRows;
+      const std::int64_t count = mReader.count( attributes, mRows, id );
+      const std::optional<std::uint32_t> region = mWriter.mCounted.locator ? located : mWriter.mRegions.find( mReader.region( attributes ) );
+      if ( count == 0 || ( !region && mWriter.mCounted.dropOutside ) )
+        return; // a row standing for no record, or dropped as outside every region (OUTSIDE_POINTS)
+      const std::optional<std::uint32_t> cls = region ? mReader.findClass( attributes, mWriter.mCounted.encoder, mRows, id ) : std::nullopt;
+      const std::size_t entry = cls ? mRecount.add( *region, *cls, count ) : vbas::SparseHistograms::npos;
+      if ( entry == vbas::SparseHistograms::npos )
+        mWriter.changed( QObject::tr( "%1 holds values the first pass did not count" ).arg( VbasRecordReader::rowName( mRows, id ) ) );
+      if ( mSuppressed[entry] )
+        return;
+      mRow.clear();
+      const VbasRecordFields &roles = mWriter.mRoles;
+      for ( int i = 0, other = 0; i < roles.released.size(); ++i )
+      {
+        const std::size_t start = mRow.size();
+        VbasValueCodec::encode( attributes.at( roles.released[i] ), mRow );
+        if ( other < roles.others.size() && roles.others[other] == roles.released[i] )
+          mDistinct[static_cast<std::size_t>( other++ )].add( std::string_view( mRow ).substr( start ) );
+      }
+      VbasValueCodec::encode( static_cast<qlonglong>( mWriter.mRelease.aggregation.regionAggregate[*region] + 1 ), mRow );
+      mShuffle.add( mRow );
+      ++mReleasedRows;
+      mReleasedRecords += count;
+    }
+
+    //! Every entry counted as in the first pass, and as many records released as the release says.
+    bool agrees() const
+    {
+      return mRecount.firstDifference() == vbas::SparseHistograms::npos && mReleasedRecords == mWriter.mRelease.suppression.releasedRecords;
+    }
+
+    //! Warns about released fields that are (nearly) unique per record, such as a patient id.
+    void warnUnique( QgsProcessingFeedback *feedback ) const
+    {
+      for ( std::size_t other = 0; other < mDistinct.size(); ++other )
+      {
+        const double values = mDistinct[other].estimate();
+        if ( mReleasedRows >= kFewestRowsToJudge && values >= kNearlyUnique * static_cast<double>( mReleasedRows ) )
+          feedback->pushWarning( QObject::tr( "The released field '%1' is (nearly) unique per record: about %2 different values in %3 released rows. It may identify "
+                                              "patients: leave it out with RELEASE_FIELDS unless it must be released." )
+                                   .arg( mWriter.mRecords.fields().at( mWriter.mRoles.others[static_cast<int>( other )] ).name() )
+                                   .arg( qRound64( std::min( values, static_cast<double>( mReleasedRows ) ) ) )
+                                   .arg( mReleasedRows ) );
+      }
+    }
+
+  private:
+    const VbasReleaseWriter &mWriter;
+    VbasRecordReader mReader;
+    vbas::Recount mRecount;
+    std::vector<char> mSuppressed; //!< per entry of the region histograms
+    std::vector<vbas::DistinctCount> mDistinct;
+    vbas::ExternalShuffle &mShuffle;
+    std::string mRow;
+    std::int64_t mRows = 0, mReleasedRows = 0, mReleasedRecords = 0;
+};
+
+void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, QgsProcessingFeedback *feedback )
+{
+  Check check( *this, shuffle );
+  VbasWorker<Rows> worker( [&check]( VbasWorker<Rows> &w ) {
+    while ( const std::optional<Rows> rows = w.pop() )
+      for ( std::size_t i = 0; i < rows->ids.size(); ++i )
+        check.take( rows->attributes[i], rows->ids[i], rows->located.empty() ? std::nullopt : rows->located[i] );
+  } );
+  QgsFeatureRequest request;
+  const VbasPointLocator *locator = mCounted.locator.get();
+  request.setFlags( locator ? vbasqgis::WithGeometry : vbasqgis::NoGeometry ).setSubsetOfAttributes( mRoles.read() );
+  QgsFeatureIterator it = mRecords.getFeatures( request );
+  const double step = mCounted.rows > 0 ? 50.0 / static_cast<double>( mCounted.rows ) : 0;
+  std::int64_t rows = 0;
+  std::uint64_t digest = 0;
+  Rows batch;
+  QgsFeature f;
+  bool more = true;
+  while ( more )
+  {
+    more = it.nextFeature( f );
+    if ( more )
+    {
+      ++rows;
+      digest += mCounted.idSum ? static_cast<std::uint64_t>( f.id() ) : VbasRecordReader::digest( f.id() );
+      batch.attributes.push_back( f.attributes() );
+      batch.ids.push_back( f.id() );
+      if ( locator ) // located here, in the reading thread: GEOS's prepared geometries are not shared between threads
+        batch.located.push_back( locator->locate( f.geometry(), rows, f.id() ) );
+    }
+    if ( batch.ids.size() == kBatchRows || ( !more && !batch.ids.empty() ) )
+    {
+      VbasInterrupt::throwIfCanceled( feedback );
+      feedback->setProgress( static_cast<double>( rows ) * step );
+      if ( !worker.push( std::exchange( batch, Rows() ) ) )
+        break; // the worker failed: finish() says why
+    }
+  }
+  worker.close();
+  worker.finish();
+  VbasInterrupt::throwIfCanceled( feedback );
+  if ( rows != mCounted.rows || digest != mCounted.digest )
+    changed( QObject::tr( "%1 rows now, %2 in the first pass, or other rows" ).arg( rows ).arg( mCounted.rows ) );
+  if ( !check.agrees() )
+    changed( QObject::tr( "its counts differ from the first pass" ) );
+  check.warnUnique( feedback );
+}
+
+void VbasReleaseWriter::drain( vbas::ExternalShuffle &shuffle, VbasOutput &output, QgsProcessingFeedback *feedback )
+{
+  // The worker reads the shuffled rows back into features; this thread writes them.
+  const QgsFields fields = output.fields();
+  VbasWorker<QgsFeatureList> worker( [&shuffle, &fields]( VbasWorker<QgsFeatureList> &w ) {
+    QgsFeatureList batch;
+    QgsAttributes attributes( fields.count() );
+    shuffle.drain( [&]( std::string_view row ) {
+      std::size_t position = 0;
+      for ( int i = 0; i < attributes.size(); ++i )
+        attributes[i] = VbasValueCodec::decode( row, position );
+      // A fresh feature per row: QgsFeature::setAttributes keeps the old values when the new ones
+      // compare equal, and QVariant compares reals fuzzily (0.1 + 0.2 == 0.3) and date-times by instant.
+      batch << QgsFeature( fields );
+      batch.back().setAttributes( attributes );
+      if ( static_cast<std::size_t>( batch.size() ) == kBatchRows && !w.push( std::exchange( batch, QgsFeatureList() ) ) )
+        throw VbasWorker<QgsFeatureList>::Stopped();
+    } );
+    if ( !batch.isEmpty() )
+      w.push( std::move( batch ) );
+    w.close();
+  } );
+  const double step = shuffle.size() > 0 ? 50.0 / static_cast<double>( shuffle.size() ) : 0;
+  qlonglong written = 0;
+  while ( std::optional<QgsFeatureList> batch = worker.pop() )
+  {
+    VbasInterrupt::throwIfCanceled( feedback );
+    feedback->setProgress( 50.0 + static_cast<double>( written ) * step );
+    for ( QgsFeature &feature : *batch )
+    {
+      feature.setId( ++written ); // fresh ids in output order; formats that number rows themselves do the same
+      output.add( feature );
+    }
+  }
+  worker.finish();
+  VbasInterrupt::throwIfCanceled( feedback );
+}

@@ -1,0 +1,45 @@
+// The release (SPEC 3.3; issue 5 items 2 and 5): ANONYMIZED, written by a second pass over the
+// records. Each row's region and class are derived again from the very values about to be written
+// and counted against the first pass; any difference aborts the run. The released rows are shuffled
+// into a uniformly random order drawn from a seed (an external shuffle beyond a memory budget), so
+// neither their order nor their feature ids (fresh, 1..n) tell anything about the input.
+#pragma once
+
+#include "release.h"
+#include "inputs/vbasinputs.h"
+#include "outputs/vbasoutputset.h"
+
+class QgsFeatureSource;
+class QgsProcessingFeedback;
+
+namespace vbas
+{
+class ExternalShuffle;
+}
+
+class VbasReleaseWriter
+{
+  public:
+    //! ANONYMIZED: the released fields of the records in table order, then aggregate_id.
+    static VbasOutputSchema schema( const QgsFields &recordFields, const VbasRecordFields &roles );
+
+    VbasReleaseWriter( QgsFeatureSource &records, const VbasRecordFields &roles, const VbasRegions &regions, const VbasRecords &counted, const vbas::Release &release );
+
+    //! Writes and finishes output; seed fixes the order, memoryBudget (bytes) bounds the rows held in memory.
+    void write( VbasOutput &output, std::uint64_t seed, std::size_t memoryBudget, QgsProcessingFeedback *feedback );
+
+  private:
+    class Check;
+
+    //! The second pass: every row checked, the released ones handed to the shuffle.
+    void readAgain( vbas::ExternalShuffle &shuffle, QgsProcessingFeedback *feedback );
+    //! The shuffled rows written with fresh feature ids.
+    void drain( vbas::ExternalShuffle &shuffle, VbasOutput &output, QgsProcessingFeedback *feedback );
+    [[noreturn]] void changed( const QString &what ) const;
+
+    QgsFeatureSource &mRecords;
+    const VbasRecordFields &mRoles;
+    const VbasRegions &mRegions;
+    const VbasRecords &mCounted;
+    const vbas::Release &mRelease;
+};

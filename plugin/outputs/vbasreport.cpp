@@ -1,0 +1,321 @@
+#include "outputs/vbasreport.h"
+#include "support/vbasqgiscompat.h"
+
+#include <qgsprocessingalgorithm.h>
+#include <qgsprocessingcontext.h>
+#include <qgsprocessingparameters.h>
+#include <qgsvectorlayer.h>
+
+#include <QDateTime>
+#include <QLocale>
+
+#include <algorithm>
+#include <cmath>
+
+namespace
+{
+
+const QString kOutline = QStringLiteral( "#4d4d4d" );
+//! Released records: a sequential blue ramp (ColorBrewer Blues), quantile classes.
+const QStringList kReleasedRamp { QStringLiteral( "#eff3ff" ), QStringLiteral( "#bdd7e7" ), QStringLiteral( "#6baed6" ), QStringLiteral( "#3182bd" ), QStringLiteral( "#08519c" ) };
+//! Risk before release: white to red (ColorBrewer Reds) at fixed shares, as the REGION_RISK style.
+const QStringList kRiskRamp { QStringLiteral( "#fff5f0" ), QStringLiteral( "#fcbba1" ), QStringLiteral( "#fb6a4a" ), QStringLiteral( "#cb181d" ), QStringLiteral( "#67000d" ) };
+const double kRiskBreaks[] = { 0.0, 0.05, 0.2, 0.5 }; // class i holds shares above kRiskBreaks[i - 1] up to kRiskBreaks[i]; 0 alone is class 0
+const QString kNoRecords = QStringLiteral( "#d9d9d9" );
+const QString kSuppressedMark = QStringLiteral( "#ff7f00" );
+const QString kReleasedBar = QStringLiteral( "#756bb1" );
+const QString kSuppressedBar = QStringLiteral( "#de2d26" );
+
+QString esc( const QString &text )
+{
+  return text.toHtmlEscaped();
+}
+
+QString number( double value, bool whole )
+{
+  if ( whole )
+    return QString::number( static_cast<qlonglong>( std::llround( value ) ) );
+  return std::fabs( value ) >= 1e4 ? QString::number( value, 'f', 1 ) : QString::number( value, 'g', 6 );
+}
+
+//! A map of the layer's extent on an SVG canvas: world coordinates to pixels, y up.
+class SvgMap
+{
+  public:
+    SvgMap( const QgsRectangle &extent, double width )
+      : mExtent( extent )
+    {
+      const double w = std::max( extent.width(), 1e-9 ), h = std::max( extent.height(), 1e-9 );
+      mScale = std::min( width / w, width * 0.8 / h );
+      mWidth = w * mScale + 2 * kPad;
+      mHeight = h * mScale + 2 * kPad;
+    }
+
+    //! A polygon (or point) geometry filled with fill, its title shown on hover.
+    void add( const QgsGeometry &geometry, const QString &fill, const QString &title )
+    {
+      if ( geometry.type() == vbasqgis::PointGeometry )
+      {
+        for ( const QgsGeometry &part : geometry.asGeometryCollection() )
+          mark( part.asPoint(), 4, fill, title );
+        return;
+      }
+      QgsGeometry simplified = geometry.simplify( 0.4 / mScale ); // below half a pixel nothing shows
+      if ( simplified.isNull() || simplified.isEmpty() )
+        simplified = QgsGeometry::fromRect( geometry.boundingBox() ); // a region smaller than a pixel: its box, never its every vertex
+      QString d;
+      for ( const QgsRingSequence &part : simplified.constGet()->coordinateSequence() )
+        for ( const QgsPointSequence &ring : part )
+        {
+          for ( int i = 0; i < ring.size(); ++i )
+            d += QStringLiteral( "%1%2 %3" ).arg( i == 0 ? QStringLiteral( "M" ) : QStringLiteral( "L" ), px( ring[i].x() ), py( ring[i].y() ) );
+          d += QLatin1Char( 'Z' );
+        }
+      mBody += QStringLiteral( "<path d=\"%1\" fill=\"%2\" stroke=\"%3\" stroke-width=\"0.6\" fill-rule=\"evenodd\"><title>%4</title></path>\n" ).arg( d, fill, kOutline, esc( title ) );
+    }
+
+    void mark( const QgsPointXY &point, double radius, const QString &fill, const QString &title )
+    {
+      mBody += QStringLiteral( "<circle cx=\"%1\" cy=\"%2\" r=\"%3\" fill=\"%4\" stroke=\"#000\" stroke-width=\"0.8\"><title>%5</title></circle>\n" )
+                 .arg( px( point.x() ), py( point.y() ), QString::number( radius, 'f', 1 ), fill, esc( title ) );
+    }
+
+    QString svg( const QString &id, const QString &label ) const
+    {
+      return QStringLiteral( "<svg id=\"%1\" role=\"img\" aria-label=\"%2\" width=\"%3\" height=\"%4\" viewBox=\"0 0 %3 %4\" xmlns=\"http://www.w3.org/2000/svg\">\n%5</svg>\n" )
+        .arg( id, esc( label ), QString::number( std::ceil( mWidth ) ), QString::number( std::ceil( mHeight ) ), mBody );
+    }
+
+  private:
+    static constexpr double kPad = 8;
+    QString px( double x ) const { return QString::number( ( x - mExtent.xMinimum() ) * mScale + kPad, 'f', 1 ); }
+    QString py( double y ) const { return QString::number( ( mExtent.yMaximum() - y ) * mScale + kPad, 'f', 1 ); }
+
+    QgsRectangle mExtent;
+    double mScale = 1;
+    double mWidth = 0;
+    double mHeight = 0;
+    QString mBody;
+};
+
+QString legend( const QStringList &colours, const QStringList &labels, const QString &extra = QString() )
+{
+  QString items;
+  for ( int i = 0; i < colours.size(); ++i )
+    items += QStringLiteral( "<span class=\"key\"><i style=\"background:%1\"></i>%2</span>" ).arg( colours[i], esc( labels[i] ) );
+  return QStringLiteral( "<div class=\"legend\">%1%2</div>" ).arg( items, extra );
+}
+
+QgsRectangle extentOf( const QVector<QgsGeometry> &geometries )
+{
+  QgsRectangle extent;
+  for ( const QgsGeometry &g : geometries )
+    extent.combineExtentWith( g.boundingBox() );
+  return extent;
+}
+
+//! Up to five quantile classes of values: the upper bound of each class.
+std::vector<std::int64_t> quantileBreaks( std::vector<std::int64_t> values )
+{
+  std::sort( values.begin(), values.end() );
+  std::vector<std::int64_t> breaks;
+  for ( int q = 1; q <= 5 && !values.empty(); ++q )
+  {
+    const std::int64_t b = values[std::min( values.size() - 1, values.size() * static_cast<std::size_t>( q ) / 5 )];
+    if ( breaks.empty() || b > breaks.back() )
+      breaks.push_back( b );
+  }
+  if ( !values.empty() )
+    breaks.back() = values.back();
+  return breaks;
+}
+
+QString releasedMap( const VbasReportInputs &in )
+{
+  const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( in.release.aggregation.ecs, in.release.suppression );
+  std::vector<std::int64_t> released;
+  for ( const vbas::AggregateSummary &s : summaries )
+    released.push_back( s.released );
+  const std::vector<std::int64_t> breaks = quantileBreaks( released );
+  const int offset = 5 - static_cast<int>( breaks.size() ); // fewer classes take the darker colours
+  SvgMap map( extentOf( in.dissolved ), 620 );
+  std::int64_t largestSuppressed = 1;
+  for ( const vbas::AggregateSummary &s : summaries )
+    largestSuppressed = std::max( largestSuppressed, s.suppressed );
+  for ( std::size_t a = 0; a < summaries.size(); ++a )
+  {
+    const int cls = static_cast<int>( std::lower_bound( breaks.begin(), breaks.end(), summaries[a].released ) - breaks.begin() );
+    map.add( in.dissolved[static_cast<int>( a )], kReleasedRamp[offset + cls],
+             QObject::tr( "Aggregate %1: %2 records, %3 released, %4 suppressed" ).arg( a + 1 ).arg( summaries[a].records ).arg( summaries[a].released ).arg( summaries[a].suppressed ) );
+  }
+  for ( std::size_t a = 0; a < summaries.size(); ++a )
+    if ( summaries[a].suppressed > 0 )
+      map.mark( in.dissolved[static_cast<int>( a )].pointOnSurface().asPoint(), 3 + 9 * std::sqrt( static_cast<double>( summaries[a].suppressed ) / static_cast<double>( largestSuppressed ) ),
+                kSuppressedMark, QObject::tr( "Aggregate %1: %2 records suppressed" ).arg( a + 1 ).arg( summaries[a].suppressed ) );
+  QStringList labels;
+  for ( std::size_t i = 0; i < breaks.size(); ++i )
+    labels << QStringLiteral( "%1 - %2" ).arg( i == 0 ? 0 : breaks[i - 1] + 1 ).arg( breaks[i] );
+  return map.svg( QStringLiteral( "released-map" ), QObject::tr( "Aggregated regions shaded by released records" ) )
+         + legend( kReleasedRamp.mid( offset ), labels,
+                   QStringLiteral( "<span class=\"key\"><i class=\"dot\" style=\"background:%1\"></i>%2</span>" ).arg( kSuppressedMark, QObject::tr( "suppressed records (area by count)" ) ) );
+}
+
+QString riskMap( const VbasReportInputs &in )
+{
+  const std::vector<std::int64_t> atRisk = vbas::recordsInSmallClasses( in.regionHistograms, in.k );
+  SvgMap map( extentOf( in.regions.geometries ), 620 );
+  for ( int r = 0; r < in.regions.geometries.size(); ++r )
+  {
+    const std::int64_t records = in.regionHistograms.rowTotal( static_cast<std::size_t>( r ) );
+    const double share = records > 0 ? static_cast<double>( atRisk[static_cast<std::size_t>( r )] ) / static_cast<double>( records ) : 0;
+    const int cls = static_cast<int>( std::lower_bound( std::begin( kRiskBreaks ), std::end( kRiskBreaks ), share ) - std::begin( kRiskBreaks ) );
+    map.add( in.regions.geometries[r], records > 0 ? kRiskRamp[cls] : kNoRecords,
+             QObject::tr( "Region %1: %2 of %3 records in classes below k" ).arg( in.regions.ids[r].toString() ).arg( atRisk[static_cast<std::size_t>( r )] ).arg( records ) );
+  }
+  return map.svg( QStringLiteral( "risk-map" ), QObject::tr( "Initial regions shaded by the share of records in classes below k" ) )
+         + legend( kRiskRamp + QStringList { kNoRecords }, { QStringLiteral( "0" ), QStringLiteral( "up to 5%" ), QStringLiteral( "5 - 20%" ), QStringLiteral( "20 - 50%" ), QStringLiteral( "over 50%" ), QObject::tr( "no records" ) } );
+}
+
+//! The EC sizes of the release before suppression, one bar per size up to 2k, then bins doubling in width.
+QString ecHistogram( const VbasReportInputs &in )
+{
+  const std::vector<std::int64_t> &sizes = in.release.aggregation.ecs.counts;
+  const std::int64_t largest = sizes.empty() ? 1 : std::max<std::int64_t>( 1, *std::max_element( sizes.begin(), sizes.end() ) );
+  std::vector<std::pair<std::int64_t, std::int64_t>> bins; // [lo, hi]
+  for ( std::int64_t s = 1; s <= std::min( 2 * in.k, largest ); ++s )
+    bins.emplace_back( s, s );
+  for ( std::int64_t lo = 2 * in.k + 1; lo <= largest; lo = 2 * lo - 1 )
+    bins.emplace_back( lo, 2 * lo - 2 );
+  std::vector<std::int64_t> counts( bins.size(), 0 );
+  for ( const std::int64_t size : sizes )
+    for ( std::size_t b = 0; b < bins.size(); ++b )
+      if ( size >= bins[b].first && size <= bins[b].second )
+        ++counts[b];
+  const std::int64_t most = std::max<std::int64_t>( 1, *std::max_element( counts.begin(), counts.end() ) );
+  const double left = 50, top = 14, plotW = 580, plotH = 180, barW = plotW / static_cast<double>( bins.size() );
+  QString body = QStringLiteral( "<text x=\"4\" y=\"%1\" font-size=\"11\">%2</text><text x=\"4\" y=\"%3\" font-size=\"11\">0</text>\n" ).arg( top + 4 ).arg( most ).arg( top + plotH );
+  for ( std::size_t b = 0; b < bins.size(); ++b )
+  {
+    const double h = plotH * static_cast<double>( counts[b] ) / static_cast<double>( most );
+    const double x = left + barW * static_cast<double>( b );
+    const QString label = bins[b].first == bins[b].second ? QString::number( bins[b].first ) : QStringLiteral( "%1-%2" ).arg( bins[b].first ).arg( bins[b].second );
+    body += QStringLiteral( "<rect x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" fill=\"%5\"><title>EC size %6: %7 ECs</title></rect>\n" )
+              .arg( x + 1, 0, 'f', 1 ).arg( top + plotH - h, 0, 'f', 1 ).arg( std::max( 1.0, barW - 2 ), 0, 'f', 1 ).arg( h, 0, 'f', 1 )
+              .arg( bins[b].second < in.k ? kSuppressedBar : kReleasedBar, label ).arg( counts[b] );
+    body += QStringLiteral( "<text x=\"%1\" y=\"%2\" font-size=\"9\" transform=\"rotate(45 %1 %2)\">%3</text>\n" ).arg( x + barW / 2, 0, 'f', 1 ).arg( top + plotH + 10 ).arg( label );
+  }
+  const auto kBin = std::find_if( bins.begin(), bins.end(), [&]( const auto &bin ) { return bin.first == in.k; } );
+  const double kx = left + barW * static_cast<double>( kBin - bins.begin() );
+  body += QStringLiteral( "<line x1=\"%1\" y1=\"%2\" x2=\"%1\" y2=\"%3\" stroke=\"#000\" stroke-width=\"2\" stroke-dasharray=\"5 3\"/><text x=\"%4\" y=\"%5\" font-size=\"12\" font-weight=\"bold\">k = %6</text>\n" )
+            .arg( kx, 0, 'f', 1 ).arg( top - 4 ).arg( top + plotH ).arg( kx + 4, 0, 'f', 1 ).arg( top + 8 ).arg( in.k );
+  body += QStringLiteral( "<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" stroke=\"#000\"/>\n" ).arg( left ).arg( top + plotH ).arg( left + plotW );
+  return QStringLiteral( "<svg id=\"ec-histogram\" role=\"img\" aria-label=\"%1\" width=\"640\" height=\"240\" viewBox=\"0 0 640 240\" xmlns=\"http://www.w3.org/2000/svg\">\n%2</svg>\n" )
+           .arg( QObject::tr( "Histogram of EC sizes" ), body )
+         + legend( { kSuppressedBar, kReleasedBar }, { QObject::tr( "ECs below k (suppressed)" ), QObject::tr( "ECs of k or more (released)" ) } );
+}
+
+QString metricsTable( const VbasReportInputs &in )
+{
+  QString rows;
+  for ( std::size_t i = 0; i < vbas::metrics().size(); ++i )
+  {
+    const vbas::Metric &m = vbas::metrics()[i];
+    const std::optional<double> &v = in.values[i];
+    rows += QStringLiteral( "<tr><td>%1</td><td class=\"num\">%2</td><td>%3</td><td><code>%4</code></td></tr>\n" )
+              .arg( esc( QObject::tr( m.label ) ), v ? number( *v, m.whole ) : QObject::tr( "n/a" ), esc( QObject::tr( m.meaning ) ), esc( QString::fromLatin1( m.formula ) ) );
+  }
+  return QStringLiteral( "<table id=\"metrics\"><tr><th>Metric</th><th>Value</th><th>What it says</th><th>Formula</th></tr>\n%1</table>\n" ).arg( rows );
+}
+
+const char *kStyle = R"(body{font-family:"DejaVu Sans",sans-serif;margin:24px;max-width:1000px;color:#222}
+h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left}
+td.num{text-align:right;white-space:nowrap}code,pre{font-size:12px}pre{white-space:pre-wrap;word-break:break-all;background:#f4f4f4;padding:8px}
+.legend{font-size:12px;margin:4px 0 12px}.key{margin-right:14px;white-space:nowrap}.key i{display:inline-block;width:14px;height:14px;border:1px solid #4d4d4d;vertical-align:middle;margin-right:4px}
+.key i.dot{border-radius:7px;border-color:#000}.verdict{font-weight:bold}.ok{color:#1a7f37}.bad{color:#c00})";
+
+} // namespace
+
+QByteArray vbasReport( const VbasReportInputs &in )
+{
+  const std::optional<double> smallest = vbas::metricValue( in.values, "smallest_ec" );
+  const bool anonymous = smallest && ( *smallest >= static_cast<double>( in.k ) || *smallest == 0 );
+  QString parameters;
+  for ( const auto &[name, value] : in.parameters )
+    parameters += QStringLiteral( "<tr><td>%1</td><td>%2</td></tr>\n" ).arg( esc( name ), esc( value ) );
+  const auto section = []( const QString &title, const QString &text ) { return QStringLiteral( "<h2>%1</h2><p>%2</p>\n" ).arg( esc( title ), esc( text ) ); };
+  const QString verdict = anonymous ? QObject::tr( "k-anonymous: every released equivalence class holds at least k = %1 records." ).arg( in.k )
+                                    : QObject::tr( "NOT k-anonymous: a released equivalence class holds fewer than k = %1 records." ).arg( in.k );
+  const QString html = QStringLiteral( "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" ) + esc( in.title ) + QStringLiteral( "</title><style>" )
+                       + QString::fromLatin1( kStyle ) + QStringLiteral( "</style></head><body>\n<h1>" ) + esc( in.title ) + QStringLiteral( "</h1><p>" )
+                       + esc( QObject::tr( "Made on %1 by VBAS for QGIS. Counts only: the page holds no record values." ).arg( QDateTime::currentDateTime().toString( Qt::ISODate ) ) )
+                       + QStringLiteral( "</p><p class=\"verdict %1\">" ).arg( anonymous ? QStringLiteral( "ok" ) : QStringLiteral( "bad" ) ) + esc( verdict ) + QStringLiteral( "</p>\n<h2>Metrics</h2>" )
+                       + metricsTable( in )
+                       + section( QObject::tr( "Released records by aggregated region" ),
+                                  QObject::tr( "Each aggregated region shaded by its released records (quantile classes); orange circles mark aggregated regions with suppressed records, their area growing with the count." ) )
+                       + releasedMap( in )
+                       + section( QObject::tr( "Risk before release" ),
+                                  QObject::tr( "Each initial region shaded by the share of its records that sit in (region, QI) classes smaller than k: where a release at the initial regions would have exposed patients, and what aggregation had to protect." ) )
+                       + riskMap( in )
+                       + section( QObject::tr( "Equivalence class sizes" ), QObject::tr( "Equivalence classes (aggregated region, QI values) by size before suppression: the classes left of k were suppressed." ) )
+                       + ecHistogram( in ) + QStringLiteral( "<h2>Parameters</h2><table id=\"parameters\">" ) + parameters
+                       + QStringLiteral( "</table><h2>Repeat this run</h2><pre id=\"command\">" ) + esc( in.command ) + QStringLiteral( "</pre></body></html>\n" );
+  return html.toUtf8();
+}
+
+VbasOutputSchema vbasReportSchema()
+{
+  VbasOutputSchema schema;
+  schema.name = QStringLiteral( "REPORT" );
+  schema.document = true;
+  return schema;
+}
+
+QList<QPair<QString, QString>> vbasRunParameters( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QVariantMap &resolved )
+{
+  QList<QPair<QString, QString>> result;
+  for ( const QgsProcessingParameterDefinition *def : algorithm.parameterDefinitions() )
+  {
+    const QString name = def->name();
+    if ( resolved.contains( name ) )
+    {
+      result.append( { name, resolved.value( name ).toString() } );
+      continue;
+    }
+    const QVariant value = parameters.value( name, def->defaultValue() );
+    if ( !value.isValid() || value.isNull() || ( value.userType() == QMetaType::QString && value.toString().isEmpty() ) )
+      continue;
+    const QString type = def->type();
+    if ( type == QgsProcessingParameterFeatureSource::typeName() )
+    {
+      const QgsVectorLayer *layer = QgsProcessingParameters::parameterAsVectorLayer( def, parameters, context );
+      result.append( { name, layer ? layer->source() : value.toString() } );
+    }
+    else if ( type == QgsProcessingParameterField::typeName() )
+      for ( const QString &field : vbasqgis::parameterAsFields( def, parameters, context ) )
+        result.append( { name, field } );
+    else if ( def->isDestination() )
+    {
+      const QString destination = value.canConvert<QgsProcessingOutputLayerDefinition>() ? value.value<QgsProcessingOutputLayerDefinition>().sink.staticValue().toString() : value.toString();
+      result.append( { name, destination.isEmpty() ? QgsProcessing::TEMPORARY_OUTPUT : destination } );
+    }
+    else if ( type == QgsProcessingParameterEnum::typeName() )
+      result.append( { name, QString::number( QgsProcessingParameters::parameterAsEnum( def, parameters, context ) ) } );
+    else if ( type == QgsProcessingParameterBoolean::typeName() )
+      result.append( { name, QgsProcessingParameters::parameterAsBoolean( def, parameters, context ) ? QStringLiteral( "true" ) : QStringLiteral( "false" ) } );
+    else if ( type == QgsProcessingParameterNumber::typeName() )
+      result.append( { name, QString::number( QgsProcessingParameters::parameterAsDouble( def, parameters, context ), 'g', QLocale::FloatingPointShortest ) } );
+    else
+      result.append( { name, QgsProcessingParameters::parameterAsString( def, parameters, context ) } );
+  }
+  return result;
+}
+
+QString vbasProcessCommand( const QgsProcessingAlgorithm &algorithm, const QList<QPair<QString, QString>> &parameters )
+{
+  const auto quote = []( const QString &text ) { return QStringLiteral( "'%1'" ).arg( QString( text ).replace( QLatin1Char( '\'' ), QStringLiteral( "'\\''" ) ) ); };
+  QStringList words { QStringLiteral( "qgis_process" ), QStringLiteral( "run" ), algorithm.id(), QStringLiteral( "--" ) };
+  for ( const auto &[name, value] : parameters )
+    words << quote( name + '=' + value );
+  return words.join( QLatin1Char( ' ' ) );
+}

@@ -1,0 +1,48 @@
+// The HTML report of an evaluation (issue 7 item 2): one self-contained page (inline SVG and CSS, no
+// script, no network) with the metrics and their meaning, a map of the aggregated regions shaded by
+// released records with the suppressed records marked, a map of the risk before release, a histogram
+// of the EC sizes with k marked, the run's parameters and the qgis_process command that repeats it.
+// Counts only: no record value ever reaches the page.
+#pragma once
+
+#include "metrics.h"
+#include "release.h"
+#include "inputs/vbasinputs.h"
+#include "outputs/vbasoutputset.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QPair>
+#include <QString>
+#include <QVariantMap>
+
+class QgsProcessingAlgorithm;
+class QgsProcessingContext;
+
+struct VbasReportInputs
+{
+    QString title;
+    const VbasRegions &regions;
+    const vbas::SparseHistograms &regionHistograms;
+    const vbas::Release &release;
+    const QVector<QgsGeometry> &dissolved; //!< aggregates, regions layer CRS
+    std::int64_t k;
+    const vbas::MetricValues &values;
+    QList<QPair<QString, QString>> parameters; //!< name, value as the run used it
+    QString command;                            //!< the qgis_process command that repeats the run
+};
+
+QByteArray vbasReport( const VbasReportInputs &inputs );
+
+//! The REPORT output: a document, not a layer.
+VbasOutputSchema vbasReportSchema();
+
+/**
+ * The run's parameters as qgis_process takes them (sources, fields, enum indices, numbers,
+ * destinations; defaults included), with the values in resolved taking precedence (the SEED a run
+ * drew, say): name and value, one entry per value of a multiple parameter.
+ */
+QList<QPair<QString, QString>> vbasRunParameters( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QVariantMap &resolved );
+
+//! "qgis_process run <algorithm id> '--NAME=value' ...", each argument quoted for a POSIX shell.
+QString vbasProcessCommand( const QgsProcessingAlgorithm &algorithm, const QList<QPair<QString, QString>> &parameters );

@@ -1,0 +1,262 @@
+#include "outputs/vbaswriters.h"
+#include "support/vbasqgiscompat.h"
+
+#include "support/vbasinterrupt.h"
+#include "outputs/vbasreleasewriter.h"
+#include "steps/vbassteps.h"
+#include "voronoi.h"
+
+#include <qgsgeometrycollection.h>
+#include <qgslinestring.h>
+#include <qgspolygon.h>
+#include <qgsprocessingfeedback.h>
+#include <qgsprocessingalgorithm.h>
+
+namespace
+{
+
+const QString kAggregateId = QStringLiteral( "aggregate_id" );
+const QString kSiteId = QStringLiteral( "site_id" );
+
+QgsFields fieldsOf( const QList<QPair<QString, vbasqgis::FieldType>> &list )
+{
+  QgsFields fields;
+  for ( const auto &[name, type] : list )
+    fields.append( QgsField( name, type ) );
+  return fields;
+}
+
+//! A geometry of the working CRS back in the regions layer's CRS.
+QgsGeometry toLayer( QgsGeometry geometry, const VbasRegions &regions )
+{
+  geometry.transform( regions.toWorking, Qgis::TransformDirection::Reverse );
+  return geometry;
+}
+
+void add( VbasOutput &output, const QVector<QVariant> &values, const QgsGeometry &geometry = QgsGeometry() )
+{
+  QgsFeature feature( output.fields() );
+  feature.setAttributes( QgsAttributes( values ) );
+  if ( !geometry.isNull() )
+    feature.setGeometry( geometry );
+  output.add( feature );
+}
+
+} // namespace
+
+VbasOutputSchema VbasSitesOutput::schema( const QString &name, const QgsCoordinateReferenceSystem &crs )
+{
+  return { name, fieldsOf( { { kSiteId, vbasqgis::Field::LongLong }, { QStringLiteral( "population" ), vbasqgis::Field::Double }, { QStringLiteral( "regions" ), vbasqgis::Field::LongLong }, { QStringLiteral( "row" ), vbasqgis::Field::LongLong } } ),
+           vbasqgis::WkbType::Point, crs };
+}
+
+void VbasSitesOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Placement &placement )
+{
+  for ( std::size_t s = 0; s < placement.sites.size(); ++s )
+  {
+    const QgsGeometry point( new QgsPoint( placement.sites[s].x, placement.sites[s].y ) );
+    add( output, { static_cast<qlonglong>( s + 1 ), placement.cellPopulation[s], static_cast<qlonglong>( placement.cells[s].size() ), placement.cellRow.empty() ? QVariant() : QVariant( static_cast<qlonglong>( placement.cellRow[s] + 1 ) ) }, toLayer( point, regions ) );
+  }
+  output.finish();
+}
+
+VbasOutputSchema VbasLookupOutput::schema( const QgsField &regionId )
+{
+  QgsField region = regionId;
+  region.setName( QStringLiteral( "region_id" ) );
+  QgsFields fields;
+  fields.append( region );
+  fields.append( QgsField( kAggregateId, vbasqgis::Field::LongLong ) );
+  fields.append( QgsField( kSiteId, vbasqgis::Field::LongLong ) );
+  return { QStringLiteral( "LOOKUP" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
+}
+
+void VbasLookupOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds )
+{
+  for ( int r = 0; r < regions.ids.size(); ++r )
+  {
+    const std::size_t a = release.aggregation.regionAggregate[static_cast<std::size_t>( r )];
+    add( output, { regions.ids[r], vbasAggregateId( a ), siteIds[release.aggregation.aggregateGroup[a]] } );
+  }
+  output.finish();
+}
+
+VbasOutputSchema VbasAggregatedOutput::schema( vbasqgis::WkbType regionsType, const QgsCoordinateReferenceSystem &crs )
+{
+  return { QStringLiteral( "AGGREGATED" ),
+           fieldsOf( { { kAggregateId, vbasqgis::Field::LongLong }, { kSiteId, vbasqgis::Field::LongLong }, { QStringLiteral( "regions" ), vbasqgis::Field::LongLong }, { QStringLiteral( "members" ), vbasqgis::Field::String },
+                       { QStringLiteral( "records" ), vbasqgis::Field::LongLong }, { QStringLiteral( "released" ), vbasqgis::Field::LongLong }, { QStringLiteral( "suppressed" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "smallest_ec" ), vbasqgis::Field::LongLong }, { QStringLiteral( "parts" ), vbasqgis::Field::LongLong } } ),
+           QgsWkbTypes::multiType( regionsType ), crs };
+}
+
+QVector<QgsGeometry> vbasDissolve( const VbasRegions &regions, const vbas::Aggregation &aggregation, QgsProcessingFeedback *feedback )
+{
+  const std::size_t aggregates = aggregation.aggregateGroup.size();
+  std::vector<QVector<QgsGeometry>> memberGeometries( aggregates );
+  for ( int r = 0; r < regions.ids.size(); ++r )
+    memberGeometries[aggregation.regionAggregate[static_cast<std::size_t>( r )]].append( regions.geometries[r] );
+  QVector<QgsGeometry> dissolved;
+  for ( std::size_t a = 0; a < aggregates; ++a )
+  {
+    VbasInterrupt::throwIfCanceled( feedback );
+    dissolved.append( QgsGeometry::unaryUnion( memberGeometries[a] ) );
+    dissolved.back().convertToMultiType();
+    feedback->setProgress( 100.0 * static_cast<double>( a + 1 ) / static_cast<double>( aggregates ) );
+  }
+  return dissolved;
+}
+
+void VbasAggregatedOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const QVector<QgsGeometry> &dissolved, const std::vector<qlonglong> &siteIds )
+{
+  const vbas::Aggregation &aggregation = release.aggregation;
+  std::vector<QStringList> memberIds( aggregation.aggregateGroup.size() );
+  for ( int r = 0; r < regions.ids.size(); ++r )
+    memberIds[aggregation.regionAggregate[static_cast<std::size_t>( r )]].append( regions.ids[r].toString() );
+  const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( aggregation.ecs, release.suppression );
+  for ( std::size_t a = 0; a < memberIds.size(); ++a )
+  {
+    const QgsGeometry &geometry = dissolved[static_cast<int>( a )];
+    const auto *parts = qgsgeometry_cast<const QgsGeometryCollection *>( geometry.constGet() ); // detached parts of a polygon aggregate
+    const vbas::AggregateSummary &s = summaries[a];
+    add( output,
+         { vbasAggregateId( a ), siteIds[aggregation.aggregateGroup[a]], static_cast<qlonglong>( memberIds[a].size() ), memberIds[a].join( QLatin1Char( ',' ) ), static_cast<qlonglong>( s.records ),
+           static_cast<qlonglong>( s.released ), static_cast<qlonglong>( s.suppressed ), static_cast<qlonglong>( s.smallestReleasedEc ), parts ? QVariant( static_cast<qlonglong>( parts->numGeometries() ) ) : QVariant() },
+         geometry );
+  }
+  output.finish();
+}
+
+VbasOutputSchema VbasCellsOutput::schema( const QgsCoordinateReferenceSystem &crs )
+{
+  return { QStringLiteral( "VORONOI" ), fieldsOf( { { kSiteId, vbasqgis::Field::LongLong }, { kAggregateId, vbasqgis::Field::LongLong } } ), vbasqgis::WkbType::Polygon, crs };
+}
+
+void VbasCellsOutput::write( VbasOutput &output, const VbasRegions &regions, const std::vector<vbas::Point> &sites, const vbas::Release &release, const std::vector<qlonglong> &siteIds )
+{
+  const vbas::VoronoiDiagram diagram( sites );
+  const std::vector<std::size_t> &groups = release.aggregation.aggregateGroup;
+  for ( std::size_t s = 0; s < sites.size(); ++s )
+  {
+    const std::vector<vbas::Point> ring = diagram.cell( s, regions.extent );
+    if ( ring.size() < 3 )
+      continue;
+    QgsPointSequence points;
+    for ( const vbas::Point &p : ring )
+      points.append( QgsPoint( p.x, p.y ) );
+    points.append( points.front() );
+    auto polygon = std::make_unique<QgsPolygon>();
+    polygon->setExteriorRing( new QgsLineString( points ) );
+    const auto it = std::lower_bound( groups.begin(), groups.end(), s );
+    const QVariant aggregateId = it != groups.end() && *it == s ? QVariant( vbasAggregateId( static_cast<std::size_t>( it - groups.begin() ) ) ) : QVariant();
+    add( output, { siteIds[s], aggregateId }, toLayer( QgsGeometry( polygon.release() ), regions ) );
+  }
+  output.finish();
+}
+
+VbasOutputSchema VbasEvaluationOutput::schema()
+{
+  QgsFields fields;
+  for ( const vbas::Metric &metric : vbas::metrics() )
+    fields.append( QgsField( QString::fromLatin1( metric.field ), metric.whole ? vbasqgis::Field::LongLong : vbasqgis::Field::Double ) );
+  return { QStringLiteral( "EVALUATION" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
+}
+
+QVariantMap VbasEvaluationOutput::write( VbasOutput &output, const vbas::MetricValues &values )
+{
+  QVector<QVariant> row;
+  QVariantMap numbers;
+  for ( std::size_t i = 0; i < values.size(); ++i )
+  {
+    const vbas::Metric &metric = vbas::metrics()[i];
+    const QVariant value = !values[i] ? QVariant() : metric.whole ? QVariant( static_cast<qlonglong>( *values[i] ) ) : QVariant( *values[i] );
+    row.append( value );
+    if ( metric.output )
+      numbers.insert( QString::fromLatin1( metric.output ), value );
+  }
+  add( output, row );
+  output.finish();
+  return numbers;
+}
+
+VbasOutputSchema VbasAggregateMetricsOutput::schema( vbasqgis::WkbType regionsType, const QgsCoordinateReferenceSystem &crs )
+{
+  return { QStringLiteral( "AGGREGATE_METRICS" ),
+           fieldsOf( { { kAggregateId, vbasqgis::Field::LongLong }, { QStringLiteral( "regions" ), vbasqgis::Field::LongLong }, { QStringLiteral( "records" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "released" ), vbasqgis::Field::LongLong }, { QStringLiteral( "suppressed" ), vbasqgis::Field::LongLong }, { QStringLiteral( "smallest_ec" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "l_diversity" ), vbasqgis::Field::LongLong }, { QStringLiteral( "t_closeness" ), vbasqgis::Field::Double } } ),
+           QgsWkbTypes::multiType( regionsType ), crs };
+}
+
+void VbasAggregateMetricsOutput::write( VbasOutput &output, const QVector<QgsGeometry> &dissolved, const vbas::Release &release, const std::optional<vbas::SensitiveHistograms> &sensitive )
+{
+  const vbas::Aggregation &aggregation = release.aggregation;
+  const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( aggregation.ecs, release.suppression );
+  std::vector<qlonglong> regionCount( summaries.size(), 0 );
+  for ( const std::size_t a : aggregation.regionAggregate )
+    ++regionCount[a];
+  std::optional<vbas::AggregateDiversity> diversity;
+  if ( sensitive )
+    diversity = vbas::aggregateDiversity( vbas::ecDiversity( *sensitive, aggregation, release.suppression ), aggregation, release.suppression );
+  for ( std::size_t a = 0; a < summaries.size(); ++a )
+  {
+    const vbas::AggregateSummary &s = summaries[a];
+    const bool diverse = diversity && s.released > 0;
+    add( output,
+         { vbasAggregateId( a ), regionCount[a], static_cast<qlonglong>( s.records ), static_cast<qlonglong>( s.released ), static_cast<qlonglong>( s.suppressed ),
+           static_cast<qlonglong>( s.smallestReleasedEc ), diverse ? QVariant( static_cast<qlonglong>( diversity->smallestL[a] ) ) : QVariant(), diverse ? QVariant( diversity->largestT[a] ) : QVariant() },
+         dissolved[static_cast<int>( a )] );
+  }
+  output.finish();
+}
+
+VbasOutputSchema VbasRegionRiskOutput::schema( const QgsField &regionId, vbasqgis::WkbType regionsType, const QgsCoordinateReferenceSystem &crs )
+{
+  QgsField region = regionId;
+  region.setName( QStringLiteral( "region_id" ) );
+  QgsFields fields;
+  fields.append( region );
+  for ( const QgsField &field : fieldsOf( { { QStringLiteral( "records" ), vbasqgis::Field::LongLong }, { QStringLiteral( "at_risk" ), vbasqgis::Field::LongLong }, { QStringLiteral( "risk_share" ), vbasqgis::Field::Double } } ) )
+    fields.append( field );
+  return { QStringLiteral( "REGION_RISK" ), fields, QgsWkbTypes::multiType( regionsType ), crs };
+}
+
+void VbasRegionRiskOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::SparseHistograms &regionHistograms, std::int64_t k )
+{
+  const std::vector<std::int64_t> atRisk = vbas::recordsInSmallClasses( regionHistograms, k );
+  for ( int r = 0; r < regions.ids.size(); ++r )
+  {
+    const std::int64_t records = regionHistograms.rowTotal( static_cast<std::size_t>( r ) );
+    const std::int64_t risk = atRisk[static_cast<std::size_t>( r )];
+    QgsGeometry geometry = regions.geometries[r];
+    geometry.convertToMultiType();
+    add( output, { regions.ids[r], static_cast<qlonglong>( records ), static_cast<qlonglong>( risk ), records > 0 ? QVariant( static_cast<double>( risk ) / static_cast<double>( records ) ) : QVariant() },
+         geometry );
+  }
+  output.finish();
+}
+
+QList<VbasOutputSchema> VbasAggregationOutputs::schemas( const VbasInputs &inputs )
+{
+  const QgsFields regionFields = inputs.regionFields();
+  return { VbasLookupOutput::schema( regionFields.at( regionFields.lookupField( inputs.regionIdField() ) ) ), VbasAggregatedOutput::schema( inputs.regionsWkbType(), inputs.regionsCrs() ),
+           VbasCellsOutput::schema( inputs.regionsCrs() ), VbasReleaseWriter::schema( inputs.records()->fields(), inputs.recordFields() ) };
+}
+
+QVariantMap VbasAggregationOutputs::write( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasInputs &inputs, const VbasRegions &regions, const VbasRecords &records,
+                                           const std::vector<vbas::Point> &sites, const std::vector<qlonglong> &siteIds, const vbas::Release &release, const QVector<QgsGeometry> &dissolved,
+                                           const VbasReleaseSettings &settings, QgsProcessingMultiStepFeedback &feedback, int step )
+{
+  feedback.setCurrentStep( step );
+  VbasLookupOutput::write( outputs.create( QStringLiteral( "LOOKUP" ), context ), regions, release, siteIds );
+  VbasAggregatedOutput::write( outputs.create( QStringLiteral( "AGGREGATED" ), context ), regions, release, dissolved, siteIds );
+  VbasCellsOutput::write( outputs.create( QStringLiteral( "VORONOI" ), context ), regions, sites, release, siteIds );
+  feedback.setCurrentStep( step + 1 );
+  VbasReleaseWriter( *inputs.records(), inputs.recordFields(), regions, records, release )
+    .write( outputs.create( QStringLiteral( "ANONYMIZED" ), context ), settings.seed, settings.memoryBudget, &feedback );
+  feedback.pushInfo( QObject::tr( "The release is in a random order drawn from seed %1 (SEED=%1 repeats it)." ).arg( settings.seed ) );
+  return { { QStringLiteral( "AGGREGATES" ), static_cast<qlonglong>( release.aggregation.aggregateGroup.size() ) },
+           { QStringLiteral( "RELEASED" ), static_cast<qlonglong>( release.suppression.releasedRecords ) },
+           { QStringLiteral( "SUPPRESSED" ), static_cast<qlonglong>( release.suppression.suppressedRecords ) },
+           { QStringLiteral( "SEED" ), static_cast<double>( settings.seed ) } };
+}

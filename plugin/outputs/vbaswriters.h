@@ -1,0 +1,92 @@
+// One writer per output (SPEC 3.2-3.4): each output's fields, known before anything is read so the
+// output set can check the destination up front, and its features, written from the core's results.
+// The release has its own writer, VbasReleaseWriter.
+#pragma once
+
+#include "support/vbasqgiscompat.h"
+#include "balanced_density.h"
+#include "metrics.h"
+#include "release.h"
+#include "inputs/vbasinputs.h"
+#include "outputs/vbasoutputset.h"
+
+#include <QVariantMap>
+
+class QgsProcessingContext;
+class QgsProcessingFeedback;
+class QgsProcessingMultiStepFeedback;
+
+//! SITE_POINTS: one point per cell of balanced density (site_id, population, regions, row).
+namespace VbasSitesOutput
+{
+VbasOutputSchema schema( const QString &name, const QgsCoordinateReferenceSystem &crs );
+void write( VbasOutput &output, const VbasRegions &regions, const vbas::Placement &placement );
+} // namespace VbasSitesOutput
+
+//! LOOKUP: region_id, aggregate_id and site_id of every initial region.
+namespace VbasLookupOutput
+{
+VbasOutputSchema schema( const QgsField &regionId );
+void write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds );
+} // namespace VbasLookupOutput
+
+//! The member regions of each aggregate dissolved with GEOS, in the regions layer's CRS, as multi-geometries.
+QVector<QgsGeometry> vbasDissolve( const VbasRegions &regions, const vbas::Aggregation &aggregation, QgsProcessingFeedback *feedback );
+
+//! AGGREGATED: the dissolved aggregates with their counts.
+namespace VbasAggregatedOutput
+{
+VbasOutputSchema schema( vbasqgis::WkbType regionsType, const QgsCoordinateReferenceSystem &crs );
+void write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const QVector<QgsGeometry> &dissolved, const std::vector<qlonglong> &siteIds );
+} // namespace VbasAggregatedOutput
+
+//! VORONOI: the cells of the sites clipped to the regions' extent, for display.
+namespace VbasCellsOutput
+{
+VbasOutputSchema schema( const QgsCoordinateReferenceSystem &crs );
+void write( VbasOutput &output, const VbasRegions &regions, const std::vector<vbas::Point> &sites, const vbas::Release &release, const std::vector<qlonglong> &siteIds );
+} // namespace VbasCellsOutput
+
+//! EVALUATION: every metric of SPEC 3.4 (vbas::metrics()) as a one-row table; the same values as number outputs.
+namespace VbasEvaluationOutput
+{
+VbasOutputSchema schema();
+//! Writes the row and returns the number outputs (NULL where a metric does not apply).
+QVariantMap write( VbasOutput &output, const vbas::MetricValues &values );
+} // namespace VbasEvaluationOutput
+
+//! AGGREGATE_METRICS: per aggregated region its records, released, suppressed, smallest EC, l and t.
+namespace VbasAggregateMetricsOutput
+{
+VbasOutputSchema schema( vbasqgis::WkbType regionsType, const QgsCoordinateReferenceSystem &crs );
+void write( VbasOutput &output, const QVector<QgsGeometry> &dissolved, const vbas::Release &release, const std::optional<vbas::SensitiveHistograms> &sensitive );
+} // namespace VbasAggregateMetricsOutput
+
+//! REGION_RISK: the risk before release, per initial region: its records in (region, QI) classes below k.
+namespace VbasRegionRiskOutput
+{
+VbasOutputSchema schema( const QgsField &regionId, vbasqgis::WkbType regionsType, const QgsCoordinateReferenceSystem &crs );
+void write( VbasOutput &output, const VbasRegions &regions, const vbas::SparseHistograms &regionHistograms, std::int64_t k );
+} // namespace VbasRegionRiskOutput
+
+//! The aggregate id of aggregate a in every output: 1, 2, ... in site order.
+inline qlonglong vbasAggregateId( std::size_t a )
+{
+  return static_cast<qlonglong>( a + 1 );
+}
+
+struct VbasReleaseSettings;
+
+//! LOOKUP, AGGREGATED, VORONOI and ANONYMIZED: the outputs of Voronoi aggregation, shared with the whole pipeline.
+namespace VbasAggregationOutputs
+{
+//! Their schemas, the release last (the output set commits in this order).
+QList<VbasOutputSchema> schemas( const VbasInputs &inputs );
+/**
+ * Writes the four outputs of a release built on sites (ids siteIds), its aggregates dissolved, as steps step and step + 1 of
+ * feedback, and returns the number outputs AGGREGATES, RELEASED, SUPPRESSED and SEED.
+ */
+QVariantMap write( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasInputs &inputs, const VbasRegions &regions, const VbasRecords &records,
+                   const std::vector<vbas::Point> &sites, const std::vector<qlonglong> &siteIds, const vbas::Release &release, const QVector<QgsGeometry> &dissolved,
+                   const VbasReleaseSettings &settings, QgsProcessingMultiStepFeedback &feedback, int step );
+} // namespace VbasAggregationOutputs

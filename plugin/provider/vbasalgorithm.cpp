@@ -1,0 +1,364 @@
+#include "provider/vbasalgorithm.h"
+#include "support/vbasqgiscompat.h"
+
+#include "metrics.h"
+#include "inputs/vbasrecordreader.h"
+#include "steps/vbassteps.h"
+
+#include <qgsprocessingoutputs.h>
+#include <qgsprocessingparameters.h>
+
+#include <QIcon>
+
+#include <cmath>
+#include <limits>
+
+namespace
+{
+QString sIconDirectory;
+constexpr double kMaxInt = std::numeric_limits<int>::max();
+} // namespace
+
+QString VbasAlgorithm::group() const
+{
+  return QObject::tr( "Voronoi-based aggregation" );
+}
+
+QString VbasAlgorithm::groupId() const
+{
+  return QStringLiteral( "vbas" );
+}
+
+QIcon VbasAlgorithm::icon() const
+{
+  return QIcon( svgIconPath() );
+}
+
+QString VbasAlgorithm::svgIconPath() const
+{
+  return sIconDirectory + QStringLiteral( "/%1.svg" ).arg( name() );
+}
+
+void VbasAlgorithm::setIconDirectory( const QString &directory )
+{
+  sIconDirectory = directory;
+}
+
+QString VbasAlgorithm::iconDirectory()
+{
+  return sIconDirectory;
+}
+
+bool VbasAlgorithm::checkParameterValues( const QVariantMap &parameters, QgsProcessingContext &context, QString *message ) const
+{
+  for ( const QgsProcessingParameterDefinition *definition : parameterDefinitions() )
+  {
+    const auto *number = dynamic_cast<const QgsProcessingParameterNumber *>( definition );
+    const QVariant value = parameters.value( definition->name() );
+    const bool whole = number && ( number->dataType() == vbasqgis::NumberType::Integer || number->name() == QLatin1String( "SEED" ) );
+    if ( !whole || !value.isValid() || value.isNull() || value.toString().isEmpty() )
+      continue;
+    try
+    {
+      vbasWholeNumber( *this, parameters, definition->name(), context );
+    }
+    catch ( const QgsProcessingException &e )
+    {
+      if ( message )
+        *message = e.what();
+      return false;
+    }
+  }
+  return QgsProcessingAlgorithm::checkParameterValues( parameters, context, message );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameters
+
+void VbasAlgorithm::addRegionsParameters( bool withPoint, bool withPopulation )
+{
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "REGIONS" ), QObject::tr( "Regions layer" ), vbasqgis::sourceTypes( { vbasqgis::VectorPolygon, vbasqgis::VectorPoint } ) ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "REGION_ID" ), QObject::tr( "Region id field" ), QVariant(), QStringLiteral( "REGIONS" ) ) );
+  if ( withPoint )
+    addParameter( new QgsProcessingParameterEnum( QStringLiteral( "REGION_POINT" ), QObject::tr( "Region point" ), QStringList() << QObject::tr( "Centroid" ) << QObject::tr( "Point on surface" ), false, 0 ) );
+  if ( withPopulation )
+    addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_FIELD" ), QObject::tr( "Population field (empty: the number of records in each region)" ), QVariant(), QStringLiteral( "REGIONS" ), vbasqgis::FieldDataType::Numeric, false, true ) );
+}
+
+void VbasAlgorithm::addRecordsParameters( Qis qis )
+{
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "RECORDS" ), QObject::tr( "Records table" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ) ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "RECORD_REGION" ), QObject::tr( "Region id field of the records (empty: locate the records' points)" ), QVariant(),
+                                                 QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Any, false, true ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "OUTSIDE_POINTS" ), QObject::tr( "Located records outside every region" ),
+                                                QStringList() << QObject::tr( "Refuse the run" ) << QObject::tr( "Drop them, with a warning" ), false, 0 ) );
+  auto grouped = std::make_unique<QgsProcessingParameterBoolean>( QStringLiteral( "GROUP_IN_SOURCE" ), QObject::tr( "Count the records in their data source (GeoPackage, SQLite, PostgreSQL)" ), true );
+  grouped->setFlags( grouped->flags() | vbasqgis::ParameterAdvanced );
+  addParameter( grouped.release() );
+  if ( qis != Qis::None )
+    addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ), qis == Qis::Required ? QObject::tr( "Quasi-identifier fields" ) : QObject::tr( "Quasi-identifier fields (for anonymity-driven clustering)" ),
+                                                   QVariant(), QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Any, true, qis == Qis::Optional ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "COUNT_FIELD" ), QObject::tr( "Count field (records per row; empty: one)" ), QVariant(), QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Numeric, false, true ) );
+}
+
+void VbasAlgorithm::addReleaseParameters()
+{
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "RELEASE_FIELDS" ), QObject::tr( "Other fields to release (empty: every field but the region id)" ), QVariant(), QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Any, true, true ) );
+  addSeedParameter( QObject::tr( "Seed of the release order (empty: a fresh one)" ) );
+  auto memory = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SHUFFLE_MEMORY_MB" ), QObject::tr( "Memory for shuffling the release (MB)" ), vbasqgis::NumberType::Integer, 64, false, 1, 1048576 );
+  memory->setFlags( memory->flags() | vbasqgis::ParameterAdvanced );
+  addParameter( memory.release() );
+}
+
+void VbasAlgorithm::addSeedParameter( const QString &description )
+{
+  auto seed = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SEED" ), description, vbasqgis::NumberType::Double, QVariant(), true, 0, 9007199254740991.0 );
+  seed->setMetadata( { { QStringLiteral( "widget_wrapper" ), QVariantMap { { QStringLiteral( "decimals" ), 0 } } } } );
+  seed->setFlags( seed->flags() | vbasqgis::ParameterAdvanced );
+  addParameter( seed.release() );
+  addNumberOutput( QStringLiteral( "SEED" ), QObject::tr( "Seed" ) );
+}
+
+void VbasAlgorithm::addSiteCountParameters()
+{
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "MODEL" ), QObject::tr( "Site count model" ), QStringList() << QObject::tr( "Entropy" ) << QObject::tr( "Max combinations" ) << QObject::tr( "Fixed cutoff" ) << QObject::tr( "Fixed number of sites" ), false, 0 ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "COEFFICIENTS" ), QObject::tr( "Cutoff coefficients" ), QStringList() << QObject::tr( "Western Canada (1588, 0.42)" ) << QObject::tr( "Central Canada (1436, 0.43)" ) << QObject::tr( "Eastern Canada (1978, 0.304)" ) << QObject::tr( "Custom" ), false, 1 ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "EXP_B0" ), QObject::tr( "Custom e^B0" ), vbasqgis::NumberType::Double, 1436, false, 0 ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "B1" ), QObject::tr( "Custom B1" ), vbasqgis::NumberType::Double, 0.43 ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "FIXED_CUTOFF" ), QObject::tr( "Fixed cutoff (records per site)" ), vbasqgis::NumberType::Double, 1000, false, 0 ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "FIXED_SITES" ), QObject::tr( "Fixed number of sites" ), vbasqgis::NumberType::Integer, 10, false, 1, kMaxInt ) );
+  addNumberOutput( QStringLiteral( "SITES" ), QObject::tr( "Number of sites" ) );
+  addNumberOutput( QStringLiteral( "CUTOFF" ), QObject::tr( "Cutoff (records per site)" ) );
+  addNumberOutput( QStringLiteral( "ENTROPY" ), QObject::tr( "Entropy (eq. 1)" ) );
+  addNumberOutput( QStringLiteral( "MAXCOMBS" ), QObject::tr( "Max combinations (eq. 4)" ) );
+  addNumberOutput( QStringLiteral( "RECORDS" ), QObject::tr( "Records" ) );
+  addNumberOutput( QStringLiteral( "POPULATION" ), QObject::tr( "Total population on the basis of balanced density" ) );
+  auto base = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "ENTROPY_BASE" ), QObject::tr( "Logarithm base of the entropy" ), vbasqgis::NumberType::Double, M_E, false, 1.000001 );
+  base->setFlags( base->flags() | vbasqgis::ParameterAdvanced );
+  addParameter( base.release() );
+}
+
+void VbasAlgorithm::addPlacementParameters()
+{
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "METHOD" ), QObject::tr( "Site location method" ), QStringList() << QObject::tr( "Balanced density" ) << QObject::tr( "Anonymity-driven clustering (ADC)" ), false, 0 ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SITE_POSITION" ), QObject::tr( "Site position in its cell" ), QStringList() << QObject::tr( "Mean (eq. 12-13)" ) << QObject::tr( "Median" ), false, 0 ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "OBJECTIVE" ), QObject::tr( "ADC objective" ), QStringList() << QObject::tr( "Largest smallest EC (paper, eq. 14)" ) << QObject::tr( "Fewest suppressed records" ), false, 0 ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SEEDING" ), QObject::tr( "ADC seeding" ), QStringList() << QObject::tr( "Balanced density" ) << QObject::tr( "Random region points (SEED)" ), false, 0 ) );
+  auto iterations = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "MAX_ITERATIONS" ), QObject::tr( "ADC: most trial moves" ), vbasqgis::NumberType::Integer, 10000000, false, 1, kMaxInt );
+  iterations->setFlags( iterations->flags() | vbasqgis::ParameterAdvanced );
+  addParameter( iterations.release() );
+  addNumberOutput( QStringLiteral( "ADC_MOVES_TRIED" ), QObject::tr( "ADC: trial moves" ) );
+  addNumberOutput( QStringLiteral( "ADC_MOVES_COMMITTED" ), QObject::tr( "ADC: committed moves" ) );
+  addNumberOutput( QStringLiteral( "ADC_ALPHA" ), QObject::tr( "ADC: smallest EC of any cluster at the end (k or more: k)" ) );
+  addNumberOutput( QStringLiteral( "ADC_SUPPRESSED" ), QObject::tr( "ADC: records its clusters suppress at k" ) );
+  if ( !outputDefinition( QStringLiteral( "ADC_STOP" ) ) )
+    addOutput( new QgsProcessingOutputString( QStringLiteral( "ADC_STOP" ), QObject::tr( "ADC: why it stopped" ) ) );
+}
+
+void VbasAlgorithm::addKParameter()
+{
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "K" ), QObject::tr( "k (smallest released equivalence class)" ), vbasqgis::NumberType::Integer, 5, false, 2, kMaxInt ) );
+}
+
+void VbasAlgorithm::addContiguityParameter()
+{
+  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "CONTIGUOUS" ), QObject::tr( "Contiguous aggregates (reassign detached parts)" ), false ) );
+}
+
+QString VbasAlgorithm::contiguityHelp()
+{
+  return QObject::tr( "<b>Contiguous aggregates</b> (CONTIGUOUS): a region joins the Voronoi cell of its region point, so an aggregate may come in detached parts, or enclose a region of "
+                      "another aggregate. When checked, every aggregate keeps its main part (the most records; ties: the most regions, then the part holding the first region in "
+                      "layer order), and each other part joins the neighbouring aggregate it shares the longest border with (ties: the lower site), unless that would suppress more "
+                      "records; parts are taken in layer order of their first region, again until none moves. A border is a stretch of shared boundary of positive length (regions "
+                      "touching at a corner are not neighbours), measured in the working CRS; a part with no neighbouring aggregate stays. The log gives the parts and the suppressed "
+                      "records before and after. No effect on a point regions layer. Default: off, the paper's aggregation.<br>" );
+}
+
+void VbasAlgorithm::addRefinementParameter()
+{
+  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "REFINE_BOUNDARIES" ), QObject::tr( "Refine boundaries (move single regions to lower suppression)" ), false ) );
+}
+
+QString VbasAlgorithm::refinementHelp()
+{
+  return QObject::tr( "<b>Refine boundaries</b> (REFINE_BOUNDARIES): after the aggregation (and CONTIGUOUS, when checked), single regions on the border of two aggregates move "
+                      "to the neighbouring aggregate when that strictly lowers the records suppressed in the two aggregates together. Regions are taken in layer order, in passes "
+                      "until one moves nothing; a region goes to the neighbouring aggregate with the largest drop (ties: the longest shared border, then the lower site), as long "
+                      "as its own aggregate keeps another region and does not fall into more connected parts. An aggregate is then no longer exactly the Voronoi cell of its "
+                      "site: LOOKUP's site_id is the site of the region's new aggregate, and VORONOI still shows the cells. The log gives the moves and the suppressed records "
+                      "before and after. No effect on a point regions layer. Default: off, the paper's aggregation.<br>" );
+}
+
+void VbasAlgorithm::addAggregationOutputs()
+{
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "AGGREGATED" ), QObject::tr( "Aggregated regions" ), vbasqgis::VectorPolygon ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup" ), vbasqgis::Vector ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "ANONYMIZED" ), QObject::tr( "Anonymized records" ), vbasqgis::Vector ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "VORONOI" ), QObject::tr( "Voronoi cells" ), vbasqgis::VectorPolygon ) );
+  addNumberOutput( QStringLiteral( "AGGREGATES" ), QObject::tr( "Aggregated regions" ) );
+  addNumberOutput( QStringLiteral( "RELEASED" ), QObject::tr( "Released records" ) );
+  addNumberOutput( QStringLiteral( "SUPPRESSED" ), QObject::tr( "Suppressed records" ) );
+}
+
+void VbasAlgorithm::addEvaluationOutputs()
+{
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "EVALUATION" ), QObject::tr( "Evaluation" ), vbasqgis::Vector ) );
+  for ( const vbas::Metric &metric : vbas::metrics() )
+    if ( metric.output )
+      addNumberOutput( QString::fromLatin1( metric.output ), QObject::tr( metric.label ) );
+}
+
+void VbasAlgorithm::addEvaluationParameters()
+{
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "SENSITIVE_FIELD" ), QObject::tr( "Sensitive field (for CM, l-diversity and t-closeness)" ), QVariant(), QStringLiteral( "RECORDS" ),
+                                                 vbasqgis::FieldDataType::Any, false, true ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RISK_THRESHOLD" ), QObject::tr( "Re-identification risk threshold" ), vbasqgis::NumberType::Double, 0.2, false, 0, 1 ) );
+}
+
+void VbasAlgorithm::addReportOutput()
+{
+  addParameter( new QgsProcessingParameterFileDestination( QStringLiteral( "REPORT" ), QObject::tr( "Report" ), QObject::tr( "HTML files (*.html *.HTML)" ), QVariant(), true, true ) );
+}
+
+void VbasAlgorithm::addNumberOutput( const QString &name, const QString &description )
+{
+  if ( !outputDefinition( name ) )
+    addOutput( new QgsProcessingOutputNumber( name, description ) );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Help
+
+QString VbasAlgorithm::regionsHelp( bool withPoint, bool withPopulation )
+{
+  QString help = QObject::tr( "<b>Regions layer</b>: polygons (or points) of the initial regions: census tracts, dissemination areas, postal codes. "
+                              "A geographic CRS is fine: distances are then computed in the WGS 84 UTM zone of the layer's centre.<br>"
+                              "<b>Region id field</b>: unique id of each region, text or a number; the records refer to it.<br>" );
+  if ( withPoint )
+    help += QObject::tr( "<b>Region point</b>: the point that stands for a polygon: its centroid (the paper's choice) or a point on its surface (always inside). A point layer uses its points.<br>" );
+  if ( withPopulation )
+    help += QObject::tr( "<b>Population field</b>: optional population of each region (residents, when the records are a sample of them), for balanced density. Empty: the number of records in each region. "
+                         "The site count always divides the number of records.<br>" );
+  return help;
+}
+
+QString VbasAlgorithm::recordsHelp( Qis qis )
+{
+  QString help = QObject::tr( "<b>Records table</b>: one row per patient (any table: CSV, GeoPackage, PostGIS). Its geometry is read only to locate records that have no region "
+                              "id field, and is never released.<br>"
+                              "<b>Region id field of the records</b> (RECORD_REGION): the region of each record; every value must be an id of the regions layer, matched as text. "
+                              "Empty: the records are geocoded points (home addresses, say), and each gets the region its point lies in, by point in polygon against the regions "
+                              "layer (polygons; points in any CRS). A point on the boundary of several regions goes to the one with the lowest id (numbers compared as numbers, "
+                              "text by its characters).<br>"
+                              "<b>Located records outside every region</b> (OUTSIDE_POINTS): records whose point lies outside every region, or that have no point, refuse the run "
+                              "(default; the message gives how many and names a few rows, never their coordinates), or are dropped with a warning that counts them: they are "
+                              "neither released nor counted as suppressed.<br>"
+                              "<b>Count the records in their data source</b> (GROUP_IN_SOURCE, advanced, default on): when the records are a whole GeoPackage or SQLite "
+                              "table, or a PostgreSQL table, with one whole-number feature id column, the first pass is one GROUP BY region and QIs that the source runs "
+                              "(summing the count field), read back through the same QGIS provider. Any other table, a selection, a filter, a field the query would return "
+                              "with another type, a count the source finds invalid, or any failure of the query: the records are counted row by row, as when it is off. The "
+                              "release pass always reads and recounts every row.<br>" );
+  if ( qis == Qis::Optional )
+    help += QObject::tr( "<b>Quasi-identifier fields</b>: needed by anonymity-driven clustering only (see below).<br>" );
+  if ( qis != Qis::None )
+    help += QObject::tr( "<b>Quasi-identifier fields</b>: the fields an attacker may know (age group, sex, ...), each listed once. Records with equal values on all of them form an equivalence class (EC); "
+                         "values are compared exactly, whatever their type (text, numbers, dates and times, booleans, binary, lists, maps). NULL is a category of its own. "
+                         "Text holding U+FFFD (the mark of bytes that were not valid UTF-8) is refused.<br>" );
+  help += QObject::tr( "<b>Count field</b>: optional number of identical records a row stands for (pre-tabulated data): a whole number from 0 to %1. NULL, negative, fractional or "
+                       "larger counts are refused with the row and the value.<br>" )
+            .arg( kVbasMaxCount );
+  return help;
+}
+
+QString VbasAlgorithm::releaseHelp()
+{
+  return QObject::tr( "<b>Other fields to release</b> (RELEASE_FIELDS): the fields released besides the QIs and the count field. Empty: every field but the region id and the table's "
+                      "feature id column. List a QI alone to release nothing else. The log warns about a released field that is (nearly) unique per record, such as a patient id.<br>"
+                      "<b>Seed of the release order</b> (SEED): the released rows are written in a uniformly random order drawn from this seed, so the order of the input "
+                      "(a table sorted by area, say) says nothing. Empty: a fresh seed, reported in the log and the SEED output; give it again to repeat a run. Keep it with the "
+                      "input, not with the release: with the seed the order can be undone.<br>"
+                      "<b>Memory for shuffling the release</b> (SHUFFLE_MEMORY_MB): a larger release is shuffled through temporary files beside the output.<br>" );
+}
+
+QString VbasAlgorithm::siteCountHelp()
+{
+  return QObject::tr( "<b>Site count model</b>: Entropy (eq. 1-3) or Max combinations (eq. 4-6) set the cutoff e^B0 * X^B1, the records per site; or give a fixed cutoff, or a fixed number of sites. "
+                      "Sites = R(records / cutoff), between 1 and the number of regions; the log warns when the number of regions caps it.<br>"
+                      "<b>Cutoff coefficients</b>: e^B0 and B1 of the paper's Table 1 for Western, Central or Eastern Canada, or Custom.<br>"
+                      "<b>Custom e^B0</b>, <b>Custom B1</b>: the coefficients used with Custom.<br>"
+                      "<b>Fixed cutoff</b>: records per site, used by the Fixed cutoff model.<br>"
+                      "<b>Fixed number of sites</b>: used by the Fixed number of sites model.<br>"
+                      "<b>Logarithm base of the entropy</b> (advanced): e by default.<br>" );
+}
+
+QString VbasAlgorithm::placementHelp()
+{
+  return QObject::tr( "<b>Site location method</b>: Balanced density (paper sec. 3.2.1): rows of equal population from bottom to top (eq. 7-9), cells of equal population from left to right (eq. 10-11), one site per cell. "
+                      "Anonymity-driven clustering (ADC, paper sec. 3.2.2): starts from the seeding's sites and moves them, one trial at a time, toward the region points that hold members of "
+                      "the clusters' smallest equivalence classes (eq. 18-19: the mean of those points in the cluster's neighbourhood, weighted by their members); a move is kept only when "
+                      "the objective improves. It needs the QIs and k, and costs more time; it lowers suppression where the sites of balanced density leave small classes behind.<br>"
+                      "<b>Site position in its cell</b>: the mean of the cell's region points, as eq. 12-13 are written, or their median (balanced density, and ADC's balanced-density seeding).<br>"
+                      "<b>ADC objective</b>: Largest smallest EC (the paper's eq. 14: f = alpha |R| - |R_alpha|, alpha the smallest EC of any cluster; it stops at alpha >= k, or when it "
+                      "cannot raise the clusters at alpha: always when one QI combination has fewer than k records in the whole table, and often sooner, as one move rarely clears every class of alpha records from a cluster), or Fewest suppressed records (beyond the "
+                      "paper: a move is kept when fewer records fall in classes below k, or as many and the region points are nearer their sites (compactness, eq. 20); it tries every class "
+                      "below k of every cluster with suppressed records).<br>"
+                      "<b>ADC seeding</b>: the sites ADC starts from: balanced density (the paper's advice), or distinct region points drawn at random from SEED.<br>"
+                      "<b>ADC: most trial moves</b> (MAX_ITERATIONS, advanced): ADC stops after this many trial moves with the best sites so far, and the log says so.<br>" );
+}
+
+QString VbasAlgorithm::adcOutputsHelp()
+{
+  return QObject::tr( "<b>ADC_MOVES_TRIED</b>, <b>ADC_MOVES_COMMITTED</b>: ADC's trial and kept moves (0 with balanced density). <b>ADC_ALPHA</b>: the smallest EC of any of its clusters at "
+                      "the end, k or more given as k. <b>ADC_SUPPRESSED</b>: the records its clusters leave in classes below k. <b>ADC_STOP</b>: reached k, no improvement (a local optimum), "
+                      "max iterations, or not run.<br>" );
+}
+
+QString VbasAlgorithm::aggregationOutputsHelp()
+{
+  return QObject::tr( "<b>k</b>: every released equivalence class (aggregated region + QI values) has at least k records; smaller ones are suppressed whole. A whole number from 2.<br>" ) + releaseHelp()
+         + QObject::tr( "<h3>Outputs</h3>"
+                        "<b>Aggregated regions</b>: the member regions of each Voronoi cell dissolved: aggregate_id, site_id, regions (how many), members (their ids), records, released, suppressed, smallest_ec (smallest released EC), "
+                        "parts (the polygons of the dissolved aggregate: more than 1 when its regions are not all connected through shared borders; for a point layer, its distinct points).<br>"
+                        "<b>Region lookup</b>: region_id, aggregate_id and site_id of every initial region.<br>"
+                        "<b>Anonymized records</b>: every released row with the QIs, the count field and the other released fields, plus aggregate_id; no geometry, no region id, no input feature id. "
+                        "The rows are in a random order (SEED) with fresh feature ids. Suppressed records are left out. Before it is written, every row is checked against the first pass: "
+                        "a table that changed meanwhile stops the run.<br>"
+                        "<b>Voronoi cells</b>: the cells of the sites clipped to the regions' extent, for display (site_id, aggregate_id).<br>"
+                        "<b>AGGREGATES</b>, <b>RELEASED</b>, <b>SUPPRESSED</b>: counts. <b>SEED</b>: the seed of the release order.<br>" )
+         + outputsHelp();
+}
+
+QString VbasAlgorithm::evaluationParametersHelp()
+{
+  return QObject::tr( "<b>Sensitive field</b> (SENSITIVE_FIELD): optional, a field of the records such as a diagnosis. With it the evaluation also gives the classification metric (CM), "
+                      "distinct l-diversity and t-closeness; its values are compared exactly, NULL being a value of its own, and never written anywhere.<br>"
+                      "<b>Re-identification risk threshold</b> (RISK_THRESHOLD): a released record is at risk when its prosecutor risk 1/|E| is above it (0.05-0.3 in use; default 0.2).<br>" );
+}
+
+QString VbasAlgorithm::evaluationOutputsHelp()
+{
+  QString metrics;
+  for ( const vbas::Metric &metric : vbas::metrics() )
+    metrics += QStringLiteral( "<li><b>%1</b>%2 (%3): %4 <i>%5</i></li>" )
+                 .arg( QString::fromLatin1( metric.field ), metric.output ? QStringLiteral( ", %1" ).arg( QString::fromLatin1( metric.output ) ) : QString(), QObject::tr( metric.label ),
+                       QObject::tr( metric.meaning ), QString::fromLatin1( metric.formula ).toHtmlEscaped() );
+  return QObject::tr( "<b>Evaluation</b>: a one-row table with every metric below (field, number output, what it says and its formula); the number outputs carry the same values, "
+                      "NULL where a metric does not apply (CM, l and t without a sensitive field). ECs are the released table's classes (aggregated region, QI values).<ul>%1</ul>" )
+    .arg( metrics );
+}
+
+QString VbasAlgorithm::reportHelp()
+{
+  return QObject::tr( "<b>Report</b> (REPORT): a self-contained HTML page (no network needed) shown in the results viewer: the metrics and what each means, a map of the aggregated regions "
+                      "shaded by released records with the suppressed records marked, a map of the risk before release (the share of each initial region's records in (region, QI) classes "
+                      "smaller than k), a histogram of the EC sizes with k marked, the parameters, and the qgis_process command that repeats the run. Counts only, no record values; "
+                      "but it gives the records of each initial region before release, so it is for the custodian, not for publication with the release.<br>" );
+}
+
+QString VbasAlgorithm::outputsHelp()
+{
+  return QObject::tr( "<i>All outputs or none</i>: every destination is checked before the records are read (writable, not an input, not another output, every field name kept: "
+                      "a shapefile's 10-character names are refused, not truncated). Outputs are written under temporary names beside their destinations and moved into place only "
+                      "when the whole run has succeeded; a failed or canceled run leaves none of them.<br>" );
+}

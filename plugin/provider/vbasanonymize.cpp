@@ -1,0 +1,91 @@
+#include "provider/vbasanonymize.h"
+#include "support/vbasqgiscompat.h"
+
+#include "metrics.h"
+#include "steps/vbasadjacency.h"
+#include "outputs/vbasreport.h"
+#include "outputs/vbaswriters.h"
+
+#include <qgsprocessingoutputs.h>
+#include <qgsprocessingparameters.h>
+
+QString VbasAnonymize::shortHelpString() const
+{
+  return QObject::tr( "Runs the whole VBAS pipeline with one set of parameters: estimate the site count, place the sites (balanced density or anonymity-driven clustering), "
+                      "aggregate the regions by Voronoi cell and suppress every equivalence class below k, then evaluate the release. "
+                      "The same as chaining the four component algorithms (see vbas_pipeline.model3).<br>" )
+         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + contiguityHelp() + refinementHelp() + aggregationOutputsHelp()
+         + QObject::tr( "<b>Sites</b>: the placed sites (site_id, population, regions, row).<br>" ) + evaluationParametersHelp() + evaluationOutputsHelp() + reportHelp()
+         + QObject::tr( "The SEED also draws ADC's random seeding.<br>" ) + adcOutputsHelp()
+         + QObject::tr( "<b>SITES</b>, <b>CUTOFF</b>, <b>ENTROPY</b>, <b>MAXCOMBS</b>, <b>POPULATION</b>: as Estimate site count. <b>RUNTIME</b>: seconds for the whole pipeline." );
+}
+
+void VbasAnonymize::initAlgorithm( const QVariantMap & )
+{
+  addRegionsParameters( true, true );
+  addRecordsParameters( Qis::Required );
+  addEvaluationParameters();
+  addSiteCountParameters();
+  addPlacementParameters();
+  addKParameter();
+  addContiguityParameter();
+  addRefinementParameter();
+  addReleaseParameters();
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint ) );
+  addAggregationOutputs();
+  addEvaluationOutputs();
+  addReportOutput();
+}
+
+bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
+{
+  mTimer.start();
+  mInputs.prepare( *this, parameters, context );
+  mSiteCount = VbasSiteCountSettings::read( *this, parameters, context );
+  mRelease = VbasReleaseSettings::read( *this, parameters, context );
+  mPlacement = VbasPlacementSettings::read( *this, parameters, context, mRelease.seed );
+  mContiguous = parameterAsBoolean( parameters, QStringLiteral( "CONTIGUOUS" ), context );
+  mRefineBoundaries = parameterAsBoolean( parameters, QStringLiteral( "REFINE_BOUNDARIES" ), context );
+  mRiskThreshold = parameterAsDouble( parameters, QStringLiteral( "RISK_THRESHOLD" ), context );
+  mRunParameters = vbasRunParameters( *this, parameters, context, { { QStringLiteral( "SEED" ), QString::number( mRelease.seed ) } } );
+  const QList<VbasOutputSchema> schemas = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ), VbasEvaluationOutput::schema(), vbasReportSchema() }
+                                          + VbasAggregationOutputs::schemas( mInputs );
+  mOutputs.prepare( *this, parameters, context, schemas, mInputs.locations(), feedback );
+  return true;
+}
+
+QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
+{
+  const VbasRun run( mOutputs );
+  VbasInterrupt::throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
+  QgsProcessingMultiStepFeedback steps( 4, feedback );
+  const VbasRegions regions = mInputs.readRegions( context, &steps );
+  steps.setCurrentStep( 1 );
+  const VbasRecords records = mInputs.readRecords( regions, &steps );
+  const VbasSiteCount siteCount = vbasEstimateSiteCount( mSiteCount, regions, records, feedback );
+  QVariantMap outputs = vbasSiteCountOutputs( siteCount, records );
+  const VbasPlacement placed = vbasPlaceSites( mPlacement, regions, records, siteCount.sites, &steps );
+  outputs.insert( vbasPlacementOutputs( placed ) );
+  const vbas::Placement &placement = placed.placement;
+  VbasSitesOutput::write( mOutputs.create( QStringLiteral( "SITE_POINTS" ), context ), regions, placement );
+  std::vector<qlonglong> siteIds;
+  for ( std::size_t s = 0; s < placement.sites.size(); ++s )
+    siteIds.push_back( static_cast<qlonglong>( s + 1 ) );
+  vbas::Release release = vbas::voronoiRelease( placement.sites, regions.points, records.histograms, mRelease.k );
+  if ( mContiguous || mRefineBoundaries )
+    release = vbasBorderRelease( regions, records, std::move( release ), mRelease.k, { mContiguous, mRefineBoundaries }, &steps );
+  vbasLogRelease( release, placement.sites.size(), mRelease.k, feedback );
+  steps.setCurrentStep( 2 );
+  const QVector<QgsGeometry> dissolved = vbasDissolve( regions, release.aggregation, &steps );
+  outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, placement.sites, siteIds, release, dissolved, mRelease, steps, 2 ) );
+
+  std::vector<vbas::Point> regionSites;
+  for ( const std::size_t s : release.regionGroup )
+    regionSites.push_back( placement.sites[s] );
+  const vbas::MetricValues values = vbasMeasure( regions, records, regionSites, release, mRelease.k, mRiskThreshold, mTimer.elapsed() / 1000.0, feedback );
+  outputs.insert( VbasEvaluationOutput::write( mOutputs.create( QStringLiteral( "EVALUATION" ), context ), values ) );
+  mOutputs.create( QStringLiteral( "REPORT" ), context )
+    .write( vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, records.histograms, release, dissolved, mRelease.k, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ) } ) );
+  mOutputs.commit( context, outputs );
+  return outputs;
+}

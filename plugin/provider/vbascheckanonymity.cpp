@@ -1,0 +1,350 @@
+#include "provider/vbascheckanonymity.h"
+#include "support/vbasqgiscompat.h"
+
+#include "inputs/vbasinputs.h"
+#include "support/vbasinterrupt.h"
+#include "inputs/vbasrecordreader.h"
+#include "steps/vbassteps.h"
+
+#include <qgsprocessingoutputs.h>
+#include <qgsprocessingparameters.h>
+
+#include <QDataStream>
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace
+{
+
+const QStringList kMeasureFields { QStringLiteral( "records" ), QStringLiteral( "l_diversity" ), QStringLiteral( "t_closeness" ), QStringLiteral( "violates" ) };
+
+//! The value types QGIS providers give whose QDataStream bytes are exact: a type tag, then the value itself.
+bool isExactType( int type )
+{
+  switch ( type )
+  {
+    case QMetaType::QString:
+    case QMetaType::Bool:
+    case QMetaType::Short:
+    case QMetaType::UShort:
+    case QMetaType::Int:
+    case QMetaType::UInt:
+    case QMetaType::LongLong:
+    case QMetaType::ULongLong:
+    case QMetaType::Float:
+    case QMetaType::Double:
+    case QMetaType::QDate:
+    case QMetaType::QTime:
+    case QMetaType::QDateTime:
+    case QMetaType::QByteArray:
+    case QMetaType::QStringList:
+    case QMetaType::QVariantList:
+    case QMetaType::QVariantMap:
+      return true;
+    default:
+      return false;
+  }
+}
+
+//! Whether a value's QDataStream bytes are exact: NULL, or an exact type whose list or map elements are exact too.
+bool isExact( const QVariant &value )
+{
+  if ( value.isNull() )
+    return true;
+  if ( value.userType() == QMetaType::QVariantList )
+  {
+    const QVariantList list = value.toList();
+    return std::all_of( list.begin(), list.end(), isExact );
+  }
+  if ( value.userType() == QMetaType::QVariantMap )
+  {
+    const QVariantMap map = value.toMap();
+    return std::all_of( map.begin(), map.end(), isExact );
+  }
+  return isExactType( value.userType() );
+}
+
+std::string_view view( const QByteArray &bytes )
+{
+  return std::string_view( bytes.constData(), static_cast<std::size_t>( bytes.size() ) );
+}
+
+//! The QI values of an EC back from its key.
+QgsAttributes decodeKey( std::string_view key, int values )
+{
+  QDataStream stream( QByteArray::fromRawData( key.data(), static_cast<int>( key.size() ) ) );
+  QgsAttributes attributes;
+  for ( int i = 0; i < values; ++i )
+  {
+    QVariant value;
+    stream >> value;
+    attributes << value;
+  }
+  return attributes;
+}
+
+//! "k", "k,l", "l,t", ...: the checks an EC fails.
+QString violated( const vbas::EcMeasures &ec )
+{
+  QStringList checks;
+  if ( ec.violatesK )
+    checks << QStringLiteral( "k" );
+  if ( ec.violatesL )
+    checks << QStringLiteral( "l" );
+  if ( ec.violatesT )
+    checks << QStringLiteral( "t" );
+  return checks.join( ',' );
+}
+
+template<typename T>
+QVariant orNull( const std::optional<T> &value )
+{
+  return value ? QVariant( *value ) : QVariant();
+}
+
+QVariantMap numberOutputs( const vbas::AnonymityReport &report )
+{
+  return { { QStringLiteral( "PASS" ), report.violatingEcs == 0 },
+           { QStringLiteral( "RECORDS" ), static_cast<qlonglong>( report.records ) },
+           { QStringLiteral( "ECS" ), static_cast<qlonglong>( report.ecs ) },
+           { QStringLiteral( "SMALLEST_EC" ), orNull<qlonglong>( report.smallestEc ) },
+           { QStringLiteral( "VIOLATING_ECS" ), static_cast<qlonglong>( report.violatingEcs ) },
+           { QStringLiteral( "VIOLATING_RECORDS" ), static_cast<qlonglong>( report.violatingRecords ) },
+           { QStringLiteral( "SMALLEST_L" ), orNull<qlonglong>( report.smallestL ) },
+           { QStringLiteral( "LARGEST_T" ), orNull( report.largestT ) } };
+}
+
+} // namespace
+
+QString VbasCheckAnonymity::shortHelpString() const
+{
+  return QObject::tr( "Checks a released table, whatever made it: VBAS, another tool, or a table edited by hand. It recounts the equivalence classes (ECs) from the table itself "
+                      "with its own code, and reports every EC below k records (k-anonymity), and optionally below l distinct sensitive values (distinct l-diversity) or farther "
+                      "than t from the whole table's sensitive values (t-closeness).<br>"
+                      "<b>Released table</b> (INPUT): any vector layer or table; its geometry, if any, is never read.<br>"
+                      "<b>Quasi-identifier fields</b> (QI_FIELDS): the released QIs, the geographic one included (for a VBAS release: the QIs and aggregate_id). Rows with equal values on all "
+                      "of them form an EC; values are compared exactly with their type (text, numbers, booleans, dates and times, binary, lists, maps), and NULL is a category of its own.<br>"
+                      "<b>Count field</b> (COUNT_FIELD): optional number of records a row stands for, a whole number from 0 to %1; NULL, negative, fractional or larger counts are refused "
+                      "with the row and the value. A row of 0 records counts nothing. Empty: each row is one record.<br>"
+                      "<b>k</b> (K): every EC must hold at least k records. Default 5, at least 2.<br>"
+                      "<b>Sensitive field</b> (SENSITIVE_FIELD): optional, the attribute to protect (a diagnosis). NULL is a value of its own. Needed for L and T.<br>"
+                      "<b>l</b> (L): every EC must hold at least l distinct sensitive values. Default 1: not checked.<br>"
+                      "<b>t</b> (T): the earth mover's distance between an EC's sensitive values and the whole table's, with the same distance between any two values "
+                      "(0.5 times the sum over the values of the difference of their shares, records weighted by the count), must be at most t. Above 0, at most 1; default 1: not checked.<br>"
+                      "<h3>Outputs</h3>"
+                      "<b>PASS</b>: true when no EC violates a check. A table without records passes, with a warning.<br>"
+                      "<b>RECORDS</b>, <b>ECS</b>, <b>SMALLEST_EC</b>: the records, the ECs and the records of the smallest EC. <b>VIOLATING_ECS</b>, <b>VIOLATING_RECORDS</b>: the ECs that "
+                      "fail a check, and their records. <b>SMALLEST_L</b>, <b>LARGEST_T</b>: the fewest distinct sensitive values and the largest distance of any EC (NULL without a sensitive field).<br>"
+                      "<b>Violations</b> (VIOLATIONS): a table without geometry, one row per violating EC in the order of its first row: its QI values (same field names and types as the "
+                      "input), records, l_diversity, t_closeness (NULL without a sensitive field) and violates (the failed checks: k, l, t, for example \"k,l\"). It holds counts only, never "
+                      "a sensitive value, and the log gives counts only.<br>" )
+           .arg( kVbasMaxCount )
+         + outputsHelp();
+}
+
+void VbasCheckAnonymity::initAlgorithm( const QVariantMap & )
+{
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "INPUT" ), QObject::tr( "Released table" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ) ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ), QObject::tr( "Quasi-identifier fields (with the geographic one)" ), QVariant(), QStringLiteral( "INPUT" ), vbasqgis::FieldDataType::Any, true ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "COUNT_FIELD" ), QObject::tr( "Count field (records per row; empty: one)" ), QVariant(), QStringLiteral( "INPUT" ), vbasqgis::FieldDataType::Numeric, false, true ) );
+  addKParameter();
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "SENSITIVE_FIELD" ), QObject::tr( "Sensitive field (for l and t)" ), QVariant(), QStringLiteral( "INPUT" ), vbasqgis::FieldDataType::Any, false, true ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "L" ), QObject::tr( "l (distinct sensitive values per EC; 1: not checked)" ), vbasqgis::NumberType::Integer, 1, false, 1, std::numeric_limits<int>::max() ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "T" ), QObject::tr( "t (largest earth mover's distance of an EC; 1: not checked)" ), vbasqgis::NumberType::Double, 1, false, 0, 1 ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "VIOLATIONS" ), QObject::tr( "Violations" ), vbasqgis::Vector ) );
+  addOutput( new QgsProcessingOutputBoolean( QStringLiteral( "PASS" ), QObject::tr( "Passes every check" ) ) );
+  addNumberOutput( QStringLiteral( "RECORDS" ), QObject::tr( "Records" ) );
+  addNumberOutput( QStringLiteral( "ECS" ), QObject::tr( "Equivalence classes" ) );
+  addNumberOutput( QStringLiteral( "SMALLEST_EC" ), QObject::tr( "Records of the smallest equivalence class" ) );
+  addNumberOutput( QStringLiteral( "VIOLATING_ECS" ), QObject::tr( "Violating equivalence classes" ) );
+  addNumberOutput( QStringLiteral( "VIOLATING_RECORDS" ), QObject::tr( "Records of the violating equivalence classes" ) );
+  addNumberOutput( QStringLiteral( "SMALLEST_L" ), QObject::tr( "Fewest distinct sensitive values of an equivalence class" ) );
+  addNumberOutput( QStringLiteral( "LARGEST_T" ), QObject::tr( "Largest earth mover's distance of an equivalence class" ) );
+}
+
+bool VbasCheckAnonymity::prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
+{
+  QList<VbasLocation> inputs;
+  mSource = vbasSource( *this, parameters, QStringLiteral( "INPUT" ), context, inputs );
+  resolveFields( parameters, context );
+  mThresholds = thresholds( parameters, context );
+  mOutputs.prepare( *this, parameters, context, { violationsSchema() }, inputs, feedback );
+  return true;
+}
+
+void VbasCheckAnonymity::resolveFields( const QVariantMap &parameters, QgsProcessingContext &context )
+{
+  const QgsFields fields = mSource->fields();
+  mQis.clear();
+  for ( const QString &name : vbasqgis::parameterAsFields( parameterDefinition( QStringLiteral( "QI_FIELDS" ) ), parameters, context ) )
+  {
+    const int index = fields.lookupField( name );
+    if ( index < 0 )
+      throw QgsProcessingException( QObject::tr( "The table has no field '%1' (QI field, QI_FIELDS)." ).arg( name ) );
+    if ( mQis.contains( index ) )
+      throw QgsProcessingException( QObject::tr( "The QI field '%1' is listed twice in QI_FIELDS: each QI counts once." ).arg( fields.at( index ).name() ) );
+    if ( kMeasureFields.contains( fields.at( index ).name(), Qt::CaseInsensitive ) )
+      throw QgsProcessingException( QObject::tr( "The QI field '%1' has the name of a field that VIOLATIONS adds (%2): rename it." ).arg( name, kMeasureFields.join( QLatin1String( ", " ) ) ) );
+    mQis << index;
+  }
+  if ( mQis.isEmpty() )
+    throw QgsProcessingException( QObject::tr( "Choose at least one quasi-identifier field (QI_FIELDS)." ) );
+  mCount = optionalField( parameters, QStringLiteral( "COUNT_FIELD" ), context );
+  mSensitive = optionalField( parameters, QStringLiteral( "SENSITIVE_FIELD" ), context );
+  for ( const int index : mQis + QgsAttributeList { mSensitive } )
+    if ( index >= 0 && !isExactType( fields.at( index ).type() ) )
+      throw QgsProcessingException( QObject::tr( "The field '%1' is of type %2, whose values cannot be compared exactly." ).arg( fields.at( index ).name(), fields.at( index ).typeName() ) );
+  if ( mCount >= 0 && ( mQis.contains( mCount ) || mCount == mSensitive ) )
+    throw QgsProcessingException( QObject::tr( "The count field '%1' is also a QI or the sensitive field: a field has one role." ).arg( fields.at( mCount ).name() ) );
+  if ( mSensitive >= 0 && mQis.contains( mSensitive ) )
+    throw QgsProcessingException( QObject::tr( "The sensitive field '%1' is also a QI field: a field has one role." ).arg( fields.at( mSensitive ).name() ) );
+}
+
+int VbasCheckAnonymity::optionalField( const QVariantMap &parameters, const QString &name, QgsProcessingContext &context ) const
+{
+  const QString field = parameterAsString( parameters, name, context );
+  if ( field.isEmpty() )
+    return -1;
+  const int index = mSource->fields().lookupField( field );
+  if ( index < 0 )
+    throw QgsProcessingException( QObject::tr( "The table has no field '%1' (%2)." ).arg( field, name ) );
+  return index;
+}
+
+vbas::AnonymityThresholds VbasCheckAnonymity::thresholds( const QVariantMap &parameters, QgsProcessingContext &context ) const
+{
+  vbas::AnonymityThresholds thresholds;
+  thresholds.k = vbasWholeNumber( *this, parameters, QStringLiteral( "K" ), context );
+  thresholds.l = vbasWholeNumber( *this, parameters, QStringLiteral( "L" ), context );
+  thresholds.t = parameterAsDouble( parameters, QStringLiteral( "T" ), context );
+  if ( !( thresholds.t > 0 && thresholds.t <= 1 ) )
+    throw QgsProcessingException( QObject::tr( "T must be above 0 and at most 1 (T = %1)." ).arg( thresholds.t ) );
+  if ( mSensitive < 0 && thresholds.l > 1 )
+    throw QgsProcessingException( QObject::tr( "L = %1 needs a sensitive field (SENSITIVE_FIELD): l-diversity counts its distinct values." ).arg( thresholds.l ) );
+  if ( mSensitive < 0 && thresholds.t < 1 )
+    throw QgsProcessingException( QObject::tr( "T = %1 needs a sensitive field (SENSITIVE_FIELD): t-closeness compares its values." ).arg( thresholds.t ) );
+  return thresholds;
+}
+
+VbasOutputSchema VbasCheckAnonymity::violationsSchema() const
+{
+  QgsFields fields;
+  for ( const int qi : mQis )
+    fields.append( mSource->fields().at( qi ) );
+  fields.append( QgsField( kMeasureFields[0], vbasqgis::Field::LongLong ) );
+  fields.append( QgsField( kMeasureFields[1], vbasqgis::Field::LongLong ) );
+  fields.append( QgsField( kMeasureFields[2], vbasqgis::Field::Double ) );
+  fields.append( QgsField( kMeasureFields[3], vbasqgis::Field::String ) );
+  return { QStringLiteral( "VIOLATIONS" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
+}
+
+QVariantMap VbasCheckAnonymity::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
+{
+  const VbasRun run( mOutputs );
+  const vbas::AnonymityCheck check = recount( feedback );
+  const vbas::AnonymityReport report = check.report( mThresholds );
+  log( report, feedback );
+  writeViolations( mOutputs.create( QStringLiteral( "VIOLATIONS" ), context ), report );
+  QVariantMap outputs = numberOutputs( report );
+  mOutputs.commit( context, outputs );
+  return outputs;
+}
+
+vbas::AnonymityCheck VbasCheckAnonymity::recount( QgsProcessingFeedback *feedback ) const
+{
+  vbas::AnonymityCheck check( mSensitive >= 0 );
+  QgsAttributeList read = mQis;
+  for ( const int field : { mCount, mSensitive } )
+    if ( field >= 0 )
+      read << field;
+  QgsFeatureRequest request;
+  request.setFlags( vbasqgis::NoGeometry ).setSubsetOfAttributes( read );
+  QgsFeatureIterator it = mSource->getFeatures( request, vbasqgis::SkipGeometryValidityChecks );
+  const double step = mSource->featureCount() > 0 ? 100.0 / static_cast<double>( mSource->featureCount() ) : 0;
+  std::int64_t row = 0;
+  QgsFeature f;
+  while ( it.nextFeature( f ) )
+  {
+    if ( ( row & 0xfff ) == 0 )
+    {
+      VbasInterrupt::throwIfCanceled( feedback );
+      feedback->setProgress( static_cast<double>( row ) * step );
+    }
+    ++row;
+    const QgsAttributes attributes = f.attributes();
+    const std::int64_t records = mCount < 0 ? 1 : VbasRecordReader::countValue( attributes.at( mCount ), mSource->fields().at( mCount ).name(), row, f.id() );
+    const QByteArray sensitive = mSensitive < 0 ? QByteArray() : key( attributes, { mSensitive }, row, f.id() );
+    try
+    {
+      check.add( view( key( attributes, mQis, row, f.id() ) ), view( sensitive ), records );
+    }
+    catch ( const std::overflow_error & )
+    {
+      throw QgsProcessingException( QObject::tr( "%1: the counts add up to more than %2 records, the most a 64-bit count holds." )
+                                      .arg( VbasRecordReader::rowName( row, f.id() ) )
+                                      .arg( std::numeric_limits<std::int64_t>::max() ) );
+    }
+  }
+  VbasInterrupt::throwIfCanceled( feedback );
+  feedback->pushInfo( QObject::tr( "%1 row(s) read." ).arg( row ) );
+  return check;
+}
+
+QByteArray VbasCheckAnonymity::key( const QgsAttributes &attributes, const QgsAttributeList &fields, std::int64_t row, QgsFeatureId id ) const
+{
+  QByteArray bytes;
+  QDataStream stream( &bytes, QIODevice::WriteOnly );
+  for ( const int field : fields )
+  {
+    const QVariant &value = attributes.at( field );
+    if ( !isExact( value ) )
+      throw QgsProcessingException( QObject::tr( "%1: the field '%2' holds a value of type %3, which cannot be compared exactly." )
+                                      .arg( VbasRecordReader::rowName( row, id ), mSource->fields().at( field ).name(), QString::fromLatin1( value.typeName() ) ) );
+    stream << ( value.isNull() ? QVariant() : value ); // NULL of any type is one category
+  }
+  return bytes;
+}
+
+void VbasCheckAnonymity::log( const vbas::AnonymityReport &report, QgsProcessingFeedback *feedback ) const
+{
+  if ( report.records == 0 )
+  {
+    feedback->pushWarning( QObject::tr( "The table holds no records: there is nothing to check, and it passes." ) );
+    return;
+  }
+  feedback->pushInfo( QObject::tr( "%1 record(s) in %2 equivalence class(es); the smallest holds %3." ).arg( report.records ).arg( report.ecs ).arg( *report.smallestEc ) );
+  if ( report.smallestL )
+    feedback->pushInfo( QObject::tr( "Sensitive field: the fewest distinct values in an equivalence class is %1, the largest distance %2." ).arg( *report.smallestL ).arg( *report.largestT ) );
+  if ( report.violatingEcs == 0 )
+  {
+    feedback->pushInfo( QObject::tr( "PASS: every equivalence class meets every check." ) );
+    return;
+  }
+  const auto failing = [&]( bool vbas::EcMeasures::*check ) {
+    return std::count_if( report.violations.begin(), report.violations.end(), [&]( const vbas::EcMeasures &ec ) { return ec.*check; } );
+  };
+  QStringList checks { QObject::tr( "%1 below k = %2 records" ).arg( failing( &vbas::EcMeasures::violatesK ) ).arg( mThresholds.k ) };
+  if ( mSensitive >= 0 )
+    checks << QObject::tr( "%1 below l = %2 distinct sensitive values" ).arg( failing( &vbas::EcMeasures::violatesL ) ).arg( mThresholds.l )
+           << QObject::tr( "%1 farther than t = %2" ).arg( failing( &vbas::EcMeasures::violatesT ) ).arg( mThresholds.t );
+  feedback->pushWarning( QObject::tr( "FAIL: %1 equivalence class(es) holding %2 record(s) violate a check: %3." )
+                           .arg( report.violatingEcs )
+                           .arg( report.violatingRecords )
+                           .arg( checks.join( QLatin1String( "; " ) ) ) );
+}
+
+void VbasCheckAnonymity::writeViolations( VbasOutput &output, const vbas::AnonymityReport &report ) const
+{
+  const bool sensitive = mSensitive >= 0;
+  for ( const vbas::EcMeasures &ec : report.violations )
+  {
+    QgsAttributes values = decodeKey( ec.key, mQis.size() );
+    values << static_cast<qlonglong>( ec.records ) << ( sensitive ? QVariant( static_cast<qlonglong>( ec.l ) ) : QVariant() ) << ( sensitive ? QVariant( ec.t ) : QVariant() ) << violated( ec );
+    QgsFeature feature( output.fields() );
+    feature.setAttributes( values );
+    output.add( feature );
+  }
+  output.finish();
+}

@@ -1,0 +1,85 @@
+#include "provider/vbasevaluate.h"
+#include "support/vbasqgiscompat.h"
+
+#include "metrics.h"
+#include "release.h"
+#include "outputs/vbasreport.h"
+#include "steps/vbassteps.h"
+#include "outputs/vbaswriters.h"
+
+#include <qgsprocessingoutputs.h>
+#include <qgsprocessingparameters.h>
+
+QString VbasEvaluate::shortHelpString() const
+{
+  return QObject::tr( "Evaluates a release (SPEC 3.4): the paper's measurements (suppression, compactness, discernibility, non-uniform entropy of the geographic identifier, "
+                      "running time) and the metrics the field uses besides (DM, DM*, C_AVG, Prec, generic non-uniform entropy, prosecutor risks, CM, l-diversity, t-closeness). "
+                      "It recomputes the equivalence classes and their suppression from the records and the region lookup, independently of the algorithm that made the "
+                      "release, and writes a report with maps and a histogram.<br>" )
+         + regionsHelp( true, false ) + recordsHelp( Qis::Required ) + evaluationParametersHelp()
+         + QObject::tr( "<b>Sites</b>: the site points (site_id field, or their order).<br>"
+                        "<b>Region lookup</b>: a table with region_id, aggregate_id and site_id for every region, as Voronoi aggregation writes it.<br>"
+                        "<b>k</b>: the k of the release; ECs below it count as suppressed.<br>"
+                        "<b>Running time of the evaluated run</b>: seconds, reported as runtime_s (for example the RUNTIME output of Voronoi aggregation).<br>" )
+         + QObject::tr( "<h3>Outputs</h3>" ) + evaluationOutputsHelp()
+         + QObject::tr( "<b>Metrics per aggregated region</b> (AGGREGATE_METRICS): the aggregated regions (dissolved) with aggregate_id, regions, records, released, suppressed, "
+                        "smallest_ec (smallest released EC), l_diversity and t_closeness (over its released ECs; NULL without a sensitive field or released records).<br>"
+                        "<b>Risk before release per region</b> (REGION_RISK): the initial regions with region_id, records, at_risk (records in (region, QI) classes below k) and "
+                        "risk_share (at_risk / records; NULL without records).<br>"
+                        "These two and the report are optional: left empty, they go to temporary files.<br>" )
+         + reportHelp() + outputsHelp();
+}
+
+void VbasEvaluate::initAlgorithm( const QVariantMap & )
+{
+  addRegionsParameters( true, false );
+  addRecordsParameters( Qis::Required );
+  addEvaluationParameters();
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "SITES" ), QObject::tr( "Sites" ), vbasqgis::sourceTypes( { vbasqgis::VectorPoint } ) ) );
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ) ) );
+  addKParameter();
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RUN_SECONDS" ), QObject::tr( "Running time of the evaluated run (s)" ), vbasqgis::NumberType::Double, 0, false, 0 ) );
+  addEvaluationOutputs();
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "AGGREGATE_METRICS" ), QObject::tr( "Metrics per aggregated region" ), vbasqgis::VectorAnyGeometry, QVariant(), true, true ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "REGION_RISK" ), QObject::tr( "Risk before release per region" ), vbasqgis::VectorAnyGeometry, QVariant(), true, true ) );
+  addReportOutput();
+}
+
+bool VbasEvaluate::prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
+{
+  mInputs.prepare( *this, parameters, context );
+  mK = vbasWholeNumber( *this, parameters, QStringLiteral( "K" ), context );
+  mRunSeconds = parameterAsDouble( parameters, QStringLiteral( "RUN_SECONDS" ), context );
+  mRiskThreshold = parameterAsDouble( parameters, QStringLiteral( "RISK_THRESHOLD" ), context );
+  mRunParameters = vbasRunParameters( *this, parameters, context, {} );
+  const QgsFields regionFields = mInputs.regionFields();
+  const QgsField regionId = regionFields.at( regionFields.lookupField( mInputs.regionIdField() ) );
+  mOutputs.prepare( *this, parameters, context,
+                    { VbasEvaluationOutput::schema(), VbasAggregateMetricsOutput::schema( mInputs.regionsWkbType(), mInputs.regionsCrs() ),
+                      VbasRegionRiskOutput::schema( regionId, mInputs.regionsWkbType(), mInputs.regionsCrs() ), vbasReportSchema() },
+                    mInputs.locations(), feedback );
+  return true;
+}
+
+QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
+{
+  const VbasRun run( mOutputs );
+  VbasInterrupt::throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
+  QgsProcessingMultiStepFeedback steps( 3, feedback );
+  const VbasRegions regions = mInputs.readRegions( context, &steps );
+  steps.setCurrentStep( 1 );
+  const VbasRecords records = mInputs.readRecords( regions, &steps );
+  const VbasSites sites = mInputs.readSites( regions, context );
+  const VbasLookup lookup = mInputs.readLookup( regions, sites, feedback );
+  const vbas::Release release = vbas::release( lookup.regionGroup, records.histograms, mK );
+  const vbas::MetricValues values = vbasMeasure( regions, records, lookup.regionSites, release, mK, mRiskThreshold, mRunSeconds, feedback );
+  QVariantMap outputs = VbasEvaluationOutput::write( mOutputs.create( QStringLiteral( "EVALUATION" ), context ), values );
+  steps.setCurrentStep( 2 );
+  const QVector<QgsGeometry> dissolved = vbasDissolve( regions, release.aggregation, &steps );
+  VbasAggregateMetricsOutput::write( mOutputs.create( QStringLiteral( "AGGREGATE_METRICS" ), context ), dissolved, release, records.sensitive );
+  VbasRegionRiskOutput::write( mOutputs.create( QStringLiteral( "REGION_RISK" ), context ), regions, records.histograms, mK );
+  mOutputs.create( QStringLiteral( "REPORT" ), context )
+    .write( vbasReport( { QObject::tr( "VBAS evaluation of a release" ), regions, records.histograms, release, dissolved, mK, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ) } ) );
+  mOutputs.commit( context, outputs );
+  return outputs;
+}

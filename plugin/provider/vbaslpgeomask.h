@@ -1,0 +1,66 @@
+// LP geomasking of postal codes (SPEC 4 and 4.1, issue 8): every patient's code moves at random to a
+// nearby code with transition probabilities from a linear program (Revised-LP or WCMB-LP) that
+// minimises the expected movement while keeping every re-identification probability at most epsilon.
+#pragma once
+
+#include "support/vbasqgiscompat.h"
+#include "lp/geomask.h"
+#include "provider/vbasalgorithm.h"
+#include "inputs/vbascodes.h"
+#include "outputs/vbasoutputset.h"
+
+#include <qgsprocessingutils.h>
+
+class VbasLpGeomask : public VbasAlgorithm
+{
+  public:
+    QString name() const override { return QStringLiteral( "lpgeomask" ); }
+    QString displayName() const override { return QObject::tr( "LP geomasking of postal codes" ); }
+    QString group() const override { return QObject::tr( "Geomasking" ); }
+    QString groupId() const override { return QStringLiteral( "geomasking" ); }
+    QString shortHelpString() const override;
+    VbasLpGeomask *createInstance() const override { return new VbasLpGeomask(); }
+
+  protected:
+    void initAlgorithm( const QVariantMap &configuration = QVariantMap() ) override;
+    bool prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
+    QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
+
+  private:
+    enum class Solver
+    {
+      Automatic,
+      ColumnGeneration,
+      Direct,
+    };
+
+    struct Solved
+    {
+        vbas::lp::Solution solution;
+        std::optional<double> smallestEpsilon; //!< with FIND_MIN_EPSILON
+    };
+
+    //! The solution at mEpsilon; an infeasible epsilon is refused with the epsilon or m to try.
+    Solved solve( const vbas::lp::Problem &problem, const VbasCodes &codes, QgsProcessingFeedback *feedback ) const;
+    static QString unhideable( const vbas::lp::Problem &problem, const VbasCodes &codes );
+    vbas::lp::Solution solveWith( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback ) const;
+    VbasOutputSchema randomisedSchema() const;
+
+    std::unique_ptr<QgsProcessingFeatureSource> mCodesSource;
+    std::unique_ptr<QgsProcessingFeatureSource> mPatientsSource;
+    VbasCodeFields mCodeFields;
+    QString mPatientCodeField;
+    int mPatientCodeIndex = -1;
+    QgsAttributeList mReleasedFields; //!< the patients' fields released: all but their code, their identity fields and expressions
+    double mEpsilon = 0.2;
+    std::int64_t mNeighbours = 30;
+    double mRadius = 0;
+    vbas::lp::Model mModel = vbas::lp::Model::Revised;
+    Solver mSolver = Solver::Automatic;
+    std::uint64_t mSeed = 0;
+    bool mFindMinEpsilon = false;
+    double mEpsilonTolerance = 1e-3;
+    bool mAudit = false;
+    vbasqgis::FieldType mCodeType = vbasqgis::Field::String;
+    VbasOutputSet mOutputs;
+};

@@ -1,0 +1,66 @@
+#include "provider/vbasplacesites.h"
+#include "support/vbasqgiscompat.h"
+
+#include "steps/vbassteps.h"
+#include "outputs/vbaswriters.h"
+
+#include <qgsprocessingoutputs.h>
+#include <qgsprocessingparameters.h>
+
+#include <limits>
+
+QString VbasPlaceSites::shortHelpString() const
+{
+  return QObject::tr( "Places the sites of the Voronoi aggregation: by balanced density, so that each cell holds about the same population (paper sec. 3.2.1), or by "
+                      "anonymity-driven clustering, which moves them to raise the smallest equivalence class of each cluster (paper sec. 3.2.2).<br>" )
+         + regionsHelp( true, true ) + recordsHelp( Qis::Optional )
+         + QObject::tr( "<b>Number of sites</b>: from Estimate site count (its SITES output), a whole number between 1 and the number of regions.<br>" ) + placementHelp()
+         + QObject::tr( "<b>k</b>: the smallest equivalence class ADC aims for (the k of the aggregation step); not used by balanced density.<br>"
+                        "<b>Seed</b> (SEED, advanced): draws ADC's random seeding. Empty: a fresh seed, reported in the log and the SEED output.<br>"
+                        "<h3>Outputs</h3><b>Sites</b>: one point per site, in the regions layer's CRS: site_id, population (of its cell), regions (region points in its cell), "
+                        "row (balanced density's row from the bottom, also for ADC's balanced-density seeding; NULL for random seeding). "
+                        "<b>RUNTIME</b>: seconds. <b>SEED</b>: the seed.<br>" )
+         + adcOutputsHelp() + outputsHelp();
+}
+
+void VbasPlaceSites::initAlgorithm( const QVariantMap & )
+{
+  addRegionsParameters( true, true );
+  addRecordsParameters( Qis::Optional );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "SITES" ), QObject::tr( "Number of sites" ), vbasqgis::NumberType::Integer, 10, false, 1, std::numeric_limits<int>::max() ) );
+  addPlacementParameters();
+  addKParameter();
+  addSeedParameter( QObject::tr( "Seed of ADC's random seeding (empty: a fresh one)" ) );
+  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint ) );
+  addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );
+}
+
+bool VbasPlaceSites::prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
+{
+  mTimer.start();
+  mInputs.prepare( *this, parameters, context );
+  mSites = static_cast<std::size_t>( vbasWholeNumber( *this, parameters, QStringLiteral( "SITES" ), context ) );
+  mPlacement = VbasPlacementSettings::read( *this, parameters, context, vbasSeed( *this, parameters, context ) );
+  mOutputs.prepare( *this, parameters, context, { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ) }, mInputs.locations(), feedback );
+  return true;
+}
+
+QVariantMap VbasPlaceSites::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
+{
+  const VbasRun run( mOutputs );
+  VbasInterrupt::throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
+  QgsProcessingMultiStepFeedback steps( 3, feedback );
+  const VbasRegions regions = mInputs.readRegions( context, &steps );
+  steps.setCurrentStep( 1 );
+  // Balanced density on a population field needs no records.
+  const bool needsRecords = mPlacement.method == VbasPlacementSettings::Method::Adc || regions.population.empty();
+  const VbasRecords records = needsRecords ? mInputs.readRecords( regions, &steps ) : VbasRecords( 0 );
+  steps.setCurrentStep( 2 );
+  const VbasPlacement placement = vbasPlaceSites( mPlacement, regions, records, mSites, &steps );
+  VbasSitesOutput::write( mOutputs.create( QStringLiteral( "SITE_POINTS" ), context ), regions, placement.placement );
+  QVariantMap outputs = vbasPlacementOutputs( placement );
+  outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mPlacement.seed ) );
+  outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
+  mOutputs.commit( context, outputs );
+  return outputs;
+}

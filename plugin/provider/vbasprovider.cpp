@@ -1,0 +1,57 @@
+#include "provider/vbasprovider.h"
+#include "provider/vbasanonymize.h"
+#include "provider/vbascheckanonymity.h"
+#include "provider/vbasestimatesitecount.h"
+#include "provider/vbasevaluate.h"
+#include "provider/vbaslpgeomask.h"
+#include "provider/vbasplacesites.h"
+#include "provider/vbasvoronoiaggregate.h"
+
+#include <QIcon>
+
+VbasProvider::VbasProvider( const QString &iconDirectory )
+{
+  VbasAlgorithm::setIconDirectory( iconDirectory );
+}
+
+QString VbasProvider::id() const
+{
+  return QStringLiteral( "vbas" );
+}
+
+QString VbasProvider::name() const
+{
+  return QObject::tr( "VBAS" );
+}
+
+QString VbasProvider::longName() const
+{
+  return QObject::tr( "VBAS: Voronoi-based aggregation for k-anonymous health data" );
+}
+
+QIcon VbasProvider::icon() const
+{
+  return QIcon( svgIconPath() );
+}
+
+QString VbasProvider::svgIconPath() const
+{
+  return VbasAlgorithm::iconDirectory() + QStringLiteral( "/vbas.svg" );
+}
+
+void VbasProvider::loadAlgorithms()
+{
+  addAlgorithm( new VbasEstimateSiteCount() );
+  addAlgorithm( new VbasPlaceSites() );
+  addAlgorithm( new VbasVoronoiAggregate() );
+  addAlgorithm( new VbasEvaluate() );
+  addAlgorithm( new VbasAnonymize() );
+  addAlgorithm( new VbasCheckAnonymity() );
+  addAlgorithm( new VbasLpGeomask() );
+}
+
+//! The factory the Python shim calls through ctypes; the registry takes ownership.
+extern "C" Q_DECL_EXPORT QgsProcessingProvider *vbas_create_provider( const char *iconDirectory )
+{
+  return new VbasProvider( QString::fromUtf8( iconDirectory ) );
+}

@@ -1,0 +1,303 @@
+#include "support/vbasqgiscompat.h"
+#include "steps/vbassteps.h"
+
+#include "support/vbasinterrupt.h"
+
+#include <qgsexception.h>
+#include <qgsprocessingalgorithm.h>
+#include <qgsprocessingfeedback.h>
+#include <qgsprocessingparameters.h>
+
+#include <QRandomGenerator>
+
+#include <cmath>
+#include <numeric>
+
+namespace
+{
+
+const QgsProcessingParameterDefinition *definition( const QgsProcessingAlgorithm &algorithm, const QString &name )
+{
+  return algorithm.parameterDefinition( name );
+}
+
+//! A number parameter's value as the user wrote it, for messages.
+QString asGiven( const QVariant &value )
+{
+  return value.canConvert<QgsProperty>() ? value.value<QgsProperty>().valueAsString( QgsExpressionContext() ) : value.toString();
+}
+
+//! The largest seed: every whole number up to 2^53 is exact as a number output.
+constexpr double kMaxSeed = 9007199254740991.0;
+
+} // namespace
+
+bool VbasCoreProgress::canceled() const
+{
+  return mFeedback->isCanceled() || VbasInterrupt::caught() != 0;
+}
+
+void VbasCoreProgress::report( double percent, const std::string &status )
+{
+  mFeedback->setProgress( percent );
+  mFeedback->setProgressText( QString::fromStdString( status ) );
+}
+
+std::int64_t vbasWholeNumber( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context )
+{
+  const auto *number = dynamic_cast<const QgsProcessingParameterNumber *>( definition( algorithm, name ) );
+  const double value = QgsProcessingParameters::parameterAsDouble( number, parameters, context );
+  const QVariant given = parameters.value( name );
+  bool numeric = true;
+  if ( given.isValid() && !given.canConvert<QgsProperty>() )
+    given.toString().toDouble( &numeric );
+  if ( !numeric || !std::isfinite( value ) || value != std::floor( value ) || value < number->minimum() || value > number->maximum() )
+    throw QgsProcessingException( QObject::tr( "%1 must be a whole number from %2 to %3 (%1 = %4)." )
+                                    .arg( name, QString::number( number->minimum(), 'f', 0 ), QString::number( number->maximum(), 'f', 0 ), given.isValid() ? asGiven( given ) : QString::number( value ) ) );
+  return static_cast<std::int64_t>( value );
+}
+
+VbasSiteCountSettings VbasSiteCountSettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context )
+{
+  VbasSiteCountSettings settings;
+  settings.model = static_cast<Model>( QgsProcessingParameters::parameterAsEnum( definition( algorithm, QStringLiteral( "MODEL" ) ), parameters, context ) );
+  const vbas::CutoffCoefficients presets[] = { vbas::kWesternCanada, vbas::kCentralCanada, vbas::kEasternCanada };
+  const int preset = QgsProcessingParameters::parameterAsEnum( definition( algorithm, QStringLiteral( "COEFFICIENTS" ) ), parameters, context );
+  settings.coefficients = preset < 3 ? presets[preset]
+                                     : vbas::CutoffCoefficients { QgsProcessingParameters::parameterAsDouble( definition( algorithm, QStringLiteral( "EXP_B0" ) ), parameters, context ),
+                                                                  QgsProcessingParameters::parameterAsDouble( definition( algorithm, QStringLiteral( "B1" ) ), parameters, context ) };
+  settings.fixedCutoff = QgsProcessingParameters::parameterAsDouble( definition( algorithm, QStringLiteral( "FIXED_CUTOFF" ) ), parameters, context );
+  if ( settings.model == Model::FixedCutoff && !( settings.fixedCutoff > 0 && std::isfinite( settings.fixedCutoff ) ) )
+    throw QgsProcessingException( QObject::tr( "The fixed cutoff must be a positive number (FIXED_CUTOFF = %1)." ).arg( asGiven( parameters.value( QStringLiteral( "FIXED_CUTOFF" ) ) ) ) );
+  if ( settings.model == Model::FixedSites )
+    settings.fixedSites = vbasWholeNumber( algorithm, parameters, QStringLiteral( "FIXED_SITES" ), context );
+  settings.entropyBase = QgsProcessingParameters::parameterAsDouble( definition( algorithm, QStringLiteral( "ENTROPY_BASE" ) ), parameters, context );
+  return settings;
+}
+
+std::vector<double> vbasRegionPopulation( const VbasRegions &regions, const VbasRecords &records )
+{
+  if ( !regions.population.empty() )
+    return regions.population;
+  std::vector<double> population;
+  for ( std::size_t r = 0; r < records.histograms.rows(); ++r )
+    population.push_back( static_cast<double>( records.histograms.rowTotal( r ) ) );
+  return population;
+}
+
+VbasSiteCount vbasEstimateSiteCount( const VbasSiteCountSettings &settings, const VbasRegions &regions, const VbasRecords &records, QgsProcessingFeedback *feedback )
+{
+  using Model = VbasSiteCountSettings::Model;
+  VbasSiteCount result;
+  const std::vector<double> population = vbasRegionPopulation( regions, records );
+  result.population = std::accumulate( population.begin(), population.end(), 0.0 );
+  result.entropy = vbas::entropy( records.histograms.classTotals( records.encoder.classCount() ), settings.entropyBase );
+  result.maxCombs = vbas::maxCombs( records.encoder.categoryCounts() );
+  const double n = static_cast<double>( records.histograms.total() ); // SPEC 3.6 item 3: sites divide the records
+  const std::size_t regionCount = static_cast<std::size_t>( regions.ids.size() );
+  switch ( settings.model )
+  {
+    case Model::Entropy:
+      result.cutoff = vbas::cutoff( settings.coefficients, result.entropy );
+      break;
+    case Model::MaxCombs:
+      result.cutoff = vbas::cutoff( settings.coefficients, result.maxCombs );
+      break;
+    case Model::FixedCutoff:
+      result.cutoff = settings.fixedCutoff;
+      break;
+    case Model::FixedSites:
+      if ( settings.fixedSites > static_cast<std::int64_t>( regionCount ) )
+        throw QgsProcessingException( QObject::tr( "The fixed number of sites (FIXED_SITES = %1) must be between 1 and the number of regions, %2." ).arg( settings.fixedSites ).arg( regionCount ) );
+      result.sites = static_cast<std::size_t>( settings.fixedSites );
+      result.cutoff = n / static_cast<double>( settings.fixedSites );
+      return result;
+  }
+  result.sites = vbas::siteCount( n, result.cutoff, regionCount );
+  feedback->pushInfo( QObject::tr( "Entropy %1, max combinations %2, cutoff %3: %4 sites for %5 records." )
+                        .arg( result.entropy ).arg( result.maxCombs ).arg( result.cutoff ).arg( result.sites ).arg( n, 0, 'f', 0 ) );
+  const double uncapped = result.cutoff > 0 ? vbas::roundHalfUp( n / result.cutoff ) : std::numeric_limits<double>::infinity();
+  if ( uncapped > static_cast<double>( regionCount ) )
+    feedback->pushWarning( QObject::tr( "The site count R(%1 records / cutoff %2) = %3 is more than the %4 regions: it is capped at %4, so no regions are merged and "
+                                        "suppression alone must make the release k-anonymous." )
+                             .arg( n, 0, 'f', 0 ).arg( result.cutoff ).arg( uncapped, 0, 'f', 0 ).arg( regionCount ) );
+  return result;
+}
+
+QVariantMap vbasSiteCountOutputs( const VbasSiteCount &siteCount, const VbasRecords &records )
+{
+  return { { QStringLiteral( "SITES" ), static_cast<qlonglong>( siteCount.sites ) },
+           { QStringLiteral( "CUTOFF" ), siteCount.cutoff },
+           { QStringLiteral( "ENTROPY" ), siteCount.entropy },
+           { QStringLiteral( "MAXCOMBS" ), siteCount.maxCombs },
+           { QStringLiteral( "RECORDS" ), static_cast<qlonglong>( records.histograms.total() ) },
+           { QStringLiteral( "POPULATION" ), siteCount.population } };
+}
+
+std::uint64_t vbasSeed( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context )
+{
+  const QVariant seed = parameters.value( QStringLiteral( "SEED" ) );
+  return seed.isValid() && !seed.isNull() && !asGiven( seed ).isEmpty() ? static_cast<std::uint64_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "SEED" ), context ) )
+                                                                         : QRandomGenerator::system()->generate64() % static_cast<std::uint64_t>( kMaxSeed + 1 );
+}
+
+VbasPlacementSettings VbasPlacementSettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed )
+{
+  VbasPlacementSettings settings;
+  const auto enumValue = [&]( const char *name ) { return QgsProcessingParameters::parameterAsEnum( definition( algorithm, QLatin1String( name ) ), parameters, context ); };
+  settings.method = enumValue( "METHOD" ) == 1 ? Method::Adc : Method::BalancedDensity;
+  settings.position = enumValue( "SITE_POSITION" ) == 1 ? vbas::SitePosition::Median : vbas::SitePosition::Mean;
+  settings.seeding = enumValue( "SEEDING" ) == 1 ? Seeding::Random : Seeding::BalancedDensity;
+  settings.adc.objective = enumValue( "OBJECTIVE" ) == 1 ? vbas::AdcObjective::Suppression : vbas::AdcObjective::Anonymity;
+  settings.adc.maxMoves = static_cast<std::uint64_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "MAX_ITERATIONS" ), context ) );
+  settings.adc.k = vbasWholeNumber( algorithm, parameters, QStringLiteral( "K" ), context );
+  settings.seed = seed;
+  if ( settings.method == Method::Adc && vbasqgis::parameterAsFields( definition( algorithm, QStringLiteral( "QI_FIELDS" ) ), parameters, context ).isEmpty() )
+    throw QgsProcessingException( QObject::tr( "Anonymity-driven clustering needs the quasi-identifier fields (QI_FIELDS): it moves the sites to raise the smallest equivalence class over them." ) );
+  return settings;
+}
+
+namespace
+{
+
+//! The feedback of a run as the core's progress interface: a cancel or a signal stops a core loop.
+QString adcStop( vbas::AdcStop stop )
+{
+  switch ( stop )
+  {
+    case vbas::AdcStop::ReachedK:
+      return QStringLiteral( "reached k" );
+    case vbas::AdcStop::NoImprovement:
+      return QStringLiteral( "no improvement" );
+    case vbas::AdcStop::MaxMoves:
+      return QStringLiteral( "max iterations" );
+    case vbas::AdcStop::Canceled:
+      break;
+  }
+  return QStringLiteral( "canceled" );
+}
+
+vbas::Placement balancedDensity( vbas::SitePosition position, const VbasRegions &regions, const std::vector<double> &population, std::size_t sites )
+{
+  try
+  {
+    return vbas::balancedDensity( regions.points, population, sites, position );
+  }
+  catch ( const std::invalid_argument &e )
+  {
+    throw QgsProcessingException( QObject::tr( "Balanced density: %1." ).arg( e.what() ) );
+  }
+}
+
+//! ADC's clusters as cells: their region points and population; the rows of a balanced-density seeding.
+vbas::Placement adcPlacement( const vbas::AdcResult &adc, const std::vector<double> &population, const vbas::Placement &seeding )
+{
+  vbas::Placement placement;
+  placement.sites = adc.sites;
+  placement.cells.resize( adc.sites.size() );
+  placement.cellPopulation.assign( adc.sites.size(), 0 );
+  for ( std::size_t r = 0; r < adc.regionCluster.size(); ++r )
+  {
+    placement.cells[adc.regionCluster[r]].push_back( r );
+    placement.cellPopulation[adc.regionCluster[r]] += population[r];
+  }
+  placement.cellRow = seeding.cellRow;
+  return placement;
+}
+
+void logAdc( const vbas::AdcResult &adc, const VbasPlacementSettings &settings, QgsProcessingFeedback *feedback )
+{
+  const vbas::AdcStatus &a = adc.before, &b = adc.after;
+  feedback->pushInfo( QObject::tr( "Anonymity-driven clustering (%1): alpha %2 -> %3 (k = %4), f %5 -> %6, records in classes below k %7 -> %8, compactness %9 -> %10; "
+                                   "%11 trial moves (%12 scored), %13 kept, %14 passes; stopped: %15." )
+                        .arg( settings.adc.objective == vbas::AdcObjective::Anonymity ? QObject::tr( "largest smallest EC" ) : QObject::tr( "fewest suppressed records" ) )
+                        .arg( a.alpha )
+                        .arg( b.alpha )
+                        .arg( settings.adc.k )
+                        .arg( a.objective )
+                        .arg( b.objective )
+                        .arg( a.suppressed )
+                        .arg( b.suppressed )
+                        .arg( a.compactness, 0, 'f', 1 )
+                        .arg( b.compactness, 0, 'f', 1 )
+                        .arg( b.tried )
+                        .arg( b.evaluated )
+                        .arg( b.committed )
+                        .arg( b.passes )
+                        .arg( adcStop( adc.stop ) ) );
+  if ( adc.stop == vbas::AdcStop::MaxMoves )
+    feedback->pushWarning( QObject::tr( "ADC stopped after MAX_ITERATIONS = %1 trial moves, with the best sites so far." ).arg( settings.adc.maxMoves ) );
+}
+
+} // namespace
+
+VbasPlacement vbasPlaceSites( const VbasPlacementSettings &settings, const VbasRegions &regions, const VbasRecords &records, std::size_t sites, QgsProcessingFeedback *feedback )
+{
+  if ( sites < 1 || sites > static_cast<std::size_t>( regions.ids.size() ) )
+    throw QgsProcessingException( QObject::tr( "The number of sites (%1) must be between 1 and the number of regions, %2." ).arg( sites ).arg( regions.ids.size() ) );
+  const std::vector<double> population = vbasRegionPopulation( regions, records );
+  VbasPlacement result;
+  const bool adc = settings.method == VbasPlacementSettings::Method::Adc;
+  if ( !adc || settings.seeding == VbasPlacementSettings::Seeding::BalancedDensity )
+    result.placement = balancedDensity( settings.position, regions, population, sites );
+  if ( !adc )
+    return result;
+  const bool random = settings.seeding == VbasPlacementSettings::Seeding::Random;
+  if ( random )
+    feedback->pushInfo( QObject::tr( "ADC's random seeding is drawn from seed %1 (SEED=%1 repeats it)." ).arg( settings.seed ) );
+  const std::vector<vbas::Point> seeds = random ? vbas::randomSites( regions.points, sites, settings.seed ) : result.placement.sites;
+  VbasCoreProgress progress( feedback );
+  result.adc = vbas::anonymityDrivenClustering( seeds, regions.points, records.histograms, settings.adc, &progress );
+  VbasInterrupt::throwIfCanceled( feedback );
+  logAdc( *result.adc, settings, feedback );
+  result.placement = adcPlacement( *result.adc, population, result.placement );
+  return result;
+}
+
+QVariantMap vbasPlacementOutputs( const VbasPlacement &placement )
+{
+  if ( !placement.adc )
+    return { { QStringLiteral( "ADC_MOVES_TRIED" ), 0 }, { QStringLiteral( "ADC_MOVES_COMMITTED" ), 0 }, { QStringLiteral( "ADC_STOP" ), QStringLiteral( "not run" ) } };
+  const vbas::AdcResult &adc = *placement.adc;
+  return { { QStringLiteral( "ADC_MOVES_TRIED" ), static_cast<qlonglong>( adc.after.tried ) },
+           { QStringLiteral( "ADC_MOVES_COMMITTED" ), static_cast<qlonglong>( adc.after.committed ) },
+           { QStringLiteral( "ADC_ALPHA" ), static_cast<qlonglong>( adc.after.alpha ) },
+           { QStringLiteral( "ADC_SUPPRESSED" ), static_cast<qlonglong>( adc.after.suppressed ) },
+           { QStringLiteral( "ADC_STOP" ), adcStop( adc.stop ) } };
+}
+
+VbasReleaseSettings VbasReleaseSettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context )
+{
+  VbasReleaseSettings settings;
+  settings.k = vbasWholeNumber( algorithm, parameters, QStringLiteral( "K" ), context );
+  if ( !definition( algorithm, QStringLiteral( "SEED" ) ) )
+    return settings;
+  settings.seed = vbasSeed( algorithm, parameters, context );
+  settings.memoryBudget = static_cast<std::size_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "SHUFFLE_MEMORY_MB" ), context ) ) << 20;
+  return settings;
+}
+
+vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k,
+                                double riskThreshold, double runSeconds, QgsProcessingFeedback *feedback )
+{
+  if ( records.sensitive )
+    feedback->pushInfo( QObject::tr( "The sensitive field holds %n distinct value(s).", nullptr, static_cast<int>( records.sensitive->values ) ) );
+  return vbas::measure( { regions.points, regionSites, records.histograms, release.aggregation, release.suppression, k, riskThreshold, records.sensitive ? &*records.sensitive : nullptr, runSeconds } );
+}
+
+void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64_t k, QgsProcessingFeedback *feedback )
+{
+  const vbas::Suppression &s = release.suppression;
+  feedback->pushInfo( QObject::tr( "%1 sites, %2 aggregated regions; %3 records released, %4 suppressed (k = %5)." )
+                        .arg( sites )
+                        .arg( release.aggregation.aggregateGroup.size() )
+                        .arg( s.releasedRecords )
+                        .arg( s.suppressedRecords )
+                        .arg( k ) );
+  if ( s.releasedRecords == 0 )
+    feedback->pushWarning( QObject::tr( "The release is empty: every equivalence class has fewer than k = %1 records." ).arg( k ) );
+  else if ( s.suppressedRecords > s.releasedRecords )
+    feedback->pushWarning( QObject::tr( "The release suppresses more than half of the records (%1 of %2): consider fewer QIs, a smaller k or fewer sites." )
+                             .arg( s.suppressedRecords )
+                             .arg( s.suppressedRecords + s.releasedRecords ) );
+}

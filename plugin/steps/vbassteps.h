@@ -1,0 +1,144 @@
+// Folder steps/: the settings the algorithms share and their calls into the core (algorithms/), beside the regions' borders.
+// The steps the algorithms share: their settings, read and checked in prepareAlgorithm (a bad value
+// is refused with the user's own value, never rounded), and the calls into the core.
+#pragma once
+
+#include "metrics.h"
+#include "progress.h"
+
+#include "adc.h"
+#include "balanced_density.h"
+#include "release.h"
+#include "site_count.h"
+#include "inputs/vbasinputs.h"
+
+#include <QVariantMap>
+
+#include <optional>
+
+class QgsProcessingAlgorithm;
+class QgsProcessingContext;
+class QgsProcessingFeedback;
+
+//! The core's progress and cancel interface (algorithms/progress.h) on a Processing feedback: cancel and caught signals cancel.
+class VbasCoreProgress : public vbas::Progress
+{
+  public:
+    explicit VbasCoreProgress( QgsProcessingFeedback *feedback )
+      : mFeedback( feedback )
+    {}
+    bool canceled() const override;
+    void report( double percent, const std::string &status ) override;
+
+  private:
+    QgsProcessingFeedback *mFeedback;
+};
+
+/**
+ * The whole number given for the number parameter name, within its declared range, or a
+ * QgsProcessingException that shows the value as the user gave it (K = 2.5, K = 2147483648).
+ */
+std::int64_t vbasWholeNumber( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context );
+
+//! Site number approximation (SPEC 3.1): MODEL, COEFFICIENTS, EXP_B0, B1, FIXED_CUTOFF, FIXED_SITES, ENTROPY_BASE.
+struct VbasSiteCountSettings
+{
+    enum class Model
+    {
+      Entropy,
+      MaxCombs,
+      FixedCutoff,
+      FixedSites,
+    };
+    Model model = Model::Entropy;
+    vbas::CutoffCoefficients coefficients;
+    double fixedCutoff = 0;
+    std::int64_t fixedSites = 0;
+    double entropyBase = 0;
+
+    static VbasSiteCountSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
+};
+
+//! What site number approximation computed.
+struct VbasSiteCount
+{
+    std::size_t sites = 0;
+    double cutoff = 0;
+    double entropy = 0;
+    double maxCombs = 0;
+    double population = 0; //!< on the population basis of balanced density
+};
+
+/**
+ * Sites = R(N / Cutoff) over the N records (SPEC 3.6 item 3: always the records, whatever the
+ * population basis), clamped to [1, regions], with a warning when the regions cap it.
+ */
+VbasSiteCount vbasEstimateSiteCount( const VbasSiteCountSettings &settings, const VbasRegions &regions, const VbasRecords &records, QgsProcessingFeedback *feedback );
+
+//! SITES, CUTOFF, ENTROPY, MAXCOMBS, RECORDS and POPULATION.
+QVariantMap vbasSiteCountOutputs( const VbasSiteCount &siteCount, const VbasRecords &records );
+
+//! The population of each region on the basis of balanced density: the population field, or the records.
+std::vector<double> vbasRegionPopulation( const VbasRegions &regions, const VbasRecords &records );
+
+//! The SEED parameter, or a fresh seed when it is empty (logged by the caller, returned as the SEED output).
+std::uint64_t vbasSeed( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
+
+//! Site location selection (SPEC 3.2): METHOD and SITE_POSITION, and for ADC OBJECTIVE, SEEDING, MAX_ITERATIONS, K and the seed.
+struct VbasPlacementSettings
+{
+    enum class Method
+    {
+      BalancedDensity,
+      Adc,
+    };
+    enum class Seeding
+    {
+      BalancedDensity,
+      Random,
+    };
+    Method method = Method::BalancedDensity;
+    vbas::SitePosition position = vbas::SitePosition::Mean;
+    Seeding seeding = Seeding::BalancedDensity;
+    vbas::AdcSettings adc; //!< k, objective and MAX_ITERATIONS
+    std::uint64_t seed = 0; //!< of the random seeding
+
+    //! Refuses ADC without QIs (QI_FIELDS) before anything is read.
+    static VbasPlacementSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed );
+};
+
+//! The sites placed, and what ADC did when it ran.
+struct VbasPlacement
+{
+    vbas::Placement placement; //!< the sites, the region points of each site's cell, their population and (balanced density) row
+    std::optional<vbas::AdcResult> adc;
+};
+
+/**
+ * Places `sites` sites: balanced density, or ADC from its seeding. ADC reports its progress and stops
+ * at a cancel; a canceled run then ends as every canceled run does, with nothing written.
+ */
+VbasPlacement vbasPlaceSites( const VbasPlacementSettings &settings, const VbasRegions &regions, const VbasRecords &records, std::size_t sites, QgsProcessingFeedback *feedback );
+
+//! ADC_MOVES_TRIED, ADC_MOVES_COMMITTED, ADC_ALPHA, ADC_SUPPRESSED and ADC_STOP.
+QVariantMap vbasPlacementOutputs( const VbasPlacement &placement );
+
+//! K, SEED and SHUFFLE_MEMORY_MB: how the release is built and ordered.
+struct VbasReleaseSettings
+{
+    std::int64_t k = 5;
+    std::uint64_t seed = 0;        //!< the user's SEED, or a fresh one
+    std::size_t memoryBudget = 0;  //!< bytes of released rows the shuffle holds in memory
+
+    static VbasReleaseSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
+};
+
+/**
+ * Every metric of SPEC 3.4 (vbas::measure) of a release of records, the sites of the regions'
+ * aggregates given; with a sensitive field, its distinct values go to the log (a count).
+ */
+vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k,
+                                double riskThreshold, double runSeconds, QgsProcessingFeedback *feedback );
+
+//! Logs a release's counts, with a warning when it is empty or suppresses more than half the records.
+void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64_t k, QgsProcessingFeedback *feedback );
