@@ -5,6 +5,7 @@
 #include <qgsexception.h>
 #include <qgsogrutils.h>
 #include <qgsproviderregistry.h>
+#include <qgssqliteutils.h>
 
 #include <cpl_error.h>
 #include <gdal.h>
@@ -17,11 +18,6 @@ const QString kRecords = QStringLiteral( "vbas_records" );
 const QString kRows = QStringLiteral( "vbas_rows" );
 const QString kBad = QStringLiteral( "vbas_bad" );
 const QString kIds = QStringLiteral( "vbas_ids" );
-
-QString quoted( const QString &name )
-{
-  return '"' + QString( name ).replace( '"', QLatin1String( "\"\"" ) ) + '"';
-}
 
 //! The name of the layer an OGR source reads: its layerName, or the name of the layer at its layerId (default the first).
 QString ogrLayerName( const QVariantMap &parts )
@@ -57,12 +53,12 @@ QString groupBy( const QgsFields &fields, const VbasRecordFields &roles, const Q
 {
   QStringList columns;
   for ( const int i : groupedFields( roles ) )
-    columns << quoted( fields.at( i ).name() );
-  const QString count = roles.count >= 0 ? quoted( fields.at( roles.count ).name() ) : QString();
+    columns << QgsSqliteUtils::quotedIdentifier( fields.at( i ).name() );
+  const QString count = roles.count >= 0 ? QgsSqliteUtils::quotedIdentifier( fields.at( roles.count ).name() ) : QString();
   const QString records = count.isEmpty() ? QStringLiteral( "COUNT(*)" ) : QStringLiteral( "SUM(%1)" ).arg( count );
   const QString bad = count.isEmpty() ? QStringLiteral( "0" ) : QStringLiteral( "SUM(CASE WHEN %1 >= 0 AND %1 <= 9007199254740992 AND %1 = ROUND(%1) THEN 0 ELSE 1 END)" ).arg( count );
   return QStringLiteral( "SELECT %1, CAST(%2 AS TEXT) AS %3, COUNT(*) AS %4, %5 AS %6, CAST(SUM(%7) AS TEXT) AS %8 FROM %9 GROUP BY %1" )
-    .arg( columns.join( QStringLiteral( ", " ) ), records, kRecords, kRows, bad, kBad, quoted( idField ), kIds, from );
+    .arg( columns.join( QStringLiteral( ", " ) ), records, kRecords, kRows, bad, kBad, QgsSqliteUtils::quotedIdentifier( idField ), kIds, from );
 }
 
 } // namespace
@@ -102,7 +98,7 @@ std::optional<VbasGroupedCount> VbasGroupedCount::plan( const QgsVectorLayer &re
       return std::nullopt;
     }
     plan.mPath = parts.value( QStringLiteral( "path" ) ).toString();
-    plan.mSql = groupBy( fields, roles, idField, quoted( layerName ) );
+    plan.mSql = groupBy( fields, roles, idField, QgsSqliteUtils::quotedIdentifier( layerName ) );
     plan.mSourceName = records.storageType() == QLatin1String( "GPKG" ) ? QStringLiteral( "GeoPackage" ) : QStringLiteral( "SQLite" );
     return plan;
   }
@@ -121,7 +117,7 @@ std::optional<VbasGroupedCount> VbasGroupedCount::plan( const QgsVectorLayer &re
     }
     // GDAL's PostgreSQL driver passes the query to the server and reads its groups through one cursor.
     plan.mPath = QStringLiteral( "PG:" ) + uri.connectionInfo( false );
-    plan.mSql = groupBy( fields, roles, idField, ( uri.schema().isEmpty() ? QString() : quoted( uri.schema() ) + '.' ) + quoted( uri.table() ) );
+    plan.mSql = groupBy( fields, roles, idField, ( uri.schema().isEmpty() ? QString() : QgsSqliteUtils::quotedIdentifier( uri.schema() ) + '.' ) + QgsSqliteUtils::quotedIdentifier( uri.table() ) );
     plan.mSourceName = QStringLiteral( "PostgreSQL" );
     return plan;
   }
@@ -129,7 +125,7 @@ std::optional<VbasGroupedCount> VbasGroupedCount::plan( const QgsVectorLayer &re
   return std::nullopt;
 }
 
-VbasCountedRows VbasGroupedCount::open() const
+VbasCountedRows VbasGroupedCount::groups() const
 {
   // GDAL directly, not a QGIS layer of the query: QGIS's providers run a query layer's whole GROUP BY
   // again to count its rows (OGR) or to probe its fields and key (PostgreSQL: three more times).

@@ -44,7 +44,7 @@ class VbasGroupedCount
      * Runs the query through GDAL; its groups' values are converted by QgsOgrUtils with the table's
      * own fields. Throws a QgsProcessingException when the source refuses the query.
      */
-    VbasCountedRows open() const;
+    VbasCountedRows groups() const;
 
     //! "GeoPackage", "PostgreSQL": for the log.
     const QString &sourceName() const { return mSourceName; }

@@ -309,7 +309,7 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
   {
     try
     {
-      const VbasCountedRows groups = mGrouped->open();
+      const VbasCountedRows groups = mGrouped->groups();
       feedback->pushInfo( QObject::tr( "The records are counted by their %1 source (GROUP BY region and QIs)." ).arg( mGrouped->sourceName() ) );
       return count( regions, groups, feedback );
     }

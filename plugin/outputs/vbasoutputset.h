@@ -8,111 +8,18 @@
 // whatever it created; temporaries left by a killed run are recognisable and the next run removes them.
 #pragma once
 
-#include "support/vbasqgiscompat.h"
+#include "outputs/vbasoutput.h"
 #include "support/vbasinterrupt.h"
 #include "support/vbaslocation.h"
-
-#include <qgscoordinatereferencesystem.h>
-#include <qgsfeature.h>
-#include <qgsfeaturesink.h>
-#include <qgsfields.h>
-#include <qgswkbtypes.h>
 
 #include <QVariantMap>
 
 #include <memory>
 #include <vector>
 
-class QgsFeature;
 class QgsProcessingAlgorithm;
 class QgsProcessingContext;
 class QgsProcessingFeedback;
-class QgsProject;
-class QgsVectorLayer;
-
-//! What an output holds, known before anything is read.
-struct VbasOutputSchema
-{
-    QString name; //!< the sink parameter: ANONYMIZED, LOOKUP, ...
-    QgsFields fields;
-    vbasqgis::WkbType wkbType = vbasqgis::WkbType::NoGeometry;
-    QgsCoordinateReferenceSystem crs;
-    bool document = false; //!< a file written whole (the HTML report), not a layer
-};
-
-//! One output of the run, written under its temporary name.
-class VbasOutput
-{
-  public:
-    enum class Kind
-    {
-      Memory, //!< a temporary layer of the QGIS session
-      File,   //!< a file written by a GDAL driver
-      Table,  //!< a table in a GeoPackage/SQLite file (ogr:) or a PostgreSQL database (postgres:)
-      Document, //!< a file written whole by the plugin (the HTML report)
-    };
-
-    VbasOutput( const VbasOutputSchema &schema, const QString &destination, QgsProject *project, const QString &layerName, const QVariantMap &createOptions );
-    ~VbasOutput();
-
-    const QgsFields &fields() const { return mSchema.fields; }
-    //! Adds feature (its id is not kept: an output numbers its features itself); throws naming the output and the error.
-    void add( QgsFeature &feature );
-    //! A document's whole content, written and synced under its temporary name (it is then finished).
-    void write( const QByteArray &content );
-    //! Flushes and closes the output, then counts the features that reached it: any difference is an error.
-    void finish();
-    //! A path prefix beside the destination for this output's own scratch files; the next run removes them if this one is killed.
-    QString scratchPrefix() const;
-
-  private:
-    friend class VbasOutputSet;
-
-    //! Checks the destination (see VbasOutputSet::prepare); the locations it would overwrite.
-    QList<VbasLocation> check();
-    void create( QgsProcessingContext &context );
-    //! Moves the finished output into place; returns its id for the results.
-    QString commit( QgsProcessingContext &context );
-    void discard();
-
-    QString describe() const;
-    void checkFieldNames( const QString &driver, const QString &file, const QString &layerName );
-    void createFile( QgsProcessingContext &context );
-    void createTable();
-    long long countWritten() const;
-    QString commitFile();
-    QString commitTable();
-    void removeScratch() const;
-    //! File or Document: files beside the destination.
-    bool isFile() const { return mKind == Kind::File || mKind == Kind::Document; }
-    QString temporaryPath( const QString &path ) const;
-
-    VbasOutputSchema mSchema;
-    QgsProject *mProject = nullptr;
-    QString mLayerName; //!< for QGIS: the name of the layer loaded on completion
-    QVariantMap mCreateOptions;
-    Kind mKind = Kind::File;
-    QString mPath;      //!< Memory: the layer name; File: the final file; Table: the database file (ogr) or the URI (postgres)
-    QString mProvider;  //!< Table: ogr or postgres
-    QString mTable;     //!< Table: the final table
-    QString mSchemaName;
-    QString mDriver;    //!< File and ogr Table: the GDAL driver
-    QStringList mFiles; //!< File: the files the driver writes (a shapefile has several), final names
-    QString mToken;     //!< the unique part of this output's temporary names
-    bool mDatabaseExisted = true;
-    std::unique_ptr<QgsFeatureSink> mSink;
-    std::unique_ptr<QgsVectorLayer> mMemoryLayer;
-    QgsAttributeList mAsJson; //!< Memory: fields whose values the layer can only hold as JSON text
-    long long mWritten = 0;
-    enum class State
-    {
-      Prepared,
-      Created,
-      Finished,
-      Committed,
-      Discarded,
-    } mState = State::Prepared;
-};
 
 class VbasOutputSet
 {

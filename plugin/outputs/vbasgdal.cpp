@@ -1,0 +1,69 @@
+#include "outputs/vbasgdal.h"
+#include "support/vbasqgiscompat.h"
+
+#include <qgsexception.h>
+
+#include <QFile>
+
+#include <cpl_vsi.h>
+#include <gdal.h>
+#include <ogr_api.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+long long VbasGdal::countFeatures( const QString &path, const QString &layerName )
+{
+  const VbasGdal::Errors quiet;
+  GDALDatasetH dataset = GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr );
+  if ( !dataset )
+    return -1;
+  OGRLayerH layer = GDALDatasetGetLayerByName( dataset, layerName.toUtf8().constData() );
+  if ( !layer && GDALDatasetGetLayerCount( dataset ) == 1 )
+    layer = GDALDatasetGetLayer( dataset, 0 );
+  const long long count = layer ? OGR_L_GetFeatureCount( layer, TRUE ) : -1;
+  GDALClose( dataset );
+  return count;
+}
+
+QStringList VbasGdal::fieldNames( const QString &path, const QString &layerName )
+{
+  QStringList names;
+  GDALDatasetH dataset = GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr );
+  if ( !dataset )
+    return names;
+  OGRLayerH layer = GDALDatasetGetLayerByName( dataset, layerName.toUtf8().constData() );
+  if ( !layer && GDALDatasetGetLayerCount( dataset ) == 1 )
+    layer = GDALDatasetGetLayer( dataset, 0 );
+  OGRFeatureDefnH definition = layer ? OGR_L_GetLayerDefn( layer ) : nullptr;
+  for ( int i = 0; definition && i < OGR_FD_GetFieldCount( definition ); ++i )
+    names << QString::fromUtf8( OGR_Fld_GetNameRef( OGR_FD_GetFieldDefn( definition, i ) ) );
+  GDALClose( dataset );
+  return names;
+}
+
+void VbasGdal::syncFile( const QString &path )
+{
+  const int fd = ::open( QFile::encodeName( path ).constData(), O_RDONLY );
+  if ( fd < 0 )
+    return;
+  const int result = ::fsync( fd );
+  ::close( fd );
+  if ( result != 0 )
+    throw QgsProcessingException( QObject::tr( "Could not write %1 to the disk: %2" ).arg( path, QString::fromLocal8Bit( std::strerror( errno ) ) ) );
+}
+
+QgsVectorFileWriter::SaveVectorOptions VbasGdal::saveOptions( const QString &driver, const QString &layerName, const QVariantMap &createOptions )
+{
+  QgsVectorFileWriter::SaveVectorOptions options;
+  options.driverName = driver;
+  options.layerName = layerName;
+  options.fileEncoding = createOptions.value( QStringLiteral( "fileEncoding" ), QStringLiteral( "UTF-8" ) ).toString();
+  options.datasourceOptions = QgsVectorFileWriter::defaultDatasetOptions( driver );
+  options.layerOptions = QgsVectorFileWriter::defaultLayerOptions( driver );
+  options.symbologyExport = vbasqgis::NoSymbology;
+  options.actionOnExistingFile = QgsVectorFileWriter::CreateOrOverwriteFile;
+  return options;
+}

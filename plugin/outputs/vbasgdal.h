@@ -1,0 +1,38 @@
+// GDAL and the disk, for the outputs: GDAL's errors while a file is written, a written layer read back
+// (its features counted, its field names), the file writer's options, and fsync.
+#pragma once
+
+#include <qgsvectorfilewriter.h>
+
+#include <QStringList>
+
+#include <cpl_error.h>
+
+namespace VbasGdal
+{
+//! The GDAL errors raised while it lives (GDAL reports some write failures only through them).
+class Errors
+{
+  public:
+    Errors() { CPLPushErrorHandlerEx( &Errors::collect, this ); }
+    ~Errors() { CPLPopErrorHandler(); }
+    QString failures() const { return mFailures.join( QStringLiteral( "; " ) ); }
+
+  private:
+    static void CPL_STDCALL collect( CPLErr level, CPLErrorNum, const char *message )
+    {
+      if ( level >= CE_Failure )
+        static_cast<Errors *>( CPLGetErrorHandlerUserData() )->mFailures << QString::fromUtf8( message );
+    }
+    QStringList mFailures;
+};
+
+//! Features in a layer of a GDAL dataset, counted by reading it; -1 if it cannot be read.
+long long countFeatures( const QString &path, const QString &layerName );
+//! The field names of a layer of a GDAL dataset.
+QStringList fieldNames( const QString &path, const QString &layerName );
+//! The options of a QgsVectorFileWriter that writes layerName with driver, without styles, over any existing file.
+QgsVectorFileWriter::SaveVectorOptions saveOptions( const QString &driver, const QString &layerName, const QVariantMap &createOptions );
+//! Flushes a file (or a folder: its entries) to the disk; throws when the disk refuses.
+void syncFile( const QString &path );
+} // namespace VbasGdal

@@ -1,0 +1,471 @@
+// One output of a run, written under a temporary name and moved into place: a temporary layer, a
+// file (or several, for a shapefile) beside its destination, a staging table in the destination's
+// database (renamed over the destination in one step), or a document written whole.
+#include "outputs/vbasoutput.h"
+#include "support/vbasqgiscompat.h"
+
+#include "outputs/vbasdatabase.h"
+#include "outputs/vbasgdal.h"
+#include "outputs/vbastemporaries.h"
+
+#include <qgsdatasourceuri.h>
+#include <qgsexception.h>
+#include <qgsmemoryproviderutils.h>
+#include <qgsprocessingcontext.h>
+#include <qgssqliteutils.h>
+#include <qgsvectorlayer.h>
+#include <qgsvectorlayerexporter.h>
+
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonDocument>
+#include <QRandomGenerator>
+#include <QRegularExpression>
+
+#include <cpl_string.h>
+#include <cpl_vsi.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace
+{
+
+QString absolute( const QString &path )
+{
+  return QFileInfo( path ).absoluteFilePath();
+}
+
+} // namespace
+
+VbasOutput::VbasOutput( const VbasOutputSchema &schema, const QString &destination, QgsProject *project, const QString &layerName, const QVariantMap &createOptions )
+  : mSchema( schema )
+  , mProject( project )
+  , mLayerName( layerName )
+  , mCreateOptions( createOptions )
+  , mToken( QString::number( QRandomGenerator::system()->generate64(), 16 ) )
+{
+  static const QRegularExpression kProviderUri( QStringLiteral( "^(\\w+)://(.+)$" ) );
+  static const QRegularExpression kProviderColon( QStringLiteral( "^(\\w{3,}):(.*)$" ) );
+  if ( schema.document )
+  {
+    mKind = Kind::Document;
+    mPath = absolute( destination );
+    return;
+  }
+  if ( destination.startsWith( QLatin1String( "memory:" ) ) )
+  {
+    mKind = Kind::Memory;
+    mPath = destination.mid( 7 ).isEmpty() ? schema.name : destination.mid( 7 );
+    return;
+  }
+  QRegularExpressionMatch match = kProviderUri.match( destination );
+  if ( !match.hasMatch() )
+    match = kProviderColon.match( destination );
+  const QString provider = match.hasMatch() ? match.captured( 1 ) : QString();
+  const QString uri = match.hasMatch() ? match.captured( 2 ) : destination;
+  const QgsDataSourceUri source( uri );
+  if ( provider == QLatin1String( "postgres" ) || provider == QLatin1String( "postgis" ) )
+  {
+    mKind = Kind::Table;
+    mProvider = QStringLiteral( "postgres" );
+    mPath = uri;
+    mSchemaName = source.schema();
+    mTable = source.table();
+    return;
+  }
+  if ( !provider.isEmpty() && provider != QLatin1String( "ogr" ) )
+    throw QgsProcessingException( QObject::tr( "%1: destinations of the '%2' provider are not supported; write to a file, an ogr: table or a postgres: table." ).arg( schema.name, provider ) );
+  if ( provider == QLatin1String( "ogr" ) && !source.database().isEmpty() && !source.table().isEmpty() )
+  {
+    mKind = Kind::Table;
+    mProvider = QStringLiteral( "ogr" );
+    mPath = absolute( source.database() );
+    mTable = source.table();
+    mDriver = QgsVectorFileWriter::driverForExtension( QFileInfo( mPath ).suffix() );
+    return;
+  }
+  mPath = absolute( provider.isEmpty() ? destination : ( source.database().isEmpty() ? uri : source.database() ) );
+  mDriver = QgsVectorFileWriter::driverForExtension( QFileInfo( mPath ).suffix() );
+  if ( mDriver.isEmpty() )
+  {
+    mDriver = QStringLiteral( "GPKG" ); // as QGIS does for a name without a known extension
+    mPath += QLatin1String( ".gpkg" );
+  }
+}
+
+VbasOutput::~VbasOutput()
+{
+  if ( mState != State::Committed )
+    discard();
+}
+
+QString VbasOutput::describe() const
+{
+  switch ( mKind )
+  {
+    case Kind::Memory:
+      return QObject::tr( "%1 (temporary layer)" ).arg( mSchema.name );
+    case Kind::File:
+    case Kind::Document:
+      return QStringLiteral( "%1 (%2)" ).arg( mSchema.name, mPath );
+    case Kind::Table:
+      return QObject::tr( "%1 (%2, table %3)" ).arg( mSchema.name, mProvider == QLatin1String( "ogr" ) ? mPath : mProvider, mTable );
+  }
+  return mSchema.name;
+}
+
+void VbasOutput::checkFieldNames( const QString &driver, const QString &file, const QString &layerName )
+{
+  const QString folder = QStringLiteral( "/vsimem/vbas-probe-%1" ).arg( mToken );
+  const QString requested = folder + '/' + file;
+  QString written, writtenLayer;
+  QString error;
+  VSIMkdir( folder.toUtf8().constData(), 0700 ); // a driver writing one file (CSV) needs its folder to exist
+  {
+    const VbasGdal::Errors quiet;
+    std::unique_ptr<QgsVectorFileWriter> probe( QgsVectorFileWriter::create( requested, mSchema.fields, mSchema.wkbType, mSchema.crs, QgsCoordinateTransformContext(),
+                                                                             VbasGdal::saveOptions( driver, layerName, mCreateOptions ), QgsFeatureSink::SinkFlags(), &written, &writtenLayer ) );
+    error = probe->hasError() ? probe->errorMessage() : QString();
+  }
+  const QStringList names = VbasGdal::fieldNames( written, writtenLayer.isEmpty() ? layerName : writtenLayer );
+  char **entries = VSIReadDir( folder.toUtf8().constData() );
+  for ( char **entry = entries; entry && *entry; ++entry )
+    mFiles << QFileInfo( mPath ).dir().filePath( QString::fromUtf8( *entry ) );
+  CSLDestroy( entries );
+  VSIRmdirRecursive( folder.toUtf8().constData() );
+  if ( !error.isEmpty() )
+    throw QgsProcessingException( QObject::tr( "%1: the %2 format cannot hold this output: %3" ).arg( describe(), driver, error ) );
+  if ( written != requested || !mFiles.contains( QFileInfo( mPath ).dir().filePath( file ) ) )
+    throw QgsProcessingException( QObject::tr( "%1: the %2 driver would write %3, not the file asked for%4. Choose a GeoPackage (.gpkg) or CSV (.csv) file." )
+                                    .arg( describe(), driver, QFileInfo( written ).fileName(), mSchema.wkbType == vbasqgis::WkbType::NoGeometry ? QObject::tr( " (a table without geometry is no shapefile)" ) : QString() ) );
+  QStringList lost;
+  for ( const QgsField &field : mSchema.fields )
+    if ( !names.contains( field.name() ) )
+      lost << field.name();
+  if ( !lost.isEmpty() )
+    throw QgsProcessingException( QObject::tr( "%1: the %2 format would rename or drop the field(s) %3 (it keeps %4). Choose a format that keeps every name, such as GeoPackage (.gpkg) or CSV (.csv)." )
+                                    .arg( describe(), driver, lost.join( QStringLiteral( ", " ) ), names.join( QStringLiteral( ", " ) ) ) );
+}
+
+QList<VbasLocation> VbasOutput::check()
+{
+  switch ( mKind )
+  {
+    case Kind::Memory:
+      return {};
+    case Kind::Table:
+    {
+      if ( mTable.isEmpty() )
+        throw QgsProcessingException( QObject::tr( "%1: the destination names no table." ).arg( describe() ) );
+      if ( mProvider == QLatin1String( "postgres" ) )
+        return { VbasLocation { mSchema.name, QString(), mSchemaName + '.' + mTable, mProvider + ' ' + QgsDataSourceUri( mPath ).connectionInfo( false ) } };
+      if ( mDriver.isEmpty() )
+        throw QgsProcessingException( QObject::tr( "%1: no GDAL driver writes tables into a file named like %2." ).arg( describe(), QFileInfo( mPath ).fileName() ) );
+      checkFieldNames( mDriver, QFileInfo( mPath ).fileName(), mTable );
+      mFiles.clear();
+      return { VbasLocation { mSchema.name, mPath, mTable, QString() } };
+    }
+    case Kind::File:
+    case Kind::Document:
+      break;
+  }
+  const QFileInfo file( mPath );
+  const QFileInfo folder( file.absolutePath() );
+  if ( !folder.isDir() )
+    throw QgsProcessingException( QObject::tr( "%1: the folder %2 does not exist." ).arg( describe(), folder.filePath() ) );
+  if ( file.isDir() )
+    throw QgsProcessingException( QObject::tr( "%1: %2 is a folder." ).arg( describe(), mPath ) );
+  const QString probe = folder.filePath() + '/' + VbasTemporaries::filePrefix( mToken ) + QStringLiteral( "probe" );
+  const int fd = ::open( QFile::encodeName( probe ).constData(), O_CREAT | O_EXCL | O_WRONLY, 0600 );
+  if ( fd < 0 )
+    throw QgsProcessingException( QObject::tr( "%1: cannot write in the folder %2: %3" ).arg( describe(), folder.filePath(), QString::fromLocal8Bit( std::strerror( errno ) ) ) );
+  ::close( fd );
+  ::unlink( QFile::encodeName( probe ).constData() );
+  if ( mKind == Kind::Document )
+    mFiles = QStringList { mPath };
+  else
+    checkFieldNames( mDriver, file.fileName(), file.completeBaseName() );
+  QList<VbasLocation> locations;
+  for ( const QString &path : mFiles )
+    locations << VbasLocation { mSchema.name, path, QString(), QString() };
+  return locations;
+}
+
+QString VbasOutput::scratchPrefix() const
+{
+  const QString folder = isFile() ? QFileInfo( mPath ).absolutePath() : QDir::tempPath();
+  return folder + '/' + VbasTemporaries::filePrefix( mToken ) + QStringLiteral( "scratch-" );
+}
+
+void VbasOutput::create( QgsProcessingContext &context )
+{
+  mState = State::Created;
+  switch ( mKind )
+  {
+    case Kind::Memory:
+      mMemoryLayer.reset( QgsMemoryProviderUtils::createMemoryLayer( mPath, mSchema.fields, mSchema.wkbType, mSchema.crs ) );
+      if ( !mMemoryLayer || !mMemoryLayer->isValid() )
+        throw QgsProcessingException( QObject::tr( "%1: could not create the temporary layer." ).arg( describe() ) );
+      // A temporary layer has no map fields: it holds maps (and lists it cannot type) as JSON text.
+      for ( int i = 0; i < mSchema.fields.count(); ++i )
+        if ( mMemoryLayer->fields().at( i ).type() == vbasqgis::Field::String && mSchema.fields.at( i ).type() != vbasqgis::Field::String )
+          mAsJson.append( i );
+      return;
+    case Kind::File:
+      createFile( context );
+      return;
+    case Kind::Table:
+      createTable();
+      return;
+    case Kind::Document:
+      VbasInterrupt::registerFile( temporaryPath( mPath ) );
+      return;
+  }
+}
+
+QString VbasOutput::temporaryPath( const QString &path ) const
+{
+  return QFileInfo( path ).dir().filePath( VbasTemporaries::filePrefix( mToken ) + QFileInfo( path ).fileName() );
+}
+
+void VbasOutput::write( const QByteArray &content )
+{
+  QFile file( temporaryPath( mPath ) );
+  if ( !file.open( QIODevice::WriteOnly | QIODevice::Truncate ) || file.write( content ) != content.size() || !file.flush() )
+    throw QgsProcessingException( QObject::tr( "Could not write to %1: %2" ).arg( describe(), file.errorString() ) );
+  file.close();
+  VbasGdal::syncFile( file.fileName() );
+  mState = State::Finished;
+}
+
+void VbasOutput::createFile( QgsProcessingContext &context )
+{
+  const QFileInfo file( mPath );
+  const QString temporary = file.dir().filePath( VbasTemporaries::filePrefix( mToken ) + file.fileName() );
+  for ( const QString &path : mFiles )
+    VbasInterrupt::registerFile( QFileInfo( path ).dir().filePath( VbasTemporaries::filePrefix( mToken ) + QFileInfo( path ).fileName() ) );
+  QString written, layer;
+  std::unique_ptr<QgsVectorFileWriter> writer( QgsVectorFileWriter::create( temporary, mSchema.fields, mSchema.wkbType, mSchema.crs, context.transformContext(),
+                                                                            VbasGdal::saveOptions( mDriver, file.completeBaseName(), mCreateOptions ), QgsFeatureSink::SinkFlags(), &written, &layer ) );
+  if ( writer->hasError() )
+    throw QgsProcessingException( QObject::tr( "%1: could not create the file: %2" ).arg( describe(), writer->errorMessage() ) );
+  mSink = std::move( writer );
+}
+
+void VbasOutput::createTable()
+{
+  QVariantMap options = mCreateOptions;
+  options.insert( QStringLiteral( "fileEncoding" ), mCreateOptions.value( QStringLiteral( "fileEncoding" ), QStringLiteral( "UTF-8" ) ) );
+  QString uri = mPath;
+  if ( mProvider == QLatin1String( "ogr" ) )
+  {
+    mDatabaseExisted = QFileInfo::exists( mPath );
+    options.insert( QStringLiteral( "layerName" ), VbasTemporaries::stagingTable( mToken ) );
+    options.insert( QStringLiteral( "driverName" ), mDriver );
+    options.insert( QStringLiteral( "update" ), true );
+  }
+  else
+  {
+    QgsDataSourceUri staging( mPath );
+    staging.setTable( VbasTemporaries::stagingTable( mToken ) );
+    uri = staging.uri( false );
+  }
+  auto exporter = std::make_unique<QgsVectorLayerExporter>( uri, mProvider, mSchema.fields, mSchema.wkbType, mSchema.crs, true, options );
+  if ( exporter->errorCode() != Qgis::VectorExportResult::Success )
+    throw QgsProcessingException( QObject::tr( "%1: could not create the staging table: %2" ).arg( describe(), exporter->errorMessage() ) );
+  mSink = std::move( exporter );
+}
+
+void VbasOutput::add( QgsFeature &feature )
+{
+  for ( const int i : mAsJson )
+  {
+    const QVariant value = feature.attribute( i );
+    if ( !value.isNull() && value.userType() != QMetaType::QString )
+      feature.setAttribute( i, QString::fromUtf8( QJsonDocument::fromVariant( value ).toJson( QJsonDocument::Compact ) ) );
+  }
+  QgsFeatureSink *sink = mMemoryLayer ? static_cast<QgsFeatureSink *>( mMemoryLayer->dataProvider() ) : mSink.get();
+  if ( !sink->addFeature( feature, QgsFeatureSink::FastInsert ) )
+    throw QgsProcessingException( QObject::tr( "Could not write to %1: %2" ).arg( describe(), sink->lastError() ) );
+  ++mWritten;
+}
+
+void VbasOutput::finish()
+{
+  QString failures;
+  {
+    const VbasGdal::Errors errors;
+    if ( mSink && !mSink->flushBuffer() )
+      throw QgsProcessingException( QObject::tr( "Could not write to %1: %2" ).arg( describe(), mSink->lastError() ) );
+    mSink.reset(); // closes the file or commits the table
+    // A file that fails to close (its last pages, its commit) says so only through GDAL errors. A
+    // table's exporter reports through flushBuffer, then raises a harmless error trying to index a
+    // table without geometry; the count below checks it.
+    failures = mKind == Kind::File ? errors.failures() : QString();
+  }
+  if ( !failures.isEmpty() )
+    throw QgsProcessingException( QObject::tr( "Could not write to %1: %2" ).arg( describe(), failures ) );
+  const long long stored = countWritten();
+  if ( stored != mWritten )
+    throw QgsProcessingException( QObject::tr( "%1: %2 features were written but %3 reached it (is the disk full?). Nothing is kept." )
+                                    .arg( describe() )
+                                    .arg( mWritten )
+                                    .arg( stored < 0 ? QObject::tr( "none readable" ) : QString::number( stored ) ) );
+  for ( const QString &path : mKind == Kind::File ? mFiles : QStringList() )
+  {
+    const QString temporary = temporaryPath( path );
+    if ( QFileInfo::exists( temporary ) )
+      VbasGdal::syncFile( temporary );
+  }
+  mState = State::Finished;
+}
+
+long long VbasOutput::countWritten() const
+{
+  switch ( mKind )
+  {
+    case Kind::Document:
+      return mWritten;
+    case Kind::Memory:
+      return mMemoryLayer->dataProvider()->featureCount();
+    case Kind::File:
+    {
+      const QFileInfo file( mPath );
+      return VbasGdal::countFeatures( file.dir().filePath( VbasTemporaries::filePrefix( mToken ) + file.fileName() ), file.completeBaseName() );
+    }
+    case Kind::Table:
+      if ( mProvider == QLatin1String( "ogr" ) )
+        return VbasGdal::countFeatures( mPath, VbasTemporaries::stagingTable( mToken ) );
+      QgsDataSourceUri staging( mPath );
+      staging.setTable( VbasTemporaries::stagingTable( mToken ) );
+      const QgsVectorLayer layer( staging.uri( false ), QStringLiteral( "staging" ), mProvider );
+      return layer.isValid() ? layer.featureCount() : -1;
+  }
+  return -1;
+}
+
+QString VbasOutput::commit( QgsProcessingContext &context )
+{
+  if ( mState != State::Finished )
+    throw QgsProcessingException( QObject::tr( "%1 was not written completely." ).arg( describe() ) );
+  QString id;
+  switch ( mKind )
+  {
+    case Kind::Memory:
+      id = mMemoryLayer->id();
+      context.temporaryLayerStore()->addMapLayer( mMemoryLayer.release() );
+      break;
+    case Kind::File:
+    case Kind::Document:
+      id = commitFile();
+      break;
+    case Kind::Table:
+      id = commitTable();
+      break;
+  }
+  mState = State::Committed;
+  return id;
+}
+
+QString VbasOutput::commitFile()
+{
+  const QString folder = QFileInfo( mPath ).absolutePath();
+  for ( const QString &path : mFiles )
+  {
+    const QString temporary = temporaryPath( path );
+    if ( !QFileInfo::exists( temporary ) )
+      continue;
+    if ( ::rename( QFile::encodeName( temporary ).constData(), QFile::encodeName( path ).constData() ) != 0 )
+      throw QgsProcessingException( QObject::tr( "%1: could not move %2 into place: %3" ).arg( describe(), temporary, QString::fromLocal8Bit( std::strerror( errno ) ) ) );
+    VbasInterrupt::unregisterFile( temporary );
+  }
+  VbasGdal::syncFile( folder ); // the renames themselves reach the disk
+  removeScratch();
+  return mPath;
+}
+
+QString VbasOutput::commitTable()
+{
+  try
+  {
+    const std::unique_ptr<QgsAbstractDatabaseProviderConnection> db = VbasDatabase::connection( mProvider, mPath );
+    if ( !db )
+      throw QgsProcessingException( QObject::tr( "%1: no connection to the database." ).arg( describe() ) );
+    if ( mProvider == QLatin1String( "postgres" ) )
+    {
+      // PostgreSQL's DDL is transactional, and the statements of one query string are one transaction:
+      // the old table is dropped only if the staging table takes its name.
+      const QString schema = mSchemaName.isEmpty() ? QString() : QgsSqliteUtils::quotedIdentifier( mSchemaName ) + '.';
+      db->executeSql( QStringLiteral( "DROP TABLE IF EXISTS %1%2; ALTER TABLE %1%3 RENAME TO %2" ).arg( schema, QgsSqliteUtils::quotedIdentifier( mTable ), QgsSqliteUtils::quotedIdentifier( VbasTemporaries::stagingTable( mToken ) ) ) );
+    }
+    else
+    {
+      const VbasGdal::Errors quiet; // GDAL's GeoPackage rename also tries a style table that may not exist
+      if ( db->tableExists( mSchemaName, mTable ) )
+        db->dropVectorTable( mSchemaName, mTable );
+      db->renameVectorTable( mSchemaName, VbasTemporaries::stagingTable( mToken ), mTable );
+    }
+  }
+  catch ( const QgsProviderConnectionException &e )
+  {
+    throw QgsProcessingException( QObject::tr( "%1: could not move the staging table into place: %2" ).arg( describe(), e.what() ) );
+  }
+  if ( mProvider == QLatin1String( "ogr" ) )
+    return mPath + QStringLiteral( "|layername=" ) + mTable;
+  QgsDataSourceUri uri( mPath );
+  uri.setTable( mTable );
+  return QStringLiteral( "postgres://" ) + uri.uri( false );
+}
+
+void VbasOutput::removeScratch() const
+{
+  const QString prefix = VbasTemporaries::filePrefix( mToken );
+  QStringList folders { QDir::tempPath() };
+  if ( isFile() )
+    folders << QFileInfo( mPath ).absolutePath();
+  for ( const QString &folder : folders )
+  {
+    for ( const QFileInfo &entry : QDir( folder ).entryInfoList( { prefix + '*' }, QDir::Files | QDir::Hidden | QDir::System ) )
+    {
+      QFile::remove( entry.filePath() );
+      VbasInterrupt::unregisterFile( entry.filePath() );
+    }
+  }
+}
+
+void VbasOutput::discard()
+{
+  if ( mState == State::Prepared || mState == State::Discarded )
+    return;
+  const bool committed = mState == State::Committed;
+  mState = State::Discarded;
+  mSink.reset();
+  mMemoryLayer.reset();
+  if ( committed )
+  {
+    // Withdraw an output already in place when a later one could not be: all or nothing.
+    for ( const QString &path : isFile() ? mFiles : QStringList() )
+      QFile::remove( path );
+  }
+  if ( mKind == Kind::Table )
+  {
+    try
+    {
+      const std::unique_ptr<QgsAbstractDatabaseProviderConnection> db = VbasDatabase::connection( mProvider, mPath );
+      const QString table = committed ? mTable : VbasTemporaries::stagingTable( mToken );
+      if ( db && db->tableExists( mSchemaName, table ) )
+        db->dropVectorTable( mSchemaName, table );
+    }
+    catch ( const QgsProviderConnectionException & )
+    {
+      // The table was never created.
+    }
+    if ( !mDatabaseExisted )
+      QFile::remove( mPath );
+  }
+  removeScratch();
+}
