@@ -18,7 +18,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _report(message):
-    QgsMessageLog.logMessage(message, "VBAS", Qgis.Critical)
+    QgsMessageLog.logMessage(message, "VBAS", Qgis.MessageLevel.Critical)
     sys.stderr.write("VBAS: %s\n" % message)
 
 

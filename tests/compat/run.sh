@@ -12,7 +12,7 @@
 #
 # Inside the root, a plain `git clone` of this checkout's HEAD (committed work only) runs README's first
 # command (set-up and the main job on the sample layers), then its second (set-up and the whole test
-# suite). The run fails if either fails, or if the tests left anything in the root's /tmp.
+# suite). The run fails if either fails, or if the second left anything new in the root's /tmp.
 # Everything runs in a mount and PID namespace of its own: its mounts and processes end with it.
 # Run as root.
 set -euo pipefail
@@ -91,10 +91,11 @@ in_root "cd /root/vbas && git log -1 --format='== commit %h %s'"
 echo "== README command 1"
 in_root "cd /root/vbas && $first"
 echo "== README command 2"
+ls -A "$root/tmp" | sort > "$run/tmp-before"
 in_root "cd /root/vbas && $second"
-left=$(ls -A "$root/tmp")
+left=$(ls -A "$root/tmp" | sort | comm -13 "$run/tmp-before" -)
 if [ -n "$left" ]; then
-  echo "== The run left these in /tmp:" >&2
+  echo "== The tests left these in /tmp:" >&2
   echo "$left" >&2
   exit 1
 fi

@@ -43,6 +43,24 @@ class Child : public QProcess
     }
 };
 
+/**
+ * Xvfb makes /tmp/.X11-unix for its socket whatever TMPDIR says, and leaves the folder. Where the test
+ * made it, this removes it once Xvfb has ended (an empty folder only: another X server's stays).
+ */
+class X11SocketFolder
+{
+  public:
+    ~X11SocketFolder()
+    {
+      if ( !mExisted )
+        QDir().rmdir( kPath );
+    }
+
+  private:
+    const QString kPath = QStringLiteral( "/tmp/.X11-unix" );
+    const bool mExisted = QFileInfo::exists( kPath );
+};
+
 //! Starts Xvfb on a display it finds free (-displayfd) and returns that display, ":N".
 void startXvfb( Child &xvfb, QString &display )
 {
@@ -110,6 +128,7 @@ void TestDesktop::initTestCase()
 
 void TestDesktop::outputsLoadStyled()
 {
+  const X11SocketFolder socketFolder; // destroyed after Xvfb is killed
   Child xvfb;
   QString display;
   CHECKED( startXvfb( xvfb, display ) );
