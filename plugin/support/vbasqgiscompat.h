@@ -3,8 +3,7 @@
 // QGIS moved most enums into the Qgis namespace between 3.24 and 3.38 (the version of each move is in
 // the comments); everything else in plugin/ and tests/ names these aliases and helpers instead, so this
 // is the only file that asks which QGIS it is built against. Tested on 3.22, 3.40 and 3.44 only.
-#ifndef VBASQGISCOMPAT_H
-#define VBASQGISCOMPAT_H
+#pragma once
 
 #include <qgis.h>
 #include <qgsfeaturerequest.h>
@@ -18,6 +17,7 @@
 #include <qgswkbtypes.h>
 
 #include <initializer_list>
+#include <utility>
 
 namespace vbasqgis
 {
@@ -118,7 +118,7 @@ namespace vbasqgis
 #endif
   }
 
-  //! Classifies layer's values into classes (QGIS 3.40 added an error argument, which the classes show anyway).
+  //! Classifies layer's values into classes (3.40 and 3.44 take an error argument, 3.22 does not; the classes show any error).
   template<typename Renderer> auto updateClasses( Renderer &renderer, const QgsVectorLayer &layer, int classes ) -> decltype( renderer.updateClasses( &layer, classes ), void() )
   {
     renderer.updateClasses( &layer, classes );
@@ -136,4 +136,3 @@ namespace vbasqgis
   }
 } // namespace vbasqgis
 
-#endif // VBASQGISCOMPAT_H
