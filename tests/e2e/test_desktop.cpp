@@ -44,8 +44,9 @@ class Child : public QProcess
 };
 
 /**
- * Xvfb makes /tmp/.X11-unix for its socket whatever TMPDIR says, and leaves the folder. Where the test
- * made it, this removes it once Xvfb has ended (an empty folder only: another X server's stays).
+ * Xvfb makes /tmp/.X11-unix for its socket whatever TMPDIR says, and leaves the folder (and, killed,
+ * its socket). Where the test made the folder, no other X server uses it: this removes it, socket and
+ * all, once Xvfb has been killed.
  */
 class X11SocketFolder
 {
@@ -53,7 +54,7 @@ class X11SocketFolder
     ~X11SocketFolder()
     {
       if ( !mExisted )
-        QDir().rmdir( kPath );
+        QDir( kPath ).removeRecursively();
     }
 
   private:
