@@ -44,6 +44,74 @@ QStringList VbasGdal::fieldNames( const QString &path, const QString &layerName 
   return names;
 }
 
+namespace
+{
+
+struct Dataset
+{
+    explicit Dataset( const QString &path, bool update )
+      : handle( GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | ( update ? GDAL_OF_UPDATE : GDAL_OF_READONLY ), nullptr, nullptr, nullptr ) )
+    {}
+    ~Dataset()
+    {
+      if ( handle )
+        GDALClose( handle );
+    }
+    Dataset( const Dataset & ) = delete;
+    Dataset &operator=( const Dataset & ) = delete;
+    GDALDatasetH handle;
+};
+
+QString quoted( const QString &name )
+{
+  return '"' + QString( name ).replace( '"', QLatin1String( "\"\"" ) ) + '"';
+}
+
+//! Runs a statement that returns no rows; false on a GDAL error.
+bool execute( GDALDatasetH dataset, const QString &sql )
+{
+  CPLErrorReset();
+  OGRLayerH result = GDALDatasetExecuteSQL( dataset, sql.toUtf8().constData(), nullptr, nullptr );
+  if ( result )
+    GDALDatasetReleaseResultSet( dataset, result );
+  return CPLGetLastErrorType() < CE_Failure;
+}
+
+} // namespace
+
+QStringList VbasGdal::tableNames( const QString &path )
+{
+  const Errors quiet;
+  const Dataset dataset( path, false );
+  QStringList names;
+  for ( int i = 0; dataset.handle && i < GDALDatasetGetLayerCount( dataset.handle ); ++i )
+    names << QString::fromUtf8( OGR_L_GetName( GDALDatasetGetLayer( dataset.handle, i ) ) );
+  return names;
+}
+
+bool VbasGdal::dropTable( const QString &path, const QString &table )
+{
+  const Errors quiet;
+  const Dataset dataset( path, true );
+  return dataset.handle && execute( dataset.handle, QStringLiteral( "DROP TABLE %1" ).arg( quoted( table ) ) );
+}
+
+QString VbasGdal::renameTables( const QString &path, const QStringList &drop, const QList<QPair<QString, QString>> &renames )
+{
+  const Errors errors;
+  const Dataset dataset( path, true );
+  bool done = dataset.handle && GDALDatasetStartTransaction( dataset.handle, FALSE ) == OGRERR_NONE;
+  for ( const QString &table : drop )
+    done = done && execute( dataset.handle, QStringLiteral( "DROP TABLE %1" ).arg( quoted( table ) ) );
+  for ( const QPair<QString, QString> &rename : renames )
+    done = done && execute( dataset.handle, QStringLiteral( "ALTER TABLE %1 RENAME TO %2" ).arg( quoted( rename.first ), quoted( rename.second ) ) );
+  if ( done && GDALDatasetCommitTransaction( dataset.handle ) == OGRERR_NONE )
+    return QString();
+  if ( dataset.handle )
+    GDALDatasetRollbackTransaction( dataset.handle );
+  return errors.failures().isEmpty() ? QObject::tr( "GDAL could not open %1 for writing." ).arg( path ) : errors.failures();
+}
+
 void VbasGdal::syncFile( const QString &path )
 {
   const int fd = ::open( QFile::encodeName( path ).constData(), O_RDONLY );

@@ -4,6 +4,7 @@
 
 #include <qgsvectorfilewriter.h>
 
+#include <QPair>
 #include <QStringList>
 
 #include <cpl_error.h>
@@ -33,6 +34,16 @@ long long countFeatures( const QString &path, const QString &layerName );
 QStringList fieldNames( const QString &path, const QString &layerName );
 //! The options of a QgsVectorFileWriter that writes layerName with driver, without styles, over any existing file.
 QgsVectorFileWriter::SaveVectorOptions saveOptions( const QString &driver, const QString &layerName, const QVariantMap &createOptions );
+//! The layers of a GDAL dataset.
+QStringList tableNames( const QString &path );
+//! Drops a table of a GeoPackage or SQLite file; whether it is gone.
+bool dropTable( const QString &path, const QString &table );
+/**
+ * Renames tables of a GeoPackage or SQLite file in one transaction, each pair (from, to) in turn after
+ * dropping the tables of drop: all or nothing. Returns GDAL's error, empty on success. The file is opened
+ * through GDAL alone, never through QGIS's provider, so its settings (its journal mode) stay as they are.
+ */
+QString renameTables( const QString &path, const QStringList &drop, const QList<QPair<QString, QString>> &renames );
 //! Flushes a file (or a folder: its entries) to the disk; throws when the disk refuses.
 void syncFile( const QString &path );
 } // namespace VbasGdal

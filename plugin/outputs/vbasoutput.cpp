@@ -4,7 +4,7 @@
 #include "outputs/vbasoutput.h"
 #include "support/vbasqgiscompat.h"
 
-#include "outputs/vbasdatabase.h"
+#include "support/vbasdatabase.h"
 #include "outputs/vbasgdal.h"
 #include "outputs/vbastemporaries.h"
 
@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace
@@ -99,8 +100,7 @@ VbasOutput::VbasOutput( const VbasOutputSchema &schema, const QString &destinati
 
 VbasOutput::~VbasOutput()
 {
-  if ( mState != State::Committed )
-    discard();
+  discard();
 }
 
 QString VbasOutput::describe() const
@@ -151,48 +151,76 @@ void VbasOutput::checkFieldNames( const QString &driver, const QString &file, co
                                     .arg( describe(), driver, lost.join( QStringLiteral( ", " ) ), names.join( QStringLiteral( ", " ) ) ) );
 }
 
-QList<VbasLocation> VbasOutput::check()
+VbasLocation VbasOutput::check()
 {
+  mLocks.clear();
+  lock( QDir::tempPath() );
   switch ( mKind )
   {
     case Kind::Memory:
-      return {};
+      return VbasLocation { mSchema.name, QString(), {}, QString(), {}, QString(), {} };
     case Kind::Table:
-    {
-      if ( mTable.isEmpty() )
-        throw QgsProcessingException( QObject::tr( "%1: the destination names no table." ).arg( describe() ) );
-      if ( mProvider == QLatin1String( "postgres" ) )
-        return { VbasLocation { mSchema.name, QString(), mSchemaName + '.' + mTable, mProvider + ' ' + QgsDataSourceUri( mPath ).connectionInfo( false ) } };
-      if ( mDriver.isEmpty() )
-        throw QgsProcessingException( QObject::tr( "%1: no GDAL driver writes tables into a file named like %2." ).arg( describe(), QFileInfo( mPath ).fileName() ) );
-      checkFieldNames( mDriver, QFileInfo( mPath ).fileName(), mTable );
-      mFiles.clear();
-      return { VbasLocation { mSchema.name, mPath, mTable, QString() } };
-    }
+      return checkTable();
     case Kind::File:
     case Kind::Document:
       break;
   }
-  const QFileInfo file( mPath );
-  const QFileInfo folder( file.absolutePath() );
-  if ( !folder.isDir() )
-    throw QgsProcessingException( QObject::tr( "%1: the folder %2 does not exist." ).arg( describe(), folder.filePath() ) );
-  if ( file.isDir() )
-    throw QgsProcessingException( QObject::tr( "%1: %2 is a folder." ).arg( describe(), mPath ) );
-  const QString probe = folder.filePath() + '/' + VbasTemporaries::filePrefix( mToken ) + QStringLiteral( "probe" );
-  const int fd = ::open( QFile::encodeName( probe ).constData(), O_CREAT | O_EXCL | O_WRONLY, 0600 );
-  if ( fd < 0 )
-    throw QgsProcessingException( QObject::tr( "%1: cannot write in the folder %2: %3" ).arg( describe(), folder.filePath(), QString::fromLocal8Bit( std::strerror( errno ) ) ) );
-  ::close( fd );
-  ::unlink( QFile::encodeName( probe ).constData() );
+  checkFolder();
   if ( mKind == Kind::Document )
     mFiles = QStringList { mPath };
   else
-    checkFieldNames( mDriver, file.fileName(), file.completeBaseName() );
-  QList<VbasLocation> locations;
+    checkFieldNames( mDriver, QFileInfo( mPath ).fileName(), QFileInfo( mPath ).completeBaseName() );
   for ( const QString &path : mFiles )
-    locations << VbasLocation { mSchema.name, path, QString(), QString() };
-  return locations;
+    refuseSpecialFile( path );
+  return VbasLocation::ofFiles( mSchema.name, mFiles );
+}
+
+VbasLocation VbasOutput::checkTable()
+{
+  if ( mTable.isEmpty() )
+    throw QgsProcessingException( QObject::tr( "%1: the destination names no table." ).arg( describe() ) );
+  if ( mProvider == QLatin1String( "postgres" ) )
+  {
+    const VbasLocation location = VbasLocation::ofPostgresTable( mSchema.name, mPath, mSchemaName, mTable );
+    if ( location.database.isEmpty() )
+      throw QgsProcessingException( QObject::tr( "%1: could not ask the database server which table this is." ).arg( describe() ) );
+    return location;
+  }
+  if ( mDriver != QLatin1String( "GPKG" ) && mDriver != QLatin1String( "SQLite" ) )
+    throw QgsProcessingException( QObject::tr( "%1: tables are written into GeoPackage (.gpkg) or SQLite (.sqlite) files, not into a file named like %2." ).arg( describe(), QFileInfo( mPath ).fileName() ) );
+  checkFolder();
+  refuseSpecialFile( mPath );
+  checkFieldNames( mDriver, QFileInfo( mPath ).fileName(), mTable );
+  mFiles.clear();
+  return VbasLocation::ofSqliteTable( mSchema.name, mPath, mTable );
+}
+
+void VbasOutput::checkFolder()
+{
+  const QFileInfo folder( QFileInfo( mPath ).absolutePath() );
+  if ( !folder.isDir() )
+    throw QgsProcessingException( QObject::tr( "%1: the folder %2 does not exist." ).arg( describe(), folder.filePath() ) );
+  if ( QFileInfo( mPath ).isDir() )
+    throw QgsProcessingException( QObject::tr( "%1: %2 is a folder." ).arg( describe(), mPath ) );
+  lock( folder.filePath() ); // also proves the folder writable
+}
+
+void VbasOutput::lock( const QString &folder )
+{
+  mLocks.push_back( std::make_unique<VbasTemporaries::Lock>( folder, mToken ) );
+  if ( !mLocks.back()->error().isEmpty() )
+    throw QgsProcessingException( QObject::tr( "%1: cannot write in the folder %2: %3" ).arg( describe(), folder, mLocks.back()->error() ) );
+}
+
+void VbasOutput::refuseSpecialFile( const QString &path ) const
+{
+  struct stat st {};
+  if ( ::lstat( QFile::encodeName( path ).constData(), &st ) != 0 || S_ISREG( st.st_mode ) )
+    return;
+  const QString kind = S_ISLNK( st.st_mode ) ? QObject::tr( "a symbolic link" ) : S_ISFIFO( st.st_mode ) ? QObject::tr( "a FIFO" ) : S_ISSOCK( st.st_mode ) ? QObject::tr( "a socket" )
+                       : S_ISCHR( st.st_mode ) || S_ISBLK( st.st_mode )                                     ? QObject::tr( "a device" )
+                                                                                                            : QObject::tr( "not a regular file" );
+  throw QgsProcessingException( QObject::tr( "%1: %2 is %3, and an output replaces only regular files: choose a file name. Nothing was written." ).arg( describe(), path, kind ) );
 }
 
 QString VbasOutput::scratchPrefix() const
@@ -219,7 +247,7 @@ void VbasOutput::create( QgsProcessingContext &context )
       createFile( context );
       return;
     case Kind::Table:
-      createTable();
+      createTable( context );
       return;
     case Kind::Document:
       VbasInterrupt::registerFile( temporaryPath( mPath ) );
@@ -256,25 +284,25 @@ void VbasOutput::createFile( QgsProcessingContext &context )
   mSink = std::move( writer );
 }
 
-void VbasOutput::createTable()
+void VbasOutput::createTable( QgsProcessingContext &context )
 {
-  QVariantMap options = mCreateOptions;
-  options.insert( QStringLiteral( "fileEncoding" ), mCreateOptions.value( QStringLiteral( "fileEncoding" ), QStringLiteral( "UTF-8" ) ) );
-  QString uri = mPath;
   if ( mProvider == QLatin1String( "ogr" ) )
   {
+    // Through GDAL's writer, not QGIS's provider: the provider would switch the file to WAL for good.
     mDatabaseExisted = QFileInfo::exists( mPath );
-    options.insert( QStringLiteral( "layerName" ), VbasTemporaries::stagingTable( mToken ) );
-    options.insert( QStringLiteral( "driverName" ), mDriver );
-    options.insert( QStringLiteral( "update" ), true );
+    QgsVectorFileWriter::SaveVectorOptions options = VbasGdal::saveOptions( mDriver, VbasTemporaries::stagingTable( mToken ), mCreateOptions );
+    options.actionOnExistingFile = mDatabaseExisted ? QgsVectorFileWriter::CreateOrOverwriteLayer : QgsVectorFileWriter::CreateOrOverwriteFile;
+    std::unique_ptr<QgsVectorFileWriter> writer( QgsVectorFileWriter::create( mPath, mSchema.fields, mSchema.wkbType, mSchema.crs, context.transformContext(), options ) );
+    if ( writer->hasError() )
+      throw QgsProcessingException( QObject::tr( "%1: could not create the staging table: %2" ).arg( describe(), writer->errorMessage() ) );
+    mSink = std::move( writer );
+    return;
   }
-  else
-  {
-    QgsDataSourceUri staging( mPath );
-    staging.setTable( VbasTemporaries::stagingTable( mToken ) );
-    uri = staging.uri( false );
-  }
-  auto exporter = std::make_unique<QgsVectorLayerExporter>( uri, mProvider, mSchema.fields, mSchema.wkbType, mSchema.crs, true, options );
+  QVariantMap options = mCreateOptions;
+  options.insert( QStringLiteral( "fileEncoding" ), mCreateOptions.value( QStringLiteral( "fileEncoding" ), QStringLiteral( "UTF-8" ) ) );
+  QgsDataSourceUri staging( mPath );
+  staging.setTable( VbasTemporaries::stagingTable( mToken ) );
+  auto exporter = std::make_unique<QgsVectorLayerExporter>( staging.uri( false ), mProvider, mSchema.fields, mSchema.wkbType, mSchema.crs, true, options );
   if ( exporter->errorCode() != Qgis::VectorExportResult::Success )
     throw QgsProcessingException( QObject::tr( "%1: could not create the staging table: %2" ).arg( describe(), exporter->errorMessage() ) );
   mSink = std::move( exporter );
@@ -361,6 +389,7 @@ QString VbasOutput::commit( QgsProcessingContext &context )
       break;
     case Kind::File:
     case Kind::Document:
+      mState = State::Committed; // from the first rename on, a failure puts the previous files back
       id = commitFile();
       break;
     case Kind::Table:
@@ -371,43 +400,70 @@ QString VbasOutput::commit( QgsProcessingContext &context )
   return id;
 }
 
+//! rename(2), throwing with the reason.
+void VbasOutput::move( const QString &from, const QString &to ) const
+{
+  if ( ::rename( QFile::encodeName( from ).constData(), QFile::encodeName( to ).constData() ) != 0 )
+    throw QgsProcessingException( QObject::tr( "%1: could not rename %2 to %3: %4" ).arg( describe(), from, to, QString::fromLocal8Bit( std::strerror( errno ) ) ) );
+}
+
 QString VbasOutput::commitFile()
 {
-  const QString folder = QFileInfo( mPath ).absolutePath();
   for ( const QString &path : mFiles )
   {
     const QString temporary = temporaryPath( path );
     if ( !QFileInfo::exists( temporary ) )
       continue;
-    if ( ::rename( QFile::encodeName( temporary ).constData(), QFile::encodeName( path ).constData() ) != 0 )
-      throw QgsProcessingException( QObject::tr( "%1: could not move %2 into place: %3" ).arg( describe(), temporary, QString::fromLocal8Bit( std::strerror( errno ) ) ) );
+    struct stat st {};
+    if ( ::lstat( QFile::encodeName( path ).constData(), &st ) == 0 )
+    {
+      move( path, VbasTemporaries::previousFile( mToken, path ) ); // kept until the whole set is in place
+      mPrevious << path;
+    }
+    move( temporary, path );
+    mPlaced << path;
     VbasInterrupt::unregisterFile( temporary );
   }
-  VbasGdal::syncFile( folder ); // the renames themselves reach the disk
+  VbasGdal::syncFile( QFileInfo( mPath ).absolutePath() ); // the renames themselves reach the disk
   removeScratch();
   return mPath;
 }
 
+QString VbasOutput::quotedPostgres( const QString &table ) const
+{
+  return ( mSchemaName.isEmpty() ? QString() : QgsSqliteUtils::quotedIdentifier( mSchemaName ) + '.' ) + QgsSqliteUtils::quotedIdentifier( table );
+}
+
+void VbasOutput::executePostgres( const QString &sql ) const
+{
+  const std::unique_ptr<QgsAbstractDatabaseProviderConnection> db = VbasDatabase::connection( mProvider, mPath );
+  if ( !db )
+    throw QgsProcessingException( QObject::tr( "%1: no connection to the database." ).arg( describe() ) );
+  db->executeSql( sql ); // the statements of one query string are one transaction: all or nothing
+}
+
 QString VbasOutput::commitTable()
 {
+  const QString staging = VbasTemporaries::stagingTable( mToken );
+  const QString previous = VbasTemporaries::previousTable( mToken );
   try
   {
-    const std::unique_ptr<QgsAbstractDatabaseProviderConnection> db = VbasDatabase::connection( mProvider, mPath );
-    if ( !db )
-      throw QgsProcessingException( QObject::tr( "%1: no connection to the database." ).arg( describe() ) );
     if ( mProvider == QLatin1String( "postgres" ) )
     {
-      // PostgreSQL's DDL is transactional, and the statements of one query string are one transaction:
-      // the old table is dropped only if the staging table takes its name.
-      const QString schema = mSchemaName.isEmpty() ? QString() : QgsSqliteUtils::quotedIdentifier( mSchemaName ) + '.';
-      db->executeSql( QStringLiteral( "DROP TABLE IF EXISTS %1%2; ALTER TABLE %1%3 RENAME TO %2" ).arg( schema, QgsSqliteUtils::quotedIdentifier( mTable ), QgsSqliteUtils::quotedIdentifier( VbasTemporaries::stagingTable( mToken ) ) ) );
+      mHadPrevious = VbasLocation::ofPostgresTable( QString(), mPath, mSchemaName, mTable ).table.startsWith( QLatin1String( "oid:" ) );
+      const QString aside = mHadPrevious ? QStringLiteral( "ALTER TABLE %1 RENAME TO %2; " ).arg( quotedPostgres( mTable ), QgsSqliteUtils::quotedIdentifier( previous ) ) : QString();
+      executePostgres( aside + QStringLiteral( "ALTER TABLE %1 RENAME TO %2" ).arg( quotedPostgres( staging ), QgsSqliteUtils::quotedIdentifier( mTable ) ) );
     }
     else
     {
-      const VbasGdal::Errors quiet; // GDAL's GeoPackage rename also tries a style table that may not exist
-      if ( db->tableExists( mSchemaName, mTable ) )
-        db->dropVectorTable( mSchemaName, mTable );
-      db->renameVectorTable( mSchemaName, VbasTemporaries::stagingTable( mToken ), mTable );
+      QList<QPair<QString, QString>> renames;
+      for ( const QString &table : VbasGdal::tableNames( mPath ) )
+        if ( table.compare( mTable, Qt::CaseInsensitive ) == 0 )
+          renames << qMakePair( table, previous );
+      mHadPrevious = !renames.isEmpty();
+      const QString error = VbasGdal::renameTables( mPath, {}, renames << qMakePair( staging, mTable ) );
+      if ( !error.isEmpty() )
+        throw QgsProviderConnectionException( error );
     }
   }
   catch ( const QgsProviderConnectionException &e )
@@ -421,6 +477,66 @@ QString VbasOutput::commitTable()
   return QStringLiteral( "postgres://" ) + uri.uri( false );
 }
 
+void VbasOutput::restore()
+{
+  if ( isFile() )
+    restoreFiles();
+  else if ( mKind == Kind::Table )
+    restoreTable();
+}
+
+void VbasOutput::restoreFiles()
+{
+  for ( const QString &path : mPlaced )
+    ::unlink( QFile::encodeName( path ).constData() );
+  for ( const QString &path : mPrevious )
+    move( VbasTemporaries::previousFile( mToken, path ), path );
+  VbasGdal::syncFile( QFileInfo( mPath ).absolutePath() );
+}
+
+void VbasOutput::restoreTable()
+{
+  const QString previous = VbasTemporaries::previousTable( mToken );
+  try
+  {
+    if ( mProvider == QLatin1String( "postgres" ) )
+      executePostgres( QStringLiteral( "DROP TABLE %1" ).arg( quotedPostgres( mTable ) )
+                       + ( mHadPrevious ? QStringLiteral( "; ALTER TABLE %1 RENAME TO %2" ).arg( quotedPostgres( previous ), QgsSqliteUtils::quotedIdentifier( mTable ) ) : QString() ) );
+    else if ( const QString error = VbasGdal::renameTables( mPath, { mTable }, mHadPrevious ? QList<QPair<QString, QString>> { qMakePair( previous, mTable ) } : QList<QPair<QString, QString>>() );
+              !error.isEmpty() )
+      throw QgsProviderConnectionException( error );
+  }
+  catch ( const QgsProviderConnectionException &e )
+  {
+    throw QgsProcessingException( QObject::tr( "%1: could not put the previous table back (it is kept as %2): %3" ).arg( describe(), previous, e.what() ) );
+  }
+}
+
+void VbasOutput::finalize()
+{
+  if ( mState != State::Committed )
+    return;
+  mState = State::Final;
+  for ( const QString &path : mPrevious )
+    ::unlink( QFile::encodeName( VbasTemporaries::previousFile( mToken, path ) ).constData() );
+  if ( mKind != Kind::Table || !mHadPrevious )
+    return;
+  const QString previous = VbasTemporaries::previousTable( mToken );
+  if ( mProvider == QLatin1String( "ogr" ) )
+  {
+    VbasGdal::dropTable( mPath, previous );
+    return;
+  }
+  try
+  {
+    executePostgres( QStringLiteral( "DROP TABLE %1" ).arg( quotedPostgres( previous ) ) );
+  }
+  catch ( const QgsProviderConnectionException & )
+  {
+    // The new set is in place; a previous table left behind is reported by the next run.
+  }
+}
+
 void VbasOutput::removeScratch() const
 {
   const QString prefix = VbasTemporaries::filePrefix( mToken );
@@ -431,6 +547,8 @@ void VbasOutput::removeScratch() const
   {
     for ( const QFileInfo &entry : QDir( folder ).entryInfoList( { prefix + '*' }, QDir::Files | QDir::Hidden | QDir::System ) )
     {
+      if ( entry.fileName().endsWith( QLatin1String( "-lock" ) ) )
+        continue; // the lock goes with the output
       QFile::remove( entry.filePath() );
       VbasInterrupt::unregisterFile( entry.filePath() );
     }
@@ -439,33 +557,36 @@ void VbasOutput::removeScratch() const
 
 void VbasOutput::discard()
 {
-  if ( mState == State::Prepared || mState == State::Discarded )
+  if ( mState == State::Prepared || mState == State::Discarded || mState == State::Final )
+  {
+    mLocks.clear();
     return;
+  }
   const bool committed = mState == State::Committed;
   mState = State::Discarded;
+  if ( committed )
+    restore(); // a committed output is withdrawn only by putting the previous one back
   mSink.reset();
   mMemoryLayer.reset();
-  if ( committed )
+  if ( mKind == Kind::Table && !committed )
   {
-    // Withdraw an output already in place when a later one could not be: all or nothing.
-    for ( const QString &path : isFile() ? mFiles : QStringList() )
-      QFile::remove( path );
-  }
-  if ( mKind == Kind::Table )
-  {
-    try
+    const QString staging = VbasTemporaries::stagingTable( mToken );
+    if ( mProvider == QLatin1String( "ogr" ) )
+      VbasGdal::dropTable( mPath, staging );
+    else
     {
-      const std::unique_ptr<QgsAbstractDatabaseProviderConnection> db = VbasDatabase::connection( mProvider, mPath );
-      const QString table = committed ? mTable : VbasTemporaries::stagingTable( mToken );
-      if ( db && db->tableExists( mSchemaName, table ) )
-        db->dropVectorTable( mSchemaName, table );
-    }
-    catch ( const QgsProviderConnectionException & )
-    {
-      // The table was never created.
+      try
+      {
+        executePostgres( QStringLiteral( "DROP TABLE IF EXISTS %1" ).arg( quotedPostgres( staging ) ) );
+      }
+      catch ( const QgsProviderConnectionException & )
+      {
+        // The table was never created.
+      }
     }
     if ( !mDatabaseExisted )
       QFile::remove( mPath );
   }
   removeScratch();
+  mLocks.clear();
 }

@@ -2,6 +2,7 @@
 // into place by its VbasOutputSet.
 #pragma once
 
+#include "outputs/vbastemporaries.h"
 #include "support/vbasinterrupt.h"
 #include "support/vbaslocation.h"
 #include "support/vbasqgiscompat.h"
@@ -57,20 +58,37 @@ class VbasOutput
   private:
     friend class VbasOutputSet;
 
-    //! Checks the destination (see VbasOutputSet::prepare); the locations it would overwrite.
-    QList<VbasLocation> check();
+    //! Checks the destination (see VbasOutputSet::prepare) and locks this output's temporaries; what it replaces.
+    VbasLocation check();
     void create( QgsProcessingContext &context );
-    //! Moves the finished output into place; returns its id for the results.
+    //! Moves the finished output into place, the previous one moved aside; returns its id for the results.
     QString commit( QgsProcessingContext &context );
+    //! Deletes the previous output moved aside: the whole set is in place.
+    void finalize();
     void discard();
 
     QString describe() const;
     void checkFieldNames( const QString &driver, const QString &file, const QString &layerName );
+    VbasLocation checkTable();
+    //! The destination's folder exists and is writable; locks this output's temporaries there.
+    void checkFolder();
+    //! Locks this output's temporaries in folder (VbasTemporaries::Lock), or throws.
+    void lock( const QString &folder );
+    //! A FIFO, device, socket or link at path is refused: an output replaces only regular files.
+    void refuseSpecialFile( const QString &path ) const;
     void createFile( QgsProcessingContext &context );
-    void createTable();
+    void createTable( QgsProcessingContext &context );
     long long countWritten() const;
     QString commitFile();
     QString commitTable();
+    void move( const QString &from, const QString &to ) const;
+    //! Puts the previous output back where a committed one now is (a later output failed).
+    void restore();
+    void restoreFiles();
+    void restoreTable();
+    //! Runs statements on the PostgreSQL database of a table output, as one transaction.
+    void executePostgres( const QString &sql ) const;
+    QString quotedPostgres( const QString &table ) const;
     void removeScratch() const;
     //! File or Document: files beside the destination.
     bool isFile() const { return mKind == Kind::File || mKind == Kind::Document; }
@@ -88,7 +106,11 @@ class VbasOutput
     QString mDriver;    //!< File and ogr Table: the GDAL driver
     QStringList mFiles; //!< File: the files the driver writes (a shapefile has several), final names
     QString mToken;     //!< the unique part of this output's temporary names
+    std::vector<std::unique_ptr<VbasTemporaries::Lock>> mLocks; //!< held while the output lives: its temporaries are not stale
     bool mDatabaseExisted = true;
+    QStringList mPlaced;   //!< File: the files moved into place
+    QStringList mPrevious; //!< File: the final names whose previous files were moved aside
+    bool mHadPrevious = false; //!< Table: the previous table was moved aside
     std::unique_ptr<QgsFeatureSink> mSink;
     std::unique_ptr<QgsVectorLayer> mMemoryLayer;
     QgsAttributeList mAsJson; //!< Memory: fields whose values the layer can only hold as JSON text
@@ -99,6 +121,7 @@ class VbasOutput
       Created,
       Finished,
       Committed,
+      Final,
       Discarded,
     } mState = State::Prepared;
 };

@@ -51,6 +51,16 @@ bool overlap( const VbasLocation &a, const VbasLocation &b )
   return a.overwrites( b ) || b.overwrites( a );
 }
 
+//! Every file of the inputs and outputs: never a leftover, whatever its name.
+QSet<QString> filesOf( const QList<VbasLocation> &locations )
+{
+  QSet<QString> files;
+  for ( const VbasLocation &location : locations )
+    for ( const QString &file : location.files )
+      files.insert( file );
+  return files;
+}
+
 } // namespace
 
 VbasOutputSet::~VbasOutputSet()
@@ -68,30 +78,44 @@ void VbasOutputSet::prepare( const QgsProcessingAlgorithm &algorithm, const QVar
     mOutputs.push_back( std::make_unique<VbasOutput>( schema, r.destination, r.project, r.layerName, r.createOptions ) );
   }
   QList<VbasLocation> written;
-  std::set<QString> folders { QDir::tempPath() };
-  int stale = 0;
   for ( const std::unique_ptr<VbasOutput> &output : mOutputs )
   {
-    const QList<VbasLocation> locations = output->check();
-    for ( const VbasLocation &location : locations )
-    {
-      for ( const VbasLocation &input : inputs )
-        if ( overlap( location, input ) )
-          throw QgsProcessingException( QObject::tr( "%1 would overwrite the input %2: choose another destination. Nothing was written." ).arg( output->describe(), input.describe() ) );
-      for ( const VbasLocation &other : written )
-        if ( overlap( location, other ) )
-          throw QgsProcessingException( QObject::tr( "%1 and %2 have the same destination: each output needs its own. Nothing was written." ).arg( other.what, output->describe() ) );
-      if ( !location.path.isEmpty() )
-        folders.insert( QFileInfo( location.path ).absolutePath() );
-    }
-    written += locations;
-    if ( output->mKind == VbasOutput::Kind::Table && ( output->mProvider != QLatin1String( "ogr" ) || QFileInfo::exists( output->mPath ) ) )
-      stale += VbasTemporaries::removeStaleTables( output->mProvider, output->mPath, output->mSchemaName );
+    const VbasLocation location = output->check();
+    for ( const VbasLocation &input : inputs )
+      if ( location.overwrites( input ) )
+        throw QgsProcessingException( QObject::tr( "%1 would overwrite the input %2: choose another destination. Nothing was written." ).arg( location.describe(), input.describe() ) );
+    for ( const VbasLocation &other : written )
+      if ( overlap( location, other ) )
+        throw QgsProcessingException( QObject::tr( "%1 and %2 have the same destination: each output needs its own. Nothing was written." ).arg( other.describe(), location.describe() ) );
+    if ( !location.dependents.isEmpty() )
+      throw QgsProcessingException( QObject::tr( "%1 would replace a table that %2 refer(s) to, and replacing it would break or remove them: choose another table, or remove them "
+                                                 "first. Nothing was written." )
+                                      .arg( location.describe(), location.dependents.join( QStringLiteral( ", " ) ) ) );
+    written << location;
+  }
+  removeLeftovers( filesOf( inputs + written ), feedback );
+}
+
+void VbasOutputSet::removeLeftovers( const QSet<QString> &keep, QgsProcessingFeedback *feedback ) const
+{
+  std::set<QString> folders { QDir::tempPath() };
+  VbasTemporaries::Cleanup cleanup;
+  for ( const std::unique_ptr<VbasOutput> &output : mOutputs )
+  {
+    const bool table = output->mKind == VbasOutput::Kind::Table;
+    if ( output->mKind != VbasOutput::Kind::Memory && !( table && output->mProvider == QLatin1String( "postgres" ) ) )
+      folders.insert( QFileInfo( output->mPath ).absolutePath() );
+    if ( table && ( output->mProvider != QLatin1String( "ogr" ) || QFileInfo::exists( output->mPath ) ) )
+      VbasTemporaries::removeStaleTables( output->mProvider, output->mPath, output->mSchemaName, output->mProvider == QLatin1String( "ogr" ) ? QFileInfo( output->mPath ).absolutePath() : QDir::tempPath(), cleanup );
   }
   for ( const QString &folder : folders )
-    stale += VbasTemporaries::removeStaleFiles( folder );
-  if ( stale > 0 )
-    feedback->pushInfo( QObject::tr( "Removed %n temporary file(s) or table(s) left by interrupted VBAS runs.", nullptr, stale ) );
+    VbasTemporaries::removeStaleFiles( folder, keep, cleanup );
+  if ( cleanup.removed > 0 )
+    feedback->pushInfo( QObject::tr( "Removed %n temporary file(s) or table(s) left by interrupted VBAS runs.", nullptr, cleanup.removed ) );
+  if ( !cleanup.previous.isEmpty() )
+    feedback->pushWarning( QObject::tr( "Interrupted VBAS runs had moved previous outputs aside and left them: %1. They are kept; rename one back if its run's new output is not "
+                                        "wanted, or delete it." )
+                             .arg( cleanup.previous.join( QStringLiteral( ", " ) ) ) );
 }
 
 VbasOutput &VbasOutputSet::output( const QString &name )
@@ -111,12 +135,16 @@ VbasOutput &VbasOutputSet::create( const QString &name, QgsProcessingContext &co
 
 void VbasOutputSet::commit( QgsProcessingContext &context, QVariantMap &outputs )
 {
+  // Each output replaces its destination with the previous one moved aside; if any fails, every one
+  // already in place is withdrawn by putting its previous output back, so the previous set stays whole.
+  for ( const std::unique_ptr<VbasOutput> &output : mOutputs )
+    outputs.insert( output->mSchema.name, output->commit( context ) ); // on failure VbasRun discards: restored
   for ( const std::unique_ptr<VbasOutput> &output : mOutputs )
   {
-    const QString id = output->commit( context ); // on failure VbasRun discards: the outputs already in place are withdrawn
-    outputs.insert( output->mSchema.name, id );
+    output->finalize();
     if ( output->mProject && output->mKind != VbasOutput::Kind::Document )
     {
+      const QString id = outputs.value( output->mSchema.name ).toString();
       QgsProcessingContext::LayerDetails details( output->mLayerName, output->mProject, output->mSchema.name, QgsProcessingUtils::LayerHint::Vector );
       details.setPostProcessor( VbasStyles::postProcessor( output->mSchema.name ).release() ); // the context owns it
       context.addLayerToLoadOnCompletion( id, details );
@@ -127,8 +155,9 @@ void VbasOutputSet::commit( QgsProcessingContext &context, QVariantMap &outputs 
 
 void VbasOutputSet::discard()
 {
-  for ( const std::unique_ptr<VbasOutput> &output : mOutputs )
-    output->discard();
+  // The last committed first: each puts back what was there before it.
+  for ( auto output = mOutputs.rbegin(); output != mOutputs.rend(); ++output )
+    ( *output )->discard();
   mOutputs.clear();
 }
 

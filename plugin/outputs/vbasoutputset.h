@@ -1,17 +1,21 @@
 // Folder outputs/: the run's outputs and what writes them (one writer per output, the report, the styles).
-// The output set: all or nothing (issue 5 items 3, 4, 6, 9, 10). Every destination is checked
-// before the records are read: writable, not one of the inputs nor another output, and able to keep
-// every field name exactly. Every output is written under a temporary name beside its destination
-// (a staging table for database tables), every write is checked, the written features are counted
-// again once the output is closed, and only when the whole run has succeeded are the outputs renamed
-// into place, the release last. A failed, canceled or interrupted run removes every temporary and
-// whatever it created; temporaries left by a killed run are recognisable and the next run removes them.
+// The output set: all or nothing (issue 5 items 3, 4, 6, 9, 10; issue 17 items 1-3). Every destination
+// is checked before the records are read: writable, a regular file or a table, not one of the inputs
+// (by identity: VbasLocation) nor another output, no view, trigger or foreign key depending on it, and
+// able to keep every field name exactly. Every output is written under a temporary name beside its
+// destination (a staging table for database tables), every write is checked, the written features are
+// counted again once the output is closed, and only when the whole run has succeeded are the outputs
+// moved into place, the release last, each previous output moved aside; if any step fails, the
+// previous outputs are put back, and they are deleted only once the whole set is in place. A failed,
+// canceled or interrupted run removes every temporary; the temporaries that a killed run left are
+// removed by the next run only when their lock proves that run gone (VbasTemporaries).
 #pragma once
 
 #include "outputs/vbasoutput.h"
 #include "support/vbasinterrupt.h"
 #include "support/vbaslocation.h"
 
+#include <QSet>
 #include <QVariantMap>
 
 #include <memory>
@@ -51,6 +55,8 @@ class VbasOutputSet
 
   private:
     VbasOutput &output( const QString &name );
+    //! Removes the temporaries that dead runs left beside the destinations; keep: the run's own files.
+    void removeLeftovers( const QSet<QString> &keep, QgsProcessingFeedback *feedback ) const;
 
     std::vector<std::unique_ptr<VbasOutput>> mOutputs;
 };

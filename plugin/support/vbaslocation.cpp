@@ -1,5 +1,8 @@
 #include "support/vbaslocation.h"
 
+#include "support/vbaspostgrescatalog.h"
+#include "support/vbassqlitecatalog.h"
+
 #include <qgsdatasourceuri.h>
 #include <qgsproviderregistry.h>
 #include <qgsvectorlayer.h>
@@ -25,60 +28,89 @@ QStringList datasetFiles( const QString &path )
   return files;
 }
 
-QString absoluteInCanonicalFolder( const QString &path )
+//! A file by its device and inode; a file not yet made by its absolute path, in its folder's canonical form.
+QString fileKey( const QString &path )
 {
+  struct stat st {};
+  if ( ::stat( QFile::encodeName( path ).constData(), &st ) == 0 )
+    return QStringLiteral( "%1:%2" ).arg( st.st_dev ).arg( st.st_ino );
   const QFileInfo file( path );
   const QString folder = QFileInfo( file.absolutePath() ).canonicalFilePath();
-  return ( folder.isEmpty() ? file.absolutePath() : folder ) + '/' + file.fileName();
+  return QStringLiteral( "path:" ) + ( folder.isEmpty() ? file.absolutePath() : folder ) + '/' + file.fileName();
+}
+
+QStringList fileKeys( const QStringList &paths )
+{
+  QStringList keys;
+  for ( const QString &path : paths )
+    for ( const QString &file : datasetFiles( path ) )
+      keys << fileKey( file );
+  return keys;
 }
 
 } // namespace
 
 VbasLocation VbasLocation::of( const QString &what, const QgsVectorLayer *layer )
 {
-  VbasLocation location;
-  location.what = what;
+  VbasLocation location { what, QString(), {}, QString(), {}, QString(), {} };
   if ( !layer || layer->providerType() == QLatin1String( "memory" ) )
     return location;
-  const QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() );
-  const QString path = parts.value( QStringLiteral( "path" ) ).toString();
-  if ( !path.isEmpty() )
+  if ( layer->providerType() == QLatin1String( "postgres" ) )
   {
-    location.path = QFileInfo( path ).absoluteFilePath();
-    location.table = parts.value( QStringLiteral( "layerName" ) ).toString();
+    const QgsDataSourceUri uri( layer->source() );
+    const VbasPostgresCatalog::Table table = VbasPostgresCatalog::table( layer->source(), uri.schema(), uri.table() );
+    location.where = QStringLiteral( "%1, table %2" ).arg( uri.database(), uri.schema().isEmpty() ? uri.table() : uri.schema() + '.' + uri.table() );
+    location.database = table.database.isEmpty() ? QStringLiteral( "postgres ?" ) : table.database;
+    location.reads = table.key.startsWith( QLatin1String( "oid:" ) ) ? table.reads : QSet<QString> { QStringLiteral( "*" ) }; // a query: it may read any table
     return location;
   }
-  const QgsDataSourceUri uri( layer->source() );
-  location.server = layer->providerType() + ' ' + uri.connectionInfo( false );
-  location.table = uri.schema() + '.' + uri.table();
+  const QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() );
+  const QString path = QFileInfo( parts.value( QStringLiteral( "path" ) ).toString() ).absoluteFilePath();
+  const QString table = parts.value( QStringLiteral( "layerName" ) ).toString();
+  if ( path.isEmpty() )
+    return location;
+  location.where = path;
+  location.files = fileKeys( { path } );
+  if ( table.isEmpty() || !VbasSqliteCatalog::isDatabase( path ) )
+    return location; // the whole file
+  location.where += QObject::tr( ", table %1" ).arg( table );
+  location.database = QStringLiteral( "sqlite " ) + location.files.first();
+  location.reads = VbasSqliteCatalog::reads( path, table ).value_or( QSet<QString> { QStringLiteral( "*" ) } );
   return location;
+}
+
+VbasLocation VbasLocation::ofFiles( const QString &what, const QStringList &paths )
+{
+  return { what, paths.value( 0 ), fileKeys( paths ), QString(), {}, QString(), {} };
+}
+
+VbasLocation VbasLocation::ofSqliteTable( const QString &what, const QString &path, const QString &table )
+{
+  VbasLocation location { what, QObject::tr( "%1, table %2" ).arg( path, table ), { fileKey( path ) }, QString(), {}, table.toLower(), {} };
+  location.database = QStringLiteral( "sqlite " ) + location.files.first();
+  if ( QFileInfo::exists( path ) )
+    location.dependents = VbasSqliteCatalog::dependents( path, table );
+  return location;
+}
+
+VbasLocation VbasLocation::ofPostgresTable( const QString &what, const QString &uri, const QString &schema, const QString &table )
+{
+  const VbasPostgresCatalog::Table found = VbasPostgresCatalog::table( uri, schema, table );
+  const QString name = schema.isEmpty() ? table : schema + '.' + table;
+  return { what, QStringLiteral( "%1, table %2" ).arg( QgsDataSourceUri( uri ).database(), name ), {}, found.database, {}, found.key, found.dependents };
 }
 
 bool VbasLocation::overwrites( const VbasLocation &other ) const
 {
-  if ( !server.isEmpty() )
-    return server == other.server && table.compare( other.table, Qt::CaseInsensitive ) == 0;
-  if ( path.isEmpty() || other.path.isEmpty() )
-    return false;
-  bool shared = false;
-  for ( const QString &mine : datasetFiles( path ) )
-    for ( const QString &theirs : datasetFiles( other.path ) )
-      shared = shared || sameFile( mine, theirs );
-  return shared && ( table.isEmpty() || other.table.isEmpty() || table.compare( other.table, Qt::CaseInsensitive ) == 0 );
+  bool sharesFile = false;
+  for ( const QString &file : files )
+    sharesFile = sharesFile || other.files.contains( file );
+  if ( database.isEmpty() || other.database.isEmpty() )
+    return sharesFile; // one of them is a whole file: its tables are gone with it
+  return database == other.database && ( other.reads.contains( table ) || other.reads.contains( QStringLiteral( "*" ) ) || other.table == table );
 }
 
 QString VbasLocation::describe() const
 {
-  const QString where = server.isEmpty() ? path : server;
-  if ( where.isEmpty() )
-    return what;
-  return table.isEmpty() ? QStringLiteral( "%1 (%2)" ).arg( what, where ) : QObject::tr( "%1 (%2, table %3)" ).arg( what, where, table );
-}
-
-bool VbasLocation::sameFile( const QString &a, const QString &b )
-{
-  struct stat sa {}, sb {};
-  if ( ::stat( QFile::encodeName( a ).constData(), &sa ) == 0 && ::stat( QFile::encodeName( b ).constData(), &sb ) == 0 )
-    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-  return absoluteInCanonicalFolder( a ) == absoluteInCanonicalFolder( b );
+  return where.isEmpty() ? what : QStringLiteral( "%1 (%2)" ).arg( what, where );
 }

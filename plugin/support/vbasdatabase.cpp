@@ -1,4 +1,4 @@
-#include "outputs/vbasdatabase.h"
+#include "support/vbasdatabase.h"
 
 #include <qgsprovidermetadata.h>
 #include <qgsproviderregistry.h>
