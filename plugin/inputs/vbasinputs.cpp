@@ -202,7 +202,7 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   mDropOutside = has( QStringLiteral( "OUTSIDE_POINTS" ) ) && QgsProcessingParameters::parameterAsEnum( algorithm.parameterDefinition( QStringLiteral( "OUTSIDE_POINTS" ) ), parameters, context ) == 1;
   mTransformContext = context.transformContext();
   mRecordFields = VbasRecordReader::resolve( mRecords->fields(), recordRegion, mQiNames, text( QStringLiteral( "COUNT_FIELD" ) ),
-                                             released.isEmpty() ? std::nullopt : std::optional<QStringList>( released ), identity, text( QStringLiteral( "SENSITIVE_FIELD" ) ) );
+                                             released, identity, text( QStringLiteral( "SENSITIVE_FIELD" ) ) );
   if ( !has( QStringLiteral( "GROUP_IN_SOURCE" ) ) || !QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "GROUP_IN_SOURCE" ) ), parameters, context ) )
     mNotGrouped = QObject::tr( "GROUP_IN_SOURCE is off" );
   else

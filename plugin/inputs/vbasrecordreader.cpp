@@ -116,7 +116,7 @@ QgsAttributeList VbasRecordFields::read() const
 }
 
 VbasRecordFields VbasRecordReader::resolve( const QgsFields &fields, const QString &regionField, const QStringList &qiFields, const QString &countField,
-                                            const std::optional<QStringList> &releaseFields, const QgsAttributeList &identityFields, const QString &sensitiveField )
+                                            const QStringList &releaseFields, const QgsAttributeList &identityFields, const QString &sensitiveField )
 {
   VbasRecordFields roles;
   roles.region = regionField.isEmpty() ? -1 : lookup( fields, regionField, QObject::tr( "record region field, RECORD_REGION" ) );
@@ -150,31 +150,25 @@ VbasRecordFields VbasRecordReader::resolve( const QgsFields &fields, const QStri
       throw QgsProcessingException( QObject::tr( "The sensitive field '%1' is of type %2, whose values cannot be compared exactly." ).arg( sensitiveField, vbasqgis::typeName( fields.at( roles.sensitive ) ) ) );
   }
 
+  // SPEC 6, fields: the QIs, the count and the sensitive field always; any other field only when named.
   std::set<int> released( roles.qis.begin(), roles.qis.end() );
   if ( roles.count >= 0 )
     released.insert( roles.count );
-  if ( releaseFields && !releaseFields->isEmpty() )
+  if ( roles.sensitive >= 0 )
+    released.insert( roles.sensitive );
+  for ( const QString &name : releaseFields )
   {
-    for ( const QString &name : *releaseFields )
-    {
-      const int index = lookup( fields, name, QObject::tr( "released field, RELEASE_FIELDS" ) );
-      if ( index == roles.region )
-        throw QgsProcessingException( QObject::tr( "The released field '%1' is the record region field: the release replaces it with aggregate_id." ).arg( name ) );
-      if ( identityFields.contains( index ) )
-        throw QgsProcessingException( QObject::tr( "The released field '%1' is the records table's feature id: it carries the order of the input and is never released." ).arg( name ) );
-      released.insert( index );
-    }
-  }
-  else
-  {
-    for ( int i = 0; i < fields.count(); ++i )
-      if ( i != roles.region && !identityFields.contains( i ) )
-        released.insert( i );
+    const int index = lookup( fields, name, QObject::tr( "released field, RELEASE_FIELDS" ) );
+    if ( index == roles.region )
+      throw QgsProcessingException( QObject::tr( "The released field '%1' is the record region field: the release replaces it with aggregate_id." ).arg( name ) );
+    if ( identityFields.contains( index ) )
+      throw QgsProcessingException( QObject::tr( "The released field '%1' is the records table's feature id: it carries the order of the input and is never released." ).arg( name ) );
+    released.insert( index );
   }
   for ( const int index : released )
   {
     roles.released.append( index );
-    if ( !roles.qis.contains( index ) && index != roles.count )
+    if ( !roles.qis.contains( index ) && index != roles.count && index != roles.sensitive )
       roles.others.append( index );
   }
   return roles;

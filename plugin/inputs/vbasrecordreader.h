@@ -22,8 +22,8 @@ struct VbasRecordFields
     QgsAttributeList qis;
     int count = -1;             //!< -1: every row is one record
     int sensitive = -1;         //!< the sensitive attribute (l-diversity, t-closeness, CM); -1: none
-    QgsAttributeList released;  //!< the release's fields in table order: the QIs, the count and the chosen fields
-    QgsAttributeList others;    //!< the released fields that are neither QIs nor the count
+    QgsAttributeList released;  //!< the release's fields in table order: the QIs, the count, the sensitive field and the named fields
+    QgsAttributeList others;    //!< the named fields (RELEASE_FIELDS) that are neither QIs, the count nor the sensitive field
 
     //! The fields the counting pass reads: the region, the QIs, the count and the sensitive field.
     QgsAttributeList counted() const;
@@ -36,12 +36,12 @@ class VbasRecordReader
   public:
     /**
      * The fields in their roles, or a QgsProcessingException that says why not: a missing field, a
-     * field in two roles, a QI listed twice, a type whose values cannot be keyed exactly. Without
-     * releaseFields the release holds every field but the region id and the identity fields (the
-     * table's feature id column), which can never be released.
+     * field in two roles, a QI listed twice, a type whose values cannot be keyed exactly. The
+     * release holds the QIs, the count and the sensitive field, and the releaseFields besides
+     * (SPEC 6); neither the region id nor the identity fields (the table's feature id column) can be named.
      */
     static VbasRecordFields resolve( const QgsFields &fields, const QString &regionField /* empty: located by their points */, const QStringList &qiFields, const QString &countField,
-                                     const std::optional<QStringList> &releaseFields, const QgsAttributeList &identityFields, const QString &sensitiveField = QString() );
+                                     const QStringList &releaseFields, const QgsAttributeList &identityFields, const QString &sensitiveField = QString() );
 
     VbasRecordReader( const QgsFields &fields, const VbasRecordFields &roles );
 

@@ -2,6 +2,7 @@
 #include "support/vbasqgiscompat.h"
 
 #include "distinct_count.h"
+#include "region_follower.h"
 #include "shuffle.h"
 #include "support/vbasinterrupt.h"
 #include "support/vbasvaluecodec.h"
@@ -13,6 +14,7 @@
 #include <qgsprocessingfeedback.h>
 
 #include <QFile>
+#include <QRandomGenerator>
 
 #include <stdexcept>
 
@@ -21,7 +23,7 @@ namespace
 
 const QString kAggregateId = QStringLiteral( "aggregate_id" );
 
-//! A released field whose values are about this many per row identifies its rows (a patient id).
+//! A named field whose values are about this many per released row identifies its rows (a patient id).
 constexpr double kNearlyUnique = 0.9;
 constexpr std::int64_t kFewestRowsToJudge = 20;
 //! Rows handed between the two threads of the release pass at a time.
@@ -33,6 +35,55 @@ struct Rows
     std::vector<QgsAttributes> attributes;
     std::vector<QgsFeatureId> ids;
     std::vector<std::optional<std::uint32_t>> located; //!< records without a region field: the region of each row's point
+};
+
+/**
+ * The fields named in RELEASE_FIELDS judged on the released rows (SPEC 6, fields): one that carries
+ * finer geography than the release, or is (nearly) unique per row, is refused.
+ */
+class NamedFields
+{
+  public:
+    NamedFields( int fields, std::size_t regions )
+      : mDistinct( static_cast<std::size_t>( fields ) )
+      , mFollowers( static_cast<std::size_t>( fields ), vbas::RegionFollower( regions ) )
+    {}
+
+    //! A released row of region holds value in named field i.
+    void add( int i, std::uint32_t region, std::string_view value )
+    {
+      mDistinct[static_cast<std::size_t>( i )].add( value );
+      mFollowers[static_cast<std::size_t>( i )].add( region, value );
+    }
+
+    //! Throws naming every named field (names, in order) that would reveal the region of a record or identify it among rows released rows.
+    void refuseRevealing( const QStringList &names, const std::vector<std::size_t> &regionAggregate, std::int64_t rows ) const
+    {
+      QStringList reasons;
+      for ( int i = 0; i < names.size(); ++i )
+      {
+        const std::size_t split = mFollowers[static_cast<std::size_t>( i )].splitAggregate( regionAggregate );
+        const double values = mDistinct[static_cast<std::size_t>( i )].estimate();
+        if ( split != vbas::RegionFollower::npos )
+          reasons << QObject::tr( "'%1' carries finer geography than the release: each original region's released records hold one value of it, and aggregate %2 joins "
+                                  "regions with different values, so it tells which region a record comes from" )
+                       .arg( names[i] )
+                       .arg( split + 1 );
+        else if ( rows >= kFewestRowsToJudge && values >= kNearlyUnique * static_cast<double>( rows ) )
+          reasons << QObject::tr( "'%1' is (nearly) unique per record: about %2 different values in %3 released rows, so it may identify patients" )
+                       .arg( names[i] )
+                       .arg( qRound64( std::min( values, static_cast<double>( rows ) ) ) )
+                       .arg( rows );
+      }
+      if ( !reasons.isEmpty() )
+        throw QgsProcessingException( QObject::tr( "RELEASE_FIELDS: the released field %1. Leave it out of RELEASE_FIELDS, or declare it a QI (QI_FIELDS) so that "
+                                                   "k-anonymity covers it. Nothing was written." )
+                                        .arg( reasons.join( QObject::tr( "; the released field " ) ) ) );
+    }
+
+  private:
+    std::vector<vbas::DistinctCount> mDistinct;
+    std::vector<vbas::RegionFollower> mFollowers;
 };
 
 } // namespace
@@ -59,11 +110,12 @@ VbasReleaseWriter::VbasReleaseWriter( QgsFeatureSource &records, const VbasRecor
 {
 }
 
-void VbasReleaseWriter::write( VbasOutput &output, std::uint64_t seed, std::size_t memoryBudget, QgsProcessingFeedback *feedback )
+void VbasReleaseWriter::write( VbasOutput &output, std::size_t memoryBudget, QgsProcessingFeedback *feedback )
 {
   try
   {
-    vbas::ExternalShuffle shuffle( seed, memoryBudget, QFile::encodeName( output.scratchPrefix() ).toStdString() );
+    // SPEC 6, order: from the operating system's random source, kept nowhere.
+    vbas::ExternalShuffle shuffle( QRandomGenerator::system()->generate64(), memoryBudget, QFile::encodeName( output.scratchPrefix() ).toStdString() );
     readAgain( shuffle, feedback );
     drain( shuffle, output, feedback );
   }
@@ -94,7 +146,7 @@ class VbasReleaseWriter::Check
       , mReader( writer.mRecords.fields(), writer.mRoles )
       , mRecount( writer.mCounted.histograms )
       , mSuppressed( vbas::suppressedEntries( writer.mCounted.histograms, writer.mRelease.aggregation, writer.mRelease.suppression ) )
-      , mDistinct( static_cast<std::size_t>( writer.mRoles.others.size() ) )
+      , mNamed( writer.mRoles.others.size(), writer.mRegions.points.size() )
       , mShuffle( shuffle )
     {}
 
@@ -119,7 +171,7 @@ class VbasReleaseWriter::Check
         const std::size_t start = mRow.size();
         VbasValueCodec::encode( attributes.at( roles.released[i] ), mRow );
         if ( other < roles.others.size() && roles.others[other] == roles.released[i] )
-          mDistinct[static_cast<std::size_t>( other++ )].add( std::string_view( mRow ).substr( start ) );
+          mNamed.add( other++, *region, std::string_view( mRow ).substr( start ) );
       }
       VbasValueCodec::encode( static_cast<qlonglong>( mWriter.mRelease.aggregation.regionAggregate[*region] + 1 ), mRow );
       mShuffle.add( mRow );
@@ -133,19 +185,13 @@ class VbasReleaseWriter::Check
       return mRecount.firstDifference() == vbas::SparseHistograms::npos && mReleasedRecords == mWriter.mRelease.suppression.releasedRecords;
     }
 
-    //! Warns about released fields that are (nearly) unique per record, such as a patient id.
-    void warnUnique( QgsProcessingFeedback *feedback ) const
+    //! Refuses a named field that would reveal the region of a record or identify it.
+    void refuseRevealing() const
     {
-      for ( std::size_t other = 0; other < mDistinct.size(); ++other )
-      {
-        const double values = mDistinct[other].estimate();
-        if ( mReleasedRows >= kFewestRowsToJudge && values >= kNearlyUnique * static_cast<double>( mReleasedRows ) )
-          feedback->pushWarning( QObject::tr( "The released field '%1' is (nearly) unique per record: about %2 different values in %3 released rows. It may identify "
-                                              "patients: leave it out with RELEASE_FIELDS unless it must be released." )
-                                   .arg( mWriter.mRecords.fields().at( mWriter.mRoles.others[static_cast<int>( other )] ).name() )
-                                   .arg( qRound64( std::min( values, static_cast<double>( mReleasedRows ) ) ) )
-                                   .arg( mReleasedRows ) );
-      }
+      QStringList names;
+      for ( const int index : mWriter.mRoles.others )
+        names << mWriter.mRecords.fields().at( index ).name();
+      mNamed.refuseRevealing( names, mWriter.mRelease.aggregation.regionAggregate, mReleasedRows );
     }
 
   private:
@@ -153,7 +199,7 @@ class VbasReleaseWriter::Check
     VbasRecordReader mReader;
     vbas::Recount mRecount;
     std::vector<char> mSuppressed; //!< per entry of the region histograms
-    std::vector<vbas::DistinctCount> mDistinct;
+    NamedFields mNamed;
     vbas::ExternalShuffle &mShuffle;
     std::string mRow;
     std::int64_t mRows = 0, mReleasedRows = 0, mReleasedRecords = 0;
@@ -204,7 +250,7 @@ void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, QgsProcessing
     changed( QObject::tr( "%1 rows now, %2 in the first pass, or other rows" ).arg( rows ).arg( mCounted.rows ) );
   if ( !check.agrees() )
     changed( QObject::tr( "its counts differ from the first pass" ) );
-  check.warnUnique( feedback );
+  check.refuseRevealing();
 }
 
 void VbasReleaseWriter::drain( vbas::ExternalShuffle &shuffle, VbasOutput &output, QgsProcessingFeedback *feedback )

@@ -1,8 +1,10 @@
 // The release (SPEC 3.3; issue 5 items 2 and 5): ANONYMIZED, written by a second pass over the
 // records. Each row's region and class are derived again from the very values about to be written
-// and counted against the first pass; any difference aborts the run. The released rows are shuffled
-// into a uniformly random order drawn from a seed (an external shuffle beyond a memory budget), so
-// neither their order nor their feature ids (fresh, 1..n) tell anything about the input.
+// and counted against the first pass; any difference aborts the run, and so does a field named in
+// RELEASE_FIELDS that carries finer geography than the release or is (nearly) unique (SPEC 6). The
+// released rows are shuffled into a uniformly random order drawn from the operating system's random
+// source, never from SEED, and kept nowhere (an external shuffle beyond a memory budget), so neither
+// their order nor their feature ids (fresh, 1..n) tell anything about the input, whoever holds SEED.
 #pragma once
 
 #include "release.h"
@@ -25,8 +27,8 @@ class VbasReleaseWriter
 
     VbasReleaseWriter( QgsFeatureSource &records, const VbasRecordFields &roles, const VbasRegions &regions, const VbasRecords &counted, const vbas::Release &release );
 
-    //! Writes and finishes output; seed fixes the order, memoryBudget (bytes) bounds the rows held in memory.
-    void write( VbasOutput &output, std::uint64_t seed, std::size_t memoryBudget, QgsProcessingFeedback *feedback );
+    //! Writes and finishes output in a fresh random order; memoryBudget (bytes) bounds the rows held in memory.
+    void write( VbasOutput &output, std::size_t memoryBudget, QgsProcessingFeedback *feedback );
 
   private:
     class Check;

@@ -252,11 +252,10 @@ QVariantMap VbasAggregationOutputs::write( VbasOutputSet &outputs, QgsProcessing
   VbasAggregatedOutput::write( outputs.create( QStringLiteral( "AGGREGATED" ), context ), regions, release, dissolved, siteIds );
   VbasCellsOutput::write( outputs.create( QStringLiteral( "VORONOI" ), context ), regions, sites, release, siteIds );
   feedback.setCurrentStep( step + 1 );
-  VbasReleaseWriter( *inputs.records(), inputs.recordFields(), regions, records, release )
-    .write( outputs.create( QStringLiteral( "ANONYMIZED" ), context ), settings.seed, settings.memoryBudget, &feedback );
-  feedback.pushInfo( QObject::tr( "The release is in a random order drawn from seed %1 (SEED=%1 repeats it)." ).arg( settings.seed ) );
+  VbasOutput &anonymized = outputs.create( QStringLiteral( "ANONYMIZED" ), context );
+  feedback.pushInfo( QObject::tr( "The release holds the fields %1, in a fresh random order." ).arg( anonymized.fields().names().join( QStringLiteral( ", " ) ) ) );
+  VbasReleaseWriter( *inputs.records(), inputs.recordFields(), regions, records, release ).write( anonymized, settings.memoryBudget, &feedback );
   return { { QStringLiteral( "AGGREGATES" ), static_cast<qlonglong>( release.aggregation.aggregateGroup.size() ) },
            { QStringLiteral( "RELEASED" ), static_cast<qlonglong>( release.suppression.releasedRecords ) },
-           { QStringLiteral( "SUPPRESSED" ), static_cast<qlonglong>( release.suppression.suppressedRecords ) },
-           { QStringLiteral( "SEED" ), static_cast<double>( settings.seed ) } };
+           { QStringLiteral( "SUPPRESSED" ), static_cast<qlonglong>( release.suppression.suppressedRecords ) } };
 }

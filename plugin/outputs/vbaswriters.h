@@ -84,7 +84,7 @@ namespace VbasAggregationOutputs
 QList<VbasOutputSchema> schemas( const VbasInputs &inputs );
 /**
  * Writes the four outputs of a release built on sites (ids siteIds), its aggregates dissolved, as steps step and step + 1 of
- * feedback, and returns the number outputs AGGREGATES, RELEASED, SUPPRESSED and SEED.
+ * feedback, and returns the number outputs AGGREGATES, RELEASED and SUPPRESSED.
  */
 QVariantMap write( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasInputs &inputs, const VbasRegions &regions, const VbasRecords &records,
                    const std::vector<vbas::Point> &sites, const std::vector<qlonglong> &siteIds, const vbas::Release &release, const QVector<QgsGeometry> &dissolved,

@@ -103,8 +103,8 @@ void VbasAlgorithm::addRecordsParameters( Qis qis )
 
 void VbasAlgorithm::addReleaseParameters()
 {
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "RELEASE_FIELDS" ), QObject::tr( "Other fields to release (empty: every field but the region id)" ), QVariant(), QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Any, true, true ) );
-  addSeedParameter( QObject::tr( "Seed of the release order (empty: a fresh one)" ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "RELEASE_FIELDS" ), QObject::tr( "Other fields to release (empty: none)" ), QVariant(),
+                                                 QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Any, true, true ) );
   auto memory = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SHUFFLE_MEMORY_MB" ), QObject::tr( "Memory for shuffling the release (MB)" ), vbasqgis::NumberType::Integer, 64, false, 1, 1048576 );
   memory->setFlags( memory->flags() | vbasqgis::ParameterAdvanced );
   addParameter( memory.release() );
@@ -273,11 +273,15 @@ QString VbasAlgorithm::recordsHelp( Qis qis )
 
 QString VbasAlgorithm::releaseHelp()
 {
-  return QObject::tr( "<b>Other fields to release</b> (RELEASE_FIELDS): the fields released besides the QIs and the count field. Empty: every field but the region id and the table's "
-                      "feature id column. List a QI alone to release nothing else. The log warns about a released field that is (nearly) unique per record, such as a patient id.<br>"
-                      "<b>Seed of the release order</b> (SEED): the released rows are written in a uniformly random order drawn from this seed, so the order of the input "
-                      "(a table sorted by area, say) says nothing. Empty: a fresh seed, reported in the log and the SEED output; give it again to repeat a run. Keep it with the "
-                      "input, not with the release: with the seed the order can be undone.<br>"
+  return QObject::tr( "<b>Other fields to release</b> (RELEASE_FIELDS): the release always holds the QIs, the sensitive field (SENSITIVE_FIELD, when given) and the count field (when "
+                      "the rows carry counts), and aggregate_id; any other field leaves only when named here. Empty: none. Neither the region id nor the table's feature id "
+                      "column can be named. A named field is refused, and nothing is written, when it carries finer geography than the release (each original region's "
+                      "released records hold one value of it and some aggregate joins regions with different values: a copy of the region id, a tract, a ZIP code, a county "
+                      "across aggregates) or when it is (nearly) unique per record (about 90% or more different values, judged from 20 released rows: a patient id). Declare "
+                      "such a field a QI instead (QI_FIELDS), so that k-anonymity covers it. The log names the released fields (never their values).<br>"
+                      "<b>Release order</b>: the released rows are written in a uniformly random order drawn from the operating system's random source, fresh at every run, "
+                      "recorded nowhere and never drawn from SEED, so the order of the input (a table sorted by area, say) says nothing, whoever holds the seed; it cannot be "
+                      "repeated.<br>"
                       "<b>Memory for shuffling the release</b> (SHUFFLE_MEMORY_MB): a larger release is shuffled through temporary files beside the output.<br>" );
 }
 
@@ -322,10 +326,10 @@ QString VbasAlgorithm::aggregationOutputsHelp()
                         "parts (the polygons of the dissolved aggregate: more than 1 when its regions are not all connected through shared borders; for a point layer, its distinct points).<br>"
                         "<b>Region lookup</b>: region_id, aggregate_id and site_id of every initial region.<br>"
                         "<b>Anonymized records</b>: every released row with the QIs, the count field and the other released fields, plus aggregate_id; no geometry, no region id, no input feature id. "
-                        "The rows are in a random order (SEED) with fresh feature ids. Suppressed records are left out. Before it is written, every row is checked against the first pass: "
+                        "The rows are in a fresh random order (never repeated, whatever the SEED) with fresh feature ids. Suppressed records are left out. Before it is written, every row is checked against the first pass: "
                         "a table that changed meanwhile stops the run.<br>"
                         "<b>Voronoi cells</b>: the cells of the sites clipped to the regions' extent, for display (site_id, aggregate_id).<br>"
-                        "<b>AGGREGATES</b>, <b>RELEASED</b>, <b>SUPPRESSED</b>: counts. <b>SEED</b>: the seed of the release order.<br>" )
+                        "<b>AGGREGATES</b>, <b>RELEASED</b>, <b>SUPPRESSED</b>: counts.<br>" )
          + outputsHelp();
 }
 

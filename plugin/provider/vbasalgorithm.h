@@ -29,7 +29,7 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
       Required,
     };
     void addRecordsParameters( Qis qis );
-    //! RELEASE_FIELDS, SEED and SHUFFLE_MEMORY_MB, and the SEED output.
+    //! RELEASE_FIELDS and SHUFFLE_MEMORY_MB.
     void addReleaseParameters();
     //! SEED (advanced, empty: a fresh one) and the SEED output.
     void addSeedParameter( const QString &description );

@@ -16,7 +16,10 @@ QString VbasAnonymize::shortHelpString() const
                       "The same as chaining the four component algorithms (see vbas_pipeline.model3).<br>" )
          + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + contiguityHelp() + refinementHelp() + aggregationOutputsHelp()
          + QObject::tr( "<b>Sites</b>: the placed sites (site_id, population, regions, row).<br>" ) + evaluationParametersHelp() + evaluationOutputsHelp() + reportHelp()
-         + QObject::tr( "The SEED also draws ADC's random seeding.<br>" ) + adcOutputsHelp()
+         + QObject::tr( "<b>Seed</b> (SEED, advanced): draws ADC's random seeding (SEEDING: random region points), the algorithm's only random choice, so the same SEED gives "
+                        "the same release content (the same rows; their order and feature ids differ). Empty: a fresh seed, reported in the log and the SEED output. It does "
+                        "not decide the release's row order (see Release order). <b>SEED</b>: the seed.<br>" )
+         + adcOutputsHelp()
          + QObject::tr( "<b>SITES</b>, <b>CUTOFF</b>, <b>ENTROPY</b>, <b>MAXCOMBS</b>, <b>POPULATION</b>: as Estimate site count. <b>RUNTIME</b>: seconds for the whole pipeline." );
 }
 
@@ -31,6 +34,7 @@ void VbasAnonymize::initAlgorithm( const QVariantMap & )
   addContiguityParameter();
   addRefinementParameter();
   addReleaseParameters();
+  addSeedParameter( QObject::tr( "Seed of ADC's random seeding (empty: a fresh one)" ) );
   addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint ) );
   addAggregationOutputs();
   addEvaluationOutputs();
@@ -43,11 +47,11 @@ bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   mInputs.prepare( *this, parameters, context );
   mSiteCount = VbasSiteCountSettings::read( *this, parameters, context );
   mRelease = VbasReleaseSettings::read( *this, parameters, context );
-  mPlacement = VbasPlacementSettings::read( *this, parameters, context, mRelease.seed );
+  mPlacement = VbasPlacementSettings::read( *this, parameters, context, vbasSeed( *this, parameters, context ) );
   mContiguous = parameterAsBoolean( parameters, QStringLiteral( "CONTIGUOUS" ), context );
   mRefineBoundaries = parameterAsBoolean( parameters, QStringLiteral( "REFINE_BOUNDARIES" ), context );
   mRiskThreshold = parameterAsDouble( parameters, QStringLiteral( "RISK_THRESHOLD" ), context );
-  mRunParameters = vbasRunParameters( *this, parameters, context, { { QStringLiteral( "SEED" ), QString::number( mRelease.seed ) } } );
+  mRunParameters = vbasRunParameters( *this, parameters, context, { { QStringLiteral( "SEED" ), QString::number( mPlacement.seed ) } } );
   const QList<VbasOutputSchema> schemas = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ), VbasEvaluationOutput::schema(), vbasReportSchema() }
                                           + VbasAggregationOutputs::schemas( mInputs );
   mOutputs.prepare( *this, parameters, context, schemas, mInputs.locations(), feedback );
@@ -66,6 +70,7 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   QVariantMap outputs = vbasSiteCountOutputs( siteCount, records );
   const VbasPlacement placed = vbasPlaceSites( mPlacement, regions, records, siteCount.sites, &steps );
   outputs.insert( vbasPlacementOutputs( placed ) );
+  outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mPlacement.seed ) );
   const vbas::Placement &placement = placed.placement;
   VbasSitesOutput::write( mOutputs.create( QStringLiteral( "SITE_POINTS" ), context ), regions, placement );
   std::vector<qlonglong> siteIds;

@@ -270,9 +270,6 @@ VbasReleaseSettings VbasReleaseSettings::read( const QgsProcessingAlgorithm &alg
 {
   VbasReleaseSettings settings;
   settings.k = vbasWholeNumber( algorithm, parameters, QStringLiteral( "K" ), context );
-  if ( !definition( algorithm, QStringLiteral( "SEED" ) ) )
-    return settings;
-  settings.seed = vbasSeed( algorithm, parameters, context );
   settings.memoryBudget = static_cast<std::size_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "SHUFFLE_MEMORY_MB" ), context ) ) << 20;
   return settings;
 }

@@ -123,11 +123,10 @@ VbasPlacement vbasPlaceSites( const VbasPlacementSettings &settings, const VbasR
 //! ADC_MOVES_TRIED, ADC_MOVES_COMMITTED, ADC_ALPHA, ADC_SUPPRESSED and ADC_STOP.
 QVariantMap vbasPlacementOutputs( const VbasPlacement &placement );
 
-//! K, SEED and SHUFFLE_MEMORY_MB: how the release is built and ordered.
+//! K and SHUFFLE_MEMORY_MB: how the release is built. Its order never depends on SEED (SPEC 6).
 struct VbasReleaseSettings
 {
     std::int64_t k = 5;
-    std::uint64_t seed = 0;        //!< the user's SEED, or a fresh one
     std::size_t memoryBudget = 0;  //!< bytes of released rows the shuffle holds in memory
 
     static VbasReleaseSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
