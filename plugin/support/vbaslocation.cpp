@@ -61,7 +61,7 @@ VbasLocation VbasLocation::of( const QString &what, const QgsVectorLayer *layer 
     const VbasPostgresCatalog::Table table = VbasPostgresCatalog::table( layer->source(), uri.schema(), uri.table() );
     location.where = QStringLiteral( "%1, table %2" ).arg( uri.database(), uri.schema().isEmpty() ? uri.table() : uri.schema() + '.' + uri.table() );
     location.database = table.database.isEmpty() ? QStringLiteral( "postgres ?" ) : table.database;
-    location.reads = table.key.startsWith( QLatin1String( "oid:" ) ) ? table.reads : QSet<QString> { QStringLiteral( "*" ) }; // a query: it may read any table
+    location.reads = table.key.startsWith( QLatin1String( "oid:" ) ) && !table.reads.isEmpty() ? table.reads : QSet<QString> { QStringLiteral( "*" ) }; // a query: it may read any table
     return location;
   }
   const QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() );

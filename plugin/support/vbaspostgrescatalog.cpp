@@ -29,9 +29,10 @@ QStringList column( QgsAbstractDatabaseProviderConnection &db, const QString &sq
 
 //! Every relation reading oid reads: the relations its rules (views) use and the children it scans.
 const char *kReads = R"(WITH RECURSIVE r(oid) AS (SELECT %1::oid UNION
-  SELECT d.refobjid FROM r JOIN pg_rewrite w ON w.ev_class = r.oid
-    JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid AND d.refclassid = 'pg_class'::regclass AND d.refobjid <> r.oid
-  UNION SELECT i.inhrelid FROM r JOIN pg_inherits i ON i.inhparent = r.oid)
+  SELECT n.oid FROM r, LATERAL (
+    SELECT d.refobjid AS oid FROM pg_rewrite w JOIN pg_depend d ON d.classid = 'pg_rewrite'::regclass AND d.objid = w.oid AND d.refclassid = 'pg_class'::regclass
+      WHERE w.ev_class = r.oid AND d.refobjid <> r.oid
+    UNION ALL SELECT i.inhrelid FROM pg_inherits i WHERE i.inhparent = r.oid) n)
 SELECT 'oid:' || oid FROM r)";
 
 //! What breaks or blocks when oid is replaced: views over it, foreign keys to it, tables inheriting it.
@@ -67,9 +68,12 @@ VbasPostgresCatalog::Table VbasPostgresCatalog::table( const QString &uri, const
     for ( const QString &dependent : column( *db, QString::fromLatin1( kDependents ).arg( oid.first() ) ) )
       result.dependents << QObject::tr( "the %1" ).arg( dependent );
   }
-  catch ( const QgsProviderConnectionException & )
+  catch ( const QgsProviderConnectionException &e )
   {
-    // A server that cannot be asked: result.database stays empty and the caller refuses.
+    // Fail closed: a table whose readers or dependents the server did not tell is taken to read every
+    // table, and to have dependents (so it is never replaced); an unknown server leaves database empty.
+    result.reads = { QStringLiteral( "*" ) };
+    result.dependents << QObject::tr( "what the server could not tell (%1)" ).arg( e.what() );
   }
   return result;
 }

@@ -103,7 +103,7 @@ QStringList VbasSqliteCatalog::dependents( const QString &path, const QString &t
 {
   const Database db = open( path );
   if ( !db )
-    return {};
+    return { QObject::tr( "what SQLite could not tell (the file does not open)" ) }; // fail closed: never replaced blind
   QStringList found;
   const QString lower = table.toLower();
   for ( const QStringList &object : rows( db.get(), QStringLiteral( "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE type IN ('view', 'trigger', 'table')" ) ) )

@@ -16,6 +16,7 @@
 #include "e2e_util.h"
 
 #include <QJsonArray>
+#include <QRegularExpression>
 #include <QThread>
 
 #include <unistd.h>
@@ -62,6 +63,8 @@ class PgServer
       QProcess::execute( command.first(), command.mid( 1 ) );
     }
 
+    //! The folder of the server's socket.
+    QString socketFolder() const { return mDir.path(); }
     //! The connection, as QGIS data source URIs start.
     QString connection() const { return QStringLiteral( "dbname='vbas' host=%1 user='postgres'" ).arg( mDir.path() ); }
     //! The same for GDAL.
@@ -139,6 +142,8 @@ class TestPostgis : public QObject
     void roundTrip();
     void groupedCountMatchesRowByRow();
     void replaceIsOneTransaction();
+    void destinationIsComparedByIdentity_data();
+    void destinationIsComparedByIdentity();
     void editedByAnotherConnectionAborts();
 
   private:
@@ -265,10 +270,19 @@ void TestPostgis::groupedCountMatchesRowByRow()
 void TestPostgis::replaceIsOneTransaction()
 {
   // A run into the tables of roundTrip whose last step, renaming the staging table over the release,
-  // fails (an event trigger refuses it): the previous release must stay whole under its name.
+  // fails (an event trigger refuses it): the previous release must stay whole under its name, and the
+  // outputs committed before it are put back, table by table, with the report file byte for byte.
   const qint64 before = mServer.number( "SELECT count(*) FROM release" );
   QVERIFY( before > 0 );
   const qint64 checksum = mServer.number( "SELECT sum(hashtext(r::text)::bigint) FROM release r" );
+  const QStringList earlier = { "sites", "aggregated", "lookup", "voronoi", "evaluation" };
+  QMap<QString, qint64> sums;
+  for ( const QString &table : earlier )
+    sums[table] = mServer.number( QStringLiteral( "SELECT count(*) * 1000003 + coalesce(sum(hashtext(t::text)::bigint), 0) FROM %1 t" ).arg( table ) );
+  QFile reportFile( mDir.filePath( QStringLiteral( "report.html" ) ) );
+  QVERIFY( reportFile.open( QIODevice::ReadOnly ) );
+  const QByteArray report = reportFile.readAll();
+  reportFile.close();
   QString out;
   CHECKED( mServer.sql( QStringLiteral( "CREATE FUNCTION refuse_rename() RETURNS event_trigger LANGUAGE plpgsql AS $$ "
                                         "BEGIN IF current_query() ILIKE '%RENAME TO \"release\"%' THEN RAISE EXCEPTION 'renames refused by the test'; END IF; END $$; "
@@ -282,6 +296,57 @@ void TestPostgis::replaceIsOneTransaction()
   QCOMPARE( mServer.number( "SELECT count(*) FROM release" ), before );
   QCOMPARE( mServer.number( "SELECT sum(hashtext(r::text)::bigint) FROM release r" ), checksum );
   QCOMPARE( tables( QStringLiteral( "vbas_partial" ) ), QStringList() );
+  QCOMPARE( tables( QStringLiteral( "vbas_previous" ) ), QStringList() );
+  for ( const QString &table : earlier )
+    QCOMPARE( mServer.number( QStringLiteral( "SELECT count(*) * 1000003 + coalesce(sum(hashtext(t::text)::bigint), 0) FROM %1 t" ).arg( table ) ), sums[table] );
+  QVERIFY( reportFile.open( QIODevice::ReadOnly ) );
+  QVERIFY2( reportFile.readAll() == report, "the previous report.html was not put back" );
+}
+
+void TestPostgis::destinationIsComparedByIdentity_data()
+{
+  QTest::addColumn<QString>( "setup" ); // SQL run first
+  QTest::addColumn<QString>( "records" );
+  QTest::addColumn<QString>( "output" );
+  QTest::addColumn<QString>( "destination" );
+  QTest::addColumn<QString>( "message" );
+  const QString dbname = QStringLiteral( "dbname='vbas' host=%1 user='postgres'" ).arg( mServer.socketFolder() );
+  QTest::newRow( "no schema" ) << "" << "patients" << "ANONYMIZED" << "postgis:" + dbname + " table=\"patients\"" << "would overwrite the input RECORDS";
+  QTest::newRow( "port given" ) << "" << "patients" << "ANONYMIZED" << "postgis:" + dbname + " port=5432 table=\"public\".\"patients\"" << "would overwrite the input RECORDS";
+  QTest::newRow( "options given" ) << "" << "patients" << "ANONYMIZED" << "postgis:" + dbname + " sslmode=disable connect_timeout=10 table=\"public\".\"patients\"" << "would overwrite the input RECORDS";
+  QTest::newRow( "host spelled otherwise" ) << "" << "patients" << "ANONYMIZED"
+                                            << QStringLiteral( "postgis:dbname='vbas' host=%1/./ user='postgres' table=\"public\".\"patients\"" ).arg( mServer.socketFolder() ) << "would overwrite the input RECORDS";
+  QTest::newRow( "regions through LOOKUP" ) << "" << "patients" << "LOOKUP" << "postgis:" + dbname + " table=\"tracts\"" << "would overwrite the input REGIONS";
+  QTest::newRow( "the table under a view input" ) << "CREATE OR REPLACE VIEW v_patients AS SELECT * FROM patients" << "v_patients" << "ANONYMIZED"
+                                                  << "postgis:" + dbname + " table=\"public\".\"patients\"" << "would overwrite the input RECORDS";
+  QTest::newRow( "a dashboard view over the old release" ) << "CREATE TABLE IF NOT EXISTS old_release (a int); CREATE OR REPLACE VIEW dashboard AS SELECT count(*) FROM old_release"
+                                                           << "patients" << "ANONYMIZED" << "postgis:" + dbname + " table=\"public\".\"old_release\"" << "the view dashboard";
+}
+
+void TestPostgis::destinationIsComparedByIdentity()
+{
+  QFETCH( QString, setup );
+  QFETCH( QString, records );
+  QFETCH( QString, output );
+  QFETCH( QString, destination );
+  QFETCH( QString, message );
+  QString out;
+  if ( !setup.isEmpty() )
+    CHECKED( mServer.sql( setup, out ) );
+  const QString columns = QStringLiteral( "SELECT string_agg(table_name || '.' || column_name, ',' ORDER BY table_name, column_name) FROM information_schema.columns WHERE table_schema = 'public'" );
+  QString before, after;
+  CHECKED( mServer.sql( columns, before ) );
+  const qint64 sum = mServer.number( "SELECT sum(hashtext(p::text)::bigint) FROM patients p" );
+  QStringList params = anonymize( records, QStringLiteral( "identity_" ) );
+  params.replaceInStrings( QRegularExpression( QStringLiteral( "^%1=.*" ).arg( output ) ), output + '=' + destination );
+  e2e::ProcessResult run;
+  CHECKED( mQgis.run( QStringList { "run", "vbas:anonymize", "--" } + params, mDir.path(), run ) );
+  QVERIFY2( run.exitCode != 0, "a destination that is an input was written" );
+  QVERIFY2( QString::fromUtf8( run.err ).contains( message ), qPrintable( tail( run.err ) ) );
+  CHECKED( mServer.sql( columns, after ) );
+  QCOMPARE( after, before );
+  QCOMPARE( mServer.number( "SELECT sum(hashtext(p::text)::bigint) FROM patients p" ), sum );
+  QCOMPARE( tables( QStringLiteral( "identity_" ) ), QStringList() );
 }
 
 void TestPostgis::editedByAnotherConnectionAborts()

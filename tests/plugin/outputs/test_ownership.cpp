@@ -128,6 +128,7 @@ class TestOwnership : public QObject
     void destinationIsComparedByIdentity_data();
     void destinationIsComparedByIdentity();
     void temporariesNeedProofThatTheirRunIsGone();
+    void inputNamedLikeATemporaryIsKept_data();
     void inputNamedLikeATemporaryIsKept();
     void specialFilesAreRefused_data();
     void specialFilesAreRefused();
@@ -330,11 +331,21 @@ void TestOwnership::temporariesNeedProofThatTheirRunIsGone()
   QVERIFY2( feedback.warned( QFileInfo( previous ).fileName() ), qPrintable( feedback.warnings.join( '\n' ) ) );
 }
 
+void TestOwnership::inputNamedLikeATemporaryIsKept_data()
+{
+  QTest::addColumn<QString>( "name" );
+  QTest::newRow( "this machine's naming, its lock free" ) << QStringLiteral( ".vbas-partial-%1-77-a1-" ).arg( machineTag() );
+  // Earlier versions named temporaries by the MD5 of the host name and a process id that no longer exists.
+  QTest::newRow( "the naming of earlier versions" )
+    << QStringLiteral( ".vbas-partial-%1-4194304-0-" ).arg( QString::fromLatin1( QCryptographicHash::hash( QSysInfo::machineHostName().toUtf8(), QCryptographicHash::Md5 ).toHex().left( 8 ) ) );
+}
+
 void TestOwnership::inputNamedLikeATemporaryIsKept()
 {
   // What a user checking a killed run's leftover would do: vbas:checkanonymity on it, its lock free.
+  QFETCH( QString, name );
   QTemporaryDir dir;
-  const QString prefix = dir.filePath( QStringLiteral( ".vbas-partial-%1-77-a1-" ).arg( machineTag() ) );
+  const QString prefix = dir.filePath( name );
   auto layer = records( 2 );
   vbastest::save( layer.get(), prefix + QStringLiteral( "anonymized.gpkg" ), QStringLiteral( "anonymized" ) );
   touch( prefix + QStringLiteral( "lock" ) );
