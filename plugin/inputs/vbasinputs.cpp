@@ -206,6 +206,8 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
                                              released.isEmpty() ? std::nullopt : std::optional<QStringList>( released ), identity, text( QStringLiteral( "SENSITIVE_FIELD" ) ) );
   if ( !has( QStringLiteral( "GROUP_IN_SOURCE" ) ) || !QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "GROUP_IN_SOURCE" ) ), parameters, context ) )
     mNotGrouped = QObject::tr( "GROUP_IN_SOURCE is off" );
+  else if ( mRelease )
+    mNotGrouped = QObject::tr( "the release pass checks every released value of every row against the first pass, which a count by the source cannot give" );
   else
     mGrouped = planGrouped( algorithm, parameters, context, mRecordFields, identity, mNotGrouped );
   // SITES and LOOKUP are inputs of some algorithms, a number or an output of others.
