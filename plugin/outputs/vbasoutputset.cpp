@@ -118,7 +118,7 @@ void VbasOutputSet::commit( QgsProcessingContext &context, QVariantMap &outputs 
     if ( output->mProject && output->mKind != VbasOutput::Kind::Document )
     {
       QgsProcessingContext::LayerDetails details( output->mLayerName, output->mProject, output->mSchema.name, QgsProcessingUtils::LayerHint::Vector );
-      details.setPostProcessor( VbasStyles::postProcessor( output->mSchema.name ).release() ); // the context owns it
+      details.setPostProcessor( VbasStyles::postProcessor( output->mSchema ).release() ); // the context owns it
       context.addLayerToLoadOnCompletion( id, details );
     }
   }

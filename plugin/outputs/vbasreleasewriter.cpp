@@ -47,7 +47,7 @@ VbasOutputSchema VbasReleaseWriter::schema( const QgsFields &recordFields, const
     fields.append( recordFields.at( i ) );
   }
   fields.append( QgsField( kAggregateId, vbasqgis::Field::LongLong ) );
-  return { QStringLiteral( "ANONYMIZED" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
+  return { QStringLiteral( "ANONYMIZED" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem(), false, VbasOutputSchema::Audience::Published };
 }
 
 VbasReleaseWriter::VbasReleaseWriter( QgsFeatureSource &records, const VbasRecordFields &roles, const VbasRegions &regions, const VbasRecords &counted, const vbas::Release &release )

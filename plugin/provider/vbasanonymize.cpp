@@ -15,7 +15,7 @@ QString VbasAnonymize::shortHelpString() const
                       "aggregate the regions by Voronoi cell and suppress every equivalence class below k, then evaluate the release. "
                       "The same as chaining the four component algorithms (see vbas_pipeline.model3).<br>" )
          + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + contiguityHelp() + refinementHelp() + aggregationOutputsHelp()
-         + QObject::tr( "<b>Sites</b>: the placed sites (site_id, population, regions, row).<br>" ) + evaluationParametersHelp() + evaluationOutputsHelp() + reportHelp()
+         + QObject::tr( "<b>Sites</b>: " ) + custodianOnly() + QObject::tr( "the placed sites (site_id, population, regions, row).<br>" ) + evaluationParametersHelp() + evaluationOutputsHelp() + reportHelp()
          + QObject::tr( "The SEED also draws ADC's random seeding.<br>" ) + adcOutputsHelp()
          + QObject::tr( "<b>SITES</b>, <b>CUTOFF</b>, <b>ENTROPY</b>, <b>MAXCOMBS</b>, <b>POPULATION</b>: as Estimate site count. <b>RUNTIME</b>: seconds for the whole pipeline." );
 }
