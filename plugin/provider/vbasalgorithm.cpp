@@ -257,8 +257,9 @@ QString VbasAlgorithm::recordsHelp( Qis qis )
                               "<b>Count the records in their data source</b> (GROUP_IN_SOURCE, advanced, default on): when the records are a whole GeoPackage or SQLite "
                               "table, or a PostgreSQL table, with one whole-number feature id column, the first pass is one GROUP BY region and QIs that the source runs "
                               "(summing the count field), read back through the same QGIS provider. Any other table, a selection, a filter, a field the query would return "
-                              "with another type, a count the source finds invalid, or any failure of the query: the records are counted row by row, as when it is off. The "
-                              "release pass always reads and recounts every row.<br>" );
+                              "with another type, a count the source finds invalid, or any failure of the query: the records are counted row by row, as when it is off. An "
+                              "algorithm that writes a release (ANONYMIZED) always counts row by row: its release pass checks a digest of every released value of every "
+                              "row against the first pass, which a count by the source cannot give.<br>" );
   if ( qis == Qis::Optional )
     help += QObject::tr( "<b>Quasi-identifier fields</b>: needed by anonymity-driven clustering only (see below).<br>" );
   if ( qis != Qis::None )
