@@ -201,10 +201,13 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
     checkLocatable( *mRecords, *mRegions );
   mDropOutside = has( QStringLiteral( "OUTSIDE_POINTS" ) ) && QgsProcessingParameters::parameterAsEnum( algorithm.parameterDefinition( QStringLiteral( "OUTSIDE_POINTS" ) ), parameters, context ) == 1;
   mTransformContext = context.transformContext();
+  mRelease = has( QStringLiteral( "RELEASE_FIELDS" ) );
   mRecordFields = VbasRecordReader::resolve( mRecords->fields(), recordRegion, mQiNames, text( QStringLiteral( "COUNT_FIELD" ) ),
                                              released, identity, text( QStringLiteral( "SENSITIVE_FIELD" ) ) );
   if ( !has( QStringLiteral( "GROUP_IN_SOURCE" ) ) || !QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "GROUP_IN_SOURCE" ) ), parameters, context ) )
     mNotGrouped = QObject::tr( "GROUP_IN_SOURCE is off" );
+  else if ( mRelease )
+    mNotGrouped = QObject::tr( "the release pass checks every released value of every row against the first pass, which a count by the source cannot give" );
   else
     mGrouped = planGrouped( algorithm, parameters, context, mRecordFields, identity, mNotGrouped );
   // SITES and LOOKUP are inputs of some algorithms, a number or an output of others.
@@ -325,7 +328,7 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
   rows.fields = mRecords->fields();
   rows.roles = mRecordFields;
   QgsFeatureRequest request;
-  request.setFlags( mRecordFields.region < 0 ? vbasqgis::WithGeometry : vbasqgis::NoGeometry ).setSubsetOfAttributes( mRecordFields.counted() );
+  request.setFlags( mRecordFields.region < 0 ? vbasqgis::WithGeometry : vbasqgis::NoGeometry ).setSubsetOfAttributes( mRelease ? mRecordFields.read() : mRecordFields.counted() );
   rows.next = [it = mRecords->getFeatures( request, vbasqgis::SkipGeometryValidityChecks )]( QgsFeature &f ) mutable { return it.nextFeature( f ); };
   rows.expected = mRecords->featureCount();
   return count( regions, rows, feedback );
@@ -340,7 +343,9 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
     records.locator = std::make_shared<VbasPointLocator>( regions, mRecords->sourceCrs(), mTransformContext );
     records.dropOutside = mDropOutside;
   }
-  records.idSum = rows.grouped();
+  const QgsAttributeList digested = mRecordFields.read();
+  if ( mRelease && !rows.grouped() )
+    records.digest.emplace();
   vbas::HistogramBuilder builder( static_cast<std::size_t>( regions.ids.size() ) );
   vbas::QiEncoder sensitiveValues( 1 );
   vbas::SensitivePairs pairs; // with a sensitive field the histograms count (class, value) pairs, merged to classes at the end
@@ -361,8 +366,11 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
     const QgsAttributes attributes = f.attributes();
     const std::int64_t rowsHere = rows.grouped() ? groupRows( attributes, rows ) : 1;
     records.rows += rowsHere;
-    records.digest += rows.grouped() ? groupIdSum( attributes, rows ) : VbasRecordReader::digest( f.id() );
     const std::optional<std::uint32_t> region = records.locator ? records.locator->locate( f.geometry(), records.rows, f.id() ) : regions.find( reader.region( attributes ) );
+    if ( rows.grouped() )
+      records.idSum += groupIdSum( attributes, rows );
+    else if ( records.digest )
+      records.digest->add( f.id(), records.locator ? region : std::nullopt, attributes, digested );
     if ( !region && records.dropOutside )
     {
       ++outsideRows;

@@ -52,8 +52,9 @@ struct VbasRecords
     vbas::SparseHistograms histograms;
     std::optional<vbas::SensitiveHistograms> sensitive; //!< with a sensitive field: the records per (region, class, value)
     std::int64_t rows = 0;     //!< rows read, a row standing for its count of records
-    std::uint64_t digest = 0;  //!< of the rows' feature ids: a later pass must read the same rows
-    bool idSum = false;        //!< the digest is the plain sum of the feature ids (counted by the source), not the sum of their hashes
+    //! Counted row by row for a release: the digest of every row and every value the release takes from it.
+    std::optional<VbasRowDigest> digest;
+    std::uint64_t idSum = 0;   //!< counted by the source (no digest): the sum of the rows' feature ids, modulo 2^64
     //! Records without a region field: their points located in the regions, the same way in every pass.
     std::shared_ptr<const VbasPointLocator> locator;
     bool dropOutside = false;  //!< a located record outside every region is dropped (OUTSIDE_POINTS), not refused
@@ -125,6 +126,7 @@ class VbasInputs
     QString mPopulationField;
     int mRegionPoint = 0;
     bool mDropOutside = false;
+    bool mRelease = false; //!< the algorithm writes a release: the row-by-row pass digests the released values (VbasRowDigest)
     std::optional<VbasGroupedCount> mGrouped; //!< the records counted by their data source
     QString mNotGrouped;                      //!< why not, when asked to
     QgsCoordinateTransformContext mTransformContext;

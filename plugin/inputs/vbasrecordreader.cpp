@@ -5,7 +5,10 @@
 
 #include <qgsexception.h>
 
+#include <QRandomGenerator>
+
 #include <cmath>
+#include <cstring>
 #include <set>
 
 namespace
@@ -109,9 +112,9 @@ QgsAttributeList VbasRecordFields::counted() const
 
 QgsAttributeList VbasRecordFields::read() const
 {
+  const QgsAttributeList countedFields = counted();
   std::set<int> fields( released.begin(), released.end() );
-  if ( region >= 0 )
-    fields.insert( region );
+  fields.insert( countedFields.begin(), countedFields.end() );
   return QgsAttributeList( fields.begin(), fields.end() );
 }
 
@@ -246,11 +249,35 @@ QString VbasRecordReader::rowName( std::int64_t row, QgsFeatureId id )
   return QObject::tr( "Record row %1 (feature id %2)" ).arg( row ).arg( id );
 }
 
-std::uint64_t VbasRecordReader::digest( QgsFeatureId id )
+VbasRowDigest::VbasRowDigest()
+  : mKey( 32, Qt::Uninitialized )
 {
-  // splitmix64's finalizer: every bit of the id moves every bit of the share.
-  std::uint64_t z = static_cast<std::uint64_t>( id ) + 0x9e3779b97f4a7c15ULL;
-  z = ( z ^ ( z >> 30 ) ) * 0xbf58476d1ce4e5b9ULL;
-  z = ( z ^ ( z >> 27 ) ) * 0x94d049bb133111ebULL;
-  return z ^ ( z >> 31 );
+  QRandomGenerator::system()->generate( mKey.begin(), mKey.end() );
 }
+
+VbasRowDigest VbasRowDigest::sameKey( const VbasRowDigest &other )
+{
+  VbasRowDigest digest;
+  digest.mKey = other.mKey;
+  return digest;
+}
+
+void VbasRowDigest::add( QgsFeatureId id, const std::optional<std::uint32_t> &located, const QgsAttributes &attributes, const QgsAttributeList &fields )
+{
+  mRow.clear();
+  VbasValueCodec::encode( static_cast<qlonglong>( id ), mRow );
+  VbasValueCodec::encode( located ? QVariant( static_cast<qlonglong>( *located ) ) : QVariant(), mRow );
+  for ( const int field : fields )
+    VbasValueCodec::encode( attributes.at( field ), mRow );
+  mHash->reset();
+  mHash->addData( mKey );
+  mHash->addData( QByteArray::fromRawData( mRow.data(), static_cast<int>( mRow.size() ) ) );
+  const QByteArray sum = mHash->result();
+  for ( std::size_t lane = 0; lane < mLanes.size(); ++lane )
+  {
+    std::uint64_t share = 0;
+    std::memcpy( &share, sum.constData() + lane * sizeof share, sizeof share );
+    mLanes[lane] += share; // modulo 2^64
+  }
+}
+

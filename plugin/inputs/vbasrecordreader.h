@@ -8,7 +8,12 @@
 #include <qgsfeature.h>
 #include <qgsfields.h>
 
+#include <QByteArray>
+#include <QCryptographicHash>
+
+#include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -27,7 +32,7 @@ struct VbasRecordFields
 
     //! The fields the counting pass reads: the region, the QIs, the count and the sensitive field.
     QgsAttributeList counted() const;
-    //! The fields the release pass reads: those and the released ones.
+    //! The fields the release pass reads, and both passes digest (VbasRowDigest): those and the released ones.
     QgsAttributeList read() const;
 };
 
@@ -68,8 +73,6 @@ class VbasRecordReader
     //! "record row 12 (feature id 11)".
     static QString rowName( std::int64_t row, QgsFeatureId id );
 
-    //! A row's share of the digest that tells whether two passes read the same rows.
-    static std::uint64_t digest( QgsFeatureId id );
 
   private:
     //! The exact key of a field's value in a row: its bytes in mKey, or std::nullopt for NULL.
@@ -80,4 +83,32 @@ class VbasRecordReader
     std::string mKey; //!< the bytes of the QI value being keyed
     std::vector<std::uint32_t> mCodes;
     QVector<std::int64_t> mNulls;
+};
+
+/**
+ * What both passes read, row by row (issue 17 item 7): of each row, the keyed SHA-256 of its feature
+ * id, its located region (records without a region field) and the bytes of every value the release
+ * takes from it (VbasRecordFields::read). The row hashes are added modulo 2^64 in four independent
+ * lanes, so the order of the rows does not matter while two equal rows do not cancel. The key is drawn
+ * from the operating system's random source for each run, so no edit can be crafted to keep the sum.
+ */
+class VbasRowDigest
+{
+  public:
+    //! An empty digest under a fresh key.
+    VbasRowDigest();
+    //! An empty digest under the key of other: the same rows give the same digest.
+    static VbasRowDigest sameKey( const VbasRowDigest &other );
+
+    //! Adds a row: its id, located region (or nothing) and the values of fields (VbasRecordFields::read).
+    void add( QgsFeatureId id, const std::optional<std::uint32_t> &located, const QgsAttributes &attributes, const QgsAttributeList &fields );
+
+    bool operator==( const VbasRowDigest &other ) const { return mLanes == other.mLanes; }
+    bool operator!=( const VbasRowDigest &other ) const { return !( *this == other ); }
+
+  private:
+    QByteArray mKey;
+    std::array<std::uint64_t, 4> mLanes {};
+    std::unique_ptr<QCryptographicHash> mHash = std::make_unique<QCryptographicHash>( QCryptographicHash::Sha256 );
+    std::string mRow; //!< the bytes of the row being added
 };

@@ -28,6 +28,12 @@ struct VbasOutputSchema
     vbasqgis::WkbType wkbType = vbasqgis::WkbType::NoGeometry;
     QgsCoordinateReferenceSystem crs;
     bool document = false; //!< a file written whole (the HTML report), not a layer
+    //! Who may see the output (SPEC 6): its help, its layer's metadata and the report say it.
+    enum class Audience
+    {
+      Custodian, //!< counts before suppression, lookups, risks, sites: never published
+      Published, //!< the release, and what is computed only from it
+    } audience = Audience::Custodian;
 };
 
 //! One output of the run, written under its temporary name.

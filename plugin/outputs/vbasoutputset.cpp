@@ -146,7 +146,7 @@ void VbasOutputSet::commit( QgsProcessingContext &context, QVariantMap &outputs 
     {
       const QString id = outputs.value( output->mSchema.name ).toString();
       QgsProcessingContext::LayerDetails details( output->mLayerName, output->mProject, output->mSchema.name, QgsProcessingUtils::LayerHint::Vector );
-      details.setPostProcessor( VbasStyles::postProcessor( output->mSchema.name ).release() ); // the context owns it
+      details.setPostProcessor( VbasStyles::postProcessor( output->mSchema ).release() ); // the context owns it
       context.addLayerToLoadOnCompletion( id, details );
     }
   }

@@ -98,7 +98,7 @@ VbasOutputSchema VbasReleaseWriter::schema( const QgsFields &recordFields, const
     fields.append( recordFields.at( i ) );
   }
   fields.append( QgsField( kAggregateId, vbasqgis::Field::LongLong ) );
-  return { QStringLiteral( "ANONYMIZED" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
+  return { QStringLiteral( "ANONYMIZED" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem(), false, VbasOutputSchema::Audience::Published };
 }
 
 VbasReleaseWriter::VbasReleaseWriter( QgsFeatureSource &records, const VbasRecordFields &roles, const VbasRegions &regions, const VbasRecords &counted, const vbas::Release &release )
@@ -148,12 +148,18 @@ class VbasReleaseWriter::Check
       , mSuppressed( vbas::suppressedEntries( writer.mCounted.histograms, writer.mRelease.aggregation, writer.mRelease.suppression ) )
       , mNamed( writer.mRoles.others.size(), writer.mRegions.points.size() )
       , mShuffle( shuffle )
-    {}
+      , mDigested( writer.mRoles.read() )
+    {
+      if ( writer.mCounted.digest )
+        mDigest.emplace( VbasRowDigest::sameKey( *writer.mCounted.digest ) );
+    }
 
     //! located: the region of the row's point, for records without a region field.
     void take( const QgsAttributes &attributes, QgsFeatureId id, const std::optional<std::uint32_t> &located )
     {
       ++mRows;
+      if ( mDigest )
+        mDigest->add( id, located, attributes, mDigested );
       const std::int64_t count = mReader.count( attributes, mRows, id );
       const std::optional<std::uint32_t> region = mWriter.mCounted.locator ? located : mWriter.mRegions.find( mReader.region( attributes ) );
       if ( count == 0 || ( !region && mWriter.mCounted.dropOutside ) )
@@ -185,6 +191,9 @@ class VbasReleaseWriter::Check
       return mRecount.firstDifference() == vbas::SparseHistograms::npos && mReleasedRecords == mWriter.mRelease.suppression.releasedRecords;
     }
 
+    //! The same rows with the same values as the first pass, when it digested them (counted row by row).
+    bool sameRows() const { return !mDigest || *mDigest == *mWriter.mCounted.digest; }
+
     //! Refuses a named field that would reveal the region of a record or identify it.
     void refuseRevealing() const
     {
@@ -201,6 +210,8 @@ class VbasReleaseWriter::Check
     std::vector<char> mSuppressed; //!< per entry of the region histograms
     NamedFields mNamed;
     vbas::ExternalShuffle &mShuffle;
+    const QgsAttributeList mDigested;
+    std::optional<VbasRowDigest> mDigest;
     std::string mRow;
     std::int64_t mRows = 0, mReleasedRows = 0, mReleasedRecords = 0;
 };
@@ -219,7 +230,7 @@ void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, QgsProcessing
   QgsFeatureIterator it = mRecords.getFeatures( request );
   const double step = mCounted.rows > 0 ? 50.0 / static_cast<double>( mCounted.rows ) : 0;
   std::int64_t rows = 0;
-  std::uint64_t digest = 0;
+  std::uint64_t idSum = 0;
   Rows batch;
   QgsFeature f;
   bool more = true;
@@ -229,7 +240,7 @@ void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, QgsProcessing
     if ( more )
     {
       ++rows;
-      digest += mCounted.idSum ? static_cast<std::uint64_t>( f.id() ) : VbasRecordReader::digest( f.id() );
+      idSum += static_cast<std::uint64_t>( f.id() );
       batch.attributes.push_back( f.attributes() );
       batch.ids.push_back( f.id() );
       if ( locator ) // located here, in the reading thread: GEOS's prepared geometries are not shared between threads
@@ -246,8 +257,10 @@ void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, QgsProcessing
   worker.close();
   worker.finish();
   VbasInterrupt::throwIfCanceled( feedback );
-  if ( rows != mCounted.rows || digest != mCounted.digest )
+  if ( rows != mCounted.rows || ( !mCounted.digest && idSum != mCounted.idSum ) )
     changed( QObject::tr( "%1 rows now, %2 in the first pass, or other rows" ).arg( rows ).arg( mCounted.rows ) );
+  if ( !check.sameRows() )
+    changed( QObject::tr( "other rows or values than in the first pass" ) );
   if ( !check.agrees() )
     changed( QObject::tr( "its counts differ from the first pass" ) );
   check.refuseRevealing();

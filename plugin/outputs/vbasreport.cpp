@@ -228,7 +228,7 @@ QString metricsTable( const VbasReportInputs &in )
 }
 
 const char *kStyle = R"(body{font-family:"DejaVu Sans",sans-serif;margin:24px;max-width:1000px;color:#222}
-h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc}
+#audience{font-weight:bold;border:2px solid #222;padding:6px}h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc}
 table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left}
 td.num{text-align:right;white-space:nowrap}code,pre{font-size:12px}pre{white-space:pre-wrap;word-break:break-all;background:#f4f4f4;padding:8px}
 .legend{font-size:12px;margin:4px 0 12px}.key{margin-right:14px;white-space:nowrap}.key i{display:inline-block;width:14px;height:14px;border:1px solid #4d4d4d;vertical-align:middle;margin-right:4px}
@@ -247,8 +247,11 @@ QByteArray vbasReport( const VbasReportInputs &in )
   const QString verdict = anonymous ? QObject::tr( "k-anonymous: every released equivalence class holds at least k = %1 records." ).arg( in.k )
                                     : QObject::tr( "NOT k-anonymous: a released equivalence class holds fewer than k = %1 records." ).arg( in.k );
   const QString html = QStringLiteral( "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" ) + esc( in.title ) + QStringLiteral( "</title><style>" )
-                       + QString::fromLatin1( kStyle ) + QStringLiteral( "</style></head><body>\n<h1>" ) + esc( in.title ) + QStringLiteral( "</h1><p>" )
-                       + esc( QObject::tr( "Made on %1 by VBAS for QGIS. Counts only: the page holds no record values." ).arg( QDateTime::currentDateTime().toString( Qt::ISODate ) ) )
+                       + QString::fromLatin1( kStyle ) + QStringLiteral( "</style></head><body>\n<p id=\"audience\">" )
+                       + esc( QObject::tr( "For the data custodian only: not for publication. This page gives counts that the release does not tell, such as the records of each initial "
+                                           "region in classes below k." ) )
+                       + QStringLiteral( "</p>\n<h1>" ) + esc( in.title ) + QStringLiteral( "</h1><p>" )
+                       + esc( QObject::tr( "Made on %1 by VBAS for QGIS." ).arg( QDateTime::currentDateTime().toString( Qt::ISODate ) ) )
                        + QStringLiteral( "</p><p class=\"verdict %1\">" ).arg( anonymous ? QStringLiteral( "ok" ) : QStringLiteral( "bad" ) ) + esc( verdict ) + QStringLiteral( "</p>\n<h2>Metrics</h2>" )
                        + metricsTable( in )
                        + section( QObject::tr( "Released records by aggregated region" ),

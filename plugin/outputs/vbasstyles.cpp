@@ -6,6 +6,7 @@
 #include <qgsfillsymbol.h>
 #include <qgsfillsymbollayer.h>
 #include <qgsgraduatedsymbolrenderer.h>
+#include <qgslayermetadata.h>
 #include <qgslayertree.h>
 #include <qgsmarkersymbol.h>
 #include <qgsmarkersymbollayer.h>
@@ -16,6 +17,8 @@
 
 #include <QHash>
 #include <QMap>
+
+#include <optional>
 
 namespace
 {
@@ -129,19 +132,32 @@ std::unique_ptr<QgsFeatureRenderer> renderer( Look look, const QgsVectorLayer &l
   return nullptr;
 }
 
-//! Styles one output's layer when QGIS loads it, then places it among the layers of the same loading.
+//! The layer's metadata says who may see it: its rights, its abstract and a keyword.
+void markAudience( QgsMapLayer &layer, VbasOutputSchema::Audience audience )
+{
+  const QString text = VbasStyles::audienceText( audience );
+  QgsLayerMetadata metadata = layer.metadata();
+  metadata.setRights( QStringList { text } );
+  metadata.setAbstract( metadata.abstract().isEmpty() ? text : text + QStringLiteral( "\n\n" ) + metadata.abstract() );
+  metadata.addKeywords( QStringLiteral( "VBAS audience" ), { audience == VbasOutputSchema::Audience::Published ? QStringLiteral( "publication" ) : QStringLiteral( "custodian only" ) } );
+  layer.setMetadata( metadata );
+}
+
+//! Marks one output's layer with its audience when QGIS loads it, styles it if the output has a style, then places it among the layers of the same loading.
 class Styler : public QgsProcessingLayerPostProcessorInterface
 {
   public:
-    explicit Styler( const Style &style )
+    Styler( const std::optional<Style> &style, VbasOutputSchema::Audience audience )
       : mStyle( style )
+      , mAudience( audience )
     {
     }
 
     void postProcessLayer( QgsMapLayer *layer, QgsProcessingContext &context, QgsProcessingFeedback * ) override
     {
+      markAudience( *layer, mAudience );
       auto *vector = qobject_cast<QgsVectorLayer *>( layer );
-      std::unique_ptr<QgsFeatureRenderer> look = vector ? renderer( mStyle.look, *vector ) : nullptr;
+      std::unique_ptr<QgsFeatureRenderer> look = vector && mStyle ? renderer( mStyle->look, *vector ) : nullptr;
       if ( !look )
         return;
       vector->setRenderer( look.release() );
@@ -157,7 +173,7 @@ class Styler : public QgsProcessingLayerPostProcessorInterface
       QHash<QString, int> styled;
       for ( const QgsProcessingContext::LayerDetails &details : context.layersToLoadOnCompletion() )
         if ( const auto *other = dynamic_cast<const Styler *>( details.postProcessor() ); other && !other->mLayerId.isEmpty() )
-          styled.insert( other->mLayerId, other->mStyle.rank );
+          styled.insert( other->mLayerId, other->mStyle->rank );
       return styled;
     }
 
@@ -177,7 +193,7 @@ class Styler : public QgsProcessingLayerPostProcessorInterface
         const auto other = child ? styled.constFind( child->layerId() ) : styled.constEnd();
         if ( other == styled.constEnd() )
           continue;
-        if ( *other <= mStyle.rank )
+        if ( *other <= mStyle->rank )
         {
           target = i;
           break;
@@ -191,14 +207,22 @@ class Styler : public QgsProcessingLayerPostProcessorInterface
       group->removeChildNode( node );
     }
 
-    Style mStyle;
+    std::optional<Style> mStyle;
+    VbasOutputSchema::Audience mAudience;
     QString mLayerId; //!< the layer this styled, once done
 };
 
 } // namespace
 
-std::unique_ptr<QgsProcessingLayerPostProcessorInterface> VbasStyles::postProcessor( const QString &name )
+std::unique_ptr<QgsProcessingLayerPostProcessorInterface> VbasStyles::postProcessor( const VbasOutputSchema &schema )
 {
-  const auto style = styles().constFind( name );
-  return style == styles().constEnd() ? nullptr : std::make_unique<Styler>( *style );
+  const auto style = styles().constFind( schema.name );
+  return std::make_unique<Styler>( style == styles().constEnd() ? std::nullopt : std::optional<Style>( *style ), schema.audience );
+}
+
+QString VbasStyles::audienceText( VbasOutputSchema::Audience audience )
+{
+  return audience == VbasOutputSchema::Audience::Published
+           ? QObject::tr( "VBAS for QGIS: for publication. This layer is computed only from the released records (check it before you publish it)." )
+           : QObject::tr( "VBAS for QGIS: for the data custodian only, not for publication. This layer tells more than the released records." );
 }

@@ -257,8 +257,9 @@ QString VbasAlgorithm::recordsHelp( Qis qis )
                               "<b>Count the records in their data source</b> (GROUP_IN_SOURCE, advanced, default on): when the records are a whole GeoPackage or SQLite "
                               "table, or a PostgreSQL table, with one whole-number feature id column, the first pass is one GROUP BY region and QIs that the source runs "
                               "(summing the count field), read back through the same QGIS provider. Any other table, a selection, a filter, a field the query would return "
-                              "with another type, a count the source finds invalid, or any failure of the query: the records are counted row by row, as when it is off. The "
-                              "release pass always reads and recounts every row.<br>" );
+                              "with another type, a count the source finds invalid, or any failure of the query: the records are counted row by row, as when it is off. An "
+                              "algorithm that writes a release (ANONYMIZED) always counts row by row: its release pass checks a digest of every released value of every "
+                              "row against the first pass, which a count by the source cannot give.<br>" );
   if ( qis == Qis::Optional )
     help += QObject::tr( "<b>Quasi-identifier fields</b>: needed by anonymity-driven clustering only (see below).<br>" );
   if ( qis != Qis::None )
@@ -322,13 +323,13 @@ QString VbasAlgorithm::aggregationOutputsHelp()
 {
   return QObject::tr( "<b>k</b>: every released equivalence class (aggregated region + QI values) has at least k records; smaller ones are suppressed whole. A whole number from 2.<br>" ) + releaseHelp()
          + QObject::tr( "<h3>Outputs</h3>"
-                        "<b>Aggregated regions</b>: the member regions of each Voronoi cell dissolved: aggregate_id, site_id, regions (how many), members (their ids), records, released, suppressed, smallest_ec (smallest released EC), "
+                        "<b>Aggregated regions</b>: " ) + custodianOnly() + QObject::tr( "it holds the records before suppression and the member regions of each aggregate. The member regions of each Voronoi cell dissolved: aggregate_id, site_id, regions (how many), members (their ids), records, released, suppressed, smallest_ec (smallest released EC), "
                         "parts (the polygons of the dissolved aggregate: more than 1 when its regions are not all connected through shared borders; for a point layer, its distinct points).<br>"
-                        "<b>Region lookup</b>: region_id, aggregate_id and site_id of every initial region.<br>"
-                        "<b>Anonymized records</b>: every released row with the QIs, the count field and the other released fields, plus aggregate_id; no geometry, no region id, no input feature id. "
+                        "<b>Region lookup</b>: " ) + custodianOnly() + QObject::tr( "region_id, aggregate_id and site_id of every initial region.<br>"
+                        "<b>Anonymized records</b>: " ) + forPublication() + QObject::tr( "every released row with the QIs, the count field and the other released fields, plus aggregate_id; no geometry, no region id, no input feature id. "
                         "The rows are in a fresh random order (never repeated, whatever the SEED) with fresh feature ids. Suppressed records are left out. Before it is written, every row is checked against the first pass: "
                         "a table that changed meanwhile stops the run.<br>"
-                        "<b>Voronoi cells</b>: the cells of the sites clipped to the regions' extent, for display (site_id, aggregate_id).<br>"
+                        "<b>Voronoi cells</b>: " ) + custodianOnly() + QObject::tr( "they show where the sites are. The cells of the sites clipped to the regions' extent, for display (site_id, aggregate_id).<br>"
                         "<b>AGGREGATES</b>, <b>RELEASED</b>, <b>SUPPRESSED</b>: counts.<br>" )
          + outputsHelp();
 }
@@ -347,7 +348,7 @@ QString VbasAlgorithm::evaluationOutputsHelp()
     metrics += QStringLiteral( "<li><b>%1</b>%2 (%3): %4 <i>%5</i></li>" )
                  .arg( QString::fromLatin1( metric.field ), metric.output ? QStringLiteral( ", %1" ).arg( QString::fromLatin1( metric.output ) ) : QString(), QObject::tr( metric.label ),
                        QObject::tr( metric.meaning ), QString::fromLatin1( metric.formula ).toHtmlEscaped() );
-  return QObject::tr( "<b>Evaluation</b>: a one-row table with every metric below (field, number output, what it says and its formula); the number outputs carry the same values, "
+  return QObject::tr( "<b>Evaluation</b>: " ) + custodianOnly() + QObject::tr( "it counts the suppressed records. A one-row table with every metric below (field, number output, what it says and its formula); the number outputs carry the same values, "
                       "NULL where a metric does not apply (CM, l and t without a sensitive field). ECs are the released table's classes (aggregated region, QI values).<ul>%1</ul>" )
     .arg( metrics );
 }
@@ -356,8 +357,18 @@ QString VbasAlgorithm::reportHelp()
 {
   return QObject::tr( "<b>Report</b> (REPORT): a self-contained HTML page (no network needed) shown in the results viewer: the metrics and what each means, a map of the aggregated regions "
                       "shaded by released records with the suppressed records marked, a map of the risk before release (the share of each initial region's records in (region, QI) classes "
-                      "smaller than k), a histogram of the EC sizes with k marked, the parameters, and the qgis_process command that repeats the run. Counts only, no record values; "
-                      "but it gives the records of each initial region before release, so it is for the custodian, not for publication with the release.<br>" );
+                      "smaller than k), a histogram of the EC sizes with k marked, the parameters, and the qgis_process command that repeats the run. " ) + custodianOnly()
+         + QObject::tr( "it gives the records of each initial region before release (no record values), and its first line says so.<br>" );
+}
+
+QString VbasAlgorithm::custodianOnly()
+{
+  return QObject::tr( "<i>For the custodian only, not for publication</i>: " );
+}
+
+QString VbasAlgorithm::forPublication()
+{
+  return QObject::tr( "<i>For publication</i> (once you have checked it): " );
 }
 
 QString VbasAlgorithm::outputsHelp()

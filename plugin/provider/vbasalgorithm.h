@@ -65,4 +65,7 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     static QString reportHelp();
     //! How every output is written: all or nothing, refused destinations.
     static QString outputsHelp();
+    //! The mark of an output's audience in the help (SPEC 6): for the custodian only, or for publication.
+    static QString custodianOnly();
+    static QString forPublication();
 };

@@ -15,7 +15,7 @@ QString VbasAnonymize::shortHelpString() const
                       "aggregate the regions by Voronoi cell and suppress every equivalence class below k, then evaluate the release. "
                       "The same as chaining the four component algorithms (see vbas_pipeline.model3).<br>" )
          + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + contiguityHelp() + refinementHelp() + aggregationOutputsHelp()
-         + QObject::tr( "<b>Sites</b>: the placed sites (site_id, population, regions, row).<br>" ) + evaluationParametersHelp() + evaluationOutputsHelp() + reportHelp()
+         + QObject::tr( "<b>Sites</b>: " ) + custodianOnly() + QObject::tr( "the placed sites (site_id, population, regions, row).<br>" ) + evaluationParametersHelp() + evaluationOutputsHelp() + reportHelp()
          + QObject::tr( "<b>Seed</b> (SEED, advanced): draws ADC's random seeding (SEEDING: random region points), the algorithm's only random choice, so the same SEED gives "
                         "the same release content (the same rows; their order and feature ids differ). Empty: a fresh seed, reported in the log and the SEED output. It does "
                         "not decide the release's row order (see Release order). <b>SEED</b>: the seed.<br>" )

@@ -137,10 +137,11 @@ QString VbasCheckAnonymity::shortHelpString() const
                       "<b>PASS</b>: true when no EC violates a check. A table without records passes, with a warning.<br>"
                       "<b>RECORDS</b>, <b>ECS</b>, <b>SMALLEST_EC</b>: the records, the ECs and the records of the smallest EC. <b>VIOLATING_ECS</b>, <b>VIOLATING_RECORDS</b>: the ECs that "
                       "fail a check, and their records. <b>SMALLEST_L</b>, <b>LARGEST_T</b>: the fewest distinct sensitive values and the largest distance of any EC (NULL without a sensitive field).<br>"
-                      "<b>Violations</b> (VIOLATIONS): a table without geometry, one row per violating EC in the order of its first row: its QI values (same field names and types as the "
+                      "<b>Violations</b> (VIOLATIONS): " )
+           .arg( kVbasMaxCount )
+         + custodianOnly() + QObject::tr( "the classes of the checked table that are too small. A table without geometry, one row per violating EC in the order of its first row: its QI values (same field names and types as the "
                       "input), records, l_diversity, t_closeness (NULL without a sensitive field) and violates (the failed checks: k, l, t, for example \"k,l\"). It holds counts only, never "
                       "a sensitive value, and the log gives counts only.<br>" )
-           .arg( kVbasMaxCount )
          + outputsHelp();
 }
 

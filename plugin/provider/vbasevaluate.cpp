@@ -22,9 +22,9 @@ QString VbasEvaluate::shortHelpString() const
                         "<b>k</b>: the k of the release; ECs below it count as suppressed.<br>"
                         "<b>Running time of the evaluated run</b>: seconds, reported as runtime_s (for example the RUNTIME output of Voronoi aggregation).<br>" )
          + QObject::tr( "<h3>Outputs</h3>" ) + evaluationOutputsHelp()
-         + QObject::tr( "<b>Metrics per aggregated region</b> (AGGREGATE_METRICS): the aggregated regions (dissolved) with aggregate_id, regions, records, released, suppressed, "
+         + QObject::tr( "<b>Metrics per aggregated region</b> (AGGREGATE_METRICS): " ) + custodianOnly() + QObject::tr( "it counts the suppressed records. The aggregated regions (dissolved) with aggregate_id, regions, records, released, suppressed, "
                         "smallest_ec (smallest released EC), l_diversity and t_closeness (over its released ECs; NULL without a sensitive field or released records).<br>"
-                        "<b>Risk before release per region</b> (REGION_RISK): the initial regions with region_id, records, at_risk (records in (region, QI) classes below k) and "
+                        "<b>Risk before release per region</b> (REGION_RISK): " ) + custodianOnly() + QObject::tr( "the initial regions with region_id, records, at_risk (records in (region, QI) classes below k) and "
                         "risk_share (at_risk / records; NULL without records).<br>"
                         "These two and the report are optional: left empty, they go to temporary files.<br>" )
          + reportHelp() + outputsHelp();

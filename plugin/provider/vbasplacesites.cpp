@@ -17,7 +17,7 @@ QString VbasPlaceSites::shortHelpString() const
          + QObject::tr( "<b>Number of sites</b>: from Estimate site count (its SITES output), a whole number between 1 and the number of regions.<br>" ) + placementHelp()
          + QObject::tr( "<b>k</b>: the smallest equivalence class ADC aims for (the k of the aggregation step); not used by balanced density.<br>"
                         "<b>Seed</b> (SEED, advanced): draws ADC's random seeding. Empty: a fresh seed, reported in the log and the SEED output.<br>"
-                        "<h3>Outputs</h3><b>Sites</b>: one point per site, in the regions layer's CRS: site_id, population (of its cell), regions (region points in its cell), "
+                        "<h3>Outputs</h3><b>Sites</b>: " ) + custodianOnly() + QObject::tr( "one point per site, in the regions layer's CRS: site_id, population (of its cell), regions (region points in its cell), "
                         "row (balanced density's row from the bottom, also for ADC's balanced-density seeding; NULL for random seeding). "
                         "<b>RUNTIME</b>: seconds. <b>SEED</b>: the seed.<br>" )
          + adcOutputsHelp() + outputsHelp();

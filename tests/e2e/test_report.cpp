@@ -104,6 +104,10 @@ void TestReport::reportRendersMapsAndHistogram()
   QFile file( report );
   QVERIFY( file.open( QIODevice::ReadOnly ) );
   QString html = QString::fromUtf8( file.readAll() );
+  // Issue 17 item 6: the page's first visible line says it is for the custodian only.
+  QString visible = html.mid( html.indexOf( QStringLiteral( "<body>" ) ) );
+  visible.remove( QRegularExpression( QStringLiteral( "<[^>]*>" ) ) );
+  QVERIFY2( visible.trimmed().startsWith( QStringLiteral( "For the data custodian only: not for publication." ) ), qPrintable( visible.left( 200 ) ) );
   html.remove( QRegularExpression( QStringLiteral( "<svg.*?</svg>" ), QRegularExpression::DotMatchesEverythingOption ) );
   const QString bare = dir + "/bare.html";
   QFile out( bare );

@@ -76,6 +76,8 @@ class TestReleaseSafety : public QObject
     // 2. The release is what was counted.
     void tableEditedBetweenPassesAborts_data();
     void tableEditedBetweenPassesAborts();
+    void releasedValueEditedBetweenPassesAborts_data();
+    void releasedValueEditedBetweenPassesAborts();
     // 3. Every write checked; 4 and 10: all or nothing.
     void failedWriteLeavesNothing_data();
     void failedWriteLeavesNothing();
@@ -304,6 +306,38 @@ void TestReleaseSafety::tableEditedBetweenPassesAborts()
   };
   vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
   QVERIFY2( feedback.error().contains( QStringLiteral( "changed" ) ), qPrintable( feedback.error() ) );
+  QCOMPARE( entries( dir.path() ), QStringList() );
+}
+
+// Issue 17 item 7: an edit of a released field that is neither a QI nor the count (a chosen field,
+// the sensitive field) also stops the run. Before, the release held the new value while EVALUATION
+// kept the first pass's l-diversity.
+
+void TestReleaseSafety::releasedValueEditedBetweenPassesAborts_data()
+{
+  QTest::addColumn<int>( "field" );
+  QTest::newRow( "chosen field (RELEASE_FIELDS)" ) << 2;
+  QTest::newRow( "sensitive field" ) << 3;
+}
+
+void TestReleaseSafety::releasedValueEditedBetweenPassesAborts()
+{
+  QFETCH( int, field );
+  QList<QVariantList> rows;
+  for ( const auto &[region, sex] : perRegion( 2 ) )
+    rows << QVariantList { region, sex, rows.size() % 3 ? "A" : "B", rows.size() % 4 ? "d1" : "d2" };
+  auto records = vbastest::table( QStringLiteral( "field=region:string&field=sex:string&field=ward:string&field=diagnosis:string" ), rows );
+  QTemporaryDir dir;
+  QVariantMap p = fileParameters( records.get(), dir.path() );
+  p.insert( QStringLiteral( "RELEASE_FIELDS" ), QStringList { QStringLiteral( "ward" ) } );
+  p.insert( QStringLiteral( "SENSITIVE_FIELD" ), QStringLiteral( "diagnosis" ) );
+  Feedback feedback;
+  feedback.onInfo = [&]( const QString &info ) {
+    if ( info.contains( QStringLiteral( "records released" ) ) ) // logged between the two passes
+      records->dataProvider()->changeAttributeValues( { { 1, { { field, QStringLiteral( "C" ) } } } } );
+  };
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "The records table changed while the release was being written" ) ), qPrintable( feedback.error() ) );
   QCOMPARE( entries( dir.path() ), QStringList() );
 }
 

@@ -12,6 +12,7 @@
 
 #include <qgsfillsymbollayer.h>
 #include <qgsgraduatedsymbolrenderer.h>
+#include <qgslayermetadata.h>
 #include <qgslayertree.h>
 #include <qgsmarkersymbollayer.h>
 #include <qgsproject.h>
@@ -97,7 +98,9 @@ QMap<QString, QgsVectorLayer *> loadHandMade( QgsProject &project, const QString
     std::unique_ptr<QgsVectorLayer> layer = handMade( name, values );
     ids << layer->id();
     QgsProcessingContext::LayerDetails details( name, &project, name, QgsProcessingUtils::LayerHint::Vector );
-    details.setPostProcessor( VbasStyles::postProcessor( name ).release() ); // as VbasOutputSet::commit
+    VbasOutputSchema schema;
+    schema.name = name;
+    details.setPostProcessor( VbasStyles::postProcessor( schema ).release() ); // as VbasOutputSet::commit
     context.addLayerToLoadOnCompletion( layer->id(), details );
     context.temporaryLayerStore()->addMapLayer( layer.release() );
   }
@@ -203,10 +206,17 @@ void TestStyles::anonymizeLoadsStyled()
 
   const QMap<QString, QgsProcessingContext::LayerDetails> toLoad = context.layersToLoadOnCompletion();
   QCOMPARE( toLoad.size(), 6 );
-  for ( const QgsProcessingContext::LayerDetails &details : toLoad )
-    QVERIFY2( ( details.postProcessor() != nullptr ) == kStyled.contains( details.outputName ), qPrintable( details.outputName ) ); // none for the tables
   const QMap<QString, QgsVectorLayer *> loaded = load( context, toLoad.keys() );
   QCOMPARE( loaded.size(), 6 );
+  // Issue 17 item 6: every layer's metadata says who may see it; only the release is for publication.
+  for ( auto layer = loaded.constBegin(); layer != loaded.constEnd(); ++layer )
+  {
+    const QgsLayerMetadata metadata = layer.value()->metadata();
+    const bool published = layer.key() == QLatin1String( "ANONYMIZED" );
+    QCOMPARE( metadata.rights().join( ' ' ).contains( published ? QStringLiteral( "for publication" ) : QStringLiteral( "for the data custodian only" ) ), true );
+    QVERIFY2( metadata.abstract().startsWith( QStringLiteral( "VBAS for QGIS: for " ) ), qPrintable( layer.key() ) );
+    QCOMPARE( metadata.keywords( QStringLiteral( "VBAS audience" ) ), QStringList { published ? QStringLiteral( "publication" ) : QStringLiteral( "custodian only" ) } );
+  }
 
   const QString aggregated = graduatedProblem( *loaded[QStringLiteral( "AGGREGATED" )], QStringLiteral( "released" ), 5 );
   QVERIFY2( aggregated.isEmpty(), qPrintable( aggregated ) );

@@ -58,6 +58,7 @@ class TestAlgorithms : public QObject
     void cleanupTestCase();
 
     void providerListsSevenAlgorithms();
+    void everyOutputStatesItsAudience();
     void estimateSiteCountCustomCoefficients();
     void estimateSiteCountEntropyCentral();
     void placeSitesBalancedDensity();
@@ -142,6 +143,30 @@ void TestAlgorithms::providerListsSevenAlgorithms()
   ids.sort();
   QCOMPARE( ids, QStringList( { "vbas:anonymize", "vbas:checkanonymity", "vbas:estimatesitecount", "vbas:evaluate", "vbas:lpgeomask", "vbas:placesites", "vbas:voronoiaggregate" } ) );
   QVERIFY( QFile::exists( provider->svgIconPath() ) );
+}
+
+void TestAlgorithms::everyOutputStatesItsAudience()
+{
+  // Issue 17 item 6 (SPEC 6): the help of every output written by a run says whether it is for publication or for the custodian only,
+  // in the paragraph that describes it ("<b>its name</b> ... <br>"). lpgeomask's outputs are another engineer's part.
+  const QgsProcessingProvider *provider = QgsApplication::processingRegistry()->providerById( QStringLiteral( "vbas" ) );
+  for ( const QgsProcessingAlgorithm *alg : provider->algorithms() )
+  {
+    if ( alg->id() == QLatin1String( "vbas:lpgeomask" ) )
+      continue;
+    const QString help = alg->shortHelpString();
+    for ( const QgsProcessingParameterDefinition *output : alg->destinationParameterDefinitions() )
+    {
+      bool stated = false;
+      const QString name = QStringLiteral( "<b>%1</b>" ).arg( output->description() );
+      for ( int at = help.indexOf( name ); at >= 0 && !stated; at = help.indexOf( name, at + 1 ) )
+      {
+        const QString paragraph = help.mid( at, help.indexOf( QStringLiteral( "<br>" ), at ) - at );
+        stated = paragraph.contains( QStringLiteral( "For publication" ) ) || paragraph.contains( QStringLiteral( "For the custodian only, not for publication" ) );
+      }
+      QVERIFY2( stated, qPrintable( alg->id() + ' ' + output->name() ) );
+    }
+  }
 }
 
 void TestAlgorithms::estimateSiteCountCustomCoefficients()
