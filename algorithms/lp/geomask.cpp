@@ -1,5 +1,5 @@
 // The parts of LP geomasking that need no solver (SPEC 4): checks, the re-identification probability
-// recomputed from P, the minimum-epsilon bisection and the seeded randomisation.
+// recomputed from P, P as it is published, the minimum-epsilon bisection and the seeded randomisation.
 #include "geomask.h"
 #include "model.h"
 
@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -124,6 +127,22 @@ double maxReidentification( const Problem &problem, const std::vector<double> &p
       if ( probability[p] > 0 )
         largest = std::max( largest, model::c( problem, i ) * probability[p] / inflow[candidates.targets[p]] );
   return largest;
+}
+
+std::vector<double> publishedProbabilities( std::vector<double> probability )
+{
+  for ( double &p : probability )
+  {
+    if ( !( p >= std::numeric_limits<double>::min() ) )
+    {
+      p = 0;
+      continue;
+    }
+    char text[32];
+    std::snprintf( text, sizeof text, "%.15g", p );
+    p = std::strtod( text, nullptr );
+  }
+  return probability;
 }
 
 std::optional<double> minimumEpsilon( Problem problem, double tolerance, const std::function<Solution( const Problem & )> &solve )

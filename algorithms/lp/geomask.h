@@ -119,6 +119,15 @@ std::optional<Unhideable> unhideableCode( const Problem &problem );
 //! The largest re-identification probability of P, recomputed from P alone: max over pairs of c_i P_ij / sum_k n_k P_kj, c_i = min(s, n_i) (Revised) or s (WCMB).
 double maxReidentification( const Problem &problem, const std::vector<double> &probability );
 
+/**
+ * P as it is written (SPEC 6: a bound stated in an output holds when recounted from the outputs): every
+ * P_ij rounded to 15 significant digits, which a column of doubles keeps exactly and text (CSV, GeoJSON)
+ * writes and reads back unchanged (DBL_DIG). Negative round-off and values below the smallest normal
+ * double (which text cannot hold to 15 digits) become 0; no other P_ij is dropped, however small: with
+ * a population of 1e15, 1e-13 is 100 people.
+ */
+std::vector<double> publishedProbabilities( std::vector<double> probability );
+
 //! The smallest feasible epsilon to within tolerance, by bisection on (0, 1]; nothing when even epsilon = 1 is infeasible.
 std::optional<double> minimumEpsilon( Problem problem, double tolerance, const std::function<Solution( const Problem & )> &solve );
 

@@ -1,30 +1,41 @@
 #include "provider/vbaslpgeomask.h"
 #include "support/vbasqgiscompat.h"
 
-#include "random.h"
 #include "inputs/vbasinputs.h"
 #include "support/vbasinterrupt.h"
 #include "steps/vbassteps.h"
+#include "support/vbasvaluecodec.h"
 
 #include <qgsprocessingoutputs.h>
 #include <qgsprocessingparameters.h>
 
 #include <QElapsedTimer>
+#include <QFileInfo>
+#include <QRandomGenerator>
 
 #include <limits>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace
 {
 
 //! Above this many candidate pairs the column generation solver is chosen automatically (SPEC 4.1: the direct LP is the better choice for small instances).
 constexpr std::size_t kDirectPairs = 40000;
-//! Slack on epsilon when P is checked: the solvers' feasibility tolerance.
-constexpr double kReidentificationSlack = 1e-9;
-//! A transition below this is no transition (the solvers' zero).
-constexpr double kZeroProbability = 1e-12;
+/**
+ * The LP is solved at epsilon (1 - kSolveMargin): its binding constraints then hold with room for the
+ * round-off of the solvers and of the 15 digits written, so the bound recounted from TRANSITIONS is at
+ * most epsilon itself (SPEC 6), which the run checks before anything is written.
+ */
+constexpr double kSolveMargin = 1e-9;
+//! A released field is (nearly) unique when it takes at least this share of distinct values over at least kFewestRowsToJudge rows (as vbas:anonymize judges).
+constexpr double kNearlyUnique = 0.9;
+constexpr std::size_t kFewestRowsToJudge = 20;
 
 QString status( vbas::lp::Status status )
 {
@@ -51,6 +62,48 @@ double distanceOf( const vbas::lp::Candidates &candidates, std::uint32_t i, std:
   return std::nan( "" );
 }
 
+//! Why the patients' field f may not leave with new_code (SPEC 6), or nothing: (nearly) unique per patient, or following the original code one way or the other.
+QString whyNotReleasable( const VbasPatients &patients, int f )
+{
+  std::unordered_set<std::string> distinct;
+  std::unordered_map<std::uint32_t, std::string> valueOfCode;
+  std::unordered_map<std::string, std::uint32_t> codeOfValue;
+  bool codeGivesValue = true, valueGivesCode = true;
+  for ( std::size_t p = 0; p < patients.origins.size(); ++p )
+  {
+    const QVariant &value = patients.rows[static_cast<int>( p )].at( f );
+    std::string key;
+    VbasValueCodec::encode( value, key );
+    distinct.insert( key );
+    if ( value.isNull() ) // NULL says nothing of the code
+      continue;
+    const auto [byCode, newCode] = valueOfCode.emplace( patients.origins[p], key );
+    codeGivesValue = codeGivesValue && ( newCode || byCode->second == key );
+    const auto [byValue, newValue] = codeOfValue.emplace( key, patients.origins[p] );
+    valueGivesCode = valueGivesCode && ( newValue || byValue->second == patients.origins[p] );
+  }
+  const std::size_t rows = patients.origins.size();
+  if ( rows >= kFewestRowsToJudge && static_cast<double>( distinct.size() ) >= kNearlyUnique * static_cast<double>( rows ) )
+    return QObject::tr( "it is (nearly) unique per patient (%1 different values in %2 rows) and may identify patients" ).arg( distinct.size() ).arg( rows );
+  if ( valueOfCode.size() < 2 || codeOfValue.size() < 2 )
+    return QString();
+  if ( valueGivesCode )
+    return QObject::tr( "it carries finer geography than the release: each of its %1 values belongs to a single original code, so it tells the code new_code hides" ).arg( codeOfValue.size() );
+  if ( codeGivesValue )
+    return QObject::tr( "it follows the original code: each of the %1 original codes has a single value of it (%2 values in all), so it tells where the patient came from" )
+      .arg( valueOfCode.size() )
+      .arg( codeOfValue.size() );
+  return QString();
+}
+
+//! Where the sink parameter name writes, as given.
+QString destination( const QVariantMap &parameters, const QString &name )
+{
+  const QVariant value = parameters.value( name );
+  const QVariant sink = value.userType() == qMetaTypeId<QgsProcessingOutputLayerDefinition>() ? value.value<QgsProcessingOutputLayerDefinition>().sink.staticValue() : value;
+  return sink.toString();
+}
+
 } // namespace
 
 QString VbasLpGeomask::shortHelpString() const
@@ -71,19 +124,33 @@ QString VbasLpGeomask::shortHelpString() const
                       "<b>Model</b> (MODEL): Revised-LP, min(s, n_i) / epsilon in the constraint (works where codes hold fewer people than there are patients), or WCMB-LP, "
                       "s / epsilon.<br>"
                       "<b>Solver</b> (SOLVER): automatic (the direct LP up to %1 candidate pairs, column generation above), column generation (SPEC 4.1), or the direct LP.<br>"
-                      "<b>Seed</b> (SEED): draws the new codes and the order of the output rows; the same seed, the same draws. Empty: a fresh one, reported.<br>"
+                      "<b>Patient fields to release</b> (RELEASE_FIELDS): the patients' fields that leave besides new_code. Empty (the default): none. A named field is "
+                      "refused, before anything is written, when it is (nearly) unique (at least %2% different values over %3 rows or more, such as a patient id), or when it "
+                      "follows the original code (one value per code, as a district or a copy of the code) or carries finer geography (each value in one code, as a street "
+                      "or a ZIP+4), since it would tell the code that new_code hides. The patients' code and their feature id are never released.<br>"
+                      "<b>Seed</b> (SEED): advanced, for a repeatable run only. Empty (the default): the draws use a fresh seed from the operating system's random source, "
+                      "kept nowhere. A given seed is a secret key: whoever holds it, with the public populations, can undo much of the masking. It is written to no output "
+                      "and not to the log, but QGIS's Processing history (and the JSON of qgis_process) keep the parameters of each run: keep them with the patient data. "
+                      "The same seed gives the same draws (the same rows); the order of the rows never comes from it.<br>"
                       "<b>Find the smallest epsilon</b> (FIND_MIN_EPSILON): also search the smallest feasible epsilon by bisection, to within EPSILON_TOLERANCE (advanced).<br>"
                       "<b>Add the distance moved</b> (AUDIT_DISTANCE): for audit only: each randomised row also gets the distance its code moved, which narrows where the "
                       "patient came from. Leave it off for a release.<br>"
                       "<h3>Outputs</h3>"
-                      "<b>Randomised patients</b> (RANDOMISED): every field of the patients but their code, plus new_code (and moved, with AUDIT_DISTANCE); the rows in a random "
-                      "order drawn from the seed, with fresh feature ids.<br>"
-                      "<b>Transitions</b> (TRANSITIONS): from_code, to_code, probability and distance of every non-zero P_ij.<br>"
-                      "<b>STATUS</b> (optimal, limit), <b>OBJECTIVE</b> (expected movement per person), <b>MEAN_MOVEMENT</b> and <b>MAX_MOVEMENT</b> (of the draws), "
-                      "<b>MAX_REIDENTIFICATION</b> (recomputed from P: never above epsilon, or nothing is written), <b>ROWS</b>, <b>COLUMNS</b>, <b>ROUNDS</b>, <b>GAP</b> "
-                      "(the proven optimality gap), <b>SOLVE_SECONDS</b>, <b>MIN_EPSILON</b> (with FIND_MIN_EPSILON), <b>PATIENTS</b>, <b>SEED</b>.<br>"
+                      "<b>Randomised patients</b> (RANDOMISED), <i>for publication</i> (without AUDIT_DISTANCE): new_code and the fields named in RELEASE_FIELDS (and moved, "
+                      "with AUDIT_DISTANCE: then custodian only); the rows in an order drawn from the operating system's random source (never from SEED), with fresh feature "
+                      "ids.<br>"
+                      "<b>Transitions</b> (TRANSITIONS), <i>may be published</i>: from_code, to_code, probability and distance of every P_ij above 0, however small, the "
+                      "probabilities to 15 significant digits as the draws used them. P comes from the public populations and places of the codes, the number of patients "
+                      "(the rows of RANDOMISED) and the parameters, never from where the patients live, and with the populations it lets anyone recount MAX_REIDENTIFICATION. "
+                      "A shapefile cannot hold it (its table keeps 15 decimals): use a GeoPackage or CSV.<br>"
+                      "Numbers: <b>STATUS</b> (optimal, limit), <b>OBJECTIVE</b> (expected movement per person), <b>MAX_REIDENTIFICATION</b> (recounted from TRANSITIONS as "
+                      "written: never above epsilon, or nothing is written), <b>ROWS</b>, <b>COLUMNS</b>, <b>ROUNDS</b>, <b>GAP</b> (the proven optimality gap), "
+                      "<b>SOLVE_SECONDS</b>, <b>MIN_EPSILON</b> (with FIND_MIN_EPSILON) and <b>PATIENTS</b> tell nothing the published outputs do not; <b>MEAN_MOVEMENT</b> and "
+                      "<b>MAX_MOVEMENT</b> describe the draws and are for the custodian only, as is the log. <b>SEED</b> stays empty: the seed is never reported.<br>"
                       "An infeasible epsilon is refused with the epsilon or the number of neighbours to try, and with the code that alone makes it infeasible, if one does.<br>" )
            .arg( kDirectPairs )
+           .arg( kNearlyUnique * 100 )
+           .arg( kFewestRowsToJudge )
          + outputsHelp();
 }
 
@@ -95,6 +162,8 @@ void VbasLpGeomask::initAlgorithm( const QVariantMap & )
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "CODE_POINT" ), QObject::tr( "Code point (polygons)" ), QStringList() << QObject::tr( "Centroid" ) << QObject::tr( "Point on surface" ), false, 0 ) );
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "PATIENTS" ), QObject::tr( "Patients" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ), QVariant(), true ) );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "PATIENT_CODE_FIELD" ), QObject::tr( "Code field of the patients" ), QVariant(), QStringLiteral( "PATIENTS" ), vbasqgis::FieldDataType::Any, false, true ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "RELEASE_FIELDS" ), QObject::tr( "Patient fields to release besides new_code (empty: none)" ), QVariant(), QStringLiteral( "PATIENTS" ),
+                                                 vbasqgis::FieldDataType::Any, true, true ) );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "PATIENT_COUNT_FIELD" ), QObject::tr( "Patient-count field of the codes (instead of a patient list)" ), QVariant(), QStringLiteral( "CODES" ),
                                                  vbasqgis::FieldDataType::Numeric, false, true ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "EPSILON" ), QObject::tr( "Epsilon (largest re-identification probability)" ), vbasqgis::NumberType::Double, 0.2, false, 0, 1 ) );
@@ -102,7 +171,7 @@ void VbasLpGeomask::initAlgorithm( const QVariantMap & )
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RADIUS" ), QObject::tr( "Radius (instead of neighbours; empty: neighbours)" ), vbasqgis::NumberType::Double, QVariant(), true, 0 ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "MODEL" ), QObject::tr( "Model" ), QStringList() << QObject::tr( "Revised-LP" ) << QObject::tr( "WCMB-LP" ), false, 0 ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SOLVER" ), QObject::tr( "Solver" ), QStringList() << QObject::tr( "Automatic" ) << QObject::tr( "Column generation" ) << QObject::tr( "Direct LP" ), false, 0 ) );
-  addSeedParameter( QObject::tr( "Seed of the draws (empty: a fresh one)" ) );
+  addSeedParameter( QObject::tr( "Seed of the draws, a secret (empty: a fresh one, kept nowhere)" ) );
   addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "FIND_MIN_EPSILON" ), QObject::tr( "Find the smallest feasible epsilon" ), false ) );
   auto tolerance = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "EPSILON_TOLERANCE" ), QObject::tr( "Tolerance of the smallest epsilon" ), vbasqgis::NumberType::Double, 1e-3, false, 1e-9, 0.5 );
   tolerance->setFlags( tolerance->flags() | vbasqgis::ParameterAdvanced );
@@ -140,12 +209,8 @@ bool VbasLpGeomask::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
     mPatientCodeIndex = mPatientsSource->fields().lookupField( mPatientCodeField );
     if ( mPatientCodeIndex < 0 )
       throw QgsProcessingException( QObject::tr( "The patients have no field '%1' (PATIENT_CODE_FIELD)." ).arg( mPatientCodeField ) );
-    const QgsAttributeList identity = vbasIdentityFields( *this, parameters, QStringLiteral( "PATIENTS" ), context );
-    const QgsFields patientFields = mPatientsSource->fields();
-    for ( int i = 0; i < patientFields.count(); ++i )
-      if ( i != mPatientCodeIndex && !identity.contains( i ) && patientFields.fieldOrigin( i ) != vbasqgis::OriginExpression )
-        mReleasedFields.append( i );
   }
+  readReleasedFields( parameters, context );
   mEpsilon = parameterAsDouble( parameters, QStringLiteral( "EPSILON" ), context );
   if ( !( mEpsilon > 0 && mEpsilon <= 1 ) )
     throw QgsProcessingException( QObject::tr( "EPSILON must be above 0 and at most 1 (EPSILON = %1)." ).arg( mEpsilon ) );
@@ -156,7 +221,7 @@ bool VbasLpGeomask::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
     throw QgsProcessingException( QObject::tr( "RADIUS must be a distance above 0 (RADIUS = %1)." ).arg( radius.toString() ) );
   mModel = parameterAsEnum( parameters, QStringLiteral( "MODEL" ), context ) == 1 ? vbas::lp::Model::Wcmb : vbas::lp::Model::Revised;
   mSolver = static_cast<Solver>( parameterAsEnum( parameters, QStringLiteral( "SOLVER" ), context ) );
-  mSeed = vbasSeed( *this, parameters, context );
+  readSeed( parameters, context );
   mFindMinEpsilon = parameterAsBoolean( parameters, QStringLiteral( "FIND_MIN_EPSILON" ), context );
   mEpsilonTolerance = parameterAsDouble( parameters, QStringLiteral( "EPSILON_TOLERANCE" ), context );
   mAudit = parameterAsBoolean( parameters, QStringLiteral( "AUDIT_DISTANCE" ), context );
@@ -165,8 +230,61 @@ bool VbasLpGeomask::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   transitions.append( QgsField( QStringLiteral( "to_code" ), mCodeType ) );
   transitions.append( QgsField( QStringLiteral( "probability" ), vbasqgis::Field::Double ) );
   transitions.append( QgsField( QStringLiteral( "distance" ), vbasqgis::Field::Double ) );
+  const QString suffix = QFileInfo( destination( parameters, QStringLiteral( "TRANSITIONS" ) ) ).suffix().toLower();
+  if ( suffix == QLatin1String( "shp" ) || suffix == QLatin1String( "dbf" ) )
+    throw QgsProcessingException( QObject::tr( "TRANSITIONS cannot be a shapefile: its table keeps 15 decimals, which loses the smallest probabilities the bound depends on. Use a GeoPackage or CSV." ) );
   mOutputs.prepare( *this, parameters, context, { randomisedSchema(), { QStringLiteral( "TRANSITIONS" ), transitions, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() } }, inputs, feedback );
   return true;
+}
+
+void VbasLpGeomask::readReleasedFields( const QVariantMap &parameters, QgsProcessingContext &context )
+{
+  const QStringList names = vbasqgis::parameterAsFields( parameterDefinition( QStringLiteral( "RELEASE_FIELDS" ) ), parameters, context );
+  if ( !mPatientsSource )
+  {
+    if ( !names.isEmpty() )
+      throw QgsProcessingException( QObject::tr( "RELEASE_FIELDS names fields of the patients, and there is no patient list (PATIENTS): leave it empty with PATIENT_COUNT_FIELD." ) );
+    return;
+  }
+  const QgsAttributeList identity = vbasIdentityFields( *this, parameters, QStringLiteral( "PATIENTS" ), context );
+  for ( const QString &name : names )
+  {
+    const int i = mPatientsSource->fields().lookupField( name );
+    if ( i < 0 )
+      throw QgsProcessingException( QObject::tr( "The patients have no field '%1' (RELEASE_FIELDS)." ).arg( name ) );
+    if ( i == mPatientCodeIndex )
+      throw QgsProcessingException( QObject::tr( "The field '%1' (RELEASE_FIELDS) is the patients' code (PATIENT_CODE_FIELD), which new_code replaces: it is never released." ).arg( name ) );
+    if ( identity.contains( i ) )
+      throw QgsProcessingException( QObject::tr( "The field '%1' (RELEASE_FIELDS) is the patients' feature id, which carries the order of the table: it is never released." ).arg( name ) );
+    if ( !mReleasedFields.contains( i ) )
+      mReleasedFields.append( i );
+  }
+}
+
+void VbasLpGeomask::checkReleasedFields( const VbasPatients &patients ) const
+{
+  for ( const int i : mReleasedFields )
+  {
+    const QString why = whyNotReleasable( patients, i );
+    if ( !why.isEmpty() )
+      throw QgsProcessingException( QObject::tr( "The field '%1' (RELEASE_FIELDS) cannot be released: %2. Leave it out of RELEASE_FIELDS; nothing was written." ).arg( patients.fields.at( i ).name(), why ) );
+  }
+}
+
+void VbasLpGeomask::readSeed( const QVariantMap &parameters, QgsProcessingContext &context )
+{
+  const QVariant seed = parameters.value( QStringLiteral( "SEED" ) );
+  mSeedGiven = seed.isValid() && !seed.isNull() && !seed.toString().isEmpty();
+  mSeed = mSeedGiven ? vbasSeed( *this, parameters, context ) : QRandomGenerator::system()->generate64();
+}
+
+void VbasLpGeomask::logSeed( QgsProcessingFeedback *feedback ) const
+{
+  if ( mSeedGiven )
+    feedback->pushWarning( QObject::tr( "The draws come from the SEED given. Keep it secret, with the patient data: whoever holds it, with the public populations, can undo much of "
+                                        "the masking. It is in no output and not in this log, but QGIS's Processing history keeps the parameters of each run." ) );
+  else
+    feedback->pushInfo( QObject::tr( "The draws use a fresh seed from the operating system's random source, kept nowhere: they cannot be repeated or undone from it." ) );
 }
 
 VbasOutputSchema VbasLpGeomask::randomisedSchema() const
@@ -183,10 +301,9 @@ VbasOutputSchema VbasLpGeomask::randomisedSchema() const
   return { QStringLiteral( "RANDOMISED" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
 }
 
-vbas::lp::Solution VbasLpGeomask::solveWith( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback ) const
+vbas::lp::Solution VbasLpGeomask::solveWith( const vbas::lp::Problem &problem, bool direct, QgsProcessingFeedback *feedback ) const
 {
   VbasCoreProgress progress( feedback );
-  const bool direct = mSolver == Solver::Direct || ( mSolver == Solver::Automatic && problem.candidates.pairs() <= kDirectPairs );
   vbas::lp::Solution solution = direct ? vbas::lp::solveDirect( problem, &progress ) : vbas::lp::solveColumnGeneration( problem, {}, &progress );
   if ( solution.status == vbas::lp::Status::Canceled )
   {
@@ -196,10 +313,12 @@ vbas::lp::Solution VbasLpGeomask::solveWith( const vbas::lp::Problem &problem, Q
   return solution;
 }
 
-//! The quick proof of infeasibility (SPEC 4.1 bound, vbas::lp::unhideableCode) as a sentence naming the code, or nothing.
-QString VbasLpGeomask::unhideable( const vbas::lp::Problem &problem, const VbasCodes &codes )
+//! The quick proof of infeasibility (SPEC 4.1 bound, vbas::lp::unhideableCode) at the EPSILON given, as a sentence naming the code, or nothing.
+QString VbasLpGeomask::unhideable( const vbas::lp::Problem &problem, const VbasCodes &codes ) const
 {
-  const std::optional<vbas::lp::Unhideable> code = vbas::lp::unhideableCode( problem );
+  vbas::lp::Problem given = problem;
+  given.epsilon = mEpsilon;
+  const std::optional<vbas::lp::Unhideable> code = vbas::lp::unhideableCode( given );
   if ( !code )
     return QString();
   return QObject::tr( " Code %1 (population %2) cannot be hidden: the other codes that may move to its destinations hold %3 people, and keeping its share of every destination within "
@@ -212,10 +331,30 @@ QString VbasLpGeomask::unhideable( const vbas::lp::Problem &problem, const VbasC
 
 VbasLpGeomask::Solved VbasLpGeomask::solve( const vbas::lp::Problem &problem, const VbasCodes &codes, QgsProcessingFeedback *feedback ) const
 {
-  vbas::lp::Solution solution = solveWith( problem, feedback );
+  const bool direct = mSolver == Solver::Direct || ( mSolver == Solver::Automatic && problem.candidates.pairs() <= kDirectPairs );
+  Solved solved = solveBy( problem, codes, direct, feedback );
+  if ( direct && mSolver == Solver::Automatic && !( solved.reidentification <= mEpsilon ) )
+  {
+    feedback->pushInfo( QObject::tr( "The direct LP's round-off allows a re-identification probability of %1 at these populations: solving by column generation instead." ).arg( solved.reidentification ) );
+    solved = solveBy( problem, codes, false, feedback );
+  }
+  if ( !( solved.reidentification <= mEpsilon ) )
+    throw QgsProcessingException( QObject::tr( "The solver's transition probabilities allow a re-identification probability of %1, above EPSILON = %2: nothing is written.%3" )
+                                    .arg( solved.reidentification )
+                                    .arg( mEpsilon )
+                                    .arg( direct ? QObject::tr( " Try SOLVER = column generation." ) : QString() ) );
+  return solved;
+}
+
+VbasLpGeomask::Solved VbasLpGeomask::solveBy( const vbas::lp::Problem &problem, const VbasCodes &codes, bool direct, QgsProcessingFeedback *feedback ) const
+{
+  vbas::lp::Solution solution = solveWith( problem, direct, feedback );
   std::optional<double> smallest;
   if ( mFindMinEpsilon || solution.status == vbas::lp::Status::Infeasible )
-    smallest = vbas::lp::minimumEpsilon( problem, mEpsilonTolerance, [&]( const vbas::lp::Problem &p ) { return solveWith( p, feedback ); } );
+    smallest = vbas::lp::minimumEpsilon( problem, mEpsilonTolerance, [&]( vbas::lp::Problem p ) {
+      p.epsilon *= 1 - kSolveMargin; // as the run solves it
+      return solveWith( p, direct, feedback );
+    } );
   if ( solution.status == vbas::lp::Status::Infeasible )
   {
     const QString neighbours = mRadius > 0 ? QObject::tr( "a larger RADIUS" ) : QObject::tr( "more NEIGHBOURS (now %1)" ).arg( mNeighbours );
@@ -232,7 +371,9 @@ VbasLpGeomask::Solved VbasLpGeomask::solve( const vbas::lp::Problem &problem, co
   }
   if ( smallest )
     feedback->pushInfo( QObject::tr( "The smallest feasible epsilon is %1 (to within %2)." ).arg( *smallest ).arg( mEpsilonTolerance ) );
-  return { std::move( solution ), smallest };
+  std::vector<double> published = vbas::lp::publishedProbabilities( solution.probability );
+  const double reidentification = vbas::lp::maxReidentification( problem, published );
+  return { std::move( solution ), std::move( published ), reidentification, smallest };
 }
 
 QVariantMap VbasLpGeomask::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
@@ -242,12 +383,15 @@ QVariantMap VbasLpGeomask::processAlgorithm( const QVariantMap &, QgsProcessingC
   const VbasPatients patients = mPatientsSource ? vbasReadPatients( *mPatientsSource, mPatientCodeField, codes, feedback ) : vbasPatientsFromCounts( codes );
   if ( patients.origins.empty() )
     throw QgsProcessingException( QObject::tr( "There are no patients to randomise." ) );
+  checkReleasedFields( patients );
   feedback->pushInfo( QObject::tr( "%1 codes, %2 patients." ).arg( codes.ids.size() ).arg( patients.origins.size() ) );
+  feedback->pushInfo( QObject::tr( "Released fields: %1." ).arg( randomisedSchema().fields.names().join( QLatin1String( ", " ) ) ) );
+  logSeed( feedback );
 
   vbas::lp::Problem problem;
   problem.population = codes.population;
   problem.patients = static_cast<std::int64_t>( patients.origins.size() );
-  problem.epsilon = mEpsilon;
+  problem.epsilon = mEpsilon * ( 1 - kSolveMargin );
   problem.model = mModel;
   problem.candidates = mRadius > 0 ? vbas::lp::radiusCandidates( codes.locations, codes.distance, mRadius )
                                    : vbas::lp::nearestCandidates( codes.locations, codes.distance, static_cast<std::size_t>( std::min<std::int64_t>( mNeighbours, codes.ids.size() ) ) );
@@ -256,15 +400,12 @@ QVariantMap VbasLpGeomask::processAlgorithm( const QVariantMap &, QgsProcessingC
   const Solved solved = solve( problem, codes, feedback );
   const vbas::lp::Solution &solution = solved.solution;
   const double seconds = timer.elapsed() / 1000.0;
-  const double reidentification = vbas::lp::maxReidentification( problem, solution.probability );
-  if ( !( reidentification <= mEpsilon + kReidentificationSlack ) )
-    throw QgsProcessingException( QObject::tr( "The solver's transition probabilities allow a re-identification probability of %1, above EPSILON = %2: nothing is written." ).arg( reidentification ).arg( mEpsilon ) );
 
-  // The draws, then the rows in an order drawn from the seed, so the order says nothing of the input.
-  const std::vector<std::uint32_t> drawn = vbas::lp::randomise( problem.candidates, solution.probability, patients.origins, mSeed );
+  // The draws from the seed and P as published; the rows in an order from the operating system's random source (SPEC 6), so neither the input's order nor the seed gives it.
+  const std::vector<std::uint32_t> drawn = vbas::lp::randomise( problem.candidates, solved.published, patients.origins, mSeed );
   std::vector<std::size_t> order( drawn.size() );
   std::iota( order.begin(), order.end(), 0 );
-  vbas::Random( mSeed ^ 0x6a09e667f3bcc909ULL ).shuffle( order.begin(), order.end() );
+  std::shuffle( order.begin(), order.end(), *QRandomGenerator::system() );
   VbasOutput &randomised = mOutputs.create( QStringLiteral( "RANDOMISED" ), context );
   double moved = 0, farthest = 0;
   for ( const std::size_t p : order )
@@ -289,10 +430,10 @@ QVariantMap VbasLpGeomask::processAlgorithm( const QVariantMap &, QgsProcessingC
   for ( std::uint32_t i = 0; i < problem.candidates.codes(); ++i )
     for ( std::size_t e = problem.candidates.offsets[i]; e < problem.candidates.offsets[i + 1]; ++e )
     {
-      if ( solution.probability[e] <= kZeroProbability )
+      if ( !( solved.published[e] > 0 ) )
         continue;
       QgsFeature feature( transitions.fields() );
-      feature.setAttributes( QgsAttributes() << codes.ids[static_cast<int>( i )] << codes.ids[static_cast<int>( problem.candidates.targets[e] )] << solution.probability[e]
+      feature.setAttributes( QgsAttributes() << codes.ids[static_cast<int>( i )] << codes.ids[static_cast<int>( problem.candidates.targets[e] )] << solved.published[e]
                                              << problem.candidates.distances[e] );
       transitions.add( feature );
     }
@@ -303,20 +444,19 @@ QVariantMap VbasLpGeomask::processAlgorithm( const QVariantMap &, QgsProcessingC
                         { QStringLiteral( "OBJECTIVE" ), solution.objective },
                         { QStringLiteral( "MEAN_MOVEMENT" ), moved / patientsCount },
                         { QStringLiteral( "MAX_MOVEMENT" ), farthest },
-                        { QStringLiteral( "MAX_REIDENTIFICATION" ), reidentification },
+                        { QStringLiteral( "MAX_REIDENTIFICATION" ), solved.reidentification },
                         { QStringLiteral( "ROWS" ), static_cast<qlonglong>( solution.rows ) },
                         { QStringLiteral( "COLUMNS" ), static_cast<qlonglong>( solution.columns ) },
                         { QStringLiteral( "ROUNDS" ), static_cast<qlonglong>( solution.rounds ) },
                         { QStringLiteral( "GAP" ), solution.gap },
                         { QStringLiteral( "SOLVE_SECONDS" ), seconds },
                         { QStringLiteral( "MIN_EPSILON" ), solved.smallestEpsilon ? QVariant( *solved.smallestEpsilon ) : QVariant() },
-                        { QStringLiteral( "PATIENTS" ), patientsCount },
-                        { QStringLiteral( "SEED" ), static_cast<double>( mSeed ) } };
-  feedback->pushInfo( QObject::tr( "Expected movement %1 %2 per person; the draws moved %3 %2 on average. The draws are from seed %4 (SEED=%4 repeats them)." )
+                        { QStringLiteral( "PATIENTS" ), patientsCount } };
+  feedback->pushInfo( QObject::tr( "Expected movement %1 %2 per person; the draws moved %3 %2 on average. The largest re-identification probability, recounted from TRANSITIONS, is %4." )
                         .arg( solution.objective )
                         .arg( codes.distanceUnit )
                         .arg( moved / patientsCount )
-                        .arg( mSeed ) );
+                        .arg( solved.reidentification ) );
   mOutputs.commit( context, outputs );
   return outputs;
 }

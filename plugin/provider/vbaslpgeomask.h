@@ -37,13 +37,27 @@ class VbasLpGeomask : public VbasAlgorithm
     struct Solved
     {
         vbas::lp::Solution solution;
+        std::vector<double> published;        //!< P as TRANSITIONS holds it (vbas::lp::publishedProbabilities): the draws use it
+        double reidentification = 0;          //!< recounted from published
         std::optional<double> smallestEpsilon; //!< with FIND_MIN_EPSILON
     };
 
-    //! The solution at mEpsilon; an infeasible epsilon is refused with the epsilon or m to try.
+    /**
+     * The solution whose published P keeps every re-identification probability at most mEpsilon; the automatic
+     * solver turns to column generation when the direct LP's round-off breaks it. An infeasible epsilon is
+     * refused with the epsilon or m to try, a P above epsilon with nothing written.
+     */
     Solved solve( const vbas::lp::Problem &problem, const VbasCodes &codes, QgsProcessingFeedback *feedback ) const;
-    static QString unhideable( const vbas::lp::Problem &problem, const VbasCodes &codes );
-    vbas::lp::Solution solveWith( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback ) const;
+    Solved solveBy( const vbas::lp::Problem &problem, const VbasCodes &codes, bool direct, QgsProcessingFeedback *feedback ) const;
+    QString unhideable( const vbas::lp::Problem &problem, const VbasCodes &codes ) const;
+    vbas::lp::Solution solveWith( const vbas::lp::Problem &problem, bool direct, QgsProcessingFeedback *feedback ) const;
+    //! RELEASE_FIELDS as field indexes of the patients, refusing a missing field, their code and their feature id.
+    void readReleasedFields( const QVariantMap &parameters, QgsProcessingContext &context );
+    //! SPEC 6: refuses a released field that is (nearly) unique or follows the original code, naming it and why.
+    void checkReleasedFields( const VbasPatients &patients ) const;
+    //! The draws' seed: SEED, or 64 bits of the operating system's random source; says in the log who can undo the masking.
+    void readSeed( const QVariantMap &parameters, QgsProcessingContext &context );
+    void logSeed( QgsProcessingFeedback *feedback ) const;
     VbasOutputSchema randomisedSchema() const;
 
     std::unique_ptr<QgsProcessingFeatureSource> mCodesSource;
@@ -51,13 +65,14 @@ class VbasLpGeomask : public VbasAlgorithm
     VbasCodeFields mCodeFields;
     QString mPatientCodeField;
     int mPatientCodeIndex = -1;
-    QgsAttributeList mReleasedFields; //!< the patients' fields released: all but their code, their identity fields and expressions
+    QgsAttributeList mReleasedFields; //!< the patients' fields named in RELEASE_FIELDS
     double mEpsilon = 0.2;
     std::int64_t mNeighbours = 30;
     double mRadius = 0;
     vbas::lp::Model mModel = vbas::lp::Model::Revised;
     Solver mSolver = Solver::Automatic;
-    std::uint64_t mSeed = 0;
+    std::uint64_t mSeed = 0; //!< a secret: in no output and not in the log
+    bool mSeedGiven = false;
     bool mFindMinEpsilon = false;
     double mEpsilonTolerance = 1e-3;
     bool mAudit = false;

@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <tuple>
 
@@ -29,6 +31,7 @@ class TestLpGeomask : public QObject
     void limits();
     void minimumEpsilon();
     void randomisationIsSeededAndFollowsP();
+    void publishedProbabilitiesSurviveText();
     void nearestCandidatesMatchBruteForce();
     void radiusCandidatesMatchBruteForce();
     void haversineDistance();
@@ -372,6 +375,28 @@ void TestLpGeomask::randomisationIsSeededAndFollowsP()
   QVERIFY2( chiSquare < 13.8, qPrintable( QString::number( chiSquare ) ) );
   // Codes 1 and 2 stay (P = 1).
   QCOMPARE( randomise( candidates, probability, { 1, 2, 2 }, 7 ), std::vector<std::uint32_t>( { 1, 2, 2 } ) );
+}
+
+void TestLpGeomask::publishedProbabilitiesSurviveText()
+{
+  // Issue 17: P as written keeps every P_ij above 0 however small (1e-13 of a code of 1e15 people is 100
+  // people), and each survives 15 significant digits of text (CSV) unchanged; round-off below 0 is 0.
+  vbas::Random random( 17 );
+  std::vector<double> probability { -1e-18, 0.0, 1e-13, 1e-300, 0.1 + 0.2, 1.0 / 3, 1.0 };
+  for ( int k = 0; k < 1000; ++k )
+    probability.push_back( static_cast<double>( random.next() >> 11 ) * 0x1.0p-53 * std::pow( 10.0, -static_cast<double>( random.below( 20 ) ) ) );
+  const std::vector<double> published = publishedProbabilities( probability );
+  QCOMPARE( published.size(), probability.size() );
+  QCOMPARE( published[0], 0.0 );
+  QCOMPARE( published[1], 0.0 );
+  for ( std::size_t k = 2; k < published.size(); ++k )
+  {
+    QVERIFY2( probability[k] == 0 || published[k] > 0, qPrintable( QString::number( probability[k] ) ) );
+    VBAS_COMPARE_NEAR( published[k], probability[k], 5e-15 * probability[k] ); // half a unit of the 15th digit
+    char text[32];
+    std::snprintf( text, sizeof text, "%.15g", published[k] );
+    QCOMPARE( std::strtod( text, nullptr ), published[k] );
+  }
 }
 
 void TestLpGeomask::nearestCandidatesMatchBruteForce()

@@ -1,10 +1,14 @@
-// vbas:lpgeomask through QgsProcessingAlgorithm::run (issue 8 item 2): every result is checked to be
-// within epsilon by the test's own recount from the TRANSITIONS table it wrote; the randomised table
-// holds no original code; the same seed repeats the draws; an infeasible epsilon, bad inputs and
-// outputs over inputs are refused with nothing written.
+// vbas:lpgeomask through QgsProcessingAlgorithm::run (issue 8 item 2, issue 17): every result is checked
+// to be within epsilon by the test's own recount from the TRANSITIONS table it wrote, populations from 1
+// to 1e15 included; the randomised table holds no original code and only the fields named; the same seed
+// repeats the draws but not the order, and no seed is ever reported; an infeasible epsilon, bad inputs,
+// fields that would tell the original code and outputs over inputs are refused with nothing written.
 #include "qgis_test_util.h"
 
+#include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QTemporaryDir>
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -75,8 +79,40 @@ double recountReidentification( const Transitions &t, const std::map<QString, do
   for ( const auto &[from, row] : t.p )
     for ( const auto &[to, p] : row )
       largest = std::max( largest, std::min( s, population.at( from ) ) * p / inflow[to] );
-  [&] { QVERIFY2( largest <= epsilon + 1e-9, qPrintable( QStringLiteral( "re-identification %1 > %2" ).arg( largest ).arg( epsilon ) ) ); }();
+  [&] { QVERIFY2( largest <= epsilon, qPrintable( QStringLiteral( "re-identification %1 > %2" ).arg( largest, 0, 'g', 17 ).arg( epsilon ) ) ); }();
   return largest;
+}
+
+//! The recount equals MAX_REIDENTIFICATION (to the round-off of summing in another order).
+void compareBound( double recounted, const QVariantMap &results )
+{
+  const double reported = results.value( QStringLiteral( "MAX_REIDENTIFICATION" ) ).toDouble();
+  QVERIFY2( std::fabs( recounted - reported ) <= 1e-12 * reported, qPrintable( QStringLiteral( "recounted %1, reported %2" ).arg( recounted, 0, 'g', 17 ).arg( reported, 0, 'g', 17 ) ) );
+}
+
+//! The rows of a layer as text, each its fields joined.
+QStringList rowsOf( QgsVectorLayer *layer )
+{
+  QStringList rows;
+  QgsFeature f;
+  QgsFeatureIterator it = layer->getFeatures();
+  while ( it.nextFeature( f ) )
+  {
+    QStringList values;
+    for ( const QVariant &value : f.attributes() )
+      values << value.toString();
+    rows << values.join( '|' );
+  }
+  return rows;
+}
+
+//! Whether any message or result holds text.
+bool reported( const vbastest::Feedback &feedback, const QVariantMap &results, const QString &text )
+{
+  QStringList values;
+  for ( const QVariant &value : results )
+    values << value.toString();
+  return feedback.saw( text ) || feedback.errors.join( ' ' ).contains( text ) || values.join( ' ' ).contains( text );
 }
 
 QStringList column( QgsVectorLayer *layer, const QString &name )
@@ -105,6 +141,10 @@ class TestLpGeomask : public QObject
     void badInputRefused_data();
     void badInputRefused();
     void outputOverInputRefused();
+    void seedIsNeverReported();
+    void releasedFields_data();
+    void releasedFields();
+    void extremePopulationsRecounted();
 
   private:
     QVariantMap parameters( QgsVectorLayer *codesLayer, QgsVectorLayer *patientsLayer ) const;
@@ -129,10 +169,10 @@ void TestLpGeomask::smallInstanceWithinEpsilon()
   QCOMPARE( r.value( QStringLiteral( "STATUS" ) ).toString(), QStringLiteral( "optimal" ) );
   QCOMPARE( r.value( QStringLiteral( "PATIENTS" ) ).toInt(), 3 );
   const double largest = recountReidentification( readTransitions( vbastest::output( r, QStringLiteral( "TRANSITIONS" ), context ) ), { { "c0", 1 }, { "c1", 1 }, { "c2", 2 }, { "c3", 10 } }, 3, 0.5 );
-  QVERIFY( std::fabs( largest - r.value( QStringLiteral( "MAX_REIDENTIFICATION" ) ).toDouble() ) < 1e-9 );
-  // The randomised table: the patients' other fields, new_code, no original code; every new code is a code.
+  compareBound( largest, r );
+  // The randomised table: new_code only by default, no original code, no other field; every new code is a code.
   QgsVectorLayer *randomised = vbastest::output( r, QStringLiteral( "RANDOMISED" ), context );
-  QCOMPARE( randomised->fields().names(), QStringList( { "patient", "note", "new_code" } ) );
+  QCOMPARE( randomised->fields().names(), QStringList( { "new_code" } ) );
   for ( const QString &code : column( randomised, QStringLiteral( "new_code" ) ) )
     QVERIFY( QStringList( { "c0", "c1", "c2", "c3" } ).contains( code ) );
   QVERIFY( r.value( QStringLiteral( "OBJECTIVE" ) ).toDouble() > 0 ); // a code of 1 person cannot keep its patients
@@ -149,6 +189,7 @@ void TestLpGeomask::sampleLayersWithinEpsilonAndRepeatable()
   p.insert( QStringLiteral( "PATIENT_CODE_FIELD" ), QStringLiteral( "tract_id" ) );
   p.insert( QStringLiteral( "EPSILON" ), 0.2 );
   p.insert( QStringLiteral( "NEIGHBOURS" ), 30 );
+  p.insert( QStringLiteral( "RELEASE_FIELDS" ), QStringList( { QStringLiteral( "age_group" ) } ) );
   std::map<QString, double> population;
   QgsFeature f;
   QgsFeatureIterator it = tracts->getFeatures();
@@ -160,13 +201,19 @@ void TestLpGeomask::sampleLayersWithinEpsilonAndRepeatable()
     p.insert( QStringLiteral( "SOLVER" ), solver );
     QgsProcessingContext context;
     const QVariantMap r = vbastest::run( QStringLiteral( "vbas:lpgeomask" ), p, context, true );
-    recountReidentification( readTransitions( vbastest::output( r, QStringLiteral( "TRANSITIONS" ), context ) ), population, 224, 0.2 );
+    compareBound( recountReidentification( readTransitions( vbastest::output( r, QStringLiteral( "TRANSITIONS" ), context ) ), population, 224, 0.2 ), r );
     QgsVectorLayer *randomised = vbastest::output( r, QStringLiteral( "RANDOMISED" ), context );
     QCOMPARE( randomised->featureCount(), 224LL );
-    QVERIFY( !randomised->fields().names().contains( QStringLiteral( "tract_id" ) ) && !randomised->fields().names().contains( QStringLiteral( "patient_id" ) ) );
-    const QStringList rows = column( randomised, QStringLiteral( "new_code" ) ) + column( randomised, QStringLiteral( "age_group" ) );
+    QCOMPARE( randomised->fields().names(), QStringList( { "age_group", "new_code" } ) ); // the field named, released
+    const QStringList rows = rowsOf( randomised );
     if ( solver == 1 && !previous.isEmpty() )
-      QCOMPARE( rows, previous ); // the same seed, the same draws and order
+    {
+      QVERIFY( rows != previous ); // the order is never the seed's: 224 rows in the same order twice by chance is out of reach
+      QStringList sorted = rows, sortedPrevious = previous;
+      std::sort( sorted.begin(), sorted.end() );
+      std::sort( sortedPrevious.begin(), sortedPrevious.end() );
+      QCOMPARE( sorted, sortedPrevious ); // the same seed, the same draws
+    }
     previous = solver == 1 ? rows : previous;
   }
 }
@@ -219,6 +266,8 @@ void TestLpGeomask::badInputRefused_data()
   QTest::newRow( "epsilon 1.5" ) << "epsilon 1.5" << "EPSILON";
   QTest::newRow( "m 0" ) << "m 0" << "NEIGHBOURS";
   QTest::newRow( "patients and counts" ) << "both" << "not both";
+  QTest::newRow( "released fields without patients" ) << "fields without patients" << "RELEASE_FIELDS";
+  QTest::newRow( "transitions to a shapefile" ) << "shapefile" << "shapefile";
 }
 
 void TestLpGeomask::badInputRefused()
@@ -238,8 +287,15 @@ void TestLpGeomask::badInputRefused()
     p.insert( QStringLiteral( "EPSILON" ), what.mid( 8 ).toDouble() );
   if ( what == QLatin1String( "m 0" ) )
     p.insert( QStringLiteral( "NEIGHBOURS" ), 0 );
-  if ( what == QLatin1String( "both" ) )
+  if ( what == QLatin1String( "both" ) || what == QLatin1String( "fields without patients" ) )
     p.insert( QStringLiteral( "PATIENT_COUNT_FIELD" ), QStringLiteral( "ed" ) );
+  if ( what == QLatin1String( "fields without patients" ) )
+  {
+    p.remove( QStringLiteral( "PATIENTS" ) );
+    p.insert( QStringLiteral( "RELEASE_FIELDS" ), QStringLiteral( "note" ) );
+  }
+  if ( what == QLatin1String( "shapefile" ) )
+    p.insert( QStringLiteral( "TRANSITIONS" ), mDir.filePath( QStringLiteral( "transitions.shp" ) ) );
   const QString randomised = mDir.filePath( QStringLiteral( "bad.gpkg" ) );
   p.insert( QStringLiteral( "RANDOMISED" ), randomised );
   QgsProcessingContext context;
@@ -267,6 +323,123 @@ void TestLpGeomask::outputOverInputRefused()
   QFile after( path );
   QVERIFY( after.open( QIODevice::ReadOnly ) );
   QCOMPARE( after.readAll(), before );
+}
+
+void TestLpGeomask::seedIsNeverReported()
+{
+  // SPEC 6: without SEED the draws use a seed of the operating system, which no result and no message
+  // gives; a SEED given is a secret too, and the log says who can undo the masking with it.
+  auto c = codes( { 1, 1, 2, 10 } );
+  auto pts = patients( { QStringLiteral( "c0" ), QStringLiteral( "c0" ), QStringLiteral( "c1" ) } );
+  QVariantMap p = parameters( c.get(), pts.get() );
+  p.remove( QStringLiteral( "SEED" ) );
+  QgsProcessingContext context;
+  vbastest::Feedback feedback;
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:lpgeomask" ), p, context, true, &feedback );
+  QVERIFY( r.value( QStringLiteral( "SEED" ) ).isNull() );
+  const QRegularExpression seedAndNumber( QStringLiteral( "seed\\D{0,20}\\d" ), QRegularExpression::CaseInsensitiveOption );
+  for ( const QString &message : feedback.messages + feedback.warnings )
+    QVERIFY2( !seedAndNumber.match( message ).hasMatch(), qPrintable( message ) );
+
+  p.insert( QStringLiteral( "SEED" ), 987654321 );
+  vbastest::Feedback given;
+  const QVariantMap withSeed = vbastest::run( QStringLiteral( "vbas:lpgeomask" ), p, context, true, &given );
+  QVERIFY( !reported( given, withSeed, QStringLiteral( "987654321" ) ) && !reported( given, withSeed, QStringLiteral( "9.87654321" ) ) );
+  QVERIFY2( given.warned( QStringLiteral( "can undo" ) ), qPrintable( given.warnings.join( '\n' ) ) );
+}
+
+void TestLpGeomask::releasedFields_data()
+{
+  QTest::addColumn<QStringList>( "named" );
+  QTest::addColumn<QStringList>( "released" ); //!< the fields of RANDOMISED, or empty: refused
+  QTest::addColumn<QString>( "message" );
+  QTest::newRow( "default: the new code only" ) << QStringList() << QStringList( { "new_code" } ) << QString();
+  QTest::newRow( "an ordinary field" ) << QStringList( { "age" } ) << QStringList( { "age", "new_code" } ) << QString();
+  QTest::newRow( "a copy of the code" ) << QStringList( { "age", "tract" } ) << QStringList() << "'tract' (RELEASE_FIELDS) cannot be released: it carries finer geography";
+  QTest::newRow( "finer geography" ) << QStringList( { "street" } ) << QStringList() << "'street' (RELEASE_FIELDS) cannot be released: it carries finer geography";
+  QTest::newRow( "coarser geography" ) << QStringList( { "district" } ) << QStringList() << "'district' (RELEASE_FIELDS) cannot be released: it follows the original code";
+  QTest::newRow( "nearly unique" ) << QStringList( { "patient" } ) << QStringList() << "'patient' (RELEASE_FIELDS) cannot be released: it is (nearly) unique";
+  QTest::newRow( "the code itself" ) << QStringList( { "pcode" } ) << QStringList() << "'pcode' (RELEASE_FIELDS) is the patients' code";
+  QTest::newRow( "a missing field" ) << QStringList( { "nosuch" } ) << QStringList() << "no field 'nosuch' (RELEASE_FIELDS)";
+}
+
+void TestLpGeomask::releasedFields()
+{
+  // SPEC 6: only the fields named leave, and none that tells the original code. 24 patients, patient k of
+  // code c(k mod 4): tract copies the code, street (k mod 8) lies in one code, district holds c0-c1 and
+  // c2-c3, age (k mod 3) mixes with every code, patient is unique.
+  QFETCH( QStringList, named );
+  QFETCH( QStringList, released );
+  QFETCH( QString, message );
+  QList<QVariantList> rows;
+  for ( int k = 0; k < 24; ++k )
+  {
+    const QString code = QStringLiteral( "c%1" ).arg( k % 4 );
+    rows << QVariantList { k + 1, code, code, QStringLiteral( "s%1" ).arg( k % 8 ), k % 4 < 2 ? QStringLiteral( "d1" ) : QStringLiteral( "d2" ), QStringLiteral( "a%1" ).arg( k % 3 ) };
+  }
+  auto pts = vbastest::table( QStringLiteral( "field=patient:integer&field=pcode:string&field=tract:string&field=street:string&field=district:string&field=age:string" ), rows );
+  auto c = codes( { 100, 100, 100, 100 } );
+  QVariantMap p = parameters( c.get(), pts.get() );
+  if ( !named.isEmpty() )
+    p.insert( QStringLiteral( "RELEASE_FIELDS" ), named );
+  const QString randomisedPath = mDir.filePath( QString::fromLatin1( QTest::currentDataTag() ).replace( QRegularExpression( QStringLiteral( "\\W" ) ), QStringLiteral( "-" ) ) + QStringLiteral( ".gpkg" ) );
+  p.insert( QStringLiteral( "RANDOMISED" ), randomisedPath );
+  QgsProcessingContext context;
+  vbastest::Feedback feedback;
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:lpgeomask" ), p, context, !released.isEmpty(), &feedback );
+  if ( released.isEmpty() )
+  {
+    QVERIFY2( feedback.error().contains( message ), qPrintable( feedback.error() ) );
+    QVERIFY( !QFile::exists( randomisedPath ) );
+    return;
+  }
+  auto randomised = std::make_unique<QgsVectorLayer>( randomisedPath, QStringLiteral( "randomised" ), QStringLiteral( "ogr" ) );
+  QStringList names = randomised->fields().names();
+  names.removeAll( QStringLiteral( "fid" ) ); // the GeoPackage's own key, fresh
+  QCOMPARE( names, released );
+  QCOMPARE( randomised->featureCount(), 24LL );
+  QVERIFY2( feedback.saw( QStringLiteral( "Released fields: " ) + released.join( QStringLiteral( ", " ) ) + '.' ), qPrintable( feedback.messages.join( '\n' ) ) );
+}
+
+void TestLpGeomask::extremePopulationsRecounted()
+{
+  // Populations 10^0 to 10^15 on random codes (the issue's attack: P_ij of 1e-13 from a code of 1e15 people
+  // is 100 people in Q_j): every TRANSITIONS written (CSV, 15 digits) recounts within epsilon and to
+  // MAX_REIDENTIFICATION, with the automatic solver (the direct LP here) and with column generation.
+  for ( quint32 seed = 1; seed <= 6; ++seed )
+  {
+    QRandomGenerator random( seed );
+    auto layer = std::make_unique<QgsVectorLayer>( QStringLiteral( "Point?crs=EPSG:32618&field=code:string&field=pop:double&field=ed:integer" ), QStringLiteral( "codes" ), QStringLiteral( "memory" ) );
+    std::map<QString, double> population;
+    QgsFeatureList features;
+    for ( int i = 0; i < 60; ++i )
+    {
+      QgsFeature f( layer->fields() );
+      const QString code = QStringLiteral( "c%1" ).arg( i );
+      population[code] = std::pow( 10.0, random.bounded( 16 ) );
+      f.setAttributes( QgsAttributes() << code << population[code] << ( i < 30 ? 1 : 0 ) );
+      f.setGeometry( QgsGeometry::fromPointXY( QgsPointXY( random.bounded( 1000 ), random.bounded( 1000 ) ) ) );
+      features << f;
+    }
+    layer->dataProvider()->addFeatures( features );
+    for ( const int solver : { 0, 1 } )
+    {
+      QVariantMap p = parameters( layer.get(), nullptr );
+      p.remove( QStringLiteral( "PATIENTS" ) );
+      p.remove( QStringLiteral( "PATIENT_CODE_FIELD" ) );
+      p.insert( QStringLiteral( "PATIENT_COUNT_FIELD" ), QStringLiteral( "ed" ) );
+      p.insert( QStringLiteral( "EPSILON" ), 0.2 );
+      p.insert( QStringLiteral( "NEIGHBOURS" ), 10 );
+      p.insert( QStringLiteral( "SOLVER" ), solver );
+      const QString transitions = mDir.filePath( QStringLiteral( "extreme-%1-%2.csv" ).arg( seed ).arg( solver ) );
+      p.insert( QStringLiteral( "TRANSITIONS" ), transitions );
+      QgsProcessingContext context;
+      const QVariantMap r = vbastest::run( QStringLiteral( "vbas:lpgeomask" ), p, context, true );
+      auto written = std::make_unique<QgsVectorLayer>( transitions, QStringLiteral( "transitions" ), QStringLiteral( "ogr" ) );
+      QVERIFY2( written->isValid(), qPrintable( transitions ) );
+      compareBound( recountReidentification( readTransitions( written.get() ), population, 30, 0.2 ), r );
+    }
+  }
 }
 
 QTEST_MAIN( TestLpGeomask )
