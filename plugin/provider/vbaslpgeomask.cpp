@@ -233,7 +233,7 @@ bool VbasLpGeomask::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   const QString suffix = QFileInfo( destination( parameters, QStringLiteral( "TRANSITIONS" ) ) ).suffix().toLower();
   if ( suffix == QLatin1String( "shp" ) || suffix == QLatin1String( "dbf" ) )
     throw QgsProcessingException( QObject::tr( "TRANSITIONS cannot be a shapefile: its table keeps 15 decimals, which loses the smallest probabilities the bound depends on. Use a GeoPackage or CSV." ) );
-  mOutputs.prepare( *this, parameters, context, { randomisedSchema(), { QStringLiteral( "TRANSITIONS" ), transitions, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() } }, inputs, feedback );
+  mOutputs.prepare( *this, parameters, context, { randomisedSchema(), { QStringLiteral( "TRANSITIONS" ), transitions, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem(), false, VbasOutputSchema::Audience::Published } }, inputs, feedback );
   return true;
 }
 
@@ -298,7 +298,8 @@ VbasOutputSchema VbasLpGeomask::randomisedSchema() const
   fields.append( QgsField( QStringLiteral( "new_code" ), mCodeType ) );
   if ( mAudit )
     fields.append( QgsField( QStringLiteral( "moved" ), vbasqgis::Field::Double ) );
-  return { QStringLiteral( "RANDOMISED" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
+  const VbasOutputSchema::Audience audience = mAudit ? VbasOutputSchema::Audience::Custodian : VbasOutputSchema::Audience::Published; // the distance moved tells the origin
+  return { QStringLiteral( "RANDOMISED" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem(), false, audience };
 }
 
 vbas::lp::Solution VbasLpGeomask::solveWith( const vbas::lp::Problem &problem, bool direct, QgsProcessingFeedback *feedback ) const
