@@ -9,14 +9,17 @@
 // qgis_process's stderr (its own messages, which name fields and counts).
 #pragma once
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QProcessEnvironment>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -203,14 +206,22 @@ class QgisProcess
     //! The environment of its runs: the isolated profile (QGIS_CUSTOM_CONFIG_PATH), headless.
     QProcessEnvironment environment() const { return mEnv; }
 
-    //! Runs qgis_process with args in workingDir and waits for it (timeoutMs at the most).
+    /**
+     * Runs qgis_process with args in workingDir and waits for it (timeoutMs at the most). Of a "run",
+     * every input file (a parameter that is no destination, naming an existing file) must be the same,
+     * byte for byte, afterwards, whether the run succeeded or not, with no -wal or -shm file new beside it.
+     */
     void run( const QStringList &args, const QString &workingDir, ProcessResult &r, int timeoutMs = kProcessTimeoutMs ) const
     {
+      QMap<QString, QByteArray> inputs;
+      CHECKED( inputFiles( args, workingDir, inputs ) );
       QProcess p;
       QElapsedTimer timer;
       timer.start();
       CHECKED( start( p, args, workingDir ) );
       finish( p, QStringLiteral( "qgis_process %1" ).arg( args.mid( 0, 3 ).join( ' ' ) ), timer, timeoutMs, r );
+      for ( auto it = inputs.cbegin(); it != inputs.cend(); ++it )
+        QVERIFY2( fingerprint( it.key() ) == it.value(), qPrintable( QStringLiteral( "the input %1 changed (%2)" ).arg( it.key(), r.ending() ) ) );
     }
 
     //! Runs "qgis_process --json run algorithm -- params", which must succeed; document is its whole JSON output.
@@ -223,8 +234,48 @@ class QgisProcess
     }
 
   private:
+    //! A file's MD5, and which of its -wal and -shm companions exist.
+    static QByteArray fingerprint( const QString &path )
+    {
+      QFile file( path );
+      if ( !file.open( QIODevice::ReadOnly ) )
+        return QByteArray( "unreadable" );
+      QCryptographicHash hash( QCryptographicHash::Md5 );
+      hash.addData( &file );
+      return hash.result().toHex() + ( QFileInfo::exists( path + "-wal" ) ? "+wal" : "" ) + ( QFileInfo::exists( path + "-shm" ) ? "+shm" : "" );
+    }
+
+    //! The files that the input parameters of a "run" name, with their fingerprints.
+    void inputFiles( const QStringList &args, const QString &workingDir, QMap<QString, QByteArray> &files ) const
+    {
+      const int at = args.indexOf( QStringLiteral( "run" ) );
+      if ( at < 0 || at + 1 >= args.size() )
+        return;
+      const QString algorithm = args.at( at + 1 );
+      if ( !mDestinations.contains( algorithm ) )
+      {
+        ProcessResult help;
+        CHECKED( run( { QStringLiteral( "--json" ), QStringLiteral( "help" ), algorithm }, workingDir, help ) );
+        const int brace = help.out.indexOf( '{' ); // none for a model file: every existing file it names is then an input
+        const QJsonObject parameters = brace < 0 ? QJsonObject() : QJsonDocument::fromJson( help.out.mid( brace ) ).object().value( QStringLiteral( "parameters" ) ).toObject();
+        QSet<QString> destinations;
+        for ( auto it = parameters.begin(); it != parameters.end(); ++it )
+          if ( it.value().toObject().value( QStringLiteral( "is_destination" ) ).toBool() )
+            destinations.insert( it.key() );
+        mDestinations.insert( algorithm, destinations );
+      }
+      for ( const QString &arg : args.mid( at + 2 ) )
+      {
+        const QString name = arg.section( '=', 0, 0 ), value = arg.section( '=', 1 ).section( '|', 0, 0 );
+        const QString path = QDir( workingDir ).absoluteFilePath( value );
+        if ( arg.contains( '=' ) && !mDestinations.value( algorithm ).contains( name ) && !value.isEmpty() && QFileInfo( path ).isFile() )
+          files.insert( path, fingerprint( path ) );
+      }
+    }
+
     QTemporaryDir mProfile;
     QProcessEnvironment mEnv;
+    mutable QMap<QString, QSet<QString>> mDestinations; //!< per algorithm: its destination parameters
 };
 
 } // namespace e2e
