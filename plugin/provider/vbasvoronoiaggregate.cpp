@@ -13,7 +13,11 @@ QString VbasVoronoiAggregate::shortHelpString() const
                       "and every equivalence class (aggregate + QI values) with fewer than k records is suppressed. The release is k-anonymous.<br>" )
          + regionsHelp( true, false ) + recordsHelp( Qis::Required )
          + QObject::tr( "<b>Sites</b>: the site points (from Place sites); their site_id field identifies them, or their order without one.<br>" ) + contiguityHelp()
-         + refinementHelp() + aggregationOutputsHelp() + QObject::tr( "<b>RUNTIME</b>: seconds." );
+         + refinementHelp() + aggregationOutputsHelp()
+         + QObject::tr( "<b>Seed</b> (SEED, advanced): kept for models and scripts made with earlier versions, where it drew the release's row order. It no longer does "
+                        "anything, because the order is always drawn fresh from the operating system's random source; a given SEED is accepted, with a warning "
+                        "in the log. <b>SEED</b>: NULL, for the same reason (kept so that models and scripts that read it still run).<br>" )
+         + QObject::tr( "<b>RUNTIME</b>: seconds." );
 }
 
 void VbasVoronoiAggregate::initAlgorithm( const QVariantMap & )
@@ -25,6 +29,7 @@ void VbasVoronoiAggregate::initAlgorithm( const QVariantMap & )
   addContiguityParameter();
   addRefinementParameter();
   addReleaseParameters();
+  addSeedParameter( QObject::tr( "Seed (no longer used: kept for models and scripts made with earlier versions)" ) );
   addAggregationOutputs();
   addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );
 }
@@ -34,6 +39,10 @@ bool VbasVoronoiAggregate::prepareAlgorithm( const QVariantMap &parameters, QgsP
   mTimer.start();
   mInputs.prepare( *this, parameters, context );
   mRelease = VbasReleaseSettings::read( *this, parameters, context );
+  const QVariant seed = parameters.value( QStringLiteral( "SEED" ) );
+  if ( feedback && seed.isValid() && !seed.isNull() && !seed.toString().isEmpty() )
+    feedback->pushWarning( QObject::tr( "SEED is no longer used by Voronoi aggregation and was ignored: the release's row order is drawn fresh from the operating "
+                                        "system's random source at every run, so it cannot be repeated." ) );
   mBorderSteps.contiguous = parameterAsBoolean( parameters, QStringLiteral( "CONTIGUOUS" ), context );
   mBorderSteps.refineBoundaries = parameterAsBoolean( parameters, QStringLiteral( "REFINE_BOUNDARIES" ), context );
   mOutputs.prepare( *this, parameters, context, VbasAggregationOutputs::schemas( mInputs ), mInputs.locations(), feedback );
@@ -61,6 +70,7 @@ QVariantMap VbasVoronoiAggregate::processAlgorithm( const QVariantMap &, QgsProc
   const QVector<QgsGeometry> dissolved = vbasDissolve( regions, release.aggregation, &steps );
   QVariantMap outputs = VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, sites.points, sites.ids, release, dissolved, mRelease, steps, borders ? 3 : 2 );
   outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
+  outputs.insert( QStringLiteral( "SEED" ), QVariant() ); // declared for earlier models and scripts; nothing to report
   mOutputs.commit( context, outputs );
   return outputs;
 }

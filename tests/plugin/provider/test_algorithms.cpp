@@ -260,7 +260,13 @@ void TestAlgorithms::voronoiAggregate()
   auto recs = records( nineAndOne() );
   QVariantMap p = aggregationParameters( regions.get(), recs.get() );
   p.insert( QStringLiteral( "K" ), 3 );
-  const QVariantMap r = run( QStringLiteral( "vbas:voronoiaggregate" ), p, true );
+  p.insert( QStringLiteral( "SEED" ), 5 ); // no longer used, still accepted: models and scripts of earlier versions pass it
+  Feedback feedback;
+  const QVariantMap r = run( QStringLiteral( "vbas:voronoiaggregate" ), p, true, &feedback );
+  QVERIFY2( feedback.warned( QStringLiteral( "SEED is no longer used" ) ), qPrintable( feedback.warnings.join( '\n' ) ) );
+  QVERIFY( r.contains( QStringLiteral( "SEED" ) ) && r.value( QStringLiteral( "SEED" ) ).isNull() ); // declared, holds nothing
+  const QgsProcessingAlgorithm *alg = QgsApplication::processingRegistry()->algorithmById( QStringLiteral( "vbas:voronoiaggregate" ) );
+  QVERIFY( alg->parameterDefinition( QStringLiteral( "SEED" ) ) && alg->outputDefinition( QStringLiteral( "SEED" ) ) );
   // Aggregate 1: 6 F (released) + 1 M (suppressed, 1 < 3); aggregate 2: 3 F (= k, released).
   QCOMPARE( r.value( QStringLiteral( "AGGREGATES" ) ).toInt(), 2 );
   QCOMPARE( r.value( QStringLiteral( "RELEASED" ) ).toInt(), 9 );

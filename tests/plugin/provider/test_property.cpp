@@ -1,9 +1,12 @@
 // Seeded property test of vbas:anonymize: a few hundred random cases (regions, records with a field of
-// every type the memory provider supports, k, QIs, sites, seed, output formats, balanced density or ADC
-// with either objective and seeding), each run in-process and
+// every type the memory provider supports, k, QIs, fields named in RELEASE_FIELDS, sites, seed, output
+// formats, balanced density or ADC with either objective and seeding), each run in-process and
 // its release recounted independently of the plugin's code (no QiEncoder, VbasValueCodec or histograms:
 // values are keyed by QDataStream, below). Deliberately bad inputs must fail, naming the problem, and
-// leave no file behind.
+// leave no file behind. A named field that would locate or identify the records (SPEC 6, fields) must be
+// refused, judged again here; the case is then run without RELEASE_FIELDS and that release checked.
+// The plugin draws the release's order from the operating system, so the order statistic (and only it)
+// differs from run to run.
 //
 //   VBAS_PROPERTY_CASES=n   run n cases (default 200)
 //   VBAS_PROPERTY_SEED=s    base seed (default kDefaultSeed; decimal or 0x hex)
@@ -41,6 +44,7 @@ namespace
 constexpr quint64 kDefaultSeed = 0x5eed2026b1a5ULL;
 constexpr int kDefaultCases = 200;
 constexpr int kFewestRowsForOrder = 30; //!< released rows a case needs to take part in the order statistic
+constexpr int kDeciles = 10;            //!< the decile field: the input position of the row in tenths
 
 // ---------------------------------------------------------------------------------------------
 // Deterministic draws
@@ -387,8 +391,10 @@ struct Case
     std::unique_ptr<QgsVectorLayer> records;
     int rows = 0;
     QString countField; //!< empty: no count field
-    bool hasPid = false;
+    bool hasPid = false;    //!< pid: unique per row, released only when named (then refused from 20 released rows)
+    bool hasDecile = false; //!< decile: the row's input position in tenths, always named (the order statistic follows it)
     QStringList qis;
+    QStringList named; //!< RELEASE_FIELDS
 
     // Parameters
     QVariant k;
@@ -437,7 +443,7 @@ Case makeCase( int number, quint64 seed )
   else if ( roll < 16 )
     c.bad = Bad::ZeroCounts;
   // Narrow cases: one value per field, or a pair of look-alikes, no NULLs, no unique values, no
-  // patient id; whole rows then often differ only in look-alike values.
+  // patient id, no decile; whole rows then often differ only in look-alike values.
   const bool narrow = c.bad == Bad::None && rng.percent( 20 );
   const int outputRoll = rng.range( 0, 99 );
   c.outputs = outputRoll < 75 ? Outputs::Memory : outputRoll < 90 ? Outputs::Files : Outputs::ReleaseFile;
@@ -492,12 +498,15 @@ Case makeCase( int number, quint64 seed )
   const bool regionAsText = idKind == 0 || rng.percent( 40 );
   const QString regionType = regionAsText ? QStringLiteral( "string" ) : idKind == 1 ? QStringLiteral( "integer" ) : QStringLiteral( "int8" );
   c.hasPid = !narrow && rng.percent( 85 );
+  c.hasDecile = !narrow && rng.percent( 85 );
   const bool wantCount = c.bad == Bad::NegativeCount || c.bad == Bad::NullCount || c.bad == Bad::FractionalCount || c.bad == Bad::ZeroCounts || rng.percent( 50 );
   const bool countReal = c.bad == Bad::FractionalCount || rng.percent( 20 );
   QList<QPair<QString, QString>> fields = kQiCandidates;
   fields << qMakePair( QStringLiteral( "region" ), regionType );
   if ( c.hasPid )
     fields << qMakePair( QStringLiteral( "pid" ), QStringLiteral( "integer" ) );
+  if ( c.hasDecile )
+    fields << qMakePair( QStringLiteral( "decile" ), QStringLiteral( "integer" ) );
   if ( wantCount )
   {
     c.countField = QStringLiteral( "cnt" );
@@ -554,6 +563,8 @@ Case makeCase( int number, quint64 seed )
       }
       else if ( field.first == "pid" )
         attributes << pids[i];
+      else if ( field.first == "decile" )
+        attributes << i * kDeciles / c.rows;
       else if ( field.first == c.countField )
       {
         const int count = c.bad == Bad::ZeroCounts ? 0 : rng.pick( countChoices );
@@ -578,6 +589,17 @@ Case makeCase( int number, quint64 seed )
   c.qis = candidates.mid( 0, rng.range( 1, 4 ) );
   if ( narrow && !c.qis.contains( "d" ) && !c.qis.contains( "ts" ) && !c.qis.contains( "dl" ) )
     c.qis[0] = rng.pick( QStringList { "d", "ts", "dl" } );
+  // RELEASE_FIELDS: the decile, often some fields that are no QI, sometimes the patient id or a QI
+  // (released once: a QI is always released).
+  if ( c.hasDecile )
+    c.named << QStringLiteral( "decile" );
+  if ( rng.percent( 60 ) )
+    c.named += candidates.mid( c.qis.size(), rng.range( 1, 3 ) );
+  if ( c.hasPid && rng.percent( 5 ) )
+    c.named << QStringLiteral( "pid" );
+  if ( rng.percent( 10 ) )
+    c.named << c.qis.first();
+  rng.shuffle( c.named );
   c.kValue = rng.range( 2, 7 );
   c.k = c.kValue;
   c.fixedSites = rng.range( 1, regionCount );
@@ -764,25 +786,81 @@ void setCrashNote( int number, quint64 seed, quint64 baseSeed )
   sCrashNoteLength = length > 0 ? std::min( static_cast<std::size_t>( length ), sizeof( sCrashNote ) - 1 ) : 0;
 }
 
-//! Spearman's rank correlation of two sequences of distinct values.
+/**
+ * Spearman's rank correlation: Pearson's correlation of the ranks, tied values sharing their mean rank.
+ * NaN when either sequence holds a single value.
+ */
 double spearman( const QList<double> &x, const QList<double> &y )
 {
-  const int n = x.size();
   const auto ranks = []( const QList<double> &v ) {
     QList<int> order;
     for ( int i = 0; i < v.size(); ++i )
       order << i;
     std::sort( order.begin(), order.end(), [&]( int a, int b ) { return v[a] < v[b]; } );
     QVector<double> rank( v.size() );
-    for ( int r = 0; r < order.size(); ++r )
-      rank[order[r]] = r;
+    for ( int start = 0, end = 0; start < order.size(); start = end )
+    {
+      while ( end < order.size() && v[order[end]] == v[order[start]] )
+        ++end;
+      for ( int j = start; j < end; ++j )
+        rank[order[j]] = ( start + end - 1 ) / 2.0;
+    }
     return rank;
   };
   const QVector<double> rx = ranks( x ), ry = ranks( y );
-  double d2 = 0;
-  for ( int i = 0; i < n; ++i )
-    d2 += ( rx[i] - ry[i] ) * ( rx[i] - ry[i] );
-  return 1.0 - 6.0 * d2 / ( static_cast<double>( n ) * ( static_cast<double>( n ) * n - 1 ) );
+  const double mean = ( rx.size() - 1 ) / 2.0; // the mean of any ranks with ties shared
+  double sxy = 0, sxx = 0, syy = 0;
+  for ( int i = 0; i < rx.size(); ++i )
+  {
+    sxy += ( rx[i] - mean ) * ( ry[i] - mean );
+    sxx += ( rx[i] - mean ) * ( rx[i] - mean );
+    syy += ( ry[i] - mean ) * ( ry[i] - mean );
+  }
+  return sxy / std::sqrt( sxx * syy );
+}
+
+/**
+ * How the plugin must judge a field named in RELEASE_FIELDS that is no QI (SPEC 6, fields), from the
+ * released rows: refused when it carries finer geography than the release (every region's released
+ * rows hold a single value of it, and some aggregate joins regions with different values) or when it is
+ * (nearly) unique (90% different values or more, over 20 released rows or more). The plugin estimates
+ * the number of values (HyperLogLog, a standard error of about 1.6%): within 5% of the bound, Either.
+ */
+enum class Verdict
+{
+  Released,
+  Either,
+  FinerGeography,
+  NearlyUnique,
+};
+
+Verdict judge( const QString &field, const QList<Row> &input, const QList<int> &releasedRows, const QHash<QString, qlonglong> &aggregateOf )
+{
+  QHash<QString, QSet<QByteArray>> perRegion;
+  QSet<QByteArray> distinct;
+  for ( const int i : releasedRows )
+  {
+    Key key( true );
+    key << input[i].values.value( field );
+    perRegion[input[i].values.value( QStringLiteral( "region" ) ).toString()].insert( key.bytes() );
+    distinct.insert( key.bytes() );
+  }
+  if ( std::all_of( perRegion.cbegin(), perRegion.cend(), []( const QSet<QByteArray> &values ) { return values.size() == 1; } ) )
+  {
+    QHash<qlonglong, QByteArray> valueOf; // per aggregate
+    for ( auto it = perRegion.cbegin(); it != perRegion.cend(); ++it )
+    {
+      const qlonglong aggregate = aggregateOf.value( it.key() );
+      const QByteArray value = *it.value().cbegin();
+      if ( valueOf.contains( aggregate ) && valueOf.value( aggregate ) != value )
+        return Verdict::FinerGeography;
+      valueOf.insert( aggregate, value );
+    }
+  }
+  const double rows = releasedRows.size(), values = distinct.size();
+  if ( rows < 20 || values < 0.85 * rows )
+    return Verdict::Released;
+  return values >= 0.95 * rows ? Verdict::NearlyUnique : Verdict::Either;
 }
 
 } // namespace
@@ -803,7 +881,13 @@ class TestProperty : public QObject
     //! Runs case c; appends what it broke to problems (counts only).
     void runCase( Case &c, QStringList &problems );
     void checkFailure( const Case &c, const Feedback &feedback, const QString &folder, QStringList &problems );
-    void checkRelease( const Case &c, const QVariantMap &results, QgsProcessingContext &context, const QString &folder, QStringList &problems );
+    /**
+     * Checks the release of a run that succeeded. refusal: the error of the same run with c.named,
+     * refused for them (this run is without RELEASE_FIELDS), or empty when this run is the one with them.
+     */
+    void checkRelease( const Case &c, const QVariantMap &results, QgsProcessingContext &context, const QString &folder, const QString &refusal, QStringList &problems );
+    //! Each field of c.named as the release's rows make the plugin judge it, against the refusal (or none).
+    void checkNamedFields( const Case &c, const QList<Row> &input, const QList<int> &releasedRows, const QHash<QString, qlonglong> &aggregateOf, const QString &refusal, QStringList &problems );
     void runAll();
 
     quint64 mBaseSeed = kDefaultSeed;
@@ -814,7 +898,7 @@ class TestProperty : public QObject
     QMap<QString, int> mBrokenProperties; //!< property -> cases that broke it
     QList<double> mOrderCorrelations;     //!< Spearman per case with enough released rows
     // Coverage, for the summary line.
-    int mSucceeded = 0, mRefused = 0, mFileCases = 0, mReleasedRows = 0;
+    int mSucceeded = 0, mRefused = 0, mFieldRefusals = 0, mFileCases = 0, mReleasedRows = 0;
     QMap<QString, int> mQiReleased; //!< QI field -> cases where it was a QI and rows were released
 };
 
@@ -897,8 +981,8 @@ void TestProperty::randomCases()
   for ( const double rho : mOrderCorrelations )
     meanOrder += rho / mOrderCorrelations.size();
   if ( !mFailedCases.isEmpty() || mOnlyCase >= 0 || qEnvironmentVariableIsSet( "VBAS_PROPERTY_VERBOSE" ) )
-    qInfo().noquote() << QStringLiteral( "base seed 0x%1: %2 succeeded, %3 refused, %4 with GeoPackage outputs, %5 released rows checked; cases releasing rows per QI: %6; "
-                                         "mean Spearman %8 over %9 cases; %7 s" )
+    qInfo().noquote() << QStringLiteral( "base seed 0x%1: %2 succeeded, %3 refused (%10 for their RELEASE_FIELDS), %4 with GeoPackage outputs, %5 released rows checked; "
+                                         "cases releasing rows per QI: %6; mean Spearman %8 over %9 cases; %7 s" )
                            .arg( mBaseSeed, 0, 16 )
                            .arg( mSucceeded )
                            .arg( mRefused )
@@ -907,7 +991,8 @@ void TestProperty::randomCases()
                            .arg( qiCoverage.join( QStringLiteral( ", " ) ) )
                            .arg( timer.elapsed() / 1000.0 )
                            .arg( meanOrder, 0, 'f', 4 )
-                           .arg( mOrderCorrelations.size() );
+                           .arg( mOrderCorrelations.size() )
+                           .arg( mFieldRefusals );
   QVERIFY2( mFailedCases.isEmpty(), qPrintable( QStringLiteral( "%1 of %2 case(s) failed: %3. Broken: %4" )
                                                   .arg( mFailedCases.size() )
                                                   .arg( mOnlyCase >= 0 ? 1 : mCases )
@@ -927,8 +1012,13 @@ void TestProperty::releaseOrderIsNotInputOrder()
     sum += rho;
   const double mean = sum / mOrderCorrelations.size();
   // A release in input order (or reversed) gives a mean near +1 (-1); a uniformly random order gives
-  // a mean of 0 with a standard error of at most 1 / sqrt(29 * cases).
-  QVERIFY2( std::fabs( mean ) < 0.1, qPrintable( QStringLiteral( "mean Spearman correlation between input and release position %1 over %2 cases" ).arg( mean ).arg( mOrderCorrelations.size() ) ) );
+  // a mean of 0 with a standard error of about 1 / sqrt(29 * cases) at most. The order is fresh at
+  // every run, so the bound is 5 standard errors: a false alarm about once in 3 million runs.
+  const double bound = 5.0 / std::sqrt( ( kFewestRowsForOrder - 1.0 ) * mOrderCorrelations.size() );
+  QVERIFY2( std::fabs( mean ) < bound, qPrintable( QStringLiteral( "mean Spearman correlation between input and release position %1 over %2 cases (bound %3)" )
+                                                     .arg( mean )
+                                                     .arg( mOrderCorrelations.size() )
+                                                     .arg( bound ) ) );
 }
 
 void TestProperty::runCase( Case &c, QStringList &problems )
@@ -948,6 +1038,8 @@ void TestProperty::runCase( Case &c, QStringList &problems )
   p.insert( QStringLiteral( "RECORDS" ), layerValue( c.records.get() ) );
   p.insert( QStringLiteral( "RECORD_REGION" ), QStringLiteral( "region" ) );
   p.insert( QStringLiteral( "QI_FIELDS" ), c.qis );
+  if ( !c.named.isEmpty() )
+    p.insert( QStringLiteral( "RELEASE_FIELDS" ), c.named );
   if ( !c.countField.isEmpty() )
     p.insert( QStringLiteral( "COUNT_FIELD" ), c.countField );
   p.insert( QStringLiteral( "K" ), c.k );
@@ -967,11 +1059,14 @@ void TestProperty::runCase( Case &c, QStringList &problems )
 
   const bool expectOk = c.bad == Bad::None;
   {
-    QgsProcessingContext context;
+    QgsProcessingContext context, withoutNamed;
     Feedback feedback;
-    const QVariantMap results = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, context, expectOk, &feedback );
-    const bool ok = !results.isEmpty();
-    if ( ok != expectOk )
+    const QgsProcessingAlgorithm *anonymize = QgsApplication::processingRegistry()->algorithmById( QStringLiteral( "vbas:anonymize" ) );
+    bool ok = false;
+    const QVariantMap results = anonymize->run( p, context, &feedback, &ok );
+    // A good case may be refused for its RELEASE_FIELDS: checkRelease judges whether rightly.
+    const bool fieldsRefused = expectOk && !ok && feedback.error().contains( QStringLiteral( "RELEASE_FIELDS: the released field" ) );
+    if ( ok != expectOk && !fieldsRefused )
       problems << QStringLiteral( "outcome: the run %1 (%2 error message(s), %3 characters)" ).arg( ok ? "succeeded on a bad input" : "failed on a good input" ).arg( feedback.errors.size() ).arg( feedback.error().size() );
     if ( !ok )
     {
@@ -982,7 +1077,18 @@ void TestProperty::runCase( Case &c, QStringList &problems )
     {
       ++mSucceeded;
       if ( expectOk )
-        checkRelease( c, results, context, dir.path(), problems );
+        checkRelease( c, results, context, dir.path(), QString(), problems );
+    }
+    if ( fieldsRefused )
+    {
+      ++mFieldRefusals;
+      p.remove( QStringLiteral( "RELEASE_FIELDS" ) );
+      Feedback again;
+      const QVariantMap rerun = anonymize->run( p, withoutNamed, &again, &ok ); // the same SEED: the same release content
+      if ( ok )
+        checkRelease( c, rerun, withoutNamed, dir.path(), feedback.error(), problems );
+      else
+        problems << QStringLiteral( "outcome: refused for RELEASE_FIELDS, the run without them failed too (%1 characters)" ).arg( again.error().size() );
     }
   }
   const int left = leftTemporaries();
@@ -1005,8 +1111,9 @@ void TestProperty::checkFailure( const Case &c, const Feedback &feedback, const 
     problems << QStringLiteral( "error: the message (%1 characters) does not name the problem (%2)" ).arg( error.size() ).arg( QString::fromLatin1( badName( c.bad ) ) );
 }
 
-void TestProperty::checkRelease( const Case &c, const QVariantMap &results, QgsProcessingContext &context, const QString &folder, QStringList &problems )
+void TestProperty::checkRelease( const Case &c, const QVariantMap &results, QgsProcessingContext &context, const QString &folder, const QString &refusal, QStringList &problems )
 {
+  const QStringList named = refusal.isEmpty() ? c.named : QStringList();
   const bool releaseInFile = c.outputs != Outputs::Memory;
   // Straight after the run: the output folder holds the outputs that went there and nothing else.
   {
@@ -1090,8 +1197,12 @@ void TestProperty::checkRelease( const Case &c, const QVariantMap &results, QgsP
   }
   const int k = c.kValue;
   qlonglong expectedReleased = 0;
+  QList<int> releasedRows; // of the input: rows of the classes of k or more, with a count above 0
   for ( const auto &[key, group] : expectedGroups )
+  {
     expectedReleased += group.weight >= k ? group.weight : 0;
+    releasedRows += group.weight >= k ? group.rows : QList<int>();
+  }
   const qlonglong expectedSuppressed = total - expectedReleased;
   const qlonglong released = results.value( QStringLiteral( "RELEASED" ) ).toLongLong();
   const qlonglong suppressed = results.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong();
@@ -1126,6 +1237,8 @@ void TestProperty::checkRelease( const Case &c, const QVariantMap &results, QgsP
     if ( std::fabs( results.value( output ).toDouble() - expected ) > 1e-9 * std::max( 1.0, std::fabs( expected ) ) )
       problems << QStringLiteral( "metrics: %1 is %2, recounted %3" ).arg( output, results.value( output ).toString() ).arg( expected );
 
+  checkNamedFields( c, input, releasedRows, aggregateOf, refusal, problems );
+
   // 2. The release as written: schema, k-anonymity of what is there, its weight, its feature ids.
   if ( anonymized->wkbType() != vbasqgis::WkbType::NoGeometry )
     problems << QStringLiteral( "schema: the release has a geometry" );
@@ -1133,12 +1246,12 @@ void TestProperty::checkRelease( const Case &c, const QVariantMap &results, QgsP
   if ( releaseInFile )
     expectedNames << QStringLiteral( "fid" ); // the GeoPackage's own primary key: the output's feature id, checked below
   for ( const QgsField &field : c.records->fields() )
-    if ( field.name() != QLatin1String( "region" ) )
+    if ( c.qis.contains( field.name() ) || field.name() == c.countField || named.contains( field.name() ) )
       expectedNames << field.name();
   expectedNames << QStringLiteral( "aggregate_id" );
   if ( anonymized->fields().names() != expectedNames )
   {
-    problems << QStringLiteral( "schema: the release has %1 field(s), %2 expected (the records' fields but the region id, in their order, then aggregate_id)" )
+    problems << QStringLiteral( "schema: the release has %1 field(s), %2 expected (the QIs, the count field and RELEASE_FIELDS in table order, then aggregate_id)" )
                   .arg( anonymized->fields().count() )
                   .arg( expectedNames.size() );
     return;
@@ -1249,30 +1362,53 @@ void TestProperty::checkRelease( const Case &c, const QVariantMap &results, QgsP
       break; // the strict comparison adds nothing when the values differ already
   }
 
-  // 4. The release order, against the input order, matched by patient id (collected across cases).
+  // 4. The release order against the input order, through each released row's decile of input
+  // position (property 3 showed the deciles are the input's; collected across cases).
   mReleasedRows += output.size();
   if ( !output.isEmpty() )
     for ( const QString &qi : c.qis )
       ++mQiReleased[qi];
-  if ( c.hasPid && output.size() >= kFewestRowsForOrder )
+  if ( named.contains( QStringLiteral( "decile" ) ) && output.size() >= kFewestRowsForOrder )
   {
-    QHash<int, int> inputPosition;
-    for ( int i = 0; i < input.size(); ++i )
-      inputPosition.insert( input[i].values.value( QStringLiteral( "pid" ) ).toInt(), i );
-    QList<double> from, to;
+    QList<double> decile, position;
     for ( int i = 0; i < output.size(); ++i )
     {
-      const int pid = output[i].values.value( QStringLiteral( "pid" ) ).toInt();
-      if ( !inputPosition.contains( pid ) )
-      {
-        problems << QStringLiteral( "release: a released patient id is not in the input" );
-        return;
-      }
-      from << inputPosition.value( pid );
-      to << i;
+      decile << output[i].values.value( QStringLiteral( "decile" ) ).toDouble();
+      position << i;
     }
-    mOrderCorrelations << spearman( from, to );
+    const double rho = spearman( decile, position );
+    if ( !std::isnan( rho ) ) // the released rows span more than one decile
+      mOrderCorrelations << rho;
   }
+}
+
+void TestProperty::checkNamedFields( const Case &c, const QList<Row> &input, const QList<int> &releasedRows, const QHash<QString, qlonglong> &aggregateOf, const QString &refusal, QStringList &problems )
+{
+  int refused = 0, wronglyReleased = 0, unnamed = 0, wronglyNamed = 0;
+  for ( const QString &field : c.named )
+  {
+    if ( c.qis.contains( field ) )
+      continue; // declared a QI: k-anonymity covers it
+    const Verdict verdict = judge( field, input, releasedRows, aggregateOf );
+    const QString finer = QStringLiteral( "'%1' carries finer geography" ).arg( field ), unique = QStringLiteral( "'%1' is (nearly) unique" ).arg( field );
+    const bool must = verdict == Verdict::FinerGeography || verdict == Verdict::NearlyUnique;
+    refused += must || verdict == Verdict::Either ? 1 : 0;
+    if ( refusal.isEmpty() )
+      wronglyReleased += must ? 1 : 0;
+    else if ( must && !refusal.contains( verdict == Verdict::FinerGeography ? finer : unique ) )
+      ++unnamed;
+    else if ( ( verdict == Verdict::Released && refusal.contains( unique ) ) || ( verdict != Verdict::FinerGeography && refusal.contains( finer ) ) )
+      ++wronglyNamed;
+  }
+  if ( wronglyReleased > 0 )
+    problems << QStringLiteral( "fields: %1 named field(s) that locate or identify the records were released" ).arg( wronglyReleased );
+  if ( !refusal.isEmpty() && ( refused == 0 || unnamed > 0 || wronglyNamed > 0 ) )
+    problems << QStringLiteral( "fields: the run was refused for RELEASE_FIELDS; of %1 named field(s), %2 locate or identify the records (or may), %3 of them not named as such, "
+                                "%4 other(s) named wrongly" )
+                  .arg( c.named.size() )
+                  .arg( refused )
+                  .arg( unnamed )
+                  .arg( wronglyNamed );
 }
 
 QTEST_MAIN( TestProperty )
