@@ -154,7 +154,7 @@ void VbasOutput::checkFieldNames( const QString &driver, const QString &file, co
 VbasLocation VbasOutput::check()
 {
   mLocks.clear();
-  lock( QDir::tempPath() );
+  lockTemporaries( QDir::tempPath() );
   switch ( mKind )
   {
     case Kind::Memory:
@@ -202,10 +202,10 @@ void VbasOutput::checkFolder()
     throw QgsProcessingException( QObject::tr( "%1: the folder %2 does not exist." ).arg( describe(), folder.filePath() ) );
   if ( QFileInfo( mPath ).isDir() )
     throw QgsProcessingException( QObject::tr( "%1: %2 is a folder." ).arg( describe(), mPath ) );
-  lock( folder.filePath() ); // also proves the folder writable
+  lockTemporaries( folder.filePath() ); // also proves the folder writable
 }
 
-void VbasOutput::lock( const QString &folder )
+void VbasOutput::lockTemporaries( const QString &folder )
 {
   mLocks.push_back( std::make_unique<VbasTemporaries::Lock>( folder, mToken ) );
   if ( !mLocks.back()->error().isEmpty() )
@@ -401,7 +401,7 @@ QString VbasOutput::commit( QgsProcessingContext &context )
 }
 
 //! rename(2), throwing with the reason.
-void VbasOutput::move( const QString &from, const QString &to ) const
+void VbasOutput::renameFile( const QString &from, const QString &to ) const
 {
   if ( ::rename( QFile::encodeName( from ).constData(), QFile::encodeName( to ).constData() ) != 0 )
     throw QgsProcessingException( QObject::tr( "%1: could not rename %2 to %3: %4" ).arg( describe(), from, to, QString::fromLocal8Bit( std::strerror( errno ) ) ) );
@@ -417,10 +417,10 @@ QString VbasOutput::commitFile()
     struct stat st {};
     if ( ::lstat( QFile::encodeName( path ).constData(), &st ) == 0 )
     {
-      move( path, VbasTemporaries::previousFile( mToken, path ) ); // kept until the whole set is in place
+      renameFile( path, VbasTemporaries::previousFile( mToken, path ) ); // kept until the whole set is in place
       mPrevious << path;
     }
-    move( temporary, path );
+    renameFile( temporary, path );
     mPlaced << path;
     VbasInterrupt::unregisterFile( temporary );
   }
@@ -490,7 +490,7 @@ void VbasOutput::restoreFiles()
   for ( const QString &path : mPlaced )
     ::unlink( QFile::encodeName( path ).constData() );
   for ( const QString &path : mPrevious )
-    move( VbasTemporaries::previousFile( mToken, path ), path );
+    renameFile( VbasTemporaries::previousFile( mToken, path ), path );
   VbasGdal::syncFile( QFileInfo( mPath ).absolutePath() );
 }
 

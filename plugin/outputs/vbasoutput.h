@@ -79,7 +79,7 @@ class VbasOutput
     //! The destination's folder exists and is writable; locks this output's temporaries there.
     void checkFolder();
     //! Locks this output's temporaries in folder (VbasTemporaries::Lock), or throws.
-    void lock( const QString &folder );
+    void lockTemporaries( const QString &folder );
     //! A FIFO, device, socket or link at path is refused: an output replaces only regular files.
     void refuseSpecialFile( const QString &path ) const;
     void createFile( QgsProcessingContext &context );
@@ -87,7 +87,7 @@ class VbasOutput
     long long countWritten() const;
     QString commitFile();
     QString commitTable();
-    void move( const QString &from, const QString &to ) const;
+    void renameFile( const QString &from, const QString &to ) const;
     //! Puts the previous output back where a committed one now is (a later output failed).
     void restore();
     void restoreFiles();
