@@ -555,6 +555,26 @@ void VbasOutput::removeScratch() const
   }
 }
 
+void VbasOutput::dropStaging()
+{
+  const QString staging = VbasTemporaries::stagingTable( mToken );
+  if ( mProvider == QLatin1String( "ogr" ) )
+    VbasGdal::dropTable( mPath, staging );
+  else
+  {
+    try
+    {
+      executePostgres( QStringLiteral( "DROP TABLE IF EXISTS %1" ).arg( quotedPostgres( staging ) ) );
+    }
+    catch ( const QgsException & ) // QGIS's connection errors and ours: called from destructors, never throw
+    {
+      // The next run removes a staging table left behind, once this run's lock is gone.
+    }
+  }
+  if ( !mDatabaseExisted )
+    QFile::remove( mPath );
+}
+
 void VbasOutput::discard()
 {
   if ( mState == State::Prepared || mState == State::Discarded || mState == State::Final )
@@ -564,29 +584,20 @@ void VbasOutput::discard()
   }
   const bool committed = mState == State::Committed;
   mState = State::Discarded;
-  if ( committed )
-    restore(); // a committed output is withdrawn only by putting the previous one back
+  try
+  {
+    if ( committed )
+      restore(); // a committed output is withdrawn only by putting the previous one back
+  }
+  catch ( const QgsException & )
+  {
+    // Called from destructors: never throw. A previous output that could not be put back stays under
+    // its .vbas-previous / vbas_previous name, never deleted; the next run names it in a warning.
+  }
   mSink.reset();
   mMemoryLayer.reset();
   if ( mKind == Kind::Table && !committed )
-  {
-    const QString staging = VbasTemporaries::stagingTable( mToken );
-    if ( mProvider == QLatin1String( "ogr" ) )
-      VbasGdal::dropTable( mPath, staging );
-    else
-    {
-      try
-      {
-        executePostgres( QStringLiteral( "DROP TABLE IF EXISTS %1" ).arg( quotedPostgres( staging ) ) );
-      }
-      catch ( const QgsProviderConnectionException & )
-      {
-        // The table was never created.
-      }
-    }
-    if ( !mDatabaseExisted )
-      QFile::remove( mPath );
-  }
+    dropStaging();
   removeScratch();
   mLocks.clear();
 }

@@ -90,6 +90,8 @@ class VbasOutput
     void renameFile( const QString &from, const QString &to ) const;
     //! Puts the previous output back where a committed one now is (a later output failed).
     void restore();
+    //! Drops the staging table of a table output, and the database file if the run made it.
+    void dropStaging();
     void restoreFiles();
     void restoreTable();
     //! Runs statements on the PostgreSQL database of a table output, as one transaction.
