@@ -184,6 +184,9 @@ VbasLocation VbasOutput::checkTable()
     const VbasLocation location = VbasLocation::ofPostgresTable( mSchema.name, mPath, mSchemaName, mTable );
     if ( location.database.isEmpty() )
       throw QgsProcessingException( QObject::tr( "%1: could not ask the database server which table this is." ).arg( describe() ) );
+    mLocks.push_back( VbasTemporaries::Lock::onDatabase( mPath, mToken ) );
+    if ( !mLocks.back()->error().isEmpty() )
+      throw QgsProcessingException( QObject::tr( "%1: could not lock this run's staging table on the server: %2" ).arg( describe(), mLocks.back()->error() ) );
     return location;
   }
   if ( mDriver != QLatin1String( "GPKG" ) && mDriver != QLatin1String( "SQLite" ) )
@@ -207,7 +210,7 @@ void VbasOutput::checkFolder()
 
 void VbasOutput::lockTemporaries( const QString &folder )
 {
-  mLocks.push_back( std::make_unique<VbasTemporaries::Lock>( folder, mToken ) );
+  mLocks.push_back( VbasTemporaries::Lock::inFolder( folder, mToken ) );
   if ( !mLocks.back()->error().isEmpty() )
     throw QgsProcessingException( QObject::tr( "%1: cannot write in the folder %2: %3" ).arg( describe(), folder, mLocks.back()->error() ) );
 }

@@ -114,7 +114,7 @@ class VbasOutput
     QString mDriver;    //!< File and ogr Table: the GDAL driver
     QStringList mFiles; //!< File: the files the driver writes (a shapefile has several), final names
     QString mToken;     //!< the unique part of this output's temporary names
-    std::vector<std::unique_ptr<VbasTemporaries::Lock>> mLocks; //!< held while the output lives: its temporaries are not stale
+    std::vector<std::unique_ptr<VbasTemporaries::Lock>> mLocks; //!< held while the output lives (lock files, a staging table's advisory lock): its temporaries are not stale
     bool mDatabaseExisted = true;
     QStringList mPlaced;   //!< File: the files moved into place
     QStringList mPrevious; //!< File: the final names whose previous files were moved aside

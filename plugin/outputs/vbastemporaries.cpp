@@ -1,11 +1,9 @@
 #include "outputs/vbastemporaries.h"
 
 #include "outputs/vbasgdal.h"
-#include "support/vbasdatabase.h"
 #include "support/vbaslocation.h"
 
-#include <qgsabstractdatabaseproviderconnection.h>
-#include <qgsexception.h>
+#include <qgsdatasourceuri.h>
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -18,6 +16,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <libpq-fe.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -60,6 +59,33 @@ bool runIsGone( const QString &lockFile )
   return gone;
 }
 
+//! The advisory lock key of an output's token (64 random bits, in hex).
+qint64 lockKey( const QString &token )
+{
+  return static_cast<qint64>( token.toULongLong( nullptr, 16 ) );
+}
+
+//! A libpq connection to the database of uri (an authentication configuration expanded), or nullptr with the reason.
+PGconn *connectTo( const QString &uri, QString &error )
+{
+  PGconn *connection = PQconnectdb( QgsDataSourceUri( uri ).connectionInfo( true ).toUtf8().constData() );
+  if ( PQstatus( connection ) == CONNECTION_OK )
+    return connection;
+  error = QString::fromUtf8( PQerrorMessage( connection ) ).trimmed();
+  PQfinish( connection );
+  return nullptr;
+}
+
+//! Runs a statement; its first value ("t", "f"), or empty on an error.
+QString firstValue( PGconn *connection, const QString &sql )
+{
+  PGresult *result = PQexec( connection, sql.toUtf8().constData() );
+  const bool rows = PQresultStatus( result ) == PGRES_TUPLES_OK && PQntuples( result ) > 0;
+  const QString value = rows ? QString::fromUtf8( PQgetvalue( result, 0, 0 ) ) : QString( PQresultStatus( result ) == PGRES_COMMAND_OK ? "ok" : "" );
+  PQclear( result );
+  return value;
+}
+
 bool isRegularFile( const QString &path )
 {
   struct stat st {};
@@ -89,20 +115,33 @@ QString VbasTemporaries::previousTable( const QString &token )
   return QStringLiteral( "vbas_previous_%1_%2_%3" ).arg( machineTag() ).arg( ::getpid() ).arg( token );
 }
 
-VbasTemporaries::Lock::Lock( const QString &folder, const QString &token )
-  : mPath( lockPath( folder, machineTag(), QString::number( ::getpid() ), token ) )
+std::unique_ptr<VbasTemporaries::Lock> VbasTemporaries::Lock::inFolder( const QString &folder, const QString &token )
 {
-  mFd = ::open( QFile::encodeName( mPath ).constData(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600 );
-  if ( mFd >= 0 && ::flock( mFd, LOCK_EX | LOCK_NB ) == 0 )
-    return;
-  mError = QString::fromLocal8Bit( std::strerror( errno ) );
-  if ( mFd >= 0 )
-    ::close( mFd );
-  mFd = -1;
+  std::unique_ptr<Lock> lock( new Lock() );
+  lock->mPath = lockPath( folder, machineTag(), QString::number( ::getpid() ), token );
+  lock->mFd = ::open( QFile::encodeName( lock->mPath ).constData(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600 );
+  if ( lock->mFd >= 0 && ::flock( lock->mFd, LOCK_EX | LOCK_NB ) == 0 )
+    return lock;
+  lock->mError = QString::fromLocal8Bit( std::strerror( errno ) );
+  if ( lock->mFd >= 0 )
+    ::close( lock->mFd );
+  lock->mFd = -1;
+  return lock;
+}
+
+std::unique_ptr<VbasTemporaries::Lock> VbasTemporaries::Lock::onDatabase( const QString &uri, const QString &token )
+{
+  std::unique_ptr<Lock> lock( new Lock() );
+  lock->mConnection = connectTo( uri, lock->mError );
+  if ( lock->mConnection && firstValue( lock->mConnection, QStringLiteral( "SELECT pg_try_advisory_lock(%1)" ).arg( lockKey( token ) ) ) != QLatin1String( "t" ) )
+    lock->mError = QObject::tr( "the advisory lock %1 is taken" ).arg( lockKey( token ) );
+  return lock;
 }
 
 VbasTemporaries::Lock::~Lock()
 {
+  if ( mConnection )
+    PQfinish( mConnection ); // the session ends: the server releases its lock
   if ( mFd < 0 )
     return;
   ::unlink( QFile::encodeName( mPath ).constData() ); // unlinked while locked: no other run can take it in between
@@ -140,28 +179,46 @@ void VbasTemporaries::removeStaleFiles( const QString &folder, const QSet<QStrin
 
 void VbasTemporaries::removeStaleTables( const QString &provider, const QString &uri, const QString &schema, const QString &lockFolder, Cleanup &cleanup )
 {
+  if ( provider != QLatin1String( "ogr" ) )
+  {
+    removeStalePostgresTables( uri, schema, cleanup );
+    return;
+  }
+  // A GeoPackage is only ever opened for update through GDAL itself: QGIS's own connection would switch it to WAL.
   static const QRegularExpression kPattern( QStringLiteral( "^vbas_(partial|previous)_([0-9a-f]+)_(\\d+)_([0-9a-f]+)$" ) );
-  try
+  for ( const QString &table : VbasGdal::tableNames( uri ) )
   {
-    // A GeoPackage is only ever opened for update through GDAL itself: QGIS's own connection would switch it to WAL.
-    const bool gdal = provider == QLatin1String( "ogr" );
-    const std::unique_ptr<QgsAbstractDatabaseProviderConnection> db = gdal ? nullptr : VbasDatabase::connection( provider, uri );
-    QStringList tables = gdal ? VbasGdal::tableNames( uri ) : QStringList();
-    for ( const QgsAbstractDatabaseProviderConnection::TableProperty &table : db ? db->tables( schema ) : QList<QgsAbstractDatabaseProviderConnection::TableProperty>() )
-      tables << table.tableName();
-    for ( const QString &table : tables )
-    {
-      const QRegularExpressionMatch match = kPattern.match( table );
-      if ( !match.hasMatch() || match.captured( 2 ) != machineTag() || !runIsGone( lockPath( lockFolder, match.captured( 2 ), match.captured( 3 ), match.captured( 4 ) ) ) )
-        continue;
-      if ( match.captured( 1 ) == QLatin1String( "previous" ) )
-        cleanup.previous << table;
-      else if ( gdal ? VbasGdal::dropTable( uri, table ) : ( db->dropVectorTable( schema, table ), true ) )
-        ++cleanup.removed;
-    }
+    const QRegularExpressionMatch match = kPattern.match( table );
+    if ( !match.hasMatch() || match.captured( 2 ) != machineTag() || !runIsGone( lockPath( lockFolder, match.captured( 2 ), match.captured( 3 ), match.captured( 4 ) ) ) )
+      continue;
+    if ( match.captured( 1 ) == QLatin1String( "previous" ) )
+      cleanup.previous << table;
+    else if ( VbasGdal::dropTable( uri, table ) )
+      ++cleanup.removed;
   }
-  catch ( const QgsProviderConnectionException & )
+}
+
+void VbasTemporaries::removeStalePostgresTables( const QString &uri, const QString &schema, Cleanup &cleanup )
+{
+  // The advisory lock is the server's: a staging table of any machine whose lock can be taken is a dead run's.
+  static const QRegularExpression kPattern( QStringLiteral( "^vbas_(partial|previous)_[0-9a-f]{12}_\\d+_([0-9a-f]+)$" ) );
+  QString error;
+  PGconn *connection = connectTo( uri, error );
+  if ( !connection )
+    return; // not a database we can reach: nothing of ours to remove there
+  const QString inSchema = schema.isEmpty() ? QStringLiteral( "current_schema()" ) : QStringLiteral( "'%1'" ).arg( QString( schema ).replace( '\'', QLatin1String( "''" ) ) );
+  PGresult *tables = PQexec( connection, QStringLiteral( "SELECT tablename FROM pg_tables WHERE schemaname = %1 AND tablename LIKE 'vbas\\_%'" ).arg( inSchema ).toUtf8().constData() );
+  for ( int row = 0; PQresultStatus( tables ) == PGRES_TUPLES_OK && row < PQntuples( tables ); ++row )
   {
-    // Not a database we can list: nothing of ours to remove there.
+    const QString table = QString::fromUtf8( PQgetvalue( tables, row, 0 ) );
+    const QRegularExpressionMatch match = kPattern.match( table );
+    if ( !match.hasMatch() || firstValue( connection, QStringLiteral( "SELECT pg_try_advisory_lock(%1)" ).arg( lockKey( match.captured( 2 ) ) ) ) != QLatin1String( "t" ) )
+      continue; // held: its run lives, on whatever machine
+    if ( match.captured( 1 ) == QLatin1String( "previous" ) )
+      cleanup.previous << table;
+    else if ( !firstValue( connection, QStringLiteral( "DROP TABLE %1\"%2\"" ).arg( schema.isEmpty() ? QString() : '"' + QString( schema ).replace( '"', QLatin1String( "\"\"" ) ) + "\".", table ) ).isEmpty() )
+      ++cleanup.removed;
   }
+  PQclear( tables );
+  PQfinish( connection ); // releases the locks taken here
 }

@@ -152,6 +152,7 @@ class TestPostgis : public QObject
     void replaceIsOneTransaction();
     void destinationIsComparedByIdentity_data();
     void destinationIsComparedByIdentity();
+    void staleStagingTablesNeedTheirLockFree();
     void editedByAnotherConnectionAborts();
 
   private:
@@ -363,6 +364,31 @@ void TestPostgis::destinationIsComparedByIdentity()
   QCOMPARE( after, before );
   QCOMPARE( mServer.number( "SELECT sum(hashtext(p::text)::bigint) FROM patients p" ), sum );
   QCOMPARE( tables( QStringLiteral( "identity_" ) ), QStringList() );
+}
+
+void TestPostgis::staleStagingTablesNeedTheirLockFree()
+{
+  // Staging tables of runs on other machines: one whose run is gone (its advisory lock free), one whose
+  // run lives (its lock held by another session), and a previous table moved aside by a killed run.
+  QString out;
+  CHECKED( mServer.sql( QStringLiteral( "CREATE TABLE vbas_partial_0123456789ab_77_a1 (x int); CREATE TABLE vbas_partial_0123456789ab_77_b2 (x int); "
+                                        "CREATE TABLE vbas_previous_0123456789ab_77_c3 (x int)" ),
+                        out ) );
+  QProcess live;
+  live.start( kPgBin + "/psql", { "-h", mServer.socketFolder(), "-U", "postgres", "-d", "vbas", "-At" } );
+  QVERIFY( live.waitForStarted( 30000 ) );
+  live.write( "SELECT 'locked', pg_advisory_lock(x'b2'::bigint);\n" ); // the key of token b2
+  QVERIFY( live.waitForReadyRead( 30000 ) );
+  QVERIFY( live.readAllStandardOutput().startsWith( "locked" ) );
+  e2e::ProcessResult run;
+  CHECKED( mQgis.run( QStringList { "run", "vbas:anonymize", "--" } + anonymize( QStringLiteral( "patients" ), QStringLiteral( "stale_" ) ), mDir.path(), run ) );
+  live.write( "\\q\n" );
+  live.closeWriteChannel();
+  QVERIFY( live.waitForFinished( 30000 ) );
+  QVERIFY2( run.exitCode == 0, qPrintable( tail( run.err ) ) );
+  QCOMPARE( tables( QStringLiteral( "vbas_p" ) ), ( QStringList { "vbas_partial_0123456789ab_77_b2", "vbas_previous_0123456789ab_77_c3" } ) );
+  QVERIFY2( QString::fromUtf8( run.err + run.out ).contains( QStringLiteral( "vbas_previous_0123456789ab_77_c3" ) ), "the previous table left by a killed run is not named" );
+  CHECKED( mServer.sql( QStringLiteral( "DROP TABLE vbas_partial_0123456789ab_77_b2, vbas_previous_0123456789ab_77_c3" ), out ) );
 }
 
 void TestPostgis::editedByAnotherConnectionAborts()
