@@ -189,8 +189,11 @@ VbasLocation VbasOutput::checkTable()
       throw QgsProcessingException( QObject::tr( "%1: could not lock this run's staging table on the server: %2" ).arg( describe(), mLocks.back()->error() ) );
     return location;
   }
-  if ( mDriver != QLatin1String( "GPKG" ) && mDriver != QLatin1String( "SQLite" ) )
-    throw QgsProcessingException( QObject::tr( "%1: tables are written into GeoPackage (.gpkg) or SQLite (.sqlite) files, not into a file named like %2." ).arg( describe(), QFileInfo( mPath ).fileName() ) );
+  // GDAL's SQLite driver keeps its own layer list and geometry metadata, which renaming a table in a
+  // transaction leaves stale: the reversible replace holds only for GeoPackage's driver.
+  if ( mDriver != QLatin1String( "GPKG" ) )
+    throw QgsProcessingException( QObject::tr( "%1: tables are written into GeoPackage (.gpkg) files or PostgreSQL, not into a file named like %2. Nothing was written." )
+                                    .arg( describe(), QFileInfo( mPath ).fileName() ) );
   checkFolder();
   refuseSpecialFile( mPath );
   checkFieldNames( mDriver, QFileInfo( mPath ).fileName(), mTable );

@@ -44,7 +44,7 @@ class VbasOutput
     {
       Memory, //!< a temporary layer of the QGIS session
       File,   //!< a file written by a GDAL driver
-      Table,  //!< a table in a GeoPackage/SQLite file (ogr:) or a PostgreSQL database (postgres:)
+      Table,  //!< a table in a GeoPackage file (ogr:) or a PostgreSQL database (postgres:)
       Document, //!< a file written whole by the plugin (the HTML report)
     };
 

@@ -374,7 +374,7 @@ QString VbasAlgorithm::forPublication()
 QString VbasAlgorithm::outputsHelp()
 {
   return QObject::tr( "<i>All outputs or none, and nothing of yours lost</i>: every destination is checked before the records are read: writable; a regular file, a table of a "
-                      "GeoPackage or SQLite file, or a PostgreSQL table (a FIFO, device, socket or symbolic link is refused); not an input and not another output, judged by what it "
+                      "GeoPackage file, or a PostgreSQL table (a FIFO, device, socket or symbolic link is refused); not an input and not another output, judged by what it "
                       "is, not how it is spelled (a file by its device and inode, a table by its file or its server and database, and the tables that reading each input reads, "
                       "through views); not a table that a view, a trigger or a foreign key refers to; every field name kept (a shapefile's 10-character names are refused, not "
                       "truncated). A new table beside an input in its own GeoPackage is allowed, and leaves that file's settings (its journal mode) as they were. Outputs are "

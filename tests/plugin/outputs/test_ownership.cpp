@@ -135,6 +135,7 @@ class TestOwnership : public QObject
     void specialFilesAreRefused_data();
     void specialFilesAreRefused();
     void journalModeOfTheInputIsKept();
+    void sqliteTableIsRefused();
 
   private:
     //! vbas:anonymize of records (by region, QI sex) on the grid, one site, k = 2.
@@ -437,6 +438,22 @@ void TestOwnership::journalModeOfTheInputIsKept()
   QVERIFY( !QFile::exists( file + QStringLiteral( "-wal" ) ) );
   QVERIFY( !QFile::exists( file + QStringLiteral( "-shm" ) ) );
   QCOMPARE( contents( file ).value( QStringLiteral( "release" ) ).size(), 18 );
+}
+
+// A table destination in a plain SQLite file is refused before anything is written: GDAL's SQLite
+// driver does not keep its metadata through the renames of the reversible replace (the staging table
+// was left behind and no release written).
+void TestOwnership::sqliteTableIsRefused()
+{
+  QTemporaryDir dir;
+  const QString file = dir.filePath( QStringLiteral( "out.sqlite" ) );
+  auto layer = records( 2 );
+  QVariantMap p = parameters( layer.get() );
+  p.insert( QStringLiteral( "ANONYMIZED" ), QStringLiteral( "ogr:dbname='%1' table=\"release\"" ).arg( file ) );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "tables are written into GeoPackage (.gpkg) files or PostgreSQL" ) ), qPrintable( feedback.error() ) );
+  QCOMPARE( vbastest::entries( dir.path() ), QStringList() );
 }
 
 QTEST_MAIN( TestOwnership )
