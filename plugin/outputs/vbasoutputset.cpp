@@ -106,7 +106,7 @@ void VbasOutputSet::removeLeftovers( const QSet<QString> &keep, QgsProcessingFee
     if ( output->mKind != VbasOutput::Kind::Memory && !( table && output->mProvider == QLatin1String( "postgres" ) ) )
       folders.insert( QFileInfo( output->mPath ).absolutePath() );
     if ( table && ( output->mProvider != QLatin1String( "ogr" ) || QFileInfo::exists( output->mPath ) ) )
-      VbasTemporaries::removeStaleTables( output->mProvider, output->mPath, output->mSchemaName, QFileInfo( output->mPath ).absolutePath(), cleanup );
+      VbasTemporaries::removeStaleTables( output->mProvider, output->mPath, output->mSchemaName, cleanup );
   }
   for ( const QString &folder : folders )
     VbasTemporaries::removeStaleFiles( folder, keep, cleanup );

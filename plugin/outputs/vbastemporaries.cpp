@@ -177,7 +177,7 @@ void VbasTemporaries::removeStaleFiles( const QString &folder, const QSet<QStrin
       QFile::remove( it.key() ); // a dead run's lock with nothing left to guard
 }
 
-void VbasTemporaries::removeStaleTables( const QString &provider, const QString &uri, const QString &schema, const QString &lockFolder, Cleanup &cleanup )
+void VbasTemporaries::removeStaleTables( const QString &provider, const QString &uri, const QString &schema, Cleanup &cleanup )
 {
   if ( provider != QLatin1String( "ogr" ) )
   {
@@ -189,7 +189,7 @@ void VbasTemporaries::removeStaleTables( const QString &provider, const QString 
   for ( const QString &table : VbasGdal::tableNames( uri ) )
   {
     const QRegularExpressionMatch match = kPattern.match( table );
-    if ( !match.hasMatch() || match.captured( 2 ) != machineTag() || !runIsGone( lockPath( lockFolder, match.captured( 2 ), match.captured( 3 ), match.captured( 4 ) ) ) )
+    if ( !match.hasMatch() || match.captured( 2 ) != machineTag() || !runIsGone( lockPath( QFileInfo( uri ).absolutePath(), match.captured( 2 ), match.captured( 3 ), match.captured( 4 ) ) ) )
       continue;
     if ( match.captured( 1 ) == QLatin1String( "previous" ) )
       cleanup.previous << table;

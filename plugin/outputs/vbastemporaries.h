@@ -60,8 +60,8 @@ struct Cleanup
 
 //! Removes the temporaries of dead runs from folder, except the files of keep (VbasLocation file keys).
 void removeStaleFiles( const QString &folder, const QSet<QString> &keep, Cleanup &cleanup );
-//! Removes the staging tables of dead runs from a database's schema; lockFolder holds the lock files of a GeoPackage's (PostgreSQL's are advisory locks).
-void removeStaleTables( const QString &provider, const QString &uri, const QString &schema, const QString &lockFolder, Cleanup &cleanup );
+//! Removes the staging tables of dead runs from a database's schema (a GeoPackage's lock files are in its folder; PostgreSQL's are advisory locks).
+void removeStaleTables( const QString &provider, const QString &uri, const QString &schema, Cleanup &cleanup );
 //! The same for a PostgreSQL schema: a staging table whose advisory lock can be taken.
 void removeStalePostgresTables( const QString &uri, const QString &schema, Cleanup &cleanup );
 } // namespace VbasTemporaries
