@@ -1,6 +1,6 @@
 // Non-uniform entropy (paper sec. 3.4): the information a generalisation loses, as in the paper (eq. 22-23,
 // Gionis and Tassa), and its generic variant for local recoding and suppression (Prasser, Bild and
-// Kuhn, "A Generic Method for Assessing the Quality of De-Identified Health Data", 2016), in bits. Written for any hierarchy: a record's value has one node per
+// Kuhn, 2016), in bits. Written for any hierarchy: a record's value has one node per
 // level of its hierarchy, from the original value (level 0) up to the root, and is released at one
 // of those levels. VBAS's geographic hierarchy is region (0), aggregate (1), suppressed (2).
 #pragma once
