@@ -1,6 +1,6 @@
-// Anonymity-driven clustering, ADC (SPEC 3.2, paper sec. 3.2.2, eq. 14-19): k-means style, the sites
+// Anonymity-driven clustering, ADC (paper sec. 3.2.2, eq. 14-19): k-means style, the sites
 // are moved one trial at a time toward the members of their clusters' bottleneck ECs, and a move is
-// kept only when it improves the objective. A cluster is a site's Voronoi cell (SPEC 3.6 item 14), so
+// kept only when it improves the objective. A cluster is a site's Voronoi cell (nearest site, ties to the lower index), so
 // the final clusters are exactly the aggregates that Voronoi aggregation builds from the sites.
 #pragma once
 
@@ -70,7 +70,7 @@ struct AdcResult
 };
 
 /**
- * Moves the seeds (from balanced density or randomSites) to raise anonymity (SPEC 3.2):
+ * Moves the seeds (from balanced density or randomSites) to raise anonymity (paper sec. 3.2.2):
  * - targets: each cluster at the lowest anonymity alpha, in site order, and in it each bottleneck EC
  *   (its QI classes of exactly alpha records); with the Suppression objective, each cluster with
  *   suppressed records and in it each class below k;

@@ -1,4 +1,4 @@
-// Construction of the aggregation (SPEC 3.3): regions grouped by their Voronoi cell (or any other
+// Construction of the aggregation (paper sec. 3.3): regions grouped by their Voronoi cell (or any other
 // grouping, such as a lookup table), and the ECs of each group's member regions merged.
 #pragma once
 
@@ -19,7 +19,7 @@ struct Aggregation
     SparseHistograms ecs;                     //!< per aggregate: class -> records, the output ECs
 };
 
-//! Nearest site of every region point (SPEC 3.6 item 14).
+//! Nearest site of every region point (Euclidean, ties to the lower site index).
 std::vector<std::size_t> locateRegions( const std::vector<Point> &regionPoints, const VoronoiDiagram &diagram );
 
 /**

@@ -37,7 +37,7 @@ void AnonymityCheck::add( std::string_view ecKey, std::string_view sensitiveKey,
   counts.values[value->second] += records;
 }
 
-// SPEC 3.4, t-closeness: the earth mover's distance with the same ground distance between any two
+// t-closeness: the earth mover's distance with the same ground distance between any two
 // values is the total variation distance, 0.5 * sum_v |p_v - q_v| over the values v of the table,
 // p the EC's distribution and q the table's, both weighted by records.
 double AnonymityCheck::distance( const Ec &ec ) const
@@ -60,10 +60,10 @@ EcMeasures AnonymityCheck::measure( const Ec &ec, const AnonymityThresholds &thr
 {
   EcMeasures m;
   m.records = ec.records;
-  m.violatesK = ec.records < thresholds.k; // SPEC 2: every EC holds k records or more
+  m.violatesK = ec.records < thresholds.k; // k-anonymity: every EC holds k records or more
   if ( !mWithSensitive )
     return m;
-  m.l = static_cast<std::int64_t>( ec.values.size() ); // SPEC 3.4: distinct l-diversity
+  m.l = static_cast<std::int64_t>( ec.values.size() ); // distinct l-diversity
   m.t = distance( ec );
   m.violatesL = m.l < thresholds.l;
   m.violatesT = m.t > thresholds.t + kClosenessTolerance;

@@ -1,4 +1,4 @@
-// An independent check of a released table (SPEC 2, SPEC 3.4): its equivalence classes recounted from
+// An independent check of a released table (docs/concepts.md): its equivalence classes recounted from
 // the table itself, with their records (k-anonymity), the distinct sensitive values (distinct
 // l-diversity) and the earth mover's distance of their sensitive values to the whole table's
 // (t-closeness). It shares no code with the steps that make a release: the caller gives each row's
@@ -17,7 +17,7 @@
 namespace vbas
 {
 
-//! What a release must meet: every EC holds k records or more (SPEC 2), l distinct sensitive values or more, and lies within t of the table (SPEC 3.4).
+//! What a release must meet: every EC holds k records or more, l distinct sensitive values or more, and lies within t of the table (docs/concepts.md).
 struct AnonymityThresholds
 {
     std::int64_t k = 5;

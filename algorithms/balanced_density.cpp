@@ -26,7 +26,7 @@ double groupPopulation( const Group &group, const std::vector<double> &populatio
 /**
  * The eq. 9 walk: cuts ordered points into groups of about `target` population. A group closes once
  * it reaches the target; the point that makes it reach stays iff rp'' - p' <= p' - rp' (eq. 9), and a
- * group keeps at least one point (SPEC 3.6 item 7). Once maxGroups are open, the last takes the rest.
+ * group keeps at least one point, even one that alone overshoots the target. Once maxGroups are open, the last takes the rest.
  */
 std::vector<Group> walk( const Group &ordered, const std::vector<double> &population, double target, std::size_t maxGroups )
 {
@@ -67,7 +67,7 @@ std::vector<Group> walk( const Group &ordered, const std::vector<double> &popula
   return groups;
 }
 
-//! Eq. 7-9 and SPEC 3.6 items 6 and 8: rows of about equal population, bottom row first.
+//! Eq. 7-9: rows of about equal population, bottom row first.
 std::vector<Group> cutRows( const std::vector<Point> &points, const std::vector<double> &population, std::size_t sites, double total )
 {
   Group order( points.size() );
@@ -80,13 +80,13 @@ std::vector<Group> cutRows( const std::vector<Point> &points, const std::vector<
   const double target = roundHalfUp( total / rows );                                              // eq. 8
   std::vector<Group> result = walk( order, population, target, std::numeric_limits<std::size_t>::max() );
 
-  // Item 6: a final row that ran out of points below p'/2 joins the row below it.
+  // A final row that ran out of points below p'/2 joins the row below it.
   if ( result.size() > 1 && groupPopulation( result.back(), population ) < target / 2 )
   {
     result[result.size() - 2].insert( result[result.size() - 2].end(), result.back().begin(), result.back().end() );
     result.pop_back();
   }
-  // Item 8: no more rows than sites.
+  // No more rows than sites.
   while ( result.size() > sites )
   {
     std::size_t best = 0;
@@ -106,7 +106,7 @@ std::vector<Group> cutRows( const std::vector<Point> &points, const std::vector<
   return result;
 }
 
-//! Eq. 10-11 and SPEC 3.6 item 9: cells per row, summing to the number of sites.
+//! Eq. 10-11: cells per row, summing to the number of sites.
 std::vector<std::size_t> cellsPerRow( const std::vector<Group> &rows, const std::vector<double> &population, std::size_t sites, double total )
 {
   std::vector<double> share;     // s * r_alpha (eq. 10)
@@ -140,7 +140,7 @@ std::vector<std::size_t> cellsPerRow( const std::vector<Group> &rows, const std:
   return cells;
 }
 
-//! SPEC 3.6 items 10-11: cuts one row, sorted by x, into exactly `count` cells.
+//! Cuts one row, sorted by x, into exactly `count` cells.
 std::vector<Group> cutCells( Group row, const std::vector<Point> &points, const std::vector<double> &population, std::size_t count )
 {
   std::sort( row.begin(), row.end(), [&points]( std::size_t a, std::size_t b ) {

@@ -1,4 +1,4 @@
-// Site location selection by balanced density (SPEC 3.2 and 3.6 items 6-13, paper sec. 3.2.1, eq. 7-13).
+// Site location selection by balanced density (paper sec. 3.2.1, eq. 7-13; docs/method.md, Details the paper leaves open).
 #pragma once
 
 #include "geometry.h"
@@ -25,7 +25,7 @@ struct Placement
 
 /**
  * Places `sites` sites so that every cell holds about the same population.
- * points are the region points, population their population on the chosen basis (SPEC 3.6 item 3).
+ * points are the region points, population their population on the chosen basis (records per region, or a population field).
  * Throws std::invalid_argument unless 1 <= sites <= points and the total population is positive.
  */
 Placement balancedDensity( const std::vector<Point> &points, const std::vector<double> &population, std::size_t sites, SitePosition position );

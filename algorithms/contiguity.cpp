@@ -75,7 +75,7 @@ namespace
 
 constexpr std::size_t kNone = ~std::size_t( 0 );
 
-//! Records suppressed in an EC of n records: all of them when n < k (SPEC 3.3).
+//! Records suppressed in an EC of n records: all of them when n < k (paper sec. 3.3).
 std::int64_t suppressedIn( std::int64_t n, std::int64_t k )
 {
   return n < k ? n : 0;

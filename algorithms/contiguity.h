@@ -1,5 +1,5 @@
-// Contiguity of aggregates (issue 6 item 3): a region joins the Voronoi cell of its region point
-// (SPEC 3.3), so an aggregate may come in detached parts, or enclose a region of another aggregate.
+// Contiguity of aggregates (docs/method.md): a region joins the Voronoi cell of its region point
+// (paper sec. 3.3), so an aggregate may come in detached parts, or enclose a region of another aggregate.
 // The regions' adjacency (borders of positive length), the connected parts ("fragments") of each
 // group, and the reassignment of detached fragments to the neighbouring group they share the longest
 // border with, whenever that does not raise the number of suppressed records. Last, single boundary
@@ -89,7 +89,7 @@ struct BoundaryRefinement
 };
 
 /**
- * Local search over single boundary regions (issue 6 item 3): in passes over the regions in index
+ * Local search over single boundary regions (REFINE_BOUNDARIES): in passes over the regions in index
  * order, a region r of group A that borders regions of other groups moves to the one of them, B, that
  * lowers most the records suppressed (in ECs (group, class) below k) of A and B together (ties: the
  * longest border shared with r, then the lower group id), provided that drop is strictly positive,

@@ -1,5 +1,5 @@
 // Internal to the core: the CGAL Delaunay triangulation of the sites (vertex info = site index) and the
-// distance every nearest-site decision uses (SPEC 3.6 item 14), shared by the Voronoi diagram and ADC.
+// distance every nearest-site decision uses (Euclidean, ties to the lower site index), shared by the Voronoi diagram and ADC.
 #pragma once
 
 #include "geometry.h"

@@ -18,7 +18,7 @@ struct Extent
   double yMax = 0;
 };
 
-//! R(x) of the paper: round halves up, floor(x + 0.5) (SPEC 3.6 item 2).
+//! R(x) of the paper: round halves up, floor(x + 0.5), not to even.
 double roundHalfUp( double x );
 
 } // namespace vbas

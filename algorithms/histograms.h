@@ -1,4 +1,4 @@
-// Per-region sparse histograms class id -> record count (SPEC 2), stored row by row (CSR).
+// Per-region sparse histograms class id -> record count, stored row by row (CSR).
 // A row is an initial region, or an aggregated region once regions are merged.
 #pragma once
 

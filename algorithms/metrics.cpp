@@ -96,7 +96,7 @@ const std::vector<Metric> kMetrics {
     "The records in the input.", true, []( const ReleaseFacts &f ) { return whole( f.records ); } },
   { "released", "RELEASED", "Released records", "N - suppressed",
     "The records in the released table.", true, []( const ReleaseFacts &f ) { return whole( f.released ); } },
-  { "suppressed", "SUPPRESSED", "Suppressed records", "records in ECs with |E| < k (SPEC 3.3)",
+  { "suppressed", "SUPPRESSED", "Suppressed records", "records in ECs with |E| < k (paper sec. 3.3)",
     "The records left out because their class in their aggregated region had fewer than k records.", true, []( const ReleaseFacts &f ) { return whole( f.suppressed ); } },
   { "suppressed_pct", "SUPPRESSED_PERCENT", "Suppressed records (%)", "100 suppressed / N",
     "The share of the records left out.", false, []( const ReleaseFacts &f ) -> std::optional<double> { return 100.0 * ratio( f.suppressed, f.records ); } },
@@ -107,7 +107,7 @@ const std::vector<Metric> kMetrics {
     "Each released record is penalised by the size of its class: lower means smaller, more precise classes.", false,
     []( const ReleaseFacts &f ) -> std::optional<double> { return f.squaresReleased; } },
   { "nue", "NUE", "Non-uniform entropy, released records", "eq. 22-23: -sum over released records i of log2( count(R_i) / count(R'_i) )",
-    "The bits of geographic detail lost by replacing each released record's region with its aggregated region (SPEC 3.6 item 15).", false,
+    "The bits of geographic detail lost by replacing each released record's region with its aggregated region.", false,
     []( const ReleaseFacts &f ) -> std::optional<double> { return f.nue; } },
   { "nue_all", "NUE_ALL", "Non-uniform entropy, all records", "eq. 22-23 over all records, before suppression",
     "The same loss if no record were suppressed.", false, []( const ReleaseFacts &f ) -> std::optional<double> { return f.nueAll; } },
@@ -124,7 +124,7 @@ const std::vector<Metric> kMetrics {
   { "dm", "DM", "Discernibility metric (DM)", "sum_{|E| >= k} |E|^2 + sum_{|E| < k} N |E|",
     "Discernibility with a suppressed record penalised by the whole table, as ARX reports it: lower is better.", false,
     []( const ReleaseFacts &f ) -> std::optional<double> { return f.squaresReleased + static_cast<double>( f.records ) * static_cast<double>( f.suppressed ); } },
-  { "dm_star", "DM_STAR", "DM*", "sum over all ECs of |E|^2, before suppression (SPEC 3.6 item 15)",
+  { "dm_star", "DM_STAR", "DM*", "sum over all ECs of |E|^2, before suppression",
     "Discernibility without the suppression penalty: monotone in the aggregation.", false,
     []( const ReleaseFacts &f ) -> std::optional<double> { return f.squaresAll; } },
   { "c_avg", "C_AVG", "Normalised average EC size (C_AVG)", "( released / released ECs ) / k",
@@ -164,7 +164,7 @@ const std::vector<Metric> kMetrics {
 };
 // clang-format on
 
-//! The geographic hierarchy of SPEC 3.4: each region's records released at level 0 (an aggregate of that region alone), 1 (aggregated) or 2 (suppressed).
+//! The geographic hierarchy of the evaluation (docs/method.md): each region's records released at level 0 (an aggregate of that region alone), 1 (aggregated) or 2 (suppressed).
 std::vector<Generalised> geographicHierarchy( const MetricInputs &in, const std::vector<std::int64_t> &released, bool allSuppressed )
 {
   std::vector<std::size_t> members( in.aggregation.ecs.rows(), 0 );

@@ -1,4 +1,4 @@
-// The evaluation of a release (SPEC 3.4): every metric defined once, in metrics.cpp's table, with its
+// The evaluation of a release (paper sec. 3.4, docs/method.md): every metric defined once, in metrics.cpp's table, with its
 // table field, number output, label, formula and meaning; the plugin builds the metrics table, the
 // number outputs, the help text and the report from that table. The values come from one pass over
 // the release's histograms.
@@ -51,7 +51,7 @@ struct Metric
     const char *field;   //!< the column of the metrics table
     const char *output;  //!< the number output; nullptr: table only
     const char *label;
-    const char *formula; //!< with its source: equation, SPEC item or seed
+    const char *formula; //!< with its source: the paper's equation or the metric's author
     const char *meaning; //!< what it tells a custodian, in a sentence
     bool whole;          //!< a count: an integer column
     std::optional<double> ( *value )( const ReleaseFacts & ); //!< nothing: does not apply (no sensitive field, no released EC)

@@ -1,6 +1,6 @@
-// Non-uniform entropy (SPEC 3.4): the information a generalisation loses, as in the paper (eq. 22-23,
+// Non-uniform entropy (paper sec. 3.4): the information a generalisation loses, as in the paper (eq. 22-23,
 // Gionis and Tassa), and its generic variant for local recoding and suppression (Prasser, Bild and
-// Kuhn, generic-nue.txt), in bits. Written for any hierarchy: a record's value has one node per
+// Kuhn, 2016), in bits. Written for any hierarchy: a record's value has one node per
 // level of its hierarchy, from the original value (level 0) up to the root, and is released at one
 // of those levels. VBAS's geographic hierarchy is region (0), aggregate (1), suppressed (2).
 #pragma once
@@ -23,7 +23,7 @@ struct Generalised
 /**
  * Plain non-uniform entropy: -sum over records of log2( f(D, x) / f(D', x) ), f(D, x) the records
  * with x's original value, f(D', x) the records released with x's released value (level and node).
- * With local recoding a term can be negative: an information gain (generic-nue.txt, Figure 3).
+ * With local recoding a term can be negative: an information gain (Prasser et al., Figure 3).
  */
 double nonUniformEntropy( const std::vector<Generalised> &records );
 

@@ -1,4 +1,4 @@
-// QI encoding (SPEC 2): every QI value gets a dense code per QI, every QI tuple a dense class id,
+// QI encoding: every QI value gets a dense code per QI, every QI tuple a dense class id,
 // so the other components work on integer histograms and never on per-record objects.
 #pragma once
 
@@ -36,7 +36,7 @@ class QiEncoder
     //! Number of distinct classes seen so far.
     std::size_t classCount() const { return mValues.empty() ? mClassCount : mClasses.size(); }
 
-    //! |q| of eq. 4: distinct values of QI qi seen so far, NULL included (SPEC 3.6 item 4).
+    //! |q| of eq. 4: distinct values of QI qi seen so far, NULL included (observed values, not the possible ones).
     std::size_t categoryCount( std::size_t qi ) const;
 
     //! Category counts of every QI.

@@ -1,4 +1,4 @@
-// Whether a released field carries finer geography than the release (SPEC 6, fields): its values
+// Whether a released field carries finer geography than the release (docs/outputs.md): its values
 // follow the original regions (one value per region on the released records) and split an aggregate
 // (regions of one aggregate hold different values), so it tells which region a record comes from:
 // a copy of the region id, a tract, a ZIP, a county that crosses aggregates.

@@ -1,4 +1,4 @@
-// The sensitive attribute (SPEC 2, 3.4): records per (region, QI class, sensitive value), counted in
+// The sensitive attribute (docs/concepts.md): records per (region, QI class, sensitive value), counted in
 // the same pass as the QI classes, and what the released ECs reveal of it: distinct l-diversity,
 // t-closeness (earth mover's distance) and the majority value behind the classification metric.
 #pragma once

@@ -1,4 +1,4 @@
-// Site number approximation, the dynamic GAPS cutoff (SPEC 3.1, paper eq. 1-6).
+// Site number approximation, the dynamic GAPS cutoff (paper sec. 3.1, eq. 1-6).
 #pragma once
 
 #include <cstddef>
@@ -19,7 +19,7 @@ constexpr CutoffCoefficients kWesternCanada { 1588, 0.42 };
 constexpr CutoffCoefficients kCentralCanada { 1436, 0.43 };
 constexpr CutoffCoefficients kEasternCanada { 1978, 0.304 };
 
-//! Eq. 1: -sum_k t_k (k/N) log(k/N), over the EC sizes; log in the given base (e by default, SPEC 3.6 item 1).
+//! Eq. 1: -sum_k t_k (k/N) log(k/N), over the EC sizes; log in the given base (e by default).
 double entropy( const std::vector<std::int64_t> &ecSizes, double base );
 
 //! Eq. 4: product of the category counts |q| of the QIs.
@@ -28,7 +28,7 @@ double maxCombs( const std::vector<std::size_t> &categoryCounts );
 //! Eq. 2 and 5: e^B0 * X^B1.
 double cutoff( const CutoffCoefficients &coefficients, double x );
 
-//! Eq. 3 and 6: R(P / Cutoff), clamped to [1, regions] (SPEC 3.6 items 2, 5).
+//! Eq. 3 and 6: R(P / Cutoff), halves up, clamped to [1, regions], regions without records included.
 std::size_t siteCount( double population, double cutoff, std::size_t regions );
 
 } // namespace vbas

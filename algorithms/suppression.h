@@ -1,4 +1,4 @@
-// Suppression (SPEC 3.3): every output EC with fewer than k records is suppressed, all its records.
+// Suppression (paper sec. 3.3): every output EC with fewer than k records is suppressed, all its records.
 #pragma once
 
 #include "histograms.h"

@@ -1,5 +1,5 @@
 // The Voronoi diagram of the sites through CGAL's Delaunay triangulation: nearest-site location,
-// cell adjacency (Delaunay edges) and cell polygons clipped to an extent (SPEC 3.3, 3.6 item 14).
+// cell adjacency (Delaunay edges) and cell polygons clipped to an extent (paper sec. 3.3).
 #pragma once
 
 #include "geometry.h"

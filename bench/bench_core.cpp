@@ -342,7 +342,7 @@ int main( int argc, char **argv )
   const vbas::Placement placement = vbas::balancedDensity( points, population, sites, vbas::SitePosition::Mean );
   stages[2].seconds = seconds( t0, Clock::now() );
 
-  // ADC from the balanced-density sites (issue 6), both objectives: timed apart from the record stages,
+  // ADC from the balanced-density sites, both objectives: timed apart from the record stages,
   // per trial move and in all.
   for ( const vbas::AdcObjective objective : { vbas::AdcObjective::Anonymity, vbas::AdcObjective::Suppression } )
   {

@@ -1,4 +1,4 @@
-// LP geomasking benchmark (issue 8 item 4): an Ottawa-like instance, 11,740 clustered codes in a 50 km
+// LP geomasking benchmark: an Ottawa-like instance, 11,740 clustered codes in a 50 km
 // square (projected metres), lognormal populations with median 10, s = 224 patients, epsilon = 0.2.
 // Usage: bench_lp <m> <direct|cg> [seed]. Not a test. The default seed is 2: seed 1 draws a code of 286 people
 // whose nearest-30 neighbourhood reaches only 785 other people (it needs 834), so its nearest-30 LP is

@@ -1,5 +1,5 @@
 #!/bin/bash
-# ADC against balanced density (issue 6 item 2): the core per trial move and in all (bench_core
+# ADC against balanced density: the core per trial move and in all (bench_core
 # --adc 1), and vbas:anonymize end to end through qgis_process with METHOD = balanced density and
 # with ADC under each objective, on the inputs of bench/make_inputs.py.
 #

@@ -19,7 +19,7 @@
 #   2. bench_core SIZE --qis <number of QIs>   (in-memory data of the same kind, core stages timed)
 #   3. startup: native:retainfields on a 1-row copy of the records (qgis_process start and exit)
 #   4. floor:   native:retainfields on records.gpkg keeping every field, written to a GeoPackage
-#   5. vbas:anonymize on the same inputs, every output written to a GeoPackage. Since issue 17 an
+#   5. vbas:anonymize on the same inputs, every output written to a GeoPackage. An
 #      algorithm that writes a release always counts row by row (the release pass checks a digest of
 #      every row's values against the first pass), whatever GROUP_IN_SOURCE says: one run per repetition.
 # 3-5 are timed with /usr/bin/time -v (wall clock, CPU and max RSS), and the fastest run of each is reported (the machine may be shared: every run and the
@@ -123,7 +123,7 @@ echo
 echo "QIs: ${QIS[*]}; k = $K. Core rates in M records/s (bench_core, in-memory data of the same kind, its own record count);"
 echo "end to end: qgis_process wall clock (/usr/bin/time -v), best of $REPEAT runs; startup = retainfields on 1 row; CPU = user + system of that run; peak = max RSS of that run."
 echo
-echo "e2e = rows = vbas:anonymize, counted row by row (since issue 17 a release is always counted row by row)."
+echo "e2e = rows = vbas:anonymize, counted row by row (a release is always counted row by row)."
 echo
 echo "| regions | records | encode+hist | site count | bal. density | Voronoi+locate | release | evaluate | re-encode+recount | shuffle | core B/rec | e2e s | floor s | startup s | e2e/floor | e2e CPU s | floor CPU s | e2e peak MB | floor peak MB | e2e B/rec | (e2e-floor) B/rec | rows s | rows/floor | rows CPU s | rows peak MB |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"

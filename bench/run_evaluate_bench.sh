@@ -1,5 +1,5 @@
 #!/bin/bash
-# The evaluation's cost (issue 7 item 6): vbas:evaluate (every metric, the two layers and the report)
+# The evaluation's cost: vbas:evaluate (every metric, the two layers and the report)
 # and vbas:checkanonymity (one pass over a released table), each against the floor of the same run:
 # QGIS copying the table the step has to read (native:retainfields, every field, to GeoPackage).
 #

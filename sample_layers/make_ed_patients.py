@@ -5,7 +5,7 @@ Run with the system interpreter (it needs GDAL's Python bindings, ``osgeo``):
 
     /usr/bin/python3 sample_layers/make_ed_patients.py
 
-It stands for the seed paper's setting (revised-lp-geomasking.txt): a hospital shares the codes of
+It stands for the setting of Jung and El Emam's LP geomasking paper (2014): a hospital shares the codes of
 its emergency patients during an influenza season, and the codes are randomised by vbas:lpgeomask.
 Here the 281 NY8 tracts (``ny8_tracts.gpkg``, ``POP8`` as population) stand for the postal codes.
 

@@ -1,5 +1,5 @@
-// The candidate destinations of every code (SPEC 4: "transitions restricted to the nearest m codes,
-// including the code itself"; SPEC 4.1: or every code within a radius), from a CGAL k-d tree. Haversine
+// The candidate destinations of every code (the nearest m codes, the code itself included, as in the
+// Revised-LP of Jung and El Emam; or every code within a radius), from a CGAL k-d tree. Haversine
 // searches run on 3-D unit-sphere points, where the chord length is monotone in the great-circle
 // distance; Euclidean ones on (x, y, 0). Reported distances are then computed by distance() itself.
 #include "geomask.h"

@@ -1,4 +1,4 @@
-// SPEC 4.1: the LP of SPEC 4 as a Dantzig-Wolfe master, one row per code (sum_{j,v} lambda_jv v_i = n_i),
+// Column generation (docs/method.md): the LP of direct.cpp as a Dantzig-Wolfe master, one row per code (sum_{j,v} lambda_jv v_i = n_i),
 // whose columns are the vertices v of destination j's capped simplex {sum v = 1, 0 <= v_i <= a_i}, found by
 // a greedy pricing per destination. Its duals u_i are stabilised by a box step: each row has two penalised
 // slack columns that keep u_i within [centre_i - delta_i, centre_i + delta_i]. A large master is solved by
@@ -23,7 +23,7 @@ namespace
 
 //! Below this, a reduced cost is not negative (the master's costs are metres per person moved).
 constexpr double PricingTolerance = 1e-9;
-//! A destination whose caps sum to at least 1 - CapTolerance can receive people (SPEC 4.1).
+//! A destination whose caps sum to at least 1 - CapTolerance can receive people.
 constexpr double CapTolerance = 1e-9;
 //! A box slack above this (people) is in use.
 constexpr double SlackTolerance = 1e-9;
@@ -48,7 +48,7 @@ enum class MasterSolver
 
 enum class Phase
 {
-  Cost,        //!< minimise movement; artificial columns cost BigM (SPEC 4.1: "artificial columns with a large cost")
+  Cost,        //!< minimise movement; artificial columns cost BigM (a big-M phase 1)
   Feasibility, //!< minimise the artificial columns alone (a true phase 1): decides feasibility when BigM left some
 };
 
@@ -68,7 +68,7 @@ class ColumnGeneration
     Solution run();
 
   private:
-    // Pricing (SPEC 4.1).
+    // Pricing.
     bool usable( std::size_t j ) const { return mCapSum[j] >= 1 - CapTolerance; }
     bool everyOriginCanMove() const;
     Vertex price( std::uint32_t j, const double *u, Phase phase ) const;
@@ -111,7 +111,7 @@ class ColumnGeneration
     const double mTotal;
     const model::Inflow mInflow;
     std::vector<double> mCap;    //!< min(a_i, 1) per code
-    std::vector<double> mCapSum; //!< per destination, summed over its own origins (SPEC 4.1's warning: never one running sum)
+    std::vector<double> mCapSum; //!< per destination, summed over its own origins (never one running sum: it lost precision)
     double mLongest = 0; //!< the longest candidate distance: no feasible P moves anyone further
     double mBigM = 0;
 
@@ -147,7 +147,7 @@ ColumnGeneration::ColumnGeneration( const Problem &problem, const ColumnGenerati
   mBigM = 1e3 * ( mLongest + 1 );
 }
 
-//! SPEC 4.1 "if the caps of all eligible origins sum to less than 1, j cannot receive anyone": an origin with no usable destination makes the LP infeasible.
+//! If the caps of all eligible origins sum to less than 1, j cannot receive anyone: an origin with no usable destination makes the LP infeasible.
 bool ColumnGeneration::everyOriginCanMove() const
 {
   const Candidates &candidates = mProblem.candidates;
@@ -163,7 +163,7 @@ bool ColumnGeneration::everyOriginCanMove() const
 }
 
 /**
- * SPEC 4.1 pricing of destination j: minimise sum_i (d_ij - u_i) v_i over the capped simplex by sorting its
+ * Pricing of destination j: minimise sum_i (d_ij - u_i) v_i over the capped simplex by sorting its
  * origins by d_ij - u_i and filling their caps until the shares sum to 1 (phase 1: d_ij = 0).
  */
 Vertex ColumnGeneration::price( std::uint32_t j, const double *u, Phase phase ) const
@@ -212,8 +212,8 @@ std::vector<Vertex> ColumnGeneration::priceAll( const double *u, Phase phase, do
 
 /**
  * The Lagrangian bound at duals u: sum_i u_i n_i + N * min over all columns of the reduced cost. Valid for
- * any u because every column has sum(v) = 1, so the rows imply sum lambda = N (SPEC 4.1: "a Lagrangian bound
- * from the duals gives a certified optimality gap at any round").
+ * any u because every column has sum(v) = 1, so the rows imply sum lambda = N (so a Lagrangian bound
+ * from the duals gives a certified optimality gap at any round).
  */
 double ColumnGeneration::lagrangian( const double *u, double minReducedCost ) const
 {
@@ -224,7 +224,7 @@ double ColumnGeneration::lagrangian( const double *u, double minReducedCost ) co
 }
 
 /**
- * Columns 0..n-1: artificial e_i (phase 1 of SPEC 4.1); n..2n-1: box slack +e_i; 2n..3n-1: box slack -e_i;
+ * Columns 0..n-1: artificial e_i (phase 1); n..2n-1: box slack +e_i; 2n..3n-1: box slack -e_i;
  * then the initial columns: the greedy vertex of every usable destination at u = 0 (its nearest origins,
  * itself first), so that each code's own destination holds it.
  */
@@ -338,7 +338,7 @@ bool ColumnGeneration::widenBoxAtEdge( const double *u, bool widen )
 }
 
 /**
- * Phase 1 (SPEC 4.1): generated columns cost 0, artificial ones 1, no box. Back to the costs: artificial
+ * Phase 1: generated columns cost 0, artificial ones 1, no box. Back to the costs: artificial
  * columns are then forbidden (phase 1 found the master feasible without them) and the box returns.
  */
 void ColumnGeneration::setPhase( Phase phase )
@@ -438,7 +438,7 @@ ColumnGeneration::Outcome ColumnGeneration::iterate( Phase phase )
 }
 
 /**
- * P_ij = sum_v lambda_jv v_i / n_i (SPEC 4.1). Rows are not rescaled: any lambda >= 0 keeps every
+ * P_ij = sum_v lambda_jv v_i / n_i. Rows are not rescaled: any lambda >= 0 keeps every
  * re-identification constraint exactly (each column lies in its cone), and rows sum to 1 to CLP's tolerance.
  */
 std::vector<double> ColumnGeneration::probability( const std::vector<double> &lambda ) const

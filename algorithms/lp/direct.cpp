@@ -1,4 +1,4 @@
-// The direct LP of SPEC 4 (Revised-LP eq. 8 or WCMB-LP eq. 3) over the candidate pairs, with one
+// The direct LP (Revised-LP eq. 8 or WCMB-LP eq. 3) over the candidate pairs, with one
 // auxiliary column per destination, Q_j = sum_k n_k P_kj, so that each re-identification constraint
 // Q_j - (c_i / epsilon) P_ij >= 0 has two non-zeros; constraints of codes with n_i >= c_i / epsilon
 // are dropped (eq. 9: they hold for every P >= 0).

@@ -1,4 +1,4 @@
-// The parts of LP geomasking that need no solver (SPEC 4): checks, the re-identification probability
+// The parts of LP geomasking that need no solver (docs/method.md, LP geomasking): checks, the re-identification probability
 // recomputed from P, P as it is published, the minimum-epsilon bisection and the seeded randomisation.
 #include "geomask.h"
 #include "model.h"
@@ -149,7 +149,7 @@ std::optional<double> minimumEpsilon( Problem problem, double tolerance, const s
 {
   if ( !( tolerance > 0 && tolerance < 1 ) )
     throw std::invalid_argument( "minimumEpsilon: the tolerance must be in (0, 1)" );
-  // SPEC 4.1: bisection on (0, 1]; feasible is the smallest epsilon known feasible, infeasible the largest known infeasible.
+  // Bisection on (0, 1]; feasible is the smallest epsilon known feasible, infeasible the largest known infeasible.
   const auto feasibleAt = [&]( double epsilon ) {
     problem.epsilon = epsilon;
     const Status status = solve( problem ).status;
@@ -173,7 +173,7 @@ std::vector<std::uint32_t> randomise( const Candidates &candidates, const std::v
 {
   if ( probability.size() != candidates.pairs() )
     throw std::invalid_argument( "randomise: one probability per candidate pair" );
-  // SPEC 4: each patient's new code from the multinomial row P_i., by inversion of a uniform in [0, 1) with 53 random bits.
+  // Each patient's new code from the multinomial row P_i. (as in Jung and El Emam), by inversion of a uniform in [0, 1) with 53 random bits.
   Random random( seed );
   std::vector<std::uint32_t> result;
   result.reserve( origins.size() );

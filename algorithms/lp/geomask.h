@@ -1,4 +1,4 @@
-// LP geomasking of postal codes (SPEC 4, 4.1; seed revised-lp-geomasking.txt): each patient's code
+// LP geomasking of postal codes (Jung and El Emam 2014; docs/method.md, LP geomasking): each patient's code
 // moves at random to a nearby code, with transition probabilities P_ij from a linear program that
 // minimises the expected movement while no randomised code can be traced to a person with probability
 // above epsilon. Its own library beside the VBAS core; COIN-OR CLP is linked privately and never
@@ -52,7 +52,7 @@ Candidates radiusCandidates( const std::vector<Location> &codes, Distance distan
 
 enum class Model
 {
-  Revised, //!< min(s, n_i) / epsilon in the re-identification constraint (SPEC 4)
+  Revised, //!< min(s, n_i) / epsilon in the re-identification constraint (Revised-LP eq. 8)
   Wcmb,    //!< s / epsilon (Wieland et al.)
 };
 
@@ -86,7 +86,7 @@ struct Solution
     double seconds = 0;
 };
 
-//! The direct LP of SPEC 4 with Q_j = sum_k n_k P_kj, redundant constraints (n_i >= s/epsilon) dropped; for small instances and cross-checks.
+//! The direct LP (Revised-LP eq. 8 or WCMB-LP eq. 3) with Q_j = sum_k n_k P_kj, redundant constraints (n_i >= s/epsilon) dropped; for small instances and cross-checks.
 Solution solveDirect( const Problem &problem, Progress *progress = nullptr );
 
 struct ColumnGenerationSettings
@@ -97,7 +97,7 @@ struct ColumnGenerationSettings
     std::size_t maxColumnsPerRound = 4000; //!< partial pricing: the most negative reduced costs only
 };
 
-//! SPEC 4.1: the Dantzig-Wolfe master (one row per code) solved by column generation with a warm-started CLP master and box-step dual stabilisation.
+//! The Dantzig-Wolfe master (one row per code; docs/method.md, column generation) solved by column generation with a warm-started CLP master and box-step dual stabilisation.
 Solution solveColumnGeneration( const Problem &problem, const ColumnGenerationSettings &settings = {}, Progress *progress = nullptr );
 
 //! A code whose people cannot be hidden: the people its destinations could receive from other codes are too few for its share cap.
@@ -120,7 +120,7 @@ std::optional<Unhideable> unhideableCode( const Problem &problem );
 double maxReidentification( const Problem &problem, const std::vector<double> &probability );
 
 /**
- * P as it is written (SPEC 6: a bound stated in an output holds when recounted from the outputs): every
+ * P as it is written (a bound stated in an output holds when recounted from the outputs, docs/outputs.md): every
  * P_ij rounded to 15 significant digits, which a column of doubles keeps exactly and text (CSV, GeoJSON)
  * writes and reads back unchanged (DBL_DIG). Negative round-off and values below the smallest normal
  * double (which text cannot hold to 15 digits) become 0; no other P_ij is dropped, however small: with

@@ -1,4 +1,4 @@
-// What the two LP solvers share (internal to vbas_lp): checks of a Problem, c_i and a_i of SPEC 4 / 4.1,
+// What the two LP solvers share (internal to vbas_lp): checks of a Problem, c_i and a_i (docs/method.md, LP geomasking),
 // and the candidate pairs grouped by destination.
 #pragma once
 
@@ -15,7 +15,7 @@ void validate( const Problem &problem );
 //! c_i: min(s, n_i) for Revised-LP (eq. 8), s for WCMB-LP (eq. 3).
 double c( const Problem &problem, std::size_t i );
 
-//! a_i = epsilon n_i / c_i (SPEC 4.1): the largest share of destination j's inflow that may come from i.
+//! a_i = epsilon n_i / c_i (docs/method.md, column generation): the largest share of destination j's inflow that may come from i.
 inline double a( const Problem &problem, std::size_t i ) { return problem.epsilon * problem.population[i] / c( problem, i ); }
 
 //! Whether code i's re-identification constraints are redundant: n_i >= c_i / epsilon (eq. 9: g(n_i) >= 0), i.e. a_i >= 1.

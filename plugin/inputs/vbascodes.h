@@ -1,4 +1,4 @@
-// Reading the inputs of LP geomasking (SPEC 4, issue 8 item 2): the codes layer (points, or polygons at
+// Reading the inputs of LP geomasking (docs/preparing-data.md): the codes layer (points, or polygons at
 // their centroid or point on surface) with its code and population fields, and the patients (a table
 // with a code field, read whole: a patient list is short) or a patient-count field on the codes. Every
 // bad value is refused with the row or the code and the value, before anything is written.

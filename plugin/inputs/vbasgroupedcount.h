@@ -1,4 +1,4 @@
-// The counting pass pushed down to the data source (issue 9 item 2). For GeoPackage and SQLite files
+// The counting pass pushed down to the data source (GROUP_IN_SOURCE). For GeoPackage and SQLite files
 // (OGR's SQL, which SQLite runs) and PostgreSQL tables (passed to the server), the first pass is one
 // GROUP BY region, QIs (and the sensitive field) that sums the count field, run by the source and read
 // through GDAL. Each grouped value is converted by QgsOgrUtils with the table's own field definition,

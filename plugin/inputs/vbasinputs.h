@@ -1,5 +1,5 @@
 // Folder inputs/: reading the inputs through QGIS providers and GDAL (layers, records, grouped counts, points, codes).
-// Reading the inputs: the regions layer, the records table (the counting pass, SPEC 2), the sites
+// Reading the inputs: the regions layer, the records table (the counting pass), the sites
 // and the region lookup. Every source, field and role is resolved and checked in prepare(), before
 // anything is read or written.
 #pragma once

@@ -1,4 +1,4 @@
-// Geocoded records (issue 9 item 4): a record without a region id field gets its region by point in
+// Geocoded records (docs/preparing-data.md): a record without a region id field gets its region by point in
 // polygon against the regions layer. The candidates come from a spatial index of the regions' boxes,
 // and each is tested against its prepared GEOS geometry, so a point costs a few tests, not a scan. A
 // point on a shared boundary belongs to every region it touches and goes to the one with the lowest id.

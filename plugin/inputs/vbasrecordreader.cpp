@@ -153,7 +153,7 @@ VbasRecordFields VbasRecordReader::resolve( const QgsFields &fields, const QStri
       throw QgsProcessingException( QObject::tr( "The sensitive field '%1' is of type %2, whose values cannot be compared exactly." ).arg( sensitiveField, vbasqgis::typeName( fields.at( roles.sensitive ) ) ) );
   }
 
-  // SPEC 6, fields: the QIs, the count and the sensitive field always; any other field only when named.
+  // Released fields (docs/outputs.md): the QIs, the count and the sensitive field always; any other field only when named.
   std::set<int> released( roles.qis.begin(), roles.qis.end() );
   if ( roles.count >= 0 )
     released.insert( roles.count );

@@ -1,4 +1,4 @@
-// The records table row by row (SPEC 2; issue 5 items 1, 2, 6): its fields in their roles, checked
+// The records table row by row (docs/preparing-data.md): its fields in their roles, checked
 // once before anything is read, and each row's region id, count and QI class, refused with the row
 // and the reason when a value cannot be taken exactly.
 #pragma once
@@ -43,7 +43,7 @@ class VbasRecordReader
      * The fields in their roles, or a QgsProcessingException that says why not: a missing field, a
      * field in two roles, a QI listed twice, a type whose values cannot be keyed exactly. The
      * release holds the QIs, the count and the sensitive field, and the releaseFields besides
-     * (SPEC 6); neither the region id nor the identity fields (the table's feature id column) can be named.
+     * (docs/outputs.md); neither the region id nor the identity fields (the table's feature id column) can be named.
      */
     static VbasRecordFields resolve( const QgsFields &fields, const QString &regionField /* empty: located by their points */, const QStringList &qiFields, const QString &countField,
                                      const QStringList &releaseFields, const QgsAttributeList &identityFields, const QString &sensitiveField = QString() );
@@ -86,7 +86,7 @@ class VbasRecordReader
 };
 
 /**
- * What both passes read, row by row (issue 17 item 7): of each row, the keyed SHA-256 of its feature
+ * What both passes read, row by row: of each row, the keyed SHA-256 of its feature
  * id, its located region (records without a region field) and the bytes of every value the release
  * takes from it (VbasRecordFields::read). The row hashes are added modulo 2^64 in four independent
  * lanes, so the order of the rows does not matter while two equal rows do not cancel. The key is drawn

@@ -28,7 +28,7 @@ struct VbasOutputSchema
     vbasqgis::WkbType wkbType = vbasqgis::WkbType::NoGeometry;
     QgsCoordinateReferenceSystem crs;
     bool document = false; //!< a file written whole (the HTML report), not a layer
-    //! Who may see the output (SPEC 6): its help, its layer's metadata and the report say it.
+    //! Who may see the output (docs/outputs.md): its help, its layer's metadata and the report say it.
     enum class Audience
     {
       Custodian, //!< counts before suppression, lookups, risks, sites: never published

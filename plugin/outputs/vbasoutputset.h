@@ -1,5 +1,5 @@
 // Folder outputs/: the run's outputs and what writes them (one writer per output, the report, the styles).
-// The output set: all or nothing (issue 5 items 3, 4, 6, 9, 10; issue 17 items 1-3). Every destination
+// The output set: all or nothing (docs/outputs.md). Every destination
 // is checked before the records are read: writable, a regular file or a table, not one of the inputs
 // (by identity: VbasLocation) nor another output, no view, trigger or foreign key depending on it, and
 // able to keep every field name exactly. Every output is written under a temporary name beside its

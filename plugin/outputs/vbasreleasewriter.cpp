@@ -38,7 +38,7 @@ struct Rows
 };
 
 /**
- * The fields named in RELEASE_FIELDS judged on the released rows (SPEC 6, fields): one that carries
+ * The fields named in RELEASE_FIELDS judged on the released rows (docs/outputs.md): one that carries
  * finer geography than the release, or is (nearly) unique per row, is refused.
  */
 class NamedFields
@@ -114,7 +114,7 @@ void VbasReleaseWriter::write( VbasOutput &output, std::size_t memoryBudget, Qgs
 {
   try
   {
-    // SPEC 6, order: from the operating system's random source, kept nowhere.
+    // The order: from the operating system's random source, kept nowhere, never from SEED.
     vbas::ExternalShuffle shuffle( QRandomGenerator::system()->generate64(), memoryBudget, QFile::encodeName( output.scratchPrefix() ).toStdString() );
     readAgain( shuffle, feedback );
     drain( shuffle, output, feedback );

@@ -1,7 +1,7 @@
-// The release (SPEC 3.3; issue 5 items 2 and 5): ANONYMIZED, written by a second pass over the
+// The release (paper sec. 3.3; docs/outputs.md): ANONYMIZED, written by a second pass over the
 // records. Each row's region and class are derived again from the very values about to be written
 // and counted against the first pass; any difference aborts the run, and so does a field named in
-// RELEASE_FIELDS that carries finer geography than the release or is (nearly) unique (SPEC 6). The
+// RELEASE_FIELDS that carries finer geography than the release or is (nearly) unique. The
 // released rows are shuffled into a uniformly random order drawn from the operating system's random
 // source, never from SEED, and kept nowhere (an external shuffle beyond a memory budget), so neither
 // their order nor their feature ids (fresh, 1..n) tell anything about the input, whoever holds SEED.

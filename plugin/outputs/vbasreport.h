@@ -1,4 +1,4 @@
-// The HTML report of an evaluation (issue 7 item 2): one self-contained page (inline SVG and CSS, no
+// The HTML report of an evaluation (docs/outputs.md): one self-contained page (inline SVG and CSS, no
 // script, no network) with the metrics and their meaning, a map of the aggregated regions shaded by
 // released records with the suppressed records marked, a map of the risk before release, a histogram
 // of the EC sizes with k marked, the run's parameters and the qgis_process command that repeats it.

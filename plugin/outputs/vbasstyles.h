@@ -1,7 +1,7 @@
-// How the run's layers look once QGIS loads them into a project (QGIS desktop, issue 7). Each output
+// How the run's layers look once QGIS loads them into a project (QGIS desktop). Each output
 // with a style, chosen by the output's name, gets a layer post-processor: it sets the layer's renderer
 // and places the layer among the layers of the same loading (points above outlines above fills).
-// Every layer also gets metadata that says who may see it (SPEC 6: for publication, or for the
+// Every layer also gets metadata that says who may see it (docs/outputs.md: for publication, or for the
 // custodian only). Nothing else is touched: qgis_process loads no layer, so it never runs a
 // post-processor.
 #pragma once

@@ -1,6 +1,6 @@
 // The names of a run's temporaries (files beside each destination, staging tables in its database, the
 // previous outputs moved aside while the new set is committed), the lock that proves a run alive, and
-// the removal of what dead runs left (issue 17 item 3). A name holds this machine (its machine id) and
+// the removal of what dead runs left (docs/outputs.md). A name holds this machine (its machine id) and
 // the output's token; each output holds a lock file, locked with flock for as long as its run lives, in
 // every folder where it keeps temporaries, and a PostgreSQL output an advisory lock on its database. A
 // leftover is removed only when it is a regular file or table of the plugin's own naming, not one of

@@ -1,4 +1,4 @@
-// One writer per output (SPEC 3.2-3.4): each output's fields, known before anything is read so the
+// One writer per output (docs/outputs.md): each output's fields, known before anything is read so the
 // output set can check the destination up front, and its features, written from the core's results.
 // The release has its own writer, VbasReleaseWriter.
 #pragma once
@@ -47,7 +47,7 @@ VbasOutputSchema schema( const QgsCoordinateReferenceSystem &crs );
 void write( VbasOutput &output, const VbasRegions &regions, const std::vector<vbas::Point> &sites, const vbas::Release &release, const std::vector<qlonglong> &siteIds );
 } // namespace VbasCellsOutput
 
-//! EVALUATION: every metric of SPEC 3.4 (vbas::metrics()) as a one-row table; the same values as number outputs.
+//! EVALUATION: every metric (vbas::metrics()) as a one-row table; the same values as number outputs.
 namespace VbasEvaluationOutput
 {
 VbasOutputSchema schema();

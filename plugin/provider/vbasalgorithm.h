@@ -38,10 +38,10 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     //! METHOD, SITE_POSITION and ADC's OBJECTIVE, SEEDING, MAX_ITERATIONS, with ADC's outputs.
     void addPlacementParameters();
     void addKParameter();
-    //! CONTIGUOUS: reassign the detached parts of the aggregates (issue 6 item 3); its help text.
+    //! CONTIGUOUS: reassign the detached parts of the aggregates (algorithms/contiguity.h); its help text.
     void addContiguityParameter();
     static QString contiguityHelp();
-    //! REFINE_BOUNDARIES: move single boundary regions between aggregates (issue 6 item 3); its help text.
+    //! REFINE_BOUNDARIES: move single boundary regions between aggregates (algorithms/contiguity.h); its help text.
     void addRefinementParameter();
     static QString refinementHelp();
     void addAggregationOutputs();
@@ -49,7 +49,7 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     void addEvaluationOutputs();
     //! SENSITIVE_FIELD and RISK_THRESHOLD.
     void addEvaluationParameters();
-    //! REPORT: the HTML report (issue 7 item 2).
+    //! REPORT: the HTML report (docs/outputs.md).
     void addReportOutput();
     //! Declares a number output unless another step declared it already.
     void addNumberOutput( const QString &name, const QString &description );
@@ -65,7 +65,7 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     static QString reportHelp();
     //! How every output is written: all or nothing, refused destinations.
     static QString outputsHelp();
-    //! The mark of an output's audience in the help (SPEC 6): for the custodian only, or for publication.
+    //! The mark of an output's audience in the help (docs/outputs.md): for the custodian only, or for publication.
     static QString custodianOnly();
     static QString forPublication();
 };

@@ -1,4 +1,4 @@
-// vbas:checkanonymity (SPEC 2, SPEC 3.4): checks any released table, whatever made it. It recounts the
+// vbas:checkanonymity (docs/concepts.md): checks any released table, whatever made it. It recounts the
 // equivalence classes from the table itself, with its own exact keys (QDataStream bytes) and the
 // core's AnonymityCheck, and shares no code with the steps that make a release.
 #pragma once

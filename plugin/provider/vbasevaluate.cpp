@@ -12,7 +12,7 @@
 
 QString VbasEvaluate::shortHelpString() const
 {
-  return QObject::tr( "Evaluates a release (SPEC 3.4): the paper's measurements (suppression, compactness, discernibility, non-uniform entropy of the geographic identifier, "
+  return QObject::tr( "Evaluates a release: the paper's measurements (suppression, compactness, discernibility, non-uniform entropy of the geographic identifier, "
                       "running time) and the metrics the field uses besides (DM, DM*, C_AVG, Prec, generic non-uniform entropy, prosecutor risks, CM, l-diversity, t-closeness). "
                       "It recomputes the equivalence classes and their suppression from the records and the region lookup, independently of the algorithm that made the "
                       "release, and writes a report with maps and a histogram.<br>" )

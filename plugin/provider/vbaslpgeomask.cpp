@@ -25,12 +25,12 @@
 namespace
 {
 
-//! Above this many candidate pairs the column generation solver is chosen automatically (SPEC 4.1: the direct LP is the better choice for small instances).
+//! Above this many candidate pairs the column generation solver is chosen automatically (the direct LP is the better choice for small instances).
 constexpr std::size_t kDirectPairs = 40000;
 /**
  * The LP is solved at epsilon (1 - kSolveMargin): its binding constraints then hold with room for the
  * round-off of the solvers and of the 15 digits written, so the bound recounted from TRANSITIONS is at
- * most epsilon itself (SPEC 6), which the run checks before anything is written.
+ * most epsilon itself (recounted from the outputs, docs/outputs.md), which the run checks before anything is written.
  */
 constexpr double kSolveMargin = 1e-9;
 //! A released field is (nearly) unique when it takes at least this share of distinct values over at least kFewestRowsToJudge rows (as vbas:anonymize judges).
@@ -62,7 +62,7 @@ double distanceOf( const vbas::lp::Candidates &candidates, std::uint32_t i, std:
   return std::nan( "" );
 }
 
-//! Why the patients' field f may not leave with new_code (SPEC 6), or nothing: (nearly) unique per patient, or following the original code one way or the other.
+//! Why the patients' field f may not leave with new_code (docs/outputs.md), or nothing: (nearly) unique per patient, or following the original code one way or the other.
 QString whyNotReleasable( const VbasPatients &patients, int f )
 {
   std::unordered_set<std::string> distinct;
@@ -108,7 +108,7 @@ QString destination( const QVariantMap &parameters, const QString &name )
 
 QString VbasLpGeomask::shortHelpString() const
 {
-  return QObject::tr( "Moves each patient's postal code at random to a nearby code (SPEC 4; Revised-LP of the seed paper, or WCMB-LP of Wieland et al.). The transition "
+  return QObject::tr( "Moves each patient's postal code at random to a nearby code (Revised-LP of Jung and El Emam, or WCMB-LP of Wieland et al.). The transition "
                       "probabilities P_ij come from a linear program that minimises the expected movement while no randomised code can be traced back to one person with a "
                       "probability above epsilon. Nothing is aggregated: every patient keeps a code, usually a near one.<br>"
                       "<b>Codes layer</b> (CODES): points of the codes (or polygons, taken at their centroid or a point on their surface). A geographic CRS gives distances in "
@@ -123,7 +123,7 @@ QString VbasLpGeomask::shortHelpString() const
                       "within this distance.<br>"
                       "<b>Model</b> (MODEL): Revised-LP, min(s, n_i) / epsilon in the constraint (works where codes hold fewer people than there are patients), or WCMB-LP, "
                       "s / epsilon.<br>"
-                      "<b>Solver</b> (SOLVER): automatic (the direct LP up to %1 candidate pairs, column generation above), column generation (SPEC 4.1), or the direct LP.<br>"
+                      "<b>Solver</b> (SOLVER): automatic (the direct LP up to %1 candidate pairs, column generation above), column generation (an exact Dantzig-Wolfe form of the same LP), or the direct LP.<br>"
                       "<b>Patient fields to release</b> (RELEASE_FIELDS): the patients' fields that leave besides new_code. Empty (the default): none. A named field is "
                       "refused, before anything is written, when it is (nearly) unique (at least %2% different values over %3 rows or more, such as a patient id), or when it "
                       "follows the original code (one value per code, as a district or a copy of the code) or carries finer geography (each value in one code, as a street "
@@ -314,7 +314,7 @@ vbas::lp::Solution VbasLpGeomask::solveWith( const vbas::lp::Problem &problem, b
   return solution;
 }
 
-//! The quick proof of infeasibility (SPEC 4.1 bound, vbas::lp::unhideableCode) at the EPSILON given, as a sentence naming the code, or nothing.
+//! The quick proof of infeasibility (a code whose caps cannot sum to 1, vbas::lp::unhideableCode) at the EPSILON given, as a sentence naming the code, or nothing.
 QString VbasLpGeomask::unhideable( const vbas::lp::Problem &problem, const VbasCodes &codes ) const
 {
   vbas::lp::Problem given = problem;
@@ -402,7 +402,7 @@ QVariantMap VbasLpGeomask::processAlgorithm( const QVariantMap &, QgsProcessingC
   const vbas::lp::Solution &solution = solved.solution;
   const double seconds = timer.elapsed() / 1000.0;
 
-  // The draws from the seed and P as published; the rows in an order from the operating system's random source (SPEC 6), so neither the input's order nor the seed gives it.
+  // The draws from the seed and P as published; the rows in an order from the operating system's random source, kept nowhere, so neither the input's order nor the seed gives it.
   const std::vector<std::uint32_t> drawn = vbas::lp::randomise( problem.candidates, solved.published, patients.origins, mSeed );
   std::vector<std::size_t> order( drawn.size() );
   std::iota( order.begin(), order.end(), 0 );

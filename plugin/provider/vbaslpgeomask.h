@@ -1,4 +1,4 @@
-// LP geomasking of postal codes (SPEC 4 and 4.1, issue 8): every patient's code moves at random to a
+// LP geomasking of postal codes (docs/method.md, LP geomasking): every patient's code moves at random to a
 // nearby code with transition probabilities from a linear program (Revised-LP or WCMB-LP) that
 // minimises the expected movement while keeping every re-identification probability at most epsilon.
 #pragma once
@@ -53,7 +53,7 @@ class VbasLpGeomask : public VbasAlgorithm
     vbas::lp::Solution solveWith( const vbas::lp::Problem &problem, bool direct, QgsProcessingFeedback *feedback ) const;
     //! RELEASE_FIELDS as field indexes of the patients, refusing a missing field, their code and their feature id.
     void readReleasedFields( const QVariantMap &parameters, QgsProcessingContext &context );
-    //! SPEC 6: refuses a released field that is (nearly) unique or follows the original code, naming it and why.
+    //! Refuses a released field that is (nearly) unique or follows the original code, naming it and why.
     void checkReleasedFields( const VbasPatients &patients ) const;
     //! The draws' seed: SEED, or 64 bits of the operating system's random source; says in the log who can undo the masking.
     void readSeed( const QVariantMap &parameters, QgsProcessingContext &context );

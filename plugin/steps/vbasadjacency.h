@@ -1,4 +1,4 @@
-// The borders of the regions layer through GEOS, and the steps on them (issue 6 item 3, algorithms/
+// The borders of the regions layer through GEOS, and the steps on them (algorithms/
 // contiguity.h): CONTIGUOUS, the detached fragments of the aggregates reassigned to a neighbouring
 // aggregate, and REFINE_BOUNDARIES, single boundary regions moved to a neighbouring aggregate.
 #pragma once

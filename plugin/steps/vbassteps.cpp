@@ -93,7 +93,7 @@ VbasSiteCount vbasEstimateSiteCount( const VbasSiteCountSettings &settings, cons
   result.population = std::accumulate( population.begin(), population.end(), 0.0 );
   result.entropy = vbas::entropy( records.histograms.classTotals( records.encoder.classCount() ), settings.entropyBase );
   result.maxCombs = vbas::maxCombs( records.encoder.categoryCounts() );
-  const double n = static_cast<double>( records.histograms.total() ); // SPEC 3.6 item 3: sites divide the records
+  const double n = static_cast<double>( records.histograms.total() ); // sites divide the records, whatever the population basis
   const std::size_t regionCount = static_cast<std::size_t>( regions.ids.size() );
   switch ( settings.model )
   {

@@ -40,7 +40,7 @@ class VbasCoreProgress : public vbas::Progress
  */
 std::int64_t vbasWholeNumber( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context );
 
-//! Site number approximation (SPEC 3.1): MODEL, COEFFICIENTS, EXP_B0, B1, FIXED_CUTOFF, FIXED_SITES, ENTROPY_BASE.
+//! Site number approximation (paper sec. 3.1): MODEL, COEFFICIENTS, EXP_B0, B1, FIXED_CUTOFF, FIXED_SITES, ENTROPY_BASE.
 struct VbasSiteCountSettings
 {
     enum class Model
@@ -70,7 +70,7 @@ struct VbasSiteCount
 };
 
 /**
- * Sites = R(N / Cutoff) over the N records (SPEC 3.6 item 3: always the records, whatever the
+ * Sites = R(N / Cutoff) over the N records (eq. 3, 6: always the records, whatever the
  * population basis), clamped to [1, regions], with a warning when the regions cap it.
  */
 VbasSiteCount vbasEstimateSiteCount( const VbasSiteCountSettings &settings, const VbasRegions &regions, const VbasRecords &records, QgsProcessingFeedback *feedback );
@@ -84,7 +84,7 @@ std::vector<double> vbasRegionPopulation( const VbasRegions &regions, const Vbas
 //! The SEED parameter, or a fresh seed when it is empty (logged by the caller, returned as the SEED output).
 std::uint64_t vbasSeed( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
 
-//! Site location selection (SPEC 3.2): METHOD and SITE_POSITION, and for ADC OBJECTIVE, SEEDING, MAX_ITERATIONS, K and the seed.
+//! Site location selection (paper sec. 3.2): METHOD and SITE_POSITION, and for ADC OBJECTIVE, SEEDING, MAX_ITERATIONS, K and the seed.
 struct VbasPlacementSettings
 {
     enum class Method
@@ -123,7 +123,7 @@ VbasPlacement vbasPlaceSites( const VbasPlacementSettings &settings, const VbasR
 //! ADC_MOVES_TRIED, ADC_MOVES_COMMITTED, ADC_ALPHA, ADC_SUPPRESSED and ADC_STOP.
 QVariantMap vbasPlacementOutputs( const VbasPlacement &placement );
 
-//! K and SHUFFLE_MEMORY_MB: how the release is built. Its order never depends on SEED (SPEC 6).
+//! K and SHUFFLE_MEMORY_MB: how the release is built. Its order never depends on SEED (docs/outputs.md).
 struct VbasReleaseSettings
 {
     std::int64_t k = 5;
@@ -133,7 +133,7 @@ struct VbasReleaseSettings
 };
 
 /**
- * Every metric of SPEC 3.4 (vbas::measure) of a release of records, the sites of the regions'
+ * Every metric (vbas::measure) of a release of records, the sites of the regions'
  * aggregates given; with a sensitive field, its distinct values go to the log (a count).
  */
 vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k,

@@ -1,4 +1,4 @@
-// SIGTERM, SIGINT and SIGHUP during a headless run (issue 5 item 4): the first one cancels the run,
+// SIGTERM, SIGINT and SIGHUP during a headless run: the first one cancels the run,
 // which removes every temporary and output as a failed run does, and the signal is raised again once
 // that is done; a second one deletes the registered temporaries at once and ends the process.
 // SIGXFSZ (a file-size limit) is ignored during the run, so an oversized write fails as a write

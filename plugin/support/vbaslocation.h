@@ -1,5 +1,5 @@
-// What a layer or an output is, by the identities the system gives (SPEC 6 "Inputs are sacred", issue 17
-// item 1): files by device and inode, a table of a GeoPackage or SQLite file by the file and the tables
+// What a layer or an output is, by the identities the system gives (no run changes an input:
+// docs/outputs.md): files by device and inode, a table of a GeoPackage or SQLite file by the file and the tables
 // its readers read, a PostgreSQL table by the server, the database and the table's oid. How a path or
 // a connection is spelled never decides.
 #pragma once

@@ -1,4 +1,4 @@
-// What a PostgreSQL table is, asked of the server (issue 17 item 1): the server and database a
+// What a PostgreSQL table is, asked of the server (so that no run touches an input): the server and database a
 // connection reaches, a table's oid, the relations reading it reads (through views and inheritance),
 // and the views, foreign keys and child tables that depend on it. Connection strings are never compared.
 #pragma once

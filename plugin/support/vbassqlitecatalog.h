@@ -1,4 +1,4 @@
-// What refers to what inside a GeoPackage or SQLite file, asked of SQLite itself (issue 17 item 1):
+// What refers to what inside a GeoPackage or SQLite file, asked of SQLite itself (so that no run touches an input):
 // the tables a layer reads (through views, at any depth) and the views, triggers and foreign keys that
 // depend on a table. The file is opened read-only and nothing in it changes.
 #pragma once

@@ -1,4 +1,4 @@
-// Exact bytes for attribute values (issue 5, items 1 and 5): the key of a QI value, the text key of a
+// Exact bytes for attribute values: the key of a QI value, the text key of a
 // region id, and the reversible form in which released rows wait for the shuffle.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Anonymity-driven clustering (SPEC 3.2, eq. 14-19): a move worked out by hand, a case where no move
+// Anonymity-driven clustering (paper sec. 3.2.2, eq. 14-19): a move worked out by hand, a case where no move
 // helps, and random instances on which every committed move is checked against a recount from
 // scratch (the Voronoi cells of the sites, the ECs of each cell) written here, apart from adc.cpp.
 #include "adc.h"

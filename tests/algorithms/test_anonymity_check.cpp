@@ -1,4 +1,4 @@
-// AnonymityCheck (SPEC 2 k-anonymity; SPEC 3.4 distinct l-diversity and t-closeness by the earth
+// AnonymityCheck (k-anonymity; distinct l-diversity and t-closeness by the earth
 // mover's distance with equal ground distance).
 //
 // Worked example (EC key, sensitive value, records of the row):

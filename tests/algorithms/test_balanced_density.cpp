@@ -1,4 +1,4 @@
-// Site location selection by balanced density (SPEC 3.2 sec. 3.2.1, eq. 7-13; SPEC 3.6 items 6-13).
+// Site location selection by balanced density (paper sec. 3.2.1, eq. 7-13; docs/method.md, Details the paper leaves open).
 // Every point set is small enough to draw: "pop" lists are in the order the walk visits the points.
 #include "balanced_density.h"
 #include "test_util.h"
@@ -41,7 +41,7 @@ void checkConsistent( const Placement &placement, std::size_t points, std::size_
   std::vector<int> seen( points, 0 );
   for ( const auto &cell : placement.cells )
   {
-    QVERIFY( !cell.empty() ); // SPEC 3.6 item 7
+    QVERIFY( !cell.empty() ); // a cell keeps at least one point
     for ( const std::size_t i : cell )
       ++seen[i];
   }
@@ -128,10 +128,10 @@ void TestBalancedDensity::lastRowUnderHalfJoinsRowBelow()
 {
   // a(3,0) pop 1, b(1,1) pop 9, c(0,2) pop 1, d(2,3) pop 1; s = 4.
   // r = 2, p = 12, p' = 6. Walk by y: a 1, b 10 >= 6: 10-6 = 4 <= 6-1 = 5 keep -> row 0 = {a,b}.
-  // c, d: 2 < 6, points run out; 2 < p'/2 = 3 -> joins row 0 (SPEC 3.6 item 6): one row.
+  // c, d: 2 < 6, points run out; 2 < p'/2 = 3 -> joins row 0 (under-filled last row): one row.
   // Cells: r_c = R(4 * 12/12) = 4; target R(12/4) = 3. By x: c 1, b 9, d 1, a 1.
-  //   c: 1 < 3; b: 10 >= 3, 10-3 = 7 > 3-1 = 2 -> leave -> {c}; {b}: 9 >= 3 alone (item 7) -> {b};
-  //   {d, a} = 2: points run out -> 3 cells. Item 11: split {d,a} (only cell with 2 points),
+  //   c: 1 < 3; b: 10 >= 3, 10-3 = 7 > 3-1 = 2 -> leave -> {c}; {b}: 9 >= 3 alone (one point at least) -> {b};
+  //   {d, a} = 2: points run out -> 3 cells. Split the largest: {d,a} (only cell with 2 points),
   //   target R(2/2) = 1: d reaches 1 -> {d}, {a}.
   // Sites = the single points, left to right: c(0,2), b(1,1), d(2,3), a(3,0).
   const std::vector<Point> points { { 3, 0 }, { 1, 1 }, { 0, 2 }, { 2, 3 } };
@@ -151,10 +151,10 @@ void TestBalancedDensity::lastRowAtHalfStaysARow()
   // a(0,0) pop 1, b(1,1) pop 8, c(0,2) pop 1, d(1,3) pop 2; s = 4.
   // r = 2, p = 12, p' = 6. a 1, b 9 >= 6: 3 <= 5 keep -> row 0 = {a,b} = 9.
   // Row 1 = {c,d} = 3, not < p'/2 = 3 -> stays a row.
-  // Cells (item 9): row 0: R(4*9/12) = R(3) = 3 clamped to its 2 points -> 2; row 1: R(4*3/12) = 1.
+  // Cells (eq. 11, clamped): row 0: R(4*9/12) = R(3) = 3 clamped to its 2 points -> 2; row 1: R(4*3/12) = 1.
   //   Sum 3 < 4: give one; row 0 is full, row 1 (s*r_alpha - r_c = 0) gets it -> 2, 2.
   // Row 0 target R(9/2) = R(4.5) = 5: a 1, b 9 >= 5: 4 <= 4 keep -> one cell {a,b};
-  //   item 11: split {a,b}, target 5 again -> one group; both halves stay non-empty -> {a}, {b}.
+  //   split the largest: {a,b}, target 5 again -> one group; both halves stay non-empty -> {a}, {b}.
   // Row 1 target R(3/2) = R(1.5) = 2: c 1, d 3: 1 <= 1 keep -> {c,d}; split, target 2 -> {c}, {d}.
   const std::vector<Point> points { { 0, 0 }, { 1, 1 }, { 0, 2 }, { 1, 3 } };
   const Placement pl = balancedDensity( points, { 1, 8, 1, 2 }, 4, SitePosition::Mean );
@@ -171,7 +171,7 @@ void TestBalancedDensity::moreRowsThanSitesMergesSmallestPair()
 {
   // Populations in units of u = 1/16 (exact in binary): 1,3,2,2,1 -> p = 9u = 0.5625; s = 4.
   // r = 2, p' = R(0.5625 / 2) = R(0.28) = 0: every point reaches p' alone -> 5 rows of one point.
-  // Item 8: 5 rows > 4 sites. Joint populations (0,1) = 4u, (1,2) = 5u, (2,3) = 4u, (3,4) = 3u
+  // Too many rows: 5 rows > 4 sites. Joint populations (0,1) = 4u, (1,2) = 5u, (2,3) = 4u, (3,4) = 3u
   //   -> merge rows 3 and 4. Rows {0},{1},{2},{3,4}.
   // Cells: s * r_alpha = 4 * (1,3,2,3)/9 = 0.44, 1.33, 0.89, 1.33 -> R = 0,1,1,1, clamped to >= 1 -> 1,1,1,1.
   // Sites: the points, and the mean of (3,3),(4,4) = (3.5, 3.5).
@@ -203,13 +203,13 @@ void TestBalancedDensity::largestRemainderTakesCellFromLowerTiedRow()
   // Rows: 1, 4, 8, then p3: 13 - 10 = 3 > 10 - 8 = 2 -> leave: row 0 = {p0,p1,p2} = 8.
   //       5, 6, 11: 1 <= 4 keep: row 1 = {p3,p4,p5} = 11; likewise row 2 = {p6,p7,p8} = 11.
   // Cells (eq. 10-11): s*r_alpha = 7*8/30 = 1.867, 7*11/30 = 2.567, 2.567 -> R = 2, 3, 3; sum 8 > 7.
-  //   Item 9: take from the largest r_c - s*r_alpha = 0.133, 0.433, 0.433 -> tie -> row 1. Cells 2, 2, 3.
+  //   Largest remainder: take from the largest r_c - s*r_alpha = 0.133, 0.433, 0.433 -> tie -> row 1. Cells 2, 2, 3.
   // Row 0 (target R(8/2) = 4), by x: p0 1, p2 5: 1 <= 3 keep -> {p0,p2}; rest {p1}.
   //   sites: ((0+2)/2, (0+2)/2) = (1,1) (unweighted: pops 1 and 4 do not matter); (4,1).
   // Row 1 (target R(11/2) = R(5.5) = 6), by x: p3 5, p4 6: 0 <= 1 keep -> {p3,p4}; rest {p5}.
   //   sites: ((1+3)/2, (10+11)/2) = (2, 10.5); (5, 12).
   // Row 2 (target R(11/3) = R(3.67) = 4), by x: p6 5 >= 4 alone -> {p6}; p7 1, p8 6: 2 <= 3 keep -> {p7,p8}.
-  //   Only 2 cells of 3: item 11 splits {p7,p8} (pop 6), target 3: p7 1, p8 6: 3 > 2 -> leave -> {p7},{p8}.
+  //   Only 2 cells of 3: splitting the largest cuts {p7,p8} (pop 6), target 3: p7 1, p8 6: 3 > 2 -> leave -> {p7},{p8}.
   //   sites: (0,20), (2,21), (4,22).
   const std::vector<Point> points { { 0, 0 }, { 4, 1 }, { 2, 2 }, { 1, 10 }, { 3, 11 }, { 5, 12 }, { 0, 20 }, { 2, 21 }, { 4, 22 } };
   const Placement pl = balancedDensity( points, { 1, 3, 4, 5, 1, 5, 5, 1, 5 }, 7, SitePosition::Mean );
@@ -257,7 +257,7 @@ void TestBalancedDensity::lastCellKeepsExcess()
   // s = 2: r = R(1.414) = 1; one row of p = 8 (p' = 8, reached exactly at the last point: kept).
   // r_c = R(2 * 8/8) = 2; cell target R(8/2) = 4.
   // By x: p0 3, p1 6: 6-4 = 2 > 4-3 = 1 -> leave -> {p0}; then the last cell keeps all the rest
-  //   {p1,p2,p3} = 3+1+1 = 5 > 4 (item 10; it is not cut into a third cell).
+  //   {p1,p2,p3} = 3+1+1 = 5 > 4 (the last cell keeps any excess; it is not cut into a third cell).
   // Sites: (0,0); ((2+4+6)/3, (1+0+2)/3) = (4, 1).
   const std::vector<Point> points { { 0, 0 }, { 2, 1 }, { 4, 0 }, { 6, 2 } };
   const Placement pl = balancedDensity( points, { 3, 3, 1, 1 }, 2, SitePosition::Mean );
@@ -274,7 +274,7 @@ void TestBalancedDensity::splitLargestCellWithTwoPoints()
   // Rows by y: 1, 2, 3, 12: 12-8 = 4 <= 8-3 = 5 keep -> row 0 = {q0..q3} = 12; row 1 = {q4} = 4 >= p'/2.
   // Cells: 4*12/16 = 3 -> 3; 4*4/16 = 1 -> 1; sum 4.
   // Row 0, target R(12/3) = 4, by x: 1, 2, 3, 12: 8 > 1 -> leave -> {q0,q1,q2}; {q3} = 9 alone.
-  //   Population ran out with 2 cells of 3 (item 11): the largest cell with >= 2 points is {q0,q1,q2}
+  //   Population ran out with 2 cells of 3 (split the largest): the largest cell with >= 2 points is {q0,q1,q2}
   //   (pop 3; {q3} = 9 has one point). Target R(3/2) = R(1.5) = 2: 1, 2 keep -> {q0,q1}, {q2}.
   // Sites: (0.5, 0.5), (2, 2), (3, 3), (0, 10).
   const std::vector<Point> points { { 0, 0 }, { 1, 1 }, { 2, 2 }, { 3, 3 }, { 0, 10 } };
@@ -296,7 +296,7 @@ void TestBalancedDensity::splitLeftmostOnTies()
   // Cells: 4*8/14 = 2.29 -> 2; 4*6/14 = 1.71 -> 2, clamped to its 1 point -> 1; sum 3 < 4:
   //   give to row 0 (0.29; row 1 is full) -> 3, 1.
   // Row 0 target R(8/3) = R(2.67) = 3: 2; 4: 1 <= 1 keep -> {q0,q1}; 2; 4 keep -> {q2,q3}: 2 cells.
-  //   Item 11: both have pop 4 and 2 points -> leftmost {q0,q1}, target R(4/2) = 2: {q0}, {q1}.
+  //   Split the largest: both have pop 4 and 2 points -> leftmost {q0,q1}, target R(4/2) = 2: {q0}, {q1}.
   // Sites: (0,0), (1,0), (2.5,0), (0,5).
   const std::vector<Point> points { { 0, 0 }, { 1, 0 }, { 2, 0 }, { 3, 0 }, { 0, 5 } };
   const Placement pl = balancedDensity( points, { 2, 2, 2, 2, 6 }, 4, SitePosition::Mean );
@@ -331,7 +331,7 @@ void TestBalancedDensity::eightPointsFourSites()
 
 void TestBalancedDensity::sortTiesByXThenLayerOrder()
 {
-  // SPEC 3.6 item 12: rows sort by (y, x, layer order); cells by (x, y, layer order).
+  // Ties: rows sort by (y, x, layer order); cells by (x, y, layer order).
   // p0 (5,0), p1 (1,0), p2 (3,0), p3 (0,1); unit pop, s = 4: r = 2, p' = 2.
   // Walk by (y, x): p1, p2 | p0, p3 -> row 0 = {p1,p2}, row 1 = {p0,p3} (layer order would give {p0,p1}).
   // Cells: 2 per row, one point each; row 1 by x: p3 (x 0) then p0 (x 5).
@@ -353,7 +353,7 @@ void TestBalancedDensity::sortTiesByXThenLayerOrder()
 
 void TestBalancedDensity::siteIsUnweightedMeanWithZeroPopulation()
 {
-  // s = 1: one row, one cell with all points (SPEC 3.6 item 13: zero-population regions count).
+  // s = 1: one row, one cell with all points (zero-population regions count).
   // Points (0,0) pop 2, (3,3) pop 0, (6,0) pop 1: mean = ((0+3+6)/3, (0+3+0)/3) = (3, 1).
   // (A population-weighted mean would be (2, 0).)
   const Placement pl = balancedDensity( { { 0, 0 }, { 3, 3 }, { 6, 0 } }, { 2, 0, 1 }, 1, SitePosition::Mean );

@@ -1,4 +1,4 @@
-// Contiguity of aggregates (issue 6 item 3): the region adjacency, the fragments of a grouping, the
+// Contiguity of aggregates: the region adjacency, the fragments of a grouping, the
 // reassignment of detached fragments and the refinement of boundaries, on small hand-built adjacencies. Region r's group is
 // regionGroup[r]; every border is listed with its length.
 #include "contiguity.h"

@@ -1,4 +1,4 @@
-// QI encoding and per-region sparse histograms (SPEC 2: dense class ids, region -> class -> count).
+// QI encoding and per-region sparse histograms (dense class ids, region -> class -> count).
 #include "histograms.h"
 #include "qi_encoding.h"
 #include "site_count.h"
@@ -47,7 +47,7 @@ void TestEncoding::nullIsACategoryOfItsOwn()
   QCOMPARE( encoder.valueCode( 0, std::nullopt ), 1u );
   QCOMPARE( encoder.valueCode( 0, std::string_view( "" ) ), 2u ); // empty string is not NULL
   QCOMPARE( encoder.valueCode( 0, std::nullopt ), 1u );
-  // |q| (eq. 4, SPEC 3.6 item 4) = distinct observed values: "a", NULL, "" -> 3.
+  // |q| (eq. 4) = distinct observed values: "a", NULL, "" -> 3.
   QCOMPARE( encoder.categoryCount( 0 ), std::size_t( 3 ) );
 }
 

@@ -1,4 +1,4 @@
-// LP geomasking (SPEC 4, 4.1): hand-solved instances, the seed's three special cases, WCMB against
+// LP geomasking: hand-solved instances, Jung and El Emam's three special cases, WCMB against
 // Revised, column generation against the direct LP on seeded random instances, the minimum-epsilon
 // bisection, the seeded randomisation and the candidate sets against a brute-force search.
 #include "geomask.h"
@@ -379,7 +379,7 @@ void TestLpGeomask::randomisationIsSeededAndFollowsP()
 
 void TestLpGeomask::publishedProbabilitiesSurviveText()
 {
-  // Issue 17: P as written keeps every P_ij above 0 however small (1e-13 of a code of 1e15 people is 100
+  // P as written keeps every P_ij above 0 however small (1e-13 of a code of 1e15 people is 100
   // people), and each survives 15 significant digits of text (CSV) unchanged; round-off below 0 is 0.
   vbas::Random random( 17 );
   std::vector<double> probability { -1e-18, 0.0, 1e-13, 1e-300, 0.1 + 0.2, 1.0 / 3, 1.0 };

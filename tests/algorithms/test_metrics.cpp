@@ -1,4 +1,4 @@
-// Evaluation (SPEC 3.4, eq. 20-23; SPEC 3.6 item 15; metrics-overview-zh.txt; generic-nue.txt).
+// Evaluation (paper sec. 3.4, eq. 20-23; the further metrics of docs/method.md; Prasser et al.).
 //
 // Worked example used throughout (two classes c0, c1; two aggregates; k = 2):
 //
@@ -275,7 +275,7 @@ void TestMetrics::precAndDmOnAHierarchy()
 
 void TestMetrics::nonUniformEntropySeedExample()
 {
-  // metrics-overview-zh.txt: 1,000 records, sex generalised to "person".
+  // A worked example: 1,000 records, sex generalised to "person".
   // 50/950: -(50 log2(50/1000) + 950 log2(950/1000)) = 50 * 4.321928 + 950 * 0.074001 = 216.096 + 70.301 = 286.4
   VBAS_COMPARE_NEAR( nonUniformEntropy( { 50, 950 }, { 0, 0 } ), 286.397, 1e-3 );
   // 500/500: 1000 * -log2(1/2) = 1000
@@ -284,7 +284,7 @@ void TestMetrics::nonUniformEntropySeedExample()
 
 void TestMetrics::classificationMetricSeedExample()
 {
-  // metrics-overview-zh.txt: the same 1,000 records in one EC ("person"), the class being the sex:
+  // The same 1,000 records in one EC ("person"), the class being the sex:
   // CM counts the minority: 50 for 50/950, 500 for 500/500.
   for ( const auto &[men, women, cm] : std::vector<std::array<std::int64_t, 3>> { { 50, 950, 50 }, { 500, 500, 500 } } )
   {
@@ -303,7 +303,7 @@ void TestMetrics::classificationMetricSeedExample()
 
 void TestMetrics::genericNueLocalRecodingExample()
 {
-  // generic-nue.txt, Figure 2-3: ages 20, 65, 55, 40, 65, 65 recoded locally (D_l) to
+  // Prasser et al., Figures 2-3: ages 20, 65, 55, 40, 65, 65 recoded locally (D_l) to
   // 20-79, 20-79 (level 2), 40-59, 40-59 (level 1), 65, 65 (level 0).
   // Nodes: level 0 the age; level 1 the band 20-39 (0), 40-59 (1), 60-79 (2); level 2 20-79 (0).
   const std::vector<Generalised> dl { { 1, { 20, 0, 0 }, 2 }, { 1, { 65, 2, 0 }, 2 }, { 1, { 55, 1, 0 }, 1 },
@@ -359,7 +359,7 @@ void TestMetrics::everyMetricDefinedOnce()
     QVERIFY2( !m.output || outputs.insert( m.output ).second, m.field );
     QVERIFY2( std::strlen( m.label ) > 0 && std::strlen( m.formula ) > 0 && std::strlen( m.meaning ) > 0, m.field );
   }
-  // SPEC 3.4's metrics are all there.
+  // Every metric is there.
   for ( const char *field : { "suppressed", "compactness", "discernibility", "dm", "dm_star", "c_avg", "prec", "nue", "generic_nue", "generic_nue_norm", "cm", "max_risk",
                               "avg_risk", "risk_above_pct", "l_diversity", "t_closeness" } )
     QVERIFY2( fields.count( field ), field );

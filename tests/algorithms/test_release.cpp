@@ -1,5 +1,5 @@
-// The release step (SPEC 3.3) and the recount that checks the release pass against the first pass
-// (issue 5 item 2), with the find-only lookups of the QI encoder that the release pass uses.
+// The release step (paper sec. 3.3) and the recount that checks the release pass against the first pass
+// (vbas::Recount), with the find-only lookups of the QI encoder that the release pass uses.
 #include "qi_encoding.h"
 #include "release.h"
 #include "test_util.h"

@@ -1,4 +1,4 @@
-// Site number approximation, dynamic GAPS cutoff (SPEC 3.1, eq. 1-6; SPEC 3.6 items 1, 2, 5).
+// Site number approximation, dynamic GAPS cutoff (paper sec. 3.1, eq. 1-6; docs/method.md, Details the paper leaves open).
 #include "geometry.h"
 #include "site_count.h"
 #include "test_util.h"
@@ -27,7 +27,7 @@ class TestSiteCount : public QObject
 
 void TestSiteCount::roundHalfUpRule()
 {
-  // SPEC 3.6 item 2: R(x) = floor(x + 0.5), halves go up (not to even).
+  // R(x) = floor(x + 0.5), halves go up (not to even).
   QCOMPARE( roundHalfUp( 2.5 ), 3.0 );  // to-even would give 2
   QCOMPARE( roundHalfUp( 3.5 ), 4.0 );
   QCOMPARE( roundHalfUp( 0.5 ), 1.0 );  // to-even would give 0
@@ -138,7 +138,7 @@ void TestSiteCount::halfRoundsUp()
 
 void TestSiteCount::clampToOneAndRegions()
 {
-  // SPEC 3.6 item 5: Sites clamped to [1, regions].
+  // Sites clamped to [1, regions].
   // 100 / 3370.342 = 0.0297 -> R = 0 -> clamped up to 1
   QCOMPARE( siteCount( 100, cutoff( kWesternCanada, 6 ), 50 ), std::size_t( 1 ) );
   // 1e6 / 3370.342 = 296.70 -> R = 297 -> clamped down to 50 regions

@@ -1,4 +1,4 @@
-// Voronoi aggregation and suppression (SPEC 3.3; SPEC 3.6 item 14).
+// Voronoi aggregation and suppression (paper sec. 3.3; nearest site, ties to the lower index).
 #include "aggregation.h"
 #include "histograms.h"
 #include "suppression.h"
@@ -213,7 +213,7 @@ void TestVoronoiAggregation::aggregateMergesHistograms()
 void TestVoronoiAggregation::siteWithoutRegionsYieldsNoAggregate()
 {
   // Sites 0 (0,0), 1 (100,0), 2 (10,0); regions at (1,0), (9,0), (11,0): none near site 1.
-  // -> groups 0, 2, 2: two aggregates for three sites (SPEC 3.6 item 14).
+  // -> groups 0, 2, 2: two aggregates for three sites (an empty cell makes none).
   const VoronoiDiagram d( { { 0, 0 }, { 100, 0 }, { 10, 0 } } );
   const std::vector<std::size_t> groups = locateRegions( { { 1, 0 }, { 9, 0 }, { 11, 0 } }, d );
   QCOMPARE( groups, std::vector<std::size_t>( { 0, 2, 2 } ) );

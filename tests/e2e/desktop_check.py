@@ -69,7 +69,7 @@ def evaluate():
 
 
 def check_renderers(layers):
-    """The styles of issue 7; the colours the canvas must show."""
+    """The outputs' styles; the colours the canvas must show."""
     aggregated, cells, sites = layers["AGGREGATED"].renderer(), layers["VORONOI"].renderer(), layers["SITE_POINTS"].renderer()
     check(aggregated.type() == "graduatedSymbol" and aggregated.classAttribute() == "released",
           "AGGREGATED: renderer %s" % aggregated.type())

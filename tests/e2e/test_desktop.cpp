@@ -1,4 +1,4 @@
-// QGIS desktop loads the outputs styled (issue 7). The real QGIS desktop (/usr/bin/qgis) runs under Xvfb
+// QGIS desktop loads the outputs styled. The real QGIS desktop (/usr/bin/qgis) runs under Xvfb
 // in an isolated profile with the freshly built plugin enabled; desktop_check.py, given with --code,
 // runs vbas:anonymize on the sample layers as the Processing toolbox does, checks the loaded layers'
 // renderers and order, saves the map canvas and the main window as PNG files, and ends QGIS with its

@@ -288,7 +288,7 @@ void TestE2e::checkEstimate( const QJsonObject &r, const QStringList &qis, doubl
   QCOMPARE( r.value( "MAXCOMBS" ).toDouble(), maxCombs );
 
   // Cutoff = e^B0 * X^B1 (eq. 2/5), Sites = R(N / Cutoff) in [1, regions] (eq. 3/6): N is the number
-  // of records whatever the population basis (SPEC 3.6 item 3).
+  // of records whatever the population basis.
   const double x = entropyModel ? reportedEntropy : r.value( "MAXCOMBS" ).toDouble();
   const double cutoff = kExpB0 * std::pow( x, kB1 );
   const double reportedCutoff = r.value( "CUTOFF" ).toDouble();
@@ -350,8 +350,8 @@ void TestE2e::checkRelease( const QString &label, const ReleaseClaim &claim, con
   QCOMPARE( nullAggregates, 0 );
   QCOMPARE( lookup.rows.size(), mRegionIds.size() );
 
-  // ANONYMIZED: schema: the QIs, the other released fields and aggregate_id, nothing else (SPEC 6,
-  // fields: no patient_id, no tract_id).
+  // ANONYMIZED: schema: the QIs, the other released fields and aggregate_id, nothing else (a field
+  // only when named: no patient_id, no tract_id).
   const QStringList wanted = QStringList { QStringLiteral( "aggregate_id" ) } + qis + others;
   const Table anon = readTable( claim.anonymized, wanted );
   QVERIFY2( anon.ok, qPrintable( anon.error ) );
@@ -508,7 +508,7 @@ void TestE2e::checkEvaluationCsv( const QString &path, const Recount &rc, qint64
                                "smallest_ec", "k", "runtime_s", "dm", "dm_star", "c_avg", "prec", "generic_nue", "generic_nue_norm", "max_risk", "avg_risk", "risk_threshold",
                                "risk_above_pct", "cm", "l_diversity", "t_closeness" } )
     QVERIFY2( row.contains( column ), qPrintable( QStringLiteral( "%1 has no column %2" ).arg( path, column ) ) );
-  // SPEC 3.4's risks and class sizes from the recount of the release itself.
+  // The risks and class sizes from the recount of the release itself.
   const qint64 n = mPatients.size();
   QVERIFY2( near( row.value( "dm" ).toDouble(), rc.discernibility + static_cast<double>( n ) * static_cast<double>( suppressed ) ), "dm differs from the recount" );
   QVERIFY2( near( row.value( "max_risk" ).toDouble(), 1.0 / static_cast<double>( rc.smallest ) ), "max_risk differs from the recount" );
@@ -616,7 +616,7 @@ void TestE2e::pipeline()
                     inputsFor( qis ) << QStringLiteral( "SITES=" ) + sitesPath << QStringLiteral( "LOOKUP=" ) + claim.lookup << kArg << kSensitive
                                      << QStringLiteral( "EVALUATION=" ) + chainEval << QStringLiteral( "REPORT=" ) + chain + "/report.html",
                     ev ) );
-  // Every metric of SPEC 3.4 is a number output of qgis_process --json.
+  // Every metric is a number output of qgis_process --json.
   for ( const char *output : { "RECORDS", "RELEASED", "SUPPRESSED", "SUPPRESSED_PERCENT", "COMPACTNESS", "DISCERNIBILITY", "NUE", "NUE_ALL", "AGGREGATES", "RELEASED_ECS",
                                "SMALLEST_EC", "RUNTIME", "DM", "DM_STAR", "C_AVG", "PREC", "GENERIC_NUE", "GENERIC_NUE_NORM", "MAX_RISK", "AVG_RISK", "RISK_ABOVE_PERCENT", "CM",
                                "L_DIVERSITY", "T_CLOSENESS" } )
@@ -738,7 +738,7 @@ void TestE2e::checkGeomask( const QString &randomised, const QString &transition
     QVERIFY( mPop8.contains( row.at( 0 ) ) );
   const Table t = readTable( transitions, { QStringLiteral( "from_code" ), QStringLiteral( "to_code" ), QStringLiteral( "probability" ) } );
   QVERIFY2( t.ok, qPrintable( t.error ) );
-  QHash<QString, double> rowSum, inflow; // SPEC 4: Q_j = sum_k n_k P_kj
+  QHash<QString, double> rowSum, inflow; // Q_j = sum_k n_k P_kj
   for ( const QStringList &row : t.rows )
   {
     rowSum[row.at( 0 )] += row.at( 2 ).toDouble();

@@ -479,7 +479,7 @@ void TestFaults::releaseOrderIsIndependentOfInputOrder()
   const QJsonObject results = document.value( QStringLiteral( "results" ) ).toObject();
   QVERIFY2( results.value( QStringLiteral( "SEED" ) ).isDouble(), "no SEED output" );
   const qint64 seed = static_cast<qint64>( results.value( QStringLiteral( "SEED" ) ).toDouble() );
-  // The log names the released fields and gives no seed of the order (SPEC 6: recorded nowhere).
+  // The log names the released fields and gives no seed of the order (recorded nowhere).
   const QJsonObject log = document.value( QStringLiteral( "log" ) ).toObject();
   QVERIFY2( QJsonDocument( log.value( QStringLiteral( "info" ) ).toArray() ).toJson().contains( "The release holds the fields age_group, sex, race, aggregate_id, in a fresh random order." ),
             "the log does not name the released fields" );

@@ -1,4 +1,4 @@
-// PostGIS in and out (issue 9 item 3), end to end through qgis_process against a real PostgreSQL +
+// PostGIS in and out, end to end through qgis_process against a real PostgreSQL +
 // PostGIS server that this test starts itself: initdb in a temporary folder, listening on a Unix
 // socket in that folder only (no TCP port, no system service), stopped when the test ends. A
 // watchdog stops it too if the test process dies without cleaning up, so nothing is left running.
@@ -228,7 +228,7 @@ void TestPostgis::roundTrip()
   const qint64 suppressed = results.value( "SUPPRESSED" ).toVariant().toLongLong();
   QVERIFY( results.value( "ANONYMIZED" ).toString().startsWith( QStringLiteral( "postgres://" ) ) );
   const QJsonArray info = document.value( "log" ).toObject().value( "info" ).toArray();
-  // A release is counted row by row, GROUP_IN_SOURCE or not (issue 17 item 7).
+  // A release is counted row by row, GROUP_IN_SOURCE or not.
   QVERIFY2( info.contains( QStringLiteral( "The records are counted row by row: the release pass checks every released value of every row against the first pass, which a count "
                                            "by the source cannot give." ) ),
             "the release was not counted row by row" );

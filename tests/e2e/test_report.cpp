@@ -1,4 +1,4 @@
-// The HTML report as a browser renders it (issue 7 item 2): vbas:anonymize writes the report of the
+// The HTML report as a browser renders it: vbas:anonymize writes the report of the
 // sample layers through qgis_process, headless Chromium (Debian's package) takes a screenshot, and
 // the screenshot must show the maps and the histogram in their colours. A copy of the report without
 // its drawings must fail the same check, so the check can fail.
@@ -104,7 +104,7 @@ void TestReport::reportRendersMapsAndHistogram()
   QFile file( report );
   QVERIFY( file.open( QIODevice::ReadOnly ) );
   QString html = QString::fromUtf8( file.readAll() );
-  // Issue 17 item 6: the page's first visible line says it is for the custodian only.
+  // The page's first visible line says it is for the custodian only.
   QString visible = html.mid( html.indexOf( QStringLiteral( "<body>" ) ) );
   visible.remove( QRegularExpression( QStringLiteral( "<[^>]*>" ) ) );
   QVERIFY2( visible.trimmed().startsWith( QStringLiteral( "For the data custodian only: not for publication." ) ), qPrintable( visible.left( 200 ) ) );

@@ -1,4 +1,4 @@
-// Geocoded records (issue 9 item 4): records with a point and no region field are located in the
+// Geocoded records (no region id field): records with a point and no region field are located in the
 // regions by point in polygon. Hand-placed points on the 3 x 3 grid, inside, on shared edges and
 // corners and outside, with the region of each worked out by hand; every release recounted here.
 #include "qgis_test_util.h"

@@ -1,7 +1,7 @@
-// The counting pass pushed down to a GeoPackage (issue 9 item 2): it must count what the row-by-row
+// The counting pass pushed down to a GeoPackage (GROUP_IN_SOURCE): it must count what the row-by-row
 // pass counts (the same records, classes and site count), and every count the source cannot vouch for
 // must leave the counting to the row-by-row pass (with its message naming the row). An algorithm that
-// writes a release counts row by row (issue 17 item 7: the release pass checks every released value of
+// writes a release counts row by row (the release pass checks every released value of
 // every row against the first pass), so a table edited between the passes aborts the run.
 #include "qgis_test_util.h"
 
@@ -198,7 +198,7 @@ void TestGroupedCount::editedBetweenPassesAborts_data()
   QTest::addColumn<int>( "edit" );
   QTest::newRow( "QI changed" ) << 0;
   QTest::newRow( "row deleted, its values added back as a new row" ) << 1;
-  // Issue 17 item 7: before, the source's count let this through (same rows, counts and sum of feature ids).
+  // Counted in the source, this went through (same rows, counts and sum of feature ids).
   QTest::newRow( "two rows deleted, two of their class added with the same sum of feature ids" ) << 2;
 }
 

@@ -1,4 +1,4 @@
-// Nothing the user owns is lost (issue 17 items 1-3 and 8), each case run through
+// Nothing the user owns is lost (docs/outputs.md), each case run through
 // QgsProcessingAlgorithm::run: a destination is compared with the inputs by identity (a view over
 // the destination, a table that a view, a trigger or a foreign key refers to), a failed last commit
 // leaves the previous run's outputs as they were (file by file, table by table), temporaries are

@@ -1,4 +1,4 @@
-// What leaves with the release (SPEC 6; issue 17 items 4 and 5), each run through
+// What leaves with the release (docs/outputs.md), each run through
 // QgsProcessingAlgorithm::run on a table sorted by region, as an outside attack used them:
 // - the order: SEED printed in the report once gave the release's order, and a table sorted by region
 //   then located its rows. The order is now fresh at every run, whatever the seed;
@@ -86,10 +86,10 @@ class TestReleaseFields : public QObject
   private slots:
     void initTestCase();
 
-    // Item 4: the order.
+    // The order.
     void orderIsFreshWhateverTheSeed();
     void orderDoesNotFollowTheInput();
-    // Item 5: the fields.
+    // The fields.
     void defaultReleasesOnlyTheRoles();
     void revealingNamedFieldIsRefused_data();
     void revealingNamedFieldIsRefused();
@@ -125,7 +125,7 @@ QVariantMap TestReleaseFields::parameters( const QStringList &qis ) const
 }
 
 // ---------------------------------------------------------------------------------------------
-// Item 4. Before, the order was the seeded shuffle of the rows as read: with SEED (printed in the
+// The order. Before, the order was the seeded shuffle of the rows as read: with SEED (printed in the
 // report) and the table sorted by region, each released row's region was known.
 
 void TestReleaseFields::orderIsFreshWhateverTheSeed()
@@ -163,7 +163,7 @@ void TestReleaseFields::orderIsFreshWhateverTheSeed()
 
 void TestReleaseFields::orderDoesNotFollowTheInput()
 {
-  // Before issue 5 the release kept the input order: rank correlation 1 with the region.
+  // Once the release kept the input order: rank correlation 1 with the region.
   const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), parameters( { QStringLiteral( "area" ), QStringLiteral( "sex" ) } ), mContext, true );
   std::vector<double> position, region;
   QgsFeature f;
@@ -180,7 +180,7 @@ void TestReleaseFields::orderDoesNotFollowTheInput()
 }
 
 // ---------------------------------------------------------------------------------------------
-// Item 5. Before, the default released every column but the region id: the copy of the region
+// The fields. Before, the default released every column but the region id: the copy of the region
 // (area), its county and the patient id went out, with a warning for the patient id only.
 
 void TestReleaseFields::defaultReleasesOnlyTheRoles()

@@ -1,4 +1,4 @@
-// The release is always k-anonymous, complete and safe on disk (issue 5). One test per way the promise
+// The release is always k-anonymous, complete and safe on disk. One test per way the promise
 // broke, each run through QgsProcessingAlgorithm::run: every QI value keyed exactly, a table edited
 // between the passes, a failed write, the release's feature ids, outputs over inputs, bad
 // counts, K and settings, shapefile names, database tables and the warnings (stale temporaries: test_ownership.cpp).
@@ -309,7 +309,7 @@ void TestReleaseSafety::tableEditedBetweenPassesAborts()
   QCOMPARE( entries( dir.path() ), QStringList() );
 }
 
-// Issue 17 item 7: an edit of a released field that is neither a QI nor the count (a chosen field,
+// An edit of a released field that is neither a QI nor the count (a chosen field,
 // the sensitive field) also stops the run. Before, the release held the new value while EVALUATION
 // kept the first pass's l-diversity.
 
@@ -666,7 +666,7 @@ void TestReleaseSafety::shapefileWithAllItsFiles()
 }
 
 // ---------------------------------------------------------------------------------------------
-// 11. The site count divides the records (SPEC 3.6 item 3), and the log warns when the regions cap
+// 11. The site count divides the records, whatever the population basis, and the log warns when the regions cap
 // it, and when a release is empty or suppresses more than half the records.
 
 void TestReleaseSafety::siteCountCappedIsWarned()

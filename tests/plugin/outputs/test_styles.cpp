@@ -1,4 +1,4 @@
-// How the outputs look once loaded into a project (issue 7). vbas:anonymize runs on the sample layers
+// How the outputs look once loaded into a project. vbas:anonymize runs on the sample layers
 // with a project, and its layers are loaded as QGIS desktop loads them (processing/gui/Postprocessing.py:
 // take the layer from the temporary store, add it to the project, run the details' post-processor).
 // AGGREGATED is graduated on released in classes that span the data, with visible outlines; VORONOI is
@@ -208,7 +208,7 @@ void TestStyles::anonymizeLoadsStyled()
   QCOMPARE( toLoad.size(), 6 );
   const QMap<QString, QgsVectorLayer *> loaded = load( context, toLoad.keys() );
   QCOMPARE( loaded.size(), 6 );
-  // Issue 17 item 6: every layer's metadata says who may see it; only the release is for publication.
+  // Every layer's metadata says who may see it; only the release is for publication.
   for ( auto layer = loaded.constBegin(); layer != loaded.constEnd(); ++layer )
   {
     const QgsLayerMetadata metadata = layer.value()->metadata();

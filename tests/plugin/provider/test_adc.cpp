@@ -1,4 +1,4 @@
-// Anonymity-driven clustering through the Processing algorithms (issue 6): vbas:anonymize and
+// Anonymity-driven clustering through the Processing algorithms: vbas:anonymize and
 // vbas:placesites with METHOD = ADC on the sample layers, each release recounted here (the ECs of
 // ANONYMIZED grouped by aggregate and QI values); the same SEED repeats a run; the row order of the
 // records does not matter; MAX_ITERATIONS and cancel stop ADC; ADC without QIs is refused.

@@ -147,7 +147,7 @@ void TestAlgorithms::providerListsSevenAlgorithms()
 
 void TestAlgorithms::everyOutputStatesItsAudience()
 {
-  // Issue 17 item 6 (SPEC 6): the help of every output written by a run says whether it is for publication or for the custodian only,
+  // The help of every output written by a run says whether it is for publication or for the custodian only,
   // in the paragraph that describes it ("<b>its name</b> ... <br>"). lpgeomask's outputs are another engineer's part.
   const QgsProcessingProvider *provider = QgsApplication::processingRegistry()->providerById( QStringLiteral( "vbas" ) );
   for ( const QgsProcessingAlgorithm *alg : provider->algorithms() )
@@ -193,7 +193,7 @@ void TestAlgorithms::estimateSiteCountCustomCoefficients()
   QVERIFY( std::fabs( r.value( QStringLiteral( "ENTROPY" ) ).toDouble() - 0.562335 ) < 1e-6 );
 
   // The population basis (POP sums to 9) is for balanced density only: the site count still divides
-  // the 8 records, R(8 / 2) = 4, not R(9 / 2) = 5 (SPEC 3.6 item 3).
+  // the 8 records, R(8 / 2) = 4, not R(9 / 2) = 5.
   p.insert( QStringLiteral( "POPULATION_FIELD" ), QStringLiteral( "pop" ) );
   const QVariantMap withPopulation = run( QStringLiteral( "vbas:estimatesitecount" ), p, true );
   QCOMPARE( withPopulation.value( QStringLiteral( "POPULATION" ) ).toDouble(), 9.0 );

@@ -1,4 +1,4 @@
-// The full evaluation (issue 7): every metric of SPEC 3.4 through vbas:evaluate on a hand-worked
+// The full evaluation: every metric (docs/method.md) through vbas:evaluate on a hand-worked
 // example, the per-aggregate and per-region layers, the HTML report and the command that repeats the
 // run, and the sensitive field's bad inputs. Expected values are worked out by hand below.
 #include "qgis_test_util.h"

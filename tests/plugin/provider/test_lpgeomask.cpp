@@ -1,4 +1,4 @@
-// vbas:lpgeomask through QgsProcessingAlgorithm::run (issue 8 item 2, issue 17): every result is checked
+// vbas:lpgeomask through QgsProcessingAlgorithm::run: every result is checked
 // to be within epsilon by the test's own recount from the TRANSITIONS table it wrote, populations from 1
 // to 1e15 included; the randomised table holds no original code and only the fields named; the same seed
 // repeats the draws but not the order, and no seed is ever reported; an infeasible epsilon, bad inputs,
@@ -59,7 +59,7 @@ Transitions readTransitions( QgsVectorLayer *layer )
 }
 
 /**
- * The test's own check of SPEC 4 on the written transitions: every row sums to 1, and for every
+ * The test's own check of the LP's constraints on the written transitions: every row sums to 1, and for every
  * pair c_i P_ij / sum_k n_k P_kj <= epsilon (c_i = min(s, n_i), Revised-LP). Returns the largest.
  */
 double recountReidentification( const Transitions &t, const std::map<QString, double> &population, double s, double epsilon )
@@ -327,7 +327,7 @@ void TestLpGeomask::outputOverInputRefused()
 
 void TestLpGeomask::seedIsNeverReported()
 {
-  // SPEC 6: without SEED the draws use a seed of the operating system, which no result and no message
+  // Without SEED the draws use a seed of the operating system, which no result and no message
   // gives; a SEED given is a secret too, and the log says who can undo the masking with it.
   auto c = codes( { 1, 1, 2, 10 } );
   auto pts = patients( { QStringLiteral( "c0" ), QStringLiteral( "c0" ), QStringLiteral( "c1" ) } );
@@ -365,7 +365,7 @@ void TestLpGeomask::releasedFields_data()
 
 void TestLpGeomask::releasedFields()
 {
-  // SPEC 6: only the fields named leave, and none that tells the original code. 24 patients, patient k of
+  // Only the fields named leave, and none that tells the original code. 24 patients, patient k of
   // code c(k mod 4): tract copies the code, street (k mod 8) lies in one code, district holds c0-c1 and
   // c2-c3, age (k mod 3) mixes with every code, patient is unique.
   QFETCH( QStringList, named );

@@ -3,7 +3,7 @@
 // formats, balanced density or ADC with either objective and seeding), each run in-process and
 // its release recounted independently of the plugin's code (no QiEncoder, VbasValueCodec or histograms:
 // values are keyed by QDataStream, below). Deliberately bad inputs must fail, naming the problem, and
-// leave no file behind. A named field that would locate or identify the records (SPEC 6, fields) must be
+// leave no file behind. A named field that would locate or identify the records (docs/outputs.md) must be
 // refused, judged again here; the case is then run without RELEASE_FIELDS and that release checked.
 // The plugin draws the release's order from the operating system, so the order statistic (and only it)
 // differs from run to run.
@@ -820,7 +820,7 @@ double spearman( const QList<double> &x, const QList<double> &y )
 }
 
 /**
- * How the plugin must judge a field named in RELEASE_FIELDS that is no QI (SPEC 6, fields), from the
+ * How the plugin must judge a field named in RELEASE_FIELDS that is no QI (docs/outputs.md), from the
  * released rows: refused when it carries finer geography than the release (every region's released
  * rows hold a single value of it, and some aggregate joins regions with different values) or when it is
  * (nearly) unique (90% different values or more, over 20 released rows or more). The plugin estimates
@@ -1214,7 +1214,7 @@ void TestProperty::checkRelease( const Case &c, const QVariantMap &results, QgsP
   if ( evaluationRows.size() != 1 || evaluationRows[0].values.value( QStringLiteral( "released" ) ).toLongLong() != expectedReleased
        || evaluationRows[0].values.value( QStringLiteral( "suppressed" ) ).toLongLong() != expectedSuppressed )
     problems << QStringLiteral( "counts: the EVALUATION table disagrees with the recount" );
-  // The class-size metrics of SPEC 3.4 from the same recount.
+  // The class-size metrics from the same recount.
   qlonglong releasedGroups = 0, least = 0;
   double squares = 0, squaresAll = 0;
   for ( const auto &[key, group] : expectedGroups )

@@ -1,4 +1,4 @@
-// Contiguity of the aggregates (issue 6 item 3) through vbas:voronoiaggregate: the parts field of
+// Contiguity of the aggregates through vbas:voronoiaggregate: the parts field of
 // AGGREGATED and the CONTIGUOUS and REFINE_BOUNDARIES parameters, on a hand-built 3 x 3 layout where
 // a Voronoi aggregate falls apart, on points, and on the sample layers.
 #include "qgis_test_util.h"

@@ -1,4 +1,4 @@
-// VbasValueCodec (issue 5, item 1): the exact key of every attribute value QGIS returns. Two
+// VbasValueCodec: the exact key of every attribute value QGIS returns. Two
 // different values never share a key (that would merge QI values into one equivalence class and
 // release classes below k); equal values always do; the release's rows decode to what was read.
 #include "support/vbasvaluecodec.h"
