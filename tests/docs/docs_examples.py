@@ -1,10 +1,10 @@
 """The examples of docs/scripting.md, run as a user runs them, each in a fresh folder holding a copy
 of the sample layers, with a clean environment (PATH, HOME, TMPDIR):
 
-  pyqgis   docs/examples/standalone_anonymize.py with /usr/bin/python3, the build's plugin folder on
+  pyqgis   docs/examples/standalone_anonymize.py (shown as it is in docs/scripting.md) with /usr/bin/python3, the build's plugin folder on
            QGIS_PLUGINPATH (no profile, nothing enabled): the release it writes is k-anonymous and
            holds the rows it reports.
-  json     docs/examples/anonymize.json, the JSON document that R's qgisprocess sends, run through
+  json     docs/examples/anonymize.json (shown as it is in docs/scripting.md), the JSON document that R's qgisprocess sends, run through
            qgis_process.bin: on its standard input (`run vbas:anonymize -`) where this QGIS reads
            one (3.24 and later), else turned into NAME=value arguments as qgisprocess does then.
   repeat   the "Repeat this run" command of a report (report.html), run as printed in a fresh shell
@@ -24,7 +24,17 @@ import docs_util
 K = 5
 
 
+def shown(source_dir, example):
+    """docs/scripting.md shows the example file as it is."""
+    with open(os.path.join(source_dir, "docs", "examples", example), encoding="utf-8") as f:
+        text = f.read()
+    with open(os.path.join(source_dir, "docs", "scripting.md"), encoding="utf-8") as f:
+        if "\n" + text + "```" not in f.read():
+            raise docs_util.Failure("docs/scripting.md does not show docs/examples/%s as it is" % example)
+
+
 def pyqgis(source_dir, build_dir, cmake):
+    shown(source_dir, "standalone_anonymize.py")
     root = docs_util.workspace(source_dir, "docs-pyqgis")
     work = os.path.join(root, "work")
     script = os.path.join(source_dir, "docs", "examples", "standalone_anonymize.py")
@@ -52,6 +62,7 @@ def as_arguments(inputs):
 
 
 def json_input(source_dir, build_dir, cmake):
+    shown(source_dir, "anonymize.json")
     root = docs_util.workspace(source_dir, "docs-json")
     work = os.path.join(root, "work")
     profile = docs_util.install_plugin(cmake, build_dir, root)
