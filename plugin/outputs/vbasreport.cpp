@@ -333,15 +333,15 @@ QString qgisProcessProgram()
 QString vbasProcessCommand( const QgsProcessingAlgorithm &algorithm, const QList<QPair<QString, QString>> &parameters )
 {
   const auto quote = []( const QString &text ) { return QStringLiteral( "'%1'" ).arg( QString( text ).replace( QLatin1Char( '\'' ), QStringLiteral( "'\\''" ) ) ); };
-  // The profile the run's plugin was enabled in (<root>/profiles/<name>): qgis_process reads the default profile of <root>.
-  QDir profile( QgsApplication::qgisSettingsDirPath() );
-  const QString profileName = profile.dirName();
-  profile.cd( QStringLiteral( "../.." ) );
+  // The profile the run's plugin was enabled in (<root>/profiles/<name>): qgis_process reads the default profile of <root>/profiles.
+  QDir profiles( QgsApplication::qgisSettingsDirPath() );
+  const QString profileName = profiles.dirName();
+  profiles.cdUp();
   QStringList lines;
-  if ( profileName != QgsUserProfileManager( profile.absolutePath() ).defaultProfileName() )
+  if ( profileName != QgsUserProfileManager( profiles.absolutePath() ).defaultProfileName() )
     lines << QObject::tr( "# This run used the QGIS profile '%1', qgis_process uses the default profile: enable the plugin vbas there first." ).arg( profileName );
   QStringList words { QStringLiteral( "cd" ), quote( QDir::currentPath() ), QStringLiteral( "&&" ), QStringLiteral( "QT_QPA_PLATFORM=offscreen" ),
-                      QStringLiteral( "QGIS_CUSTOM_CONFIG_PATH=" ) + quote( profile.absolutePath() ), quote( qgisProcessProgram() ), QStringLiteral( "run" ), algorithm.id(), QStringLiteral( "--" ) };
+                      QStringLiteral( "QGIS_CUSTOM_CONFIG_PATH=" ) + quote( QFileInfo( profiles.absolutePath() ).path() ), quote( qgisProcessProgram() ), QStringLiteral( "run" ), algorithm.id(), QStringLiteral( "--" ) };
   for ( const auto &[name, value] : parameters )
     words << quote( name + '=' + value );
   lines << words.join( QLatin1Char( ' ' ) );
