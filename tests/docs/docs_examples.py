@@ -6,7 +6,8 @@ of the sample layers, with a clean environment (PATH, HOME, TMPDIR):
            holds the rows it reports.
   json     docs/examples/anonymize.json (shown as it is in docs/scripting.md), the JSON document that R's qgisprocess sends, run through
            qgis_process.bin: on its standard input (`run vbas:anonymize -`) where this QGIS reads
-           one (3.24 and later), else turned into NAME=value arguments as qgisprocess does then.
+           one (3.24 and later), else turned into NAME=value arguments as qgisprocess does then;
+           the release is k-anonymous and the log ends with the run's summary.
   repeat   the "Repeat this run" command of a report (report.html), run as printed in a fresh shell
            (env -i ... bash -c "<command>"): it reproduces the release's content (the same rows,
            as a multiset; the SEED it names draws the same sites).
@@ -78,7 +79,11 @@ def json_input(source_dir, build_dir, cmake):
     else:
         how = "arguments (this qgis_process reads no JSON input)"
         out = docs_util.run([docs_util.QGIS_PROCESS, "--json", "run", "vbas:anonymize", "--"] + as_arguments(inputs), env=env, cwd=work, what="qgis_process run vbas:anonymize --")
-    results = json.loads(out[out.index("{"):])["results"]
+    document = json.loads(out[out.index("{"):])
+    results, info = document["results"], document["log"]["info"]
+    # The log ends with the run's summary (counts only).
+    if not info[-1].startswith("Summary: %d records read; %d released, %d suppressed" % (results["RECORDS"], results["RELEASED"], results["SUPPRESSED"])):
+        raise docs_util.Failure("the log does not end with the run's summary")
     docs_util.check_release(os.path.join(work, inputs["ANONYMIZED"]), int(inputs["K"]), results["RELEASED"])
     print("ok   anonymize.json through qgis_process as %s: %d rows released, k-anonymous" % (how, results["RELEASED"]))
 
