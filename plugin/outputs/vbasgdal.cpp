@@ -131,6 +131,9 @@ QgsVectorFileWriter::SaveVectorOptions VbasGdal::saveOptions( const QString &dri
   options.fileEncoding = createOptions.value( QStringLiteral( "fileEncoding" ), QStringLiteral( "UTF-8" ) ).toString();
   options.datasourceOptions = QgsVectorFileWriter::defaultDatasetOptions( driver );
   options.layerOptions = QgsVectorFileWriter::defaultLayerOptions( driver );
+  // A CSV file gets its .csvt beside it, so that QGIS reads its numbers back as numbers; the probe of
+  // the destination lists it, and the output set moves it into place (and back) with the .csv.
+  options.layerOptions.replaceInStrings( QStringLiteral( "CREATE_CSVT=NO" ), QStringLiteral( "CREATE_CSVT=YES" ) );
   options.symbologyExport = vbasqgis::NoSymbology;
   options.actionOnExistingFile = QgsVectorFileWriter::CreateOrOverwriteFile;
   return options;

@@ -1,12 +1,16 @@
 #include "outputs/vbasreport.h"
 #include "support/vbasqgiscompat.h"
 
+#include <qgsapplication.h>
 #include <qgsprocessingalgorithm.h>
 #include <qgsprocessingcontext.h>
 #include <qgsprocessingparameters.h>
+#include <qgsuserprofilemanager.h>
 #include <qgsvectorlayer.h>
 
 #include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
 #include <QLocale>
 
 #include <algorithm>
@@ -314,11 +318,32 @@ QList<QPair<QString, QString>> vbasRunParameters( const QgsProcessingAlgorithm &
   return result;
 }
 
+namespace
+{
+
+//! The qgis_process of this QGIS: Debian's qgis_process wrapper is broken, its qgis_process.bin is the program itself.
+QString qgisProcessProgram()
+{
+  const QString bin = QgsApplication::prefixPath() + QStringLiteral( "/bin/qgis_process" );
+  return QFileInfo::exists( bin + QStringLiteral( ".bin" ) ) ? bin + QStringLiteral( ".bin" ) : bin;
+}
+
+} // namespace
+
 QString vbasProcessCommand( const QgsProcessingAlgorithm &algorithm, const QList<QPair<QString, QString>> &parameters )
 {
   const auto quote = []( const QString &text ) { return QStringLiteral( "'%1'" ).arg( QString( text ).replace( QLatin1Char( '\'' ), QStringLiteral( "'\\''" ) ) ); };
-  QStringList words { QStringLiteral( "qgis_process" ), QStringLiteral( "run" ), algorithm.id(), QStringLiteral( "--" ) };
+  // The profile the run's plugin was enabled in (<root>/profiles/<name>): qgis_process reads the default profile of <root>/profiles.
+  QDir profiles( QgsApplication::qgisSettingsDirPath() );
+  const QString profileName = profiles.dirName();
+  profiles.cdUp();
+  QStringList lines;
+  if ( profileName != QgsUserProfileManager( profiles.absolutePath() ).defaultProfileName() )
+    lines << QObject::tr( "# This run used the QGIS profile '%1', qgis_process uses the default profile: enable the plugin vbas there first." ).arg( profileName );
+  QStringList words { QStringLiteral( "cd" ), quote( QDir::currentPath() ), QStringLiteral( "&&" ), QStringLiteral( "QT_QPA_PLATFORM=offscreen" ),
+                      QStringLiteral( "QGIS_CUSTOM_CONFIG_PATH=" ) + quote( QFileInfo( profiles.absolutePath() ).path() ), quote( qgisProcessProgram() ), QStringLiteral( "run" ), algorithm.id(), QStringLiteral( "--" ) };
   for ( const auto &[name, value] : parameters )
     words << quote( name + '=' + value );
-  return words.join( QLatin1Char( ' ' ) );
+  lines << words.join( QLatin1Char( ' ' ) );
+  return lines.join( QLatin1Char( '\n' ) );
 }

@@ -44,5 +44,9 @@ VbasOutputSchema vbasReportSchema();
  */
 QList<QPair<QString, QString>> vbasRunParameters( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QVariantMap &resolved );
 
-//! "qgis_process run <algorithm id> '--NAME=value' ...", each argument quoted for a POSIX shell.
+/**
+ * The command that repeats the run from a fresh shell: "cd '<folder of the run>' && QT_QPA_PLATFORM=offscreen
+ * QGIS_CUSTOM_CONFIG_PATH='<profiles root>' '<prefix>/bin/qgis_process.bin' run <algorithm id> -- 'NAME=value' ...",
+ * each argument quoted for a POSIX shell; a comment line first when the run used a profile other than the default one.
+ */
 QString vbasProcessCommand( const QgsProcessingAlgorithm &algorithm, const QList<QPair<QString, QString>> &parameters );

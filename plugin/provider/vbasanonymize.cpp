@@ -92,5 +92,6 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   mOutputs.create( QStringLiteral( "REPORT" ), context )
     .write( vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, records.histograms, release, dissolved, mRelease.k, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ) } ) );
   mOutputs.commit( context, outputs );
+  vbasLogSummary( values, feedback );
   return outputs;
 }

@@ -81,5 +81,6 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
   mOutputs.create( QStringLiteral( "REPORT" ), context )
     .write( vbasReport( { QObject::tr( "VBAS evaluation of a release" ), regions, records.histograms, release, dissolved, mK, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ) } ) );
   mOutputs.commit( context, outputs );
+  vbasLogSummary( values, feedback );
   return outputs;
 }

@@ -298,3 +298,13 @@ void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64
                              .arg( s.suppressedRecords )
                              .arg( s.suppressedRecords + s.releasedRecords ) );
 }
+
+void vbasLogSummary( const vbas::MetricValues &values, QgsProcessingFeedback *feedback )
+{
+  const auto value = [&values]( const char *field ) {
+    const std::optional<double> v = vbas::metricValue( values, field );
+    return v ? QString::number( *v, 'g', 15 ) : QObject::tr( "n/a" );
+  };
+  feedback->pushInfo( QObject::tr( "Summary: %1 records read; %2 released, %3 suppressed (%4%); %5 aggregated regions; smallest released class %6 (k = %7)." )
+                        .arg( value( "records" ), value( "released" ), value( "suppressed" ), value( "suppressed_pct" ), value( "aggregates" ), value( "smallest_ec" ), value( "k" ) ) );
+}

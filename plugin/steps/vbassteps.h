@@ -141,3 +141,6 @@ vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &r
 
 //! Logs a release's counts, with a warning when it is empty or suppresses more than half the records.
 void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64_t k, QgsProcessingFeedback *feedback );
+
+//! The run in one line at the end of its log: records, released, suppressed (share), aggregates, smallest released class and k.
+void vbasLogSummary( const vbas::MetricValues &values, QgsProcessingFeedback *feedback );

@@ -165,6 +165,7 @@ class TestE2e : public QObject
     //! others: the fields released besides the QIs and aggregate_id (the sensitive field, RELEASE_FIELDS).
     void checkRelease( const QString &label, const ReleaseClaim &claim, const QStringList &qis, const QStringList &others, int k, Recount &recount );
     void checkAnonymity( const ReleaseClaim &claim, const QStringList &qis, int k, const Recount &recount );
+    void checkCsvTypes( const QString &path );
     void checkEvaluationCsv( const QString &path, const Recount &rc, qint64 suppressed, qint64 aggregates, int k,
                              QMap<QString, QString> &row );
     void compareEvaluations( const QMap<QString, QString> &a, const QMap<QString, QString> &b, const QString &what );
@@ -498,6 +499,24 @@ void TestE2e::checkAnonymity( const ReleaseClaim &claim, const QStringList &qis,
   QCOMPARE( table.fieldNames, fields );
 }
 
+//! QGIS (GDAL) reads the evaluation's numbers back as numbers: the .csvt beside it types every column.
+void TestE2e::checkCsvTypes( const QString &path )
+{
+  QVERIFY2( QFileInfo::exists( QFileInfo( path ).path() + "/" + QFileInfo( path ).completeBaseName() + ".csvt" ), qPrintable( path + " has no .csvt beside it" ) );
+  GDALDatasetH ds = GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr );
+  QVERIFY2( ds, qPrintable( "cannot open " + path ) );
+  OGRFeatureDefnH defn = OGR_L_GetLayerDefn( GDALDatasetGetLayer( ds, 0 ) );
+  QStringList wrong;
+  for ( const auto &[column, type] : { std::pair<const char *, OGRFieldType>{ "records", OFTInteger64 }, { "smallest_ec", OFTInteger64 }, { "suppressed_pct", OFTReal }, { "max_risk", OFTReal } } )
+  {
+    const int i = OGR_FD_GetFieldIndex( defn, column );
+    if ( i < 0 || OGR_Fld_GetType( OGR_FD_GetFieldDefn( defn, i ) ) != type )
+      wrong << QString::fromLatin1( column );
+  }
+  GDALClose( ds );
+  QVERIFY2( wrong.isEmpty(), qPrintable( QStringLiteral( "%1 reads back with the wrong type: %2" ).arg( path, wrong.join( ", " ) ) ) );
+}
+
 void TestE2e::checkEvaluationCsv( const QString &path, const Recount &rc, qint64 suppressed, qint64 aggregates, int k,
                                   QMap<QString, QString> &row )
 {
@@ -508,6 +527,7 @@ void TestE2e::checkEvaluationCsv( const QString &path, const Recount &rc, qint64
                                "smallest_ec", "k", "runtime_s", "dm", "dm_star", "c_avg", "prec", "generic_nue", "generic_nue_norm", "max_risk", "avg_risk", "risk_threshold",
                                "risk_above_pct", "cm", "l_diversity", "t_closeness" } )
     QVERIFY2( row.contains( column ), qPrintable( QStringLiteral( "%1 has no column %2" ).arg( path, column ) ) );
+  CHECKED( checkCsvTypes( path ) );
   // The risks and class sizes from the recount of the release itself.
   const qint64 n = mPatients.size();
   QVERIFY2( near( row.value( "dm" ).toDouble(), rc.discernibility + static_cast<double>( n ) * static_cast<double>( suppressed ) ), "dm differs from the recount" );
