@@ -12,6 +12,8 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include <algorithm>
+#include <optional>
 #include <set>
 
 namespace
@@ -25,8 +27,11 @@ struct Requested
     QVariantMap createOptions;
 };
 
-//! The destination of a sink parameter, as QgsProcessingParameters::parameterAsSink reads it.
-Requested requested( const QgsProcessingParameterDefinition *definition, const QVariantMap &parameters, QgsProcessingContext &context )
+/**
+ * The destination of a sink parameter, as QgsProcessingParameters::parameterAsSink reads it; none for an
+ * optional output left empty (not asked for: "Skip output", or not named in qgis_process or a model).
+ */
+std::optional<Requested> requested( const QgsProcessingParameterDefinition *definition, const QVariantMap &parameters, QgsProcessingContext &context )
 {
   Requested result;
   QVariant value = parameters.value( definition->name() );
@@ -39,6 +44,8 @@ Requested requested( const QgsProcessingParameterDefinition *definition, const Q
     value = QVariant::fromValue( output.sink );
   }
   result.destination = value.canConvert<QgsProperty>() ? value.value<QgsProperty>().valueAsString( context.expressionContext(), definition->defaultValue().toString() ) : value.toString();
+  if ( result.destination.isEmpty() && definition->flags() & vbasqgis::ParameterOptional )
+    return std::nullopt;
   if ( result.destination.isEmpty() || result.destination == QgsProcessing::TEMPORARY_OUTPUT )
     result.destination = static_cast<const QgsProcessingDestinationParameter *>( definition )->generateTemporaryDestination();
   if ( result.layerName.isEmpty() )
@@ -74,8 +81,9 @@ void VbasOutputSet::prepare( const QgsProcessingAlgorithm &algorithm, const QVar
   mOutputs.clear();
   for ( const VbasOutputSchema &schema : schemas )
   {
-    const Requested r = requested( algorithm.parameterDefinition( schema.name ), parameters, context );
-    mOutputs.push_back( std::make_unique<VbasOutput>( schema, r.destination, r.project, r.layerName, r.createOptions ) );
+    const std::optional<Requested> r = requested( algorithm.parameterDefinition( schema.name ), parameters, context );
+    if ( r ) // an output not asked for is neither checked nor written, and has no temporaries
+      mOutputs.push_back( std::make_unique<VbasOutput>( schema, r->destination, r->project, r->layerName, r->createOptions ) );
   }
   QList<VbasLocation> written;
   for ( const std::unique_ptr<VbasOutput> &output : mOutputs )
@@ -131,6 +139,16 @@ VbasOutput &VbasOutputSet::create( const QString &name, QgsProcessingContext &co
   VbasOutput &result = output( name );
   result.create( context );
   return result;
+}
+
+bool VbasOutputSet::wanted( const QStringList &names ) const
+{
+  return std::any_of( mOutputs.begin(), mOutputs.end(), [&names]( const std::unique_ptr<VbasOutput> &output ) { return names.contains( output->mSchema.name ); } );
+}
+
+VbasOutput *VbasOutputSet::createIfWanted( const QString &name, QgsProcessingContext &context )
+{
+  return wanted( { name } ) ? &create( name, context ) : nullptr;
 }
 
 void VbasOutputSet::commit( QgsProcessingContext &context, QVariantMap &outputs )

@@ -34,7 +34,8 @@ class VbasOutputSet
     VbasOutputSet &operator=( const VbasOutputSet & ) = delete;
 
     /**
-     * Resolves the destination of every schema (prepareAlgorithm) and refuses, naming the output, a
+     * Resolves the destination of every schema the user asked for (prepareAlgorithm: an optional output left
+     * empty is not asked for, and is then never created) and refuses, naming the output, a
      * destination that cannot be written, that is one of inputs or another output, or whose format
      * would rename or truncate a field. Removes the temporaries that killed runs left beside them.
      */
@@ -43,9 +44,14 @@ class VbasOutputSet
 
     //! Creates output name under its temporary name.
     VbasOutput &create( const QString &name, QgsProcessingContext &context );
+    //! Whether the user asked for any of the outputs names (prepare resolved it).
+    bool wanted( const QStringList &names ) const;
+    //! Creates output name when the user asked for it; nullptr otherwise.
+    VbasOutput *createIfWanted( const QString &name, QgsProcessingContext &context );
 
     /**
-     * Moves every output into place in the order of the schemas (the release last) and records their ids in outputs.
+     * Moves every output into place in the order of the schemas (the release last) and records their ids in outputs
+     * (an output not asked for gets none).
      * An output the user asked to load into a project is registered for loading with its style (VbasStyles).
      */
     void commit( QgsProcessingContext &context, QVariantMap &outputs );

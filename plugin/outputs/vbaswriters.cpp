@@ -162,7 +162,7 @@ VbasOutputSchema VbasEvaluationOutput::schema()
   return { QStringLiteral( "EVALUATION" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
 }
 
-QVariantMap VbasEvaluationOutput::write( VbasOutput &output, const vbas::MetricValues &values )
+QVariantMap VbasEvaluationOutput::write( VbasOutput *output, const vbas::MetricValues &values )
 {
   QVector<QVariant> row;
   QVariantMap numbers;
@@ -174,8 +174,11 @@ QVariantMap VbasEvaluationOutput::write( VbasOutput &output, const vbas::MetricV
     if ( metric.output )
       numbers.insert( QString::fromLatin1( metric.output ), value );
   }
-  add( output, row );
-  output.finish();
+  if ( output )
+  {
+    add( *output, row );
+    output->finish();
+  }
   return numbers;
 }
 
@@ -248,9 +251,12 @@ QVariantMap VbasAggregationOutputs::write( VbasOutputSet &outputs, QgsProcessing
                                            const VbasReleaseSettings &settings, QgsProcessingMultiStepFeedback &feedback, int step )
 {
   feedback.setCurrentStep( step );
-  VbasLookupOutput::write( outputs.create( QStringLiteral( "LOOKUP" ), context ), regions, release, siteIds );
-  VbasAggregatedOutput::write( outputs.create( QStringLiteral( "AGGREGATED" ), context ), regions, release, dissolved, siteIds );
-  VbasCellsOutput::write( outputs.create( QStringLiteral( "VORONOI" ), context ), regions, sites, release, siteIds );
+  if ( VbasOutput *lookup = outputs.createIfWanted( QStringLiteral( "LOOKUP" ), context ) )
+    VbasLookupOutput::write( *lookup, regions, release, siteIds );
+  if ( VbasOutput *aggregated = outputs.createIfWanted( QStringLiteral( "AGGREGATED" ), context ) )
+    VbasAggregatedOutput::write( *aggregated, regions, release, dissolved, siteIds );
+  if ( VbasOutput *cells = outputs.createIfWanted( QStringLiteral( "VORONOI" ), context ) )
+    VbasCellsOutput::write( *cells, regions, sites, release, siteIds );
   feedback.setCurrentStep( step + 1 );
   VbasOutput &anonymized = outputs.create( QStringLiteral( "ANONYMIZED" ), context );
   feedback.pushInfo( QObject::tr( "The release holds the fields %1, in a fresh random order." ).arg( anonymized.fields().names().join( QStringLiteral( ", " ) ) ) );

@@ -51,8 +51,8 @@ void write( VbasOutput &output, const VbasRegions &regions, const std::vector<vb
 namespace VbasEvaluationOutput
 {
 VbasOutputSchema schema();
-//! Writes the row and returns the number outputs (NULL where a metric does not apply).
-QVariantMap write( VbasOutput &output, const vbas::MetricValues &values );
+//! Writes the row when output is given (asked for) and returns the number outputs (NULL where a metric does not apply).
+QVariantMap write( VbasOutput *output, const vbas::MetricValues &values );
 } // namespace VbasEvaluationOutput
 
 //! AGGREGATE_METRICS: per aggregated region its records, released, suppressed, smallest EC, l and t.
@@ -83,8 +83,8 @@ namespace VbasAggregationOutputs
 //! Their schemas, the release last (the output set commits in this order).
 QList<VbasOutputSchema> schemas( const VbasInputs &inputs );
 /**
- * Writes the four outputs of a release built on sites (ids siteIds), its aggregates dissolved, as steps step and step + 1 of
- * feedback, and returns the number outputs AGGREGATES, RELEASED and SUPPRESSED.
+ * Writes those of the four outputs asked for of a release built on sites (ids siteIds), its aggregates dissolved (read only
+ * for AGGREGATED), as steps step and step + 1 of feedback, and returns the number outputs AGGREGATES, RELEASED and SUPPRESSED.
  */
 QVariantMap write( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasInputs &inputs, const VbasRegions &regions, const VbasRecords &records,
                    const std::vector<vbas::Point> &sites, const std::vector<qlonglong> &siteIds, const vbas::Release &release, const QVector<QgsGeometry> &dissolved,

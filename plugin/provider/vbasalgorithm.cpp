@@ -192,10 +192,10 @@ QString VbasAlgorithm::refinementHelp()
 
 void VbasAlgorithm::addAggregationOutputs()
 {
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "AGGREGATED" ), QObject::tr( "Aggregated regions" ), vbasqgis::VectorPolygon ) );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup" ), vbasqgis::Vector ) );
+  addOptionalSink( QStringLiteral( "AGGREGATED" ), QObject::tr( "Aggregated regions" ), vbasqgis::VectorPolygon );
+  addOptionalSink( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup" ), vbasqgis::Vector );
   addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "ANONYMIZED" ), QObject::tr( "Anonymized records" ), vbasqgis::Vector ) );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "VORONOI" ), QObject::tr( "Voronoi cells" ), vbasqgis::VectorPolygon ) );
+  addOptionalSink( QStringLiteral( "VORONOI" ), QObject::tr( "Voronoi cells" ), vbasqgis::VectorPolygon );
   addNumberOutput( QStringLiteral( "AGGREGATES" ), QObject::tr( "Aggregated regions" ) );
   addNumberOutput( QStringLiteral( "RELEASED" ), QObject::tr( "Released records" ) );
   addNumberOutput( QStringLiteral( "SUPPRESSED" ), QObject::tr( "Suppressed records" ) );
@@ -203,7 +203,7 @@ void VbasAlgorithm::addAggregationOutputs()
 
 void VbasAlgorithm::addEvaluationOutputs()
 {
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "EVALUATION" ), QObject::tr( "Evaluation" ), vbasqgis::Vector ) );
+  addOptionalSink( QStringLiteral( "EVALUATION" ), QObject::tr( "Evaluation" ), vbasqgis::Vector );
   for ( const vbas::Metric &metric : vbas::metrics() )
     if ( metric.output )
       addNumberOutput( QString::fromLatin1( metric.output ), QObject::tr( metric.label ) );
@@ -218,7 +218,12 @@ void VbasAlgorithm::addEvaluationParameters()
 
 void VbasAlgorithm::addReportOutput()
 {
-  addParameter( new QgsProcessingParameterFileDestination( QStringLiteral( "REPORT" ), QObject::tr( "Report" ), QObject::tr( "HTML files (*.html *.HTML)" ), QVariant(), true, true ) );
+  addParameter( new QgsProcessingParameterFileDestination( QStringLiteral( "REPORT" ), QObject::tr( "Report" ), QObject::tr( "HTML files (*.html *.HTML)" ), QVariant(), true, false ) );
+}
+
+void VbasAlgorithm::addOptionalSink( const QString &name, const QString &description, vbasqgis::SourceType type )
+{
+  addParameter( new QgsProcessingParameterFeatureSink( name, description, type, QVariant(), true, false ) );
 }
 
 void VbasAlgorithm::addNumberOutput( const QString &name, const QString &description )
@@ -319,7 +324,7 @@ QString VbasAlgorithm::adcOutputsHelp()
                       "max iterations, or not run.<br>" );
 }
 
-QString VbasAlgorithm::aggregationOutputsHelp()
+QString VbasAlgorithm::aggregationOutputsHelp() const
 {
   return QObject::tr( "<b>k</b>: every released equivalence class (aggregated region + QI values) has at least k records; smaller ones are suppressed whole. A whole number from 2.<br>" ) + releaseHelp()
          + QObject::tr( "<h3>Outputs</h3>"
@@ -371,9 +376,22 @@ QString VbasAlgorithm::forPublication()
   return QObject::tr( "<i>For publication</i> (once you have checked it): " );
 }
 
-QString VbasAlgorithm::outputsHelp()
+QString VbasAlgorithm::optionalOutputsHelp() const
 {
-  return QObject::tr( "<i>All outputs or none, and nothing of yours lost</i>: every destination is checked before the records are read: writable; a regular file, a table of a "
+  QStringList optional;
+  for ( const QgsProcessingParameterDefinition *definition : parameterDefinitions() )
+    if ( definition->isDestination() && definition->flags() & vbasqgis::ParameterOptional )
+      optional << definition->name();
+  if ( optional.isEmpty() )
+    return QString();
+  return QObject::tr( "<i>Optional outputs</i>: %1 are written only when given a destination; left empty ([Skip output] in the dialog, not named in qgis_process or a model) "
+                      "they are not written at all, not even as temporary files. The number outputs are always given.<br>" )
+    .arg( optional.join( QLatin1String( ", " ) ) );
+}
+
+QString VbasAlgorithm::outputsHelp() const
+{
+  return optionalOutputsHelp() + QObject::tr( "<i>All outputs or none, and nothing of yours lost</i>: every destination is checked before the records are read: writable; a regular file, a table of a "
                       "GeoPackage file, or a PostgreSQL table (a FIFO, device, socket or symbolic link is refused); not an input and not another output, judged by what it "
                       "is, not how it is spelled (a file by its device and inode, a table by its file or its server and database, and the tables that reading each input reads, "
                       "through views); not a table that a view, a trigger or a foreign key refers to; every field name kept (a shapefile's 10-character names are refused, not "

@@ -3,6 +3,8 @@
 // collaborators: VbasInputs, vbassteps.h, VbasOutputSet and the writers.
 #pragma once
 
+#include "support/vbasqgiscompat.h"
+
 #include <qgsprocessingalgorithm.h>
 
 class VbasAlgorithm : public QgsProcessingAlgorithm
@@ -51,6 +53,8 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     void addEvaluationParameters();
     //! REPORT: the HTML report (docs/outputs.md).
     void addReportOutput();
+    //! A layer output written only when asked for: optional, not created by default (as the secondary outputs of QGIS's own algorithms).
+    void addOptionalSink( const QString &name, const QString &description, vbasqgis::SourceType type );
     //! Declares a number output unless another step declared it already.
     void addNumberOutput( const QString &name, const QString &description );
     static QString regionsHelp( bool withPoint, bool withPopulation );
@@ -59,12 +63,14 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     static QString siteCountHelp();
     static QString placementHelp();
     static QString adcOutputsHelp();
-    static QString aggregationOutputsHelp();
+    QString aggregationOutputsHelp() const;
     static QString evaluationParametersHelp();
     static QString evaluationOutputsHelp();
     static QString reportHelp();
-    //! How every output is written: all or nothing, refused destinations.
-    static QString outputsHelp();
+    //! Which outputs are optional (optionalOutputsHelp), and how every output is written: all or nothing, refused destinations.
+    QString outputsHelp() const;
+    //! The optional outputs (addOptionalSink, REPORT), written only when asked for; empty when there are none.
+    QString optionalOutputsHelp() const;
     //! The mark of an output's audience in the help (docs/outputs.md): for the custodian only, or for publication.
     static QString custodianOnly();
     static QString forPublication();

@@ -35,7 +35,7 @@ void VbasAnonymize::initAlgorithm( const QVariantMap & )
   addRefinementParameter();
   addReleaseParameters();
   addSeedParameter( QObject::tr( "Seed of ADC's random seeding (empty: a fresh one)" ) );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint ) );
+  addOptionalSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint );
   addAggregationOutputs();
   addEvaluationOutputs();
   addReportOutput();
@@ -72,7 +72,8 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   outputs.insert( vbasPlacementOutputs( placed ) );
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mPlacement.seed ) );
   const vbas::Placement &placement = placed.placement;
-  VbasSitesOutput::write( mOutputs.create( QStringLiteral( "SITE_POINTS" ), context ), regions, placement );
+  if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
+    VbasSitesOutput::write( *sites, regions, placement );
   std::vector<qlonglong> siteIds;
   for ( std::size_t s = 0; s < placement.sites.size(); ++s )
     siteIds.push_back( static_cast<qlonglong>( s + 1 ) );
@@ -81,16 +82,16 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
     release = vbasBorderRelease( regions, records, std::move( release ), mRelease.k, { mContiguous, mRefineBoundaries }, &steps );
   vbasLogRelease( release, placement.sites.size(), mRelease.k, feedback );
   steps.setCurrentStep( 2 );
-  const QVector<QgsGeometry> dissolved = vbasDissolve( regions, release.aggregation, &steps );
+  const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ), QStringLiteral( "REPORT" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
   outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, placement.sites, siteIds, release, dissolved, mRelease, steps, 2 ) );
 
   std::vector<vbas::Point> regionSites;
   for ( const std::size_t s : release.regionGroup )
     regionSites.push_back( placement.sites[s] );
   const vbas::MetricValues values = vbasMeasure( regions, records, regionSites, release, mRelease.k, mRiskThreshold, mTimer.elapsed() / 1000.0, feedback );
-  outputs.insert( VbasEvaluationOutput::write( mOutputs.create( QStringLiteral( "EVALUATION" ), context ), values ) );
-  mOutputs.create( QStringLiteral( "REPORT" ), context )
-    .write( vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, records.histograms, release, dissolved, mRelease.k, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ) } ) );
+  outputs.insert( VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values ) );
+  if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
+    report->write( vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, records.histograms, release, dissolved, mRelease.k, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ) } ) );
   mOutputs.commit( context, outputs );
   vbasLogSummary( values, feedback );
   return outputs;

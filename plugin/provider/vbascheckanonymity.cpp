@@ -154,7 +154,7 @@ void VbasCheckAnonymity::initAlgorithm( const QVariantMap & )
   addParameter( new QgsProcessingParameterField( QStringLiteral( "SENSITIVE_FIELD" ), QObject::tr( "Sensitive field (for l and t)" ), QVariant(), QStringLiteral( "INPUT" ), vbasqgis::FieldDataType::Any, false, true ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "L" ), QObject::tr( "l (distinct sensitive values per EC; 1: not checked)" ), vbasqgis::NumberType::Integer, 1, false, 1, std::numeric_limits<int>::max() ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "T" ), QObject::tr( "t (largest earth mover's distance of an EC; 1: not checked)" ), vbasqgis::NumberType::Double, 1, false, 0, 1 ) );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "VIOLATIONS" ), QObject::tr( "Violations" ), vbasqgis::Vector ) );
+  addOptionalSink( QStringLiteral( "VIOLATIONS" ), QObject::tr( "Violations" ), vbasqgis::Vector );
   addOutput( new QgsProcessingOutputBoolean( QStringLiteral( "PASS" ), QObject::tr( "Passes every check" ) ) );
   addNumberOutput( QStringLiteral( "RECORDS" ), QObject::tr( "Records" ) );
   addNumberOutput( QStringLiteral( "ECS" ), QObject::tr( "Equivalence classes" ) );
@@ -247,7 +247,8 @@ QVariantMap VbasCheckAnonymity::processAlgorithm( const QVariantMap &, QgsProces
   const vbas::AnonymityCheck check = recount( feedback );
   const vbas::AnonymityReport report = check.report( mThresholds );
   log( report, feedback );
-  writeViolations( mOutputs.create( QStringLiteral( "VIOLATIONS" ), context ), report );
+  if ( VbasOutput *violations = mOutputs.createIfWanted( QStringLiteral( "VIOLATIONS" ), context ) )
+    writeViolations( *violations, report );
   QVariantMap outputs = numberOutputs( report );
   mOutputs.commit( context, outputs );
   return outputs;

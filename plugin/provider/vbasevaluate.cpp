@@ -25,8 +25,7 @@ QString VbasEvaluate::shortHelpString() const
          + QObject::tr( "<b>Metrics per aggregated region</b> (AGGREGATE_METRICS): " ) + custodianOnly() + QObject::tr( "it counts the suppressed records. The aggregated regions (dissolved) with aggregate_id, regions, records, released, suppressed, "
                         "smallest_ec (smallest released EC), l_diversity and t_closeness (over its released ECs; NULL without a sensitive field or released records).<br>"
                         "<b>Risk before release per region</b> (REGION_RISK): " ) + custodianOnly() + QObject::tr( "the initial regions with region_id, records, at_risk (records in (region, QI) classes below k) and "
-                        "risk_share (at_risk / records; NULL without records).<br>"
-                        "These two and the report are optional: left empty, they go to temporary files.<br>" )
+                        "risk_share (at_risk / records; NULL without records).<br>" )
          + reportHelp() + outputsHelp();
 }
 
@@ -40,8 +39,8 @@ void VbasEvaluate::initAlgorithm( const QVariantMap & )
   addKParameter();
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RUN_SECONDS" ), QObject::tr( "Running time of the evaluated run (s)" ), vbasqgis::NumberType::Double, 0, false, 0 ) );
   addEvaluationOutputs();
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "AGGREGATE_METRICS" ), QObject::tr( "Metrics per aggregated region" ), vbasqgis::VectorAnyGeometry, QVariant(), true, true ) );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "REGION_RISK" ), QObject::tr( "Risk before release per region" ), vbasqgis::VectorAnyGeometry, QVariant(), true, true ) );
+  addOptionalSink( QStringLiteral( "AGGREGATE_METRICS" ), QObject::tr( "Metrics per aggregated region" ), vbasqgis::VectorAnyGeometry );
+  addOptionalSink( QStringLiteral( "REGION_RISK" ), QObject::tr( "Risk before release per region" ), vbasqgis::VectorAnyGeometry );
   addReportOutput();
 }
 
@@ -73,13 +72,15 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
   const VbasLookup lookup = mInputs.readLookup( regions, sites, feedback );
   const vbas::Release release = vbas::release( lookup.regionGroup, records.histograms, mK );
   const vbas::MetricValues values = vbasMeasure( regions, records, lookup.regionSites, release, mK, mRiskThreshold, mRunSeconds, feedback );
-  QVariantMap outputs = VbasEvaluationOutput::write( mOutputs.create( QStringLiteral( "EVALUATION" ), context ), values );
+  QVariantMap outputs = VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values );
   steps.setCurrentStep( 2 );
-  const QVector<QgsGeometry> dissolved = vbasDissolve( regions, release.aggregation, &steps );
-  VbasAggregateMetricsOutput::write( mOutputs.create( QStringLiteral( "AGGREGATE_METRICS" ), context ), dissolved, release, records.sensitive );
-  VbasRegionRiskOutput::write( mOutputs.create( QStringLiteral( "REGION_RISK" ), context ), regions, records.histograms, mK );
-  mOutputs.create( QStringLiteral( "REPORT" ), context )
-    .write( vbasReport( { QObject::tr( "VBAS evaluation of a release" ), regions, records.histograms, release, dissolved, mK, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ) } ) );
+  const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATE_METRICS" ), QStringLiteral( "REPORT" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
+  if ( VbasOutput *metrics = mOutputs.createIfWanted( QStringLiteral( "AGGREGATE_METRICS" ), context ) )
+    VbasAggregateMetricsOutput::write( *metrics, dissolved, release, records.sensitive );
+  if ( VbasOutput *risk = mOutputs.createIfWanted( QStringLiteral( "REGION_RISK" ), context ) )
+    VbasRegionRiskOutput::write( *risk, regions, records.histograms, mK );
+  if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
+    report->write( vbasReport( { QObject::tr( "VBAS evaluation of a release" ), regions, records.histograms, release, dissolved, mK, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ) } ) );
   mOutputs.commit( context, outputs );
   vbasLogSummary( values, feedback );
   return outputs;

@@ -178,7 +178,7 @@ void VbasLpGeomask::initAlgorithm( const QVariantMap & )
   addParameter( tolerance.release() );
   addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "AUDIT_DISTANCE" ), QObject::tr( "Add the distance moved (audit only)" ), false ) );
   addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "RANDOMISED" ), QObject::tr( "Randomised patients" ), vbasqgis::Vector ) );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "TRANSITIONS" ), QObject::tr( "Transitions" ), vbasqgis::Vector ) );
+  addOptionalSink( QStringLiteral( "TRANSITIONS" ), QObject::tr( "Transitions" ), vbasqgis::Vector );
   addOutput( new QgsProcessingOutputString( QStringLiteral( "STATUS" ), QObject::tr( "Status" ) ) );
   for ( const auto &[name, description] : std::vector<std::pair<const char *, const char *>> {
           { "OBJECTIVE", "Expected movement per person" }, { "MEAN_MOVEMENT", "Mean movement of the draws" }, { "MAX_MOVEMENT", "Largest movement of the draws" },
@@ -377,6 +377,21 @@ VbasLpGeomask::Solved VbasLpGeomask::solveBy( const vbas::lp::Problem &problem, 
   return { std::move( solution ), std::move( published ), reidentification, smallest };
 }
 
+void VbasLpGeomask::writeTransitions( VbasOutput &output, const vbas::lp::Problem &problem, const std::vector<double> &published, const VbasCodes &codes )
+{
+  for ( std::uint32_t i = 0; i < problem.candidates.codes(); ++i )
+    for ( std::size_t e = problem.candidates.offsets[i]; e < problem.candidates.offsets[i + 1]; ++e )
+    {
+      if ( !( published[e] > 0 ) )
+        continue;
+      QgsFeature feature( output.fields() );
+      feature.setAttributes( QgsAttributes() << codes.ids[static_cast<int>( i )] << codes.ids[static_cast<int>( problem.candidates.targets[e] )] << published[e]
+                                             << problem.candidates.distances[e] );
+      output.add( feature );
+    }
+  output.finish();
+}
+
 QVariantMap VbasLpGeomask::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
   const VbasRun run( mOutputs );
@@ -427,18 +442,8 @@ QVariantMap VbasLpGeomask::processAlgorithm( const QVariantMap &, QgsProcessingC
   }
   randomised.finish();
 
-  VbasOutput &transitions = mOutputs.create( QStringLiteral( "TRANSITIONS" ), context );
-  for ( std::uint32_t i = 0; i < problem.candidates.codes(); ++i )
-    for ( std::size_t e = problem.candidates.offsets[i]; e < problem.candidates.offsets[i + 1]; ++e )
-    {
-      if ( !( solved.published[e] > 0 ) )
-        continue;
-      QgsFeature feature( transitions.fields() );
-      feature.setAttributes( QgsAttributes() << codes.ids[static_cast<int>( i )] << codes.ids[static_cast<int>( problem.candidates.targets[e] )] << solved.published[e]
-                                             << problem.candidates.distances[e] );
-      transitions.add( feature );
-    }
-  transitions.finish();
+  if ( VbasOutput *transitions = mOutputs.createIfWanted( QStringLiteral( "TRANSITIONS" ), context ) )
+    writeTransitions( *transitions, problem, solved.published, codes );
 
   const double patientsCount = static_cast<double>( drawn.size() );
   QVariantMap outputs { { QStringLiteral( "STATUS" ), status( solution.status ) },

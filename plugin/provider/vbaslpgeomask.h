@@ -59,6 +59,8 @@ class VbasLpGeomask : public VbasAlgorithm
     void readSeed( const QVariantMap &parameters, QgsProcessingContext &context );
     void logSeed( QgsProcessingFeedback *feedback ) const;
     VbasOutputSchema randomisedSchema() const;
+    //! TRANSITIONS: every P_ij above 0 as the draws used it.
+    static void writeTransitions( VbasOutput &output, const vbas::lp::Problem &problem, const std::vector<double> &published, const VbasCodes &codes );
 
     std::unique_ptr<QgsProcessingFeatureSource> mCodesSource;
     std::unique_ptr<QgsProcessingFeatureSource> mPatientsSource;

@@ -67,7 +67,7 @@ QVariantMap VbasVoronoiAggregate::processAlgorithm( const QVariantMap &, QgsProc
   }
   vbasLogRelease( release, sites.points.size(), mRelease.k, feedback );
   steps.setCurrentStep( borders ? 3 : 2 );
-  const QVector<QgsGeometry> dissolved = vbasDissolve( regions, release.aggregation, &steps );
+  const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
   QVariantMap outputs = VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, sites.points, sites.ids, release, dissolved, mRelease, steps, borders ? 3 : 2 );
   outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
   outputs.insert( QStringLiteral( "SEED" ), QVariant() ); // declared for earlier models and scripts; nothing to report

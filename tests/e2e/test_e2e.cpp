@@ -169,6 +169,13 @@ class TestE2e : public QObject
     void checkEvaluationCsv( const QString &path, const Recount &rc, qint64 suppressed, qint64 aggregates, int k,
                              QMap<QString, QString> &row );
     void compareEvaluations( const QMap<QString, QString> &a, const QMap<QString, QString> &b, const QString &what );
+    /**
+     * Runs algorithm naming only its release (and inputs), into a folder of its own (label): it must succeed, write
+     * that one file, give no other output (unasked, absent or NULL in the results) and release the rows of
+     * reference (an earlier run of the same parameters with every output, recounted), as a multiset.
+     */
+    void checkOnlyRelease( const QString &algorithm, const QStringList &inputs, const QString &release, const QStringList &unasked, const QString &label,
+                           const QString &reference );
     //! The randomised patients and transitions of vbas:lpgeomask, recounted: 224 rows without their code, every row of P summing to 1, every re-identification probability at most epsilon.
     void checkGeomask( const QString &randomised, const QString &transitions, double epsilon );
 };
@@ -560,6 +567,30 @@ void TestE2e::compareEvaluations( const QMap<QString, QString> &a, const QMap<QS
   }
 }
 
+void TestE2e::checkOnlyRelease( const QString &algorithm, const QStringList &inputs, const QString &release, const QStringList &unasked, const QString &label,
+                                 const QString &reference )
+{
+  const QString dir = mOut.filePath( label );
+  QVERIFY( QDir().mkpath( dir ) );
+  const QString path = dir + "/release.gpkg";
+  QJsonObject r;
+  CHECKED( runJson( algorithm, QStringList( inputs ) << release + '=' + path, r ) );
+  QCOMPARE( QDir( dir ).entryList( QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot ), QStringList { QStringLiteral( "release.gpkg" ) } );
+  QVERIFY( r.value( release ).toString().startsWith( path ) );
+  for ( const QString &output : unasked )
+    QVERIFY2( r.value( output ).isNull() || r.value( output ).isUndefined(), qPrintable( label + ": " + output + " was written" ) );
+  const Table expected = readTable( reference, {} );
+  QVERIFY2( expected.ok, qPrintable( expected.error ) );
+  const Table expectedRows = readTable( reference, expected.fieldNames ), written = readTable( path, expected.fieldNames );
+  QVERIFY2( written.ok, qPrintable( written.error ) );
+  QCOMPARE( written.fieldNames, expected.fieldNames );
+  QVector<QStringList> a = written.rows, b = expectedRows.rows;
+  std::sort( a.begin(), a.end() );
+  std::sort( b.begin(), b.end() );
+  QVERIFY2( a == b, qPrintable( QStringLiteral( "%1: %2 rows released, %3 by the run with every output, or other rows" ).arg( label ).arg( a.size() ).arg( b.size() ) ) );
+  qInfo( "%s: only the release written, %lld rows as the run with every output", qPrintable( label ), static_cast<long long>( a.size() ) );
+}
+
 void TestE2e::pipeline_data()
 {
   QTest::addColumn<QStringList>( "qis" );
@@ -628,6 +659,9 @@ void TestE2e::pipeline()
   CHECKED( checkRelease( name + " voronoiaggregate", claim, qis, sensitive, k, rc ) );
   QVERIFY( QFileInfo::exists( chain + "/voronoi.gpkg" ) );
   CHECKED( checkAnonymity( claim, qis, k, rc ) );
+  // The same, naming only the release.
+  CHECKED( checkOnlyRelease( QStringLiteral( "vbas:voronoiaggregate" ), inputsFor( qis ) << QStringLiteral( "SITES=" ) + sitesPath << kArg << QStringLiteral( "RELEASE_FIELDS=diagnosis" ),
+                             QStringLiteral( "ANONYMIZED" ), { "AGGREGATED", "LOOKUP", "VORONOI" }, name + "/voronoiaggregate-release-only", claim.anonymized ) );
 
   // 4. Evaluate the release.
   QJsonObject ev;
@@ -679,6 +713,9 @@ void TestE2e::pipeline()
   CHECKED( checkEvaluationCsv( wholeEval, wholeRc, wholeClaim.suppressed, wholeClaim.aggregates, k, wholeRow ) );
   // "The same as chaining the four component algorithms."
   CHECKED( compareEvaluations( chainRow, wholeRow, QStringLiteral( "component chain vs anonymize" ) ) );
+  // The same, naming only the release: as QGIS's own algorithms, every other output is optional.
+  CHECKED( checkOnlyRelease( QStringLiteral( "vbas:anonymize" ), inputsFor( qis ) << placement << kArg << kSensitive, QStringLiteral( "ANONYMIZED" ),
+                             { "SITE_POINTS", "AGGREGATED", "LOOKUP", "VORONOI", "EVALUATION", "REPORT" }, name + "/anonymize-release-only", wholeClaim.anonymized ) );
 
   // 6. The shipped model, same parameters.
   QJsonObject mo;
@@ -778,14 +815,16 @@ void TestE2e::lpGeomask()
   QVERIFY( QDir().mkpath( dir ) );
   const QString patients = QStringLiteral( VBAS_SAMPLE_DIR "/ed_patients.gpkg" );
   QJsonObject r;
+  const QStringList inputs = { QStringLiteral( "CODES=" ) + mRegions, QStringLiteral( "CODE_FIELD=AREAKEY" ), QStringLiteral( "POPULATION_FIELD=POP8" ), QStringLiteral( "PATIENTS=" ) + patients,
+                               QStringLiteral( "PATIENT_CODE_FIELD=tract_id" ), QStringLiteral( "EPSILON=0.05" ), QStringLiteral( "NEIGHBOURS=30" ), QStringLiteral( "SEED=3" ) };
   CHECKED( runJson( QStringLiteral( "vbas:lpgeomask" ),
-                    { QStringLiteral( "CODES=" ) + mRegions, QStringLiteral( "CODE_FIELD=AREAKEY" ), QStringLiteral( "POPULATION_FIELD=POP8" ), QStringLiteral( "PATIENTS=" ) + patients,
-                      QStringLiteral( "PATIENT_CODE_FIELD=tract_id" ), QStringLiteral( "EPSILON=0.05" ), QStringLiteral( "NEIGHBOURS=30" ), QStringLiteral( "SEED=3" ),
-                      QStringLiteral( "RANDOMISED=" ) + dir + "/randomised.gpkg", QStringLiteral( "TRANSITIONS=" ) + dir + "/transitions.csv" },
-                    r ) );
+                    QStringList( inputs ) << QStringLiteral( "RANDOMISED=" ) + dir + "/randomised.gpkg" << QStringLiteral( "TRANSITIONS=" ) + dir + "/transitions.csv", r ) );
   QCOMPARE( r.value( "STATUS" ).toString(), QStringLiteral( "optimal" ) );
   QVERIFY( r.value( "MAX_REIDENTIFICATION" ).toDouble() <= 0.05 + 1e-9 );
   CHECKED( checkGeomask( dir + "/randomised.gpkg", dir + "/transitions.csv", 0.05 ) );
+  // The same seed, naming only the release: the same draws (the rows in another order), no TRANSITIONS.
+  CHECKED( checkOnlyRelease( QStringLiteral( "vbas:lpgeomask" ), inputs, QStringLiteral( "RANDOMISED" ), { "TRANSITIONS" }, QStringLiteral( "lpgeomask-release-only" ),
+                             dir + "/randomised.gpkg" ) );
 
   QJsonObject m;
   CHECKED( runJson( QStringLiteral( VBAS_SAMPLE_DIR "/lp_geomask.model3" ),
