@@ -1,6 +1,6 @@
-// The thin base of the VBAS Processing algorithms: their group and icon, and the declarations and
-// help texts of the parameters and outputs they share. Reading, the steps and writing are
-// collaborators: VbasInputs, vbassteps.h, VbasOutputSet and the writers.
+// The thin base of the VBAS Processing algorithms: their group, icon and help page, and the
+// declarations and help texts of the parameters and outputs they share. Reading, the steps and writing
+// are collaborators: VbasInputs, vbassteps.h, VbasOutputSet and the writers.
 #pragma once
 
 #include <qgsprocessingalgorithm.h>

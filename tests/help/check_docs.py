@@ -24,7 +24,7 @@ FORBIDDEN = [
     (re.compile(r"\.\./shared\b|(?<![\w.])shared/(?:SPEC|seeds|QGIS-NOTES)|/work/"), "a file outside the repository"),
     (re.compile(r"\bSPEC\b"), "the specification (SPEC)"),
     (re.compile(r"\bseeds/|\bseed (?:paper|file|text)s?\b|\bthe seeds? [\w.-]+\.(?:txt|md|pdf)\b"), "the seed papers"),
-    (re.compile(r"\b(?:[Ii]ssues?|PR|[Pp]ull request)\s+#?\d+|(?:^|(?<=[\s\[(]))#\d+\b(?![-\w])"), "an issue number"),
+    (re.compile(r"\b(?:[Ii]ssues?|PR|[Pp]ull request)\s+#?\d+|(?:\(|\b[Ss]ee\s+)#\d+\b(?![-\w])"), "an issue number"),
 ]
 ABSOLUTE = re.compile(r"^[a-zA-Z][\w+.-]*:|^//")
 
