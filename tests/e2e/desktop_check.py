@@ -163,7 +163,7 @@ def check_help_page(algorithm, url, help_dir):
         return
     with open(page, encoding="utf-8") as f:
         title = re.search(r"<title>(.*?)</title>", f.read(), re.S)
-    title = html.unescape(title.group(1)) if title else ""
+    title = " ".join(html.unescape(title.group(1)).split()) if title else ""
     check(algorithm.displayName().lower() in title.lower() or algorithm.id() in title,
           "%s: the page %s has the title %r, which names neither %r nor %s" % (algorithm.id(), page, title, algorithm.displayName(), algorithm.id()))
 
