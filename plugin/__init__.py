@@ -54,7 +54,7 @@ class VbasPlugin:
         factory = self.library.vbas_create_provider
         factory.restype = ctypes.c_void_p
         factory.argtypes = [ctypes.c_char_p]
-        pointer = factory(os.path.join(_HERE, "icons").encode("utf-8"))
+        pointer = factory(_HERE.encode("utf-8"))  # the plugin folder: its icons/ and help/
         self.provider = sip.wrapinstance(pointer, QgsProcessingProvider)
         QgsApplication.processingRegistry().addProvider(self.provider)
 

@@ -8,14 +8,16 @@
 #include <qgsprocessingoutputs.h>
 #include <qgsprocessingparameters.h>
 
+#include <QFileInfo>
 #include <QIcon>
+#include <QUrl>
 
 #include <cmath>
 #include <limits>
 
 namespace
 {
-QString sIconDirectory;
+QString sPluginDirectory;
 constexpr double kMaxInt = std::numeric_limits<int>::max();
 } // namespace
 
@@ -36,17 +38,25 @@ QIcon VbasAlgorithm::icon() const
 
 QString VbasAlgorithm::svgIconPath() const
 {
-  return sIconDirectory + QStringLiteral( "/%1.svg" ).arg( name() );
+  return sPluginDirectory + QStringLiteral( "/icons/%1.svg" ).arg( name() );
 }
 
-void VbasAlgorithm::setIconDirectory( const QString &directory )
+QString VbasAlgorithm::helpUrl() const
 {
-  sIconDirectory = directory;
+  // Without the page (a plugin folder assembled without its help), QGIS then shows no Help button
+  // rather than one that opens a missing file.
+  const QString page = sPluginDirectory + QStringLiteral( "/help/algorithms/%1.html" ).arg( name() );
+  return QFileInfo::exists( page ) ? QUrl::fromLocalFile( page ).toString() : QString();
 }
 
-QString VbasAlgorithm::iconDirectory()
+void VbasAlgorithm::setPluginDirectory( const QString &directory )
 {
-  return sIconDirectory;
+  sPluginDirectory = directory;
+}
+
+QString VbasAlgorithm::pluginDirectory()
+{
+  return sPluginDirectory;
 }
 
 bool VbasAlgorithm::checkParameterValues( const QVariantMap &parameters, QgsProcessingContext &context, QString *message ) const

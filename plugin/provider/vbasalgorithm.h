@@ -1,6 +1,6 @@
-// The thin base of the VBAS Processing algorithms: their group and icon, and the declarations and
-// help texts of the parameters and outputs they share. Reading, the steps and writing are
-// collaborators: VbasInputs, vbassteps.h, VbasOutputSet and the writers.
+// The thin base of the VBAS Processing algorithms: their group, icon and help page, and the
+// declarations and help texts of the parameters and outputs they share. Reading, the steps and writing
+// are collaborators: VbasInputs, vbassteps.h, VbasOutputSet and the writers.
 #pragma once
 
 #include "support/vbasqgiscompat.h"
@@ -14,12 +14,14 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     QString groupId() const override;
     QIcon icon() const override;
     QString svgIconPath() const override;
+    //! The file URL of this algorithm's page of the installed user guide, help/algorithms/<name>.html; empty without that page.
+    QString helpUrl() const override;
     //! Whole-number parameters (K, site counts, SEED) are whole numbers in range, refused with the user's value otherwise.
     bool checkParameterValues( const QVariantMap &parameters, QgsProcessingContext &context, QString *message = nullptr ) const override;
 
-    //! The folder of the plugin's SVG icons (set once, by the provider).
-    static void setIconDirectory( const QString &directory );
-    static QString iconDirectory();
+    //! The installed plugin folder, with icons/ and help/ (set once, by the provider).
+    static void setPluginDirectory( const QString &directory );
+    static QString pluginDirectory();
 
   protected:
     // Parameter declarations (initAlgorithm) and their help texts.

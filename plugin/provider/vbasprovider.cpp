@@ -9,9 +9,9 @@
 
 #include <QIcon>
 
-VbasProvider::VbasProvider( const QString &iconDirectory )
+VbasProvider::VbasProvider( const QString &pluginDirectory )
 {
-  VbasAlgorithm::setIconDirectory( iconDirectory );
+  VbasAlgorithm::setPluginDirectory( pluginDirectory );
 }
 
 QString VbasProvider::id() const
@@ -36,7 +36,7 @@ QIcon VbasProvider::icon() const
 
 QString VbasProvider::svgIconPath() const
 {
-  return VbasAlgorithm::iconDirectory() + QStringLiteral( "/vbas.svg" );
+  return VbasAlgorithm::pluginDirectory() + QStringLiteral( "/icons/vbas.svg" );
 }
 
 void VbasProvider::loadAlgorithms()
@@ -50,8 +50,8 @@ void VbasProvider::loadAlgorithms()
   addAlgorithm( new VbasLpGeomask() );
 }
 
-//! The factory the Python shim calls through ctypes; the registry takes ownership.
-extern "C" Q_DECL_EXPORT QgsProcessingProvider *vbas_create_provider( const char *iconDirectory )
+//! The factory the Python shim calls through ctypes with the plugin folder; the registry takes ownership.
+extern "C" Q_DECL_EXPORT QgsProcessingProvider *vbas_create_provider( const char *pluginDirectory )
 {
-  return new VbasProvider( QString::fromUtf8( iconDirectory ) );
+  return new VbasProvider( QString::fromUtf8( pluginDirectory ) );
 }

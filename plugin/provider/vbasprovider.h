@@ -7,8 +7,8 @@
 class VbasProvider : public QgsProcessingProvider
 {
   public:
-    //! iconDirectory holds the plugin's SVG icons.
-    explicit VbasProvider( const QString &iconDirectory );
+    //! pluginDirectory is the installed plugin folder: its icons/ and its user guide, help/.
+    explicit VbasProvider( const QString &pluginDirectory );
 
     QString id() const override;
     QString name() const override;

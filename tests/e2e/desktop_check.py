@@ -1,20 +1,28 @@
 """Runs inside QGIS desktop (`qgis --code desktop_check.py`), started by test_desktop under Xvfb.
 
-Once QGIS is up, it runs vbas:anonymize on the sample layers with runAndLoadResults (as the Processing
-toolbox does: the outputs are loaded and their post-processors run), checks the loaded layers'
-renderers and their order, then runs vbas:evaluate of that release and checks its AGGREGATE_METRICS and
-REGION_RISK layers' renderers, renders the map canvas to canvas.png, grabs the main window to window.png,
-writes the colours the canvas must show to styles.json, and ends QGIS at once with exit code 0 when
-every check passed, 1 otherwise (the messages go to stderr). Folders: VBAS_DESKTOP_OUT, VBAS_SAMPLE_DIR.
+Once QGIS is up, it opens the Processing dialog of every vbas algorithm and presses its Help button,
+catching the URL QGIS opens (a handler of QDesktopServices): it must be the file URL of the algorithm's
+page in the installed plugin's help folder, help/algorithms/<name>.html, an existing page whose title
+names the algorithm; the URLs go to help.json. Then it runs vbas:anonymize on the sample layers with
+runAndLoadResults (as the Processing toolbox does: the outputs are loaded and their post-processors
+run), checks the loaded layers' renderers and their order, then runs vbas:evaluate of that release and
+checks its AGGREGATE_METRICS and REGION_RISK layers' renderers, renders the map canvas to canvas.png,
+grabs the main window to window.png, writes the colours the canvas must show to styles.json, and ends
+QGIS at once with exit code 0 when every check passed, 1 otherwise (the messages go to stderr).
+Folders: VBAS_DESKTOP_OUT, VBAS_SAMPLE_DIR.
 """
+import html
 import json
 import os
+import re
 import sys
 import traceback
 
 import processing
-from qgis.core import Qgis, QgsMapRendererSequentialJob, QgsProject, QgsRectangle
-from qgis.PyQt.QtCore import QEventLoop, QTimer, Qt
+from qgis.core import Qgis, QgsApplication, QgsMapRendererSequentialJob, QgsProject, QgsRectangle
+from qgis.PyQt.QtCore import QEventLoop, QObject, QTimer, Qt, QUrl, pyqtSlot
+from qgis.PyQt.QtGui import QDesktopServices
+from qgis.PyQt.QtWidgets import QDialogButtonBox
 from qgis.utils import iface
 
 OUT = os.environ["VBAS_DESKTOP_OUT"]
@@ -117,18 +125,87 @@ def save_images(layers):
     check(window.grab().save(os.path.join(OUT, "window.png")), "window.png not saved")
 
 
-def main():
+class OpenedUrls(QObject):
+    """Stands in for the browser: keeps the URLs QGIS asks QDesktopServices to open."""
+
+    def __init__(self):
+        super().__init__()
+        self.urls = []
+
+    @pyqtSlot(QUrl)
+    def open(self, url):
+        self.urls.append(url)
+
+
+def help_button(dialog):
+    boxes = [box for box in dialog.findChildren(QDialogButtonBox) if box.button(QDialogButtonBox.Help)]
+    return boxes[0].button(QDialogButtonBox.Help) if boxes else None
+
+
+def press_help(algorithm, opened):
+    """Opens the algorithm's dialog, presses Help and returns the URL opened, or None."""
+    dialog = processing.createAlgorithmDialog(algorithm.id())
+    dialog.show()
+    button = help_button(dialog)
+    opened.urls.clear()
+    if check(button is not None and button.isEnabled(), "%s: no Help button" % algorithm.id()):
+        button.click()
+    dialog.close()
+    check(len(opened.urls) == 1, "%s: Help opened %s" % (algorithm.id(), [u.toString() for u in opened.urls]))
+    return opened.urls[0] if len(opened.urls) == 1 else None
+
+
+def check_help_page(algorithm, url, help_dir):
+    """url is the algorithm's existing page in the installed help, whose title names the algorithm."""
+    page = os.path.join(help_dir, "algorithms", algorithm.name() + ".html")
+    if not check(url.isLocalFile() and url.toLocalFile() == page and os.path.isfile(page),
+                 "%s: Help opened %s, not the page %s" % (algorithm.id(), url.toString(), page)):
+        return
+    with open(page, encoding="utf-8") as f:
+        title = re.search(r"<title>(.*?)</title>", f.read(), re.S)
+    title = " ".join(html.unescape(title.group(1)).split()) if title else ""
+    check(algorithm.displayName().lower() in title.lower() or algorithm.id() in title,
+          "%s: the page %s has the title %r, which names neither %r nor %s" % (algorithm.id(), page, title, algorithm.displayName(), algorithm.id()))
+
+
+def check_help():
+    """Every vbas algorithm's Help button opens its page of the installed user guide; help.json: the URLs."""
+    help_dir = os.path.join(os.path.dirname(sys.modules["vbas"].__file__), "help")
+    opened = OpenedUrls()
+    schemes = ("file", "http", "https")
+    for scheme in schemes:
+        QDesktopServices.setUrlHandler(scheme, opened, "open")
+    urls = {}
     try:
-        layers = anonymize()
-        if check(set(layers) == set(DESTINATIONS), "loaded: %s" % sorted(layers)):
-            colours = check_renderers(layers)
-            check_order(layers)
-            save_images(layers)
-            evaluate()
-            with open(os.path.join(OUT, "styles.json"), "w") as f:
-                json.dump(colours, f)
-    except Exception:  # any error fails the test, with its traceback
-        problems.append(traceback.format_exc())
+        for algorithm in QgsApplication.processingRegistry().providerById("vbas").algorithms():
+            url = press_help(algorithm, opened)
+            if url is not None:
+                urls[algorithm.id()] = url.toString()
+                check_help_page(algorithm, url, help_dir)
+    finally:
+        for scheme in schemes:
+            QDesktopServices.unsetUrlHandler(scheme)
+    with open(os.path.join(OUT, "help.json"), "w") as f:
+        json.dump({"help": help_dir, "urls": urls}, f)
+
+
+def check_outputs():
+    layers = anonymize()
+    if check(set(layers) == set(DESTINATIONS), "loaded: %s" % sorted(layers)):
+        colours = check_renderers(layers)
+        check_order(layers)
+        save_images(layers)
+        evaluate()
+        with open(os.path.join(OUT, "styles.json"), "w") as f:
+            json.dump(colours, f)
+
+
+def main():
+    for step in (check_help, check_outputs):
+        try:
+            step()
+        except Exception:  # any error fails the test, with its traceback
+            problems.append(traceback.format_exc())
     for problem in problems:
         print("desktop_check: " + problem, file=sys.stderr)
     sys.stderr.flush()

@@ -1,9 +1,12 @@
-// QGIS desktop loads the outputs styled. The real QGIS desktop (/usr/bin/qgis) runs under Xvfb
-// in an isolated profile with the freshly built plugin enabled; desktop_check.py, given with --code,
-// runs vbas:anonymize on the sample layers as the Processing toolbox does, checks the loaded layers'
-// renderers and order, saves the map canvas and the main window as PNG files, and ends QGIS with its
-// verdict as exit code. This test then looks at the canvas image: every class's fill colour, the
-// aggregates' outlines, the cells' lines and the sites must show. The images stay in the build tree
+// QGIS desktop opens each algorithm's page of the user guide from its dialog's Help button, and loads the
+// outputs styled. The real QGIS desktop (/usr/bin/qgis) runs under Xvfb in an isolated profile with the
+// freshly built plugin enabled; desktop_check.py, given with --code, presses the Help button of every
+// vbas algorithm's dialog and checks the URL opened, runs vbas:anonymize on the sample layers as the
+// Processing toolbox does, checks the loaded layers' renderers and order, saves the map canvas and the
+// main window as PNG files, and ends QGIS with its verdict as exit code. This test then looks at the
+// URLs the Help buttons opened (help.json): each the file URL of help/algorithms/<name>.html in the
+// installed plugin folder, an existing page of the build's help; and at the canvas image: every
+// class's fill colour, the aggregates' outlines, the cells' lines and the sites must show. The images stay in the build tree
 // (their paths are printed) for a human to look at. Xvfb and QGIS run in process groups of their own
 // that are killed when the test ends, whatever happens, and die with the test if it is killed.
 #include "e2e_util.h"
@@ -115,6 +118,7 @@ class TestDesktop : public QObject
   private slots:
     void initTestCase();
     void outputsLoadStyled();
+    void helpButtonsOpenTheirPages();
 
   private:
     e2e::QgisProcess mQgis;
@@ -172,6 +176,29 @@ void TestDesktop::outputsLoadStyled()
   {
     const int count = pixelsNear( canvas, colour( styles.value( line ) ), 60 );
     QVERIFY2( count > pixels / 2000, qPrintable( QStringLiteral( "%1 colour %2: %3 of %4 pixels" ).arg( line, styles.value( line ).toString() ).arg( count ).arg( pixels ) ) );
+  }
+}
+
+void TestDesktop::helpButtonsOpenTheirPages()
+{
+  QFile file( kOut + QStringLiteral( "/help.json" ) );
+  QVERIFY2( file.open( QIODevice::ReadOnly ), "help.json is missing: QGIS desktop did not press the Help buttons" );
+  const QJsonObject help = QJsonDocument::fromJson( file.readAll() ).object();
+  const QString installed = mQgis.environment().value( QStringLiteral( "QGIS_CUSTOM_CONFIG_PATH" ) ) + QStringLiteral( "/profiles/default/python/plugins/vbas/help" );
+  QCOMPARE( help.value( QStringLiteral( "help" ) ).toString(), installed );
+  const QJsonObject urls = help.value( QStringLiteral( "urls" ) ).toObject();
+  const QStringList names = { "anonymize", "checkanonymity", "estimatesitecount", "evaluate", "lpgeomask", "placesites", "voronoiaggregate" };
+  QStringList ids;
+  for ( const QString &name : names )
+    ids << QStringLiteral( "vbas:" ) + name;
+  QCOMPARE( urls.keys(), ids );
+  for ( const QString &name : names )
+  {
+    const QUrl url( urls.value( QStringLiteral( "vbas:" ) + name ).toString() );
+    const QString page = QStringLiteral( "/algorithms/%1.html" ).arg( name );
+    QVERIFY2( url.isLocalFile() && url.toLocalFile() == installed + page, qPrintable( name + QStringLiteral( ": " ) + url.toString() ) );
+    const QFileInfo opened( url.toLocalFile() );
+    QVERIFY2( opened.isFile() && opened.canonicalFilePath() == QFileInfo( QStringLiteral( VBAS_PLUGIN_DIR "/help" ) + page ).canonicalFilePath(), qPrintable( url.toString() ) );
   }
 }
 

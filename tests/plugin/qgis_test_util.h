@@ -49,7 +49,7 @@ inline void initQgisWithProvider()
   QgsApplication::init();
   QgsApplication::setPrefixPath( QStringLiteral( "/usr" ), true ); // Debian's QGIS: its data providers (delimited text, PostgreSQL, ...)
   QgsApplication::initQgis();
-  QgsApplication::processingRegistry()->addProvider( new VbasProvider( QStringLiteral( VBAS_ICON_DIR ) ) );
+  QgsApplication::processingRegistry()->addProvider( new VbasProvider( QStringLiteral( VBAS_PLUGIN_DIR ) ) );
 }
 
 /**
