@@ -30,7 +30,7 @@ def _library():
         return path
     built = sorted(os.path.basename(p)[len("libvbas-"):-len(".so")] for p in glob.glob(os.path.join(_HERE, "libvbas-*.so")))
     _report("this plugin was built for QGIS %s, and this is QGIS %s: its algorithms are not loaded. "
-            "Build it against this QGIS (README: building on each QGIS version) and install it again."
+            "Install the package or ZIP made for this QGIS, or build it against this QGIS (help/installing.html in the plugin folder)."
             % (" and ".join(built) or "no QGIS version", running))
     return None
 
