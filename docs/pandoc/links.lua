@@ -91,22 +91,22 @@ local function sourceNote(content, path)
   return pandoc.Span(inlines, pandoc.Attr("", { "source-file" }))
 end
 
-local function link(element)
-  local target, outside = rewrite(element.target)
+-- A link's target or an image's source (field), pointed at the HTML help; outside it, a note.
+local function retarget(element, field, content)
+  local target, outside = rewrite(element[field])
   if not target then
-    return sourceNote(element.content, outside)
+    return sourceNote(content, outside)
   end
-  element.target = target
+  element[field] = target
   return element
 end
 
+local function link(element)
+  return retarget(element, "target", element.content)
+end
+
 local function image(element)
-  local target, outside = rewrite(element.src)
-  if not target then
-    return sourceNote(element.caption, outside)
-  end
-  element.src = target
-  return element
+  return retarget(element, "src", element.caption)
 end
 
 local function title(doc)
