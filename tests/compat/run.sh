@@ -5,8 +5,8 @@
 #   bash tests/compat/run.sh bookworm|trixie|forky
 #
 # The roots: tests/compat/root.sh. Inside the first, a plain `git clone` of this checkout's HEAD
-# (committed work only) runs README's first command (set-up and the main job on the sample layers),
-# then its second (set-up and the whole test suite). The run fails if either fails, or if the second
+# (committed work only, passed in as a git bundle, so that a worktree works too) runs README's first
+# command (set-up and the main job on the sample layers), then its second (set-up and the whole test suite). The run fails if either fails, or if the second
 # left anything new in the root's /tmp. Then `cpack -G DEB` makes the package there; it and the plugin
 # repository (ZIP and plugins.xml) are copied out to build/packages/<suite>/ of this checkout, and
 # tests/packages/run.sh installs the package in a root that never saw the build tree. Run as root.
@@ -17,6 +17,9 @@ source_repo=$(git -C "$here" rev-parse --show-toplevel)
 packages="$source_repo/build/packages/$suite"
 rm -rf "$packages"
 mkdir -p "$packages"
+source_bundle=$(mktemp -d)
+trap 'rm -rf "$source_bundle"' EXIT
+git -C "$source_repo" bundle create -q "$source_bundle/vbas.bundle" HEAD
 
 # README's two commands, as written: the first two lines indented as code.
 mapfile -t commands < <(grep -m 2 '^    [^ ]' "$source_repo/README.md" | sed 's/^    //')
@@ -25,9 +28,9 @@ mapfile -t commands < <(grep -m 2 '^    [^ ]' "$source_repo/README.md" | sed 's/
 say "README command 1: ${commands[0]}"
 say "README command 2: ${commands[1]}"
 start=$(date +%s)
-fresh_root "$source_repo:/mnt/source:ro" "$packages:/mnt/packages:rw" -- '
+fresh_root "$source_bundle:/mnt/source:ro" "$packages:/mnt/packages:rw" -- '
 set -euo pipefail
-git clone -q --no-local /mnt/source /root/vbas
+git clone -q /mnt/source/vbas.bundle /root/vbas
 cd /root/vbas
 git log -1 --format="== commit %h %s"
 echo "== README command 1"
