@@ -9,7 +9,8 @@
 # sees a root that has never run anything; the layer is deleted afterwards. Downloaded .deb files are
 # kept between runs in the cache too, so a second run downloads nothing. fresh_root binds the folders
 # given into the root, then runs the bash SCRIPT there as root with ARGS, in a clean environment and in
-# a mount and PID namespace of its own: its mounts and processes end with it.
+# a mount and PID namespace of its own: its mounts and processes end with it. With FRESH_ROOT_TMPFS set
+# (a size: 4g), the copy-on-write layer is in memory, and removing it afterwards costs nothing.
 # bookworm is Debian 12 (QGIS 3.22), trixie Debian 13 (QGIS 3.40 LTR), forky Debian's testing suite
 # (QGIS 3.44).
 
@@ -57,15 +58,17 @@ fresh_root() {
   shift
   local run status=0
   run=$(mktemp -d "$cache/$suite/run.XXXXXX")
-  mkdir -p "$run/upper" "$run/work" "$run/root"
+  mkdir -p "$run/layer" "$run/root"
   # Inside a private mount and PID namespace: the overlay, /proc, /sys, /dev, the binds, then chroot.
   unshare --mount --pid --fork --kill-child --propagation private bash -s -- \
-      "$base" "$run" "$archives" "${CI:-}" "${#binds[@]}" "${binds[@]}" "$@" <<'INSIDE' || status=$?
+      "$base" "$run" "$archives" "${CI:-}" "${FRESH_ROOT_TMPFS:-}" "${#binds[@]}" "${binds[@]}" "$@" <<'INSIDE' || status=$?
 set -euo pipefail
-base=$1 run=$2 archives=$3 ci=$4 count=$5
-shift 5
-root="$run/root"
-mount -t overlay overlay -o "lowerdir=$base,upperdir=$run/upper,workdir=$run/work" "$root"
+base=$1 run=$2 archives=$3 ci=$4 tmpfs=$5 count=$6
+shift 6
+root="$run/root" layer="$run/layer"
+[ -z "$tmpfs" ] || mount -t tmpfs -o "size=$tmpfs" tmpfs "$layer"
+mkdir -p "$layer/upper" "$layer/work"
+mount -t overlay overlay -o "lowerdir=$base,upperdir=$layer/upper,workdir=$layer/work" "$root"
 mount -t proc proc "$root/proc"
 mount -t sysfs sysfs "$root/sys"
 mount --rbind /dev "$root/dev"

@@ -24,6 +24,7 @@ ls "$staging"/quickstart-*.sh > /dev/null || { echo "docs/quickstart.md has no s
 chmod 644 "$staging"/*
 
 say "Installing $(basename "$deb") with apt in a fresh root"
+export FRESH_ROOT_TMPFS=4g  # QGIS and the plugin take about 1.5 GB
 start=$(date +%s)
 fresh_root "$staging:/mnt/packages:ro" "$here:/mnt/tests:ro" -- '
 set -euo pipefail
