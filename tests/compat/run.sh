@@ -30,7 +30,7 @@ say "README command 2: ${commands[1]}"
 start=$(date +%s)
 fresh_root "$source_bundle:/mnt/source:ro" "$packages:/mnt/packages:rw" -- '
 set -euo pipefail
-git -c advice.detachedHead=false clone -q /mnt/source/vbas.bundle /root/vbas
+git -c advice.detachedHead=false -c init.defaultBranch=main clone -q /mnt/source/vbas.bundle /root/vbas
 cd /root/vbas
 git log -1 --format="== commit %h %s"
 echo "== README command 1"
