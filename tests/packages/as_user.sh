@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# tests/packages/run.sh, inside the fresh root as a plain user, after the package is installed.
+set -euo pipefail
+export QT_QPA_PLATFORM=offscreen
+cd "$HOME"
+fail() { echo "== FAILED: $*" >&2; exit 1; }
+[ -z "${QGIS_PLUGINPATH:-}" ] || fail "QGIS_PLUGINPATH is set"
+/usr/bin/qgis_process.bin plugins 2> /dev/null | grep -qw vbas || fail "qgis_process does not list the plugin vbas"
+/usr/bin/qgis_process.bin plugins enable vbas > enable.log 2>&1 || { cat enable.log; fail "qgis_process plugins enable vbas"; }
+/usr/bin/qgis_process.bin list 2> /dev/null > list.txt
+for id in anonymize checkanonymity estimatesitecount evaluate lpgeomask placesites voronoiaggregate; do
+  grep -q "vbas:$id" list.txt || fail "qgis_process list has no vbas:$id"
+done
+echo "== The plugin is listed, enabled and its 7 algorithms are in qgis_process list"
+
+# docs/quickstart.md: its sh blocks, in order, from a copy of the installed sample layers' folder.
+mkdir quickstart
+cp -r /usr/share/qgis-plugin-vbas/sample_layers quickstart/
+cd quickstart
+for block in /mnt/packages/quickstart-*.sh; do
+  bash -e "$block" > block.log 2>&1 || { tail -40 block.log; fail "docs/quickstart.md block $(basename "$block")"; }
+done
+echo "== docs/quickstart.md ran ($(ls /mnt/packages/quickstart-*.sh | wc -l) blocks)"
+python3 /mnt/tests/check_release.py out/anonymized.gpkg sample_layers/patients.gpkg 5 age_group sex race

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the plugin's Debian package with apt in a fresh minimal Debian root that never saw the build
+# tree (tests/compat/root.sh), then, as a plain user there: the plugin is listed by qgis_process with no
+# QGIS_PLUGINPATH, is enabled, its algorithms are listed, the ```sh blocks of docs/quickstart.md run
+# from a copy of the installed sample layers, and the release they write is k-anonymous by a recount
+# of its own (check_release.py). Run as root:
+#
+#   bash tests/packages/run.sh bookworm|trixie|forky build/qgis-plugin-vbas_<version>+qgis<QGIS>_amd64.deb
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../compat/root.sh" "${1:-}"
+deb=${2:?usage: tests/packages/run.sh bookworm|trixie|forky PACKAGE.deb}
+[ -f "$deb" ] || { echo "No package $deb" >&2; exit 2; }
+
+# The package and the quickstart's blocks, one file each, in a folder of their own.
+staging=$(mktemp -d)
+trap 'rm -rf "$staging"' EXIT
+chmod 755 "$staging"
+cp "$deb" "$staging/"
+awk '/^```sh$/ { n++; block = sprintf("'"$staging"'/quickstart-%02d.sh", n); next }
+     /^```/ { block = ""; next }
+     block != "" { print > block }' "$here/../../docs/quickstart.md"
+ls "$staging"/quickstart-*.sh > /dev/null || { echo "docs/quickstart.md has no sh block" >&2; exit 1; }
+chmod 644 "$staging"/*
+
+say "Installing $(basename "$deb") with apt in a fresh root"
+export FRESH_ROOT_TMPFS=4g  # QGIS and the plugin take about 1.5 GB
+start=$(date +%s)
+fresh_root "$staging:/mnt/packages:ro" "$here:/mnt/tests:ro" -- '
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q > /root/apt.log
+cd /mnt/packages
+apt-get install -y -q --no-install-recommends "./$1" >> /root/apt.log 2>&1 || { tail -30 /root/apt.log; exit 1; }
+echo "== Installed $(dpkg-query -W -f="\${Package} \${Version}" qgis-plugin-vbas) with QGIS $(dpkg-query -W -f="\${Version}" qgis) ($(grep -c "^Unpacking" /root/apt.log) packages)"
+useradd --create-home analyst
+runuser -u analyst -- bash /mnt/tests/as_user.sh
+' "$(basename "$deb")"
+say "The package passed in $(( $(date +%s) - start )) s"
