@@ -57,6 +57,7 @@ def main(source_dir, build_dir, cmake):
                 f.write(text)
             try:
                 docs_util.run(["/bin/bash", "-e", "-o", "pipefail", script], env=env, cwd=work, what=where, timeout=BLOCK_TIMEOUT)
+                docs_util.check_inputs(root, where)
             except docs_util.Failure as failure:
                 sys.exit("FAIL %s" % failure)
             except Exception as error:  # a timeout

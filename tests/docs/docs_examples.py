@@ -119,6 +119,8 @@ def repeat(source_dir, build_dir, cmake):
 if __name__ == "__main__":
     try:
         {"pyqgis": pyqgis, "json": json_input, "repeat": repeat}[sys.argv[1]](*sys.argv[2:5])
+        for root in docs_util.CREATED:
+            docs_util.check_inputs(root, sys.argv[1])
         docs_util.clean_up()
     except docs_util.Failure as failure:
         sys.exit("FAIL %s" % failure)

@@ -4,6 +4,7 @@ own (as .ci/setup installs it), a clean environment, and the release read back a
 
 Privacy: nothing here prints a value of a record; failures name files, fields and counts."""
 import collections
+import hashlib
 import os
 import shutil
 import sqlite3
@@ -20,6 +21,8 @@ class Failure(Exception):
 
 #: The folders made by workspace(): removed by clean_up() once the test has passed (kept for a look when it fails).
 CREATED = []
+#: The inputs of each workspace, file by file with their SHA-256, as the copy made them.
+INPUTS = {}
 
 
 def clean_up():
@@ -32,9 +35,29 @@ def workspace(source_dir, name):
     root = tempfile.mkdtemp(prefix=name + "-", dir=os.environ.get("TMPDIR"))
     CREATED.append(root)
     shutil.copytree(os.path.join(source_dir, "sample_layers"), os.path.join(root, "work", "sample_layers"))
+    INPUTS[root] = fingerprint(os.path.join(root, "work", "sample_layers"))
     os.makedirs(os.path.join(root, "home"))
     os.makedirs(os.path.join(root, "tmp"))
     return root
+
+
+def fingerprint(folder):
+    """Every file under folder (its path relative to folder) with the SHA-256 of its bytes."""
+    prints = {}
+    for parent, _, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(parent, name)
+            with open(path, "rb") as f:
+                prints[os.path.relpath(path, folder)] = hashlib.sha256(f.read()).hexdigest()
+    return prints
+
+
+def check_inputs(root, what):
+    """The sample layers of the workspace are byte for byte as copied: no input changed, added to or lost."""
+    now = fingerprint(os.path.join(root, "work", "sample_layers"))
+    if now != INPUTS[root]:
+        changed = sorted(name for name in set(now) | set(INPUTS[root]) if now.get(name) != INPUTS[root].get(name))
+        raise Failure("%s changed the inputs: sample_layers/%s" % (what, ", sample_layers/".join(changed)))
 
 
 def clean_env(root, **extra):
