@@ -1,11 +1,11 @@
 // Contiguity of aggregates (docs/method.md): a region joins the Voronoi cell of its region point
 // (paper sec. 3.3), so an aggregate may come in detached parts, or enclose a region of another aggregate.
-// The regions' adjacency (borders of positive length), the connected parts ("fragments") of each
-// group, and the reassignment of detached fragments to the neighbouring group they share the longest
-// border with, whenever that does not raise the number of suppressed records. Last, single boundary
-// regions moved between neighbouring groups whenever that lowers the number of suppressed records.
+// The regions' adjacency (borders of positive length, islands bridged), the connected parts
+// ("fragments") of each group, and the reassignment of detached fragments to the neighbouring group
+// they share the longest border with, whatever that costs (the cost is reported).
 #pragma once
 
+#include "geometry.h"
 #include "histograms.h"
 
 #include <cstddef>
@@ -40,6 +40,21 @@ struct RegionAdjacency
  */
 RegionAdjacency regionAdjacency( std::size_t regions, const std::vector<Border> &borders );
 
+//! An adjacency whose islands are bridged, and the bridges.
+struct BridgedAdjacency
+{
+    RegionAdjacency adjacency;
+    std::vector<Border> bridges; //!< (a, b, distance between their region points), the border length in adjacency being 0
+};
+
+/**
+ * The adjacency with its islands bridged, as max-p regionalisation tools do: while the regions fall
+ * into several connected parts (islands, exclaves), the two closest region points of different
+ * parts are linked (Kruskal's algorithm: the shortest links that join all parts). A bridge is an
+ * adjacency with a border of length 0, so a longer real border always wins over it.
+ */
+BridgedAdjacency bridgeIslands( const RegionAdjacency &adjacency, const std::vector<Point> &regionPoints );
+
 //! The fragments of a grouping: the connected components of each group's regions.
 struct Fragments
 {
@@ -56,6 +71,12 @@ struct Fragments
  */
 Fragments fragments( const std::vector<std::size_t> &regionGroup, const RegionAdjacency &adjacency );
 
+/**
+ * Groups as dense indices 0 .. groups - 1, in the order of their ids, so that ties going to the
+ * lower index go to the lower id: regionGroup is renumbered, and the ids are returned by index.
+ */
+std::vector<std::size_t> denseGroups( std::vector<std::size_t> &regionGroup );
+
 //! A grouping made contiguous, with what it took.
 struct Contiguity
 {
@@ -63,7 +84,7 @@ struct Contiguity
     std::size_t fragmentsBefore = 0;
     std::size_t fragmentsAfter = 0;
     std::size_t reassigned = 0; //!< detached fragments that joined another group
-    std::size_t kept = 0;       //!< detached fragments left in their group in the end
+    std::size_t kept = 0;       //!< detached fragments left in their group in the end (no neighbouring group)
     std::int64_t suppressedBefore = 0;
     std::int64_t suppressedAfter = 0;
 };
@@ -71,32 +92,12 @@ struct Contiguity
 /**
  * Every group of more than one fragment keeps its main fragment (most records; ties: most regions;
  * then the fragment holding the lowest region index), and each detached fragment joins the
- * neighbouring group it shares the longest border with (ties: the lower group id), unless that
- * raises the records suppressed (in ECs (group, class) below k). A fragment without a neighbour in
- * another group, or whose move is refused, stays. Fragments are taken in order of their lowest
- * region index, in passes until one moves nothing.
+ * neighbouring group it shares the longest border with (ties: the lower group id; a bridge counts
+ * as a border of length 0), even when that raises the records suppressed (in ECs (group, class)
+ * below k): suppressedBefore and suppressedAfter say what it cost. Only a fragment without a
+ * neighbour in another group stays (none does once the islands are bridged). Fragments are taken in
+ * order of their lowest region index, in passes until one moves nothing.
  */
 Contiguity makeContiguous( std::vector<std::size_t> regionGroup, const RegionAdjacency &adjacency, const SparseHistograms &regionHistograms, std::int64_t k );
-
-//! A grouping whose boundary regions were moved to lower suppression, with what it took.
-struct BoundaryRefinement
-{
-    std::vector<std::size_t> regionGroup;
-    std::size_t moves = 0;  //!< regions moved to a neighbouring group
-    std::size_t passes = 0; //!< passes over the regions, the last of which moved nothing
-    std::int64_t suppressedBefore = 0;
-    std::int64_t suppressedAfter = 0;
-};
-
-/**
- * Local search over single boundary regions (REFINE_BOUNDARIES): in passes over the regions in index
- * order, a region r of group A that borders regions of other groups moves to the one of them, B, that
- * lowers most the records suppressed (in ECs (group, class) below k) of A and B together (ties: the
- * longest border shared with r, then the lower group id), provided that drop is strictly positive,
- * A keeps another region, and A does not fall into more fragments without r (the regions of A that
- * border r stay connected to one another within A). B gains no fragment: r borders it. Passes go on
- * until one moves nothing. No group is lost and suppression never rises.
- */
-BoundaryRefinement refineBoundaries( std::vector<std::size_t> regionGroup, const RegionAdjacency &adjacency, const SparseHistograms &regionHistograms, std::int64_t k );
 
 } // namespace vbas

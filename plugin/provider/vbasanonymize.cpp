@@ -79,7 +79,12 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
     siteIds.push_back( static_cast<qlonglong>( s + 1 ) );
   vbas::Release release = vbas::voronoiRelease( placement.sites, regions.points, records.histograms, mRelease.k );
   if ( mContiguous || mRefineBoundaries )
-    release = vbasBorderRelease( regions, records, std::move( release ), mRelease.k, { mContiguous, mRefineBoundaries }, &steps );
+  {
+    VbasBorderSteps borderSteps;
+    borderSteps.contiguous = mContiguous;
+    borderSteps.refineBoundaries = mRefineBoundaries;
+    release = vbasBorderRelease( regions, records, std::move( release ), placement.sites, mRelease.k, borderSteps, &steps ).release;
+  }
   vbasLogRelease( release, placement.sites.size(), mRelease.k, feedback );
   steps.setCurrentStep( 2 );
   const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ), QStringLiteral( "REPORT" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();

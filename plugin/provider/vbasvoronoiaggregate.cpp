@@ -63,7 +63,7 @@ QVariantMap VbasVoronoiAggregate::processAlgorithm( const QVariantMap &, QgsProc
   if ( borders )
   {
     steps.setCurrentStep( 2 );
-    release = vbasBorderRelease( regions, records, std::move( release ), mRelease.k, mBorderSteps, &steps );
+    release = vbasBorderRelease( regions, records, std::move( release ), sites.points, mRelease.k, mBorderSteps, &steps ).release;
   }
   vbasLogRelease( release, sites.points.size(), mRelease.k, feedback );
   steps.setCurrentStep( borders ? 3 : 2 );

@@ -2,12 +2,16 @@
 #include "support/vbasqgiscompat.h"
 
 #include "support/vbasinterrupt.h"
+#include "steps/vbassteps.h"
+
+#include "partition_search.h"
 
 #include <qgsgeometryengine.h>
 #include <qgsprocessingfeedback.h>
 #include <qgsspatialindex.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -94,20 +98,29 @@ vbas::RegionAdjacency vbasRegionAdjacency( const VbasRegions &regions, QgsProces
   return vbas::regionAdjacency( static_cast<std::size_t>( n ), borders );
 }
 
+vbas::RegionAdjacency vbasBridgedAdjacency( const VbasRegions &regions, QgsProcessingFeedback *feedback )
+{
+  vbas::BridgedAdjacency bridged = vbas::bridgeIslands( vbasRegionAdjacency( regions, feedback ), regions.points );
+  if ( !bridged.bridges.empty() )
+    feedback->pushInfo( QObject::tr( "Islands: the regions fall into %n part(s) sharing no border with one another; each is bridged to the nearest region point of another "
+                                     "part, so an island can join an aggregate.",
+                                     nullptr, static_cast<int>( bridged.bridges.size() + 1 ) ) );
+  return std::move( bridged.adjacency );
+}
+
 namespace
 {
 
-//! CONTIGUOUS on the grouping, logged; returns the fragments moved.
+//! CONTIGUOUS on the grouping, logged; returns the parts moved.
 std::size_t contiguityStep( std::vector<std::size_t> &regionGroup, const vbas::RegionAdjacency &adjacency, const VbasRecords &records, std::size_t aggregates, std::int64_t k,
                             QgsProcessingFeedback *feedback )
 {
   vbas::Contiguity c = vbas::makeContiguous( regionGroup, adjacency, records.histograms, k );
-  feedback->pushInfo( QObject::tr( "Contiguity: %1 aggregates in %2 connected parts; %3 detached part(s) joined the neighbouring aggregate they share the longest border with, "
-                                   "%4 stayed (no neighbouring aggregate, or the move would suppress more records); %5 parts remain. Suppressed records: %6 before, %7 after." )
+  feedback->pushInfo( QObject::tr( "Contiguity: %1 aggregates in %2 connected parts; %3 detached part(s) joined the neighbouring aggregate they share the longest border with; "
+                                   "%4 parts remain. Suppressed records: %5 before, %6 after (what contiguity cost)." )
                         .arg( aggregates )
                         .arg( c.fragmentsBefore )
                         .arg( c.reassigned )
-                        .arg( c.kept )
                         .arg( c.fragmentsAfter )
                         .arg( c.suppressedBefore )
                         .arg( c.suppressedAfter ) );
@@ -115,38 +128,116 @@ std::size_t contiguityStep( std::vector<std::size_t> &regionGroup, const vbas::R
   return c.reassigned;
 }
 
-//! REFINE_BOUNDARIES on the grouping, logged; returns the regions moved.
-std::size_t refinementStep( std::vector<std::size_t> &regionGroup, const vbas::RegionAdjacency &adjacency, const VbasRecords &records, std::int64_t k, QgsProcessingFeedback *feedback )
+//! The constraints of the border steps on a grouping: the cap, the floor (a share of the mean unit's records) and the units releasing nothing now.
+vbas::UnitConstraints constraints( const VbasBorderSteps &steps, const vbas::Release &release, std::size_t units )
 {
-  vbas::BoundaryRefinement b = vbas::refineBoundaries( regionGroup, adjacency, records.histograms, k );
+  vbas::UnitConstraints c;
+  c.maxCompactness = steps.compactnessCap;
+  c.minRecords = static_cast<std::int64_t>( std::ceil( steps.recordFloor * static_cast<double>( release.aggregation.ecs.total() ) / static_cast<double>( units ) ) );
+  const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( release.aggregation.ecs, release.suppression );
+  c.maxReleasingNothing = static_cast<std::size_t>( std::count_if( summaries.begin(), summaries.end(), []( const vbas::AggregateSummary &a ) { return a.released == 0; } ) );
+  return c;
+}
+
+//! REFINE_BOUNDARIES on the partition, logged.
+void refinementStep( vbas::Partition &partition, QgsProcessingFeedback *feedback )
+{
+  const vbas::BoundaryRefinement b = vbas::refineBoundaries( partition );
   feedback->pushInfo( QObject::tr( "Boundary refinement: %1 boundary region(s) moved to a neighbouring aggregate in %2 pass(es). Suppressed records: %3 before, %4 after." )
                         .arg( b.moves )
                         .arg( b.passes )
                         .arg( b.suppressedBefore )
                         .arg( b.suppressedAfter ) );
-  regionGroup = std::move( b.regionGroup );
-  return b.moves;
+}
+
+//! SEARCH on the partition, logged with the cost per move; the best partition and its sites replace the partition's. Throws when canceled.
+vbas::SearchResult searchStep( vbas::Partition &partition, const VbasBorderSteps &steps, QgsProcessingFeedback *feedback )
+{
+  vbas::SearchSettings settings;
+  settings.seed = steps.seed;
+  settings.timeLimit = steps.timeLimit;
+  settings.maxMoves = steps.maxMoves;
+  VbasCoreProgress progress( feedback );
+  vbas::SearchResult s = vbas::searchPartition( partition, settings, &progress );
+  if ( s.stop == vbas::SearchStop::Canceled )
+    VbasInterrupt::throwIfCanceled( feedback );
+  const auto perMove = []( const vbas::MoveStats &m ) { return QStringLiteral( "%1 tried, %2 kept, %3 µs each" ).arg( m.tried ).arg( m.accepted ).arg( m.tried ? 1e6 * m.seconds / m.tried : 0, 0, 'f', 1 ); };
+  feedback->pushInfo( QObject::tr( "Suppression search: %1 trial moves in %2 s (%3). Suppressed records: %4 at the start, %5 in the best partition. Moves: regions %6; "
+                                   "recombinations %7; merge-splits %8; sites recentred %9." )
+                        .arg( s.moves )
+                        .arg( s.seconds, 0, 'f', 1 )
+                        .arg( s.stop == vbas::SearchStop::TimeLimit ? QObject::tr( "TIME_LIMIT reached" ) : s.stop == vbas::SearchStop::MaxMoves ? QObject::tr( "SEARCH_MOVES reached" ) : QObject::tr( "nothing left to suppress" ) )
+                        .arg( s.start.suppressed )
+                        .arg( s.best.suppressed )
+                        .arg( perMove( s.regionMoves ), perMove( s.recombinations ), perMove( s.mergeSplits ), perMove( s.recentres ) ) );
+  return s;
+}
+
+//! The aggregates of a grouping in more than one piece.
+std::size_t unitsInPieces( const std::vector<std::size_t> &regionGroup, const vbas::RegionAdjacency &adjacency )
+{
+  std::vector<std::size_t> groups = vbas::fragments( regionGroup, adjacency ).fragmentGroup;
+  std::sort( groups.begin(), groups.end() );
+  std::size_t pieces = 0;
+  for ( std::size_t i = 1; i < groups.size(); ++i )
+    pieces += groups[i] == groups[i - 1] && ( i == 1 || groups[i - 1] != groups[i - 2] );
+  return pieces;
+}
+
+//! REFINE_BOUNDARIES and SEARCH on a grouping of site indices, whose sites they may move; returns the search's moves.
+std::uint64_t partitionSteps( std::vector<std::size_t> &regionGroup, std::vector<vbas::Point> &sites, const vbas::UnitConstraints &unitConstraints, const VbasRegions &regions,
+                              const VbasRecords &records, const vbas::RegionAdjacency &adjacency, std::int64_t k, const VbasBorderSteps &steps, QgsProcessingFeedback *feedback )
+{
+  std::vector<std::size_t> units = regionGroup;
+  const std::vector<std::size_t> ids = vbas::denseGroups( units );
+  std::vector<vbas::Point> unitSites;
+  for ( const std::size_t id : ids )
+    unitSites.push_back( sites[id] );
+  vbas::Partition partition( units, unitSites, regions.points, records.histograms, adjacency, k, unitConstraints );
+  if ( steps.refineBoundaries )
+    refinementStep( partition, feedback );
+  std::uint64_t moves = 0;
+  units = partition.regionUnit();
+  unitSites = partition.sites();
+  if ( steps.search )
+  {
+    vbas::SearchResult s = searchStep( partition, steps, feedback );
+    moves = s.moves;
+    units = std::move( s.regionUnit );
+    unitSites = std::move( s.sites );
+  }
+  for ( std::size_t r = 0; r < units.size(); ++r )
+    regionGroup[r] = ids[units[r]];
+  for ( std::size_t u = 0; u < ids.size(); ++u )
+    sites[ids[u]] = unitSites[u];
+  return moves;
 }
 
 } // namespace
 
-vbas::Release vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::int64_t k, VbasBorderSteps steps, QgsProcessingFeedback *feedback )
+VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::vector<vbas::Point> sites, std::int64_t k,
+                                    const VbasBorderSteps &steps, QgsProcessingFeedback *feedback )
 {
+  VbasBorderResult result;
   if ( !hasBorders( regions ) )
   {
-    for ( const auto &[on, name] : { std::make_pair( steps.contiguous, "CONTIGUOUS" ), std::make_pair( steps.refineBoundaries, "REFINE_BOUNDARIES" ) } )
+    for ( const auto &[on, name] : { std::make_pair( steps.contiguous, "CONTIGUOUS" ), std::make_pair( steps.refineBoundaries, "REFINE_BOUNDARIES" ), std::make_pair( steps.search, "SEARCH" ) } )
       if ( on )
         feedback->pushInfo( QObject::tr( "%1 has no effect: the regions are points, which share no borders." ).arg( name ) );
-    return release;
+    result.release = std::move( release );
+    result.sites = std::move( sites );
+    return result;
   }
-  const vbas::RegionAdjacency adjacency = vbasRegionAdjacency( regions, feedback );
+  const vbas::RegionAdjacency adjacency = vbasBridgedAdjacency( regions, feedback );
   std::vector<std::size_t> regionGroup = release.regionGroup;
-  std::size_t moves = 0;
-  if ( steps.contiguous )
-    moves += contiguityStep( regionGroup, adjacency, records, release.aggregation.aggregateGroup.size(), k, feedback );
-  if ( steps.refineBoundaries )
-    moves += refinementStep( regionGroup, adjacency, records, k, feedback );
-  if ( moves == 0 )
-    return release;
-  return vbas::release( std::move( regionGroup ), records.histograms, k );
+  const std::size_t units = release.aggregation.aggregateGroup.size();
+  const vbas::UnitConstraints unitConstraints = constraints( steps, release, units );
+  if ( steps.contiguous || steps.search )
+    contiguityStep( regionGroup, adjacency, records, units, k, feedback );
+  if ( steps.refineBoundaries || steps.search )
+    result.searchMoves = partitionSteps( regionGroup, sites, unitConstraints, regions, records, adjacency, k, steps, feedback );
+  result.unitsInPieces = unitsInPieces( regionGroup, adjacency );
+  result.release = regionGroup == release.regionGroup ? std::move( release ) : vbas::release( std::move( regionGroup ), records.histograms, k );
+  result.sites = std::move( sites );
+  return result;
 }

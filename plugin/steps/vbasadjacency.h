@@ -1,13 +1,16 @@
 // The borders of the regions layer through GEOS, and the steps on them (algorithms/
-// contiguity.h): CONTIGUOUS, the detached fragments of the aggregates reassigned to a neighbouring
-// aggregate, and REFINE_BOUNDARIES, single boundary regions moved to a neighbouring aggregate.
+// contiguity.h, partition_search.h): CONTIGUOUS, the detached parts of the aggregates joined to a
+// neighbouring aggregate; REFINE_BOUNDARIES, single boundary regions moved; SEARCH, the suppression search.
 #pragma once
 
 #include "contiguity.h"
+#include "geometry.h"
 #include "release.h"
 #include "inputs/vbasinputs.h"
 
 #include <cstdint>
+#include <limits>
+#include <vector>
 
 class QgsProcessingFeedback;
 
@@ -21,19 +24,46 @@ class QgsProcessingFeedback;
  */
 vbas::RegionAdjacency vbasRegionAdjacency( const VbasRegions &regions, QgsProcessingFeedback *feedback );
 
-//! The optional steps on the regions' borders that follow the Voronoi release.
+/**
+ * The adjacency of the regions with their islands bridged (vbas::bridgeIslands): an island, or any
+ * group of regions sharing no border with the rest, is linked to the nearest region point outside it.
+ * The bridges are logged (a count). A point layer has no adjacency.
+ */
+vbas::RegionAdjacency vbasBridgedAdjacency( const VbasRegions &regions, QgsProcessingFeedback *feedback );
+
+//! The steps on the regions' borders that follow the Voronoi release, and the constraints they honour (docs/method.md, "Constraints").
 struct VbasBorderSteps
 {
     bool contiguous = false;       //!< CONTIGUOUS
     bool refineBoundaries = false; //!< REFINE_BOUNDARIES
+    bool search = false;           //!< SEARCH, which makes the units contiguous first
+    double timeLimit = 30;         //!< TIME_LIMIT, seconds
+    std::uint64_t maxMoves = std::numeric_limits<std::uint64_t>::max(); //!< SEARCH_MOVES (0 in the parameter: no limit)
+    std::uint64_t seed = 0;        //!< of the search
+    double compactnessCap = std::numeric_limits<double>::infinity(); //!< eq. 20 at most (COMPACTNESS_BUDGET x the start's)
+    double recordFloor = 0;        //!< RECORD_FLOOR: the share of the mean unit's records every unit keeps
+
+    bool any() const { return contiguous || refineBoundaries || search; }
+};
+
+//! The release after the border steps, the sites of its aggregates, and how its units stand.
+struct VbasBorderResult
+{
+    vbas::Release release;
+    std::vector<vbas::Point> sites;   //!< by site index; the search moves the sites of the units it re-forms
+    std::size_t unitsInPieces = 0;    //!< aggregates in more than one piece (islands bridged); 0 for points
+    std::uint64_t searchMoves = 0;    //!< the search's trial moves (0 without it)
 };
 
 /**
- * The release after the border steps, on one adjacency of the regions. CONTIGUOUS first: every
- * detached fragment of an aggregate moved to the neighbouring aggregate it shares the longest border
- * with, when that raises no suppression (vbas::makeContiguous). Then REFINE_BOUNDARIES: single
- * boundary regions moved to a neighbouring aggregate when that lowers suppression without more
- * fragments (vbas::refineBoundaries). Rebuilt by vbas::release when a region moved. Logs the counts
- * of each step; a point layer is logged as having no borders and its release returned as it is.
+ * The release after the border steps, on one bridged adjacency of the regions. CONTIGUOUS (and
+ * SEARCH) first: every detached part of an aggregate joins the neighbouring aggregate it shares the
+ * longest border with, whatever it costs (vbas::makeContiguous). Then REFINE_BOUNDARIES (greedy
+ * single-region moves) and SEARCH (vbas::searchPartition, TIME_LIMIT), both under the constraints:
+ * no aggregate emptied or split, the compactness cap, the record floor, and no more aggregates
+ * releasing nothing than the Voronoi release. Rebuilt by vbas::release when a region moved. Logs
+ * every step with its counts; a point layer is logged as having no borders and returned as it is.
+ * A canceled search throws, as every canceled run does.
  */
-vbas::Release vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::int64_t k, VbasBorderSteps steps, QgsProcessingFeedback *feedback );
+VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::vector<vbas::Point> sites, std::int64_t k,
+                                     const VbasBorderSteps &steps, QgsProcessingFeedback *feedback );

@@ -203,7 +203,7 @@ class TestContiguity : public QObject
 
     void partsOfDetachedAggregate();
     void contiguousReassignsFragments();
-    void contiguousRefusesMoreSuppression();
+    void contiguousMadeAtACost();
     void pointLayerHasNoBorders();
     void canceledDuringContiguity();
     void sampleLayers_data();
@@ -288,8 +288,7 @@ void TestContiguity::contiguousReassignsFragments()
   Feedback feedback;
   const QVariantMap r = run( parameters( regions.get(), recs.get(), 2, true ), &feedback );
   QVERIFY2( feedback.saw( QStringLiteral( "Contiguity: 3 aggregates in 5 connected parts; 2 detached part(s) joined" ) ), qPrintable( feedback.messages.join( '\n' ) ) );
-  QVERIFY( feedback.saw( QStringLiteral( "0 stayed" ) ) );
-  QVERIFY( feedback.saw( QStringLiteral( "3 parts remain. Suppressed records: 0 before, 0 after." ) ) );
+  QVERIFY( feedback.saw( QStringLiteral( "3 parts remain. Suppressed records: 0 before, 0 after (what contiguity cost)." ) ) );
 
   const QMap<QString, QPair<int, int>> expected { { "r00", { 2, 2 } }, { "r01", { 3, 3 } }, { "r02", { 3, 3 } }, { "r10", { 2, 2 } }, { "r11", { 1, 1 } },
                                                   { "r12", { 3, 3 } }, { "r20", { 2, 2 } }, { "r21", { 2, 2 } }, { "r22", { 3, 3 } } };
@@ -307,26 +306,26 @@ void TestContiguity::contiguousReassignsFragments()
   QCOMPARE( r.value( QStringLiteral( "SUPPRESSED" ) ).toInt(), 0 );
 }
 
-void TestContiguity::contiguousRefusesMoreSuppression()
+void TestContiguity::contiguousMadeAtACost()
 {
   // k = 3. r11 holds 3 F and 1 M, r00 2 M, every other region 1 F. Site 1: F 3 + 1 (r22) = 4, M 1 + 2 = 3,
-  // all released; sites 2 and 3: 3 F each. r00 to site 2 would leave 1 M in site 1 and make an EC of
-  // 2 M in site 2: 3 more records suppressed, refused. r22 to site 3: site 1 keeps 3 F, site 3 gets 4 F:
-  // moved. Site 1 stays in 2 parts.
+  // all released; sites 2 and 3: 3 F each. r00 borders sites 2 and 3 over 1 each and joins site 2 (the
+  // lower): it leaves 1 M in site 1 and makes an EC of 2 M in site 2, 3 records suppressed, and it is
+  // made anyway: contiguity is not traded for suppression. r22 joins site 3 (4 F). Every site one piece.
   auto regions = layout();
   auto recs = records( { { "r11", "F", 3 }, { "r11", "M", 1 }, { "r00", "M", 2 }, { "r01", "F", 1 }, { "r02", "F", 1 }, { "r10", "F", 1 },
                          { "r12", "F", 1 }, { "r20", "F", 1 }, { "r21", "F", 1 }, { "r22", "F", 1 } } );
   Feedback feedback;
   const QVariantMap r = run( parameters( regions.get(), recs.get(), 3, true ), &feedback );
-  QVERIFY2( feedback.saw( QStringLiteral( "1 detached part(s) joined" ) ), qPrintable( feedback.messages.join( '\n' ) ) );
-  QVERIFY( feedback.saw( QStringLiteral( "1 stayed" ) ) );
+  QVERIFY2( feedback.saw( QStringLiteral( "2 detached part(s) joined" ) ), qPrintable( feedback.messages.join( '\n' ) ) );
+  QVERIFY( feedback.saw( QStringLiteral( "Suppressed records: 0 before, 3 after (what contiguity cost)." ) ) );
   const QMap<QString, QPair<int, int>> lookedUp = lookup( output( r, QStringLiteral( "LOOKUP" ) ) );
-  QCOMPARE( lookedUp.value( "r00" ), qMakePair( 1, 1 ) );
+  QCOMPARE( lookedUp.value( "r00" ), qMakePair( 2, 2 ) );
   QCOMPARE( lookedUp.value( "r11" ), qMakePair( 1, 1 ) );
   QCOMPARE( lookedUp.value( "r22" ), qMakePair( 3, 3 ) );
-  QCOMPARE( partsBySite( r ), ( QMap<int, int> { { 1, 2 }, { 2, 1 }, { 3, 1 } } ) );
-  QCOMPARE( r.value( QStringLiteral( "SUPPRESSED" ) ).toInt(), 0 );
-  QCOMPARE( recountKAnonymous( output( r, QStringLiteral( "ANONYMIZED" ) ), { QStringLiteral( "sex" ) }, 3 ), 13LL );
+  QCOMPARE( partsBySite( r ), ( QMap<int, int> { { 1, 1 }, { 2, 1 }, { 3, 1 } } ) );
+  QCOMPARE( r.value( QStringLiteral( "SUPPRESSED" ) ).toInt(), 3 );
+  QCOMPARE( recountKAnonymous( output( r, QStringLiteral( "ANONYMIZED" ) ), { QStringLiteral( "sex" ) }, 3 ), 10LL );
 }
 
 void TestContiguity::pointLayerHasNoBorders()
@@ -422,7 +421,9 @@ void TestContiguity::sampleLayers()
   QVERIFY( b.enclaves > 0 );
   QVERIFY( fewer ? a.detached < b.detached : a.detached <= b.detached );
   QVERIFY( fewer ? a.enclaves < b.enclaves : a.enclaves <= b.enclaves );
-  QVERIFY( suppressedAfter <= suppressedBefore );
+  // Every aggregate one piece under the borders (islands bridged); a tract of several polygons, or a bridged island, still draws as several parts.
+  const int aggregates = after.value( QStringLiteral( "AGGREGATES" ) ).toInt();
+  QVERIFY( feedback.saw( QStringLiteral( "%1 parts remain." ).arg( aggregates ) ) );
   QCOMPARE( after.value( QStringLiteral( "AGGREGATES" ) ), before.value( QStringLiteral( "AGGREGATES" ) ) ); // a main part never moves
   QCOMPARE( recountKAnonymous( output( after, QStringLiteral( "ANONYMIZED" ) ), qis, 5 ) + suppressedAfter, 40000LL );
 }

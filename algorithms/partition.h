@@ -1,0 +1,130 @@
+// A partition of the regions into a fixed number of units (aggregates), each with a site, scored
+// incrementally from the per-region histograms: the records suppressed (ECs (unit, class) below k,
+// paper sec. 3.3), compactness (eq. 20: region point to its unit's site), the units releasing nothing,
+// and the constraints every optimising step honours (docs/method.md, "Constraints").
+#pragma once
+
+#include "contiguity.h"
+#include "flat_map.h"
+#include "geometry.h"
+#include "histograms.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+namespace vbas
+{
+
+/**
+ * What every move must honour. A constraint the partition already breaks may stay broken, but no
+ * move makes it worse: a unit below the record floor loses no records, a compactness above the cap
+ * does not rise, and no unit falls into more pieces.
+ */
+struct UnitConstraints
+{
+    double maxCompactness = std::numeric_limits<double>::infinity(); //!< eq. 20 over all regions
+    std::int64_t minRecords = 0;                                     //!< records in every unit
+    std::size_t maxReleasingNothing = std::numeric_limits<std::size_t>::max(); //!< units whose every record is suppressed
+};
+
+//! The scores of a partition.
+struct PartitionScore
+{
+    std::int64_t suppressed = 0;
+    double compactness = 0;
+    std::size_t releasingNothing = 0;
+    std::size_t units = 0;
+};
+
+/**
+ * The state of a search: each region's unit, each unit's regions, site and totals, and the records of
+ * every EC (unit, class). Units are dense indices 0 .. units - 1 and never become empty.
+ */
+class Partition
+{
+  public:
+    /**
+     * regionUnit: the unit of each region, every unit in 0 .. sites.size() - 1 holding at least one
+     * region; sites: the site of each unit. Throws std::invalid_argument otherwise.
+     */
+    Partition( std::vector<std::size_t> regionUnit, std::vector<Point> sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms,
+               const RegionAdjacency &adjacency, std::int64_t k, const UnitConstraints &constraints );
+
+    //! The change of the scores (after - before) and whether the constraints allow it.
+    struct Change
+    {
+        std::int64_t suppressed = 0;
+        double compactness = 0;
+        std::ptrdiff_t releasingNothing = 0;
+        bool allowed = false;
+    };
+
+    //! Region r moving to unit `to` (a neighbour unit): refused when r's unit would be left empty or in more pieces.
+    Change regionMove( std::size_t r, std::size_t to );
+    void applyRegionMove( std::size_t r, std::size_t to );
+
+    /**
+     * Whole units re-formed: every region of `regions` goes to the unit given beside it, and each
+     * unit of `units` (those the regions come from and go to) gets its site at the mean of its region
+     * points (eq. 12-13). The caller keeps every unit non-empty and in one piece.
+     */
+    Change reform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &units );
+    void applyReform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &units );
+
+    //! Unit u's site moved to the mean of its region points (eq. 12-13).
+    Change recentre( std::size_t u ) const;
+    void applyRecentre( std::size_t u );
+
+    const PartitionScore &score() const { return mScore; }
+    std::size_t units() const { return mSites.size(); }
+    std::size_t regions() const { return mRegionUnit.size(); }
+    std::size_t unitOf( std::size_t r ) const { return mRegionUnit[r]; }
+    const std::vector<std::size_t> &members( std::size_t u ) const { return mMembers[u]; }
+    std::int64_t unitRecords( std::size_t u ) const { return mUnits[u].records; }
+    const std::vector<std::size_t> &regionUnit() const { return mRegionUnit; }
+    const std::vector<Point> &sites() const { return mSites; }
+    const RegionAdjacency &adjacency() const { return mAdjacency; }
+    const SparseHistograms &histograms() const { return mHistograms; }
+    std::int64_t k() const { return mK; }
+    const UnitConstraints &constraints() const { return mConstraints; }
+
+  private:
+    struct UnitTotals
+    {
+        std::int64_t records = 0;
+        std::int64_t suppressed = 0;
+        double compactness = 0;
+    };
+
+    static std::uint64_t key( std::size_t unit, std::uint32_t cls ) { return std::uint64_t( unit ) << 32 | cls; }
+    std::int64_t ecRecords( std::size_t unit, std::uint32_t cls ) const;
+    double distance( std::size_t r, const Point &site ) const;
+    //! The change of the suppressed records of r's unit and of unit `to` when r moves there.
+    std::pair<std::int64_t, std::int64_t> suppressionChanges( std::size_t r, std::size_t to ) const;
+    //! The totals unit u would have holding exactly `regions`, with its site at their mean.
+    UnitTotals totals( const std::vector<std::size_t> &regions, Point &site ) const;
+    bool allowed( const Change &change ) const;
+    void place( std::size_t r, std::size_t u );
+    void unplace( std::size_t r );
+    bool keepsPieces( std::size_t r );
+
+    std::vector<std::size_t> mRegionUnit;
+    std::vector<Point> mSites;
+    const std::vector<Point> &mPoints;
+    const SparseHistograms &mHistograms;
+    const RegionAdjacency &mAdjacency;
+    std::int64_t mK;
+    UnitConstraints mConstraints;
+    std::vector<std::vector<std::size_t>> mMembers;
+    std::vector<std::size_t> mPosition; //!< of each region in its unit's members
+    std::vector<UnitTotals> mUnits;
+    FlatMap<std::int64_t> mEcs;
+    PartitionScore mScore;
+    std::vector<std::size_t> mSeen, mTarget, mQueue; //!< keepsPieces' search, marked with a stamp per check
+    std::size_t mStamp = 0;
+};
+
+} // namespace vbas

@@ -1,0 +1,514 @@
+#include "partition_search.h"
+
+#include "random.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <string>
+
+namespace vbas
+{
+
+namespace
+{
+
+using Clock = std::chrono::steady_clock;
+using Moves = std::vector<std::pair<std::size_t, std::size_t>>; //!< (region, new unit)
+
+std::int64_t suppressedIn( std::int64_t n, std::int64_t k )
+{
+  return n < k ? n : 0;
+}
+
+double secondsSince( Clock::time_point start )
+{
+  return std::chrono::duration<double>( Clock::now() - start ).count();
+}
+
+//! A proposed move: what changes, its kind, and how the partition scores it.
+struct Proposal
+{
+    enum class Kind
+    {
+      None,
+      Region,
+      Reform,
+      Recentre,
+    };
+    Kind kind = Kind::None;
+    std::size_t region = 0; //!< Region: the region and its new unit; Recentre: the unit
+    std::size_t unit = 0;
+    Moves moves; //!< Reform
+    std::vector<std::size_t> units;
+    MoveStats *stats = nullptr;
+    Partition::Change change;
+};
+
+class Search
+{
+  public:
+    Search( Partition &partition, const SearchSettings &settings, SearchResult &result )
+      : mPartition( partition )
+      , mSettings( settings )
+      , mHistograms( partition.histograms() )
+      , mK( partition.k() )
+      , mRandom( settings.seed )
+      , mResult( result )
+      , mLocal( partition.regions(), 0 )
+      , mMark( partition.regions(), 0 )
+    {}
+
+    Proposal propose()
+    {
+      const std::uint64_t draw = mRandom.below( 100 );
+      if ( draw < 70 )
+        return regionMove();
+      if ( draw < 90 )
+        return recombination();
+      if ( draw < 95 )
+        return mergeSplit();
+      return recentre();
+    }
+
+    void apply( const Proposal &p )
+    {
+      if ( p.kind == Proposal::Kind::Region )
+        mPartition.applyRegionMove( p.region, p.unit );
+      else if ( p.kind == Proposal::Kind::Reform )
+        mPartition.applyReform( p.moves, p.units );
+      else
+        mPartition.applyRecentre( p.unit );
+    }
+
+  private:
+    //! A random region and a neighbouring unit (a unit other than its own that it borders), or false.
+    bool borderPair( std::size_t &r, std::size_t &to )
+    {
+      const RegionAdjacency &adjacency = mPartition.adjacency();
+      r = mRandom.below( mPartition.regions() );
+      const std::size_t begin = adjacency.offsets[r];
+      const std::size_t degree = adjacency.offsets[r + 1] - begin;
+      if ( degree == 0 )
+        return false;
+      const std::size_t first = mRandom.below( degree );
+      for ( std::size_t i = 0; i < degree; ++i )
+      {
+        to = mPartition.unitOf( adjacency.neighbours[begin + ( first + i ) % degree] );
+        if ( to != mPartition.unitOf( r ) )
+          return true;
+      }
+      return false;
+    }
+
+    Proposal regionMove()
+    {
+      Proposal p;
+      p.stats = &mResult.regionMoves;
+      if ( !borderPair( p.region, p.unit ) )
+        return p;
+      p.kind = Proposal::Kind::Region;
+      p.change = mPartition.regionMove( p.region, p.unit );
+      return p;
+    }
+
+    Proposal recentre()
+    {
+      Proposal p;
+      p.stats = &mResult.recentres;
+      p.kind = Proposal::Kind::Recentre;
+      p.unit = mRandom.below( mPartition.units() );
+      p.change = mPartition.recentre( p.unit );
+      return p;
+    }
+
+    //! Two adjacent units re-formed: merged, then split along a random spanning tree at its best edge.
+    Proposal recombination()
+    {
+      Proposal p;
+      p.stats = &mResult.recombinations;
+      std::size_t r = 0;
+      std::size_t b = 0;
+      if ( !borderPair( r, b ) )
+        return p;
+      const std::size_t a = mPartition.unitOf( r );
+      std::vector<std::size_t> regions = mPartition.members( a );
+      regions.insert( regions.end(), mPartition.members( b ).begin(), mPartition.members( b ).end() );
+      std::vector<std::size_t> side;
+      if ( !bestSplit( regions, { a, b }, side ) )
+        return p;
+      markSide( side );
+      for ( const std::size_t q : regions )
+      {
+        const std::size_t to = mMark[q] == mStamp ? a : b;
+        if ( mPartition.unitOf( q ) != to )
+          p.moves.emplace_back( q, to );
+      }
+      return reform( std::move( p ), { a, b } );
+    }
+
+    //! Two adjacent units merged into one, and a third unit split in two along a random spanning tree at its best edge.
+    Proposal mergeSplit()
+    {
+      Proposal p;
+      p.stats = &mResult.mergeSplits;
+      std::size_t r = 0;
+      std::size_t b = 0;
+      if ( !borderPair( r, b ) )
+        return p;
+      const std::size_t a = mPartition.unitOf( r );
+      const std::size_t c = mRandom.below( mPartition.units() );
+      if ( c == a || c == b || mPartition.members( c ).size() < 2 )
+        return p;
+      std::vector<std::size_t> side;
+      if ( !bestSplit( mPartition.members( c ), { c, b }, side ) )
+        return p;
+      for ( const std::size_t q : mPartition.members( b ) )
+        p.moves.emplace_back( q, a );
+      markSide( side );
+      for ( const std::size_t q : mPartition.members( c ) )
+        if ( mMark[q] != mStamp )
+          p.moves.emplace_back( q, b );
+      return reform( std::move( p ), { a, b, c } );
+    }
+
+    Proposal reform( Proposal p, std::vector<std::size_t> units )
+    {
+      if ( p.moves.empty() )
+        return p;
+      p.kind = Proposal::Kind::Reform;
+      p.units = std::move( units );
+      p.change = mPartition.reform( p.moves, p.units );
+      return p;
+    }
+
+    void markSide( const std::vector<std::size_t> &side )
+    {
+      ++mStamp;
+      for ( const std::size_t q : side )
+        mMark[q] = mStamp;
+    }
+
+    /**
+     * The regions split at the edge of a random spanning tree (Kruskal on the borders within the
+     * regions, in random order) whose two sides suppress fewest records together, among the edges
+     * whose sides keep the record floor (or the records of the units they replace); `side` is the
+     * part that goes to units.first. False when the regions are too many or not connected.
+     */
+    bool bestSplit( const std::vector<std::size_t> &regions, std::pair<std::size_t, std::size_t> units, std::vector<std::size_t> &side )
+    {
+      if ( regions.size() < 2 || regions.size() > mSettings.largestRecombined )
+        return false;
+      std::vector<std::size_t> order;
+      std::vector<std::size_t> subtree;
+      if ( !randomTree( regions, order, subtree ) )
+        return false;
+      const ClassTotals all = classTotals( order.begin(), order.end() );
+      const std::int64_t floor = mPartition.constraints().minRecords;
+      const auto keepsFloor = [&]( std::int64_t records, std::size_t unit ) { return records >= floor || records >= mPartition.unitRecords( unit ); };
+      std::int64_t best = -1;
+      std::size_t bestNode = 0;
+      for ( std::size_t v = 1; v < order.size(); ++v ) // the cut above order[v]: its subtree against the rest
+      {
+        const ClassTotals part = classTotals( order.begin() + static_cast<std::ptrdiff_t>( v ), order.begin() + static_cast<std::ptrdiff_t>( v + subtree[v] ) );
+        if ( !keepsFloor( part.records, units.first ) || !keepsFloor( all.records - part.records, units.second ) )
+          continue;
+        const std::int64_t suppressed = splitSuppressed( all, part );
+        if ( best < 0 || suppressed < best )
+        {
+          best = suppressed;
+          bestNode = v;
+        }
+      }
+      if ( best < 0 )
+        return false;
+      side.assign( order.begin() + static_cast<std::ptrdiff_t>( bestNode ), order.begin() + static_cast<std::ptrdiff_t>( bestNode + subtree[bestNode] ) );
+      return true;
+    }
+
+    /**
+     * A random spanning tree of the regions' borders within them, in depth-first preorder from
+     * regions[0]: order, and the size of each node's subtree (the subtree of order[v] is
+     * order[v .. v + subtree[v])). False when the regions are not connected.
+     */
+    bool randomTree( const std::vector<std::size_t> &regions, std::vector<std::size_t> &order, std::vector<std::size_t> &subtree )
+    {
+      const RegionAdjacency &adjacency = mPartition.adjacency();
+      ++mStamp;
+      for ( std::size_t i = 0; i < regions.size(); ++i )
+      {
+        mMark[regions[i]] = mStamp;
+        mLocal[regions[i]] = i;
+      }
+      std::vector<std::pair<std::size_t, std::size_t>> edges;
+      for ( std::size_t i = 0; i < regions.size(); ++i )
+        for ( std::size_t e = adjacency.offsets[regions[i]]; e < adjacency.offsets[regions[i] + 1]; ++e )
+          if ( mMark[adjacency.neighbours[e]] == mStamp && mLocal[adjacency.neighbours[e]] > i )
+            edges.emplace_back( i, mLocal[adjacency.neighbours[e]] );
+      mRandom.shuffle( edges.begin(), edges.end() );
+      std::vector<std::size_t> parent( regions.size() );
+      std::iota( parent.begin(), parent.end(), 0 );
+      const auto root = [&parent]( std::size_t x ) {
+        while ( parent[x] != x )
+          x = parent[x] = parent[parent[x]];
+        return x;
+      };
+      std::vector<std::vector<std::size_t>> tree( regions.size() );
+      std::size_t joined = 0;
+      for ( const auto &[i, j] : edges )
+      {
+        if ( root( i ) == root( j ) )
+          continue;
+        parent[root( i )] = root( j );
+        tree[i].push_back( j );
+        tree[j].push_back( i );
+        ++joined;
+      }
+      if ( joined + 1 != regions.size() )
+        return false;
+      preorder( regions, tree, order, subtree );
+      return true;
+    }
+
+    static void preorder( const std::vector<std::size_t> &regions, const std::vector<std::vector<std::size_t>> &tree, std::vector<std::size_t> &order,
+                          std::vector<std::size_t> &subtree )
+    {
+      std::vector<std::size_t> local;                      // preorder of local indices
+      std::vector<std::pair<std::size_t, std::size_t>> stack { { 0, 0 } }; // (node, parent + 1; 0 for the root)
+      std::vector<std::size_t> depthParent( regions.size(), 0 );
+      while ( !stack.empty() )
+      {
+        const auto [v, from] = stack.back();
+        stack.pop_back();
+        depthParent[v] = from;
+        local.push_back( v );
+        for ( const std::size_t w : tree[v] )
+          if ( w + 1 != from )
+            stack.emplace_back( w, v + 1 );
+      }
+      std::vector<std::size_t> sizeOf( regions.size(), 1 );
+      for ( std::size_t i = local.size(); i-- > 1; )
+        sizeOf[depthParent[local[i]] - 1] += sizeOf[local[i]];
+      order.clear();
+      subtree.clear();
+      for ( const std::size_t v : local )
+      {
+        order.push_back( regions[v] );
+        subtree.push_back( sizeOf[v] );
+      }
+    }
+
+    //! The records of each class of some regions, by increasing class, and their total.
+    struct ClassTotals
+    {
+        std::vector<std::pair<std::uint32_t, std::int64_t>> classes;
+        std::int64_t records = 0;
+    };
+
+    template<typename It>
+    ClassTotals classTotals( It first, It last ) const
+    {
+      ClassTotals t;
+      for ( It it = first; it != last; ++it )
+        for ( std::size_t e = mHistograms.offsets[*it]; e < mHistograms.offsets[*it + 1]; ++e )
+          t.classes.emplace_back( mHistograms.classes[e], mHistograms.counts[e] );
+      std::sort( t.classes.begin(), t.classes.end() );
+      std::size_t out = 0;
+      for ( std::size_t i = 0; i < t.classes.size(); ++i )
+      {
+        t.records += t.classes[i].second;
+        if ( out > 0 && t.classes[out - 1].first == t.classes[i].first )
+          t.classes[out - 1].second += t.classes[i].second;
+        else
+          t.classes[out++] = t.classes[i];
+      }
+      t.classes.resize( out );
+      return t;
+    }
+
+    //! Records suppressed in the two sides of a split: `part` and the rest of `all`.
+    std::int64_t splitSuppressed( const ClassTotals &all, const ClassTotals &part ) const
+    {
+      std::int64_t suppressed = 0;
+      std::size_t j = 0;
+      for ( const auto &[cls, n] : all.classes )
+      {
+        const std::int64_t inPart = j < part.classes.size() && part.classes[j].first == cls ? part.classes[j++].second : 0;
+        suppressed += suppressedIn( inPart, mK ) + suppressedIn( n - inPart, mK );
+      }
+      return suppressed;
+    }
+
+    Partition &mPartition;
+    const SearchSettings &mSettings;
+    const SparseHistograms &mHistograms;
+    std::int64_t mK;
+    Random mRandom;
+    SearchResult &mResult;
+    std::vector<std::size_t> mLocal;
+    std::vector<std::size_t> mMark;
+    std::size_t mStamp = 0;
+};
+
+} // namespace
+
+namespace
+{
+
+bool better( const PartitionScore &a, const PartitionScore &b )
+{
+  return a.suppressed < b.suppressed || ( a.suppressed == b.suppressed && a.compactness < b.compactness );
+}
+
+void keepBest( SearchResult &result, const Partition &partition )
+{
+  result.best = partition.score();
+  result.regionUnit = partition.regionUnit();
+  result.sites = partition.sites();
+}
+
+void report( Progress &progress, const SearchResult &result, const Partition &partition, double percent )
+{
+  const double ratio = result.start.compactness > 0 ? partition.score().compactness / result.start.compactness : 1;
+  progress.report( percent, "suppressed " + std::to_string( partition.score().suppressed ) + " (best " + std::to_string( result.best.suppressed ) + ", start "
+                              + std::to_string( result.start.suppressed ) + "), compactness " + std::to_string( ratio ) + " x the start's" );
+}
+
+//! Whether the search stops before its next move: the stop is set then.
+bool stops( SearchResult &result, const SearchSettings &settings, Progress *progress, Clock::time_point start, double &lastReport, const Partition &partition )
+{
+  if ( result.best.suppressed == 0 )
+    result.stop = SearchStop::NothingSuppressed;
+  else if ( result.moves >= settings.maxMoves )
+    result.stop = SearchStop::MaxMoves;
+  else if ( result.moves % 64 != 0 )
+    return false;
+  else if ( progress && progress->canceled() )
+    result.stop = SearchStop::Canceled;
+  else
+  {
+    const double elapsed = secondsSince( start );
+    if ( elapsed < settings.timeLimit )
+    {
+      if ( progress && elapsed - lastReport >= 0.5 )
+      {
+        lastReport = elapsed;
+        report( *progress, result, partition, 100 * elapsed / settings.timeLimit );
+      }
+      return false;
+    }
+    result.stop = SearchStop::TimeLimit;
+  }
+  return true;
+}
+
+} // namespace
+
+namespace
+{
+
+//! The units other than r's own that region r borders, with the length of border shared with each, by increasing unit.
+std::vector<std::pair<std::size_t, double>> neighbourUnits( std::size_t r, const Partition &partition )
+{
+  const RegionAdjacency &adjacency = partition.adjacency();
+  std::vector<std::pair<std::size_t, double>> borders;
+  for ( std::size_t e = adjacency.offsets[r]; e < adjacency.offsets[r + 1]; ++e )
+    if ( partition.unitOf( adjacency.neighbours[e] ) != partition.unitOf( r ) )
+      borders.emplace_back( partition.unitOf( adjacency.neighbours[e] ), adjacency.borderLengths[e] );
+  std::sort( borders.begin(), borders.end() );
+  std::vector<std::pair<std::size_t, double>> units;
+  for ( const auto &[unit, length] : borders )
+  {
+    if ( units.empty() || units.back().first != unit )
+      units.emplace_back( unit, 0 );
+    units.back().second += length;
+  }
+  return units;
+}
+
+//! One pass of the boundary refinement: the moves made.
+std::size_t refinePass( Partition &partition )
+{
+  std::size_t moves = 0;
+  for ( std::size_t r = 0; r < partition.regions(); ++r )
+  {
+    std::size_t best = 0;
+    std::int64_t bestDrop = 0;
+    double bestLength = 0;
+    for ( const auto &[to, length] : neighbourUnits( r, partition ) ) // by increasing unit: a full tie keeps the lower one
+    {
+      const Partition::Change change = partition.regionMove( r, to );
+      if ( change.allowed && ( -change.suppressed > bestDrop || ( bestDrop > 0 && -change.suppressed == bestDrop && length > bestLength ) ) )
+      {
+        best = to;
+        bestDrop = -change.suppressed;
+        bestLength = length;
+      }
+    }
+    if ( bestDrop == 0 )
+      continue;
+    partition.applyRegionMove( r, best );
+    ++moves;
+  }
+  return moves;
+}
+
+} // namespace
+
+BoundaryRefinement refineBoundaries( Partition &partition )
+{
+  BoundaryRefinement result;
+  result.suppressedBefore = partition.score().suppressed;
+  // Termination: every move strictly lowers the suppressed records, a whole number from 0.
+  for ( std::size_t moves = 1; moves > 0; ++result.passes )
+  {
+    moves = refinePass( partition );
+    result.moves += moves;
+  }
+  result.suppressedAfter = partition.score().suppressed;
+  return result;
+}
+
+SearchResult searchPartition( Partition &partition, const SearchSettings &settings, Progress *progress )
+{
+  const Clock::time_point start = Clock::now();
+  SearchResult result;
+  result.start = partition.score();
+  keepBest( result, partition );
+  Search search( partition, settings, result );
+  // Late acceptance on the suppressed records, compactness (as a share of the start's) breaking ties.
+  const double scale = result.start.compactness > 0 ? result.start.compactness : 1;
+  const auto cost = [scale]( const PartitionScore &s ) { return static_cast<double>( s.suppressed ) + s.compactness / scale; };
+  double current = cost( partition.score() );
+  std::vector<double> history( std::max<std::size_t>( settings.history, 1 ), current );
+  double lastReport = 0;
+  while ( !stops( result, settings, progress, start, lastReport, partition ) )
+  {
+    const Clock::time_point moveStart = Clock::now();
+    const Proposal p = search.propose();
+    double &late = history[result.moves++ % history.size()];
+    const double candidate = current + static_cast<double>( p.change.suppressed ) + p.change.compactness / scale;
+    const bool accept = p.kind != Proposal::Kind::None && p.change.allowed && ( candidate <= late || candidate <= current );
+    if ( accept )
+    {
+      search.apply( p );
+      current = cost( partition.score() );
+    }
+    late = current;
+    ++p.stats->tried;
+    p.stats->accepted += accept;
+    p.stats->seconds += secondsSince( moveStart );
+    if ( !accept )
+      continue;
+    ++result.accepted;
+    if ( settings.afterAccept )
+      settings.afterAccept( partition );
+    if ( better( partition.score(), result.best ) )
+      keepBest( result, partition );
+  }
+  result.seconds = secondsSince( start );
+  return result;
+}
+
+} // namespace vbas

@@ -1,0 +1,86 @@
+// The suppression search (docs/method.md, "Suppression search"): fewer suppressed records (paper
+// sec. 3.3) at a fixed number of units, each one piece, under the constraints of a Partition. Late
+// acceptance hill climbing (Burke and Bykov, "The late acceptance hill-climbing heuristic", EJOR 2017)
+// over four moves: a region to a neighbouring unit, two adjacent units recombined (merged, then split
+// along a random spanning tree at its best edge), two adjacent units merged while another is split
+// (the count kept), and a site moved to the mean of its unit's region points (eq. 12-13). Anytime:
+// the best partition seen is returned.
+#pragma once
+
+#include "partition.h"
+#include "progress.h"
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+
+namespace vbas
+{
+
+struct SearchSettings
+{
+    std::uint64_t seed = 0;      //!< draws every choice: the same seed and moves give the same partition
+    double timeLimit = 60;       //!< seconds (TIME_LIMIT); the search stops at the first of this and maxMoves
+    std::uint64_t maxMoves = std::numeric_limits<std::uint64_t>::max();
+    std::size_t history = 2000;  //!< length of the late acceptance list
+    std::size_t largestRecombined = 64; //!< regions at most in the units a recombination or split re-forms
+    //! Called after every accepted move (for checks).
+    std::function<void( const Partition &partition )> afterAccept;
+};
+
+enum class SearchStop
+{
+  TimeLimit,
+  MaxMoves,
+  NothingSuppressed,
+  Canceled,
+};
+
+//! What one kind of move did: tries, acceptances, and the time spent scoring and applying them.
+struct MoveStats
+{
+    std::uint64_t tried = 0;
+    std::uint64_t accepted = 0;
+    double seconds = 0;
+};
+
+struct SearchResult
+{
+    std::vector<std::size_t> regionUnit; //!< of the best partition seen
+    std::vector<Point> sites;
+    PartitionScore start;
+    PartitionScore best;
+    std::uint64_t moves = 0;    //!< trial moves made (maxMoves = this repeats the run exactly)
+    std::uint64_t accepted = 0;
+    double seconds = 0;
+    SearchStop stop = SearchStop::MaxMoves;
+    MoveStats regionMoves, recombinations, mergeSplits, recentres;
+};
+
+//! What the boundary refinement did.
+struct BoundaryRefinement
+{
+    std::size_t moves = 0;  //!< regions moved to a neighbouring unit
+    std::size_t passes = 0; //!< passes over the regions, the last of which moved nothing
+    std::int64_t suppressedBefore = 0;
+    std::int64_t suppressedAfter = 0;
+};
+
+/**
+ * Greedy descent over single boundary regions (REFINE_BOUNDARIES): in passes over the regions in
+ * index order, a region moves to the neighbouring unit that lowers most the records suppressed
+ * (ties: the longest border shared with the region, then the lower unit), provided that drop is
+ * strictly positive and the partition allows the move (its unit keeps another region and its
+ * pieces, the constraints hold). Passes go on until one moves nothing; sites stay where they are.
+ */
+BoundaryRefinement refineBoundaries( Partition &partition );
+
+/**
+ * Lowers the records suppressed in `partition` by moves that keep its units (count, non-empty, one
+ * piece each: a move never splits a unit) and its constraints. The lexicographic best (suppressed
+ * records, then compactness) is returned; progress shows both; a cancel stops at once with
+ * SearchStop::Canceled.
+ */
+SearchResult searchPartition( Partition &partition, const SearchSettings &settings, Progress *progress = nullptr );
+
+} // namespace vbas
