@@ -205,16 +205,25 @@ class Search
       if ( !randomTree( regions, order, subtree ) )
         return false;
       const ClassTotals all = classTotals( order.begin(), order.end() );
+      prefixSums( order, all );
+      const std::size_t classes = all.classes.size();
       const std::int64_t floor = mPartition.constraints().minRecords;
       const auto keepsFloor = [&]( std::int64_t records, std::size_t unit ) { return records >= floor || records >= mPartition.unitRecords( unit ); };
       std::int64_t best = -1;
       std::size_t bestNode = 0;
-      for ( std::size_t v = 1; v < order.size(); ++v ) // the cut above order[v]: its subtree against the rest
+      for ( std::size_t v = 1; v < order.size(); ++v ) // the cut above order[v]: its subtree, order[v .. v + subtree[v]), against the rest
       {
-        const ClassTotals part = classTotals( order.begin() + static_cast<std::ptrdiff_t>( v ), order.begin() + static_cast<std::ptrdiff_t>( v + subtree[v] ) );
-        if ( !keepsFloor( part.records, units.first ) || !keepsFloor( all.records - part.records, units.second ) )
+        const std::int64_t *first = &mPrefix[v * ( classes + 1 )];
+        const std::int64_t *last = &mPrefix[( v + subtree[v] ) * ( classes + 1 )];
+        const std::int64_t records = last[classes] - first[classes];
+        if ( !keepsFloor( records, units.first ) || !keepsFloor( all.records - records, units.second ) )
           continue;
-        const std::int64_t suppressed = splitSuppressed( all, part );
+        std::int64_t suppressed = 0;
+        for ( std::size_t c = 0; c < classes; ++c )
+        {
+          const std::int64_t part = last[c] - first[c];
+          suppressed += suppressedIn( part, mK ) + suppressedIn( all.classes[c].second - part, mK );
+        }
         if ( best < 0 || suppressed < best )
         {
           best = suppressed;
@@ -327,17 +336,27 @@ class Search
       return t;
     }
 
-    //! Records suppressed in the two sides of a split: `part` and the rest of `all`.
-    std::int64_t splitSuppressed( const ClassTotals &all, const ClassTotals &part ) const
+    /**
+     * mPrefix row j (of all.classes.size() + 1 entries): the records of each class of `all`, then their
+     * total, over order[0 .. j), so that the records of any run of order are the difference of two rows.
+     */
+    void prefixSums( const std::vector<std::size_t> &order, const ClassTotals &all )
     {
-      std::int64_t suppressed = 0;
-      std::size_t j = 0;
-      for ( const auto &[cls, n] : all.classes )
+      const std::size_t width = all.classes.size() + 1;
+      mPrefix.assign( ( order.size() + 1 ) * width, 0 );
+      for ( std::size_t j = 0; j < order.size(); ++j )
       {
-        const std::int64_t inPart = j < part.classes.size() && part.classes[j].first == cls ? part.classes[j++].second : 0;
-        suppressed += suppressedIn( inPart, mK ) + suppressedIn( n - inPart, mK );
+        std::int64_t *row = &mPrefix[( j + 1 ) * width];
+        std::copy( row - width, row, row );
+        const std::size_t r = order[j];
+        for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
+        {
+          const auto at = std::lower_bound( all.classes.begin(), all.classes.end(), std::make_pair( mHistograms.classes[e], std::int64_t( 0 ) ),
+                                            []( const auto &x, const auto &y ) { return x.first < y.first; } );
+          row[at - all.classes.begin()] += mHistograms.counts[e];
+          row[width - 1] += mHistograms.counts[e];
+        }
       }
-      return suppressed;
     }
 
     Partition &mPartition;
@@ -349,6 +368,7 @@ class Search
     std::vector<std::size_t> mLocal;
     std::vector<std::size_t> mMark;
     std::size_t mStamp = 0;
+    std::vector<std::int64_t> mPrefix;
 };
 
 } // namespace

@@ -200,6 +200,31 @@ QString VbasAlgorithm::refinementHelp()
                       "before and after. No effect on a point regions layer. Default: off, the paper's aggregation.<br>" );
 }
 
+void VbasAlgorithm::addSearchParameters()
+{
+  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "SEARCH" ), QObject::tr( "Search for fewer suppressed records at the same number of aggregates" ), false ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "TIME_LIMIT" ), QObject::tr( "Search time limit (s)" ), vbasqgis::NumberType::Double, 30, false, 0.1, 86400 ) );
+  auto moves = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SEARCH_MOVES" ), QObject::tr( "Search: most trial moves (0: no limit)" ), vbasqgis::NumberType::Integer, 0, false, 0, kMaxInt );
+  moves->setFlags( moves->flags() | vbasqgis::ParameterAdvanced );
+  addParameter( moves.release() );
+  addNumberOutput( QStringLiteral( "SEARCH_MOVES_MADE" ), QObject::tr( "Search: trial moves made" ) );
+}
+
+QString VbasAlgorithm::searchHelp()
+{
+  return QObject::tr( "<b>Search</b> (SEARCH): after the aggregation, looks for a partition of the regions into the same number of aggregates that suppresses fewer records. "
+                      "It makes the aggregates contiguous first (as CONTIGUOUS), then tries, again and again, moving a region to a neighbouring aggregate, redrawing the border "
+                      "between two neighbouring aggregates, merging two neighbouring aggregates while splitting another in two, and moving a site to the mean of its "
+                      "aggregate's region points; a trial is kept when it suppresses no more records than the partition held a while ago (late acceptance), and the best "
+                      "partition seen is the result. Every trial keeps the constraints: no aggregate emptied or cut in two, the compactness budget, the record floor, and no "
+                      "more aggregates releasing nothing than the plain aggregation. The log gives the suppressed records at the start and at the end, the trials of each kind "
+                      "and their cost. Default: off, the paper's aggregation.<br>"
+                      "<b>Search time limit</b> (TIME_LIMIT): seconds the search runs (default 30); it returns the best partition found by then. The progress bar shows the "
+                      "suppressed records and the compactness as it goes; Cancel stops the whole run, writing nothing.<br>"
+                      "<b>Search: most trial moves</b> (SEARCH_MOVES, advanced): stops the search after this many trials (0: only TIME_LIMIT stops it). Where a time limit "
+                      "stops depends on the machine; the same SEED with SEARCH_MOVES set to a run's SEARCH_MOVES_MADE repeats that run's partition exactly.<br>" );
+}
+
 void VbasAlgorithm::addAggregationOutputs()
 {
   addOptionalSink( QStringLiteral( "AGGREGATED" ), QObject::tr( "Aggregated regions" ), vbasqgis::VectorPolygon );
@@ -209,6 +234,9 @@ void VbasAlgorithm::addAggregationOutputs()
   addNumberOutput( QStringLiteral( "AGGREGATES" ), QObject::tr( "Aggregated regions" ) );
   addNumberOutput( QStringLiteral( "RELEASED" ), QObject::tr( "Released records" ) );
   addNumberOutput( QStringLiteral( "SUPPRESSED" ), QObject::tr( "Suppressed records" ) );
+  addNumberOutput( QStringLiteral( "UNITS_IN_PIECES" ), QObject::tr( "Aggregates in more than one piece" ) );
+  addNumberOutput( QStringLiteral( "UNITS_RELEASING_NOTHING" ), QObject::tr( "Aggregates releasing no record" ) );
+  addNumberOutput( QStringLiteral( "COMPACTNESS_USED" ), QObject::tr( "Compactness (eq. 20) as a share of the start's" ) );
 }
 
 void VbasAlgorithm::addEvaluationOutputs()
@@ -345,7 +373,11 @@ QString VbasAlgorithm::aggregationOutputsHelp() const
                         "The rows are in a fresh random order (never repeated, whatever the SEED) with fresh feature ids. Suppressed records are left out. Before it is written, every row is checked against the first pass: "
                         "a table that changed meanwhile stops the run.<br>"
                         "<b>Voronoi cells</b>: " ) + custodianOnly() + QObject::tr( "they show where the sites are. The cells of the sites clipped to the regions' extent, for display (site_id, aggregate_id).<br>"
-                        "<b>AGGREGATES</b>, <b>RELEASED</b>, <b>SUPPRESSED</b>: counts.<br>" )
+                        "<b>AGGREGATES</b>, <b>RELEASED</b>, <b>SUPPRESSED</b>: counts.<br>"
+                        "<b>UNITS_IN_PIECES</b>: aggregates whose regions are not all connected through shared borders (an island counts as connected to the region "
+                        "nearest to it); 0 for a point layer. <b>UNITS_RELEASING_NOTHING</b>: aggregates all of whose records are suppressed. <b>COMPACTNESS_USED</b>: the "
+                        "compactness of the result (eq. 20) divided by the compactness of the start (the Voronoi cells of the balanced-density sites, or of the given sites): "
+                        "what the compactness budget allows is COMPACTNESS_BUDGET.<br>" )
          + outputsHelp();
 }
 

@@ -48,6 +48,9 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     //! REFINE_BOUNDARIES: move single boundary regions between aggregates (algorithms/contiguity.h); its help text.
     void addRefinementParameter();
     static QString refinementHelp();
+    //! SEARCH, TIME_LIMIT and SEARCH_MOVES: the suppression search after the aggregation.
+    void addSearchParameters();
+    static QString searchHelp();
     void addAggregationOutputs();
     //! EVALUATION and a number output per metric (vbas::metrics()).
     void addEvaluationOutputs();

@@ -14,9 +14,9 @@ QString VbasAnonymize::shortHelpString() const
   return QObject::tr( "Runs the whole VBAS pipeline with one set of parameters: estimate the site count, place the sites (balanced density or anonymity-driven clustering), "
                       "aggregate the regions by Voronoi cell and suppress every equivalence class below k, then evaluate the release. "
                       "The same as chaining the four component algorithms (see vbas_pipeline.model3).<br>" )
-         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + contiguityHelp() + refinementHelp() + aggregationOutputsHelp()
+         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + contiguityHelp() + refinementHelp() + searchHelp() + aggregationOutputsHelp()
          + QObject::tr( "<b>Sites</b>: " ) + custodianOnly() + QObject::tr( "the placed sites (site_id, population, regions, row).<br>" ) + evaluationParametersHelp() + evaluationOutputsHelp() + reportHelp()
-         + QObject::tr( "<b>Seed</b> (SEED, advanced): draws ADC's random seeding (SEEDING: random region points), the algorithm's only random choice, so the same SEED gives "
+         + QObject::tr( "<b>Seed</b> (SEED, advanced): draws ADC's random seeding (SEEDING: random region points) and the search's choices (SEARCH), the algorithm's only random choices, so the same SEED (and SEARCH_MOVES) gives "
                         "the same release content (the same rows; their order and feature ids differ). Empty: a fresh seed, reported in the log and the SEED output. It does "
                         "not decide the release's row order (see Release order). <b>SEED</b>: the seed.<br>" )
          + adcOutputsHelp()
@@ -33,6 +33,7 @@ void VbasAnonymize::initAlgorithm( const QVariantMap & )
   addKParameter();
   addContiguityParameter();
   addRefinementParameter();
+  addSearchParameters();
   addReleaseParameters();
   addSeedParameter( QObject::tr( "Seed of ADC's random seeding (empty: a fresh one)" ) );
   addOptionalSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint );
@@ -48,8 +49,7 @@ bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   mSiteCount = VbasSiteCountSettings::read( *this, parameters, context );
   mRelease = VbasReleaseSettings::read( *this, parameters, context );
   mPlacement = VbasPlacementSettings::read( *this, parameters, context, vbasSeed( *this, parameters, context ) );
-  mContiguous = parameterAsBoolean( parameters, QStringLiteral( "CONTIGUOUS" ), context );
-  mRefineBoundaries = parameterAsBoolean( parameters, QStringLiteral( "REFINE_BOUNDARIES" ), context );
+  mBorderSteps = VbasBorderSteps::read( *this, parameters, context, mPlacement.seed );
   mRiskThreshold = parameterAsDouble( parameters, QStringLiteral( "RISK_THRESHOLD" ), context );
   mRunParameters = vbasRunParameters( *this, parameters, context, { { QStringLiteral( "SEED" ), QString::number( mPlacement.seed ) } } );
   const QList<VbasOutputSchema> schemas = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ), VbasEvaluationOutput::schema(), vbasReportSchema() }
@@ -77,22 +77,22 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   std::vector<qlonglong> siteIds;
   for ( std::size_t s = 0; s < placement.sites.size(); ++s )
     siteIds.push_back( static_cast<qlonglong>( s + 1 ) );
-  vbas::Release release = vbas::voronoiRelease( placement.sites, regions.points, records.histograms, mRelease.k );
-  if ( mContiguous || mRefineBoundaries )
-  {
-    VbasBorderSteps borderSteps;
-    borderSteps.contiguous = mContiguous;
-    borderSteps.refineBoundaries = mRefineBoundaries;
-    release = vbasBorderRelease( regions, records, std::move( release ), placement.sites, mRelease.k, borderSteps, &steps ).release;
-  }
+  vbas::Release voronoi = vbas::voronoiRelease( placement.sites, regions.points, records.histograms, mRelease.k );
+  const double startCompactness = vbasCompactness( regions, voronoi, placement.sites );
+  VbasBorderSteps borderSteps = mBorderSteps; // TEMPORARY until COMPACTNESS_BUDGET / RECORD_FLOOR are merged
+  borderSteps.compactnessCap = qEnvironmentVariableIsSet( "VBAS_BUDGET" ) ? qEnvironmentVariable( "VBAS_BUDGET" ).toDouble() * startCompactness : startCompactness;
+  borderSteps.recordFloor = 0.25;
+  const VbasBorderResult units = vbasBorderRelease( regions, records, std::move( voronoi ), placement.sites, mRelease.k, borderSteps, &steps );
+  const vbas::Release &release = units.release;
+  outputs.insert( vbasUnitOutputs( units, regions, startCompactness ) );
   vbasLogRelease( release, placement.sites.size(), mRelease.k, feedback );
   steps.setCurrentStep( 2 );
   const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ), QStringLiteral( "REPORT" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
-  outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, placement.sites, siteIds, release, dissolved, mRelease, steps, 2 ) );
+  outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, units.sites, siteIds, release, dissolved, mRelease, steps, 2 ) );
 
   std::vector<vbas::Point> regionSites;
   for ( const std::size_t s : release.regionGroup )
-    regionSites.push_back( placement.sites[s] );
+    regionSites.push_back( units.sites[s] );
   const vbas::MetricValues values = vbasMeasure( regions, records, regionSites, release, mRelease.k, mRiskThreshold, mTimer.elapsed() / 1000.0, feedback );
   outputs.insert( VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values ) );
   if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )

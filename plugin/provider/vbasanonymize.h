@@ -1,6 +1,7 @@
 #pragma once
 
 #include "provider/vbasalgorithm.h"
+#include "steps/vbasadjacency.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
 #include "steps/vbassteps.h"
@@ -25,8 +26,7 @@ class VbasAnonymize : public VbasAlgorithm
     VbasInputs mInputs;
     VbasSiteCountSettings mSiteCount;
     VbasPlacementSettings mPlacement;
-    bool mContiguous = false;
-    bool mRefineBoundaries = false;
+    VbasBorderSteps mBorderSteps;
     VbasReleaseSettings mRelease;
     double mRiskThreshold = 0.2;
     QList<QPair<QString, QString>> mRunParameters;

@@ -13,10 +13,10 @@ QString VbasVoronoiAggregate::shortHelpString() const
                       "and every equivalence class (aggregate + QI values) with fewer than k records is suppressed. The release is k-anonymous.<br>" )
          + regionsHelp( true, false ) + recordsHelp( Qis::Required )
          + QObject::tr( "<b>Sites</b>: the site points (from Place sites); their site_id field identifies them, or their order without one.<br>" ) + contiguityHelp()
-         + refinementHelp() + aggregationOutputsHelp()
-         + QObject::tr( "<b>Seed</b> (SEED, advanced): kept for models and scripts made with earlier versions, where it drew the release's row order. It no longer does "
-                        "anything, because the order is always drawn fresh from the operating system's random source; a given SEED is accepted, with a warning "
-                        "in the log. <b>SEED</b>: NULL, for the same reason (kept so that models and scripts that read it still run).<br>" )
+         + refinementHelp() + searchHelp() + aggregationOutputsHelp()
+         + QObject::tr( "<b>Seed</b> (SEED, advanced): draws the search's choices (SEARCH), the algorithm's only random choice: the same SEED and SEARCH_MOVES give the same "
+                        "partition. Empty: a fresh seed, reported in the SEED output. It never decides the release's row order, which is drawn fresh from the operating "
+                        "system's random source at every run. <b>SEED</b>: the seed; <b>SEARCH_MOVES_MADE</b>: the search's trial moves (0 without it).<br>" )
          + QObject::tr( "<b>RUNTIME</b>: seconds." );
 }
 
@@ -28,8 +28,9 @@ void VbasVoronoiAggregate::initAlgorithm( const QVariantMap & )
   addKParameter();
   addContiguityParameter();
   addRefinementParameter();
+  addSearchParameters();
   addReleaseParameters();
-  addSeedParameter( QObject::tr( "Seed (no longer used: kept for models and scripts made with earlier versions)" ) );
+  addSeedParameter( QObject::tr( "Seed of the search (empty: a fresh one)" ) );
   addAggregationOutputs();
   addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );
 }
@@ -39,12 +40,7 @@ bool VbasVoronoiAggregate::prepareAlgorithm( const QVariantMap &parameters, QgsP
   mTimer.start();
   mInputs.prepare( *this, parameters, context );
   mRelease = VbasReleaseSettings::read( *this, parameters, context );
-  const QVariant seed = parameters.value( QStringLiteral( "SEED" ) );
-  if ( feedback && seed.isValid() && !seed.isNull() && !seed.toString().isEmpty() )
-    feedback->pushWarning( QObject::tr( "SEED is no longer used by Voronoi aggregation and was ignored: the release's row order is drawn fresh from the operating "
-                                        "system's random source at every run, so it cannot be repeated." ) );
-  mBorderSteps.contiguous = parameterAsBoolean( parameters, QStringLiteral( "CONTIGUOUS" ), context );
-  mBorderSteps.refineBoundaries = parameterAsBoolean( parameters, QStringLiteral( "REFINE_BOUNDARIES" ), context );
+  mBorderSteps = VbasBorderSteps::read( *this, parameters, context, vbasSeed( *this, parameters, context ) );
   mOutputs.prepare( *this, parameters, context, VbasAggregationOutputs::schemas( mInputs ), mInputs.locations(), feedback );
   return true;
 }
@@ -53,24 +49,23 @@ QVariantMap VbasVoronoiAggregate::processAlgorithm( const QVariantMap &, QgsProc
 {
   const VbasRun run( mOutputs );
   VbasInterrupt::throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
-  const bool borders = mBorderSteps.contiguous || mBorderSteps.refineBoundaries;
-  QgsProcessingMultiStepFeedback steps( borders ? 5 : 4, feedback );
+  QgsProcessingMultiStepFeedback steps( 5, feedback );
   const VbasRegions regions = mInputs.readRegions( context, &steps );
   steps.setCurrentStep( 1 );
   const VbasRecords records = mInputs.readRecords( regions, &steps );
   const VbasSites sites = mInputs.readSites( regions, context );
-  vbas::Release release = vbas::voronoiRelease( sites.points, regions.points, records.histograms, mRelease.k );
-  if ( borders )
-  {
-    steps.setCurrentStep( 2 );
-    release = vbasBorderRelease( regions, records, std::move( release ), sites.points, mRelease.k, mBorderSteps, &steps ).release;
-  }
+  vbas::Release voronoi = vbas::voronoiRelease( sites.points, regions.points, records.histograms, mRelease.k );
+  const double startCompactness = vbasCompactness( regions, voronoi, sites.points );
+  steps.setCurrentStep( 2 );
+  const VbasBorderResult units = vbasBorderRelease( regions, records, std::move( voronoi ), sites.points, mRelease.k, mBorderSteps, &steps );
+  const vbas::Release &release = units.release;
   vbasLogRelease( release, sites.points.size(), mRelease.k, feedback );
-  steps.setCurrentStep( borders ? 3 : 2 );
+  steps.setCurrentStep( 3 );
   const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
-  QVariantMap outputs = VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, sites.points, sites.ids, release, dissolved, mRelease, steps, borders ? 3 : 2 );
+  QVariantMap outputs = VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, units.sites, sites.ids, release, dissolved, mRelease, steps, 3 );
+  outputs.insert( vbasUnitOutputs( units, regions, startCompactness ) );
   outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
-  outputs.insert( QStringLiteral( "SEED" ), QVariant() ); // declared for earlier models and scripts; nothing to report
+  outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mBorderSteps.seed ) );
   mOutputs.commit( context, outputs );
   return outputs;
 }

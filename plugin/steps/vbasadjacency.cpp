@@ -4,10 +4,13 @@
 #include "support/vbasinterrupt.h"
 #include "steps/vbassteps.h"
 
+#include "metrics.h"
 #include "partition_search.h"
 
 #include <qgsgeometryengine.h>
+#include <qgsprocessingalgorithm.h>
 #include <qgsprocessingfeedback.h>
+#include <qgsprocessingparameters.h>
 #include <qgsspatialindex.h>
 
 #include <algorithm>
@@ -128,14 +131,20 @@ std::size_t contiguityStep( std::vector<std::size_t> &regionGroup, const vbas::R
   return c.reassigned;
 }
 
+//! The aggregates of a release all of whose records are suppressed.
+std::size_t releasingNothing( const vbas::Release &release )
+{
+  const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( release.aggregation.ecs, release.suppression );
+  return static_cast<std::size_t>( std::count_if( summaries.begin(), summaries.end(), []( const vbas::AggregateSummary &a ) { return a.released == 0; } ) );
+}
+
 //! The constraints of the border steps on a grouping: the cap, the floor (a share of the mean unit's records) and the units releasing nothing now.
 vbas::UnitConstraints constraints( const VbasBorderSteps &steps, const vbas::Release &release, std::size_t units )
 {
   vbas::UnitConstraints c;
   c.maxCompactness = steps.compactnessCap;
   c.minRecords = static_cast<std::int64_t>( std::ceil( steps.recordFloor * static_cast<double>( release.aggregation.ecs.total() ) / static_cast<double>( units ) ) );
-  const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( release.aggregation.ecs, release.suppression );
-  c.maxReleasingNothing = static_cast<std::size_t>( std::count_if( summaries.begin(), summaries.end(), []( const vbas::AggregateSummary &a ) { return a.released == 0; } ) );
+  c.maxReleasingNothing = releasingNothing( release );
   return c;
 }
 
@@ -240,4 +249,36 @@ VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecord
   result.release = regionGroup == release.regionGroup ? std::move( release ) : vbas::release( std::move( regionGroup ), records.histograms, k );
   result.sites = std::move( sites );
   return result;
+}
+
+VbasBorderSteps VbasBorderSteps::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed )
+{
+  VbasBorderSteps steps;
+  const auto flag = [&]( const QString &name ) { return QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( name ), parameters, context ); };
+  steps.contiguous = flag( QStringLiteral( "CONTIGUOUS" ) );
+  steps.refineBoundaries = flag( QStringLiteral( "REFINE_BOUNDARIES" ) );
+  steps.search = flag( QStringLiteral( "SEARCH" ) );
+  steps.timeLimit = QgsProcessingParameters::parameterAsDouble( algorithm.parameterDefinition( QStringLiteral( "TIME_LIMIT" ) ), parameters, context );
+  const std::int64_t moves = vbasWholeNumber( algorithm, parameters, QStringLiteral( "SEARCH_MOVES" ), context );
+  steps.maxMoves = moves > 0 ? static_cast<std::uint64_t>( moves ) : std::numeric_limits<std::uint64_t>::max();
+  steps.seed = seed;
+  return steps;
+}
+
+double vbasCompactness( const VbasRegions &regions, const vbas::Release &release, const std::vector<vbas::Point> &sites )
+{
+  std::vector<vbas::Point> regionSites;
+  for ( const std::size_t s : release.regionGroup )
+    regionSites.push_back( sites[s] );
+  return vbas::compactness( regions.points, regionSites );
+}
+
+QVariantMap vbasUnitOutputs( const VbasBorderResult &result, const VbasRegions &regions, double startCompactness )
+{
+  const std::size_t nothing = releasingNothing( result.release );
+  const double compactness = vbasCompactness( regions, result.release, result.sites );
+  return { { QStringLiteral( "UNITS_IN_PIECES" ), static_cast<qlonglong>( result.unitsInPieces ) },
+           { QStringLiteral( "UNITS_RELEASING_NOTHING" ), static_cast<qlonglong>( nothing ) },
+           { QStringLiteral( "COMPACTNESS_USED" ), startCompactness > 0 ? compactness / startCompactness : 1.0 },
+           { QStringLiteral( "SEARCH_MOVES_MADE" ), static_cast<qlonglong>( result.searchMoves ) } };
 }

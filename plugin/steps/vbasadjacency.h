@@ -8,10 +8,14 @@
 #include "release.h"
 #include "inputs/vbasinputs.h"
 
+#include <QVariantMap>
+
 #include <cstdint>
 #include <limits>
 #include <vector>
 
+class QgsProcessingAlgorithm;
+class QgsProcessingContext;
 class QgsProcessingFeedback;
 
 /**
@@ -43,7 +47,11 @@ struct VbasBorderSteps
     double compactnessCap = std::numeric_limits<double>::infinity(); //!< eq. 20 at most (COMPACTNESS_BUDGET x the start's)
     double recordFloor = 0;        //!< RECORD_FLOOR: the share of the mean unit's records every unit keeps
 
-    bool any() const { return contiguous || refineBoundaries || search; }
+    /**
+     * CONTIGUOUS, REFINE_BOUNDARIES, SEARCH, TIME_LIMIT and SEARCH_MOVES; the search draws from seed.
+     * The cap and the floor are the caller's (they depend on the start).
+     */
+    static VbasBorderSteps read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed );
 };
 
 //! The release after the border steps, the sites of its aggregates, and how its units stand.
@@ -67,3 +75,9 @@ struct VbasBorderResult
  */
 VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::vector<vbas::Point> sites, std::int64_t k,
                                      const VbasBorderSteps &steps, QgsProcessingFeedback *feedback );
+
+//! Eq. 20 of a release: every region point to the site of its aggregate (sites by site index).
+double vbasCompactness( const VbasRegions &regions, const vbas::Release &release, const std::vector<vbas::Point> &sites );
+
+//! UNITS_IN_PIECES, UNITS_RELEASING_NOTHING, COMPACTNESS_USED (the result's compactness over startCompactness) and SEARCH_MOVES_MADE.
+QVariantMap vbasUnitOutputs( const VbasBorderResult &result, const VbasRegions &regions, double startCompactness );
