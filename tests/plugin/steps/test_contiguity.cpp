@@ -1,6 +1,6 @@
-// Contiguity of the aggregates through vbas:voronoiaggregate: the parts field of
-// AGGREGATED and the CONTIGUOUS and REFINE_BOUNDARIES parameters, on a hand-built 3 x 3 layout where
-// a Voronoi aggregate falls apart, on points, and on the sample layers.
+// The steps on the regions' borders through vbas:voronoiaggregate and vbas:anonymize: the parts field
+// of AGGREGATED, CONTIGUOUS, REFINE_BOUNDARIES and SEARCH, on a hand-built 3 x 3 layout where a Voronoi
+// aggregate falls apart, on points, and on the sample layers, every release recounted from its outputs.
 #include "qgis_test_util.h"
 
 #include <qgscurve.h>
@@ -191,6 +191,45 @@ qlonglong recountKAnonymous( QgsVectorLayer *anonymized, const QStringList &qis,
   return rows;
 }
 
+/**
+ * The records of each aggregate, counted from the records table (by region) and LOOKUP (region to
+ * aggregate), and whether each aggregate's regions are connected through borders of positive length
+ * (GEOS, pairs within the aggregate): both from the inputs and outputs alone.
+ */
+struct Units
+{
+    QMap<int, qlonglong> records;
+    QSet<int> inPieces;
+};
+
+Units recountUnits( QgsVectorLayer *regions, const QString &regionId, QgsVectorLayer *records, const QString &recordRegion, const QMap<QString, QPair<int, int>> &lookedUp )
+{
+  Units units;
+  for ( const QVariantMap &row : features( records ) )
+    ++units.records[lookedUp.value( row.value( recordRegion ).toString() ).first];
+  QMap<int, QVector<QgsGeometry>> members;
+  QgsFeature f;
+  for ( QgsFeatureIterator it = regions->getFeatures(); it.nextFeature( f ); )
+    members[lookedUp.value( f.attribute( regionId ).toString() ).first] << f.geometry();
+  for ( auto it = members.constBegin(); it != members.constEnd(); ++it )
+  {
+    const QVector<QgsGeometry> &g = it.value();
+    QVector<int> reached { 0 };
+    QVector<bool> seen( g.size(), false );
+    seen[0] = true;
+    for ( int i = 0; i < reached.size(); ++i )
+      for ( int j = 0; j < g.size(); ++j )
+        if ( !seen[j] && g[reached[i]].intersects( g[j] ) && QgsGeometry( g[reached[i]].constGet()->boundary() ).intersection( QgsGeometry( g[j].constGet()->boundary() ) ).length() > 0 )
+        {
+          seen[j] = true;
+          reached << j;
+        }
+    if ( reached.size() < g.size() )
+      units.inPieces << it.key();
+  }
+  return units;
+}
+
 } // namespace
 
 class TestContiguity : public QObject
@@ -210,6 +249,8 @@ class TestContiguity : public QObject
     void sampleLayers();
     void refinementMovesBoundaryRegion();
     void refinementOnSampleLayers();
+    void searchOnSampleLayers();
+    void canceledDuringSearch();
 
   private:
     QVariantMap parameters( QgsVectorLayer *regions, QgsVectorLayer *records, int k, bool contiguous ) const;
@@ -496,3 +537,70 @@ void TestContiguity::refinementOnSampleLayers()
 
 QTEST_MAIN( TestContiguity )
 #include "test_contiguity.moc"
+
+void TestContiguity::searchOnSampleLayers()
+{
+  // vbas:anonymize on the sample layers, plain and with SEARCH for 20,000 trial moves (seed 7), twice:
+  // the same partition both times; the asked number of aggregates, each in one piece, each holding at
+  // least the record floor (a quarter of the mean aggregate's records) and releasing records; fewer
+  // records suppressed; compactness within the budget; the release k-anonymous, recounted.
+  QgsVectorLayer regions( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer patients( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  const QStringList qis { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
+  QVariantMap p = vbastest::sampleParameters( &regions, &patients );
+  const QVariantMap plain = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  p.insert( QStringLiteral( "SEARCH" ), true );
+  p.insert( QStringLiteral( "SEARCH_MOVES" ), 20000 );
+  p.insert( QStringLiteral( "TIME_LIMIT" ), 600 );
+  p.insert( QStringLiteral( "SEED" ), 7 );
+  Feedback feedback;
+  const QVariantMap searched = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true, &feedback );
+  const QVariantMap again = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  for ( const QString &message : qAsConst( feedback.messages ) )
+    if ( message.startsWith( QLatin1String( "Suppression search:" ) ) )
+      qInfo().noquote() << message;
+
+  const QMap<QString, QPair<int, int>> lookedUp = lookup( output( searched, QStringLiteral( "LOOKUP" ) ) );
+  QCOMPARE( lookup( output( again, QStringLiteral( "LOOKUP" ) ) ), lookedUp );
+  QCOMPARE( searched.value( QStringLiteral( "SEARCH_MOVES_MADE" ) ).toLongLong(), 20000LL );
+  QCOMPARE( searched.value( QStringLiteral( "AGGREGATES" ) ), plain.value( QStringLiteral( "AGGREGATES" ) ) );
+  const qlonglong suppressed = searched.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong();
+  QVERIFY2( suppressed < plain.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong(), qPrintable( QStringLiteral( "%1 suppressed" ).arg( suppressed ) ) );
+  QVERIFY( searched.value( QStringLiteral( "COMPACTNESS_USED" ) ).toDouble() <= 1.0 );
+  QCOMPARE( searched.value( QStringLiteral( "UNITS_IN_PIECES" ) ).toInt(), 0 );
+  QCOMPARE( searched.value( QStringLiteral( "UNITS_RELEASING_NOTHING" ) ).toInt(), 0 );
+
+  QgsVectorLayer *anonymized = output( searched, QStringLiteral( "ANONYMIZED" ) );
+  QCOMPARE( recountKAnonymous( anonymized, qis, 5 ) + suppressed, 40000LL );
+  QSet<int> releasing;
+  for ( const QVariantMap &row : features( anonymized ) )
+    releasing << row.value( QStringLiteral( "aggregate_id" ) ).toInt();
+  const Units units = recountUnits( &regions, QStringLiteral( "AREAKEY" ), &patients, QStringLiteral( "tract_id" ), lookedUp );
+  QCOMPARE( units.records.size(), plain.value( QStringLiteral( "AGGREGATES" ) ).toInt() );
+  QCOMPARE( releasing.size(), units.records.size() );
+  QCOMPARE( units.inPieces, QSet<int>() );
+  const qlonglong floor = static_cast<qlonglong>( std::ceil( 0.25 * 40000 / units.records.size() ) );
+  for ( auto it = units.records.constBegin(); it != units.records.constEnd(); ++it )
+    QVERIFY2( it.value() >= floor, qPrintable( QStringLiteral( "aggregate %1 holds %2 records, below the floor %3" ).arg( it.key() ).arg( it.value() ).arg( floor ) ) );
+}
+
+void TestContiguity::canceledDuringSearch()
+{
+  // Canceled as the search starts (right after the contiguity step): the run stops and writes nothing.
+  QgsVectorLayer regions( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer patients( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  QVariantMap p = vbastest::sampleParameters( &regions, &patients );
+  p.insert( QStringLiteral( "SEARCH" ), true );
+  QTemporaryDir dir;
+  p.insert( QStringLiteral( "ANONYMIZED" ), dir.filePath( QStringLiteral( "anonymized.gpkg" ) ) );
+  p.insert( QStringLiteral( "LOOKUP" ), dir.filePath( QStringLiteral( "lookup.gpkg" ) ) );
+  Feedback feedback;
+  feedback.onInfo = [&]( const QString &info ) {
+    if ( info.startsWith( QLatin1String( "Contiguity:" ) ) )
+      feedback.cancel();
+  };
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "Canceled" ) ), qPrintable( feedback.error() ) );
+  QVERIFY( !feedback.saw( QStringLiteral( "Suppression search:" ) ) );
+  QCOMPARE( QDir( dir.path() ).entryList( QDir::NoDotAndDotDot | QDir::AllEntries ), QStringList() );
+}
