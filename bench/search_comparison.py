@@ -23,9 +23,9 @@ plugin:
                hold exactly the classes of k or more records, whole;
   smallest EC  the smallest class of ANONYMIZED (k-anonymous when >= k);
   aggregates   the aggregates of LOOKUP (each holds at least one region);
-  compactness  eq. 20: the sum over all regions of the distance from the region's centroid (the
-               plugin's default region point) to its aggregate's site, the SITE_POINTS point whose
-               site_id LOOKUP gives the region;
+  compactness  eq. 20: the sum over all regions of the distance from the region's point (its centroid,
+               the plugin's default REGION_POINT=0; a point on its surface for a row with REGION_POINT=1)
+               to its aggregate's site, the SITE_POINTS point whose site_id LOOKUP gives the region;
   NUE          eq. 22-23 over the released records (their regions recounted through LOOKUP);
   pieces       aggregates in several pieces: connected components of an aggregate's regions under
                shared borders of positive length, where the parts of the map that share no border
@@ -172,7 +172,9 @@ def load_inputs(data):
     total = sum(c for _, _, c in histograms[QI_SETS[0][0]])
     log("inputs read in %.1f s: %d regions, %d shared borders, %d island bridges, %d records" % (
         time.monotonic() - t0, len(ids), len(pairs), len(bridges), total))
-    return {"ids": ids, "index": index, "points": points, "links": pairs + bridges, "bridges": len(bridges),
+    surface = np.array([g.PointOnSurface().GetPoint_2D() for g in geoms])
+    return {"ids": ids, "index": index, "points": points, "surface": surface, "links": pairs + bridges,
+            "bridges": len(bridges),
             "histograms": histograms, "records": total}
 
 
@@ -180,7 +182,8 @@ def load_inputs(data):
 # The recount of one run, from its outputs
 
 
-def recount(inputs, qis, label, run_dir, k):
+def recount(inputs, qis, label, run_dir, k, region_point):
+    """The measures of one run from its outputs; region_point is REGION_POINT (0 centroid, 1 on surface)."""
     n = len(inputs["ids"])
     lookup = read_table(os.path.join(run_dir, "lookup.gpkg"), "SELECT region_id, aggregate_id, site_id FROM lookup")
     agg = np.full(n, -1, dtype=np.int64)
@@ -208,7 +211,8 @@ def recount(inputs, qis, label, run_dir, k):
         per_agg[int(agg[region])] = per_agg.get(int(agg[region]), 0.0) + per_region[region]
     nue = -sum(c * math.log2(c / per_agg[int(agg[r])]) for r, c in enumerate(per_region) if c > 0)
     site_xy = np.array([sites.get(int(s), (np.nan, np.nan)) for s in site])
-    compactness = float(np.sum(np.hypot(*(inputs["points"] - site_xy).T)))
+    points = inputs["surface"] if int(region_point) == 1 else inputs["points"]
+    compactness = float(np.sum(np.hypot(*(points - site_xy).T)))
     sites_per_agg = {}
     for a, s in zip(agg, site):
         sites_per_agg.setdefault(int(a), set()).add(int(s))
@@ -279,7 +283,7 @@ def run_row(inputs, data, label, qis, row, params, args, env, work):
             outputs = json.loads(proc.stdout[proc.stdout.index("{"):])["results"]
             result["plugin"] = {key: v for key, v in outputs.items() if isinstance(v, (int, float, str))
                                 and not (isinstance(v, str) and os.sep in v)}
-            result.update(recount(inputs, qis, label, run_dir, args.k))
+            result.update(recount(inputs, qis, label, run_dir, args.k, params.get("REGION_POINT", 0)))
     except subprocess.TimeoutExpired:
         result["wall"] = time.monotonic() - t0
         result["error"] = "timeout after %d s" % args.timeout
@@ -333,14 +337,14 @@ def table(results, meta):
             if r["error"]:
                 out.append("| %s | %s | %s | | | | | | | | | | | | | |" % (label, r["row"], r["error"].replace("|", "/")))
                 continue
-            base = paper or r
+            base = paper or {"suppressed": None, "compactness": None, "nue": None}
             out.append("| %s | %s | %s | %s | %.2f | %s | %d%s | %s | %s | %s | %s | %d | %d | %.1f | %.1f | %s |" % (
                 label, r["row"], pc.fmt(r["aggregates"]), pc.fmt(r["suppressed"]), r["suppressed_pct"],
                 ratio(r["suppressed"], base["suppressed"]), r["smallest_ec"],
                 "" if r["smallest_ec"] >= meta["k"] else " (not k-anonymous)", pc.fmt(r["compactness"] / 1000.0),
                 ratio(r["compactness"], base["compactness"]), pc.fmt(r["nue"]), ratio(r["nue"], base["nue"]),
                 r["pieces"], r["releasing_nothing"], r["plugin"].get("RUNTIME") or 0, r["wall"],
-                "(the paper's method)" if r is paper else targets(r, base, asked)))
+                "(the paper's method)" if r is paper else targets(r, paper, asked) if paper else "n/a (no paper row)"))
             notes += check_notes(label, r)
     return out, notes
 
