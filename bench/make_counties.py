@@ -1,0 +1,296 @@
+#!/usr/bin/python3
+"""A national-like geography of about 3,000 "counties" with records, for bench/search_comparison.py.
+
+Run with /usr/bin/python3 (osgeo, numpy, scipy), from anywhere:
+
+    /usr/bin/python3 bench/make_counties.py --out /tmp/vbas-counties
+
+writes into --out (deterministic: the same --seed and options give the same files; files made with the
+same parameters are kept, counties.json records them, so a second run costs nothing):
+  regions.gpkg   layer `regions`: one polygon per county, EPSG:3857 (projected), field region_id (text).
+  records.gpkg   attribute-only table `records`: region_id and the four QIs QI_FIELDS (text), one row
+                 per record, in random order.
+  counties.json  the parameters and what came out (counts, records per county, islands, provinces).
+
+The geography (inside bench/make_inputs.py's 200 km x 150 km rectangle, with its functions):
+  - a fine tessellation: the Voronoi cells of --cells-per-county x --regions clustered points (80 % in
+    Gaussian towns), so cells are small in towns and large in the countryside;
+  - a sea along the east side behind a wavy coastline; the cells whose point lies in the sea are water;
+  - mainland counties: seeds drawn uniformly among the land cells, each land cell joining the seed it
+    reaches by the shortest path over adjacent cells, every step's length multiplied by a random
+    factor (log-normal): counties are unions of about --cells-per-county cells, contiguous, with ragged,
+    non-convex borders (some enclose others), small in towns and large in the countryside. Land cells
+    no seed can reach (cut off by the coastline) are water too;
+  - islands: --islands single-cell counties scattered off the coast and an archipelago of
+    --archipelago single-cell counties close together; every island's neighbouring cells are water, so
+    it shares no border with any other county.
+Records per county: a west-to-east gradient (x --gradient) times an urban factor (the county's cell
+density, to the power 0.7) times log-normal noise, scaled to about --records in total; the report
+gives the spread (the smallest to the largest county differ by far more than 20 times).
+QIs: age_group (9), sex (2), insurance (2: public; private, mixed or none merged) and race (5), the
+categories of bench/paper_comparison.py; the first three are the 3-QI selection. Each county draws its
+records from its own marginals: the "west" and "east" marginals of bench/paper_comparison.py, mixed
+smoothly by position (more east going east and north), times a factor of its province (--provinces
+irregular provinces, the nearest of random centres; each province's factors drawn once, Dirichlet as in
+paper_comparison.py).
+Calibrated (2026-11-26, the defaults): 6-20 s to generate; at 909 units (3,000 / 3.3, MODEL=3
+FIXED_SITES=909, K=5) balanced density suppresses 3.9 % of the records with the first three QIs and
+25.7 % with all four, the regime of the real counties (3.2 % and 27.5 % by the paper's method).
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+from osgeo import ogr, osr
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import dijkstra
+
+sys.dont_write_bytecode = True  # no __pycache__ in bench/
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_inputs as mk  # noqa: E402  (the rectangle, clustered points, Voronoi cells, records writer)
+import paper_comparison as pc  # noqa: E402  (the west/east marginals and the province Dirichlet)
+
+# The QIs in order (the first three are the 3-QI selection) and their categories: those of
+# bench/paper_comparison.py, insurance merged into two (public; private, mixed or none).
+QI_MERGE = {"age_group": None, "sex": None, "insurance": {"public": [0], "private": [1, 2, 3]}, "race": None}
+QI_FIELDS = list(QI_MERGE)
+
+
+def categories(name):
+    return list(QI_MERGE[name]) if QI_MERGE[name] else pc.CATEGORIES[name]
+
+
+def base_marginals(area, name):
+    """paper_comparison's marginals of an area for one QI, merged as QI_MERGE says, normalised."""
+    m = np.asarray(pc.AREAS[area]["marginals"][name], float)
+    if QI_MERGE[name]:
+        m = np.array([m[idx].sum() for idx in QI_MERGE[name].values()])
+    return m / m.sum()
+FORMAT_VERSION = 1  # bump when the generator changes, so kept files are regenerated
+
+
+def coast_x(y, phase):
+    """The coastline: x of the shore at height y (the sea lies east of it)."""
+    t = (y - mk.YMIN) / mk.HEIGHT
+    return mk.XMIN + mk.WIDTH * (0.84 + 0.05 * np.sin(2 * np.pi * 1.3 * t + phase[0])
+                                 + 0.025 * np.sin(2 * np.pi * 4.1 * t + phase[1]))
+
+
+def cell_adjacency(cells):
+    """Pairs of cells sharing an edge of positive length (the Voronoi vertices are shared exactly)."""
+    owner = {}
+    pairs = set()
+    for i, ring in enumerate(cells):
+        for a, b in zip(ring, np.roll(ring, -1, axis=0)):
+            if np.hypot(*(a - b)) < 1e-6:
+                continue
+            key = tuple(sorted([(round(a[0], 3), round(a[1], 3)), (round(b[0], 3), round(b[1], 3))]))
+            j = owner.setdefault(key, i)
+            if j != i:
+                pairs.add((min(i, j), max(i, j)))
+    return np.array(sorted(pairs), dtype=np.int64)
+
+
+def pick_islands(points, sea, neighbours, phase, rng, singles, archipelago):
+    """Sea cells that become island counties: none next to land or to another island. Single islands
+    scattered 3-25 km off the coast, and an archipelago of cells nearest a point 12 km offshore."""
+    blocked = ~sea.copy()  # land, and later the islands and their neighbours
+    for i in np.flatnonzero(~sea):
+        blocked[neighbours[i]] = True  # sea touching land stays water
+
+    def take(candidates):
+        chosen = []
+        for i in candidates:
+            if not blocked[i]:
+                chosen.append(int(i))
+                blocked[i] = True
+                blocked[neighbours[i]] = True
+        return chosen
+
+    offshore = points[:, 0] - coast_x(points[:, 1], phase)
+    ay = mk.YMIN + mk.HEIGHT * rng.uniform(0.2, 0.8)
+    centre = np.array([coast_x(np.array([ay]), phase)[0] + 12_000.0, ay])
+    near = np.argsort(np.hypot(*(points - centre).T))
+    arch = take([i for i in near[:60] if sea[i]])[:archipelago]
+    far = np.flatnonzero(sea & (offshore > 3_000) & (offshore < 25_000) & (np.hypot(*(points - centre).T) > 30_000))
+    single = take(rng.permutation(far))[:singles]
+    return single, arch
+
+
+def build_geography(args, rng):
+    """(county cell lists, cell rings, kind per county: 'mainland' | 'island' | 'archipelago')."""
+    phase = rng.uniform(0, 2 * np.pi, size=2)
+    n_cells = args.regions * args.cells_per_county
+    points = mk.clustered_points(n_cells, rng)
+    cells = mk.clipped_voronoi_cells(points)
+    pairs = cell_adjacency(cells)
+    neighbours = [[] for _ in range(n_cells)]
+    for a, b in pairs:
+        neighbours[a].append(b)
+        neighbours[b].append(a)
+    neighbours = [np.array(v, dtype=np.int64) for v in neighbours]
+    sea = points[:, 0] > coast_x(points[:, 1], phase)
+    single, arch = pick_islands(points, sea, neighbours, phase, rng, args.islands, args.archipelago)
+    n_main = args.regions - len(single) - len(arch)
+    land = np.flatnonzero(~sea)
+    seeds = rng.choice(land, size=n_main, replace=False)
+    # Shortest paths over land cells, each step's length times a log-normal factor: ragged borders.
+    keep = ~sea[pairs[:, 0]] & ~sea[pairs[:, 1]]
+    a, b = pairs[keep, 0], pairs[keep, 1]
+    w = np.hypot(*(points[a] - points[b]).T) * rng.lognormal(0.0, 0.6, size=len(a))
+    graph = coo_matrix((np.concatenate([w, w]), (np.concatenate([a, b]), np.concatenate([b, a]))),
+                       shape=(n_cells, n_cells)).tocsr()
+    dist, _, source = dijkstra(graph, directed=False, indices=seeds, min_only=True, return_predecessors=True)
+    seed_index = {int(s): i for i, s in enumerate(seeds)}
+    members = [[] for _ in range(n_main)]
+    for c in land:
+        if np.isfinite(dist[c]):
+            members[seed_index[int(source[c])]].append(int(c))
+    counties = members + [[c] for c in single] + [[c] for c in arch]
+    kinds = ["mainland"] * n_main + ["island"] * len(single) + ["archipelago"] * len(arch)
+    return counties, cells, points, kinds
+
+
+def county_geometries(counties, cells):
+    out = []
+    for members in counties:
+        multi = ogr.Geometry(ogr.wkbMultiPolygon)
+        for c in members:
+            ring = ogr.Geometry(ogr.wkbLinearRing)
+            for x, y in cells[c]:
+                ring.AddPoint_2D(float(x), float(y))
+            ring.CloseRings()
+            poly = ogr.Geometry(ogr.wkbPolygon)
+            poly.AddGeometry(ring)
+            multi.AddGeometry(poly)
+        geom = multi.UnionCascaded()
+        if geom.GetGeometryType() != ogr.wkbPolygon:
+            raise RuntimeError("a county is not one polygon: %s" % geom.GetGeometryName())
+        out.append(geom)
+    return out
+
+
+def write_regions(path, ids, geoms):
+    srs = osr.SpatialReference()
+    srs.ImportFromEPSG(3857)
+    ds = ogr.GetDriverByName("GPKG").CreateDataSource(path)
+    layer = ds.CreateLayer("regions", srs, ogr.wkbPolygon, options=["FID=fid", "GEOMETRY_NAME=geom"])
+    layer.CreateField(ogr.FieldDefn("region_id", ogr.OFTString))
+    defn = layer.GetLayerDefn()
+    layer.StartTransaction()
+    for rid, geom in zip(ids, geoms):
+        f = ogr.Feature(defn)
+        f.SetFieldString(0, rid)
+        f.SetGeometry(geom)
+        layer.CreateFeature(f)
+    layer.CommitTransaction()
+    ds = None
+
+
+def records_per_county(args, centre, geoms, counties, rng):
+    """The population gradient: west-to-east factor, urban factor (cells per km2), noise."""
+    area = np.array([g.GetArea() for g in geoms]) / 1e6
+    density = np.array([len(m) for m in counties]) / area
+    x = (centre[:, 0] - mk.XMIN) / mk.WIDTH
+    weight = args.gradient ** x * (density / np.median(density)) ** 0.7 * rng.lognormal(0.0, 0.35, size=len(area))
+    n = np.maximum(np.round(weight * args.records / weight.sum()), args.min_records).astype(np.int64)
+    return n, area
+
+
+def county_marginals(centre, rng, provinces):
+    """Per county and QI: the west/east marginals of paper_comparison.py mixed by position, times the
+    county's province factor (Dirichlet around the mean marginals, paper_comparison's concentration)."""
+    t = np.clip(0.75 * (centre[:, 0] - mk.XMIN) / mk.WIDTH + 0.25 * (centre[:, 1] - mk.YMIN) / mk.HEIGHT, 0, 1)
+    pc_centres = centre[rng.choice(len(centre), size=provinces, replace=False)]
+    province = np.argmin(np.hypot(centre[:, None, 0] - pc_centres[None, :, 0],
+                                  centre[:, None, 1] - pc_centres[None, :, 1]), axis=1)
+    out = {}
+    for name in QI_FIELDS:
+        west, east = base_marginals("west", name), base_marginals("east", name)
+        mean = (west + east) / 2
+        factor = np.array([rng.dirichlet(mean * pc.DIRICHLET_CONCENTRATION) / mean for _ in range(provinces)])
+        p = ((1 - t)[:, None] * west + t[:, None] * east) * factor[province]
+        out[name] = p / p.sum(axis=1, keepdims=True)
+    return out, province
+
+
+def write_records(path, ids, n, marginals, rng):
+    region = np.repeat(np.arange(len(n), dtype=np.int32), n)
+    columns = []
+    for name in QI_FIELDS:
+        cum = np.cumsum(marginals[name], axis=1)[region]
+        codes = (rng.random(len(region))[:, None] > cum[:, :-1]).sum(axis=1).astype(np.int8)
+        columns.append((np.asarray(categories(name), dtype=object), codes))
+    order = rng.permutation(len(region))
+    mk.write_records_table(path, np.asarray(ids, dtype=object), region[order], QI_FIELDS,
+                           [(values, codes[order]) for values, codes in columns])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", required=True, help="output folder")
+    parser.add_argument("--seed", type=int, default=20261126)
+    parser.add_argument("--regions", type=int, default=3000, help="counties, islands included (default %(default)s)")
+    parser.add_argument("--cells-per-county", type=int, default=7)
+    parser.add_argument("--islands", type=int, default=6, help="single islands off the coast")
+    parser.add_argument("--archipelago", type=int, default=8, help="islands of the archipelago")
+    parser.add_argument("--records", type=int, default=380_000, help="about this many records in total")
+    parser.add_argument("--min-records", type=int, default=5, help="records of the smallest county, at least")
+    parser.add_argument("--gradient", type=float, default=4.0, help="records per county, east over west")
+    parser.add_argument("--provinces", type=int, default=8)
+    parser.add_argument("--force", action="store_true", help="regenerate even if the files exist")
+    args = parser.parse_args()
+
+    os.makedirs(args.out, exist_ok=True)
+    paths = {k: os.path.join(args.out, k) for k in ("regions.gpkg", "records.gpkg", "counties.json")}
+    params = {k: v for k, v in vars(args).items() if k not in ("out", "force")}
+    params["format"] = FORMAT_VERSION
+    if not args.force and all(os.path.exists(p) for p in paths.values()):
+        with open(paths["counties.json"]) as f:
+            if json.load(f).get("parameters") == params:
+                print("inputs exist, kept: %s" % args.out, file=sys.stderr)
+                return
+    for p in paths.values():
+        if os.path.exists(p):
+            os.remove(p)
+
+    t0 = time.monotonic()
+    rng = np.random.default_rng(args.seed)
+    counties, cells, points, kinds = build_geography(args, rng)
+    geoms = county_geometries(counties, cells)
+    ids = mk.region_ids(len(counties))
+    write_regions(paths["regions.gpkg"], ids, geoms)
+    centre = np.array([g.Centroid().GetPoint_2D() for g in geoms])
+    n, area = records_per_county(args, centre, geoms, counties, rng)
+    marginals, province = county_marginals(centre, rng, args.provinces)
+    write_records(paths["records.gpkg"], ids, n, marginals, rng)
+    convex = np.array([g.GetArea() / g.ConvexHull().GetArea() for g in geoms])
+    pct = lambda v, q: float(np.percentile(v, q))  # noqa: E731
+    summary = {
+        "parameters": params,
+        "regions": len(counties), "fine_cells": len(cells),
+        "mainland": kinds.count("mainland"), "islands": kinds.count("island"),
+        "archipelago": kinds.count("archipelago"), "island_ids": [i for i, k in zip(ids, kinds) if k != "mainland"],
+        "records": int(n.sum()), "qi_fields": QI_FIELDS,
+        "qi_categories": {q: categories(q) for q in QI_FIELDS},
+        "records_per_county": {"min": int(n.min()), "p5": pct(n, 5), "median": pct(n, 50), "p95": pct(n, 95),
+                               "max": int(n.max()), "p95_over_p5": pct(n, 95) / pct(n, 5)},
+        "county_area_km2": {"p5": pct(area, 5), "median": pct(area, 50), "p95": pct(area, 95)},
+        "area_over_convex_hull": {"p5": pct(convex, 5), "median": pct(convex, 50),
+                                  "share_below_0.9": float(np.mean(convex < 0.9))},
+        "provinces": int(args.provinces), "counties_per_province": np.bincount(province).tolist(),
+        "seconds": round(time.monotonic() - t0, 1),
+    }
+    with open(paths["counties.json"], "w") as f:
+        json.dump(summary, f, indent=1)
+    print("wrote %d counties (%d islands, %d in the archipelago) and %d records in %.1f s to %s" % (
+        len(counties), summary["islands"], summary["archipelago"], summary["records"], summary["seconds"],
+        args.out), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
