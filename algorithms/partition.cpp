@@ -44,6 +44,10 @@ Partition::Partition( std::vector<std::size_t> regionUnit, std::vector<Point> si
 {
   if ( regionPoints.size() != mRegionUnit.size() || regionHistograms.rows() != mRegionUnit.size() || adjacency.regions() != mRegionUnit.size() )
     throw std::invalid_argument( "Partition: regions, points, histograms and adjacency differ in number" );
+  if ( std::any_of( regionHistograms.counts.begin(), regionHistograms.counts.end(), []( std::int64_t n ) { return n <= 0; } ) )
+    throw std::invalid_argument( "Partition: a histogram entry holds no record" );
+  const auto largest = std::max_element( regionHistograms.classes.begin(), regionHistograms.classes.end() );
+  mScratch.assign( largest == regionHistograms.classes.end() ? 0 : *largest + std::size_t( 1 ), 0 );
   for ( std::size_t r = 0; r < mRegionUnit.size(); ++r )
   {
     if ( mRegionUnit[r] >= mSites.size() )
@@ -83,26 +87,27 @@ double Partition::distance( std::size_t r, const Point &site ) const
 
 Partition::UnitTotals Partition::totals( const std::vector<std::size_t> &regions, Point &site ) const
 {
-  std::vector<std::pair<std::uint32_t, std::int64_t>> entries;
   site = Point();
   for ( const std::size_t r : regions )
   {
     site.x += mPoints[r].x / static_cast<double>( regions.size() );
     site.y += mPoints[r].y / static_cast<double>( regions.size() );
     for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
-      entries.emplace_back( mHistograms.classes[e], mHistograms.counts[e] );
+    {
+      std::int64_t &ec = mScratch[mHistograms.classes[e]];
+      if ( ec == 0 )
+        mTouched.push_back( mHistograms.classes[e] );
+      ec += mHistograms.counts[e];
+    }
   }
-  std::sort( entries.begin(), entries.end() );
   UnitTotals t;
-  for ( std::size_t i = 0; i < entries.size(); )
+  for ( const std::uint32_t cls : mTouched )
   {
-    std::int64_t ec = 0;
-    const std::uint32_t cls = entries[i].first;
-    for ( ; i < entries.size() && entries[i].first == cls; ++i )
-      ec += entries[i].second;
-    t.records += ec;
-    t.suppressed += suppressedIn( ec, mK );
+    t.records += mScratch[cls];
+    t.suppressed += suppressedIn( mScratch[cls], mK );
+    mScratch[cls] = 0;
   }
+  mTouched.clear();
   for ( const std::size_t r : regions )
     t.compactness += distance( r, site );
   return t;

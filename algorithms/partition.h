@@ -84,11 +84,14 @@ class Partition
     std::size_t unitOf( std::size_t r ) const { return mRegionUnit[r]; }
     const std::vector<std::size_t> &members( std::size_t u ) const { return mMembers[u]; }
     std::int64_t unitRecords( std::size_t u ) const { return mUnits[u].records; }
+    std::int64_t unitSuppressed( std::size_t u ) const { return mUnits[u].suppressed; }
     const std::vector<std::size_t> &regionUnit() const { return mRegionUnit; }
     const std::vector<Point> &sites() const { return mSites; }
     const RegionAdjacency &adjacency() const { return mAdjacency; }
     const SparseHistograms &histograms() const { return mHistograms; }
     std::int64_t k() const { return mK; }
+    //! One more than the largest class id of the histograms.
+    std::size_t classCount() const { return mScratch.size(); }
     const UnitConstraints &constraints() const { return mConstraints; }
 
   private:
@@ -124,6 +127,8 @@ class Partition
     FlatMap<std::int64_t> mEcs;
     PartitionScore mScore;
     std::vector<std::size_t> mSeen, mTarget, mQueue; //!< keepsPieces' search, marked with a stamp per check
+    mutable std::vector<std::int64_t> mScratch;     //!< totals' records by class id, all 0 between calls
+    mutable std::vector<std::uint32_t> mTouched;    //!< the classes totals met
     std::size_t mStamp = 0;
 };
 

@@ -58,12 +58,17 @@ class Search
       , mResult( result )
       , mLocal( partition.regions(), 0 )
       , mMark( partition.regions(), 0 )
+      , mClassStamp( partition.classCount(), 0 )
+      , mClassIndex( partition.classCount(), 0 )
     {}
 
-    Proposal propose()
+    //! A random move; slack: the largest rise of the cost that late acceptance would take now.
+    Proposal propose( double slack )
     {
+      mSlack = slack;
       const std::uint64_t draw = mRandom.below( 100 );
-      if ( draw < 70 )
+      // Recombinations lower suppression most per second on generated counties (docs/benchmarks.md).
+      if ( draw < 30 )
         return regionMove();
       if ( draw < 90 )
         return recombination();
@@ -136,7 +141,9 @@ class Search
       std::vector<std::size_t> regions = mPartition.members( a );
       regions.insert( regions.end(), mPartition.members( b ).begin(), mPartition.members( b ).end() );
       std::vector<std::size_t> side;
-      if ( !bestSplit( regions, { a, b }, side ) )
+      std::int64_t suppressed = 0;
+      // Skipped unscored when its suppression alone rises more than late acceptance takes (a move changes compactness by less than a record).
+      if ( !bestSplit( regions, { a, b }, side, suppressed ) || suppressed - mPartition.unitSuppressed( a ) - mPartition.unitSuppressed( b ) > mSlack + 1 )
         return p;
       markSide( side );
       for ( const std::size_t q : regions )
@@ -162,7 +169,8 @@ class Search
       if ( c == a || c == b || mPartition.members( c ).size() < 2 )
         return p;
       std::vector<std::size_t> side;
-      if ( !bestSplit( mPartition.members( c ), { c, b }, side ) )
+      std::int64_t suppressed = 0;
+      if ( !bestSplit( mPartition.members( c ), { c, b }, side, suppressed ) )
         return p;
       for ( const std::size_t q : mPartition.members( b ) )
         p.moves.emplace_back( q, a );
@@ -194,9 +202,10 @@ class Search
      * The regions split at the edge of a random spanning tree (Kruskal on the borders within the
      * regions, in random order) whose two sides suppress fewest records together, among the edges
      * whose sides keep the record floor (or the records of the units they replace); `side` is the
-     * part that goes to units.first. False when the regions are too many or not connected.
+     * part that goes to units.first, `suppressed` the records both sides suppress. False when the
+     * regions are too many or not connected.
      */
-    bool bestSplit( const std::vector<std::size_t> &regions, std::pair<std::size_t, std::size_t> units, std::vector<std::size_t> &side )
+    bool bestSplit( const std::vector<std::size_t> &regions, std::pair<std::size_t, std::size_t> units, std::vector<std::size_t> &side, std::int64_t &suppressed )
     {
       if ( regions.size() < 2 || regions.size() > mSettings.largestRecombined )
         return false;
@@ -204,7 +213,7 @@ class Search
       std::vector<std::size_t> subtree;
       if ( !randomTree( regions, order, subtree ) )
         return false;
-      const ClassTotals all = classTotals( order.begin(), order.end() );
+      const ClassTotals all = classTotals( order );
       prefixSums( order, all );
       const std::size_t classes = all.classes.size();
       const std::int64_t floor = mPartition.constraints().minRecords;
@@ -233,6 +242,7 @@ class Search
       if ( best < 0 )
         return false;
       side.assign( order.begin() + static_cast<std::ptrdiff_t>( bestNode ), order.begin() + static_cast<std::ptrdiff_t>( bestNode + subtree[bestNode] ) );
+      suppressed = best;
       return true;
     }
 
@@ -308,31 +318,30 @@ class Search
       }
     }
 
-    //! The records of each class of some regions, by increasing class, and their total.
+    //! The records of each class of some regions, in the order met, and their total; mClassIndex gives each class's place.
     struct ClassTotals
     {
         std::vector<std::pair<std::uint32_t, std::int64_t>> classes;
         std::int64_t records = 0;
     };
 
-    template<typename It>
-    ClassTotals classTotals( It first, It last ) const
+    ClassTotals classTotals( const std::vector<std::size_t> &regions )
     {
       ClassTotals t;
-      for ( It it = first; it != last; ++it )
-        for ( std::size_t e = mHistograms.offsets[*it]; e < mHistograms.offsets[*it + 1]; ++e )
-          t.classes.emplace_back( mHistograms.classes[e], mHistograms.counts[e] );
-      std::sort( t.classes.begin(), t.classes.end() );
-      std::size_t out = 0;
-      for ( std::size_t i = 0; i < t.classes.size(); ++i )
-      {
-        t.records += t.classes[i].second;
-        if ( out > 0 && t.classes[out - 1].first == t.classes[i].first )
-          t.classes[out - 1].second += t.classes[i].second;
-        else
-          t.classes[out++] = t.classes[i];
-      }
-      t.classes.resize( out );
+      ++mStamp;
+      for ( const std::size_t r : regions )
+        for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
+        {
+          const std::uint32_t cls = mHistograms.classes[e];
+          if ( mClassStamp[cls] != mStamp )
+          {
+            mClassStamp[cls] = mStamp;
+            mClassIndex[cls] = t.classes.size();
+            t.classes.emplace_back( cls, 0 );
+          }
+          t.classes[mClassIndex[cls]].second += mHistograms.counts[e];
+          t.records += mHistograms.counts[e];
+        }
       return t;
     }
 
@@ -351,9 +360,7 @@ class Search
         const std::size_t r = order[j];
         for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
         {
-          const auto at = std::lower_bound( all.classes.begin(), all.classes.end(), std::make_pair( mHistograms.classes[e], std::int64_t( 0 ) ),
-                                            []( const auto &x, const auto &y ) { return x.first < y.first; } );
-          row[at - all.classes.begin()] += mHistograms.counts[e];
+          row[mClassIndex[mHistograms.classes[e]]] += mHistograms.counts[e];
           row[width - 1] += mHistograms.counts[e];
         }
       }
@@ -369,6 +376,9 @@ class Search
     std::vector<std::size_t> mMark;
     std::size_t mStamp = 0;
     std::vector<std::int64_t> mPrefix;
+    double mSlack = 0;
+    std::vector<std::size_t> mClassStamp; //!< classTotals' marks, by class id
+    std::vector<std::size_t> mClassIndex;
 };
 
 } // namespace
@@ -506,8 +516,8 @@ SearchResult searchPartition( Partition &partition, const SearchSettings &settin
   while ( !stops( result, settings, progress, start, lastReport, partition ) )
   {
     const Clock::time_point moveStart = Clock::now();
-    const Proposal p = search.propose();
     double &late = history[result.moves++ % history.size()];
+    const Proposal p = search.propose( std::max( late, current ) - current );
     const double candidate = current + static_cast<double>( p.change.suppressed ) + p.change.compactness / scale;
     const bool accept = p.kind != Proposal::Kind::None && p.change.allowed && ( candidate <= late || candidate <= current );
     if ( accept )
@@ -525,7 +535,11 @@ SearchResult searchPartition( Partition &partition, const SearchSettings &settin
     if ( settings.afterAccept )
       settings.afterAccept( partition );
     if ( better( partition.score(), result.best ) )
+    {
       keepBest( result, partition );
+      result.bestMove = result.moves;
+      result.bestSeconds = secondsSince( start );
+    }
   }
   result.seconds = secondsSince( start );
   return result;

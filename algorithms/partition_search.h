@@ -22,7 +22,7 @@ struct SearchSettings
     std::uint64_t seed = 0;      //!< draws every choice: the same seed and moves give the same partition
     double timeLimit = 60;       //!< seconds (TIME_LIMIT); the search stops at the first of this and maxMoves
     std::uint64_t maxMoves = std::numeric_limits<std::uint64_t>::max();
-    std::size_t history = 2000;  //!< length of the late acceptance list
+    std::size_t history = 1000;  //!< length of the late acceptance list
     std::size_t largestRecombined = 64; //!< regions at most in the units a recombination or split re-forms
     //! Called after every accepted move (for checks).
     std::function<void( const Partition &partition )> afterAccept;
@@ -41,6 +41,8 @@ struct MoveStats
 {
     std::uint64_t tried = 0;
     std::uint64_t accepted = 0;
+    std::uint64_t bestMove = 0; //!< the trial move that found the best partition
+    double bestSeconds = 0;     //!< and when
     double seconds = 0;
 };
 
@@ -52,6 +54,8 @@ struct SearchResult
     PartitionScore best;
     std::uint64_t moves = 0;    //!< trial moves made (maxMoves = this repeats the run exactly)
     std::uint64_t accepted = 0;
+    std::uint64_t bestMove = 0; //!< the trial move that found the best partition
+    double bestSeconds = 0;     //!< and when
     double seconds = 0;
     SearchStop stop = SearchStop::MaxMoves;
     MoveStats regionMoves, recombinations, mergeSplits, recentres;

@@ -171,14 +171,16 @@ vbas::SearchResult searchStep( vbas::Partition &partition, const VbasBorderSteps
   if ( s.stop == vbas::SearchStop::Canceled )
     VbasInterrupt::throwIfCanceled( feedback );
   const auto perMove = []( const vbas::MoveStats &m ) { return QStringLiteral( "%1 tried, %2 kept, %3 µs each" ).arg( m.tried ).arg( m.accepted ).arg( m.tried ? 1e6 * m.seconds / m.tried : 0, 0, 'f', 1 ); };
-  feedback->pushInfo( QObject::tr( "Suppression search: %1 trial moves in %2 s (%3). Suppressed records: %4 at the start, %5 in the best partition. Moves: regions %6; "
+  feedback->pushInfo( QObject::tr( "Suppression search: %1 trial moves in %2 s (%3). Suppressed records: %4 at the start, %5 in the best partition (found after %10 trial moves, %11 s). Moves: regions %6; "
                                    "recombinations %7; merge-splits %8; sites recentred %9." )
                         .arg( s.moves )
                         .arg( s.seconds, 0, 'f', 1 )
                         .arg( s.stop == vbas::SearchStop::TimeLimit ? QObject::tr( "TIME_LIMIT reached" ) : s.stop == vbas::SearchStop::MaxMoves ? QObject::tr( "SEARCH_MOVES reached" ) : QObject::tr( "nothing left to suppress" ) )
                         .arg( s.start.suppressed )
                         .arg( s.best.suppressed )
-                        .arg( perMove( s.regionMoves ), perMove( s.recombinations ), perMove( s.mergeSplits ), perMove( s.recentres ) ) );
+                        .arg( perMove( s.regionMoves ), perMove( s.recombinations ), perMove( s.mergeSplits ), perMove( s.recentres ) )
+                        .arg( s.bestMove )
+                        .arg( s.bestSeconds, 0, 'f', 1 ) );
   return s;
 }
 
