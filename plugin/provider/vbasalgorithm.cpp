@@ -170,6 +170,23 @@ void VbasAlgorithm::addKParameter()
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "K" ), QObject::tr( "k (smallest released equivalence class)" ), vbasqgis::NumberType::Integer, 5, false, 2, kMaxInt ) );
 }
 
+void VbasAlgorithm::addConstraintParameters()
+{
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "COMPACTNESS_BUDGET" ), QObject::tr( "Compactness budget (times the balanced-density start)" ), vbasqgis::NumberType::Double, 1.0, false, 0 ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RECORD_FLOOR" ), QObject::tr( "Record floor (share of the mean unit's records)" ), vbasqgis::NumberType::Double, 0.25, false, 0, 1 ) );
+}
+
+QString VbasAlgorithm::constraintHelp()
+{
+  return QObject::tr( "<b>Compactness budget</b> (COMPACTNESS_BUDGET, default 1): the compactness of the result (eq. 20, the distances from the region points to their sites) "
+                      "at most this many times that of the Voronoi cells of the balanced-density sites for the same number of sites (computed also for a random seeding). "
+                      "A positive number.<br>"
+                      "<b>Record floor</b> (RECORD_FLOOR, default 0.25): every unit holds at least this share of the mean unit's records, ceil(RECORD_FLOOR x records / sites). "
+                      "From 0 to 1.<br>"
+                      "ADC keeps both, as it keeps every cluster: a trial move is refused when it empties a cluster, raises the number of clusters releasing nothing, takes the "
+                      "compactness above the cap or a changed cluster below the floor. A constraint the start already breaks is never made worse.<br>" );
+}
+
 void VbasAlgorithm::addContiguityParameter()
 {
   addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "CONTIGUOUS" ), QObject::tr( "Contiguous aggregates (reassign detached parts)" ), false ) );

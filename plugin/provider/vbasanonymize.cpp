@@ -14,8 +14,10 @@ QString VbasAnonymize::shortHelpString() const
   return QObject::tr( "Runs the whole VBAS pipeline with one set of parameters: estimate the site count, place the sites (balanced density or anonymity-driven clustering), "
                       "aggregate the regions by Voronoi cell and suppress every equivalence class below k, then evaluate the release. "
                       "The same as chaining the four component algorithms (see vbas_pipeline.model3).<br>" )
-         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + contiguityHelp() + refinementHelp() + aggregationOutputsHelp()
-         + QObject::tr( "<b>Sites</b>: " ) + custodianOnly() + QObject::tr( "the placed sites (site_id, population, regions, row).<br>" ) + evaluationParametersHelp() + evaluationOutputsHelp() + reportHelp()
+         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + constraintHelp() + contiguityHelp() + refinementHelp() + aggregationOutputsHelp()
+         + QObject::tr( "<b>Sites</b>: " ) + custodianOnly() + QObject::tr( "the placed sites: site_id; regions and population (on the basis of balanced density) of its aggregate in "
+                                                                           "the release, after every step that moves regions between aggregates; used (1 when that aggregate holds a region, 0 "
+                                                                           "otherwise); row (as Place sites).<br>" ) + evaluationParametersHelp() + evaluationOutputsHelp() + reportHelp()
          + QObject::tr( "<b>Seed</b> (SEED, advanced): draws ADC's random seeding (SEEDING: random region points), the algorithm's only random choice, so the same SEED gives "
                         "the same release content (the same rows; their order and feature ids differ). Empty: a fresh seed, reported in the log and the SEED output. It does "
                         "not decide the release's row order (see Release order). <b>SEED</b>: the seed.<br>" )
@@ -31,6 +33,7 @@ void VbasAnonymize::initAlgorithm( const QVariantMap & )
   addSiteCountParameters();
   addPlacementParameters();
   addKParameter();
+  addConstraintParameters();
   addContiguityParameter();
   addRefinementParameter();
   addReleaseParameters();
@@ -48,6 +51,7 @@ bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   mSiteCount = VbasSiteCountSettings::read( *this, parameters, context );
   mRelease = VbasReleaseSettings::read( *this, parameters, context );
   mPlacement = VbasPlacementSettings::read( *this, parameters, context, vbasSeed( *this, parameters, context ) );
+  mConstraints = VbasConstraintSettings::read( *this, parameters, context );
   mContiguous = parameterAsBoolean( parameters, QStringLiteral( "CONTIGUOUS" ), context );
   mRefineBoundaries = parameterAsBoolean( parameters, QStringLiteral( "REFINE_BOUNDARIES" ), context );
   mRiskThreshold = parameterAsDouble( parameters, QStringLiteral( "RISK_THRESHOLD" ), context );
@@ -68,12 +72,9 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   const VbasRecords records = mInputs.readRecords( regions, &steps );
   const VbasSiteCount siteCount = vbasEstimateSiteCount( mSiteCount, regions, records, feedback );
   QVariantMap outputs = vbasSiteCountOutputs( siteCount, records );
-  const VbasPlacement placed = vbasPlaceSites( mPlacement, regions, records, siteCount.sites, &steps );
-  outputs.insert( vbasPlacementOutputs( placed ) );
+  const VbasPlacement placement = vbasPlaceSites( mPlacement, mConstraints, regions, records, siteCount.sites, &steps );
+  outputs.insert( vbasPlacementOutputs( placement ) );
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mPlacement.seed ) );
-  const vbas::Placement &placement = placed.placement;
-  if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
-    VbasSitesOutput::write( *sites, regions, placement );
   std::vector<qlonglong> siteIds;
   for ( std::size_t s = 0; s < placement.sites.size(); ++s )
     siteIds.push_back( static_cast<qlonglong>( s + 1 ) );
@@ -81,6 +82,8 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   if ( mContiguous || mRefineBoundaries )
     release = vbasBorderRelease( regions, records, std::move( release ), mRelease.k, { mContiguous, mRefineBoundaries }, &steps );
   vbasLogRelease( release, placement.sites.size(), mRelease.k, feedback );
+  if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
+    VbasSitesOutput::write( *sites, regions, placement.sites, release.regionGroup, vbasRegionPopulation( regions, records ), placement.siteRow );
   steps.setCurrentStep( 2 );
   const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ), QStringLiteral( "REPORT" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
   outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, placement.sites, siteIds, release, dissolved, mRelease, steps, 2 ) );

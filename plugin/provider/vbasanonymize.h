@@ -25,6 +25,7 @@ class VbasAnonymize : public VbasAlgorithm
     VbasInputs mInputs;
     VbasSiteCountSettings mSiteCount;
     VbasPlacementSettings mPlacement;
+    VbasConstraintSettings mConstraints;
     bool mContiguous = false;
     bool mRefineBoundaries = false;
     VbasReleaseSettings mRelease;
