@@ -301,8 +301,8 @@ std::size_t vbasNonEmptyAggregates( const std::vector<std::size_t> &regionSite, 
   used.erase( std::unique( used.begin(), used.end() ), used.end() );
   const std::size_t asked = std::min( sites, regionSite.size() );
   if ( used.size() < asked )
-    feedback->pushWarning( QObject::tr( "%1 sites were asked for (%2 regions), but only %3 aggregates hold regions: %4 sites have no nearest region (every region point is nearer "
-                                        "another site, or as near one with a lower site id), so they make no aggregate and the release has fewer units than asked for." )
+    feedback->pushWarning( QObject::tr( "%1 sites were asked for (%2 regions), but only %3 aggregates hold regions. A site with no nearest region (every region point is "
+                                        "nearer another site, or as near one with a lower site id) makes no aggregate: %4 here, so there are fewer units than asked for." )
                              .arg( sites )
                              .arg( regionSite.size() )
                              .arg( used.size() )
