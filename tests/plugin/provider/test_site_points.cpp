@@ -32,6 +32,8 @@ class TestSitePoints : public QObject
     std::map<qlonglong, Aggregate> recount( const QVariantMap &lookupResults );
     //! What differs between SITE_POINTS (and AGGREGATES, the warning) and the aggregates of LOOKUP.
     QStringList check( const QVariantMap &results, const QVariantMap &lookupResults, const Feedback &feedback );
+    //! What differs between each site of SITE_POINTS and its aggregate; the sites and the unused ones counted.
+    QStringList checkSites( const QVariantMap &results, std::map<qlonglong, Aggregate> &aggregates, qlonglong &sites, qlonglong &unused );
     //! The site of every region in LOOKUP.
     std::map<QString, qlonglong> regionSites( const QVariantMap &lookupResults );
 
@@ -81,13 +83,8 @@ QVariantMap TestSitePoints::run( const QString &id, const QVariantMap &parameter
 std::map<QString, qlonglong> TestSitePoints::regionSites( const QVariantMap &lookupResults )
 {
   std::map<QString, qlonglong> sites;
-  QgsVectorLayer *lookup = vbastest::output( lookupResults, QStringLiteral( "LOOKUP" ), mContext );
-  if ( !lookup )
-    return sites;
-  QgsFeature f;
-  QgsFeatureIterator it = lookup->getFeatures();
-  while ( it.nextFeature( f ) )
-    sites[f.attribute( QStringLiteral( "region_id" ) ).toString()] = f.attribute( QStringLiteral( "site_id" ) ).toLongLong();
+  vbastest::forEachFeature( lookupResults, QStringLiteral( "LOOKUP" ), mContext,
+                            [&]( const QgsFeature &f ) { sites[f.attribute( QStringLiteral( "region_id" ) ).toString()] = f.attribute( QStringLiteral( "site_id" ) ).toLongLong(); } );
   return sites;
 }
 
@@ -102,41 +99,41 @@ std::map<qlonglong, TestSitePoints::Aggregate> TestSitePoints::recount( const QV
   return aggregates;
 }
 
-QStringList TestSitePoints::check( const QVariantMap &results, const QVariantMap &lookupResults, const Feedback &feedback )
+QStringList TestSitePoints::checkSites( const QVariantMap &results, std::map<qlonglong, Aggregate> &aggregates, qlonglong &sites, qlonglong &unused )
 {
   QStringList problems;
-  std::map<qlonglong, Aggregate> aggregates = recount( lookupResults );
-  qlonglong regions = 0, unused = 0;
-  for ( const auto &[site, aggregate] : aggregates )
-    regions += aggregate.regions;
-  if ( regions != mRegions->featureCount() )
-    problems << QStringLiteral( "LOOKUP holds %1 regions" ).arg( regions );
-  const qlonglong aggregatesOutput = results.value( QStringLiteral( "AGGREGATES" ) ).toLongLong();
-  if ( aggregatesOutput != static_cast<qlonglong>( aggregates.size() ) )
-    problems << QStringLiteral( "AGGREGATES %1, LOOKUP names %2 sites" ).arg( aggregatesOutput ).arg( aggregates.size() );
-  QgsVectorLayer *sites = vbastest::output( results, QStringLiteral( "SITE_POINTS" ), mContext );
-  if ( !sites || sites->featureCount() != kSites )
-    return problems << QStringLiteral( "SITE_POINTS does not hold %1 sites" ).arg( kSites );
-  QgsFeature f;
-  QgsFeatureIterator it = sites->getFeatures();
-  while ( it.nextFeature( f ) )
-  {
+  vbastest::forEachFeature( results, QStringLiteral( "SITE_POINTS" ), mContext, [&]( const QgsFeature &f ) {
+    ++sites;
     const qlonglong site = f.attribute( QStringLiteral( "site_id" ) ).toLongLong();
     const Aggregate expected = aggregates.count( site ) ? aggregates[site] : Aggregate();
+    const qlonglong regions = f.attribute( QStringLiteral( "regions" ) ).toLongLong();
+    const double population = f.attribute( QStringLiteral( "population" ) ).toDouble();
     const int used = f.attribute( QStringLiteral( "used" ) ).toInt();
     unused += used == 0;
-    if ( f.attribute( QStringLiteral( "regions" ) ).toLongLong() != expected.regions || used != ( expected.regions > 0 ? 1 : 0 )
-         || f.attribute( QStringLiteral( "population" ) ).toDouble() != expected.population )
+    if ( regions != expected.regions || used != ( expected.regions > 0 ? 1 : 0 ) || population != expected.population )
       problems << QStringLiteral( "site %1: regions %2, population %3, used %4; LOOKUP: %5 regions, %6 records" )
                     .arg( site )
-                    .arg( f.attribute( QStringLiteral( "regions" ) ).toLongLong() )
-                    .arg( f.attribute( QStringLiteral( "population" ) ).toDouble() )
+                    .arg( regions )
+                    .arg( population )
                     .arg( used )
                     .arg( expected.regions )
                     .arg( expected.population );
-  }
-  if ( unused != kSites - aggregatesOutput )
-    problems << QStringLiteral( "%1 unused sites, %2 aggregates" ).arg( unused ).arg( aggregatesOutput );
+  } );
+  return problems;
+}
+
+QStringList TestSitePoints::check( const QVariantMap &results, const QVariantMap &lookupResults, const Feedback &feedback )
+{
+  std::map<qlonglong, Aggregate> aggregates = recount( lookupResults );
+  qlonglong regions = 0, sites = 0, unused = 0;
+  for ( const auto &[site, aggregate] : aggregates )
+    regions += aggregate.regions;
+  QStringList problems = checkSites( results, aggregates, sites, unused );
+  const qlonglong aggregatesOutput = results.value( QStringLiteral( "AGGREGATES" ) ).toLongLong();
+  if ( regions != mRegions->featureCount() || sites != kSites )
+    problems << QStringLiteral( "LOOKUP holds %1 regions, SITE_POINTS %2 sites" ).arg( regions ).arg( sites );
+  if ( aggregatesOutput != static_cast<qlonglong>( aggregates.size() ) || unused != kSites - aggregatesOutput )
+    problems << QStringLiteral( "AGGREGATES %1, LOOKUP names %2 sites, %3 unused" ).arg( aggregatesOutput ).arg( aggregates.size() ).arg( unused );
   const QString warning = QStringLiteral( "%1 sites were asked for (281 regions), but only %2 aggregates hold regions" ).arg( kSites ).arg( aggregatesOutput );
   if ( feedback.warned( warning ) != ( aggregatesOutput < kSites ) )
     problems << QStringLiteral( "warning: %1" ).arg( feedback.warnings.join( QStringLiteral( " | " ) ) );
