@@ -99,12 +99,17 @@ struct Move
     std::uint32_t to;
 };
 
-//! What the objectives read of one cluster.
+//! What the objectives and the constraints read of one cluster.
 struct Score
 {
     std::int64_t anonymity = 0;
     std::int64_t suppressed = 0;
     double compactness = 0;
+    std::int64_t records = 0;
+    std::size_t regions = 0;
+
+    //! A cluster with regions whose every record is in an EC below k.
+    bool releasesNothing() const { return regions > 0 && suppressed == records; }
 };
 
 //! A trial that was scored and failed, and what its outcome depended on.
@@ -112,6 +117,7 @@ struct FailedTrial
 {
     std::uint64_t clock = 0; //!< commits made before it
     std::int64_t alpha = 0;
+    double compactness = 0; //!< eq. 20 over all clusters
     Point target;
     std::vector<std::uint32_t> affected;
 };
@@ -161,6 +167,7 @@ class Clustering
     std::vector<Move> reassign( const std::vector<std::uint32_t> &affected ) const;
     std::vector<Score> scoresAfter( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves );
     void apply( const std::vector<Move> &moves );
+    bool keepsConstraints( const std::vector<Score> &before, const std::vector<Score> &after ) const;
     bool improves( const std::vector<std::uint32_t> &affected, const std::vector<Score> &before, const std::vector<Score> &after );
     void commit( const std::vector<std::uint32_t> &affected, const std::vector<Score> &before, const std::vector<Score> &after );
     bool knownToFail( std::uint32_t site, std::uint32_t cls, const Point &target, const std::vector<std::uint32_t> &affected ) const;
@@ -182,6 +189,8 @@ class Clustering
     std::vector<std::vector<std::pair<std::int64_t, std::uint32_t>>> mBelowK;
     std::vector<std::int64_t> mClusterSuppressed;          //!< records in ECs below k, per cluster
     std::vector<double> mCompactness;                      //!< eq. 20 per cluster, as of its last change
+    double mTotalCompactness = 0;                          //!< their sum, kept as they change
+    std::vector<std::int64_t> mRecords;                    //!< records per cluster
     std::map<std::int64_t, std::int64_t> mLevels;          //!< anonymity -> clusters at it
     std::int64_t mSuppressed = 0;
 
@@ -206,6 +215,7 @@ Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point
   , mBelowK( seeds.size() )
   , mClusterSuppressed( seeds.size(), 0 )
   , mCompactness( seeds.size(), 0 )
+  , mRecords( seeds.size(), 0 )
   , mChanged( seeds.size(), 0 )
 {
   const std::size_t classes = histograms.classes.empty() ? 0 : *std::max_element( histograms.classes.begin(), histograms.classes.end() ) + std::size_t( 1 );
@@ -229,6 +239,7 @@ Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point
   for ( std::uint32_t s = 0; s < seeds.size(); ++s )
   {
     mCompactness[s] = compactness( s );
+    mTotalCompactness += mCompactness[s];
     ++mLevels[anonymity( s )];
     mSuppressed += mClusterSuppressed[s];
   }
@@ -266,7 +277,7 @@ double Clustering::compactness( std::uint32_t cluster ) const
 
 Score Clustering::score( std::uint32_t cluster ) const
 {
-  return { anonymity( cluster ), mClusterSuppressed[cluster], mCompactness[cluster] };
+  return { anonymity( cluster ), mClusterSuppressed[cluster], mCompactness[cluster], mRecords[cluster], mMembers[cluster].size() };
 }
 
 AdcStatus Clustering::status() const
@@ -276,7 +287,13 @@ AdcStatus Clustering::status() const
   s.clustersAtAlpha = mLevels.begin()->second;
   s.objective = objective();
   s.suppressed = mSuppressed;
-  s.compactness = std::accumulate( mCompactness.begin(), mCompactness.end(), 0.0 );
+  s.compactness = mTotalCompactness;
+  for ( std::uint32_t c = 0; c < mSites.size(); ++c )
+  {
+    const Score cluster = score( c );
+    s.clusters += cluster.regions > 0;
+    s.releasingNothing += cluster.releasesNothing();
+  }
   return s;
 }
 
@@ -294,6 +311,7 @@ void Clustering::count( std::uint32_t cluster, std::uint32_t region, std::int64_
     std::int64_t &size = mEcs.findOrInsert( ec, 0 );
     const std::int64_t from = size;
     size += sign * mHistograms.counts[e];
+    mRecords[cluster] += sign * mHistograms.counts[e];
     const std::int64_t to = size;
     if ( to == 0 )
       mEcs.erase( ec );
@@ -497,14 +515,14 @@ bool Clustering::trial( std::uint32_t site, std::uint32_t cls, const Point &targ
     before.push_back( score( a ) );
   const std::vector<Move> moves = reassign( affected );
   const std::vector<Score> after = scoresAfter( affected, moves );
-  if ( improves( affected, before, after ) )
+  if ( keepsConstraints( before, after ) && improves( affected, before, after ) )
   {
     apply( moves );
     commit( affected, before, after );
     return true;
   }
   moveSite( site, origin );
-  mFailed[key( site, cls )] = { mClock, alpha(), target, std::move( affected ) };
+  mFailed[key( site, cls )] = { mClock, alpha(), mTotalCompactness, target, std::move( affected ) };
   return false;
 }
 
@@ -607,6 +625,7 @@ std::vector<Score> Clustering::scoresAfter( const std::vector<std::uint32_t> &af
   {
     classes.clear();
     members = mMembers[a];
+    std::int64_t records = mRecords[a];
     for ( const Move &move : moves )
     {
       const std::int64_t sign = move.to == a ? 1 : move.from == a ? -1 : 0;
@@ -625,9 +644,10 @@ std::vector<Score> Clustering::scoresAfter( const std::vector<std::uint32_t> &af
           classes.push_back( cls );
         }
         mDelta[cls] += sign * mHistograms.counts[e];
+        records += sign * mHistograms.counts[e];
       }
     }
-    Score score { 0, mClusterSuppressed[a], 0 };
+    Score score { 0, mClusterSuppressed[a], 0, records, members.size() };
     auto belowK = mBelowK[a];
     for ( const std::uint32_t cls : classes )
     {
@@ -657,6 +677,27 @@ void Clustering::apply( const std::vector<Move> &moves )
     count( move.to, move.region, 1 );
     mCluster[move.region] = move.to;
   }
+}
+
+/**
+ * Whether a trial keeps the constraints (docs/method.md, ADC: clusters and constraints): it empties no
+ * cluster, raises no count of clusters releasing nothing, and makes neither the compactness cap nor the
+ * record floor worse. Incremental: the affected clusters' scores and the compactness sum.
+ */
+bool Clustering::keepsConstraints( const std::vector<Score> &before, const std::vector<Score> &after ) const
+{
+  double compactness = 0;
+  std::int64_t releasingNothing = 0;
+  for ( std::size_t i = 0; i < before.size(); ++i )
+  {
+    if ( before[i].regions > 0 && after[i].regions == 0 )
+      return false;
+    if ( after[i].records < mSettings.minClusterRecords && after[i].records < before[i].records )
+      return false;
+    compactness += after[i].compactness - before[i].compactness;
+    releasingNothing += static_cast<std::int64_t>( after[i].releasesNothing() ) - static_cast<std::int64_t>( before[i].releasesNothing() );
+  }
+  return releasingNothing <= 0 && ( compactness <= 0 || mTotalCompactness + compactness <= mSettings.maxCompactness );
 }
 
 /**
@@ -693,6 +734,7 @@ void Clustering::commit( const std::vector<std::uint32_t> &affected, const std::
   {
     shiftLevel( before[i].anonymity, after[i].anonymity );
     mSuppressed += after[i].suppressed - before[i].suppressed;
+    mTotalCompactness += after[i].compactness - before[i].compactness;
     mCompactness[affected[i]] = after[i].compactness;
     mChanged[affected[i]] = mClock;
   }
@@ -703,8 +745,9 @@ void Clustering::commit( const std::vector<std::uint32_t> &affected, const std::
 
 /**
  * Whether this trial failed before with the same target and affected clusters, none of which changed
- * since, at the same alpha: its outcome depends on nothing else (eq. 14 compares the affected
- * clusters' levels with alpha; Suppression only their scores), so it would fail again.
+ * since, at the same alpha and a compactness sum no lower: its outcome depends on nothing else (eq. 14
+ * compares the affected clusters' levels with alpha; Suppression only their scores; the compactness cap
+ * the sum), so it would fail again.
  */
 bool Clustering::knownToFail( std::uint32_t site, std::uint32_t cls, const Point &target, const std::vector<std::uint32_t> &affected ) const
 {
@@ -717,6 +760,8 @@ bool Clustering::knownToFail( std::uint32_t site, std::uint32_t cls, const Point
   if ( failed.target.x != target.x || failed.target.y != target.y || failed.affected != affected )
     return false;
   if ( mSettings.objective == AdcObjective::Anonymity && failed.alpha != alpha() )
+    return false;
+  if ( mTotalCompactness < failed.compactness && std::isfinite( mSettings.maxCompactness ) )
     return false;
   return std::all_of( affected.begin(), affected.end(), [&]( std::uint32_t a ) { return mChanged[a] <= failed.clock; } );
 }

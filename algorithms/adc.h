@@ -1,6 +1,7 @@
 // Anonymity-driven clustering, ADC (paper sec. 3.2.2, eq. 14-19): k-means style, the sites
 // are moved one trial at a time toward the members of their clusters' bottleneck ECs, and a move is
-// kept only when it improves the objective. A cluster is a site's Voronoi cell (nearest site, ties to the lower index), so
+// kept only when it improves the objective and keeps the constraints (docs/method.md, ADC: clusters and
+// constraints). A cluster is a site's Voronoi cell (nearest site, ties to the lower index), so
 // the final clusters are exactly the aggregates that Voronoi aggregation builds from the sites.
 #pragma once
 
@@ -11,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <vector>
 
 namespace vbas
@@ -30,6 +32,8 @@ struct AdcStatus
     std::int64_t objective = 0;       //!< f of eq. 14, with |R| = the number of sites
     std::int64_t suppressed = 0;      //!< records in ECs (cluster, QI class) below k
     double compactness = 0;           //!< eq. 20 over the current clusters
+    std::int64_t clusters = 0;        //!< clusters holding at least one region point
+    std::int64_t releasingNothing = 0; //!< of those, the clusters whose every record is in an EC below k
     std::uint64_t tried = 0;          //!< trial moves
     std::uint64_t evaluated = 0;      //!< trial moves re-scored (the others were known to fail, see AdcSettings)
     std::uint64_t committed = 0;      //!< trial moves kept
@@ -47,6 +51,14 @@ struct AdcSettings
      * tests turn it off to check exactly that.
      */
     bool reuseFailedTrials = true;
+    /**
+     * The constraints every trial keeps, besides never emptying a cluster and never raising the
+     * clusters releasing nothing. A constraint already broken may stay broken, but no trial makes it worse:
+     * eq. 20 over all regions after the trial at most maxCompactness, or not above its value before;
+     * every cluster the trial changes holds at least minClusterRecords records, or no fewer than before.
+     */
+    double maxCompactness = std::numeric_limits<double>::infinity();
+    std::int64_t minClusterRecords = 0;
     using Callback = std::function<void( const std::vector<Point> &sites, const std::vector<std::size_t> &regionCluster, const AdcStatus &status )>;
     //! Called after every committed move with the sites, each region's cluster and the status (for checks).
     Callback afterCommit;
@@ -77,8 +89,10 @@ struct AdcResult
  * - a trial moves the cluster's site to the mean of the region points in its neighbourhood that hold
  *   the class, weighted by the class's records in each (eq. 18-19); the neighbourhood is the cluster's
  *   own points plus the points in the polygon through its Voronoi neighbours' sites in order;
- * - a trial is committed only if the objective improves; when a cluster's anonymity rises the pass
- *   starts again from the clusters now lowest; it ends at alpha >= k or after a pass that commits nothing.
+ * - a trial is committed only if it keeps the constraints (it empties no cluster, raises no count of
+ *   clusters releasing nothing, and makes neither AdcSettings::maxCompactness nor minClusterRecords
+ *   worse) and the objective improves; when a cluster's anonymity rises the pass starts again from the
+ *   clusters now lowest; it ends at alpha >= k or after a pass that commits nothing.
  * Throws std::invalid_argument for no seeds, k < 2, or points and histograms that do not match.
  */
 AdcResult anonymityDrivenClustering( const std::vector<Point> &seeds, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms, const AdcSettings &settings,

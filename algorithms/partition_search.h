@@ -71,11 +71,12 @@ struct BoundaryRefinement
 };
 
 /**
- * Greedy descent over single boundary regions (REFINE_BOUNDARIES): in passes over the regions in
- * index order, a region moves to the neighbouring unit that lowers most the records suppressed
- * (ties: the longest border shared with the region, then the lower unit), provided that drop is
- * strictly positive and the partition allows the move (its unit keeps another region and its
- * pieces, the constraints hold). Passes go on until one moves nothing; sites stay where they are.
+ * Greedy descent over single boundary regions (REFINE_BOUNDARIES): each pass first moves every site
+ * to the mean of its unit's region points (eq. 12-13) where that lowers compactness (eq. 20), then
+ * takes the regions in index order: a region moves to the neighbouring unit that lowers most the
+ * records suppressed (ties: the longest border shared with the region, then the lower unit),
+ * provided that drop is strictly positive and the partition allows the move (its unit keeps another
+ * region and its pieces, the constraints hold). Passes go on until one moves no region.
  */
 BoundaryRefinement refineBoundaries( Partition &partition );
 

@@ -46,16 +46,27 @@ void add( VbasOutput &output, const QVector<QVariant> &values, const QgsGeometry
 
 VbasOutputSchema VbasSitesOutput::schema( const QString &name, const QgsCoordinateReferenceSystem &crs )
 {
-  return { name, fieldsOf( { { kSiteId, vbasqgis::Field::LongLong }, { QStringLiteral( "population" ), vbasqgis::Field::Double }, { QStringLiteral( "regions" ), vbasqgis::Field::LongLong }, { QStringLiteral( "row" ), vbasqgis::Field::LongLong } } ),
+  return { name,
+           fieldsOf( { { kSiteId, vbasqgis::Field::LongLong }, { QStringLiteral( "population" ), vbasqgis::Field::Double }, { QStringLiteral( "regions" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "used" ), vbasqgis::Field::Int }, { QStringLiteral( "row" ), vbasqgis::Field::LongLong } } ),
            vbasqgis::WkbType::Point, crs };
 }
 
-void VbasSitesOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Placement &placement )
+void VbasSitesOutput::write( VbasOutput &output, const VbasRegions &regions, const std::vector<vbas::Point> &sites, const std::vector<std::size_t> &regionSite, const std::vector<double> &regionPopulation,
+                             const std::vector<std::size_t> &siteRow )
 {
-  for ( std::size_t s = 0; s < placement.sites.size(); ++s )
+  std::vector<qlonglong> members( sites.size(), 0 );
+  std::vector<double> population( sites.size(), 0 );
+  for ( std::size_t r = 0; r < regionSite.size(); ++r )
   {
-    const QgsGeometry point( new QgsPoint( placement.sites[s].x, placement.sites[s].y ) );
-    add( output, { static_cast<qlonglong>( s + 1 ), placement.cellPopulation[s], static_cast<qlonglong>( placement.cells[s].size() ), placement.cellRow.empty() ? QVariant() : QVariant( static_cast<qlonglong>( placement.cellRow[s] + 1 ) ) }, toLayer( point, regions ) );
+    ++members[regionSite[r]];
+    population[regionSite[r]] += regionPopulation[r];
+  }
+  for ( std::size_t s = 0; s < sites.size(); ++s )
+  {
+    const QgsGeometry point( new QgsPoint( sites[s].x, sites[s].y ) );
+    const QVariant row = siteRow.empty() ? QVariant() : QVariant( static_cast<qlonglong>( siteRow[s] + 1 ) );
+    add( output, { static_cast<qlonglong>( s + 1 ), population[s], members[s], members[s] > 0 ? 1 : 0, row }, toLayer( point, regions ) );
   }
   output.finish();
 }

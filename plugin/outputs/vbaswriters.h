@@ -4,7 +4,6 @@
 #pragma once
 
 #include "support/vbasqgiscompat.h"
-#include "balanced_density.h"
 #include "metrics.h"
 #include "release.h"
 #include "inputs/vbasinputs.h"
@@ -16,11 +15,17 @@ class QgsProcessingContext;
 class QgsProcessingFeedback;
 class QgsProcessingMultiStepFeedback;
 
-//! SITE_POINTS: one point per cell of balanced density (site_id, population, regions, row).
+//! SITE_POINTS: one point per site (site_id, population, regions, used, row), its aggregate as released.
 namespace VbasSitesOutput
 {
 VbasOutputSchema schema( const QString &name, const QgsCoordinateReferenceSystem &crs );
-void write( VbasOutput &output, const VbasRegions &regions, const vbas::Placement &placement );
+/**
+ * Writes the final sites with their aggregates in the partition released, regionSite giving each
+ * region's site: regions and population (regionPopulation summed: the basis of balanced density) of
+ * the site's aggregate, used = 1 when it holds a region, row = siteRow + 1 (NULL when siteRow is empty).
+ */
+void write( VbasOutput &output, const VbasRegions &regions, const std::vector<vbas::Point> &sites, const std::vector<std::size_t> &regionSite, const std::vector<double> &regionPopulation,
+            const std::vector<std::size_t> &siteRow );
 } // namespace VbasSitesOutput
 
 //! LOOKUP: region_id, aggregate_id and site_id of every initial region.

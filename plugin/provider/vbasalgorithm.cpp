@@ -170,6 +170,24 @@ void VbasAlgorithm::addKParameter()
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "K" ), QObject::tr( "k (smallest released equivalence class)" ), vbasqgis::NumberType::Integer, 5, false, 2, kMaxInt ) );
 }
 
+void VbasAlgorithm::addConstraintParameters()
+{
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "COMPACTNESS_BUDGET" ), QObject::tr( "Compactness budget (times the balanced-density start)" ), vbasqgis::NumberType::Double, 1.0, false, 0 ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RECORD_FLOOR" ), QObject::tr( "Record floor (share of the mean unit's records)" ), vbasqgis::NumberType::Double, 0.25, false, 0, 1 ) );
+}
+
+QString VbasAlgorithm::constraintHelp()
+{
+  return QObject::tr( "<b>Compactness budget</b> (COMPACTNESS_BUDGET, default 1): the compactness of the result (eq. 20, the distances from the region points to their sites) "
+                      "at most this many times that of the start: the Voronoi cells of the balanced-density sites for the same number of sites (computed also for ADC's random "
+                      "seeding); in Voronoi aggregation, the Voronoi cells of the given sites. A positive number.<br>"
+                      "<b>Record floor</b> (RECORD_FLOOR, default 0.25): every unit holds at least this share of the mean unit's records, ceil(RECORD_FLOOR x records / units). "
+                      "From 0 to 1.<br>"
+                      "Every step that optimises the units keeps both (ADC, REFINE_BOUNDARIES and SEARCH; CONTIGUOUS does not, it is made whatever it costs), and keeps every "
+                      "unit: a move is refused when it empties a unit, cuts one in two, raises the number of units releasing nothing, takes the compactness above the cap or a "
+                      "unit below the floor. A constraint the start already breaks is never made worse.<br>" );
+}
+
 void VbasAlgorithm::addContiguityParameter()
 {
   addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "CONTIGUOUS" ), QObject::tr( "Contiguous aggregates (reassign detached parts)" ), false ) );
@@ -345,7 +363,7 @@ QString VbasAlgorithm::placementHelp()
   return QObject::tr( "<b>Site location method</b>: Balanced density (paper sec. 3.2.1): rows of equal population from bottom to top (eq. 7-9), cells of equal population from left to right (eq. 10-11), one site per cell. "
                       "Anonymity-driven clustering (ADC, paper sec. 3.2.2): starts from the seeding's sites and moves them, one trial at a time, toward the region points that hold members of "
                       "the clusters' smallest equivalence classes (eq. 18-19: the mean of those points in the cluster's neighbourhood, weighted by their members); a move is kept only when "
-                      "the objective improves. It needs the QIs and k, and costs more time; it lowers suppression where the sites of balanced density leave small classes behind.<br>"
+                      "the objective improves and the constraints hold (see Compactness budget): it never empties a cluster, so every site keeps a unit. It needs the QIs and k, and costs more time; it lowers suppression where the sites of balanced density leave small classes behind.<br>"
                       "<b>Site position in its cell</b>: the mean of the cell's region points, as eq. 12-13 are written, or their median (balanced density, and ADC's balanced-density seeding).<br>"
                       "<b>ADC objective</b>: Largest smallest EC (the paper's eq. 14: f = alpha |R| - |R_alpha|, alpha the smallest EC of any cluster; it stops at alpha >= k, or when it "
                       "cannot raise the clusters at alpha: always when one QI combination has fewer than k records in the whole table, and often sooner, as one move rarely clears every class of alpha records from a cluster), or Fewest suppressed records (beyond the "
@@ -373,7 +391,8 @@ QString VbasAlgorithm::aggregationOutputsHelp() const
                         "The rows are in a fresh random order (never repeated, whatever the SEED) with fresh feature ids. Suppressed records are left out. Before it is written, every row is checked against the first pass: "
                         "a table that changed meanwhile stops the run.<br>"
                         "<b>Voronoi cells</b>: " ) + custodianOnly() + QObject::tr( "they show where the sites are. The cells of the sites clipped to the regions' extent, for display (site_id, aggregate_id).<br>"
-                        "<b>AGGREGATES</b>, <b>RELEASED</b>, <b>SUPPRESSED</b>: counts.<br>"
+                        "<b>AGGREGATES</b>: the aggregates of the release that hold regions, after every step that moves regions; fewer than the sites (or the regions, if fewer) "
+                        "only when some site has no nearest region, which the log warns about. <b>RELEASED</b>, <b>SUPPRESSED</b>: counts.<br>"
                         "<b>UNITS_IN_PIECES</b>: aggregates whose regions are not all connected through shared borders (an island counts as connected to the region "
                         "nearest to it); 0 for a point layer. <b>UNITS_RELEASING_NOTHING</b>: aggregates all of whose records are suppressed. <b>COMPACTNESS_USED</b>: the "
                         "compactness of the result (eq. 20) divided by the compactness of the start (the Voronoi cells of the balanced-density sites, or of the given sites): "

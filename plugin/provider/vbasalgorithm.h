@@ -42,6 +42,9 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     //! METHOD, SITE_POSITION and ADC's OBJECTIVE, SEEDING, MAX_ITERATIONS, with ADC's outputs.
     void addPlacementParameters();
     void addKParameter();
+    //! COMPACTNESS_BUDGET and RECORD_FLOOR, the constraints of the steps that optimise the units (VbasConstraintSettings); their help text.
+    void addConstraintParameters();
+    static QString constraintHelp();
     //! CONTIGUOUS: reassign the detached parts of the aggregates (algorithms/contiguity.h); its help text.
     void addContiguityParameter();
     static QString contiguityHelp();

@@ -14,8 +14,10 @@ QString VbasAnonymize::shortHelpString() const
   return QObject::tr( "Runs the whole VBAS pipeline with one set of parameters: estimate the site count, place the sites (balanced density or anonymity-driven clustering), "
                       "aggregate the regions by Voronoi cell and suppress every equivalence class below k, then evaluate the release. "
                       "The same as chaining the four component algorithms (see vbas_pipeline.model3).<br>" )
-         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + contiguityHelp() + refinementHelp() + searchHelp() + aggregationOutputsHelp()
-         + QObject::tr( "<b>Sites</b>: " ) + custodianOnly() + QObject::tr( "the placed sites (site_id, population, regions, row).<br>" ) + evaluationParametersHelp() + evaluationOutputsHelp() + reportHelp()
+         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + constraintHelp() + contiguityHelp() + refinementHelp() + searchHelp() + aggregationOutputsHelp()
+         + QObject::tr( "<b>Sites</b>: " ) + custodianOnly() + QObject::tr( "the placed sites: site_id; regions and population (on the basis of balanced density) of its aggregate in "
+                                                                           "the release, after every step that moves regions between aggregates; used (1 when that aggregate holds a region, 0 "
+                                                                           "otherwise); row (as Place sites). The search moves the sites of the aggregates it re-forms to the mean of their region points.<br>" ) + evaluationParametersHelp() + evaluationOutputsHelp() + reportHelp()
          + QObject::tr( "<b>Seed</b> (SEED, advanced): draws ADC's random seeding (SEEDING: random region points) and the search's choices (SEARCH), the algorithm's only random choices, so the same SEED (and SEARCH_MOVES) gives "
                         "the same release content (the same rows; their order and feature ids differ). Empty: a fresh seed, reported in the log and the SEED output. It does "
                         "not decide the release's row order (see Release order). <b>SEED</b>: the seed.<br>" )
@@ -31,6 +33,7 @@ void VbasAnonymize::initAlgorithm( const QVariantMap & )
   addSiteCountParameters();
   addPlacementParameters();
   addKParameter();
+  addConstraintParameters();
   addContiguityParameter();
   addRefinementParameter();
   addSearchParameters();
@@ -49,6 +52,7 @@ bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   mSiteCount = VbasSiteCountSettings::read( *this, parameters, context );
   mRelease = VbasReleaseSettings::read( *this, parameters, context );
   mPlacement = VbasPlacementSettings::read( *this, parameters, context, vbasSeed( *this, parameters, context ) );
+  mConstraints = VbasConstraintSettings::read( *this, parameters, context );
   mBorderSteps = VbasBorderSteps::read( *this, parameters, context, mPlacement.seed );
   mRiskThreshold = parameterAsDouble( parameters, QStringLiteral( "RISK_THRESHOLD" ), context );
   mRunParameters = vbasRunParameters( *this, parameters, context, { { QStringLiteral( "SEED" ), QString::number( mPlacement.seed ) } } );
@@ -68,24 +72,24 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   const VbasRecords records = mInputs.readRecords( regions, &steps );
   const VbasSiteCount siteCount = vbasEstimateSiteCount( mSiteCount, regions, records, feedback );
   QVariantMap outputs = vbasSiteCountOutputs( siteCount, records );
-  const VbasPlacement placed = vbasPlaceSites( mPlacement, regions, records, siteCount.sites, &steps );
-  outputs.insert( vbasPlacementOutputs( placed ) );
+  const VbasPlacement placement = vbasPlaceSites( mPlacement, mConstraints, regions, records, siteCount.sites, &steps );
+  outputs.insert( vbasPlacementOutputs( placement ) );
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mPlacement.seed ) );
-  const vbas::Placement &placement = placed.placement;
-  if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
-    VbasSitesOutput::write( *sites, regions, placement );
   std::vector<qlonglong> siteIds;
   for ( std::size_t s = 0; s < placement.sites.size(); ++s )
     siteIds.push_back( static_cast<qlonglong>( s + 1 ) );
   vbas::Release voronoi = vbas::voronoiRelease( placement.sites, regions.points, records.histograms, mRelease.k );
-  const double startCompactness = vbasCompactness( regions, voronoi, placement.sites );
-  VbasBorderSteps borderSteps = mBorderSteps; // TEMPORARY until COMPACTNESS_BUDGET / RECORD_FLOOR are merged
-  borderSteps.compactnessCap = qEnvironmentVariableIsSet( "VBAS_BUDGET" ) ? qEnvironmentVariable( "VBAS_BUDGET" ).toDouble() * startCompactness : startCompactness;
-  borderSteps.recordFloor = 0.25;
+  // The budget is a ratio to the balanced-density start, which ADC's constraints hold; with balanced density, the start is that.
+  const double reference = placement.constraints ? placement.constraints->referenceCompactness : vbasCompactness( regions, voronoi, placement.sites );
+  VbasBorderSteps borderSteps = mBorderSteps;
+  borderSteps.compactnessCap = mConstraints.compactnessBudget * reference;
+  borderSteps.recordFloor = mConstraints.recordFloor;
   const VbasBorderResult units = vbasBorderRelease( regions, records, std::move( voronoi ), placement.sites, mRelease.k, borderSteps, &steps );
   const vbas::Release &release = units.release;
-  outputs.insert( vbasUnitOutputs( units, regions, startCompactness ) );
+  outputs.insert( vbasUnitOutputs( units, regions, reference ) );
   vbasLogRelease( release, placement.sites.size(), mRelease.k, feedback );
+  if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
+    VbasSitesOutput::write( *sites, regions, units.sites, release.regionGroup, vbasRegionPopulation( regions, records ), placement.siteRow );
   steps.setCurrentStep( 2 );
   const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ), QStringLiteral( "REPORT" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
   outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, units.sites, siteIds, release, dissolved, mRelease, steps, 2 ) );

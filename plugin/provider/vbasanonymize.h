@@ -26,6 +26,7 @@ class VbasAnonymize : public VbasAlgorithm
     VbasInputs mInputs;
     VbasSiteCountSettings mSiteCount;
     VbasPlacementSettings mPlacement;
+    VbasConstraintSettings mConstraints;
     VbasBorderSteps mBorderSteps;
     VbasReleaseSettings mRelease;
     double mRiskThreshold = 0.2;

@@ -15,10 +15,15 @@ QString VbasPlaceSites::shortHelpString() const
                       "anonymity-driven clustering, which moves them to raise the smallest equivalence class of each cluster (paper sec. 3.2.2).<br>" )
          + regionsHelp( true, true ) + recordsHelp( Qis::Optional )
          + QObject::tr( "<b>Number of sites</b>: from Estimate site count (its SITES output), a whole number between 1 and the number of regions.<br>" ) + placementHelp()
-         + QObject::tr( "<b>k</b>: the smallest equivalence class ADC aims for (the k of the aggregation step); not used by balanced density.<br>"
+         + QObject::tr( "<b>k</b>: the smallest equivalence class ADC aims for (the k of the aggregation step); not used by balanced density.<br>" ) + constraintHelp()
+         + QObject::tr( 
                         "<b>Seed</b> (SEED, advanced): draws ADC's random seeding. Empty: a fresh seed, reported in the log and the SEED output.<br>"
-                        "<h3>Outputs</h3><b>Sites</b>: " ) + custodianOnly() + QObject::tr( "one point per site, in the regions layer's CRS: site_id, population (of its cell), regions (region points in its cell), "
-                        "row (balanced density's row from the bottom, also for ADC's balanced-density seeding; NULL for random seeding). "
+                        "<h3>Outputs</h3><b>Sites</b>: " ) + custodianOnly() + QObject::tr( "one point per site, in the regions layer's CRS: site_id; regions and population (on the basis of "
+                        "balanced density) of its Voronoi cluster, the regions whose region point is nearest to it, which is the aggregate Voronoi aggregation builds from these "
+                        "sites; used (1 when that cluster holds a region, 0 otherwise); row (balanced density's row from the bottom, also for ADC's balanced-density seeding; NULL "
+                        "for random seeding).<br>"
+                        "<b>AGGREGATES</b>: the Voronoi clusters of the sites that hold regions, the aggregates Voronoi aggregation will build; fewer than the sites asked for "
+                        "(or the regions, if fewer) only when some site has no nearest region, which the log warns about. "
                         "<b>RUNTIME</b>: seconds. <b>SEED</b>: the seed.<br>" )
          + adcOutputsHelp() + outputsHelp();
 }
@@ -30,8 +35,10 @@ void VbasPlaceSites::initAlgorithm( const QVariantMap & )
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "SITES" ), QObject::tr( "Number of sites" ), vbasqgis::NumberType::Integer, 10, false, 1, std::numeric_limits<int>::max() ) );
   addPlacementParameters();
   addKParameter();
+  addConstraintParameters();
   addSeedParameter( QObject::tr( "Seed of ADC's random seeding (empty: a fresh one)" ) );
   addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint ) );
+  addNumberOutput( QStringLiteral( "AGGREGATES" ), QObject::tr( "Aggregates: Voronoi clusters holding regions" ) );
   addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );
 }
 
@@ -41,6 +48,7 @@ bool VbasPlaceSites::prepareAlgorithm( const QVariantMap &parameters, QgsProcess
   mInputs.prepare( *this, parameters, context );
   mSites = static_cast<std::size_t>( vbasWholeNumber( *this, parameters, QStringLiteral( "SITES" ), context ) );
   mPlacement = VbasPlacementSettings::read( *this, parameters, context, vbasSeed( *this, parameters, context ) );
+  mConstraints = VbasConstraintSettings::read( *this, parameters, context );
   mOutputs.prepare( *this, parameters, context, { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ) }, mInputs.locations(), feedback );
   return true;
 }
@@ -56,9 +64,10 @@ QVariantMap VbasPlaceSites::processAlgorithm( const QVariantMap &, QgsProcessing
   const bool needsRecords = mPlacement.method == VbasPlacementSettings::Method::Adc || regions.population.empty();
   const VbasRecords records = needsRecords ? mInputs.readRecords( regions, &steps ) : VbasRecords( 0 );
   steps.setCurrentStep( 2 );
-  const VbasPlacement placement = vbasPlaceSites( mPlacement, regions, records, mSites, &steps );
-  VbasSitesOutput::write( mOutputs.create( QStringLiteral( "SITE_POINTS" ), context ), regions, placement.placement );
+  const VbasPlacement placement = vbasPlaceSites( mPlacement, mConstraints, regions, records, mSites, &steps );
+  VbasSitesOutput::write( mOutputs.create( QStringLiteral( "SITE_POINTS" ), context ), regions, placement.sites, placement.regionSite, vbasRegionPopulation( regions, records ), placement.siteRow );
   QVariantMap outputs = vbasPlacementOutputs( placement );
+  outputs.insert( QStringLiteral( "AGGREGATES" ), static_cast<qlonglong>( vbasNonEmptyAggregates( placement.regionSite, mSites, feedback ) ) );
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mPlacement.seed ) );
   outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
   mOutputs.commit( context, outputs );

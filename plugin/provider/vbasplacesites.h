@@ -25,5 +25,6 @@ class VbasPlaceSites : public VbasAlgorithm
     VbasInputs mInputs;
     std::size_t mSites = 0;
     VbasPlacementSettings mPlacement;
+    VbasConstraintSettings mConstraints;
     VbasOutputSet mOutputs;
 };

@@ -12,7 +12,7 @@ QString VbasVoronoiAggregate::shortHelpString() const
                       "the regions of a cell are dissolved into one aggregated region, the region id of each record is replaced by the aggregate id, "
                       "and every equivalence class (aggregate + QI values) with fewer than k records is suppressed. The release is k-anonymous.<br>" )
          + regionsHelp( true, false ) + recordsHelp( Qis::Required )
-         + QObject::tr( "<b>Sites</b>: the site points (from Place sites); their site_id field identifies them, or their order without one.<br>" ) + contiguityHelp()
+         + QObject::tr( "<b>Sites</b>: the site points (from Place sites); their site_id field identifies them, or their order without one.<br>" ) + constraintHelp() + contiguityHelp()
          + refinementHelp() + searchHelp() + aggregationOutputsHelp()
          + QObject::tr( "<b>Seed</b> (SEED, advanced): draws the search's choices (SEARCH), the algorithm's only random choice: the same SEED and SEARCH_MOVES give the same "
                         "partition. Empty: a fresh seed, reported in the SEED output. It never decides the release's row order, which is drawn fresh from the operating "
@@ -26,6 +26,7 @@ void VbasVoronoiAggregate::initAlgorithm( const QVariantMap & )
   addRecordsParameters( Qis::Required );
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "SITES" ), QObject::tr( "Sites" ), vbasqgis::sourceTypes( { vbasqgis::VectorPoint } ) ) );
   addKParameter();
+  addConstraintParameters();
   addContiguityParameter();
   addRefinementParameter();
   addSearchParameters();
@@ -41,6 +42,8 @@ bool VbasVoronoiAggregate::prepareAlgorithm( const QVariantMap &parameters, QgsP
   mInputs.prepare( *this, parameters, context );
   mRelease = VbasReleaseSettings::read( *this, parameters, context );
   mBorderSteps = VbasBorderSteps::read( *this, parameters, context, vbasSeed( *this, parameters, context ) );
+  mConstraints = VbasConstraintSettings::read( *this, parameters, context );
+  mBorderSteps.recordFloor = mConstraints.recordFloor;
   mOutputs.prepare( *this, parameters, context, VbasAggregationOutputs::schemas( mInputs ), mInputs.locations(), feedback );
   return true;
 }
@@ -55,9 +58,11 @@ QVariantMap VbasVoronoiAggregate::processAlgorithm( const QVariantMap &, QgsProc
   const VbasRecords records = mInputs.readRecords( regions, &steps );
   const VbasSites sites = mInputs.readSites( regions, context );
   vbas::Release voronoi = vbas::voronoiRelease( sites.points, regions.points, records.histograms, mRelease.k );
-  const double startCompactness = vbasCompactness( regions, voronoi, sites.points );
+  const double startCompactness = vbasCompactness( regions, voronoi, sites.points ); // the budget is a ratio to the given sites' start
+  VbasBorderSteps borderSteps = mBorderSteps;
+  borderSteps.compactnessCap = mConstraints.compactnessBudget * startCompactness;
   steps.setCurrentStep( 2 );
-  const VbasBorderResult units = vbasBorderRelease( regions, records, std::move( voronoi ), sites.points, mRelease.k, mBorderSteps, &steps );
+  const VbasBorderResult units = vbasBorderRelease( regions, records, std::move( voronoi ), sites.points, mRelease.k, borderSteps, &steps );
   const vbas::Release &release = units.release;
   vbasLogRelease( release, sites.points.size(), mRelease.k, feedback );
   steps.setCurrentStep( 3 );

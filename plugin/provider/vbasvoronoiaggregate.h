@@ -26,5 +26,6 @@ class VbasVoronoiAggregate : public VbasAlgorithm
     VbasInputs mInputs;
     VbasReleaseSettings mRelease;
     VbasBorderSteps mBorderSteps;
+    VbasConstraintSettings mConstraints;
     VbasOutputSet mOutputs;
 };

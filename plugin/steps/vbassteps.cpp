@@ -1,6 +1,7 @@
 #include "support/vbasqgiscompat.h"
 #include "steps/vbassteps.h"
 
+#include "aggregation.h"
 #include "support/vbasinterrupt.h"
 
 #include <qgsexception.h>
@@ -10,6 +11,7 @@
 
 #include <QRandomGenerator>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -189,23 +191,7 @@ vbas::Placement balancedDensity( vbas::SitePosition position, const VbasRegions 
   }
 }
 
-//! ADC's clusters as cells: their region points and population; the rows of a balanced-density seeding.
-vbas::Placement adcPlacement( const vbas::AdcResult &adc, const std::vector<double> &population, const vbas::Placement &seeding )
-{
-  vbas::Placement placement;
-  placement.sites = adc.sites;
-  placement.cells.resize( adc.sites.size() );
-  placement.cellPopulation.assign( adc.sites.size(), 0 );
-  for ( std::size_t r = 0; r < adc.regionCluster.size(); ++r )
-  {
-    placement.cells[adc.regionCluster[r]].push_back( r );
-    placement.cellPopulation[adc.regionCluster[r]] += population[r];
-  }
-  placement.cellRow = seeding.cellRow;
-  return placement;
-}
-
-void logAdc( const vbas::AdcResult &adc, const VbasPlacementSettings &settings, QgsProcessingFeedback *feedback )
+void logAdc( const vbas::AdcResult &adc, const VbasPlacementSettings &settings, const VbasConstraints &constraints, double budget, QgsProcessingFeedback *feedback )
 {
   const vbas::AdcStatus &a = adc.before, &b = adc.after;
   feedback->pushInfo( QObject::tr( "Anonymity-driven clustering (%1): alpha %2 -> %3 (k = %4), f %5 -> %6, records in classes below k %7 -> %8, compactness %9 -> %10; "
@@ -225,33 +211,103 @@ void logAdc( const vbas::AdcResult &adc, const VbasPlacementSettings &settings, 
                         .arg( b.committed )
                         .arg( b.passes )
                         .arg( adcStop( adc.stop ) ) );
+  feedback->pushInfo( QObject::tr( "ADC's constraints, none made worse by a kept move: clusters holding regions %1 -> %2 (none emptied), clusters releasing nothing %3 -> %4 (never more), "
+                                   "compactness at most %5 (COMPACTNESS_BUDGET %6 x %7, the balanced-density start), records per changed cluster at least %8 (RECORD_FLOOR)." )
+                        .arg( a.clusters )
+                        .arg( b.clusters )
+                        .arg( a.releasingNothing )
+                        .arg( b.releasingNothing )
+                        .arg( constraints.compactnessCap, 0, 'f', 1 )
+                        .arg( budget )
+                        .arg( constraints.referenceCompactness, 0, 'f', 1 )
+                        .arg( constraints.recordFloor ) );
   if ( adc.stop == vbas::AdcStop::MaxMoves )
     feedback->pushWarning( QObject::tr( "ADC stopped after MAX_ITERATIONS = %1 trial moves, with the best sites so far." ).arg( settings.adc.maxMoves ) );
 }
 
+//! Eq. 20 over the Voronoi clusters of sites: every region point to its nearest site.
+double voronoiCompactness( const std::vector<vbas::Point> &sites, const std::vector<vbas::Point> &regionPoints )
+{
+  std::vector<vbas::Point> regionSites;
+  for ( const std::size_t s : vbas::locateRegions( regionPoints, vbas::VoronoiDiagram( sites ) ) )
+    regionSites.push_back( sites[s] );
+  return vbas::compactness( regionPoints, regionSites );
+}
+
+//! The constraints for as many units as the balanced-density sites reference.
+VbasConstraints constraintsFor( const VbasConstraintSettings &settings, const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &reference )
+{
+  VbasConstraints constraints;
+  constraints.referenceCompactness = voronoiCompactness( reference, regions.points );
+  constraints.compactnessCap = settings.compactnessBudget * constraints.referenceCompactness;
+  constraints.recordFloor = static_cast<std::int64_t>( std::ceil( settings.recordFloor * static_cast<double>( records.histograms.total() ) / static_cast<double>( reference.size() ) ) );
+  return constraints;
+}
+
 } // namespace
 
-VbasPlacement vbasPlaceSites( const VbasPlacementSettings &settings, const VbasRegions &regions, const VbasRecords &records, std::size_t sites, QgsProcessingFeedback *feedback )
+VbasConstraintSettings VbasConstraintSettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context )
+{
+  VbasConstraintSettings settings;
+  settings.compactnessBudget = QgsProcessingParameters::parameterAsDouble( definition( algorithm, QStringLiteral( "COMPACTNESS_BUDGET" ) ), parameters, context );
+  if ( !( settings.compactnessBudget > 0 && std::isfinite( settings.compactnessBudget ) ) )
+    throw QgsProcessingException( QObject::tr( "The compactness budget must be a positive number (COMPACTNESS_BUDGET = %1)." ).arg( asGiven( parameters.value( QStringLiteral( "COMPACTNESS_BUDGET" ) ) ) ) );
+  settings.recordFloor = QgsProcessingParameters::parameterAsDouble( definition( algorithm, QStringLiteral( "RECORD_FLOOR" ) ), parameters, context );
+  if ( !( settings.recordFloor >= 0 && settings.recordFloor <= 1 ) )
+    throw QgsProcessingException( QObject::tr( "The record floor must be a share from 0 to 1 (RECORD_FLOOR = %1)." ).arg( asGiven( parameters.value( QStringLiteral( "RECORD_FLOOR" ) ) ) ) );
+  return settings;
+}
+
+VbasConstraints vbasConstraints( const VbasConstraintSettings &settings, const VbasRegions &regions, const VbasRecords &records, std::size_t sites, vbas::SitePosition position )
+{
+  return constraintsFor( settings, regions, records, balancedDensity( position, regions, vbasRegionPopulation( regions, records ), sites ).sites );
+}
+
+VbasPlacement vbasPlaceSites( const VbasPlacementSettings &settings, const VbasConstraintSettings &constraints, const VbasRegions &regions, const VbasRecords &records, std::size_t sites,
+                              QgsProcessingFeedback *feedback )
 {
   if ( sites < 1 || sites > static_cast<std::size_t>( regions.ids.size() ) )
     throw QgsProcessingException( QObject::tr( "The number of sites (%1) must be between 1 and the number of regions, %2." ).arg( sites ).arg( regions.ids.size() ) );
-  const std::vector<double> population = vbasRegionPopulation( regions, records );
+  const vbas::Placement density = balancedDensity( settings.position, regions, vbasRegionPopulation( regions, records ), sites );
   VbasPlacement result;
-  const bool adc = settings.method == VbasPlacementSettings::Method::Adc;
-  if ( !adc || settings.seeding == VbasPlacementSettings::Seeding::BalancedDensity )
-    result.placement = balancedDensity( settings.position, regions, population, sites );
-  if ( !adc )
-    return result;
-  const bool random = settings.seeding == VbasPlacementSettings::Seeding::Random;
-  if ( random )
-    feedback->pushInfo( QObject::tr( "ADC's random seeding is drawn from seed %1 (SEED=%1 repeats it)." ).arg( settings.seed ) );
-  const std::vector<vbas::Point> seeds = random ? vbas::randomSites( regions.points, sites, settings.seed ) : result.placement.sites;
-  VbasCoreProgress progress( feedback );
-  result.adc = vbas::anonymityDrivenClustering( seeds, regions.points, records.histograms, settings.adc, &progress );
-  VbasInterrupt::throwIfCanceled( feedback );
-  logAdc( *result.adc, settings, feedback );
-  result.placement = adcPlacement( *result.adc, population, result.placement );
+  result.sites = density.sites;
+  result.siteRow = density.cellRow;
+  if ( settings.method == VbasPlacementSettings::Method::Adc )
+  {
+    const bool random = settings.seeding == VbasPlacementSettings::Seeding::Random;
+    if ( random )
+    {
+      feedback->pushInfo( QObject::tr( "ADC's random seeding is drawn from seed %1 (SEED=%1 repeats it)." ).arg( settings.seed ) );
+      result.siteRow.clear();
+    }
+    result.constraints = constraintsFor( constraints, regions, records, density.sites );
+    vbas::AdcSettings adc = settings.adc;
+    adc.maxCompactness = result.constraints->compactnessCap;
+    adc.minClusterRecords = result.constraints->recordFloor;
+    VbasCoreProgress progress( feedback );
+    result.adc = vbas::anonymityDrivenClustering( random ? vbas::randomSites( regions.points, sites, settings.seed ) : density.sites, regions.points, records.histograms, adc, &progress );
+    VbasInterrupt::throwIfCanceled( feedback );
+    logAdc( *result.adc, settings, *result.constraints, constraints.compactnessBudget, feedback );
+    result.sites = result.adc->sites;
+  }
+  result.regionSite = result.adc ? result.adc->regionCluster : vbas::locateRegions( regions.points, vbas::VoronoiDiagram( result.sites ) );
   return result;
+}
+
+std::size_t vbasNonEmptyAggregates( const std::vector<std::size_t> &regionSite, std::size_t sites, QgsProcessingFeedback *feedback )
+{
+  std::vector<std::size_t> used = regionSite;
+  std::sort( used.begin(), used.end() );
+  used.erase( std::unique( used.begin(), used.end() ), used.end() );
+  const std::size_t asked = std::min( sites, regionSite.size() );
+  if ( used.size() < asked )
+    feedback->pushWarning( QObject::tr( "%1 sites were asked for (%2 regions), but only %3 aggregates hold regions. A site with no nearest region (every region point is "
+                                        "nearer another site, or as near one with a lower site id) makes no aggregate: %4 here, so there are fewer units than asked for." )
+                             .arg( sites )
+                             .arg( regionSite.size() )
+                             .arg( used.size() )
+                             .arg( sites - used.size() ) );
+  return used.size();
 }
 
 QVariantMap vbasPlacementOutputs( const VbasPlacement &placement )
@@ -291,6 +347,7 @@ void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64
                         .arg( s.releasedRecords )
                         .arg( s.suppressedRecords )
                         .arg( k ) );
+  vbasNonEmptyAggregates( release.regionGroup, sites, feedback );
   if ( s.releasedRecords == 0 )
     feedback->pushWarning( QObject::tr( "The release is empty: every equivalence class has fewer than k = %1 records." ).arg( k ) );
   else if ( s.suppressedRecords > s.releasedRecords )

@@ -14,6 +14,7 @@
 
 #include <QVariantMap>
 
+#include <limits>
 #include <optional>
 
 class QgsProcessingAlgorithm;
@@ -107,18 +108,53 @@ struct VbasPlacementSettings
     static VbasPlacementSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed );
 };
 
-//! The sites placed, and what ADC did when it ran.
-struct VbasPlacement
+//! COMPACTNESS_BUDGET and RECORD_FLOOR: the constraints of the steps that optimise the units (docs/method.md, ADC: clusters and constraints).
+struct VbasConstraintSettings
 {
-    vbas::Placement placement; //!< the sites, the region points of each site's cell, their population and (balanced density) row
-    std::optional<vbas::AdcResult> adc;
+    double compactnessBudget = 1.0; //!< eq. 20 of the result at most this many times that of the balanced-density start
+    double recordFloor = 0.25;      //!< every unit holds at least this share of the mean unit's records
+
+    //! Refuses a budget that is not a positive number and a floor outside [0, 1], with the value given.
+    static VbasConstraintSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
+};
+
+//! The constraints in absolute terms, for a number of units.
+struct VbasConstraints
+{
+    double referenceCompactness = 0;                                 //!< eq. 20 over the Voronoi clusters of the balanced-density sites
+    double compactnessCap = std::numeric_limits<double>::infinity(); //!< COMPACTNESS_BUDGET x referenceCompactness
+    std::int64_t recordFloor = 0;                                    //!< ceil(RECORD_FLOOR x records / units)
 };
 
 /**
- * Places `sites` sites: balanced density, or ADC from its seeding. ADC reports its progress and stops
- * at a cancel; a canceled run then ends as every canceled run does, with nothing written.
+ * The constraints for `sites` units: the reference is eq. 20 over the Voronoi clusters of the sites
+ * balanced density places with position (on the population basis of vbasRegionPopulation), whatever
+ * method or seeding the run then uses; the floor divides the records.
  */
-VbasPlacement vbasPlaceSites( const VbasPlacementSettings &settings, const VbasRegions &regions, const VbasRecords &records, std::size_t sites, QgsProcessingFeedback *feedback );
+VbasConstraints vbasConstraints( const VbasConstraintSettings &settings, const VbasRegions &regions, const VbasRecords &records, std::size_t sites, vbas::SitePosition position );
+
+//! The sites placed, their Voronoi clusters, and what ADC did when it ran.
+struct VbasPlacement
+{
+    std::vector<vbas::Point> sites;
+    std::vector<std::size_t> siteRow;    //!< balanced density's row of each site, bottom first (also ADC's balanced-density seeding); empty for random seeding
+    std::vector<std::size_t> regionSite; //!< the nearest site of each region: the clusters, which Voronoi aggregation makes the aggregates
+    std::optional<vbas::AdcResult> adc;
+    std::optional<VbasConstraints> constraints; //!< those ADC kept
+};
+
+/**
+ * Places `sites` sites: balanced density, or ADC from its seeding under the constraints. ADC reports
+ * its progress and stops at a cancel; a canceled run then ends as every canceled run does, with nothing written.
+ */
+VbasPlacement vbasPlaceSites( const VbasPlacementSettings &settings, const VbasConstraintSettings &constraints, const VbasRegions &regions, const VbasRecords &records, std::size_t sites,
+                              QgsProcessingFeedback *feedback );
+
+/**
+ * The aggregates that hold at least one region, regionSite giving each region's site (a partition of
+ * the regions among `sites` sites), with a warning when they are fewer than min(sites, regions).
+ */
+std::size_t vbasNonEmptyAggregates( const std::vector<std::size_t> &regionSite, std::size_t sites, QgsProcessingFeedback *feedback );
 
 //! ADC_MOVES_TRIED, ADC_MOVES_COMMITTED, ADC_ALPHA, ADC_SUPPRESSED and ADC_STOP.
 QVariantMap vbasPlacementOutputs( const VbasPlacement &placement );

@@ -1,6 +1,8 @@
 // Anonymity-driven clustering (paper sec. 3.2.2, eq. 14-19): a move worked out by hand, a case where no move
-// helps, and random instances on which every committed move is checked against a recount from
-// scratch (the Voronoi cells of the sites, the ECs of each cell) written here, apart from adc.cpp.
+// helps, a move that would empty a cluster refused, and random instances on which every committed move is
+// checked against a recount from scratch (the Voronoi cells of the sites, the ECs of each cell, the
+// constraints: no empty cluster, compactness cap, record floor, clusters releasing nothing) written here,
+// apart from adc.cpp.
 #include "adc.h"
 #include "aggregation.h"
 #include "random.h"
@@ -8,6 +10,7 @@
 #include "voronoi.h"
 
 #include <map>
+#include <numeric>
 
 using namespace vbas;
 
@@ -19,9 +22,11 @@ class TestAdc : public QObject
     void oneMoveRaisesAlpha();
     void suppressionObjectiveTakesTheSameMove();
     void noMoveHelps();
+    void aMoveThatEmptiesAClusterIsRefused();
     void randomSeedingIsDistinctAndRepeatable();
     void everyCommitMatchesARecount();
     void objectiveNeverWorsens();
+    void constraintsAreNeverMadeWorse();
     void reusingFailedTrialsChangesNothing();
     void classNumberingChangesNothing();
     void maxMovesAndCancelStopWithValidSites();
@@ -57,6 +62,8 @@ struct Instance
     Rows rows;
     std::vector<Point> seeds;
     std::int64_t k = 2;
+    double maxCompactness = std::numeric_limits<double>::infinity();
+    std::int64_t minClusterRecords = 0;
 };
 
 //! Random regions in a 100 x 100 square with skewed class counts, and random seeds among them.
@@ -108,6 +115,60 @@ AdcStatus recount( const std::vector<Point> &sites, const std::vector<Point> &po
   return s;
 }
 
+//! What the constraints read of the clusters, recounted by brute force: nearest site by a scan of all sites.
+struct Clusters
+{
+    std::vector<std::size_t> regionCluster;
+    std::vector<std::int64_t> regions, records;
+    std::int64_t releasingNothing = 0;
+    double compactness = 0;
+};
+
+Clusters bruteForce( const std::vector<Point> &sites, const Instance &instance )
+{
+  Clusters c;
+  c.regions.assign( sites.size(), 0 );
+  c.records.assign( sites.size(), 0 );
+  std::map<std::pair<std::size_t, std::uint32_t>, std::int64_t> ecs;
+  for ( std::size_t r = 0; r < instance.points.size(); ++r )
+  {
+    const auto distance = [&]( std::size_t s ) { return std::hypot( instance.points[r].x - sites[s].x, instance.points[r].y - sites[s].y ); };
+    std::size_t nearest = 0;
+    for ( std::size_t s = 1; s < sites.size(); ++s )
+      if ( distance( s ) < distance( nearest ) )
+        nearest = s;
+    c.regionCluster.push_back( nearest );
+    ++c.regions[nearest];
+    c.compactness += distance( nearest );
+    for ( const auto &[cls, count] : instance.rows[r] )
+    {
+      ecs[{ nearest, cls }] += count;
+      c.records[nearest] += count;
+    }
+  }
+  std::vector<std::int64_t> released( sites.size(), 0 );
+  for ( const auto &[ec, size] : ecs )
+    if ( size >= instance.k )
+      released[ec.first] += size;
+  for ( std::size_t s = 0; s < sites.size(); ++s )
+    c.releasingNothing += c.regions[s] > 0 && released[s] == 0;
+  return c;
+}
+
+/**
+ * A compactness cap between 0.9 and 1.1 times the seeds' compactness (below it, already broken), and
+ * a record floor of up to 0.8 times the mean cluster's records (none for a third of the seeds).
+ */
+void constrain( Instance &instance, std::uint64_t seed )
+{
+  Random random( seed * 7919 );
+  const Clusters start = bruteForce( instance.seeds, instance );
+  instance.maxCompactness = start.compactness * ( 0.9 + static_cast<double>( random.below( 201 ) ) / 1000 );
+  const double mean = static_cast<double>( std::accumulate( start.records.begin(), start.records.end(), std::int64_t( 0 ) ) ) / static_cast<double>( instance.seeds.size() );
+  const double share = random.below( 3 ) == 0 ? 0 : static_cast<double>( random.below( 81 ) ) / 100; // no floor: only the empty rule keeps clusters
+  instance.minClusterRecords = static_cast<std::int64_t>( std::ceil( mean * share ) );
+}
+
 AdcResult run( const Instance &instance, AdcObjective objective, bool reuse = true, AdcSettings::Callback check = {} )
 {
   AdcSettings settings;
@@ -115,6 +176,8 @@ AdcResult run( const Instance &instance, AdcObjective objective, bool reuse = tr
   settings.objective = objective;
   settings.reuseFailedTrials = reuse;
   settings.afterCommit = check;
+  settings.maxCompactness = instance.maxCompactness;
+  settings.minClusterRecords = instance.minClusterRecords;
   return anonymityDrivenClustering( instance.seeds, instance.points, vbastest::histograms( instance.rows ), settings );
 }
 
@@ -206,6 +269,40 @@ void TestAdc::noMoveHelps()
   VBAS_COMPARE_NEAR( suppression.before.compactness - suppression.after.compactness, 1.0, 1e-12 );
 }
 
+void TestAdc::aMoveThatEmptiesAClusterIsRefused()
+{
+  // The diamond's sites with five regions: r0 (1, 0): a x1, b x5 -> C; r1 (6, 0): a x1 -> E (4 against
+  // C's 6), E's only region; r3-r5: b x2 each -> N, S, W. k = 2: C and E are at alpha = 1, f = 5 - 2 = 3.
+  // C's trial for class a goes to the mean of r0 and r1, (3.5, 0): both would join C (2.5 against E's 4),
+  // C holding a x2 and E emptied. Counting the empty E as at k, f would rise to 2 * 5 - 5 = 5 and
+  // suppression fall from 2 to 0; the move loses a cluster, so it is refused. E's trial moves it onto r1
+  // (its neighbourhood polygon N-C-S is flat) and changes no cluster: eq. 14 keeps nothing.
+  const std::vector<Point> sites = Diamond( true ).sites;
+  const std::vector<Point> points { { 1, 0 }, { 6, 0 }, { 0, 11 }, { 0, -11 }, { -11, 0 } };
+  const SparseHistograms histograms = vbastest::histograms( { { { 0, 1 }, { 1, 5 } }, { { 0, 1 } }, { { 1, 2 } }, { { 1, 2 } }, { { 1, 2 } } } );
+  AdcSettings settings;
+  settings.k = 2;
+  const AdcResult result = anonymityDrivenClustering( sites, points, histograms, settings );
+  QCOMPARE( result.before.objective, std::int64_t( 3 ) );
+  QCOMPARE( result.after.committed, std::uint64_t( 0 ) );
+  QCOMPARE( result.after.tried, std::uint64_t( 2 ) );
+  VBAS_COMPARE_POINT( result.sites[0], 0, 0 );
+  QCOMPARE( result.regionCluster, std::vector<std::size_t>( { 0, 2, 1, 3, 4 } ) );
+  QCOMPARE( result.after.objective, std::int64_t( 3 ) );
+  QVERIFY( result.stop == AdcStop::NoImprovement );
+
+  // Fewest suppressed: C's trial is refused the same way; E's move onto r1 keeps suppression at 2 and
+  // brings E's region 4 nearer, so it is kept. C's second trial, (3.5, 0) again, now moves no region and
+  // takes C farther from r0: refused. Five clusters throughout, 2 records suppressed.
+  settings.objective = AdcObjective::Suppression;
+  const AdcResult suppression = anonymityDrivenClustering( sites, points, histograms, settings );
+  QCOMPARE( suppression.after.committed, std::uint64_t( 1 ) );
+  VBAS_COMPARE_POINT( suppression.sites[0], 0, 0 );
+  VBAS_COMPARE_POINT( suppression.sites[2], 6, 0 );
+  QCOMPARE( suppression.regionCluster, std::vector<std::size_t>( { 0, 2, 1, 3, 4 } ) );
+  QCOMPARE( suppression.after.suppressed, std::int64_t( 2 ) );
+}
+
 void TestAdc::randomSeedingIsDistinctAndRepeatable()
 {
   std::vector<Point> points;
@@ -286,13 +383,65 @@ void TestAdc::objectiveNeverWorsens()
   }
 }
 
-void TestAdc::reusingFailedTrialsChangesNothing()
+void TestAdc::constraintsAreNeverMadeWorse()
 {
-  std::uint64_t saved = 0;
-  for ( std::uint64_t seed = 200; seed < 240; ++seed )
+  // Each commit recounted by brute force (apart from adc.cpp), against the one before: no cluster
+  // empty, the compactness cap and the record floor never made worse, no more clusters releasing nothing.
+  int commits = 0, capBroken = 0, floorBroken = 0;
+  for ( std::uint64_t seed = 400; seed < 480; ++seed )
     for ( const AdcObjective objective : { AdcObjective::Anonymity, AdcObjective::Suppression } )
     {
-      const Instance instance = randomInstance( seed );
+      Instance instance = randomInstance( seed );
+      constrain( instance, seed );
+      Clusters previous = bruteForce( instance.seeds, instance );
+      QVERIFY( std::count( previous.regions.begin(), previous.regions.end(), 0 ) == 0 ); // seeds at distinct region points
+      QString failure;
+      const AdcResult result = run( instance, objective, true, [&]( const std::vector<Point> &sites, const std::vector<std::size_t> &regionCluster, const AdcStatus &status ) {
+        ++commits;
+        const Clusters now = bruteForce( sites, instance );
+        const double slack = 1e-9 * ( 1 + previous.compactness );
+        QStringList problems;
+        if ( now.regionCluster != regionCluster )
+          problems << QStringLiteral( "the clusters differ from the nearest sites" );
+        if ( std::count( now.regions.begin(), now.regions.end(), 0 ) > 0 )
+          problems << QStringLiteral( "a cluster is empty" );
+        if ( now.compactness > instance.maxCompactness + slack && now.compactness > previous.compactness + slack )
+          problems << QStringLiteral( "compactness %1 -> %2 over the cap %3" ).arg( previous.compactness ).arg( now.compactness ).arg( instance.maxCompactness );
+        for ( std::size_t s = 0; s < sites.size(); ++s )
+          if ( now.records[s] < instance.minClusterRecords && now.records[s] < previous.records[s] )
+            problems << QStringLiteral( "cluster %1: records %2 -> %3 under the floor %4" ).arg( s ).arg( previous.records[s] ).arg( now.records[s] ).arg( instance.minClusterRecords );
+        if ( now.releasingNothing > previous.releasingNothing )
+          problems << QStringLiteral( "clusters releasing nothing %1 -> %2" ).arg( previous.releasingNothing ).arg( now.releasingNothing );
+        if ( status.clusters != static_cast<std::int64_t>( sites.size() ) || status.releasingNothing != now.releasingNothing )
+          problems << QStringLiteral( "status: %1 clusters, %2 releasing nothing" ).arg( status.clusters ).arg( status.releasingNothing );
+        if ( !problems.isEmpty() && failure.isEmpty() )
+          failure = QStringLiteral( "seed %1 commit %2: %3" ).arg( seed ).arg( status.committed ).arg( problems.join( QStringLiteral( "; " ) ) );
+        capBroken += now.compactness > instance.maxCompactness;
+        floorBroken += std::any_of( now.records.begin(), now.records.end(), [&]( std::int64_t r ) { return r < instance.minClusterRecords; } );
+        previous = now;
+      } );
+      QVERIFY2( failure.isEmpty(), qPrintable( failure ) );
+      QCOMPARE( result.after.clusters, static_cast<std::int64_t>( instance.seeds.size() ) );
+      QCOMPARE( result.after.releasingNothing, bruteForce( result.sites, instance ).releasingNothing );
+    }
+  // The constraints bind: some commits were made while one of them stood broken.
+  QVERIFY2( commits > 100 && capBroken > 0 && floorBroken > 0, qPrintable( QStringLiteral( "%1 commits, %2 over the cap, %3 under the floor" ).arg( commits ).arg( capBroken ).arg( floorBroken ) ) );
+}
+
+void TestAdc::reusingFailedTrialsChangesNothing()
+{
+  // Seeds 800-839 with the constraints: a trial refused at the compactness cap may pass once other
+  // commits lowered the compactness sum (seed 831 has one), so its failure is not reused then.
+  std::vector<std::uint64_t> seeds( 80 );
+  std::iota( seeds.begin(), seeds.begin() + 40, 200 );
+  std::iota( seeds.begin() + 40, seeds.end(), 800 );
+  std::uint64_t saved = 0;
+  for ( const std::uint64_t seed : seeds )
+    for ( const AdcObjective objective : { AdcObjective::Anonymity, AdcObjective::Suppression } )
+    {
+      Instance instance = randomInstance( seed );
+      if ( seed >= 800 )
+        constrain( instance, seed );
       const AdcResult reused = run( instance, objective, true );
       const AdcResult scored = run( instance, objective, false );
       QCOMPARE( reused.regionCluster, scored.regionCluster );

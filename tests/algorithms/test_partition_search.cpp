@@ -191,7 +191,7 @@ void TestPartitionSearch::moveThatEmptiesAUnitIsRefused()
   const SearchResult result = searchPartition( p, SearchSettings() );
   QCOMPARE( result.best.suppressed, std::int64_t( 0 ) );
   QCOMPARE( result.best.units, std::size_t( 2 ) );
-  QCOMPARE( result.regionUnit, Groups( { 0, 1, 1 } ) );
+  QVERIFY( result.regionUnit[1] == result.regionUnit[2] && result.regionUnit[0] != result.regionUnit[1] ); // {0} and {1, 2}, whichever unit is which
   QCOMPARE( result.stop, SearchStop::NothingSuppressed );
 }
 

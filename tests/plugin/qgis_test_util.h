@@ -157,6 +157,19 @@ inline QgsVectorLayer *output( const QVariantMap &results, const QString &name, 
   return qobject_cast<QgsVectorLayer *>( QgsProcessingUtils::mapLayerFromString( results.value( name ).toString(), context ) );
 }
 
+//! Calls visit with every feature of the layer an algorithm returned for output name; false when there is no such layer.
+inline bool forEachFeature( const QVariantMap &results, const QString &name, QgsProcessingContext &context, const std::function<void( const QgsFeature & )> &visit )
+{
+  QgsVectorLayer *layer = output( results, name, context );
+  if ( !layer )
+    return false;
+  QgsFeature f;
+  QgsFeatureIterator it = layer->getFeatures();
+  while ( it.nextFeature( f ) )
+    visit( f );
+  return true;
+}
+
 inline QVariant layerValue( QgsVectorLayer *layer )
 {
   return QVariant::fromValue( layer );

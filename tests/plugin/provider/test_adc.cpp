@@ -1,7 +1,8 @@
 // Anonymity-driven clustering through the Processing algorithms: vbas:anonymize and
 // vbas:placesites with METHOD = ADC on the sample layers, each release recounted here (the ECs of
 // ANONYMIZED grouped by aggregate and QI values); the same SEED repeats a run; the row order of the
-// records does not matter; MAX_ITERATIONS and cancel stop ADC; ADC without QIs is refused.
+// records does not matter; COMPACTNESS_BUDGET and RECORD_FLOOR hold on the release; MAX_ITERATIONS and
+// cancel stop ADC; ADC without QIs is refused.
 #include "qgis_test_util.h"
 
 #include <QTemporaryDir>
@@ -24,6 +25,7 @@ class TestAdcAlgorithms : public QObject
     void sameSeedSameSites();
     void rowOrderDoesNotMatter();
     void adcNeedsQis();
+    void budgetAndFloorHold();
     void maxIterationsStops();
     void cancelDuringAdcWritesNothing();
 
@@ -87,18 +89,12 @@ QList<QgsPointXY> TestAdcAlgorithms::sites( const QVariantMap &results )
 std::map<QString, qlonglong> TestAdcAlgorithms::recountEcs( const QVariantMap &results )
 {
   std::map<QString, qlonglong> ecs;
-  QgsVectorLayer *anonymized = vbastest::output( results, QStringLiteral( "ANONYMIZED" ), mContext );
-  if ( !anonymized )
-    return ecs;
-  QgsFeature f;
-  QgsFeatureIterator it = anonymized->getFeatures();
-  while ( it.nextFeature( f ) )
-  {
+  vbastest::forEachFeature( results, QStringLiteral( "ANONYMIZED" ), mContext, [&]( const QgsFeature &f ) {
     QStringList key { f.attribute( QStringLiteral( "aggregate_id" ) ).toString() };
     for ( const QString &qi : mQis )
       key << f.attribute( qi ).toString();
     ++ecs[key.join( QChar( 0x1f ) )];
-  }
+  } );
   return ecs;
 }
 
@@ -201,6 +197,36 @@ void TestAdcAlgorithms::adcNeedsQis()
   // Balanced density needs none.
   p.insert( QStringLiteral( "METHOD" ), 0 );
   QCOMPARE( sites( run( QStringLiteral( "vbas:placesites" ), p ) ).size(), 15 );
+}
+
+void TestAdcAlgorithms::budgetAndFloorHold()
+{
+  // 50 sites, where ADC's fewest-suppressed moves left alone make the aggregates 10 % less compact
+  // than balanced density's and leave one with 38 records. The cap is COMPACTNESS_BUDGET times
+  // balanced density's COMPACTNESS (eq. 20 of its release: its sites' Voronoi clusters); the floor
+  // ceil(RECORD_FLOOR * 40000 / 50) = 200, which balanced density's smallest aggregate (160 records)
+  // already breaks: no aggregate may then end below the smaller of the two.
+  const auto smallest = [&]( const QVariantMap &results ) {
+    qlonglong records = std::numeric_limits<qlonglong>::max();
+    vbastest::forEachFeature( results, QStringLiteral( "AGGREGATED" ), mContext, [&]( const QgsFeature &f ) { records = std::min( records, f.attribute( QStringLiteral( "records" ) ).toLongLong() ); } );
+    return records;
+  };
+  QVariantMap p = parameters( mPatients.get(), 0, 1 );
+  p.insert( QStringLiteral( "MODEL" ), 3 );
+  p.insert( QStringLiteral( "FIXED_SITES" ), 50 );
+  const QVariantMap density = run( QStringLiteral( "vbas:anonymize" ), p );
+  const double reference = density.value( QStringLiteral( "COMPACTNESS" ) ).toDouble();
+  p.insert( QStringLiteral( "METHOD" ), 1 );
+  for ( const double budget : { 1.0, 1.05 } )
+  {
+    p.insert( QStringLiteral( "COMPACTNESS_BUDGET" ), budget );
+    const QVariantMap adc = run( QStringLiteral( "vbas:anonymize" ), p );
+    QVERIFY2( adc.value( QStringLiteral( "COMPACTNESS" ) ).toDouble() <= budget * reference * ( 1 + 1e-9 ),
+              qPrintable( QStringLiteral( "budget %1: %2 against %3" ).arg( budget ).arg( adc.value( QStringLiteral( "COMPACTNESS" ) ).toDouble() ).arg( reference ) ) );
+    QVERIFY( adc.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong() < density.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong() );
+    QVERIFY2( smallest( adc ) >= std::min( smallest( density ), 200LL ), qPrintable( QString::number( smallest( adc ) ) ) );
+    QCOMPARE( adc.value( QStringLiteral( "AGGREGATES" ) ).toInt(), 50 );
+  }
 }
 
 void TestAdcAlgorithms::maxIterationsStops()

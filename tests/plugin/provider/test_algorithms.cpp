@@ -223,6 +223,8 @@ void TestAlgorithms::placeSitesBalancedDensity()
   // Cells: 4 * 5 / 9 = 2.22 -> 2 and 4 * 4 / 9 = 1.78 -> 2 (eq. 11). Row 1 by (x, y): (0.5,0.5),
   // (0.5,1.5), (1.5,0.5) reach R(5 / 2) = 3; the last cell keeps (1.5,1.5), (2.5,0.5).
   // Row 2 by x: (0.5,2.5), (1.5,2.5) | (2.5,1.5), (2.5,2.5). Sites at the means (eq. 12-13).
+  // SITE_POINTS gives each site's Voronoi cluster, not its cell: (1.5, 1.5) is nearer site 2 (0.5 squared
+  // against site 1's 0.89) and (2.5, 1.5) nearer site 4 (0.25 against site 2's 0.5): 2, 3, 2, 2 regions.
   auto regions = grid();
   auto recs = records( nineAndOne() );
   QVariantMap p = baseParameters( regions.get(), recs.get() );
@@ -232,7 +234,7 @@ void TestAlgorithms::placeSitesBalancedDensity()
   QgsVectorLayer *sites = output( r, QStringLiteral( "SITE_POINTS" ) );
   QVERIFY( sites );
   QCOMPARE( sites->featureCount(), 4LL );
-  const QList<QList<double>> expected = { { 1, 2.5 / 3, 2.5 / 3, 3, 1 }, { 2, 2.0, 1.0, 2, 1 }, { 3, 1.0, 2.5, 2, 2 }, { 4, 2.5, 2.0, 2, 2 } };
+  const QList<QList<double>> expected = { { 1, 2.5 / 3, 2.5 / 3, 2, 1 }, { 2, 2.0, 1.0, 3, 1 }, { 3, 1.0, 2.5, 2, 2 }, { 4, 2.5, 2.0, 2, 2 } };
   QgsFeatureIterator it = sites->getFeatures();
   QgsFeature f;
   int i = 0;
@@ -242,9 +244,12 @@ void TestAlgorithms::placeSitesBalancedDensity()
     QCOMPARE( f.attribute( QStringLiteral( "site_id" ) ).toDouble(), e[0] );
     QVERIFY( std::fabs( f.geometry().asPoint().x() - e[1] ) < 1e-9 );
     QVERIFY( std::fabs( f.geometry().asPoint().y() - e[2] ) < 1e-9 );
-    QCOMPARE( f.attribute( QStringLiteral( "population" ) ).toDouble(), e[3] );
+    QCOMPARE( f.attribute( QStringLiteral( "population" ) ).toDouble(), e[3] ); // one per region
+    QCOMPARE( f.attribute( QStringLiteral( "regions" ) ).toDouble(), e[3] );
+    QCOMPARE( f.attribute( QStringLiteral( "used" ) ).toInt(), 1 );
     QCOMPARE( f.attribute( QStringLiteral( "row" ) ).toDouble(), e[4] );
   }
+  QCOMPARE( r.value( QStringLiteral( "AGGREGATES" ) ).toInt(), 4 );
 
   // The median option: cell 1 holds x = 0.5, 0.5, 1.5 and y = 0.5, 1.5, 0.5: median (0.5, 0.5).
   p.insert( QStringLiteral( "SITE_POSITION" ), 1 );
@@ -260,11 +265,10 @@ void TestAlgorithms::voronoiAggregate()
   auto recs = records( nineAndOne() );
   QVariantMap p = aggregationParameters( regions.get(), recs.get() );
   p.insert( QStringLiteral( "K" ), 3 );
-  p.insert( QStringLiteral( "SEED" ), 5 ); // no longer used, still accepted: models and scripts of earlier versions pass it
+  p.insert( QStringLiteral( "SEED" ), 5 ); // the search's seed (SEARCH is off here): accepted, reported
   Feedback feedback;
   const QVariantMap r = run( QStringLiteral( "vbas:voronoiaggregate" ), p, true, &feedback );
-  QVERIFY2( feedback.warned( QStringLiteral( "SEED is no longer used" ) ), qPrintable( feedback.warnings.join( '\n' ) ) );
-  QVERIFY( r.contains( QStringLiteral( "SEED" ) ) && r.value( QStringLiteral( "SEED" ) ).isNull() ); // declared, holds nothing
+  QCOMPARE( r.value( QStringLiteral( "SEED" ) ).toLongLong(), 5LL );
   const QgsProcessingAlgorithm *alg = QgsApplication::processingRegistry()->algorithmById( QStringLiteral( "vbas:voronoiaggregate" ) );
   QVERIFY( alg->parameterDefinition( QStringLiteral( "SEED" ) ) && alg->outputDefinition( QStringLiteral( "SEED" ) ) );
   // Aggregate 1: 6 F (released) + 1 M (suppressed, 1 < 3); aggregate 2: 3 F (= k, released).
