@@ -209,8 +209,8 @@ class Search
     {
       if ( regions.size() < 2 || regions.size() > mSettings.largestRecombined )
         return false;
-      std::vector<std::size_t> order;
-      std::vector<std::size_t> subtree;
+      std::vector<std::size_t> &order = mOrder;
+      std::vector<std::size_t> &subtree = mSubtree;
       if ( !randomTree( regions, order, subtree ) )
         return false;
       const ClassTotals all = classTotals( order );
@@ -260,61 +260,67 @@ class Search
         mMark[regions[i]] = mStamp;
         mLocal[regions[i]] = i;
       }
-      std::vector<std::pair<std::size_t, std::size_t>> edges;
+      std::vector<std::pair<std::size_t, std::size_t>> &edges = mEdges;
+      edges.clear();
       for ( std::size_t i = 0; i < regions.size(); ++i )
         for ( std::size_t e = adjacency.offsets[regions[i]]; e < adjacency.offsets[regions[i] + 1]; ++e )
           if ( mMark[adjacency.neighbours[e]] == mStamp && mLocal[adjacency.neighbours[e]] > i )
             edges.emplace_back( i, mLocal[adjacency.neighbours[e]] );
       mRandom.shuffle( edges.begin(), edges.end() );
-      std::vector<std::size_t> parent( regions.size() );
+      std::vector<std::size_t> &parent = mParent;
+      parent.resize( regions.size() );
       std::iota( parent.begin(), parent.end(), 0 );
       const auto root = [&parent]( std::size_t x ) {
         while ( parent[x] != x )
           x = parent[x] = parent[parent[x]];
         return x;
       };
-      std::vector<std::vector<std::size_t>> tree( regions.size() );
+      if ( mTree.size() < regions.size() )
+        mTree.resize( regions.size() );
+      for ( std::size_t i = 0; i < regions.size(); ++i )
+        mTree[i].clear();
       std::size_t joined = 0;
       for ( const auto &[i, j] : edges )
       {
         if ( root( i ) == root( j ) )
           continue;
         parent[root( i )] = root( j );
-        tree[i].push_back( j );
-        tree[j].push_back( i );
+        mTree[i].push_back( j );
+        mTree[j].push_back( i );
         ++joined;
       }
       if ( joined + 1 != regions.size() )
         return false;
-      preorder( regions, tree, order, subtree );
+      preorder( regions, order, subtree );
       return true;
     }
 
-    static void preorder( const std::vector<std::size_t> &regions, const std::vector<std::vector<std::size_t>> &tree, std::vector<std::size_t> &order,
-                          std::vector<std::size_t> &subtree )
+    //! The preorder of mTree from its node 0 (local indices into regions), as regions, and the size of each node's subtree.
+    void preorder( const std::vector<std::size_t> &regions, std::vector<std::size_t> &order, std::vector<std::size_t> &subtree )
     {
-      std::vector<std::size_t> local;                      // preorder of local indices
-      std::vector<std::pair<std::size_t, std::size_t>> stack { { 0, 0 } }; // (node, parent + 1; 0 for the root)
-      std::vector<std::size_t> depthParent( regions.size(), 0 );
-      while ( !stack.empty() )
+      std::vector<std::size_t> &local = mLocalOrder;
+      local.clear();
+      mStack.assign( 1, { 0, 0 } ); // (node, parent + 1; 0 for the root)
+      mTreeParent.assign( regions.size(), 0 );
+      while ( !mStack.empty() )
       {
-        const auto [v, from] = stack.back();
-        stack.pop_back();
-        depthParent[v] = from;
+        const auto [v, from] = mStack.back();
+        mStack.pop_back();
+        mTreeParent[v] = from;
         local.push_back( v );
-        for ( const std::size_t w : tree[v] )
+        for ( const std::size_t w : mTree[v] )
           if ( w + 1 != from )
-            stack.emplace_back( w, v + 1 );
+            mStack.emplace_back( w, v + 1 );
       }
-      std::vector<std::size_t> sizeOf( regions.size(), 1 );
+      mSizeOf.assign( regions.size(), 1 );
       for ( std::size_t i = local.size(); i-- > 1; )
-        sizeOf[depthParent[local[i]] - 1] += sizeOf[local[i]];
+        mSizeOf[mTreeParent[local[i]] - 1] += mSizeOf[local[i]];
       order.clear();
       subtree.clear();
       for ( const std::size_t v : local )
       {
         order.push_back( regions[v] );
-        subtree.push_back( sizeOf[v] );
+        subtree.push_back( mSizeOf[v] );
       }
     }
 
@@ -376,6 +382,10 @@ class Search
     std::vector<std::size_t> mMark;
     std::size_t mStamp = 0;
     std::vector<std::int64_t> mPrefix;
+    // Buffers of randomTree and preorder, kept between calls.
+    std::vector<std::pair<std::size_t, std::size_t>> mEdges, mStack;
+    std::vector<std::size_t> mParent, mLocalOrder, mTreeParent, mSizeOf, mOrder, mSubtree;
+    std::vector<std::vector<std::size_t>> mTree;
     double mSlack = 0;
     std::vector<std::size_t> mClassStamp; //!< classTotals' marks, by class id
     std::vector<std::size_t> mClassIndex;
