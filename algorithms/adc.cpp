@@ -694,6 +694,8 @@ bool Clustering::keepsConstraints( const std::vector<Score> &before, const std::
       return false;
     if ( after[i].records < mSettings.minClusterRecords && after[i].records < before[i].records )
       return false;
+    if ( after[i].records > mSettings.maxClusterRecords && after[i].records > before[i].records )
+      return false;
     compactness += after[i].compactness - before[i].compactness;
     releasingNothing += static_cast<std::int64_t>( after[i].releasesNothing() ) - static_cast<std::int64_t>( before[i].releasesNothing() );
   }

@@ -55,10 +55,12 @@ struct AdcSettings
      * The constraints every trial keeps, besides never emptying a cluster and never raising the
      * clusters releasing nothing. A constraint already broken may stay broken, but no trial makes it worse:
      * eq. 20 over all regions after the trial at most maxCompactness, or not above its value before;
-     * every cluster the trial changes holds at least minClusterRecords records, or no fewer than before.
+     * every cluster the trial changes holds at least minClusterRecords records, or no fewer than before,
+     * and at most maxClusterRecords, or no more than before.
      */
     double maxCompactness = std::numeric_limits<double>::infinity();
     std::int64_t minClusterRecords = 0;
+    std::int64_t maxClusterRecords = std::numeric_limits<std::int64_t>::max();
     using Callback = std::function<void( const std::vector<Point> &sites, const std::vector<std::size_t> &regionCluster, const AdcStatus &status )>;
     //! Called after every committed move with the sites, each region's cluster and the status (for checks).
     Callback afterCommit;

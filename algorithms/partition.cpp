@@ -113,6 +113,11 @@ Partition::UnitTotals Partition::totals( const std::vector<std::size_t> &regions
   return t;
 }
 
+bool Partition::withinRecordBounds( std::int64_t after, std::int64_t before ) const
+{
+  return ( after >= mConstraints.minRecords || after >= before ) && ( after <= mConstraints.maxRecords || after <= before );
+}
+
 bool Partition::allowed( const Change &change ) const
 {
   // Within the cap with a margin for rounding, or above it and clearly lowered.
@@ -152,8 +157,8 @@ Partition::Change Partition::regionMove( std::size_t r, std::size_t to )
   change.compactness = distance( r, mSites[to] ) - distance( r, mSites[from] );
   change.releasingNothing = ( releasesNothing( f.records - records, f.suppressed + fromChange ) - releasesNothing( f.records, f.suppressed ) )
                             + ( releasesNothing( t.records + records, t.suppressed + toChange ) - releasesNothing( t.records, t.suppressed ) );
-  const bool floor = f.records - records >= mConstraints.minRecords || records == 0;
-  change.allowed = floor && allowed( change ) && keepsPieces( r );
+  const bool bounds = withinRecordBounds( f.records - records, f.records ) && withinRecordBounds( t.records + records, t.records );
+  change.allowed = bounds && allowed( change ) && keepsPieces( r );
   return change;
 }
 
@@ -186,7 +191,7 @@ void Partition::applyRegionMove( std::size_t r, std::size_t to )
 Partition::Change Partition::reform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &units )
 {
   Change change;
-  bool floor = true;
+  bool bounds = true;
   for ( const std::size_t u : units )
   {
     std::vector<std::size_t> kept;
@@ -202,9 +207,9 @@ Partition::Change Partition::reform( const std::vector<std::pair<std::size_t, st
     change.suppressed += after.suppressed - before.suppressed;
     change.compactness += after.compactness - before.compactness;
     change.releasingNothing += releasesNothing( after.records, after.suppressed ) - releasesNothing( before.records, before.suppressed );
-    floor = floor && !kept.empty() && ( after.records >= mConstraints.minRecords || after.records >= before.records );
+    bounds = bounds && !kept.empty() && withinRecordBounds( after.records, before.records );
   }
-  change.allowed = floor && allowed( change );
+  change.allowed = bounds && allowed( change );
   return change;
 }
 

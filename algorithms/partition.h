@@ -20,13 +20,14 @@ namespace vbas
 
 /**
  * What every move must honour. A constraint the partition already breaks may stay broken, but no
- * move makes it worse: a unit below the record floor loses no records, a compactness above the cap
- * does not rise, and no unit falls into more pieces.
+ * move makes it worse: a unit below the record floor loses no records, one above the ceiling gains
+ * none, a compactness above the cap does not rise, and no unit falls into more pieces.
  */
 struct UnitConstraints
 {
     double maxCompactness = std::numeric_limits<double>::infinity(); //!< eq. 20 over all regions
     std::int64_t minRecords = 0;                                     //!< records in every unit
+    std::int64_t maxRecords = std::numeric_limits<std::int64_t>::max(); //!< records in any unit
     std::size_t maxReleasingNothing = std::numeric_limits<std::size_t>::max(); //!< units whose every record is suppressed
 };
 
@@ -78,6 +79,9 @@ class Partition
     Change recentre( std::size_t u ) const;
     void applyRecentre( std::size_t u );
 
+    //! Whether a unit that held `before` records keeps the record floor and ceiling holding `after` (or is no further from them).
+    bool withinRecordBounds( std::int64_t after, std::int64_t before ) const;
+
     const PartitionScore &score() const { return mScore; }
     std::size_t units() const { return mSites.size(); }
     std::size_t regions() const { return mRegionUnit.size(); }
@@ -110,6 +114,7 @@ class Partition
     //! The totals unit u would have holding exactly `regions`, with its site at their mean.
     UnitTotals totals( const std::vector<std::size_t> &regions, Point &site ) const;
     bool allowed( const Change &change ) const;
+
     void place( std::size_t r, std::size_t u );
     void unplace( std::size_t r );
     bool keepsPieces( std::size_t r );

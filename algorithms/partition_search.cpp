@@ -201,7 +201,7 @@ class Search
     /**
      * The regions split at the edge of a random spanning tree (Kruskal on the borders within the
      * regions, in random order) whose two sides suppress fewest records together, among the edges
-     * whose sides keep the record floor (or the records of the units they replace); `side` is the
+     * whose sides keep the record floor and ceiling (or the records of the units they replace); `side` is the
      * part that goes to units.first, `suppressed` the records both sides suppress. False when the
      * regions are too many or not connected.
      */
@@ -216,8 +216,7 @@ class Search
       const ClassTotals all = classTotals( order );
       prefixSums( order, all );
       const std::size_t classes = all.classes.size();
-      const std::int64_t floor = mPartition.constraints().minRecords;
-      const auto keepsFloor = [&]( std::int64_t records, std::size_t unit ) { return records >= floor || records >= mPartition.unitRecords( unit ); };
+      const auto keepsBounds = [&]( std::int64_t records, std::size_t unit ) { return mPartition.withinRecordBounds( records, mPartition.unitRecords( unit ) ); };
       std::int64_t best = -1;
       std::size_t bestNode = 0;
       for ( std::size_t v = 1; v < order.size(); ++v ) // the cut above order[v]: its subtree, order[v .. v + subtree[v]), against the rest
@@ -225,7 +224,7 @@ class Search
         const std::int64_t *first = &mPrefix[v * ( classes + 1 )];
         const std::int64_t *last = &mPrefix[( v + subtree[v] ) * ( classes + 1 )];
         const std::int64_t records = last[classes] - first[classes];
-        if ( !keepsFloor( records, units.first ) || !keepsFloor( all.records - records, units.second ) )
+        if ( !keepsBounds( records, units.first ) || !keepsBounds( all.records - records, units.second ) )
           continue;
         std::int64_t suppressed = 0;
         for ( std::size_t c = 0; c < classes; ++c )

@@ -174,6 +174,7 @@ void VbasAlgorithm::addConstraintParameters()
 {
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "COMPACTNESS_BUDGET" ), QObject::tr( "Compactness budget (times the balanced-density start)" ), vbasqgis::NumberType::Double, 1.0, false, 0 ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RECORD_FLOOR" ), QObject::tr( "Record floor (share of the mean unit's records)" ), vbasqgis::NumberType::Double, 0.25, false, 0, 1 ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RECORD_CEILING" ), QObject::tr( "Record ceiling (times the mean unit's records; 0: none)" ), vbasqgis::NumberType::Double, 0, false, 0 ) );
 }
 
 QString VbasAlgorithm::constraintHelp()
@@ -183,6 +184,9 @@ QString VbasAlgorithm::constraintHelp()
                       "seeding); in Voronoi aggregation, the Voronoi cells of the given sites. A positive number.<br>"
                       "<b>Record floor</b> (RECORD_FLOOR, default 0.25): every unit holds at least this share of the mean unit's records, ceil(RECORD_FLOOR x records / units). "
                       "From 0 to 1.<br>"
+                      "<b>Record ceiling</b> (RECORD_CEILING, default 0: none): every unit holds at most this many times the mean unit's records, floor(RECORD_CEILING x records / units). "
+                      "Without it, fewer records are suppressed partly by gathering the records of dense areas into a few large units, which generalises their geography "
+                      "more (NUE rises); a ceiling of 3 to 4 keeps the units near the sizes balanced density gives. 0, or at least 1.<br>"
                       "Every step that optimises the units keeps both (ADC, REFINE_BOUNDARIES and SEARCH; CONTIGUOUS does not, it is made whatever it costs), and keeps every "
                       "unit: a move is refused when it empties a unit, cuts one in two, raises the number of units releasing nothing, takes the compactness above the cap or a "
                       "unit below the floor. A constraint the start already breaks is never made worse.<br>" );

@@ -84,6 +84,7 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   VbasBorderSteps borderSteps = mBorderSteps;
   borderSteps.compactnessCap = mConstraints.compactnessBudget * reference;
   borderSteps.recordFloor = mConstraints.recordFloor;
+  borderSteps.recordCeiling = mConstraints.recordCeiling;
   const VbasBorderResult units = vbasBorderRelease( regions, records, std::move( voronoi ), placement.sites, mRelease.k, borderSteps, &steps );
   const vbas::Release &release = units.release;
   outputs.insert( vbasUnitOutputs( units, regions, reference ) );

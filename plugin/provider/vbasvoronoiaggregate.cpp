@@ -44,6 +44,7 @@ bool VbasVoronoiAggregate::prepareAlgorithm( const QVariantMap &parameters, QgsP
   mBorderSteps = VbasBorderSteps::read( *this, parameters, context, vbasSeed( *this, parameters, context ) );
   mConstraints = VbasConstraintSettings::read( *this, parameters, context );
   mBorderSteps.recordFloor = mConstraints.recordFloor;
+  mBorderSteps.recordCeiling = mConstraints.recordCeiling;
   mOutputs.prepare( *this, parameters, context, VbasAggregationOutputs::schemas( mInputs ), mInputs.locations(), feedback );
   return true;
 }

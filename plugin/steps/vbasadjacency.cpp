@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -143,7 +144,7 @@ vbas::UnitConstraints constraints( const VbasBorderSteps &steps, const vbas::Rel
 {
   vbas::UnitConstraints c;
   c.maxCompactness = steps.compactnessCap;
-  c.minRecords = static_cast<std::int64_t>( std::ceil( steps.recordFloor * static_cast<double>( release.aggregation.ecs.total() ) / static_cast<double>( units ) ) );
+  std::tie( c.minRecords, c.maxRecords ) = vbasRecordBounds( { 1, steps.recordFloor, steps.recordCeiling }, release.aggregation.ecs.total(), units );
   c.maxReleasingNothing = releasingNothing( release );
   return c;
 }

@@ -46,6 +46,7 @@ struct VbasBorderSteps
     std::uint64_t seed = 0;        //!< of the search
     double compactnessCap = std::numeric_limits<double>::infinity(); //!< eq. 20 at most (COMPACTNESS_BUDGET x the start's)
     double recordFloor = 0;        //!< RECORD_FLOOR: the share of the mean unit's records every unit keeps
+    double recordCeiling = 0;      //!< RECORD_CEILING: the multiple of the mean unit's records no unit passes (0: none)
 
     /**
      * CONTIGUOUS, REFINE_BOUNDARIES, SEARCH, TIME_LIMIT and SEARCH_MOVES; the search draws from seed.

@@ -212,7 +212,7 @@ void logAdc( const vbas::AdcResult &adc, const VbasPlacementSettings &settings, 
                         .arg( b.passes )
                         .arg( adcStop( adc.stop ) ) );
   feedback->pushInfo( QObject::tr( "ADC's constraints, none made worse by a kept move: clusters holding regions %1 -> %2 (none emptied), clusters releasing nothing %3 -> %4 (never more), "
-                                   "compactness at most %5 (COMPACTNESS_BUDGET %6 x %7, the balanced-density start), records per changed cluster at least %8 (RECORD_FLOOR)." )
+                                   "compactness at most %5 (COMPACTNESS_BUDGET %6 x %7, the balanced-density start), records per changed cluster at least %8 (RECORD_FLOOR) and at most %9 (RECORD_CEILING; 0: none)." )
                         .arg( a.clusters )
                         .arg( b.clusters )
                         .arg( a.releasingNothing )
@@ -220,7 +220,8 @@ void logAdc( const vbas::AdcResult &adc, const VbasPlacementSettings &settings, 
                         .arg( constraints.compactnessCap, 0, 'f', 1 )
                         .arg( budget )
                         .arg( constraints.referenceCompactness, 0, 'f', 1 )
-                        .arg( constraints.recordFloor ) );
+                        .arg( constraints.recordFloor )
+                        .arg( constraints.recordCeiling == std::numeric_limits<std::int64_t>::max() ? 0 : constraints.recordCeiling ) );
   if ( adc.stop == vbas::AdcStop::MaxMoves )
     feedback->pushWarning( QObject::tr( "ADC stopped after MAX_ITERATIONS = %1 trial moves, with the best sites so far." ).arg( settings.adc.maxMoves ) );
 }
@@ -240,11 +241,18 @@ VbasConstraints constraintsFor( const VbasConstraintSettings &settings, const Vb
   VbasConstraints constraints;
   constraints.referenceCompactness = voronoiCompactness( reference, regions.points );
   constraints.compactnessCap = settings.compactnessBudget * constraints.referenceCompactness;
-  constraints.recordFloor = static_cast<std::int64_t>( std::ceil( settings.recordFloor * static_cast<double>( records.histograms.total() ) / static_cast<double>( reference.size() ) ) );
+  std::tie( constraints.recordFloor, constraints.recordCeiling ) = vbasRecordBounds( settings, records.histograms.total(), reference.size() );
   return constraints;
 }
 
 } // namespace
+
+std::pair<std::int64_t, std::int64_t> vbasRecordBounds( const VbasConstraintSettings &settings, std::int64_t records, std::size_t units )
+{
+  const double mean = static_cast<double>( records ) / static_cast<double>( units );
+  return { static_cast<std::int64_t>( std::ceil( settings.recordFloor * mean ) ),
+           settings.recordCeiling > 0 ? static_cast<std::int64_t>( std::floor( settings.recordCeiling * mean ) ) : std::numeric_limits<std::int64_t>::max() };
+}
 
 VbasConstraintSettings VbasConstraintSettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context )
 {
@@ -255,6 +263,10 @@ VbasConstraintSettings VbasConstraintSettings::read( const QgsProcessingAlgorith
   settings.recordFloor = QgsProcessingParameters::parameterAsDouble( definition( algorithm, QStringLiteral( "RECORD_FLOOR" ) ), parameters, context );
   if ( !( settings.recordFloor >= 0 && settings.recordFloor <= 1 ) )
     throw QgsProcessingException( QObject::tr( "The record floor must be a share from 0 to 1 (RECORD_FLOOR = %1)." ).arg( asGiven( parameters.value( QStringLiteral( "RECORD_FLOOR" ) ) ) ) );
+  settings.recordCeiling = QgsProcessingParameters::parameterAsDouble( definition( algorithm, QStringLiteral( "RECORD_CEILING" ) ), parameters, context );
+  if ( !( settings.recordCeiling == 0 || ( settings.recordCeiling >= 1 && std::isfinite( settings.recordCeiling ) ) ) )
+    throw QgsProcessingException( QObject::tr( "The record ceiling must be 0 (none) or at least 1, a multiple of the mean unit's records (RECORD_CEILING = %1)." )
+                                    .arg( asGiven( parameters.value( QStringLiteral( "RECORD_CEILING" ) ) ) ) );
   return settings;
 }
 
@@ -284,6 +296,7 @@ VbasPlacement vbasPlaceSites( const VbasPlacementSettings &settings, const VbasC
     vbas::AdcSettings adc = settings.adc;
     adc.maxCompactness = result.constraints->compactnessCap;
     adc.minClusterRecords = result.constraints->recordFloor;
+    adc.maxClusterRecords = result.constraints->recordCeiling;
     VbasCoreProgress progress( feedback );
     result.adc = vbas::anonymityDrivenClustering( random ? vbas::randomSites( regions.points, sites, settings.seed ) : density.sites, regions.points, records.histograms, adc, &progress );
     VbasInterrupt::throwIfCanceled( feedback );

@@ -108,13 +108,14 @@ struct VbasPlacementSettings
     static VbasPlacementSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed );
 };
 
-//! COMPACTNESS_BUDGET and RECORD_FLOOR: the constraints of the steps that optimise the units (docs/method.md, ADC: clusters and constraints).
+//! COMPACTNESS_BUDGET, RECORD_FLOOR and RECORD_CEILING: the constraints of the steps that optimise the units (docs/method.md, ADC: clusters and constraints).
 struct VbasConstraintSettings
 {
     double compactnessBudget = 1.0; //!< eq. 20 of the result at most this many times that of the balanced-density start
     double recordFloor = 0.25;      //!< every unit holds at least this share of the mean unit's records
+    double recordCeiling = 0;       //!< every unit holds at most this multiple of the mean unit's records (0: no ceiling)
 
-    //! Refuses a budget that is not a positive number and a floor outside [0, 1], with the value given.
+    //! Refuses a budget that is not a positive number, a floor outside [0, 1] and a ceiling between 0 and 1, with the value given.
     static VbasConstraintSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
 };
 
@@ -124,7 +125,11 @@ struct VbasConstraints
     double referenceCompactness = 0;                                 //!< eq. 20 over the Voronoi clusters of the balanced-density sites
     double compactnessCap = std::numeric_limits<double>::infinity(); //!< COMPACTNESS_BUDGET x referenceCompactness
     std::int64_t recordFloor = 0;                                    //!< ceil(RECORD_FLOOR x records / units)
+    std::int64_t recordCeiling = std::numeric_limits<std::int64_t>::max(); //!< floor(RECORD_CEILING x records / units), or no ceiling
 };
+
+//! The record floor and ceiling in records for `units` units of `records` records in all (the ceiling: no limit when RECORD_CEILING is 0).
+std::pair<std::int64_t, std::int64_t> vbasRecordBounds( const VbasConstraintSettings &settings, std::int64_t records, std::size_t units );
 
 /**
  * The constraints for `sites` units: the reference is eq. 20 over the Voronoi clusters of the sites

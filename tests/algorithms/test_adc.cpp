@@ -64,6 +64,7 @@ struct Instance
     std::int64_t k = 2;
     double maxCompactness = std::numeric_limits<double>::infinity();
     std::int64_t minClusterRecords = 0;
+    std::int64_t maxClusterRecords = std::numeric_limits<std::int64_t>::max();
 };
 
 //! Random regions in a 100 x 100 square with skewed class counts, and random seeds among them.
@@ -167,6 +168,8 @@ void constrain( Instance &instance, std::uint64_t seed )
   const double mean = static_cast<double>( std::accumulate( start.records.begin(), start.records.end(), std::int64_t( 0 ) ) ) / static_cast<double>( instance.seeds.size() );
   const double share = random.below( 3 ) == 0 ? 0 : static_cast<double>( random.below( 81 ) ) / 100; // no floor: only the empty rule keeps clusters
   instance.minClusterRecords = static_cast<std::int64_t>( std::ceil( mean * share ) );
+  if ( random.below( 2 ) == 0 ) // a ceiling on half the instances, from the mean to twice it
+    instance.maxClusterRecords = static_cast<std::int64_t>( std::floor( mean * ( 1 + static_cast<double>( random.below( 101 ) ) / 100 ) ) );
 }
 
 AdcResult run( const Instance &instance, AdcObjective objective, bool reuse = true, AdcSettings::Callback check = {} )
@@ -178,6 +181,7 @@ AdcResult run( const Instance &instance, AdcObjective objective, bool reuse = tr
   settings.afterCommit = check;
   settings.maxCompactness = instance.maxCompactness;
   settings.minClusterRecords = instance.minClusterRecords;
+  settings.maxClusterRecords = instance.maxClusterRecords;
   return anonymityDrivenClustering( instance.seeds, instance.points, vbastest::histograms( instance.rows ), settings );
 }
 
@@ -386,8 +390,8 @@ void TestAdc::objectiveNeverWorsens()
 void TestAdc::constraintsAreNeverMadeWorse()
 {
   // Each commit recounted by brute force (apart from adc.cpp), against the one before: no cluster
-  // empty, the compactness cap and the record floor never made worse, no more clusters releasing nothing.
-  int commits = 0, capBroken = 0, floorBroken = 0;
+  // empty, the compactness cap, the record floor and ceiling never made worse, no more clusters releasing nothing.
+  int commits = 0, capBroken = 0, floorBroken = 0, ceilingBroken = 0;
   for ( std::uint64_t seed = 400; seed < 480; ++seed )
     for ( const AdcObjective objective : { AdcObjective::Anonymity, AdcObjective::Suppression } )
     {
@@ -410,6 +414,9 @@ void TestAdc::constraintsAreNeverMadeWorse()
         for ( std::size_t s = 0; s < sites.size(); ++s )
           if ( now.records[s] < instance.minClusterRecords && now.records[s] < previous.records[s] )
             problems << QStringLiteral( "cluster %1: records %2 -> %3 under the floor %4" ).arg( s ).arg( previous.records[s] ).arg( now.records[s] ).arg( instance.minClusterRecords );
+        for ( std::size_t s = 0; s < sites.size(); ++s )
+          if ( now.records[s] > instance.maxClusterRecords && now.records[s] > previous.records[s] )
+            problems << QStringLiteral( "cluster %1: records %2 -> %3 over the ceiling %4" ).arg( s ).arg( previous.records[s] ).arg( now.records[s] ).arg( instance.maxClusterRecords );
         if ( now.releasingNothing > previous.releasingNothing )
           problems << QStringLiteral( "clusters releasing nothing %1 -> %2" ).arg( previous.releasingNothing ).arg( now.releasingNothing );
         if ( status.clusters != static_cast<std::int64_t>( sites.size() ) || status.releasingNothing != now.releasingNothing )
@@ -418,6 +425,7 @@ void TestAdc::constraintsAreNeverMadeWorse()
           failure = QStringLiteral( "seed %1 commit %2: %3" ).arg( seed ).arg( status.committed ).arg( problems.join( QStringLiteral( "; " ) ) );
         capBroken += now.compactness > instance.maxCompactness;
         floorBroken += std::any_of( now.records.begin(), now.records.end(), [&]( std::int64_t r ) { return r < instance.minClusterRecords; } );
+        ceilingBroken += std::any_of( now.records.begin(), now.records.end(), [&]( std::int64_t r ) { return r > instance.maxClusterRecords; } );
         previous = now;
       } );
       QVERIFY2( failure.isEmpty(), qPrintable( failure ) );
@@ -425,7 +433,8 @@ void TestAdc::constraintsAreNeverMadeWorse()
       QCOMPARE( result.after.releasingNothing, bruteForce( result.sites, instance ).releasingNothing );
     }
   // The constraints bind: some commits were made while one of them stood broken.
-  QVERIFY2( commits > 100 && capBroken > 0 && floorBroken > 0, qPrintable( QStringLiteral( "%1 commits, %2 over the cap, %3 under the floor" ).arg( commits ).arg( capBroken ).arg( floorBroken ) ) );
+  QVERIFY2( commits > 100 && capBroken > 0 && floorBroken > 0 && ceilingBroken > 0,
+            qPrintable( QStringLiteral( "%1 commits, %2 over the cap, %3 under the floor, %4 over the ceiling" ).arg( commits ).arg( capBroken ).arg( floorBroken ).arg( ceilingBroken ) ) );
 }
 
 void TestAdc::reusingFailedTrialsChangesNothing()

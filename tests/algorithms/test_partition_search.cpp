@@ -4,6 +4,7 @@
 #include "test_util.h"
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 #include <set>
@@ -220,6 +221,12 @@ void TestPartitionSearch::recordFloorAndCapRefuseMoves()
   QVERIFY( !Partition( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, floor ).regionMove( 1, 1 ).allowed );
   floor.minRecords = 4;
   QVERIFY( Partition( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, floor ).regionMove( 1, 1 ).allowed );
+  // Unit 1 would hold 12 records: a ceiling of 11 refuses it, 12 allows it.
+  UnitConstraints ceiling;
+  ceiling.maxRecords = 11;
+  QVERIFY( !Partition( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, ceiling ).regionMove( 1, 1 ).allowed );
+  ceiling.maxRecords = 12;
+  QVERIFY( Partition( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, ceiling ).regionMove( 1, 1 ).allowed );
   // The move raises compactness by |1 - 2.5| - |1 - 0.5| = 1, to 3: a cap of 2.5 refuses it, 3.5 allows it.
   UnitConstraints cap;
   cap.maxCompactness = 2.5;
@@ -298,7 +305,7 @@ void TestPartitionSearch::everyAcceptedMoveRecounts()
 
 void TestPartitionSearch::constraintsHoldOnRandomInstances()
 {
-  // A budget of 1.05 x the start's compactness (its sites are the best already), a floor of a quarter of the mean unit's records, no more
+  // A budget of 1.05 x the start's compactness (its sites are the best already), the largest unit of the start as a ceiling, a floor of a quarter of the mean unit's records, no more
   // units releasing nothing than at the start: checked after every accepted move by the recount.
   for ( unsigned seed = 10; seed <= 15; ++seed )
   {
@@ -310,7 +317,10 @@ void TestPartitionSearch::constraintsHoldOnRandomInstances()
     c.minRecords = static_cast<std::int64_t>( std::ceil( 0.25 * static_cast<double>( g.histograms.total() ) / static_cast<double>( g.sites.size() ) ) );
     c.maxReleasingNothing = start.releasingNothing;
     for ( const auto &[unit, n] : start.records )
+    {
       QVERIFY2( n >= c.minRecords, "the start keeps the floor" );
+      c.maxRecords = std::max( c.maxRecords == std::numeric_limits<std::int64_t>::max() ? 0 : c.maxRecords, n ); // the largest unit at the start: a ceiling that binds
+    }
     Partition p( g.units, g.sites, g.points, g.histograms, g.adjacency, k, c );
     SearchSettings settings;
     settings.seed = seed;
@@ -323,7 +333,7 @@ void TestPartitionSearch::constraintsHoldOnRandomInstances()
       QVERIFY2( now.compactness <= c.maxCompactness, qPrintable( QStringLiteral( "%1 %2 %3" ).arg( now.compactness, 0, 'g', 17 ).arg( q.score().compactness, 0, 'g', 17 ).arg( c.maxCompactness, 0, 'g', 17 ) ) );
       QVERIFY( now.releasingNothing <= c.maxReleasingNothing );
       for ( const auto &[unit, n] : now.records )
-        QVERIFY( n >= c.minRecords );
+        QVERIFY( n >= c.minRecords && n <= c.maxRecords );
       QCOMPARE( now.records.size(), g.sites.size() );
     };
     const SearchResult result = searchPartition( p, settings );
