@@ -128,16 +128,25 @@ class Search
       return p;
     }
 
+    //! Two neighbouring units, a (of a random region) and b, or false.
+    bool neighbourUnits( std::size_t &a, std::size_t &b )
+    {
+      std::size_t r = 0;
+      if ( !borderPair( r, b ) )
+        return false;
+      a = mPartition.unitOf( r );
+      return true;
+    }
+
     //! Two adjacent units re-formed: merged, then split along a random spanning tree at its best edge.
     Proposal recombination()
     {
       Proposal p;
       p.stats = &mResult.recombinations;
-      std::size_t r = 0;
+      std::size_t a = 0;
       std::size_t b = 0;
-      if ( !borderPair( r, b ) )
+      if ( !neighbourUnits( a, b ) )
         return p;
-      const std::size_t a = mPartition.unitOf( r );
       std::vector<std::size_t> regions = mPartition.members( a );
       regions.insert( regions.end(), mPartition.members( b ).begin(), mPartition.members( b ).end() );
       std::vector<std::size_t> side;
@@ -160,11 +169,10 @@ class Search
     {
       Proposal p;
       p.stats = &mResult.mergeSplits;
-      std::size_t r = 0;
+      std::size_t a = 0;
       std::size_t b = 0;
-      if ( !borderPair( r, b ) )
+      if ( !neighbourUnits( a, b ) )
         return p;
-      const std::size_t a = mPartition.unitOf( r );
       const std::size_t c = mRandom.below( mPartition.units() );
       if ( c == a || c == b || mPartition.members( c ).size() < 2 )
         return p;

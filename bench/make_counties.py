@@ -45,7 +45,7 @@ import sys
 import time
 
 import numpy as np
-from osgeo import ogr, osr
+from osgeo import ogr
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import dijkstra
 
@@ -174,23 +174,6 @@ def county_geometries(counties, cells):
     return out
 
 
-def write_regions(path, ids, geoms):
-    srs = osr.SpatialReference()
-    srs.ImportFromEPSG(3857)
-    ds = ogr.GetDriverByName("GPKG").CreateDataSource(path)
-    layer = ds.CreateLayer("regions", srs, ogr.wkbPolygon, options=["FID=fid", "GEOMETRY_NAME=geom"])
-    layer.CreateField(ogr.FieldDefn("region_id", ogr.OFTString))
-    defn = layer.GetLayerDefn()
-    layer.StartTransaction()
-    for rid, geom in zip(ids, geoms):
-        f = ogr.Feature(defn)
-        f.SetFieldString(0, rid)
-        f.SetGeometry(geom)
-        layer.CreateFeature(f)
-    layer.CommitTransaction()
-    ds = None
-
-
 def records_per_county(args, centre, geoms, counties, rng):
     """The population gradient: west-to-east factor, urban factor (cells per km2), noise."""
     area = np.array([g.GetArea() for g in geoms]) / 1e6
@@ -263,7 +246,7 @@ def main():
     counties, cells, points, kinds = build_geography(args, rng)
     geoms = county_geometries(counties, cells)
     ids = mk.region_ids(len(counties))
-    write_regions(paths["regions.gpkg"], ids, geoms)
+    mk.write_polygons(paths["regions.gpkg"], ids, geoms)
     centre = np.array([g.Centroid().GetPoint_2D() for g in geoms])
     n, area = records_per_county(args, centre, geoms, counties, rng)
     marginals, province = county_marginals(centre, rng, args.provinces)

@@ -95,7 +95,8 @@ def region_ids(n):
     return ["R%06d" % (i + 1) for i in range(n)]
 
 
-def write_regions(path, points, ids):
+def write_polygons(path, ids, geoms):
+    """A regions layer "regions" (region_id, polygons) in EPSG:3857."""
     srs = osr.SpatialReference()
     srs.ImportFromEPSG(3857)
     ds = ogr.GetDriverByName("GPKG").CreateDataSource(path)
@@ -103,14 +104,19 @@ def write_regions(path, points, ids):
     layer.CreateField(ogr.FieldDefn("region_id", ogr.OFTString))
     defn = layer.GetLayerDefn()
     layer.StartTransaction()
-    for rid, ring in zip(ids, clipped_voronoi_cells(points)):
-        wkt = "POLYGON((" + ",".join("%.3f %.3f" % (px, py) for px, py in ring) + ",%.3f %.3f))" % tuple(ring[0])
+    for rid, geom in zip(ids, geoms):
         f = ogr.Feature(defn)
         f.SetFieldString(0, rid)
-        f.SetGeometryDirectly(ogr.CreateGeometryFromWkt(wkt))
+        f.SetGeometry(geom)
         layer.CreateFeature(f)
     layer.CommitTransaction()
     ds = None
+
+
+def write_regions(path, points, ids):
+    rings = ("POLYGON((" + ",".join("%.3f %.3f" % (px, py) for px, py in ring) + ",%.3f %.3f))" % tuple(ring[0])
+             for ring in clipped_voronoi_cells(points))
+    write_polygons(path, ids, (ogr.CreateGeometryFromWkt(wkt) for wkt in rings))
 
 
 def write_records(path, n_regions, ids, rng):

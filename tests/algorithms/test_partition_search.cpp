@@ -157,6 +157,16 @@ std::vector<std::vector<std::pair<std::uint32_t, std::int64_t>>> classZeroRows( 
   return rows;
 }
 
+//! Settings that stop the search after `moves` trials only (no time limit), drawn from seed.
+SearchSettings byMoves( std::uint64_t seed, std::uint64_t moves )
+{
+  SearchSettings settings;
+  settings.seed = seed;
+  settings.maxMoves = moves;
+  settings.timeLimit = 1e9;
+  return settings;
+}
+
 class CancelAfter : public Progress
 {
   public:
@@ -276,10 +286,7 @@ void TestPartitionSearch::everyAcceptedMoveRecounts()
     const Grid g( 15, seed, 6 );
     const std::int64_t k = 5;
     Partition p( g.units, g.sites, g.points, g.histograms, g.adjacency, k, UnitConstraints() );
-    SearchSettings settings;
-    settings.seed = seed;
-    settings.maxMoves = 20000;
-    settings.timeLimit = 1e9;
+    SearchSettings settings = byMoves( seed, 20000 );
     std::size_t checked = 0;
     settings.afterAccept = [&]( const Partition &q ) {
       const Recount recount( q.regionUnit(), q.sites(), g.points, g.histograms, k );
@@ -322,10 +329,7 @@ void TestPartitionSearch::constraintsHoldOnRandomInstances()
       c.maxRecords = std::max( c.maxRecords == std::numeric_limits<std::int64_t>::max() ? 0 : c.maxRecords, n ); // the largest unit at the start: a ceiling that binds
     }
     Partition p( g.units, g.sites, g.points, g.histograms, g.adjacency, k, c );
-    SearchSettings settings;
-    settings.seed = seed;
-    settings.maxMoves = 15000;
-    settings.timeLimit = 1e9;
+    SearchSettings settings = byMoves( seed, 15000 );
     std::size_t checked = 0;
     settings.afterAccept = [&]( const Partition &q ) {
       ++checked;
@@ -345,13 +349,9 @@ void TestPartitionSearch::constraintsHoldOnRandomInstances()
 void TestPartitionSearch::sameSeedSamePartition()
 {
   const Grid g( 15, 3, 6 );
-  SearchSettings settings;
-  settings.maxMoves = 5000;
-  settings.timeLimit = 1e9;
   const auto run = [&]( std::uint64_t seed ) {
-    settings.seed = seed;
     Partition p( g.units, g.sites, g.points, g.histograms, g.adjacency, 5, UnitConstraints() );
-    return searchPartition( p, settings );
+    return searchPartition( p, byMoves( seed, 5000 ) );
   };
   const SearchResult a = run( 42 ), b = run( 42 ), c = run( 43 );
   QCOMPARE( a.regionUnit, b.regionUnit );
@@ -364,10 +364,8 @@ void TestPartitionSearch::canceledSearchStops()
 {
   const Grid g( 15, 5, 6 );
   Partition p( g.units, g.sites, g.points, g.histograms, g.adjacency, 5, UnitConstraints() );
-  SearchSettings settings;
-  settings.timeLimit = 1e9;
   CancelAfter cancel( 3 );
-  const SearchResult result = searchPartition( p, settings, &cancel );
+  const SearchResult result = searchPartition( p, byMoves( 0, std::numeric_limits<std::uint64_t>::max() ), &cancel );
   QCOMPARE( result.stop, SearchStop::Canceled );
   QCOMPARE( result.moves, std::uint64_t( 3 * 64 ) );
 }

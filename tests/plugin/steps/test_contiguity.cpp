@@ -261,17 +261,23 @@ class TestContiguity : public QObject
 
     QgsProcessingContext mContext;
     std::unique_ptr<QgsVectorLayer> mSites;
+    std::unique_ptr<QgsVectorLayer> mTracts; //!< the sample layers
+    std::unique_ptr<QgsVectorLayer> mPatients;
 };
 
 void TestContiguity::initTestCase()
 {
   vbastest::initQgisWithProvider();
   mSites = threeSites();
+  mTracts = std::make_unique<QgsVectorLayer>( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
+  mPatients = std::make_unique<QgsVectorLayer>( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
 }
 
 void TestContiguity::cleanupTestCase()
 {
   mSites.reset();
+  mTracts.reset();
+  mPatients.reset();
   QgsApplication::exitQgis();
 }
 
@@ -544,8 +550,8 @@ void TestContiguity::searchOnSampleLayers()
   // the same partition both times; the asked number of aggregates, each in one piece, each holding at
   // least the record floor (a quarter of the mean aggregate's records) and releasing records; fewer
   // records suppressed; compactness within the budget; the release k-anonymous, recounted.
-  QgsVectorLayer regions( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
-  QgsVectorLayer patients( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer &regions = *mTracts;
+  QgsVectorLayer &patients = *mPatients;
   const QStringList qis { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
   QVariantMap p = vbastest::sampleParameters( &regions, &patients );
   const QVariantMap plain = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
@@ -587,9 +593,7 @@ void TestContiguity::searchOnSampleLayers()
 void TestContiguity::canceledDuringSearch()
 {
   // Canceled as the search starts (right after the contiguity step): the run stops and writes nothing.
-  QgsVectorLayer regions( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
-  QgsVectorLayer patients( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
-  QVariantMap p = vbastest::sampleParameters( &regions, &patients );
+  QVariantMap p = vbastest::sampleParameters( mTracts.get(), mPatients.get() );
   p.insert( QStringLiteral( "SEARCH" ), true );
   QTemporaryDir dir;
   p.insert( QStringLiteral( "ANONYMIZED" ), dir.filePath( QStringLiteral( "anonymized.gpkg" ) ) );
