@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <string>
 
 namespace vbas
@@ -128,14 +129,14 @@ class Search
       return p;
     }
 
-    //! Two neighbouring units, a (of a random region) and b, or false.
-    bool neighbourUnits( std::size_t &a, std::size_t &b )
+    //! Two neighbouring units: that of a random region, and one it borders; none when the region borders no other unit.
+    std::optional<std::pair<std::size_t, std::size_t>> neighbourUnits()
     {
       std::size_t r = 0;
+      std::size_t b = 0;
       if ( !borderPair( r, b ) )
-        return false;
-      a = mPartition.unitOf( r );
-      return true;
+        return std::nullopt;
+      return std::make_pair( mPartition.unitOf( r ), b );
     }
 
     //! Two adjacent units re-formed: merged, then split along a random spanning tree at its best edge.
@@ -143,10 +144,10 @@ class Search
     {
       Proposal p;
       p.stats = &mResult.recombinations;
-      std::size_t a = 0;
-      std::size_t b = 0;
-      if ( !neighbourUnits( a, b ) )
+      const auto pair = neighbourUnits();
+      if ( !pair )
         return p;
+      const auto [a, b] = *pair;
       std::vector<std::size_t> regions = mPartition.members( a );
       regions.insert( regions.end(), mPartition.members( b ).begin(), mPartition.members( b ).end() );
       std::vector<std::size_t> side;
@@ -169,10 +170,10 @@ class Search
     {
       Proposal p;
       p.stats = &mResult.mergeSplits;
-      std::size_t a = 0;
-      std::size_t b = 0;
-      if ( !neighbourUnits( a, b ) )
+      const auto pair = neighbourUnits();
+      if ( !pair )
         return p;
+      const auto [a, b] = *pair;
       const std::size_t c = mRandom.below( mPartition.units() );
       if ( c == a || c == b || mPartition.members( c ).size() < 2 )
         return p;

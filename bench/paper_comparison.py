@@ -619,6 +619,16 @@ def plugin_description(snapshot):
     return "vbas %s, %s sha256 %s..., built %s" % (version, os.path.basename(lib), digest, mtime.strftime("%Y-%m-%d %H:%M:%S"))
 
 
+def write_report(text, out, json_out, document):
+    """Prints the Markdown report and writes it to out, and the raw document as JSON to json_out if given."""
+    print(text)
+    with open(out, "w") as f:
+        f.write(text)
+    if json_out:
+        with open(json_out, "w") as f:
+            json.dump(document, f, indent=1)
+
+
 def load1():
     with open("/proc/loadavg") as f:
         return f.read().split()[0]
@@ -718,12 +728,7 @@ def main():
             "load_start": load_start, "load_end": load1(), "k": args.k, "seed": args.seed,
             "max_iterations": args.max_iterations, "areas": AREAS, "plugin": plugin_id}
     text, _ = report(rows, meta)
-    print(text)
-    with open(args.out, "w") as f:
-        f.write(text)
-    if args.json_out:
-        with open(args.json_out, "w") as f:
-            json.dump({"meta": meta, "rows": rows}, f, indent=1)
+    write_report(text, args.out, args.json_out, {"meta": meta, "rows": rows})
     log("done in %.1f min; report in %s" % (elapsed / 60.0, args.out))
     return 1 if any(r["error"] for r in rows) else 0
 

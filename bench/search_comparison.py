@@ -482,13 +482,7 @@ def main():
             "elapsed": time.monotonic() - t0, "load_start": load_start, "load_end": pc.load1(), "k": args.k,
             "sites": args.sites, "run_seed": args.run_seed, "plugin": plugin, "inputs": counties,
             "borders": len(inputs["links"]) - inputs["bridges"], "bridges": inputs["bridges"]}
-    text = report(results, meta)
-    print(text)
-    with open(args.out, "w") as f:
-        f.write(text)
-    if args.json_out:
-        with open(args.json_out, "w") as f:
-            json.dump({"meta": meta, "results": results}, f, indent=1)
+    pc.write_report(report(results, meta), args.out, args.json_out, {"meta": meta, "results": results})
     log("done in %.1f min; table in %s" % (meta["elapsed"] / 60.0, args.out))
     return 1 if any(r.get("error") for r in results) else 0
 
