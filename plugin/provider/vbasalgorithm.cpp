@@ -244,7 +244,8 @@ QString VbasAlgorithm::searchHelp()
                       "<b>Search time limit</b> (TIME_LIMIT): seconds the search runs (default 30); it returns the best partition found by then. The progress bar shows the "
                       "suppressed records and the compactness as it goes; Cancel stops the whole run, writing nothing.<br>"
                       "<b>Search: most trial moves</b> (SEARCH_MOVES, advanced): stops the search after this many trials (0: only TIME_LIMIT stops it). Where a time limit "
-                      "stops depends on the machine; the same SEED with SEARCH_MOVES set to a run's SEARCH_MOVES_MADE repeats that run's partition exactly.<br>" );
+                      "stops depends on the machine; the same SEED with SEARCH_MOVES set to a run's SEARCH_MOVES_MADE repeats that run's partition exactly.<br>"
+                      "<b>SEARCH_MOVES_MADE</b>: the search's trial moves (0 without SEARCH).<br>" );
 }
 
 void VbasAlgorithm::addAggregationOutputs()

@@ -16,7 +16,7 @@ QString VbasVoronoiAggregate::shortHelpString() const
          + refinementHelp() + searchHelp() + aggregationOutputsHelp()
          + QObject::tr( "<b>Seed</b> (SEED, advanced): draws the search's choices (SEARCH), the algorithm's only random choice: the same SEED and SEARCH_MOVES give the same "
                         "partition. Empty: a fresh seed, reported in the SEED output. It never decides the release's row order, which is drawn fresh from the operating "
-                        "system's random source at every run. <b>SEED</b>: the seed; <b>SEARCH_MOVES_MADE</b>: the search's trial moves (0 without it).<br>" )
+                        "system's random source at every run. <b>SEED</b>: the seed.<br>" )
          + QObject::tr( "<b>RUNTIME</b>: seconds." );
 }
 
