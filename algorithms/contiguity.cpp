@@ -224,19 +224,6 @@ std::vector<std::size_t> mainFragments( const Fragments &parts, const Members &m
   return main;
 }
 
-//! The borders (group, length) summed by group, by increasing group.
-std::vector<std::pair<std::size_t, double>> bordersByGroup( std::vector<std::pair<std::size_t, double>> borders )
-{
-  std::sort( borders.begin(), borders.end() );
-  std::vector<std::pair<std::size_t, double>> groups;
-  for ( const auto &[group, length] : borders )
-  {
-    if ( groups.empty() || groups.back().first != group )
-      groups.emplace_back( group, 0 );
-    groups.back().second += length;
-  }
-  return groups;
-}
 
 //! The group other than `group` that fragment f shares the longest border with (ties: the lower group), or kNone.
 std::size_t longestBorderGroup( std::size_t f, const Members &m, std::size_t group, const std::vector<std::size_t> &regionGroup, const RegionAdjacency &adjacency )
@@ -291,6 +278,19 @@ std::size_t reassignPass( std::vector<std::size_t> &regionGroup, const Fragments
 }
 
 } // namespace
+
+std::vector<std::pair<std::size_t, double>> bordersByGroup( std::vector<std::pair<std::size_t, double>> borders )
+{
+  std::sort( borders.begin(), borders.end() );
+  std::vector<std::pair<std::size_t, double>> groups;
+  for ( const auto &[group, length] : borders )
+  {
+    if ( groups.empty() || groups.back().first != group )
+      groups.emplace_back( group, 0 );
+    groups.back().second += length;
+  }
+  return groups;
+}
 
 std::vector<std::size_t> denseGroups( std::vector<std::size_t> &regionGroup )
 {

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace vbas
@@ -76,6 +77,9 @@ Fragments fragments( const std::vector<std::size_t> &regionGroup, const RegionAd
  * lower index go to the lower id: regionGroup is renumbered, and the ids are returned by index.
  */
 std::vector<std::size_t> denseGroups( std::vector<std::size_t> &regionGroup );
+
+//! Borders (group, length) summed by group, by increasing group.
+std::vector<std::pair<std::size_t, double>> bordersByGroup( std::vector<std::pair<std::size_t, double>> borders );
 
 //! A grouping made contiguous, with what it took.
 struct Contiguity

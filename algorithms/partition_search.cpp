@@ -1,5 +1,6 @@
 #include "partition_search.h"
 
+#include "contiguity.h"
 #include "random.h"
 
 #include <algorithm>
@@ -464,15 +465,7 @@ std::vector<std::pair<std::size_t, double>> neighbourUnits( std::size_t r, const
   for ( std::size_t e = adjacency.offsets[r]; e < adjacency.offsets[r + 1]; ++e )
     if ( partition.unitOf( adjacency.neighbours[e] ) != partition.unitOf( r ) )
       borders.emplace_back( partition.unitOf( adjacency.neighbours[e] ), adjacency.borderLengths[e] );
-  std::sort( borders.begin(), borders.end() );
-  std::vector<std::pair<std::size_t, double>> units;
-  for ( const auto &[unit, length] : borders )
-  {
-    if ( units.empty() || units.back().first != unit )
-      units.emplace_back( unit, 0 );
-    units.back().second += length;
-  }
-  return units;
+  return bordersByGroup( std::move( borders ) );
 }
 
 //! One pass of the boundary refinement: every site moved to the mean of its unit where that lowers compactness, then the region moves; returns those.
