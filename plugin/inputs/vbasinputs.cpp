@@ -6,8 +6,14 @@
 
 #include <qgsprocessingalgorithm.h>
 #include <qgsprocessingparameters.h>
+#include <qgsproviderregistry.h>
+#include <qgssqliteutils.h>
 #include <qgsvectordataprovider.h>
 #include <qgsvectorlayer.h>
+
+#include <cpl_error.h>
+#include <gdal.h>
+#include <ogr_api.h>
 
 #include <cmath>
 #include <map>
@@ -142,7 +148,127 @@ bool isTextOrNumber( vbasqgis::FieldType type )
   return type == vbasqgis::Field::String || type == vbasqgis::Field::Int || type == vbasqgis::Field::UInt || type == vbasqgis::Field::LongLong || type == vbasqgis::Field::ULongLong || type == vbasqgis::Field::Double;
 }
 
+//! Why a stored value would not read back as it is stored (VbasStoredTable::check).
+enum StoredProblem
+{
+  Fine,
+  WrongType,
+  HoldsNul,
+  StartsWithBom,
+};
+
+//! The SQLite condition under which a column's stored value reads back unchanged as a value of type.
+QString storedTypeCondition( vbasqgis::FieldType type, const QString &column )
+{
+  switch ( type )
+  {
+    case vbasqgis::Field::Int:
+    case vbasqgis::Field::UInt:
+    case vbasqgis::Field::LongLong:
+    case vbasqgis::Field::ULongLong:
+      return QStringLiteral( "typeof(%1) = 'integer'" ).arg( column );
+    case vbasqgis::Field::Bool:
+      return QStringLiteral( "typeof(%1) = 'integer' AND %1 IN (0, 1)" ).arg( column );
+    case vbasqgis::Field::Double:
+      return QStringLiteral( "typeof(%1) IN ('integer', 'real')" ).arg( column );
+    case vbasqgis::Field::ByteArray:
+      return QStringLiteral( "typeof(%1) = 'blob'" ).arg( column );
+    default: // text, and dates and times, which GeoPackage stores as text
+      return QStringLiteral( "typeof(%1) = 'text'" ).arg( column );
+  }
+}
+
+//! The StoredProblem of a column's value, as SQLite computes it.
+QString storedProblem( vbasqgis::FieldType type, const QString &column )
+{
+  return QStringLiteral( "CASE WHEN %1 IS NULL THEN %2 WHEN NOT (%3) THEN %4 WHEN typeof(%1) = 'text' AND instr(CAST(%1 AS BLOB), X'00') > 0 THEN %5 "
+                         "WHEN typeof(%1) = 'text' AND substr(CAST(%1 AS BLOB), 1, 3) = X'EFBBBF' THEN %6 ELSE %2 END" )
+    .arg( column, QString::number( Fine ), storedTypeCondition( type, column ), QString::number( WrongType ), QString::number( HoldsNul ), QString::number( StartsWithBom ) );
+}
+
+//! What a value that would not read back as stored is told.
+QString storedMessage( StoredProblem problem, const QString &row, const QgsField &field, const QString &storage, const QString &quoted )
+{
+  switch ( problem )
+  {
+    case WrongType:
+      return QObject::tr( "%1: the field '%2' is of type %3 but stores the %4 value %5, which QGIS would read as another value (0 or NULL, say). Correct the value, "
+                          "or give the field a type that holds it (text, say)." )
+        .arg( row, field.name(), vbasqgis::typeName( field ), storage, quoted.left( 40 ) );
+    case HoldsNul:
+      return QObject::tr( "%1: the field '%2' holds text with a NUL character (U+0000), after which QGIS drops the rest of the text. Remove the NUL from the value." )
+        .arg( row, field.name() );
+    default:
+      return QObject::tr( "%1: the field '%2' holds text that begins with U+FEFF (a byte order mark), which QGIS drops. Remove it from the value." ).arg( row, field.name() );
+  }
+}
+
 } // namespace
+
+void vbasCheckFiniteNumbers( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context )
+{
+  for ( const QgsProcessingParameterDefinition *definition : algorithm.parameterDefinitions() )
+  {
+    const QVariant value = parameters.value( definition->name() );
+    if ( !dynamic_cast<const QgsProcessingParameterNumber *>( definition ) || !value.isValid() || value.isNull() || value.toString().isEmpty() )
+      continue;
+    const double number = QgsProcessingParameters::parameterAsDouble( definition, parameters, context );
+    if ( !std::isfinite( number ) )
+      throw QgsProcessingException( QObject::tr( "%1 must be a finite number (%1 = %2)." ).arg( definition->name(), value.toString() ) );
+  }
+}
+
+std::optional<VbasStoredTable> VbasStoredTable::of( const QgsVectorLayer *layer )
+{
+  if ( !layer || layer->providerType() != QLatin1String( "ogr" ) || ( layer->storageType() != QLatin1String( "GPKG" ) && layer->storageType() != QLatin1String( "SQLite" ) ) )
+    return std::nullopt;
+  const QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() );
+  VbasStoredTable table;
+  table.mPath = parts.value( QStringLiteral( "path" ) ).toString();
+  table.mFilter = layer->subsetString();
+  std::unique_ptr<void, decltype( &GDALClose )> dataset( GDALOpenEx( table.mPath.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr ), &GDALClose );
+  const QString name = parts.value( QStringLiteral( "layerName" ) ).toString();
+  OGRLayerH ogrLayer = !dataset ? nullptr : name.isEmpty() ? GDALDatasetGetLayer( dataset.get(), parts.value( QStringLiteral( "layerId" ), 0 ).toInt() ) : GDALDatasetGetLayerByName( dataset.get(), name.toUtf8().constData() );
+  if ( !ogrLayer )
+    return std::nullopt;
+  table.mTable = QString::fromUtf8( OGR_L_GetName( ogrLayer ) );
+  table.mFid = QString::fromUtf8( OGR_L_GetFIDColumn( ogrLayer ) );
+  return table;
+}
+
+void VbasStoredTable::check( const QgsFields &fields, const QgsAttributeList &checked, const QString &rowKind ) const
+{
+  QStringList columns, problems;
+  for ( const int i : checked )
+  {
+    const QString column = QgsSqliteUtils::quotedIdentifier( fields.at( i ).name() );
+    columns << QStringLiteral( "%1 AS vbas_problem%2, typeof(%3), quote(%3)" ).arg( storedProblem( fields.at( i ).type(), column ) ).arg( problems.size() ).arg( column );
+    problems << QStringLiteral( "vbas_problem%1 > 0" ).arg( problems.size() );
+  }
+  if ( columns.isEmpty() )
+    return;
+  const QString sql = QStringLiteral( "SELECT * FROM (SELECT %1, %2 FROM %3%4) WHERE %5 LIMIT 1" )
+                        .arg( mFid.isEmpty() ? QStringLiteral( "rowid" ) : QgsSqliteUtils::quotedIdentifier( mFid ), columns.join( QStringLiteral( ", " ) ), QgsSqliteUtils::quotedIdentifier( mTable ),
+                              mFilter.isEmpty() ? QString() : QStringLiteral( " WHERE (%1)" ).arg( mFilter ), problems.join( QStringLiteral( " OR " ) ) );
+  std::unique_ptr<void, decltype( &GDALClose )> dataset( GDALOpenEx( mPath.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr ), &GDALClose );
+  OGRLayerH result = dataset ? GDALDatasetExecuteSQL( dataset.get(), sql.toUtf8().constData(), nullptr, nullptr ) : nullptr;
+  if ( !result )
+    throw QgsProcessingException( QObject::tr( "The values of %1 as stored could not be checked: %2" ).arg( mTable, QString::fromUtf8( CPLGetLastErrorMsg() ) ) );
+  OGRFeatureH row = OGR_L_GetNextFeature( result );
+  QString message;
+  for ( int q = 0; row && q < checked.size() && message.isEmpty(); ++q )
+  {
+    const auto problem = static_cast<StoredProblem>( OGR_F_GetFieldAsInteger( row, 1 + 3 * q ) );
+    if ( problem != Fine )
+      message = storedMessage( problem, QObject::tr( "%1 with feature id %2" ).arg( rowKind ).arg( OGR_F_GetFieldAsInteger64( row, 0 ) ), fields.at( checked[q] ),
+                               QString::fromUtf8( OGR_F_GetFieldAsString( row, 2 + 3 * q ) ), QString::fromUtf8( OGR_F_GetFieldAsString( row, 3 + 3 * q ) ) );
+  }
+  if ( row )
+    OGR_F_Destroy( row );
+  GDALDatasetReleaseResultSet( dataset.get(), result );
+  if ( !message.isEmpty() )
+    throw QgsProcessingException( message );
+}
 
 std::optional<std::uint32_t> VbasRegions::find( const QVariant &id ) const
 {
@@ -174,7 +300,9 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   const auto text = [&]( const QString &name ) { return has( name ) ? QgsProcessingParameters::parameterAsString( algorithm.parameterDefinition( name ), parameters, context ) : QString(); };
   const auto fields = [&]( const QString &name ) { return has( name ) ? vbasqgis::parameterAsFields( algorithm.parameterDefinition( name ), parameters, context ) : QStringList(); };
 
+  vbasCheckFiniteNumbers( algorithm, parameters, context );
   mRegions = vbasSource( algorithm, parameters, QStringLiteral( "REGIONS" ), context, mLocations );
+  mStoredRegions = VbasStoredTable::of( layerOf( algorithm, parameters, QStringLiteral( "REGIONS" ), context ) );
   mRegionIdField = text( QStringLiteral( "REGION_ID" ) );
   const int idIndex = mRegions->fields().lookupField( mRegionIdField );
   if ( idIndex < 0 )
@@ -190,6 +318,7 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
     mRegionPoint = QgsProcessingParameters::parameterAsEnum( algorithm.parameterDefinition( QStringLiteral( "REGION_POINT" ) ), parameters, context );
 
   mRecords = vbasSource( algorithm, parameters, QStringLiteral( "RECORDS" ), context, mLocations );
+  mStoredRecords = VbasStoredTable::of( layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context ) );
   mQiNames = fields( QStringLiteral( "QI_FIELDS" ) );
   const QgsProcessingParameterDefinition *qis = algorithm.parameterDefinition( QStringLiteral( "QI_FIELDS" ) );
   if ( qis && !( qis->flags() & vbasqgis::ParameterOptional ) && mQiNames.isEmpty() )
@@ -242,6 +371,8 @@ VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessin
   regions.crs = mRegions->sourceCrs();
   regions.workingCrs = workingCrs( regions.crs, mRegions->sourceExtent(), context, feedback );
   regions.toWorking = QgsCoordinateTransform( regions.crs, regions.workingCrs, context.transformContext() );
+  if ( mStoredRegions )
+    mStoredRegions->check( fields, populationIndex >= 0 ? QgsAttributeList { idIndex, populationIndex } : QgsAttributeList { idIndex }, QObject::tr( "Region" ) );
 
   const long long count = mRegions->featureCount();
   QgsFeatureIterator it = mRegions->getFeatures( QgsFeatureRequest(), vbasqgis::SkipGeometryValidityChecks );
@@ -286,7 +417,11 @@ VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessin
     if ( populationIndex >= 0 )
     {
       bool ok = false;
-      const double population = f.attribute( populationIndex ).toDouble( &ok );
+      const QVariant given = f.attribute( populationIndex );
+      if ( given.isNull() )
+        throw QgsProcessingException( QObject::tr( "Region '%1': the population field '%2' is NULL. Give every region its population (0 for none), or leave "
+                                                   "POPULATION_FIELD empty to use the records per region." ).arg( idKey, mPopulationField ) );
+      const double population = given.toDouble( &ok );
       if ( !ok || population < 0 || !std::isfinite( population ) )
         throw QgsProcessingException( QObject::tr( "Region '%1': the population field '%2' holds '%3', not a number >= 0." ).arg( idKey, mPopulationField, f.attribute( populationIndex ).toString() ) );
       regions.population.push_back( population );
@@ -308,6 +443,8 @@ VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessin
 
 VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFeedback *feedback ) const
 {
+  if ( mStoredRecords )
+    mStoredRecords->check( mRecords->fields(), mRecordFields.read(), QObject::tr( "Record" ) );
   if ( mGrouped )
   {
     try

@@ -2,6 +2,7 @@
 #include "support/vbasqgiscompat.h"
 
 #include "metrics.h"
+#include "inputs/vbasinputs.h"
 #include "inputs/vbasrecordreader.h"
 #include "steps/vbassteps.h"
 
@@ -61,23 +62,23 @@ QString VbasAlgorithm::pluginDirectory()
 
 bool VbasAlgorithm::checkParameterValues( const QVariantMap &parameters, QgsProcessingContext &context, QString *message ) const
 {
-  for ( const QgsProcessingParameterDefinition *definition : parameterDefinitions() )
+  try
   {
-    const auto *number = dynamic_cast<const QgsProcessingParameterNumber *>( definition );
-    const QVariant value = parameters.value( definition->name() );
-    const bool whole = number && ( number->dataType() == vbasqgis::NumberType::Integer || number->name() == QLatin1String( "SEED" ) );
-    if ( !whole || !value.isValid() || value.isNull() || value.toString().isEmpty() )
-      continue;
-    try
+    vbasCheckFiniteNumbers( *this, parameters, context );
+    for ( const QgsProcessingParameterDefinition *definition : parameterDefinitions() )
     {
-      vbasWholeNumber( *this, parameters, definition->name(), context );
+      const auto *number = dynamic_cast<const QgsProcessingParameterNumber *>( definition );
+      const QVariant value = parameters.value( definition->name() );
+      const bool whole = number && ( number->dataType() == vbasqgis::NumberType::Integer || number->name() == QLatin1String( "SEED" ) );
+      if ( whole && value.isValid() && !value.isNull() && !value.toString().isEmpty() )
+        vbasWholeNumber( *this, parameters, definition->name(), context );
     }
-    catch ( const QgsProcessingException &e )
-    {
-      if ( message )
-        *message = e.what();
-      return false;
-    }
+  }
+  catch ( const QgsProcessingException &e )
+  {
+    if ( message )
+      *message = e.what();
+    return false;
   }
   return QgsProcessingAlgorithm::checkParameterValues( parameters, context, message );
 }
