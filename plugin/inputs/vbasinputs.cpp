@@ -4,9 +4,11 @@
 #include "support/vbasinterrupt.h"
 #include "support/vbasvaluecodec.h"
 
+#include <qgsgeometryengine.h>
 #include <qgsprocessingalgorithm.h>
 #include <qgsprocessingparameters.h>
 #include <qgsproviderregistry.h>
+#include <qgsspatialindex.h>
 #include <qgssqliteutils.h>
 #include <qgsvectordataprovider.h>
 #include <qgsvectorlayer.h>
@@ -32,7 +34,7 @@ std::string_view utf16( const QString &text )
 //! A projected CRS for distances: the layer's own, or the WGS 84 UTM zone of its centre.
 QgsCoordinateReferenceSystem workingCrs( const QgsCoordinateReferenceSystem &crs, const QgsRectangle &extent, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
-  if ( !crs.isValid() )
+  if ( !vbasHasSrs( crs ) )
   {
     feedback->pushWarning( QObject::tr( "The regions layer has no CRS: its coordinates are taken as planar." ) );
     return crs;
@@ -203,6 +205,44 @@ QString storedMessage( StoredProblem problem, const QString &row, const QgsField
   }
 }
 
+/**
+ * Refuses two region polygons that overlap by more than kOverlapShare of the smaller one's area,
+ * naming both; the slivers of digitising noise along shared borders pass. Boxes from a spatial
+ * index, then GEOS on the candidates in the layer CRS.
+ */
+constexpr double kOverlapShare = 0.01;
+
+void checkNoOverlaps( const VbasRegions &regions, QgsProcessingFeedback *feedback )
+{
+  QgsSpatialIndex index;
+  for ( int i = 0; i < regions.geometries.size(); ++i )
+    if ( regions.geometries[i].type() == vbasqgis::PolygonGeometry )
+      index.addFeature( i, regions.geometries[i].boundingBox() );
+  for ( int i = 0; i < regions.geometries.size(); ++i )
+  {
+    VbasInterrupt::throwIfCanceled( feedback );
+    const QgsGeometry &a = regions.geometries[i];
+    if ( a.type() != vbasqgis::PolygonGeometry )
+      continue;
+    const std::unique_ptr<QgsGeometryEngine> engine( QgsGeometry::createGeometryEngine( a.constGet() ) );
+    engine->prepareGeometry();
+    for ( const QgsFeatureId candidate : index.intersects( a.boundingBox() ) )
+    {
+      const int j = static_cast<int>( candidate );
+      const QgsGeometry &b = regions.geometries[j];
+      if ( j <= i || !( engine->overlaps( b.constGet() ) || engine->contains( b.constGet() ) || engine->within( b.constGet() ) ) )
+        continue;
+      const double shared = a.intersection( b ).area();
+      const double smaller = std::min( a.area(), b.area() );
+      if ( shared > kOverlapShare * smaller )
+        throw QgsProcessingException( QObject::tr( "Regions '%1' and '%2' overlap (the overlap is %3% of the smaller one's area): regions must not overlap, or the "
+                                                   "aggregates would overlap too. Repair the regions layer so that each place lies in one region." )
+                                        .arg( regions.ids[i].toString(), regions.ids[j].toString() )
+                                        .arg( 100 * shared / smaller, 0, 'g', 3 ) );
+    }
+  }
+}
+
 } // namespace
 
 void vbasCheckFiniteNumbers( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context )
@@ -216,6 +256,12 @@ void vbasCheckFiniteNumbers( const QgsProcessingAlgorithm &algorithm, const QVar
     if ( !std::isfinite( number ) )
       throw QgsProcessingException( QObject::tr( "%1 must be a finite number (%1 = %2)." ).arg( definition->name(), value.toString() ) );
   }
+}
+
+bool vbasHasSrs( const QgsCoordinateReferenceSystem &crs )
+{
+  // GeoPackage's srs_id 0 and -1, which GDAL reads as these two named CRSs.
+  return crs.isValid() && !( crs.authid().isEmpty() && ( crs.description() == QLatin1String( "Undefined geographic SRS" ) || crs.description() == QLatin1String( "Undefined cartesian SRS" ) ) );
 }
 
 std::optional<VbasStoredTable> VbasStoredTable::of( const QgsVectorLayer *layer )
@@ -242,12 +288,12 @@ void VbasStoredTable::check( const QgsFields &fields, const QgsAttributeList &ch
   for ( const int i : checked )
   {
     const QString column = QgsSqliteUtils::quotedIdentifier( fields.at( i ).name() );
-    columns << QStringLiteral( "%1 AS vbas_problem%2, typeof(%3), quote(%3)" ).arg( storedProblem( fields.at( i ).type(), column ) ).arg( problems.size() ).arg( column );
+    columns << QStringLiteral( "%1 AS vbas_problem%2, typeof(%3) AS vbas_type%2, quote(%3) AS vbas_value%2" ).arg( storedProblem( fields.at( i ).type(), column ) ).arg( problems.size() ).arg( column );
     problems << QStringLiteral( "vbas_problem%1 > 0" ).arg( problems.size() );
   }
   if ( columns.isEmpty() )
     return;
-  const QString sql = QStringLiteral( "SELECT * FROM (SELECT %1, %2 FROM %3%4) WHERE %5 LIMIT 1" )
+  const QString sql = QStringLiteral( "SELECT * FROM (SELECT %1 AS vbas_fid, %2 FROM %3%4) WHERE %5 LIMIT 1" )
                         .arg( mFid.isEmpty() ? QStringLiteral( "rowid" ) : QgsSqliteUtils::quotedIdentifier( mFid ), columns.join( QStringLiteral( ", " ) ), QgsSqliteUtils::quotedIdentifier( mTable ),
                               mFilter.isEmpty() ? QString() : QStringLiteral( " WHERE (%1)" ).arg( mFilter ), problems.join( QStringLiteral( " OR " ) ) );
   std::unique_ptr<void, decltype( &GDALClose )> dataset( GDALOpenEx( mPath.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr ), &GDALClose );
@@ -255,13 +301,17 @@ void VbasStoredTable::check( const QgsFields &fields, const QgsAttributeList &ch
   if ( !result )
     throw QgsProcessingException( QObject::tr( "The values of %1 as stored could not be checked: %2" ).arg( mTable, QString::fromUtf8( CPLGetLastErrorMsg() ) ) );
   OGRFeatureH row = OGR_L_GetNextFeature( result );
+  // OGR may take the feature id column as the result's FID rather than as a field.
+  const auto field = [row]( const QString &name ) { return OGR_F_GetFieldIndex( row, name.toUtf8().constData() ); };
+  const GIntBig fid = row && field( QStringLiteral( "vbas_fid" ) ) >= 0 ? OGR_F_GetFieldAsInteger64( row, field( QStringLiteral( "vbas_fid" ) ) ) : row ? OGR_F_GetFID( row ) : 0;
   QString message;
   for ( int q = 0; row && q < checked.size() && message.isEmpty(); ++q )
   {
-    const auto problem = static_cast<StoredProblem>( OGR_F_GetFieldAsInteger( row, 1 + 3 * q ) );
+    const auto problem = static_cast<StoredProblem>( OGR_F_GetFieldAsInteger( row, field( QStringLiteral( "vbas_problem%1" ).arg( q ) ) ) );
     if ( problem != Fine )
-      message = storedMessage( problem, QObject::tr( "%1 with feature id %2" ).arg( rowKind ).arg( OGR_F_GetFieldAsInteger64( row, 0 ) ), fields.at( checked[q] ),
-                               QString::fromUtf8( OGR_F_GetFieldAsString( row, 2 + 3 * q ) ), QString::fromUtf8( OGR_F_GetFieldAsString( row, 3 + 3 * q ) ) );
+      message = storedMessage( problem, QObject::tr( "%1 with feature id %2" ).arg( rowKind ).arg( fid ), fields.at( checked[q] ),
+                               QString::fromUtf8( OGR_F_GetFieldAsString( row, field( QStringLiteral( "vbas_type%1" ).arg( q ) ) ) ),
+                               QString::fromUtf8( OGR_F_GetFieldAsString( row, field( QStringLiteral( "vbas_value%1" ).arg( q ) ) ) ) );
   }
   if ( row )
     OGR_F_Destroy( row );
@@ -314,6 +364,9 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
     throw QgsProcessingException( QObject::tr( "The regions layer has no population field '%1'." ).arg( mPopulationField ) );
   if ( !mPopulationField.isEmpty() && mRegions->fields().lookupField( mPopulationField ) == idIndex )
     throw QgsProcessingException( QObject::tr( "The population field '%1' is also the region id field: a field has one role." ).arg( mPopulationField ) );
+  const vbasqgis::GeometryType regionType = QgsWkbTypes::geometryType( mRegions->wkbType() );
+  if ( regionType != vbasqgis::PolygonGeometry && regionType != vbasqgis::PointGeometry )
+    throw QgsProcessingException( QObject::tr( "The regions layer has %1 geometry: regions must be polygons (or points, one per region)." ).arg( QgsWkbTypes::displayString( mRegions->wkbType() ) ) );
   if ( has( QStringLiteral( "REGION_POINT" ) ) )
     mRegionPoint = QgsProcessingParameters::parameterAsEnum( algorithm.parameterDefinition( QStringLiteral( "REGION_POINT" ) ), parameters, context );
 
@@ -370,7 +423,8 @@ VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessin
   const int populationIndex = mPopulationField.isEmpty() ? -1 : fields.lookupField( mPopulationField );
   regions.crs = mRegions->sourceCrs();
   regions.workingCrs = workingCrs( regions.crs, mRegions->sourceExtent(), context, feedback );
-  regions.toWorking = QgsCoordinateTransform( regions.crs, regions.workingCrs, context.transformContext() );
+  if ( vbasHasSrs( regions.crs ) )
+    regions.toWorking = QgsCoordinateTransform( regions.crs, regions.workingCrs, context.transformContext() );
   if ( mStoredRegions )
     mStoredRegions->check( fields, populationIndex >= 0 ? QgsAttributeList { idIndex, populationIndex } : QgsAttributeList { idIndex }, QObject::tr( "Region" ) );
 
@@ -437,6 +491,7 @@ VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessin
     throw QgsProcessingException( QObject::tr( "The regions layer is empty." ) );
   if ( repaired > 0 )
     feedback->pushWarning( QObject::tr( "%n invalid region polygon(s) repaired with make valid.", nullptr, repaired ) );
+  checkNoOverlaps( regions, feedback );
   regions.extent = { extent.xMinimum(), extent.yMinimum(), extent.xMaximum(), extent.yMaximum() };
   return regions;
 }
@@ -477,6 +532,8 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
   VbasRecords records( static_cast<std::size_t>( mRecordFields.qis.size() ) );
   if ( rows.roles.region < 0 )
   {
+    if ( !vbasHasSrs( mRecords->sourceCrs() ) && vbasHasSrs( regions.crs ) )
+      feedback->pushWarning( QObject::tr( "The records layer has no CRS: its points are taken in the regions' CRS (%1)." ).arg( regions.crs.authid().isEmpty() ? regions.crs.description() : regions.crs.authid() ) );
     records.locator = std::make_shared<VbasPointLocator>( regions, mRecords->sourceCrs(), mTransformContext );
     records.dropOutside = mDropOutside;
   }

@@ -106,6 +106,9 @@ class VbasStoredTable
     QString mFilter; //!< the layer's subset string
 };
 
+//! Whether crs is a spatial reference: not invalid, nor GeoPackage's "Undefined geographic/cartesian SRS".
+bool vbasHasSrs( const QgsCoordinateReferenceSystem &crs );
+
 //! Refuses a number parameter of algorithm that is NaN or infinite, naming it.
 void vbasCheckFiniteNumbers( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
 
