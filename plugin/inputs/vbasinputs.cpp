@@ -97,6 +97,23 @@ std::int64_t groupRows( const QgsAttributes &attributes, const VbasCountedRows &
   return rows;
 }
 
+/**
+ * The records of a group the source counted: its summed count as text, exact. Whole numbers are
+ * read as they are; a sum of reals ("3.0") only up to 2^53, where a double is exact.
+ */
+std::int64_t groupRecords( const QgsAttributes &attributes, const VbasCountedRows &grouped )
+{
+  const QString text = attributes.at( grouped.roles.count ).toString();
+  bool ok = false;
+  const qlonglong whole = text.toLongLong( &ok );
+  if ( ok && whole >= 0 )
+    return whole;
+  const double real = text.toDouble( &ok );
+  if ( !ok || !( real >= 0 && real <= static_cast<double>( kVbasMaxCount ) ) || real != std::floor( real ) )
+    throw QgsProcessingException( QObject::tr( "a sum of counts, %1, that is not exact" ).arg( text ) );
+  return static_cast<std::int64_t>( real );
+}
+
 //! The sum of a group's feature ids, modulo 2^64 as the release pass adds them.
 std::uint64_t groupIdSum( const QgsAttributes &attributes, const VbasCountedRows &grouped )
 {
@@ -390,6 +407,8 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
     mNotGrouped = QObject::tr( "GROUP_IN_SOURCE is off" );
   else if ( mRelease )
     mNotGrouped = QObject::tr( "the release pass checks every released value of every row against the first pass, which a count by the source cannot give" );
+  else if ( mRecordFields.count >= 0 && mRecords->fields().at( mRecordFields.count ).type() == vbasqgis::Field::String )
+    mNotGrouped = QObject::tr( "the count field is text, whose every value must be plain digits" );
   else
     mGrouped = planGrouped( algorithm, parameters, context, mRecordFields, identity, mNotGrouped );
   // SITES and LOOKUP are inputs of some algorithms, a number or an output of others.
@@ -565,10 +584,11 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
       records.idSum += groupIdSum( attributes, rows );
     else if ( records.digest )
       records.digest->add( f.id(), records.locator ? region : std::nullopt, attributes, digested );
+    const auto recordsHere = [&] { return rows.grouped() ? groupRecords( attributes, rows ) : reader.count( attributes, records.rows, f.id() ); };
     if ( !region && records.dropOutside )
     {
       ++outsideRows;
-      addCount( records.outside, reader.count( attributes, records.rows, f.id() ), records.rows, f.id() );
+      addCount( records.outside, recordsHere(), records.rows, f.id() );
       continue;
     }
     if ( !region )
@@ -576,7 +596,7 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
       unplaced.add( records.locator ? VbasRecordReader::rowName( records.rows, f.id() ) : shown( reader.region( attributes ) ), rowsHere );
       continue;
     }
-    const std::int64_t count = reader.count( attributes, records.rows, f.id() );
+    const std::int64_t count = recordsHere();
     addCount( total, count, records.rows, f.id() );
     const std::uint32_t cls = reader.addClass( attributes, records.encoder, records.rows, f.id() );
     builder.add( *region, mRecordFields.sensitive < 0 ? cls : pairs.id( cls, reader.addSensitive( attributes, sensitiveValues, records.rows, f.id() ) ), count );
