@@ -114,7 +114,7 @@ std::vector<std::size_t> cellsPerRow( const std::vector<Group> &rows, const std:
   std::vector<std::size_t> most;
   for ( const Group &row : rows )
   {
-    share.push_back( static_cast<double>( sites ) * groupPopulation( row, population ) / total );
+    share.push_back( static_cast<double>( sites ) * ( groupPopulation( row, population ) / total ) ); // the quotient first: never above sites, never infinite
     most.push_back( std::min( sites, row.size() ) );
     cells.push_back( static_cast<std::size_t>( std::clamp( roundHalfUp( share.back() ), 1.0, static_cast<double>( most.back() ) ) ) );
   }
@@ -204,6 +204,8 @@ Placement balancedDensity( const std::vector<Point> &points, const std::vector<d
   const double total = std::accumulate( population.begin(), population.end(), 0.0 );
   if ( !( total > 0 ) )
     throw std::invalid_argument( "the total population is not positive" );
+  if ( !std::isfinite( total ) )
+    throw std::invalid_argument( "the populations add up to more than the largest number a double holds (about 1.8e308)" );
 
   const std::vector<Group> rows = cutRows( points, population, sites, total );
   const std::vector<std::size_t> counts = cellsPerRow( rows, population, sites, total );

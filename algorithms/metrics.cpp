@@ -75,14 +75,14 @@ struct ReleaseFacts
 namespace
 {
 
-std::optional<double> whole( std::int64_t value )
+std::optional<MetricNumber> whole( std::int64_t value )
 {
-  return static_cast<double>( value );
+  return static_cast<MetricNumber>( value );
 }
 
-std::optional<double> ifSensitive( const ReleaseFacts &f, double value )
+std::optional<MetricNumber> ifSensitive( const ReleaseFacts &f, double value )
 {
-  return f.sensitive && f.releasedEcs > 0 ? std::optional<double>( value ) : std::nullopt;
+  return f.sensitive && f.releasedEcs > 0 ? std::optional<MetricNumber>( value ) : std::nullopt;
 }
 
 double ratio( double a, double b )
@@ -99,18 +99,18 @@ const std::vector<Metric> kMetrics {
   { "suppressed", "SUPPRESSED", "Suppressed records", "records in ECs with |E| < k (paper sec. 3.3)",
     "The records left out because their class in their aggregated region had fewer than k records.", true, []( const ReleaseFacts &f ) { return whole( f.suppressed ); } },
   { "suppressed_pct", "SUPPRESSED_PERCENT", "Suppressed records (%)", "100 suppressed / N",
-    "The share of the records left out.", false, []( const ReleaseFacts &f ) -> std::optional<double> { return 100.0 * ratio( f.suppressed, f.records ); } },
+    "The share of the records left out.", false, []( const ReleaseFacts &f ) -> std::optional<MetricNumber> { return 100.0 * ratio( f.suppressed, f.records ); } },
   { "compactness", "COMPACTNESS", "Compactness", "eq. 20: sum over initial regions r of ||r_p - r_p'||, r_p' the site of r's aggregate",
     "How far the region points lie from the site of their aggregated region, in working CRS units: lower keeps the geography finer.", false,
-    []( const ReleaseFacts &f ) -> std::optional<double> { return f.compactness; } },
+    []( const ReleaseFacts &f ) -> std::optional<MetricNumber> { return f.compactness; } },
   { "discernibility", "DISCERNIBILITY", "Discernibility (paper)", "eq. 21: sum over released ECs of |E|^2",
     "Each released record is penalised by the size of its class: lower means smaller, more precise classes.", false,
-    []( const ReleaseFacts &f ) -> std::optional<double> { return f.squaresReleased; } },
+    []( const ReleaseFacts &f ) -> std::optional<MetricNumber> { return f.squaresReleased; } },
   { "nue", "NUE", "Non-uniform entropy, released records", "eq. 22-23: -sum over released records i of log2( count(R_i) / count(R'_i) )",
     "The bits of geographic detail lost by replacing each released record's region with its aggregated region.", false,
-    []( const ReleaseFacts &f ) -> std::optional<double> { return f.nue; } },
+    []( const ReleaseFacts &f ) -> std::optional<MetricNumber> { return f.nue; } },
   { "nue_all", "NUE_ALL", "Non-uniform entropy, all records", "eq. 22-23 over all records, before suppression",
-    "The same loss if no record were suppressed.", false, []( const ReleaseFacts &f ) -> std::optional<double> { return f.nueAll; } },
+    "The same loss if no record were suppressed.", false, []( const ReleaseFacts &f ) -> std::optional<MetricNumber> { return f.nueAll; } },
   { "aggregates", "AGGREGATES", "Aggregated regions", "aggregates holding at least one region",
     "The regions of the release's geographic identifier.", true, []( const ReleaseFacts &f ) { return whole( static_cast<std::int64_t>( f.aggregates ) ); } },
   { "released_ecs", "RELEASED_ECS", "Released ECs", "classes (aggregated region, QI values) with |E| >= k",
@@ -120,41 +120,41 @@ const std::vector<Metric> kMetrics {
   { "k", nullptr, "k", "the k of the release",
     "Every released class must hold at least k records.", true, []( const ReleaseFacts &f ) { return whole( f.k ); } },
   { "runtime_s", "RUNTIME", "Running time (s)", "seconds of the evaluated run",
-    "How long the run took.", false, []( const ReleaseFacts &f ) -> std::optional<double> { return f.runSeconds; } },
+    "How long the run took.", false, []( const ReleaseFacts &f ) -> std::optional<MetricNumber> { return f.runSeconds; } },
   { "dm", "DM", "Discernibility metric (DM)", "sum_{|E| >= k} |E|^2 + sum_{|E| < k} N |E|",
     "Discernibility with a suppressed record penalised by the whole table, as ARX reports it: lower is better.", false,
-    []( const ReleaseFacts &f ) -> std::optional<double> { return f.squaresReleased + static_cast<double>( f.records ) * static_cast<double>( f.suppressed ); } },
+    []( const ReleaseFacts &f ) -> std::optional<MetricNumber> { return f.squaresReleased + static_cast<double>( f.records ) * static_cast<double>( f.suppressed ); } },
   { "dm_star", "DM_STAR", "DM*", "sum over all ECs of |E|^2, before suppression",
     "Discernibility without the suppression penalty: monotone in the aggregation.", false,
-    []( const ReleaseFacts &f ) -> std::optional<double> { return f.squaresAll; } },
+    []( const ReleaseFacts &f ) -> std::optional<MetricNumber> { return f.squaresAll; } },
   { "c_avg", "C_AVG", "Normalised average EC size (C_AVG)", "( released / released ECs ) / k",
     "1 is ideal: classes of exactly k records; larger means classes larger than privacy needs.", false,
-    []( const ReleaseFacts &f ) -> std::optional<double> {
-      return f.releasedEcs > 0 ? std::optional<double>( ratio( f.released, f.releasedEcs ) / f.k ) : std::nullopt;
+    []( const ReleaseFacts &f ) -> std::optional<MetricNumber> {
+      return f.releasedEcs > 0 ? std::optional<MetricNumber>( ratio( f.released, f.releasedEcs ) / f.k ) : std::nullopt;
     } },
   { "prec", "PREC", "Precision (Prec) of the geography", "1 - sum over records of h / |DGH| / N; hierarchy region (h 0) -> aggregated region (1) -> suppressed (2), |DGH| = 2",
     "1: every record keeps its region; 0: everything suppressed. A record in an aggregated region of one region keeps its region (h = 0).", false,
-    []( const ReleaseFacts &f ) -> std::optional<double> { return 1.0 - ratio( f.generalisationSteps, f.records ); } },
+    []( const ReleaseFacts &f ) -> std::optional<MetricNumber> { return 1.0 - ratio( f.generalisationSteps, f.records ); } },
   { "generic_nue", "GENERIC_NUE", "Generic non-uniform entropy", "sum over levels n = 1, 2 of the NUE of taking the records at level >= n from level n-1 to n (Prasser et al.)",
     "The information lost by aggregation and suppression together, in bits; unlike plain NUE it never counts a gain.", false,
-    []( const ReleaseFacts &f ) -> std::optional<double> { return f.genericNue; } },
+    []( const ReleaseFacts &f ) -> std::optional<MetricNumber> { return f.genericNue; } },
   { "generic_nue_norm", "GENERIC_NUE_NORM", "Generic non-uniform entropy, normalised", "generic_nue / its value with every record suppressed, -sum_r n_r log2( n_r / N )",
     "0: the input; 1: everything suppressed.", false,
-    []( const ReleaseFacts &f ) -> std::optional<double> { return ratio( f.genericNue, f.genericNueAllSuppressed ); } },
+    []( const ReleaseFacts &f ) -> std::optional<MetricNumber> { return ratio( f.genericNue, f.genericNueAllSuppressed ); } },
   { "max_risk", "MAX_RISK", "Prosecutor risk, maximum", "1 / min |E| over released ECs",
     "The highest chance that an attacker who knows a patient is in the release picks out their record.", false,
-    []( const ReleaseFacts &f ) -> std::optional<double> { return f.smallestEc > 0 ? 1.0 / static_cast<double>( f.smallestEc ) : 0.0; } },
+    []( const ReleaseFacts &f ) -> std::optional<MetricNumber> { return f.smallestEc > 0 ? 1.0 / static_cast<double>( f.smallestEc ) : 0.0; } },
   { "avg_risk", "AVG_RISK", "Prosecutor risk, average", "released ECs / released records (the mean of 1 / |E| over released records)",
     "The chance averaged over the released records.", false,
-    []( const ReleaseFacts &f ) -> std::optional<double> { return ratio( static_cast<double>( f.releasedEcs ), f.released ); } },
+    []( const ReleaseFacts &f ) -> std::optional<MetricNumber> { return ratio( static_cast<double>( f.releasedEcs ), f.released ); } },
   { "risk_threshold", nullptr, "Risk threshold", "the threshold of risk_above_pct",
-    "A record is at risk above it.", false, []( const ReleaseFacts &f ) -> std::optional<double> { return f.riskThreshold; } },
+    "A record is at risk above it.", false, []( const ReleaseFacts &f ) -> std::optional<MetricNumber> { return f.riskThreshold; } },
   { "risk_above_pct", "RISK_ABOVE_PERCENT", "Released records above the risk threshold (%)", "100 * released records with 1 / |E| > threshold / released",
     "The share of released records whose prosecutor risk exceeds the threshold.", false,
-    []( const ReleaseFacts &f ) -> std::optional<double> { return 100.0 * ratio( static_cast<double>( f.atRisk ), f.released ); } },
+    []( const ReleaseFacts &f ) -> std::optional<MetricNumber> { return 100.0 * ratio( static_cast<double>( f.atRisk ), f.released ); } },
   { "cm", "CM", "Classification metric (CM)", "sum_{|E| >= k} |minority(E)| + sum_{|E| < k} |E|, minority: records outside E's most frequent sensitive value",
     "The records whose class (sensitive) value differs from their class's majority, plus the suppressed ones (needs a sensitive field).", true,
-    []( const ReleaseFacts &f ) { return f.sensitive ? std::optional<double>( static_cast<double>( f.minority + f.suppressed ) ) : std::nullopt; } },
+    []( const ReleaseFacts &f ) { return f.sensitive ? std::optional<MetricNumber>( static_cast<MetricNumber>( f.minority + f.suppressed ) ) : std::nullopt; } },
   { "l_diversity", "L_DIVERSITY", "Distinct l-diversity", "min over released ECs of the distinct sensitive values",
     "Every released class holds at least this many different sensitive values (needs a sensitive field).", true,
     []( const ReleaseFacts &f ) { return ifSensitive( f, static_cast<double>( f.smallestL ) ); } },
@@ -246,7 +246,7 @@ MetricValues measure( const MetricInputs &in )
   return values;
 }
 
-std::optional<double> metricValue( const MetricValues &values, const char *field )
+std::optional<MetricNumber> metricValue( const MetricValues &values, const char *field )
 {
   for ( std::size_t i = 0; i < kMetrics.size(); ++i )
     if ( std::strcmp( kMetrics[i].field, field ) == 0 )

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -44,6 +45,13 @@ struct MetricInputs
     double runSeconds = 0;                        //!< the running time of the evaluated run
 };
 
+/**
+ * A metric's value: wide enough that every count up to 2^63 (records, released, suppressed) is
+ * exact, where a double is exact only to 2^53; real metrics lose nothing either.
+ */
+using MetricNumber = long double;
+static_assert( std::numeric_limits<MetricNumber>::digits >= 63, "a metric holds every 64-bit count exactly" );
+
 struct ReleaseFacts; //!< the tallies of one pass over the release (metrics.cpp)
 
 struct Metric
@@ -54,17 +62,17 @@ struct Metric
     const char *formula; //!< with its source: the paper's equation or the metric's author
     const char *meaning; //!< what it tells a custodian, in a sentence
     bool whole;          //!< a count: an integer column
-    std::optional<double> ( *value )( const ReleaseFacts & ); //!< nothing: does not apply (no sensitive field, no released EC)
+    std::optional<MetricNumber> ( *value )( const ReleaseFacts & ); //!< nothing: does not apply (no sensitive field, no released EC)
 };
 
 //! Every metric, in table order.
 const std::vector<Metric> &metrics();
 
 //! The value of every metric, in metrics() order.
-using MetricValues = std::vector<std::optional<double>>;
+using MetricValues = std::vector<std::optional<MetricNumber>>;
 MetricValues measure( const MetricInputs &inputs );
 
 //! The value of the metric with this field in values (values in metrics() order).
-std::optional<double> metricValue( const MetricValues &values, const char *field );
+std::optional<MetricNumber> metricValue( const MetricValues &values, const char *field );
 
 } // namespace vbas

@@ -438,7 +438,7 @@ int main( int argc, char **argv )
   std::printf( "  classes %zu, region histogram entries %zu, entropy %.4f, MaxCombs %.0f, cutoff %.1f, sites %zu, aggregates %zu\n",
                encoder.classCount(), histograms.classes.size(), entropy, maxCombs, cutoff, sites, release.aggregation.ecs.rows() );
   std::printf( "  shuffled %zu released records%s\n", drained, shuffle.spilled() ? " through spill files" : " in memory" );
-  const auto metric = [&ev]( const char *field ) { return *vbas::metricValue( ev, field ); };
+  const auto metric = [&ev]( const char *field ) { return static_cast<double>( *vbas::metricValue( ev, field ) ); };
   std::printf( "  released %.0f, suppressed %.0f (%.2f%%), released ECs %.0f, smallest %.0f\n", metric( "released" ), metric( "suppressed" ), metric( "suppressed_pct" ),
                metric( "released_ecs" ), metric( "smallest_ec" ) );
   std::printf( "  %-34s %12s %16s\n", "stage", "seconds", "records/s" );

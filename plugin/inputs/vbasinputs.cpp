@@ -4,10 +4,18 @@
 #include "support/vbasinterrupt.h"
 #include "support/vbasvaluecodec.h"
 
+#include <qgsgeometryengine.h>
 #include <qgsprocessingalgorithm.h>
 #include <qgsprocessingparameters.h>
+#include <qgsproviderregistry.h>
+#include <qgsspatialindex.h>
+#include <qgssqliteutils.h>
 #include <qgsvectordataprovider.h>
 #include <qgsvectorlayer.h>
+
+#include <cpl_error.h>
+#include <gdal.h>
+#include <ogr_api.h>
 
 #include <cmath>
 #include <map>
@@ -26,7 +34,7 @@ std::string_view utf16( const QString &text )
 //! A projected CRS for distances: the layer's own, or the WGS 84 UTM zone of its centre.
 QgsCoordinateReferenceSystem workingCrs( const QgsCoordinateReferenceSystem &crs, const QgsRectangle &extent, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
-  if ( !crs.isValid() )
+  if ( !vbasHasSrs( crs ) )
   {
     feedback->pushWarning( QObject::tr( "The regions layer has no CRS: its coordinates are taken as planar." ) );
     return crs;
@@ -89,6 +97,23 @@ std::int64_t groupRows( const QgsAttributes &attributes, const VbasCountedRows &
   return rows;
 }
 
+/**
+ * The records of a group the source counted: its summed count as text, exact. Whole numbers are
+ * read as they are; a sum of reals ("3.0") only up to 2^53, where a double is exact.
+ */
+std::int64_t groupRecords( const QgsAttributes &attributes, const VbasCountedRows &grouped )
+{
+  const QString text = attributes.at( grouped.roles.count ).toString();
+  bool ok = false;
+  const qlonglong whole = text.toLongLong( &ok );
+  if ( ok && whole >= 0 )
+    return whole;
+  const double real = text.toDouble( &ok );
+  if ( !ok || !( real >= 0 && real <= static_cast<double>( kVbasMaxCount ) ) || real != std::floor( real ) )
+    throw QgsProcessingException( QObject::tr( "a sum of counts, %1, that is not exact" ).arg( text ) );
+  return static_cast<std::int64_t>( real );
+}
+
 //! The sum of a group's feature ids, modulo 2^64 as the release pass adds them.
 std::uint64_t groupIdSum( const QgsAttributes &attributes, const VbasCountedRows &grouped )
 {
@@ -142,7 +167,175 @@ bool isTextOrNumber( vbasqgis::FieldType type )
   return type == vbasqgis::Field::String || type == vbasqgis::Field::Int || type == vbasqgis::Field::UInt || type == vbasqgis::Field::LongLong || type == vbasqgis::Field::ULongLong || type == vbasqgis::Field::Double;
 }
 
+//! Why a stored value would not read back as it is stored (VbasStoredTable::check).
+enum StoredProblem
+{
+  Fine,
+  WrongType,
+  HoldsNul,
+  StartsWithBom,
+};
+
+//! The SQLite condition under which a column's stored value reads back unchanged as a value of type.
+QString storedTypeCondition( vbasqgis::FieldType type, const QString &column )
+{
+  switch ( type )
+  {
+    case vbasqgis::Field::Int:
+    case vbasqgis::Field::UInt:
+    case vbasqgis::Field::LongLong:
+    case vbasqgis::Field::ULongLong:
+      return QStringLiteral( "typeof(%1) = 'integer'" ).arg( column );
+    case vbasqgis::Field::Bool:
+      return QStringLiteral( "typeof(%1) = 'integer' AND %1 IN (0, 1)" ).arg( column );
+    case vbasqgis::Field::Double:
+      return QStringLiteral( "typeof(%1) IN ('integer', 'real')" ).arg( column );
+    case vbasqgis::Field::ByteArray:
+      return QStringLiteral( "typeof(%1) = 'blob'" ).arg( column );
+    default: // text, and dates and times, which GeoPackage stores as text
+      return QStringLiteral( "typeof(%1) = 'text'" ).arg( column );
+  }
+}
+
+//! The StoredProblem of a column's value, as SQLite computes it.
+QString storedProblem( vbasqgis::FieldType type, const QString &column )
+{
+  return QStringLiteral( "CASE WHEN %1 IS NULL THEN %2 WHEN NOT (%3) THEN %4 WHEN typeof(%1) = 'text' AND instr(CAST(%1 AS BLOB), X'00') > 0 THEN %5 "
+                         "WHEN typeof(%1) = 'text' AND substr(CAST(%1 AS BLOB), 1, 3) = X'EFBBBF' THEN %6 ELSE %2 END" )
+    .arg( column, QString::number( Fine ), storedTypeCondition( type, column ), QString::number( WrongType ), QString::number( HoldsNul ), QString::number( StartsWithBom ) );
+}
+
+//! What a value that would not read back as stored is told.
+QString storedMessage( StoredProblem problem, const QString &row, const QgsField &field, const QString &storage, const QString &quoted )
+{
+  switch ( problem )
+  {
+    case WrongType:
+      return QObject::tr( "%1: the field '%2' is of type %3 but stores the %4 value %5, which QGIS would read as another value (0 or NULL, say). Correct the value, "
+                          "or give the field a type that holds it (text, say)." )
+        .arg( row, field.name(), vbasqgis::typeName( field ), storage, quoted.left( 40 ) );
+    case HoldsNul:
+      return QObject::tr( "%1: the field '%2' holds text with a NUL character (U+0000), after which QGIS drops the rest of the text. Remove the NUL from the value." )
+        .arg( row, field.name() );
+    default:
+      return QObject::tr( "%1: the field '%2' holds text that begins with U+FEFF (a byte order mark), which QGIS drops. Remove it from the value." ).arg( row, field.name() );
+  }
+}
+
+/**
+ * Refuses two region polygons that overlap by more than kOverlapShare of the smaller one's area,
+ * naming both; the slivers of digitising noise along shared borders pass. Boxes from a spatial
+ * index, then GEOS on the candidates in the layer CRS.
+ */
+constexpr double kOverlapShare = 0.01;
+
+void checkNoOverlaps( const VbasRegions &regions, QgsProcessingFeedback *feedback )
+{
+  QgsSpatialIndex index;
+  for ( int i = 0; i < regions.geometries.size(); ++i )
+    if ( regions.geometries[i].type() == vbasqgis::PolygonGeometry )
+      index.addFeature( i, regions.geometries[i].boundingBox() );
+  for ( int i = 0; i < regions.geometries.size(); ++i )
+  {
+    VbasInterrupt::throwIfCanceled( feedback );
+    const QgsGeometry &a = regions.geometries[i];
+    if ( a.type() != vbasqgis::PolygonGeometry )
+      continue;
+    const std::unique_ptr<QgsGeometryEngine> engine( QgsGeometry::createGeometryEngine( a.constGet() ) );
+    engine->prepareGeometry();
+    for ( const QgsFeatureId candidate : index.intersects( a.boundingBox() ) )
+    {
+      const int j = static_cast<int>( candidate );
+      const QgsGeometry &b = regions.geometries[j];
+      if ( j <= i || !( engine->overlaps( b.constGet() ) || engine->contains( b.constGet() ) || engine->within( b.constGet() ) ) )
+        continue;
+      const double shared = a.intersection( b ).area();
+      const double smaller = std::min( a.area(), b.area() );
+      if ( shared > kOverlapShare * smaller )
+        throw QgsProcessingException( QObject::tr( "Regions '%1' and '%2' overlap (the overlap is %3% of the smaller one's area): regions must not overlap, or the "
+                                                   "aggregates would overlap too. Repair the regions layer so that each place lies in one region." )
+                                        .arg( regions.ids[i].toString(), regions.ids[j].toString() )
+                                        .arg( 100 * shared / smaller, 0, 'g', 3 ) );
+    }
+  }
+}
+
 } // namespace
+
+void vbasCheckFiniteNumbers( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context )
+{
+  for ( const QgsProcessingParameterDefinition *definition : algorithm.parameterDefinitions() )
+  {
+    const QVariant value = parameters.value( definition->name() );
+    if ( !dynamic_cast<const QgsProcessingParameterNumber *>( definition ) || !value.isValid() || value.isNull() || value.toString().isEmpty() )
+      continue;
+    const double number = QgsProcessingParameters::parameterAsDouble( definition, parameters, context );
+    if ( !std::isfinite( number ) )
+      throw QgsProcessingException( QObject::tr( "%1 must be a finite number (%1 = %2)." ).arg( definition->name(), value.toString() ) );
+  }
+}
+
+bool vbasHasSrs( const QgsCoordinateReferenceSystem &crs )
+{
+  // GeoPackage's srs_id 0 and -1, which GDAL reads as these two named CRSs.
+  return crs.isValid() && !( crs.authid().isEmpty() && ( crs.description() == QLatin1String( "Undefined geographic SRS" ) || crs.description() == QLatin1String( "Undefined cartesian SRS" ) ) );
+}
+
+std::optional<VbasStoredTable> VbasStoredTable::of( const QgsVectorLayer *layer )
+{
+  if ( !layer || layer->providerType() != QLatin1String( "ogr" ) || ( layer->storageType() != QLatin1String( "GPKG" ) && layer->storageType() != QLatin1String( "SQLite" ) ) )
+    return std::nullopt;
+  const QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() );
+  VbasStoredTable table;
+  table.mPath = parts.value( QStringLiteral( "path" ) ).toString();
+  table.mFilter = layer->subsetString();
+  std::unique_ptr<void, decltype( &GDALClose )> dataset( GDALOpenEx( table.mPath.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr ), &GDALClose );
+  const QString name = parts.value( QStringLiteral( "layerName" ) ).toString();
+  OGRLayerH ogrLayer = !dataset ? nullptr : name.isEmpty() ? GDALDatasetGetLayer( dataset.get(), parts.value( QStringLiteral( "layerId" ), 0 ).toInt() ) : GDALDatasetGetLayerByName( dataset.get(), name.toUtf8().constData() );
+  if ( !ogrLayer )
+    return std::nullopt;
+  table.mTable = QString::fromUtf8( OGR_L_GetName( ogrLayer ) );
+  table.mFid = QString::fromUtf8( OGR_L_GetFIDColumn( ogrLayer ) );
+  return table;
+}
+
+void VbasStoredTable::check( const QgsFields &fields, const QgsAttributeList &checked, const QString &rowKind ) const
+{
+  QStringList columns, problems;
+  for ( const int i : checked )
+  {
+    const QString column = QgsSqliteUtils::quotedIdentifier( fields.at( i ).name() );
+    columns << QStringLiteral( "%1 AS vbas_problem%2, typeof(%3) AS vbas_type%2, quote(%3) AS vbas_value%2" ).arg( storedProblem( fields.at( i ).type(), column ) ).arg( problems.size() ).arg( column );
+    problems << QStringLiteral( "vbas_problem%1 > 0" ).arg( problems.size() );
+  }
+  if ( columns.isEmpty() )
+    return;
+  const QString sql = QStringLiteral( "SELECT * FROM (SELECT %1 AS vbas_fid, %2 FROM %3%4) WHERE %5 LIMIT 1" )
+                        .arg( mFid.isEmpty() ? QStringLiteral( "rowid" ) : QgsSqliteUtils::quotedIdentifier( mFid ), columns.join( QStringLiteral( ", " ) ), QgsSqliteUtils::quotedIdentifier( mTable ),
+                              mFilter.isEmpty() ? QString() : QStringLiteral( " WHERE (%1)" ).arg( mFilter ), problems.join( QStringLiteral( " OR " ) ) );
+  std::unique_ptr<void, decltype( &GDALClose )> dataset( GDALOpenEx( mPath.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr ), &GDALClose );
+  OGRLayerH result = dataset ? GDALDatasetExecuteSQL( dataset.get(), sql.toUtf8().constData(), nullptr, nullptr ) : nullptr;
+  if ( !result )
+    throw QgsProcessingException( QObject::tr( "The values of %1 as stored could not be checked: %2" ).arg( mTable, QString::fromUtf8( CPLGetLastErrorMsg() ) ) );
+  OGRFeatureH row = OGR_L_GetNextFeature( result );
+  // OGR may take the feature id column as the result's FID rather than as a field.
+  const auto field = [row]( const QString &name ) { return OGR_F_GetFieldIndex( row, name.toUtf8().constData() ); };
+  const GIntBig fid = row && field( QStringLiteral( "vbas_fid" ) ) >= 0 ? OGR_F_GetFieldAsInteger64( row, field( QStringLiteral( "vbas_fid" ) ) ) : row ? OGR_F_GetFID( row ) : 0;
+  QString message;
+  for ( int q = 0; row && q < checked.size() && message.isEmpty(); ++q )
+  {
+    const auto problem = static_cast<StoredProblem>( OGR_F_GetFieldAsInteger( row, field( QStringLiteral( "vbas_problem%1" ).arg( q ) ) ) );
+    if ( problem != Fine )
+      message = storedMessage( problem, QObject::tr( "%1 with feature id %2" ).arg( rowKind ).arg( fid ), fields.at( checked[q] ),
+                               QString::fromUtf8( OGR_F_GetFieldAsString( row, field( QStringLiteral( "vbas_type%1" ).arg( q ) ) ) ),
+                               QString::fromUtf8( OGR_F_GetFieldAsString( row, field( QStringLiteral( "vbas_value%1" ).arg( q ) ) ) ) );
+  }
+  if ( row )
+    OGR_F_Destroy( row );
+  GDALDatasetReleaseResultSet( dataset.get(), result );
+  if ( !message.isEmpty() )
+    throw QgsProcessingException( message );
+}
 
 std::optional<std::uint32_t> VbasRegions::find( const QVariant &id ) const
 {
@@ -174,7 +367,9 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   const auto text = [&]( const QString &name ) { return has( name ) ? QgsProcessingParameters::parameterAsString( algorithm.parameterDefinition( name ), parameters, context ) : QString(); };
   const auto fields = [&]( const QString &name ) { return has( name ) ? vbasqgis::parameterAsFields( algorithm.parameterDefinition( name ), parameters, context ) : QStringList(); };
 
+  vbasCheckFiniteNumbers( algorithm, parameters, context );
   mRegions = vbasSource( algorithm, parameters, QStringLiteral( "REGIONS" ), context, mLocations );
+  mStoredRegions = VbasStoredTable::of( layerOf( algorithm, parameters, QStringLiteral( "REGIONS" ), context ) );
   mRegionIdField = text( QStringLiteral( "REGION_ID" ) );
   const int idIndex = mRegions->fields().lookupField( mRegionIdField );
   if ( idIndex < 0 )
@@ -186,10 +381,14 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
     throw QgsProcessingException( QObject::tr( "The regions layer has no population field '%1'." ).arg( mPopulationField ) );
   if ( !mPopulationField.isEmpty() && mRegions->fields().lookupField( mPopulationField ) == idIndex )
     throw QgsProcessingException( QObject::tr( "The population field '%1' is also the region id field: a field has one role." ).arg( mPopulationField ) );
+  const vbasqgis::GeometryType regionType = QgsWkbTypes::geometryType( mRegions->wkbType() );
+  if ( regionType != vbasqgis::PolygonGeometry && regionType != vbasqgis::PointGeometry )
+    throw QgsProcessingException( QObject::tr( "The regions layer has %1 geometry: regions must be polygons (or points, one per region)." ).arg( QgsWkbTypes::displayString( mRegions->wkbType() ) ) );
   if ( has( QStringLiteral( "REGION_POINT" ) ) )
     mRegionPoint = QgsProcessingParameters::parameterAsEnum( algorithm.parameterDefinition( QStringLiteral( "REGION_POINT" ) ), parameters, context );
 
   mRecords = vbasSource( algorithm, parameters, QStringLiteral( "RECORDS" ), context, mLocations );
+  mStoredRecords = VbasStoredTable::of( layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context ) );
   mQiNames = fields( QStringLiteral( "QI_FIELDS" ) );
   const QgsProcessingParameterDefinition *qis = algorithm.parameterDefinition( QStringLiteral( "QI_FIELDS" ) );
   if ( qis && !( qis->flags() & vbasqgis::ParameterOptional ) && mQiNames.isEmpty() )
@@ -208,6 +407,8 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
     mNotGrouped = QObject::tr( "GROUP_IN_SOURCE is off" );
   else if ( mRelease )
     mNotGrouped = QObject::tr( "the release pass checks every released value of every row against the first pass, which a count by the source cannot give" );
+  else if ( mRecordFields.count >= 0 && mRecords->fields().at( mRecordFields.count ).type() == vbasqgis::Field::String )
+    mNotGrouped = QObject::tr( "the count field is text, whose every value must be plain digits" );
   else
     mGrouped = planGrouped( algorithm, parameters, context, mRecordFields, identity, mNotGrouped );
   // SITES and LOOKUP are inputs of some algorithms, a number or an output of others.
@@ -241,7 +442,10 @@ VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessin
   const int populationIndex = mPopulationField.isEmpty() ? -1 : fields.lookupField( mPopulationField );
   regions.crs = mRegions->sourceCrs();
   regions.workingCrs = workingCrs( regions.crs, mRegions->sourceExtent(), context, feedback );
-  regions.toWorking = QgsCoordinateTransform( regions.crs, regions.workingCrs, context.transformContext() );
+  if ( vbasHasSrs( regions.crs ) )
+    regions.toWorking = QgsCoordinateTransform( regions.crs, regions.workingCrs, context.transformContext() );
+  if ( mStoredRegions )
+    mStoredRegions->check( fields, populationIndex >= 0 ? QgsAttributeList { idIndex, populationIndex } : QgsAttributeList { idIndex }, QObject::tr( "Region" ) );
 
   const long long count = mRegions->featureCount();
   QgsFeatureIterator it = mRegions->getFeatures( QgsFeatureRequest(), vbasqgis::SkipGeometryValidityChecks );
@@ -286,7 +490,11 @@ VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessin
     if ( populationIndex >= 0 )
     {
       bool ok = false;
-      const double population = f.attribute( populationIndex ).toDouble( &ok );
+      const QVariant given = f.attribute( populationIndex );
+      if ( given.isNull() )
+        throw QgsProcessingException( QObject::tr( "Region '%1': the population field '%2' is NULL. Give every region its population (0 for none), or leave "
+                                                   "POPULATION_FIELD empty to use the records per region." ).arg( idKey, mPopulationField ) );
+      const double population = given.toDouble( &ok );
       if ( !ok || population < 0 || !std::isfinite( population ) )
         throw QgsProcessingException( QObject::tr( "Region '%1': the population field '%2' holds '%3', not a number >= 0." ).arg( idKey, mPopulationField, f.attribute( populationIndex ).toString() ) );
       regions.population.push_back( population );
@@ -302,12 +510,15 @@ VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessin
     throw QgsProcessingException( QObject::tr( "The regions layer is empty." ) );
   if ( repaired > 0 )
     feedback->pushWarning( QObject::tr( "%n invalid region polygon(s) repaired with make valid.", nullptr, repaired ) );
+  checkNoOverlaps( regions, feedback );
   regions.extent = { extent.xMinimum(), extent.yMinimum(), extent.xMaximum(), extent.yMaximum() };
   return regions;
 }
 
 VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFeedback *feedback ) const
 {
+  if ( mStoredRecords )
+    mStoredRecords->check( mRecords->fields(), mRecordFields.read(), QObject::tr( "Record" ) );
   if ( mGrouped )
   {
     try
@@ -340,6 +551,8 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
   VbasRecords records( static_cast<std::size_t>( mRecordFields.qis.size() ) );
   if ( rows.roles.region < 0 )
   {
+    if ( !vbasHasSrs( mRecords->sourceCrs() ) && vbasHasSrs( regions.crs ) )
+      feedback->pushWarning( QObject::tr( "The records layer has no CRS: its points are taken in the regions' CRS (%1)." ).arg( regions.crs.authid().isEmpty() ? regions.crs.description() : regions.crs.authid() ) );
     records.locator = std::make_shared<VbasPointLocator>( regions, mRecords->sourceCrs(), mTransformContext );
     records.dropOutside = mDropOutside;
   }
@@ -371,10 +584,11 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
       records.idSum += groupIdSum( attributes, rows );
     else if ( records.digest )
       records.digest->add( f.id(), records.locator ? region : std::nullopt, attributes, digested );
+    const auto recordsHere = [&] { return rows.grouped() ? groupRecords( attributes, rows ) : reader.count( attributes, records.rows, f.id() ); };
     if ( !region && records.dropOutside )
     {
       ++outsideRows;
-      addCount( records.outside, reader.count( attributes, records.rows, f.id() ), records.rows, f.id() );
+      addCount( records.outside, recordsHere(), records.rows, f.id() );
       continue;
     }
     if ( !region )
@@ -382,7 +596,7 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
       unplaced.add( records.locator ? VbasRecordReader::rowName( records.rows, f.id() ) : shown( reader.region( attributes ) ), rowsHere );
       continue;
     }
-    const std::int64_t count = reader.count( attributes, records.rows, f.id() );
+    const std::int64_t count = recordsHere();
     addCount( total, count, records.rows, f.id() );
     const std::uint32_t cls = reader.addClass( attributes, records.encoder, records.rows, f.id() );
     builder.add( *region, mRecordFields.sensitive < 0 ? cls : pairs.id( cls, reader.addSensitive( attributes, sensitiveValues, records.rows, f.id() ) ), count );

@@ -27,7 +27,7 @@ bool lowerId( const QVariant &a, const QVariant &b )
 } // namespace
 
 VbasPointLocator::VbasPointLocator( const VbasRegions &regions, const QgsCoordinateReferenceSystem &pointCrs, const QgsCoordinateTransformContext &context )
-  : mToRegions( pointCrs.isValid() ? pointCrs : regions.crs, regions.crs, context )
+  : mToRegions( vbasHasSrs( pointCrs ) ? pointCrs : regions.crs, regions.crs, context )
 {
   const std::size_t count = static_cast<std::size_t>( regions.ids.size() );
   std::vector<std::uint32_t> order( count );

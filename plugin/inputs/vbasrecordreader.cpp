@@ -7,6 +7,7 @@
 
 #include <QRandomGenerator>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -73,13 +74,12 @@ std::optional<std::int64_t> wholeNumber( const QVariant &value )
       return wholeNumber( value.toDouble() );
     case QMetaType::QString:
     {
-      const QString text = value.toString().trimmed();
+      // Plain digits only: ' 5', '+5', '5.0' or '1e1' are refused, never read leniently.
+      const QString text = value.toString();
+      const bool digits = !text.isEmpty() && std::all_of( text.begin(), text.end(), []( QChar c ) { return c >= '0' && c <= '9'; } );
       bool ok = false;
-      const qlonglong number = text.toLongLong( &ok );
-      if ( ok )
-        return inRange( number ) ? std::optional<std::int64_t>( number ) : std::nullopt;
-      const double real = text.toDouble( &ok );
-      return ok ? wholeNumber( real ) : std::nullopt;
+      const qlonglong number = digits ? text.toLongLong( &ok ) : 0;
+      return ok && inRange( number ) ? std::optional<std::int64_t>( number ) : std::nullopt;
     }
     default:
       return std::nullopt;

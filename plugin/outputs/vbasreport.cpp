@@ -35,11 +35,12 @@ QString esc( const QString &text )
   return text.toHtmlEscaped();
 }
 
-QString number( double value, bool whole )
+QString number( vbas::MetricNumber value, bool whole )
 {
   if ( whole )
     return QString::number( static_cast<qlonglong>( std::llround( value ) ) );
-  return std::fabs( value ) >= 1e4 ? QString::number( value, 'f', 1 ) : QString::number( value, 'g', 6 );
+  const double real = static_cast<double>( value );
+  return std::fabs( real ) >= 1e4 ? QString::number( real, 'f', 1 ) : QString::number( real, 'g', 6 );
 }
 
 //! A map of the layer's extent on an SVG canvas: world coordinates to pixels, y up.

@@ -180,7 +180,7 @@ QVariantMap VbasEvaluationOutput::write( VbasOutput *output, const vbas::MetricV
   for ( std::size_t i = 0; i < values.size(); ++i )
   {
     const vbas::Metric &metric = vbas::metrics()[i];
-    const QVariant value = !values[i] ? QVariant() : metric.whole ? QVariant( static_cast<qlonglong>( *values[i] ) ) : QVariant( *values[i] );
+    const QVariant value = !values[i] ? QVariant() : metric.whole ? QVariant( static_cast<qlonglong>( *values[i] ) ) : QVariant( static_cast<double>( *values[i] ) );
     row.append( value );
     if ( metric.output )
       numbers.insert( QString::fromLatin1( metric.output ), value );

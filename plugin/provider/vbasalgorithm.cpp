@@ -2,6 +2,7 @@
 #include "support/vbasqgiscompat.h"
 
 #include "metrics.h"
+#include "inputs/vbasinputs.h"
 #include "inputs/vbasrecordreader.h"
 #include "steps/vbassteps.h"
 
@@ -61,23 +62,23 @@ QString VbasAlgorithm::pluginDirectory()
 
 bool VbasAlgorithm::checkParameterValues( const QVariantMap &parameters, QgsProcessingContext &context, QString *message ) const
 {
-  for ( const QgsProcessingParameterDefinition *definition : parameterDefinitions() )
+  try
   {
-    const auto *number = dynamic_cast<const QgsProcessingParameterNumber *>( definition );
-    const QVariant value = parameters.value( definition->name() );
-    const bool whole = number && ( number->dataType() == vbasqgis::NumberType::Integer || number->name() == QLatin1String( "SEED" ) );
-    if ( !whole || !value.isValid() || value.isNull() || value.toString().isEmpty() )
-      continue;
-    try
+    vbasCheckFiniteNumbers( *this, parameters, context );
+    for ( const QgsProcessingParameterDefinition *definition : parameterDefinitions() )
     {
-      vbasWholeNumber( *this, parameters, definition->name(), context );
+      const auto *number = dynamic_cast<const QgsProcessingParameterNumber *>( definition );
+      const QVariant value = parameters.value( definition->name() );
+      const bool whole = number && ( number->dataType() == vbasqgis::NumberType::Integer || number->name() == QLatin1String( "SEED" ) );
+      if ( whole && value.isValid() && !value.isNull() && !value.toString().isEmpty() )
+        vbasWholeNumber( *this, parameters, definition->name(), context );
     }
-    catch ( const QgsProcessingException &e )
-    {
-      if ( message )
-        *message = e.what();
-      return false;
-    }
+  }
+  catch ( const QgsProcessingException &e )
+  {
+    if ( message )
+      *message = e.what();
+    return false;
   }
   return QgsProcessingAlgorithm::checkParameterValues( parameters, context, message );
 }
@@ -298,13 +299,13 @@ void VbasAlgorithm::addNumberOutput( const QString &name, const QString &descrip
 
 QString VbasAlgorithm::regionsHelp( bool withPoint, bool withPopulation )
 {
-  QString help = QObject::tr( "<b>Regions layer</b>: polygons (or points) of the initial regions: census tracts, dissemination areas, postal codes. "
+  QString help = QObject::tr( "<b>Regions layer</b>: polygons (or points) of the initial regions: census tracts, dissemination areas, postal codes. Polygons must not overlap (more than 1% of the smaller one's area is refused, naming both). "
                               "A geographic CRS is fine: distances are then computed in the WGS 84 UTM zone of the layer's centre.<br>"
                               "<b>Region id field</b>: unique id of each region, text or a number; the records refer to it.<br>" );
   if ( withPoint )
     help += QObject::tr( "<b>Region point</b>: the point that stands for a polygon: its centroid (the paper's choice) or a point on its surface (always inside). A point layer uses its points.<br>" );
   if ( withPopulation )
-    help += QObject::tr( "<b>Population field</b>: optional population of each region (residents, when the records are a sample of them), for balanced density. Empty: the number of records in each region. "
+    help += QObject::tr( "<b>Population field</b>: optional population of each region (residents, when the records are a sample of them), for balanced density. Empty: the number of records in each region. A NULL population is refused (give 0). "
                          "The site count always divides the number of records.<br>" );
   return help;
 }
@@ -332,7 +333,7 @@ QString VbasAlgorithm::recordsHelp( Qis qis )
     help += QObject::tr( "<b>Quasi-identifier fields</b>: the fields an attacker may know (age group, sex, ...), each listed once. Records with equal values on all of them form an equivalence class (EC); "
                          "values are compared exactly, whatever their type (text, numbers, dates and times, booleans, binary, lists, maps). NULL is a category of its own. "
                          "Text holding U+FFFD (the mark of bytes that were not valid UTF-8) is refused.<br>" );
-  help += QObject::tr( "<b>Count field</b>: optional number of identical records a row stands for (pre-tabulated data): a whole number from 0 to %1. NULL, negative, fractional or "
+  help += QObject::tr( "<b>Count field</b>: optional number of identical records a row stands for (pre-tabulated data): a whole number from 0 to %1 (as text: plain digits). NULL, negative, fractional or "
                        "larger counts are refused with the row and the value.<br>" )
             .arg( kVbasMaxCount );
   return help;

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 namespace
@@ -372,8 +373,9 @@ void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64
 void vbasLogSummary( const vbas::MetricValues &values, QgsProcessingFeedback *feedback )
 {
   const auto value = [&values]( const char *field ) {
-    const std::optional<double> v = vbas::metricValue( values, field );
-    return v ? QString::number( *v, 'g', 15 ) : QObject::tr( "n/a" );
+    const std::optional<vbas::MetricNumber> v = vbas::metricValue( values, field );
+    const bool whole = std::any_of( vbas::metrics().begin(), vbas::metrics().end(), [field]( const vbas::Metric &m ) { return m.whole && std::strcmp( m.field, field ) == 0; } );
+    return !v ? QObject::tr( "n/a" ) : whole ? QString::number( static_cast<qlonglong>( *v ) ) : QString::number( static_cast<double>( *v ), 'g', 15 );
   };
   feedback->pushInfo( QObject::tr( "Summary: %1 records read; %2 released, %3 suppressed (%4%); %5 aggregated regions; smallest released class %6 (k = %7)." )
                         .arg( value( "records" ), value( "released" ), value( "suppressed" ), value( "suppressed_pct" ), value( "aggregates" ), value( "smallest_ec" ), value( "k" ) ) );

@@ -82,9 +82,14 @@ QString getText( std::string_view data, std::size_t &pos )
   return text;
 }
 
-QString replacementReason( const QString &text )
+//! Why text has no exact key: U+FFFD (bytes that were not UTF-8), or a NUL, after which every output format (OGR's C strings) drops the rest.
+QString inexactTextReason( const QString &text )
 {
-  return text.contains( QChar( kReplacement ) ) ? QObject::tr( "text holding U+FFFD, the character that stands in for bytes that are not valid UTF-8, so different values may read as the same text" ) : QString();
+  if ( text.contains( QChar( kReplacement ) ) )
+    return QObject::tr( "text holding U+FFFD, the character that stands in for bytes that are not valid UTF-8, so different values may read as the same text" );
+  if ( text.contains( QChar( 0 ) ) )
+    return QObject::tr( "text holding a NUL character (U+0000), after which the output formats drop the rest of the text" );
+  return QString();
 }
 
 /**
@@ -160,7 +165,7 @@ QString putMap( const QVariantMap &map, std::string &out, bool exact )
   put<std::uint32_t>( out, static_cast<std::uint32_t>( map.size() ) );
   for ( auto it = map.constBegin(); it != map.constEnd(); ++it ) // QMap: keys in order
   {
-    const QString reason = exact ? replacementReason( it.key() ) : QString();
+    const QString reason = exact ? inexactTextReason( it.key() ) : QString();
     if ( !reason.isEmpty() )
       return reason;
     putText( out, it.key() );
@@ -185,7 +190,7 @@ QString putValue( const QVariant &value, std::string &out, bool exact )
     case QMetaType::QString:
     {
       const QString text = value.toString();
-      const QString reason = exact ? replacementReason( text ) : QString();
+      const QString reason = exact ? inexactTextReason( text ) : QString();
       if ( reason.isEmpty() )
       {
         out.push_back( Text );
@@ -353,7 +358,7 @@ QString regionKey( const QVariant &value, QString &key )
   {
     case QMetaType::QString:
       key = value.toString();
-      return replacementReason( key );
+      return inexactTextReason( key );
     case QMetaType::Int:
     case QMetaType::LongLong:
     case QMetaType::UInt:

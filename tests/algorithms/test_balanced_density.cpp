@@ -72,6 +72,7 @@ class TestBalancedDensity : public QObject
     void sortTiesByXThenLayerOrder();
     void siteIsUnweightedMeanWithZeroPopulation();
     void medianOption();
+    void hugePopulationKeepsSiteCount();
 };
 
 void TestBalancedDensity::invalidArguments()
@@ -374,6 +375,22 @@ void TestBalancedDensity::medianOption()
   const std::vector<Point> four { { 10, 0 }, { 0, 4 }, { 3, 1 }, { 1, 2 } };
   VBAS_COMPARE_POINT( balancedDensity( four, { 1, 1, 1, 1 }, 1, SitePosition::Median ).sites[0], 2, 1.5 );
   VBAS_COMPARE_POINT( balancedDensity( four, { 1, 1, 1, 1 }, 1, SitePosition::Mean ).sites[0], 3.5, 1.75 );
+}
+
+void TestBalancedDensity::hugePopulationKeepsSiteCount()
+{
+  // One region of population 1e308 among eleven of 1: s x p_row / p overflowed to infinity (eq. 10),
+  // and the largest-remainder step then placed one site too many. Every s from 2 to 10 gives s sites.
+  std::vector<Point> points;
+  std::vector<double> pop( 12, 1 );
+  for ( std::size_t i = 0; i < 12; ++i )
+    points.push_back( { double( ( i * 7 ) % 13 ), double( ( i * 5 ) % 11 ) + double( i ) / 100 } );
+  pop[11] = 1e308;
+  for ( std::size_t s = 2; s <= 10; ++s )
+    checkConsistent( balancedDensity( points, pop, s, SitePosition::Mean ), 12, s );
+  // Populations adding up beyond the largest double are refused.
+  pop[0] = 1e308;
+  QVERIFY_EXCEPTION_THROWN( balancedDensity( points, pop, 2, SitePosition::Mean ), std::invalid_argument );
 }
 
 QTEST_APPLESS_MAIN( TestBalancedDensity )

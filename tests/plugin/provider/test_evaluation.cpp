@@ -69,6 +69,7 @@ class TestEvaluation : public QObject
     void perAggregateAndPerRegionLayers();
     void reportHasMapsHistogramAndCommand();
     void withoutSensitiveFieldTheyDoNotApply();
+    void totalsAbove2To53AreExact();
     void sensitiveFieldBadInput();
     void reportDestinationChecked();
     void anonymizeReportRepeatsTheSeed();
@@ -230,6 +231,32 @@ void TestEvaluation::withoutSensitiveFieldTheyDoNotApply()
   compareNear( r.value( QStringLiteral( "DM" ) ), 67, "DM" ); // the rest stays
   const QVariantMap aggregates = features( vbastest::output( r, QStringLiteral( "AGGREGATE_METRICS" ), context ), QStringLiteral( "aggregate_id" ) );
   QVERIFY( aggregates.value( QStringLiteral( "1" ) ).toMap().value( QStringLiteral( "l_diversity" ) ).isNull() );
+}
+
+void TestEvaluation::totalsAbove2To53AreExact()
+{
+  // Rows of 2^53, 2^53 and 1 records (F in r00) and 1 (M in r22): 2^54 + 2 records, 2^54 + 1 released,
+  // which a double cannot hold (it rounds to 2^54). The number outputs, the EVALUATION table and the log are exact.
+  const qlonglong big = qlonglong( 1 ) << 53;
+  auto records = vbastest::table( QStringLiteral( "field=region:string&field=sex:string&field=n:long" ),
+                                  QList<QVariantList> { { "r00", "F", big }, { "r00", "F", big }, { "r00", "F", 1 }, { "r22", "M", 1 } } );
+  QgsProcessingContext context;
+  QVariantMap p = parameters();
+  p.insert( QStringLiteral( "RECORDS" ), layerValue( records.get() ) );
+  p.insert( QStringLiteral( "COUNT_FIELD" ), QStringLiteral( "n" ) );
+  p.insert( QStringLiteral( "SENSITIVE_FIELD" ), QVariant() );
+  p.insert( QStringLiteral( "REPORT" ), QVariant() );
+  vbastest::Feedback feedback;
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:evaluate" ), p, context, true, &feedback );
+  QCOMPARE( r.value( QStringLiteral( "RECORDS" ) ).toLongLong(), 2 * big + 2 );
+  QCOMPARE( r.value( QStringLiteral( "RELEASED" ) ).toLongLong(), 2 * big + 1 );
+  QCOMPARE( r.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong(), 1LL );
+  QCOMPARE( r.value( QStringLiteral( "SMALLEST_EC" ) ).toLongLong(), 2 * big + 1 );
+  QgsFeature row;
+  QVERIFY( vbastest::output( r, QStringLiteral( "EVALUATION" ), context )->getFeatures().nextFeature( row ) );
+  QCOMPARE( row.attribute( QStringLiteral( "records" ) ).toLongLong(), 2 * big + 2 );
+  QCOMPARE( row.attribute( QStringLiteral( "released" ) ).toLongLong(), 2 * big + 1 );
+  QVERIFY2( feedback.saw( QStringLiteral( "Summary: %1 records read; %2 released, 1 suppressed" ).arg( 2 * big + 2 ).arg( 2 * big + 1 ) ), qPrintable( feedback.messages.join( '\n' ) ) );
 }
 
 void TestEvaluation::sensitiveFieldBadInput()

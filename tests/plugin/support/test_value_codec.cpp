@@ -38,7 +38,7 @@ QList<QVariant> lookalikes()
     QStringLiteral( "a" ), QStringLiteral( "A" ), QStringLiteral( "" ), QStringLiteral( " " ), QStringLiteral( "a " ),
     QString::fromUtf8( "\xc3\xa9" ), QString::fromUtf8( "e\xcc\x81" ), // é precomposed and decomposed: different code units
     QString( 30, 'x' ), QString( 30, 'x' ).replace( 15, 1, 'y' ),     // long strings differing in one middle character
-    QString( QChar( 0 ) ), QStringLiteral( "1" ),
+    QString( QChar( 0xfeff ) ), QStringLiteral( "1" ), // U+FEFF (a byte order mark) is a character of its own
     1, 2, -1, qlonglong( 1 ) << 62, std::numeric_limits<qulonglong>::max(),
     0.0, -0.0, 1.0, 0.1, 0.1 + 0.2, 0.3, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
     true, false,
@@ -143,6 +143,12 @@ void TestValueCodec::keysRefuseWhatIsNotExact()
   QVERIFY( VbasValueCodec::encodeKey( QVariantMap { { replaced, 1 } }, bytes ).contains( QStringLiteral( "U+FFFD" ) ) );
   QVERIFY( VbasValueCodec::encodeKey( QPointF( 1, 2 ), bytes ).contains( QStringLiteral( "QPointF" ) ) );
   QVERIFY( VbasValueCodec::encodeKey( QVariantList { QPointF( 1, 2 ) }, bytes ).contains( QStringLiteral( "QPointF" ) ) );
+  // Text with a NUL would lose what follows it in every output format: 'F\0x' released as 'F'.
+  const QString nul = QStringLiteral( "F" ) + QChar( 0 ) + QStringLiteral( "x" );
+  QVERIFY( VbasValueCodec::encodeKey( nul, bytes ).contains( QStringLiteral( "NUL character (U+0000)" ) ) );
+  QVERIFY( VbasValueCodec::encodeKey( QStringList { "ok", nul }, bytes ).contains( QStringLiteral( "U+0000" ) ) );
+  // A U+FEFF is a character like any other: kept.
+  QVERIFY( VbasValueCodec::encodeKey( QString( QChar( 0xfeff ) ) + QStringLiteral( "F" ), bytes ).isEmpty() );
 }
 
 void TestValueCodec::releaseKeepsAnyValue()

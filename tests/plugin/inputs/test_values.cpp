@@ -1,0 +1,280 @@
+// Values and numbers in the inputs (docs/preparing-data.md): values taken as stored or refused naming
+// the row, counts given as plain digits, finite number parameters, a population in every region,
+// polygon regions, and record points without a CRS. Every refusal is checked with its message.
+#include "qgis_test_util.h"
+#include "support/vbasqgiscompat.h"
+
+#include <QTemporaryDir>
+
+#include <cpl_error.h>
+#include <gdal.h>
+
+using vbastest::Feedback;
+using vbastest::layerValue;
+
+namespace
+{
+
+//! Runs SQL statements on a GeoPackage through GDAL (which has the functions its triggers call), as a user's own tool would store values QGIS does not write.
+void execute( const QString &path, const QString &sql )
+{
+  GDALDatasetH dataset = GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_UPDATE, nullptr, nullptr, nullptr );
+  QVERIFY( dataset );
+  CPLErrorReset();
+  for ( const QString &statement : sql.split( ';', Qt::SkipEmptyParts ) )
+    if ( !statement.trimmed().isEmpty() )
+      GDALDatasetExecuteSQL( dataset, statement.toUtf8().constData(), nullptr, nullptr );
+  const QString error = QString::fromUtf8( CPLGetLastErrorMsg() );
+  GDALClose( dataset );
+  QVERIFY2( error.isEmpty(), qPrintable( error ) );
+}
+
+//! Two records in each region of the grid: sex F, age 30, n 1.
+QList<QVariantList> twoPerRegion()
+{
+  QList<QVariantList> rows;
+  for ( int c = 0; c < 3; ++c )
+    for ( int r = 0; r < 3; ++r )
+      for ( int i = 0; i < 2; ++i )
+        rows << QVariantList { QStringLiteral( "r%1%2" ).arg( c ).arg( r ), QStringLiteral( "F" ), 30, 1 };
+  return rows;
+}
+
+const QString kFields = QStringLiteral( "field=region:string&field=sex:string&field=age:integer&field=n:integer" );
+
+} // namespace
+
+class TestValues : public QObject
+{
+    Q_OBJECT
+
+  private slots:
+    void initTestCase();
+    void cleanupTestCase();
+
+    void nanParametersRefused();
+    void nullPopulationRefused();
+    void textCountsArePlainDigits();
+    void storedTypeMismatchRefused();
+    void nulAndBomRefused();
+    void lineRegionsRefused();
+    void pointsWithoutSrsTakenInRegionsCrs();
+    void overlappingRegionsRefused();
+
+  private:
+    QString runError( const QString &id, const QVariantMap &parameters, Feedback *feedback = nullptr );
+    //! The records saved as a GeoPackage table "records", edited by sql.
+    std::unique_ptr<QgsVectorLayer> geoPackage( const QString &name, const QString &sql );
+
+    QgsProcessingContext mContext;
+    QTemporaryDir mDir;
+};
+
+void TestValues::initTestCase()
+{
+  vbastest::initQgisWithProvider();
+}
+
+void TestValues::cleanupTestCase()
+{
+  QgsApplication::exitQgis();
+}
+
+QString TestValues::runError( const QString &id, const QVariantMap &parameters, Feedback *feedback )
+{
+  Feedback own;
+  Feedback *f = feedback ? feedback : &own;
+  vbastest::run( id, parameters, mContext, false, f );
+  return f->error();
+}
+
+std::unique_ptr<QgsVectorLayer> TestValues::geoPackage( const QString &name, const QString &sql )
+{
+  auto memory = vbastest::table( kFields, twoPerRegion() );
+  const QString path = mDir.filePath( name + QStringLiteral( ".gpkg" ) );
+  vbastest::save( memory.get(), path, QStringLiteral( "records" ) );
+  execute( path, sql );
+  return std::make_unique<QgsVectorLayer>( path + QStringLiteral( "|layername=records" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+}
+
+void TestValues::nanParametersRefused()
+{
+  // NaN and infinite numbers pass QGIS's own range checks; every one is refused, by the dialog's
+  // check and when the algorithm runs.
+  auto regions = vbastest::grid();
+  auto recs = vbastest::table( kFields, twoPerRegion() );
+  const QgsProcessingAlgorithm *anonymize = QgsApplication::processingRegistry()->algorithmById( QStringLiteral( "vbas:anonymize" ) );
+  for ( const auto &[name, value] : { std::pair<QString, QString> { "ENTROPY_BASE", "nan" }, { "EXP_B0", "nan" }, { "RISK_THRESHOLD", "nan" }, { "B1", "inf" }, { "FIXED_CUTOFF", "-inf" } } )
+  {
+    QVariantMap p = vbastest::gridParameters( regions.get(), recs.get() );
+    p.insert( QStringLiteral( "COEFFICIENTS" ), 3 );
+    p.insert( name, value );
+    QString message;
+    QVERIFY2( !anonymize->checkParameterValues( p, mContext, &message ), qPrintable( name ) );
+    QCOMPARE( message, QStringLiteral( "%1 must be a finite number (%1 = %2)." ).arg( name, value ) );
+    QVERIFY2( runError( QStringLiteral( "vbas:anonymize" ), p ).contains( message ), qPrintable( name ) );
+  }
+}
+
+void TestValues::nullPopulationRefused()
+{
+  auto regions = vbastest::grid();
+  QgsFeature f;
+  QgsFeatureIterator it = regions->getFeatures();
+  it.nextFeature( f );
+  it.nextFeature( f ); // r01
+  regions->dataProvider()->changeAttributeValues( { { f.id(), { { 1, QVariant() } } } } );
+  auto recs = vbastest::table( kFields, twoPerRegion() );
+  QVariantMap p = vbastest::gridParameters( regions.get(), recs.get() );
+  p.insert( QStringLiteral( "POPULATION_FIELD" ), QStringLiteral( "pop" ) );
+  const QString error = runError( QStringLiteral( "vbas:estimatesitecount" ), p );
+  QVERIFY2( error.contains( QStringLiteral( "Region 'r01': the population field 'pop' is NULL" ) ), qPrintable( error ) );
+}
+
+void TestValues::textCountsArePlainDigits()
+{
+  // A count given as text is read only as plain digits: ' 5', '5.0', '1e1', '+5' are refused with the row and value.
+  auto regions = vbastest::grid();
+  const QString fields = QStringLiteral( "field=region:string&field=sex:string&field=age:integer&field=n:string" );
+  for ( const QString &count : { QStringLiteral( " 5" ), QStringLiteral( "5.0" ), QStringLiteral( "1e1" ), QStringLiteral( "+5" ), QStringLiteral( "5 " ), QString() } )
+  {
+    QList<QVariantList> rows = twoPerRegion();
+    for ( QVariantList &row : rows )
+      row[3] = QStringLiteral( "1" );
+    rows[3][3] = count.isEmpty() ? QStringLiteral( "\u0665" ) : count; // ARABIC-INDIC DIGIT FIVE, which toLongLong would not take either
+    auto recs = vbastest::table( fields, rows );
+    QVariantMap p = vbastest::gridParameters( regions.get(), recs.get() );
+    p.insert( QStringLiteral( "COUNT_FIELD" ), QStringLiteral( "n" ) );
+    const QString error = runError( QStringLiteral( "vbas:estimatesitecount" ), p );
+    QVERIFY2( error.contains( QStringLiteral( "Record row 4 (feature id 4): the count field 'n' holds '%1', not a whole number" ).arg( rows[3][3].toString() ) ), qPrintable( error ) );
+  }
+  // Plain digits are counts.
+  QList<QVariantList> rows = twoPerRegion();
+  for ( QVariantList &row : rows )
+    row[3] = QStringLiteral( "1" );
+  rows[3][3] = QStringLiteral( "05" );
+  auto recs = vbastest::table( fields, rows );
+  QVariantMap p = vbastest::gridParameters( regions.get(), recs.get() );
+  p.insert( QStringLiteral( "COUNT_FIELD" ), QStringLiteral( "n" ) );
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:estimatesitecount" ), p, mContext, true );
+  QCOMPARE( r.value( QStringLiteral( "RECORDS" ) ).toLongLong(), 22LL );
+}
+
+void TestValues::storedTypeMismatchRefused()
+{
+  // Text in an INTEGER column reads as 0 in QGIS: it would be released as 0 and merged into class 0.
+  auto regions = vbastest::grid();
+  auto recs = geoPackage( QStringLiteral( "text_in_integer" ), QStringLiteral( "UPDATE records SET age = 'x' WHERE fid = 3; UPDATE records SET age = 'y' WHERE fid = 4;" ) );
+  QVERIFY( recs->isValid() );
+  QVariantMap p = vbastest::gridParameters( regions.get(), recs.get() );
+  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ), QStringLiteral( "age" ) } );
+  p.insert( QStringLiteral( "MODEL" ), 3 );
+  p.insert( QStringLiteral( "FIXED_SITES" ), 2 );
+  p.insert( QStringLiteral( "K" ), 2 );
+  QString error = runError( QStringLiteral( "vbas:anonymize" ), p );
+  QVERIFY2( error.contains( QStringLiteral( "Record with feature id 3: the field 'age' is of type int but stores the text value 'x'" ) ), qPrintable( error ) );
+
+  // A count column likewise (read as 0 records), and a region id column of the regions.
+  auto counts = geoPackage( QStringLiteral( "text_in_count" ), QStringLiteral( "UPDATE records SET n = '2x' WHERE fid = 5;" ) );
+  p.insert( QStringLiteral( "RECORDS" ), layerValue( counts.get() ) );
+  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ) } );
+  p.insert( QStringLiteral( "COUNT_FIELD" ), QStringLiteral( "n" ) );
+  error = runError( QStringLiteral( "vbas:estimatesitecount" ), p );
+  QVERIFY2( error.contains( QStringLiteral( "Record with feature id 5: the field 'n' is of type int but stores the text value '2x'" ) ), qPrintable( error ) );
+
+  auto memoryRegions = vbastest::grid();
+  const QString regionsPath = mDir.filePath( QStringLiteral( "regions.gpkg" ) );
+  vbastest::save( memoryRegions.get(), regionsPath, QStringLiteral( "regions" ) );
+  execute( regionsPath, QStringLiteral( "UPDATE regions SET pop = 1.5 WHERE fid = 2;" ) );
+  QgsVectorLayer storedRegions( regionsPath + QStringLiteral( "|layername=regions" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
+  p = vbastest::gridParameters( &storedRegions, recs.get() );
+  p.insert( QStringLiteral( "POPULATION_FIELD" ), QStringLiteral( "pop" ) );
+  error = runError( QStringLiteral( "vbas:estimatesitecount" ), p );
+  QVERIFY2( error.contains( QStringLiteral( "Region with feature id 2: the field 'pop' is of type int but stores the real value 1.5" ) ), qPrintable( error ) );
+}
+
+void TestValues::nulAndBomRefused()
+{
+  // QGIS drops the text after a NUL and a leading U+FEFF: 'F' + NUL + 'x' would be released as 'F'.
+  auto regions = vbastest::grid();
+  auto nul = geoPackage( QStringLiteral( "nul" ), QStringLiteral( "UPDATE records SET sex = 'F' || char(0) || 'x' WHERE fid = 7;" ) );
+  QVariantMap p = vbastest::gridParameters( regions.get(), nul.get() );
+  p.insert( QStringLiteral( "MODEL" ), 3 );
+  p.insert( QStringLiteral( "FIXED_SITES" ), 2 );
+  p.insert( QStringLiteral( "K" ), 2 );
+  QString error = runError( QStringLiteral( "vbas:anonymize" ), p );
+  QVERIFY2( error.contains( QStringLiteral( "Record with feature id 7: the field 'sex' holds text with a NUL character (U+0000)" ) ), qPrintable( error ) );
+
+  auto bom = geoPackage( QStringLiteral( "bom" ), QStringLiteral( "UPDATE records SET sex = char(65279) || 'F' WHERE fid = 8;" ) );
+  p.insert( QStringLiteral( "RECORDS" ), layerValue( bom.get() ) );
+  error = runError( QStringLiteral( "vbas:anonymize" ), p );
+  QVERIFY2( error.contains( QStringLiteral( "Record with feature id 8: the field 'sex' holds text that begins with U+FEFF" ) ), qPrintable( error ) );
+
+  // A U+FEFF inside the text is kept, and the run goes on.
+  auto inside = geoPackage( QStringLiteral( "inside" ), QStringLiteral( "UPDATE records SET sex = 'F' || char(65279) WHERE fid = 8;" ) );
+  p.insert( QStringLiteral( "RECORDS" ), layerValue( inside.get() ) );
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+}
+
+void TestValues::lineRegionsRefused()
+{
+  QgsVectorLayer lines( QStringLiteral( "LineString?crs=EPSG:32618&field=id:string" ), QStringLiteral( "lines" ), QStringLiteral( "memory" ) );
+  QgsFeature f( lines.fields() );
+  f.setAttributes( QgsAttributes() << QStringLiteral( "r00" ) );
+  f.setGeometry( QgsGeometry::fromWkt( QStringLiteral( "LINESTRING(0 0, 1 1)" ) ) );
+  lines.dataProvider()->addFeatures( QgsFeatureList() << f );
+  auto recs = vbastest::table( kFields, twoPerRegion() );
+  const QString error = runError( QStringLiteral( "vbas:estimatesitecount" ), vbastest::gridParameters( &lines, recs.get() ) );
+  QVERIFY2( error.contains( QStringLiteral( "The regions layer has LineString geometry: regions must be polygons" ) ), qPrintable( error ) );
+}
+
+void TestValues::pointsWithoutSrsTakenInRegionsCrs()
+{
+  // A GeoPackage of points with no SRS (srs_id 0, "Undefined geographic SRS") is located in the
+  // regions' CRS with a warning, as a shapefile without .prj is.
+  auto regions = vbastest::grid();
+  QgsVectorLayer memory( QStringLiteral( "Point?crs=EPSG:32618&field=sex:string" ), QStringLiteral( "patients" ), QStringLiteral( "memory" ) );
+  QgsFeatureList features;
+  for ( int c = 0; c < 3; ++c )
+    for ( int r = 0; r < 3; ++r )
+    {
+      QgsFeature f( memory.fields() );
+      f.setAttributes( QgsAttributes() << QStringLiteral( "F" ) );
+      f.setGeometry( QgsGeometry::fromPointXY( QgsPointXY( c + 0.5, r + 0.5 ) ) );
+      features << f;
+    }
+  memory.dataProvider()->addFeatures( features );
+  const QString path = mDir.filePath( QStringLiteral( "nosrs.gpkg" ) );
+  vbastest::save( &memory, path, QStringLiteral( "patients" ) );
+  execute( path, QStringLiteral( "UPDATE gpkg_geometry_columns SET srs_id = 0; UPDATE gpkg_contents SET srs_id = 0;" ) );
+  QgsVectorLayer points( path + QStringLiteral( "|layername=patients" ), QStringLiteral( "patients" ), QStringLiteral( "ogr" ) );
+  QVERIFY( points.isValid() );
+  QVariantMap p = vbastest::inputParameters( regions.get(), QStringLiteral( "id" ), &points, QString(), { QStringLiteral( "sex" ) } );
+  Feedback feedback;
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:estimatesitecount" ), p, mContext, true, &feedback );
+  QCOMPARE( r.value( QStringLiteral( "RECORDS" ) ).toLongLong(), 9LL );
+  QVERIFY2( feedback.warned( QStringLiteral( "The records layer has no CRS: its points are taken in the regions' CRS (EPSG:32618)." ) ), qPrintable( feedback.warnings.join( '\n' ) ) );
+}
+
+void TestValues::overlappingRegionsRefused()
+{
+  // A tenth region inside r00: the aggregates would overlap. Refused naming the pair.
+  auto regions = vbastest::grid();
+  QgsFeature inner( regions->fields() );
+  inner.setAttributes( QgsAttributes() << QStringLiteral( "inner" ) << 1 );
+  inner.setGeometry( QgsGeometry::fromRect( QgsRectangle( 0.2, 0.2, 0.8, 0.8 ) ) );
+  regions->dataProvider()->addFeatures( QgsFeatureList() << inner );
+  auto recs = vbastest::table( kFields, twoPerRegion() );
+  const QString error = runError( QStringLiteral( "vbas:estimatesitecount" ), vbastest::gridParameters( regions.get(), recs.get() ) );
+  QVERIFY2( error.contains( QStringLiteral( "Regions 'r00' and 'inner' overlap (the overlap is 100% of the smaller one's area)" ) ), qPrintable( error ) );
+
+  // Digitising noise along a shared border passes: r00 reaching 1e-4 into r10.
+  auto noisy = vbastest::grid();
+  QgsFeature r00;
+  noisy->getFeatures().nextFeature( r00 );
+  noisy->dataProvider()->changeGeometryValues( { { r00.id(), QgsGeometry::fromRect( QgsRectangle( 0, 0, 1.0001, 1 ) ) } } );
+  vbastest::run( QStringLiteral( "vbas:estimatesitecount" ), vbastest::gridParameters( noisy.get(), recs.get() ), mContext, true );
+}
+
+QTEST_MAIN( TestValues )
+#include "test_values.moc"
