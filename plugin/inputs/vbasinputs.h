@@ -14,6 +14,7 @@
 #include "support/vbaslocation.h"
 #include "inputs/vbaspointlocator.h"
 #include "inputs/vbasrecordreader.h"
+#include "inputs/vbasstoredtable.h"
 
 #include <qgscoordinatereferencesystem.h>
 #include <qgscoordinatetransform.h>
@@ -85,26 +86,6 @@ std::unique_ptr<QgsProcessingFeatureSource> vbasSource( const QgsProcessingAlgor
 
 //! The identity fields (the table's feature id column) of the source parameter name: they carry the input's order and are never released.
 QgsAttributeList vbasIdentityFields( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context );
-
-/**
- * A GeoPackage or SQLite table, whose values are checked as stored before QGIS decodes them: a value
- * its field's type cannot hold (text in an INTEGER column, which QGIS reads as 0), text holding NUL
- * (QGIS drops what follows) or beginning with U+FEFF (QGIS drops it) is refused naming its row.
- */
-class VbasStoredTable
-{
-  public:
-    //! The table behind layer, or nothing when it is no GeoPackage or SQLite table.
-    static std::optional<VbasStoredTable> of( const QgsVectorLayer *layer );
-    //! One scan of the table; throws naming the first row (by feature id, for rowKind) with a value QGIS would change.
-    void check( const QgsFields &fields, const QgsAttributeList &checked, const QString &rowKind ) const;
-
-  private:
-    QString mPath;
-    QString mTable;
-    QString mFid;    //!< the feature id column (rowid when the table has none)
-    QString mFilter; //!< the layer's subset string
-};
 
 //! Whether crs is a spatial reference: not invalid, nor GeoPackage's "Undefined geographic/cartesian SRS".
 bool vbasHasSrs( const QgsCoordinateReferenceSystem &crs );
