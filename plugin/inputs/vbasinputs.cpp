@@ -175,12 +175,6 @@ void vbasCheckFiniteNumbers( const QgsProcessingAlgorithm &algorithm, const QVar
   }
 }
 
-bool vbasHasSrs( const QgsCoordinateReferenceSystem &crs )
-{
-  // GeoPackage's srs_id 0 and -1, which GDAL reads as these two named CRSs.
-  return crs.isValid() && !( crs.authid().isEmpty() && ( crs.description() == QLatin1String( "Undefined geographic SRS" ) || crs.description() == QLatin1String( "Undefined cartesian SRS" ) ) );
-}
-
 std::optional<std::uint32_t> VbasRegions::find( const QVariant &id ) const
 {
   QString key;

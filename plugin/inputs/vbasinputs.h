@@ -87,9 +87,6 @@ std::unique_ptr<QgsProcessingFeatureSource> vbasSource( const QgsProcessingAlgor
 //! The identity fields (the table's feature id column) of the source parameter name: they carry the input's order and are never released.
 QgsAttributeList vbasIdentityFields( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context );
 
-//! Whether crs is a spatial reference: not invalid, nor GeoPackage's "Undefined geographic/cartesian SRS".
-bool vbasHasSrs( const QgsCoordinateReferenceSystem &crs );
-
 //! Refuses a number parameter of algorithm that is NaN or infinite, naming it.
 void vbasCheckFiniteNumbers( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
 

@@ -78,3 +78,9 @@ std::optional<std::uint32_t> VbasPointLocator::locate( const QgsGeometry &geomet
   }
   return found;
 }
+
+bool vbasHasSrs( const QgsCoordinateReferenceSystem &crs )
+{
+  // GeoPackage's srs_id 0 and -1, which GDAL reads as these two named CRSs.
+  return crs.isValid() && !( crs.authid().isEmpty() && ( crs.description() == QLatin1String( "Undefined geographic SRS" ) || crs.description() == QLatin1String( "Undefined cartesian SRS" ) ) );
+}

@@ -16,6 +16,9 @@
 
 struct VbasRegions;
 
+//! Whether crs is a spatial reference: not invalid, nor GeoPackage's "Undefined geographic/cartesian SRS".
+bool vbasHasSrs( const QgsCoordinateReferenceSystem &crs );
+
 class VbasPointLocator
 {
   public:
