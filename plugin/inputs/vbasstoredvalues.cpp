@@ -1,6 +1,7 @@
 #include "inputs/vbasstoredvalues.h"
 #include "support/vbasqgiscompat.h"
 
+#include <qgsdatasourceuri.h>
 #include <qgsexception.h>
 #include <qgsfeaturesource.h>
 #include <qgsprocessingutils.h>
@@ -17,6 +18,7 @@
 #include <cpl_csv.h>
 #include <cpl_vsi.h>
 #include <gdal.h>
+#include <libpq-fe.h>
 #include <ogr_api.h>
 #include <sqlite3.h>
 
@@ -98,32 +100,33 @@ class SqliteRows : public VbasStoredValues::Rows
 {
   public:
     SqliteRows( const QString &path, const QString &table, const QString &fid, const QList<Column> &columns, int fieldCount )
-      : mColumns( columns )
+      : mPath( path )
+      , mColumns( columns )
       , mFieldCount( fieldCount )
     {
-      if ( sqlite3_open_v2( QFile::encodeName( path ).constData(), &mDb, SQLITE_OPEN_READONLY, nullptr ) != SQLITE_OK )
-        fail( path );
+      sqlite3 *db = nullptr;
+      const int opened = sqlite3_open_v2( QFile::encodeName( path ).constData(), &db, SQLITE_OPEN_READONLY, nullptr );
+      mDb.reset( db );
+      if ( opened != SQLITE_OK )
+        fail();
       QStringList select { QgsSqliteUtils::quotedIdentifier( fid ) };
       for ( const Column &column : columns )
         select << QgsSqliteUtils::quotedIdentifier( column.name );
       const QString sql = QStringLiteral( "SELECT %1 FROM %2" ).arg( select.join( QLatin1String( ", " ) ), QgsSqliteUtils::quotedIdentifier( table ) );
-      if ( sqlite3_prepare_v2( mDb, sql.toUtf8().constData(), -1, &mStatement, nullptr ) != SQLITE_OK )
-        fail( path );
+      sqlite3_stmt *statement = nullptr;
+      const int prepared = sqlite3_prepare_v2( mDb.get(), sql.toUtf8().constData(), -1, &statement, nullptr );
+      mStatement.reset( statement );
+      if ( prepared != SQLITE_OK )
+        fail();
     }
-    ~SqliteRows() override
-    {
-      sqlite3_finalize( mStatement );
-      sqlite3_close_v2( mDb );
-    }
-
     bool next( QgsFeatureId &id, QgsAttributes &values ) override
     {
-      const int result = sqlite3_step( mStatement );
+      const int result = sqlite3_step( mStatement.get() );
       if ( result == SQLITE_DONE )
         return false;
       if ( result != SQLITE_ROW )
-        fail( QString() );
-      id = sqlite3_column_int64( mStatement, 0 );
+        fail();
+      id = sqlite3_column_int64( mStatement.get(), 0 );
       values = QgsAttributes( mFieldCount );
       for ( int i = 0; i < mColumns.size(); ++i )
         values[mColumns[i].field] = mColumns[i].compared ? literal( i + 1 ) : native( i + 1 );
@@ -131,25 +134,25 @@ class SqliteRows : public VbasStoredValues::Rows
     }
 
   private:
-    [[noreturn]] void fail( const QString &path ) const
+    [[noreturn]] void fail() const
     {
-      throw QgsProcessingException( QObject::tr( "SQLite could not read the stored values of the table %1: %2" ).arg( path, QString::fromUtf8( sqlite3_errmsg( mDb ) ) ) );
+      throw QgsProcessingException( QObject::tr( "SQLite could not read the stored values of the table %1: %2" ).arg( mPath, QString::fromUtf8( sqlite3_errmsg( mDb.get() ) ) ) );
     }
 
     QByteArray bytes( int i ) const
     {
-      const char *data = static_cast<const char *>( sqlite3_column_blob( mStatement, i ) );
-      return QByteArray( data, sqlite3_column_bytes( mStatement, i ) );
+      const char *data = static_cast<const char *>( sqlite3_column_blob( mStatement.get(), i ) );
+      return QByteArray( data, sqlite3_column_bytes( mStatement.get(), i ) );
     }
 
     QVariant literal( int i ) const
     {
-      switch ( sqlite3_column_type( mStatement, i ) )
+      switch ( sqlite3_column_type( mStatement.get(), i ) )
       {
         case SQLITE_INTEGER:
-          return QString::number( sqlite3_column_int64( mStatement, i ) );
+          return QString::number( sqlite3_column_int64( mStatement.get(), i ) );
         case SQLITE_FLOAT:
-          return real( sqlite3_column_double( mStatement, i ) );
+          return real( sqlite3_column_double( mStatement.get(), i ) );
         case SQLITE_TEXT:
         {
           const QByteArray text = bytes( i );
@@ -173,12 +176,12 @@ class SqliteRows : public VbasStoredValues::Rows
 
     QVariant native( int i ) const
     {
-      switch ( sqlite3_column_type( mStatement, i ) )
+      switch ( sqlite3_column_type( mStatement.get(), i ) )
       {
         case SQLITE_INTEGER:
-          return static_cast<qlonglong>( sqlite3_column_int64( mStatement, i ) );
+          return static_cast<qlonglong>( sqlite3_column_int64( mStatement.get(), i ) );
         case SQLITE_FLOAT:
-          return sqlite3_column_double( mStatement, i );
+          return sqlite3_column_double( mStatement.get(), i );
         case SQLITE_TEXT:
           return QString::fromUtf8( bytes( i ) );
         case SQLITE_BLOB:
@@ -188,8 +191,14 @@ class SqliteRows : public VbasStoredValues::Rows
       }
     }
 
-    sqlite3 *mDb = nullptr;
-    sqlite3_stmt *mStatement = nullptr;
+    QString mPath;
+    struct Close
+    {
+        void operator()( sqlite3 *db ) const { sqlite3_close_v2( db ); }
+        void operator()( sqlite3_stmt *statement ) const { sqlite3_finalize( statement ); }
+    };
+    std::unique_ptr<sqlite3, Close> mDb; // declared first: closed after the statement is finalized
+    std::unique_ptr<sqlite3_stmt, Close> mStatement;
     QList<Column> mColumns;
     int mFieldCount = 0;
 };
@@ -218,9 +227,12 @@ class CsvRows : public VbasStoredValues::Rows
       {
         const int at = header.indexOf( column.name );
         if ( at < 0 )
+        {
+          VSIFCloseL( mFile );
           throw QgsProcessingException( QObject::tr( "The field '%1' is not a column named in the first line of the CSV file %2, so its text cannot be read: "
                                                      "give the file a header line, or compare its typed values (TYPED_CSV)." )
                                           .arg( column.name, path ) );
+        }
         mAt << at;
       }
     }
@@ -289,7 +301,11 @@ class JsonRows : public VbasStoredValues::Rows
       mDataset = GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, drivers, options, nullptr );
       mLayer = !mDataset ? nullptr : layerName.isEmpty() ? GDALDatasetGetLayer( mDataset, 0 ) : GDALDatasetGetLayerByName( mDataset, layerName.toUtf8().constData() );
       if ( !mLayer )
+      {
+        if ( mDataset )
+          GDALClose( mDataset );
         throw QgsProcessingException( QObject::tr( "GDAL could not read the GeoJSON file %1 as JSON." ).arg( path ) );
+      }
     }
     ~JsonRows() override { GDALClose( mDataset ); }
 
@@ -322,6 +338,97 @@ class JsonRows : public VbasStoredValues::Rows
     QList<Column> mColumns;
     int mFieldCount = 0;
 };
+
+/**
+ * A PostgreSQL table through libpq, read with a cursor: a compared value becomes the server's text of
+ * it (value::text), which keeps apart what the type's own comparison merges (citext's letter case,
+ * timestamps to the microsecond, numeric 1.0 and 1.00). The count keeps its number.
+ */
+class PostgresRows : public VbasStoredValues::Rows
+{
+  public:
+    PostgresRows( const QgsDataSourceUri &uri, const QList<Column> &columns, int fieldCount )
+      : mColumns( columns )
+      , mFieldCount( fieldCount )
+      , mWhere( uri.schema().isEmpty() ? uri.table() : uri.schema() + '.' + uri.table() )
+    {
+      mConnection.reset( PQconnectdb( uri.connectionInfo( true ).toUtf8().constData() ) );
+      QStringList select { QgsSqliteUtils::quotedIdentifier( uri.keyColumn() ) };
+      for ( const Column &column : columns )
+        select << QgsSqliteUtils::quotedIdentifier( column.name ) + ( column.compared ? QStringLiteral( "::text" ) : QString() );
+      const QString from = uri.schema().isEmpty() ? QgsSqliteUtils::quotedIdentifier( uri.table() ) : QgsSqliteUtils::quotedIdentifier( uri.schema() ) + '.' + QgsSqliteUtils::quotedIdentifier( uri.table() );
+      if ( PQstatus( mConnection.get() ) != CONNECTION_OK )
+        fail( nullptr );
+      run( QStringLiteral( "BEGIN READ ONLY" ), PGRES_COMMAND_OK );
+      run( QStringLiteral( "DECLARE vbas_stored NO SCROLL CURSOR FOR SELECT %1 FROM %2" ).arg( select.join( QLatin1String( ", " ) ), from ), PGRES_COMMAND_OK );
+    }
+
+    bool next( QgsFeatureId &id, QgsAttributes &values ) override
+    {
+      if ( mRow >= PQntuples( mBatch.get() ) )
+      {
+        run( QStringLiteral( "FETCH 10000 FROM vbas_stored" ), PGRES_TUPLES_OK );
+        mRow = 0;
+        if ( PQntuples( mBatch.get() ) == 0 )
+          return false;
+      }
+      PGresult *batch = mBatch.get();
+      id = QString::fromLatin1( PQgetvalue( batch, mRow, 0 ) ).toLongLong();
+      values = QgsAttributes( mFieldCount );
+      for ( int i = 0; i < mColumns.size(); ++i )
+        values[mColumns[i].field] = PQgetisnull( batch, mRow, i + 1 ) ? QVariant( QVariant::String ) : value( batch, i + 1, mColumns[i].compared );
+      ++mRow;
+      return true;
+    }
+
+  private:
+    //! A compared value's text; the count as a number when its column holds numbers.
+    QVariant value( PGresult *batch, int i, bool compared ) const
+    {
+      const QString text = QString::fromUtf8( PQgetvalue( batch, mRow, i ), PQgetlength( batch, mRow, i ) );
+      bool ok = false;
+      const Oid type = PQftype( batch, i );
+      const bool whole = type == 20 || type == 21 || type == 23; // int8, int2, int4
+      const bool real = type == 700 || type == 701 || type == 1700; // float4, float8, numeric
+      const QVariant number = whole ? QVariant( text.toLongLong( &ok ) ) : real ? QVariant( text.toDouble( &ok ) ) : QVariant();
+      return !compared && ok ? number : QVariant( text );
+    }
+
+    void run( const QString &sql, ExecStatusType expected )
+    {
+      mBatch.reset( PQexec( mConnection.get(), sql.toUtf8().constData() ) );
+      if ( PQresultStatus( mBatch.get() ) != expected )
+        fail( mBatch.get() );
+    }
+
+    [[noreturn]] void fail( const PGresult *result ) const
+    {
+      const QString why = QString::fromUtf8( result ? PQresultErrorMessage( result ) : PQerrorMessage( mConnection.get() ) ).trimmed();
+      throw QgsProcessingException( QObject::tr( "PostgreSQL could not read the stored values of the table %1: %2" ).arg( mWhere, why ) );
+    }
+
+    struct Close
+    {
+        void operator()( PGconn *connection ) const { PQfinish( connection ); }
+        void operator()( PGresult *result ) const { PQclear( result ); }
+    };
+    std::unique_ptr<PGconn, Close> mConnection; // declared first: closed after the last result is cleared
+    std::unique_ptr<PGresult, Close> mBatch;
+    QList<Column> mColumns;
+    int mFieldCount = 0;
+    QString mWhere;
+    int mRow = 0;
+};
+
+//! A PostgreSQL table (not a query) whose feature ids are its one whole-number key column.
+bool isPostgresTable( const QgsVectorLayer *layer, const QgsFields &fields )
+{
+  if ( !layer || layer->providerType() != QLatin1String( "postgres" ) )
+    return false;
+  const QgsDataSourceUri uri( layer->source() );
+  const int key = fields.lookupField( uri.keyColumn() );
+  return !uri.table().startsWith( '(' ) && key >= 0 && ( fields.at( key ).type() == vbasqgis::Field::Int || fields.at( key ).type() == vbasqgis::Field::LongLong );
+}
 
 //! The OGR layer's name and its feature id column ("rowid" when OGR names none), or false when GDAL cannot open it.
 bool ogrLayer( const QString &path, QString &name, QString &fid )
@@ -363,6 +470,11 @@ VbasStoredValues::VbasStoredValues( QgsProcessingFeatureSource &source, const Qg
     mReading = Reading::CsvText;
     mRows = std::make_unique<CsvRows>( path, columns, fieldCount );
   }
+  else if ( isPostgresTable( layer, source.fields() ) )
+  {
+    mReading = Reading::Postgres;
+    mRows = std::make_unique<PostgresRows>( QgsDataSourceUri( layer->source() ), columns, fieldCount );
+  }
   else if ( storage == QLatin1String( "GeoJSON" ) )
   {
     mReading = Reading::Json;
@@ -398,6 +510,8 @@ QString VbasStoredValues::describe() const
       return QObject::tr( "the text of the CSV file (TYPED_CSV compares its typed values)" );
     case Reading::Json:
       return QObject::tr( "the values as the file stores them (JSON type and value)" );
+    case Reading::Postgres:
+      return QObject::tr( "the values as the server writes them as text (value::text)" );
     case Reading::Qgis:
       break;
   }
@@ -414,6 +528,8 @@ QString VbasStoredValues::code() const
       return QStringLiteral( "csv-text" );
     case Reading::Json:
       return QStringLiteral( "json" );
+    case Reading::Postgres:
+      return QStringLiteral( "postgresql-text" );
     case Reading::Qgis:
       break;
   }

@@ -4,7 +4,7 @@
 // spellings of one date, a .csvt's Integer "01" read as 1, a JSON 1 beside "1". So the classes are
 // keyed here by the stored values: a GeoPackage or SQLite value by its storage class and bytes (as
 // SQLite's typeof() and a binary comparison tell them apart), a CSV value by its text, a GeoJSON
-// property by its JSON type and value. Other sources are read as QGIS gives them, and say so.
+// property by its JSON type and value, a PostgreSQL value by its text. Other sources are read as QGIS gives them, and say so.
 #pragma once
 
 #include <qgsfeature.h>
@@ -26,6 +26,7 @@ class VbasStoredValues
       Sqlite,  //!< GeoPackage or SQLite: storage class and bytes
       CsvText, //!< CSV: the text of each field
       Json,    //!< GeoJSON: the JSON type and value
+      Postgres, //!< a PostgreSQL table: the text of each value (value::text)
     };
 
     /**
@@ -39,9 +40,9 @@ class VbasStoredValues
     Reading reading() const { return mReading; }
     //! "stored values (SQLite storage class and bytes)", ...: for the log.
     QString describe() const;
-    //! "sqlite", "csv-text", "csv-typed", "json", "qgis": the VALUES_READ output.
+    //! "sqlite", "csv-text", "csv-typed", "json", "postgresql-text", "qgis": the VALUES_READ output.
     QString code() const;
-    //! Whether compared values come as text that names each stored value exactly (SQL literals, CSV text, JSON), not in the field's own type.
+    //! Whether compared values come as text that names each stored value exactly (SQL literals, CSV text, JSON, PostgreSQL text), not in the field's own type.
     bool asText() const { return mReading != Reading::Qgis; }
 
     /**
