@@ -127,7 +127,7 @@ QString VbasCheckAnonymity::shortHelpString() const
                       "<b>Quasi-identifier fields</b> (QI_FIELDS): the released QIs, the geographic one included (for a VBAS release: the QIs and aggregate_id). Rows with equal values on all "
                       "of them form an EC. Values are compared as the file stores them, as an independent recount of the file would: a GeoPackage or SQLite value by its storage class and bytes "
                       "(7 and '7', a BLOB and the same text, two spellings of one date are different values), a CSV value by its text (1 and 01 differ, whatever a .csvt says), a GeoJSON "
-                      "property by its JSON type and value (1 and \"1\" differ). Other tables are compared exactly as QGIS reads them, with their type (text, numbers, booleans, dates and "
+                      "property by its JSON type and value (1 and \"1\" differ), a PostgreSQL value by its text (citext's F and f, timestamps a microsecond apart differ). Other tables are compared exactly as QGIS reads them, with their type (text, numbers, booleans, dates and "
                       "times, binary, lists, maps). NULL is a category of its own.<br>"
                       "<b>Count field</b> (COUNT_FIELD): optional number of records a row stands for, a whole number from 0 to %1; NULL, negative, fractional or larger counts are refused "
                       "with the row and the value. A row of 0 records counts nothing. Empty: each row is one record.<br>"
@@ -142,11 +142,11 @@ QString VbasCheckAnonymity::shortHelpString() const
                       "<b>PASS</b>: true when no EC violates a check. A table without records passes, with a warning.<br>"
                       "<b>RECORDS</b>, <b>ECS</b>, <b>SMALLEST_EC</b>: the records, the ECs and the records of the smallest EC. <b>VIOLATING_ECS</b>, <b>VIOLATING_RECORDS</b>: the ECs that "
                       "fail a check, and their records. <b>SMALLEST_L</b>, <b>LARGEST_T</b>: the fewest distinct sensitive values and the largest distance of any EC (NULL without a sensitive field).<br>"
-                      "<b>VALUES_READ</b>: how the values were compared: sqlite (storage class and bytes), csv-text, csv-typed, json (JSON type and value) or qgis (as QGIS reads them); the log says it too.<br>"
+                      "<b>VALUES_READ</b>: how the values were compared: sqlite (storage class and bytes), csv-text, csv-typed, json (JSON type and value), postgresql-text or qgis (as QGIS reads them); the log says it too.<br>"
                       "<b>Violations</b> (VIOLATIONS): " )
            .arg( kVbasMaxCount )
          + custodianOnly() + QObject::tr( "the classes of the checked table that are too small. A table without geometry, one row per violating EC in the order of its first row: its QI values (same field names and types as the "
-                      "input; when the stored values are compared, text that names each value as stored: an SQL literal such as 7, '7' or X'46', the CSV text, or the JSON text), records, l_diversity, t_closeness (NULL without a sensitive field) and violates (the failed checks: k, l, t, for example \"k,l\"). It holds counts only, never "
+                      "input; when the stored values are compared, text that names each value as stored: an SQL literal such as 7, '7' or X'46', the CSV text, the JSON text, or PostgreSQL's text), records, l_diversity, t_closeness (NULL without a sensitive field) and violates (the failed checks: k, l, t, for example \"k,l\"). It holds counts only, never "
                       "a sensitive value, and the log gives counts only.<br>" )
          + outputsHelp();
 }
