@@ -183,6 +183,11 @@ std::optional<std::uint32_t> VbasRegions::find( const QVariant &id ) const
   return index.find( utf16( key ) );
 }
 
+const QgsVectorLayer *vbasSourceLayer( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context )
+{
+  return layerOf( algorithm, parameters, name, context );
+}
+
 QgsAttributeList vbasIdentityFields( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context )
 {
   const QgsVectorLayer *layer = layerOf( algorithm, parameters, name, context );

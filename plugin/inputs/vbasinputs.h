@@ -84,6 +84,9 @@ struct VbasLookup
 std::unique_ptr<QgsProcessingFeatureSource> vbasSource( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context,
                                                         QList<VbasLocation> &locations );
 
+//! The layer behind the source parameter name (a selection or filter of it aside); nullptr when it is no layer.
+const QgsVectorLayer *vbasSourceLayer( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context );
+
 //! The identity fields (the table's feature id column) of the source parameter name: they carry the input's order and are never released.
 QgsAttributeList vbasIdentityFields( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context );
 

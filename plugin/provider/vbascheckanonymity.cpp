@@ -125,7 +125,10 @@ QString VbasCheckAnonymity::shortHelpString() const
                       "than t from the whole table's sensitive values (t-closeness).<br>"
                       "<b>Released table</b> (INPUT): any vector layer or table; its geometry, if any, is never read.<br>"
                       "<b>Quasi-identifier fields</b> (QI_FIELDS): the released QIs, the geographic one included (for a VBAS release: the QIs and aggregate_id). Rows with equal values on all "
-                      "of them form an EC; values are compared exactly with their type (text, numbers, booleans, dates and times, binary, lists, maps), and NULL is a category of its own.<br>"
+                      "of them form an EC. Values are compared as the file stores them, as an independent recount of the file would: a GeoPackage or SQLite value by its storage class and bytes "
+                      "(7 and '7', a BLOB and the same text, two spellings of one date are different values), a CSV value by its text (1 and 01 differ, whatever a .csvt says), a GeoJSON "
+                      "property by its JSON type and value (1 and \"1\" differ), a PostgreSQL value by its text (citext's F and f, timestamps a microsecond apart differ). Other tables are compared exactly as QGIS reads them, with their type (text, numbers, booleans, dates and "
+                      "times, binary, lists, maps). NULL is a category of its own.<br>"
                       "<b>Count field</b> (COUNT_FIELD): optional number of records a row stands for, a whole number from 0 to %1; NULL, negative, fractional or larger counts are refused "
                       "with the row and the value. A row of 0 records counts nothing. Empty: each row is one record.<br>"
                       "<b>k</b> (K): every EC must hold at least k records. Default 5, at least 2.<br>"
@@ -133,14 +136,17 @@ QString VbasCheckAnonymity::shortHelpString() const
                       "<b>l</b> (L): every EC must hold at least l distinct sensitive values. Default 1: not checked.<br>"
                       "<b>t</b> (T): the earth mover's distance between an EC's sensitive values and the whole table's, with the same distance between any two values "
                       "(0.5 times the sum over the values of the difference of their shares, records weighted by the count), must be at most t. Above 0, at most 1; default 1: not checked.<br>"
+                      "<b>Compare a CSV's values as typed</b> (TYPED_CSV): a CSV file is compared by its text unless this is on; then its values are compared as QGIS types them "
+                      "(its .csvt file), so 1 and 01 of an Integer column are one value. Default off. No effect on other formats.<br>"
                       "<h3>Outputs</h3>"
                       "<b>PASS</b>: true when no EC violates a check. A table without records passes, with a warning.<br>"
                       "<b>RECORDS</b>, <b>ECS</b>, <b>SMALLEST_EC</b>: the records, the ECs and the records of the smallest EC. <b>VIOLATING_ECS</b>, <b>VIOLATING_RECORDS</b>: the ECs that "
                       "fail a check, and their records. <b>SMALLEST_L</b>, <b>LARGEST_T</b>: the fewest distinct sensitive values and the largest distance of any EC (NULL without a sensitive field).<br>"
+                      "<b>VALUES_READ</b>: how the values were compared: sqlite (storage class and bytes), csv-text, csv-typed, json (JSON type and value), postgresql-text or qgis (as QGIS reads them); the log says it too.<br>"
                       "<b>Violations</b> (VIOLATIONS): " )
            .arg( kVbasMaxCount )
          + custodianOnly() + QObject::tr( "the classes of the checked table that are too small. A table without geometry, one row per violating EC in the order of its first row: its QI values (same field names and types as the "
-                      "input), records, l_diversity, t_closeness (NULL without a sensitive field) and violates (the failed checks: k, l, t, for example \"k,l\"). It holds counts only, never "
+                      "input; when the stored values are compared, text that names each value as stored: an SQL literal such as 7, '7' or X'46', the CSV text, the JSON text, or PostgreSQL's text), records, l_diversity, t_closeness (NULL without a sensitive field) and violates (the failed checks: k, l, t, for example \"k,l\"). It holds counts only, never "
                       "a sensitive value, and the log gives counts only.<br>" )
          + outputsHelp();
 }
@@ -154,7 +160,9 @@ void VbasCheckAnonymity::initAlgorithm( const QVariantMap & )
   addParameter( new QgsProcessingParameterField( QStringLiteral( "SENSITIVE_FIELD" ), QObject::tr( "Sensitive field (for l and t)" ), QVariant(), QStringLiteral( "INPUT" ), vbasqgis::FieldDataType::Any, false, true ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "L" ), QObject::tr( "l (distinct sensitive values per EC; 1: not checked)" ), vbasqgis::NumberType::Integer, 1, false, 1, std::numeric_limits<int>::max() ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "T" ), QObject::tr( "t (largest earth mover's distance of an EC; 1: not checked)" ), vbasqgis::NumberType::Double, 1, false, 0, 1 ) );
+  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "TYPED_CSV" ), QObject::tr( "Compare a CSV's values as typed (its .csvt), not its text" ), false ) );
   addOptionalSink( QStringLiteral( "VIOLATIONS" ), QObject::tr( "Violations" ), vbasqgis::Vector );
+  addOutput( new QgsProcessingOutputString( QStringLiteral( "VALUES_READ" ), QObject::tr( "How the values were read" ) ) );
   addOutput( new QgsProcessingOutputBoolean( QStringLiteral( "PASS" ), QObject::tr( "Passes every check" ) ) );
   addNumberOutput( QStringLiteral( "RECORDS" ), QObject::tr( "Records" ) );
   addNumberOutput( QStringLiteral( "ECS" ), QObject::tr( "Equivalence classes" ) );
@@ -170,6 +178,10 @@ bool VbasCheckAnonymity::prepareAlgorithm( const QVariantMap &parameters, QgsPro
   QList<VbasLocation> inputs;
   mSource = vbasSource( *this, parameters, QStringLiteral( "INPUT" ), context, inputs );
   resolveFields( parameters, context );
+  mStored = std::make_unique<VbasStoredValues>( *mSource, vbasSourceLayer( *this, parameters, QStringLiteral( "INPUT" ), context ), mSensitive < 0 ? mQis : mQis + QgsAttributeList { mSensitive }, mCount,
+                                                parameterAsBoolean( parameters, QStringLiteral( "TYPED_CSV" ), context ) );
+  if ( !mStored->asText() )
+    checkExactTypes();
   mThresholds = thresholds( parameters, context );
   mOutputs.prepare( *this, parameters, context, { violationsSchema() }, inputs, feedback );
   return true;
@@ -194,13 +206,18 @@ void VbasCheckAnonymity::resolveFields( const QVariantMap &parameters, QgsProces
     throw QgsProcessingException( QObject::tr( "Choose at least one quasi-identifier field (QI_FIELDS)." ) );
   mCount = optionalField( parameters, QStringLiteral( "COUNT_FIELD" ), context );
   mSensitive = optionalField( parameters, QStringLiteral( "SENSITIVE_FIELD" ), context );
-  for ( const int index : mQis + QgsAttributeList { mSensitive } )
-    if ( index >= 0 && !isExactType( fields.at( index ).type() ) )
-      throw QgsProcessingException( QObject::tr( "The field '%1' is of type %2, whose values cannot be compared exactly." ).arg( fields.at( index ).name(), fields.at( index ).typeName() ) );
   if ( mCount >= 0 && ( mQis.contains( mCount ) || mCount == mSensitive ) )
     throw QgsProcessingException( QObject::tr( "The count field '%1' is also a QI or the sensitive field: a field has one role." ).arg( fields.at( mCount ).name() ) );
   if ( mSensitive >= 0 && mQis.contains( mSensitive ) )
     throw QgsProcessingException( QObject::tr( "The sensitive field '%1' is also a QI field: a field has one role." ).arg( fields.at( mSensitive ).name() ) );
+}
+
+void VbasCheckAnonymity::checkExactTypes() const
+{
+  const QgsFields fields = mSource->fields();
+  for ( const int index : mQis + QgsAttributeList { mSensitive } )
+    if ( index >= 0 && !isExactType( fields.at( index ).type() ) )
+      throw QgsProcessingException( QObject::tr( "The field '%1' is of type %2, whose values cannot be compared exactly." ).arg( fields.at( index ).name(), fields.at( index ).typeName() ) );
 }
 
 int VbasCheckAnonymity::optionalField( const QVariantMap &parameters, const QString &name, QgsProcessingContext &context ) const
@@ -233,7 +250,7 @@ VbasOutputSchema VbasCheckAnonymity::violationsSchema() const
 {
   QgsFields fields;
   for ( const int qi : mQis )
-    fields.append( mSource->fields().at( qi ) );
+    fields.append( mStored->asText() ? QgsField( mSource->fields().at( qi ).name(), vbasqgis::Field::String ) : mSource->fields().at( qi ) );
   fields.append( QgsField( kMeasureFields[0], vbasqgis::Field::LongLong ) );
   fields.append( QgsField( kMeasureFields[1], vbasqgis::Field::LongLong ) );
   fields.append( QgsField( kMeasureFields[2], vbasqgis::Field::Double ) );
@@ -250,6 +267,7 @@ QVariantMap VbasCheckAnonymity::processAlgorithm( const QVariantMap &, QgsProces
   if ( VbasOutput *violations = mOutputs.createIfWanted( QStringLiteral( "VIOLATIONS" ), context ) )
     writeViolations( *violations, report );
   QVariantMap outputs = numberOutputs( report );
+  outputs.insert( QStringLiteral( "VALUES_READ" ), mStored->code() );
   mOutputs.commit( context, outputs );
   return outputs;
 }
@@ -257,17 +275,12 @@ QVariantMap VbasCheckAnonymity::processAlgorithm( const QVariantMap &, QgsProces
 vbas::AnonymityCheck VbasCheckAnonymity::recount( QgsProcessingFeedback *feedback ) const
 {
   vbas::AnonymityCheck check( mSensitive >= 0 );
-  QgsAttributeList read = mQis;
-  for ( const int field : { mCount, mSensitive } )
-    if ( field >= 0 )
-      read << field;
-  QgsFeatureRequest request;
-  request.setFlags( vbasqgis::NoGeometry ).setSubsetOfAttributes( read );
-  QgsFeatureIterator it = mSource->getFeatures( request, vbasqgis::SkipGeometryValidityChecks );
+  feedback->pushInfo( QObject::tr( "Compared: %1 (VALUES_READ %2)." ).arg( mStored->describe(), mStored->code() ) );
   const double step = mSource->featureCount() > 0 ? 100.0 / static_cast<double>( mSource->featureCount() ) : 0;
   std::int64_t row = 0;
-  QgsFeature f;
-  while ( it.nextFeature( f ) )
+  QgsFeatureId id = FID_NULL;
+  QgsAttributes attributes;
+  while ( mStored->next( id, attributes ) )
   {
     if ( ( row & 0xfff ) == 0 )
     {
@@ -275,17 +288,16 @@ vbas::AnonymityCheck VbasCheckAnonymity::recount( QgsProcessingFeedback *feedbac
       feedback->setProgress( static_cast<double>( row ) * step );
     }
     ++row;
-    const QgsAttributes attributes = f.attributes();
-    const std::int64_t records = mCount < 0 ? 1 : VbasRecordReader::countValue( attributes.at( mCount ), mSource->fields().at( mCount ).name(), row, f.id() );
-    const QByteArray sensitive = mSensitive < 0 ? QByteArray() : key( attributes, { mSensitive }, row, f.id() );
+    const std::int64_t records = mCount < 0 ? 1 : VbasRecordReader::countValue( attributes.at( mCount ), mSource->fields().at( mCount ).name(), row, id );
+    const QByteArray sensitive = mSensitive < 0 ? QByteArray() : key( attributes, { mSensitive }, row, id );
     try
     {
-      check.add( view( key( attributes, mQis, row, f.id() ) ), view( sensitive ), records );
+      check.add( view( key( attributes, mQis, row, id ) ), view( sensitive ), records );
     }
     catch ( const std::overflow_error & )
     {
       throw QgsProcessingException( QObject::tr( "%1: the counts add up to more than %2 records, the most a 64-bit count holds." )
-                                      .arg( VbasRecordReader::rowName( row, f.id() ) )
+                                      .arg( VbasRecordReader::rowName( row, id ) )
                                       .arg( std::numeric_limits<std::int64_t>::max() ) );
     }
   }

@@ -1,9 +1,10 @@
 // vbas:checkanonymity (docs/concepts.md): checks any released table, whatever made it. It recounts the
-// equivalence classes from the table itself, with its own exact keys (QDataStream bytes) and the
-// core's AnonymityCheck, and shares no code with the steps that make a release.
+// equivalence classes from the values the table's file stores (VbasStoredValues), with its own exact
+// keys (QDataStream bytes) and the core's AnonymityCheck, and shares no code with the steps that make a release.
 #pragma once
 
 #include "anonymity_check.h"
+#include "inputs/vbasstoredvalues.h"
 #include "provider/vbasalgorithm.h"
 #include "outputs/vbasoutputset.h"
 
@@ -25,12 +26,14 @@ class VbasCheckAnonymity : public VbasAlgorithm
     QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
 
   private:
-    //! QI_FIELDS, COUNT_FIELD and SENSITIVE_FIELD, refused when missing, in two roles, or of a type without exact bytes.
+    //! QI_FIELDS, COUNT_FIELD and SENSITIVE_FIELD, refused when missing or in two roles.
     void resolveFields( const QVariantMap &parameters, QgsProcessingContext &context );
+    //! Read as QGIS decodes them: the QI and sensitive fields must be of a type with exact bytes.
+    void checkExactTypes() const;
     //! An optional field parameter's index, -1 when empty.
     int optionalField( const QVariantMap &parameters, const QString &name, QgsProcessingContext &context ) const;
     vbas::AnonymityThresholds thresholds( const QVariantMap &parameters, QgsProcessingContext &context ) const;
-    //! VIOLATIONS: the QI fields as in the input, then records, l_diversity, t_closeness and violates.
+    //! VIOLATIONS: the QI fields as in the input (as text when the stored values are read), then records, l_diversity, t_closeness and violates.
     VbasOutputSchema violationsSchema() const;
 
     //! The one reading pass: every row's EC, sensitive value and records.
@@ -41,6 +44,7 @@ class VbasCheckAnonymity : public VbasAlgorithm
     void writeViolations( VbasOutput &output, const vbas::AnonymityReport &report ) const;
 
     std::unique_ptr<QgsProcessingFeatureSource> mSource;
+    std::unique_ptr<VbasStoredValues> mStored;
     QgsAttributeList mQis;
     int mCount = -1;
     int mSensitive = -1;

@@ -5,7 +5,12 @@
 // record content is printed.
 #include "qgis_test_util.h"
 
+#include <QProcess>
+#include <QRandomGenerator>
 #include <QTemporaryDir>
+
+#include <gdal.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <cmath>
@@ -116,6 +121,94 @@ std::unique_ptr<QgsVectorLayer> handTable( const QVariant &thirdCount = 1 )
                                                 { QVariant( QVariant::String ), 2, "asthma", 3, 0 } } );
 }
 
+//! A GeoPackage at path with the attribute table t: fid and the columns (name and declared type, collation), and rows of SQL literals.
+void makeGeoPackage( const QString &path, const QStringList &columns, const QList<QStringList> &rows )
+{
+  GDALDatasetH dataset = GDALCreate( GDALGetDriverByName( "GPKG" ), path.toUtf8().constData(), 0, 0, 0, GDT_Unknown, nullptr );
+  QVERIFY( dataset );
+  GDALClose( dataset );
+  sqlite3 *db = nullptr;
+  QCOMPARE( sqlite3_open( path.toUtf8().constData(), &db ), SQLITE_OK );
+  QStringList sql { QStringLiteral( "CREATE TABLE t (fid INTEGER PRIMARY KEY, %1)" ).arg( columns.join( QLatin1String( ", " ) ) ),
+                    QStringLiteral( "INSERT INTO gpkg_contents (table_name, data_type, identifier) VALUES ('t', 'attributes', 't')" ) };
+  for ( const QStringList &row : rows )
+    sql << QStringLiteral( "INSERT INTO t VALUES (NULL, %1)" ).arg( row.join( QLatin1String( ", " ) ) );
+  char *error = nullptr;
+  const int result = sqlite3_exec( db, sql.join( ';' ).toUtf8().constData(), nullptr, nullptr, &error );
+  const QString message = error ? QString::fromUtf8( error ) : QString();
+  sqlite3_free( error );
+  sqlite3_close( db );
+  QVERIFY2( result == SQLITE_OK, qPrintable( message ) );
+}
+
+//! The class sizes of t on the columns, recounted by SQLite: grouped by each stored value's storage class and bytes (a binary comparison).
+QList<qlonglong> sqlRecount( const QString &path, const QStringList &columns )
+{
+  QStringList by;
+  for ( const QString &column : columns )
+    by << QStringLiteral( "typeof(%1), %1 COLLATE BINARY" ).arg( column );
+  sqlite3 *db = nullptr;
+  sqlite3_open_v2( path.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr );
+  sqlite3_stmt *statement = nullptr;
+  sqlite3_prepare_v2( db, QStringLiteral( "SELECT COUNT(*) FROM t GROUP BY %1" ).arg( by.join( QLatin1String( ", " ) ) ).toUtf8().constData(), -1, &statement, nullptr );
+  QList<qlonglong> sizes;
+  while ( sqlite3_step( statement ) == SQLITE_ROW )
+    sizes << sqlite3_column_int64( statement, 0 );
+  sqlite3_finalize( statement );
+  sqlite3_close( db );
+  std::sort( sizes.begin(), sizes.end() );
+  return sizes;
+}
+
+/**
+ * The class sizes of the column sex of a CSV or GeoJSON file, recounted by Python's csv and json
+ * modules: a CSV value by its text; a JSON property by its JSON type and value (numbers as numbers).
+ */
+QList<qlonglong> pythonRecount( const QString &path )
+{
+  const QString script = QStringLiteral(
+    "import collections, csv, json, sys\n"
+    "p = sys.argv[1]\n"
+    "if p.endswith('.csv'):\n"
+    "    keys = [r['sex'] for r in csv.DictReader(open(p, newline='', encoding='utf-8'))]\n"
+    "else:\n"
+    "    kind = lambda v: 'null' if v is None else 'bool' if isinstance(v, bool) else 'number' if isinstance(v, (int, float)) else type(v).__name__\n"
+    "    keys = [(kind(v), float(v) if kind(v) == 'number' else json.dumps(v)) for v in (f['properties'].get('sex') for f in json.load(open(p))['features'])]\n"
+    "print(' '.join(str(n) for n in sorted(collections.Counter(keys).values())))\n" );
+  QProcess python;
+  python.start( QStringLiteral( "/usr/bin/python3" ), { QStringLiteral( "-c" ), script, path } );
+  python.waitForFinished();
+  QList<qlonglong> sizes;
+  for ( const QString &n : QString::fromUtf8( python.readAllStandardOutput() ).split( ' ', Qt::SkipEmptyParts ) )
+    sizes << n.trimmed().toLongLong();
+  return sizes;
+}
+
+//! ECS, SMALLEST_EC, VIOLATING_ECS and VIOLATING_RECORDS of class sizes (sorted) at k, as the checker's outputs must give them.
+QVariantMap expectedOutputs( const QList<qlonglong> &sizes, qlonglong k )
+{
+  qlonglong violating = 0, records = 0;
+  for ( const qlonglong size : sizes )
+    if ( size < k )
+    {
+      ++violating;
+      records += size;
+    }
+  return { { QStringLiteral( "ECS" ), qlonglong( sizes.size() ) },
+           { QStringLiteral( "SMALLEST_EC" ), sizes.isEmpty() ? QVariant() : QVariant( sizes.first() ) },
+           { QStringLiteral( "VIOLATING_ECS" ), violating },
+           { QStringLiteral( "VIOLATING_RECORDS" ), records } };
+}
+
+//! The outputs of r that expectedOutputs() gives.
+QVariantMap actualOutputs( const QVariantMap &r )
+{
+  QVariantMap actual;
+  for ( const QString &name : { QStringLiteral( "ECS" ), QStringLiteral( "SMALLEST_EC" ), QStringLiteral( "VIOLATING_ECS" ), QStringLiteral( "VIOLATING_RECORDS" ) } )
+    actual.insert( name, r.value( name ).isNull() ? QVariant() : QVariant( r.value( name ).toLongLong() ) );
+  return actual;
+}
+
 } // namespace
 
 class TestCheckAnonymity : public QObject
@@ -132,6 +225,11 @@ class TestCheckAnonymity : public QObject
     void diversityAndCloseness();
     void withoutSensitiveField();
     void valuesAreComparedExactly();
+    void storedValuesOfAGeoPackage_data();
+    void storedValuesOfAGeoPackage();
+    void textOfACsv();
+    void jsonTypesOfAGeoJson();
+    void randomGeoPackagesAgreeWithSqlite();
     void emptyTablePasses();
     void badInputIsRefusedBeforeWriting_data();
     void badInputIsRefusedBeforeWriting();
@@ -170,6 +268,7 @@ void TestCheckAnonymity::cleanupTestCase()
 {
   mRegions.reset();
   mPatients.reset();
+  mContext.temporaryLayerStore()->removeAllMapLayers(); // the files the checks loaded, closed while GDAL lives
   QgsApplication::exitQgis();
 }
 
@@ -393,6 +492,146 @@ void TestCheckAnonymity::valuesAreComparedExactly()
   QCOMPARE( f.attribute( QStringLiteral( "seen" ) ).toDateTime(), t );
   QVERIFY( !f.attribute( QStringLiteral( "name" ) ).isNull() );
   QCOMPARE( f.attribute( QStringLiteral( "name" ) ).toString(), QString() );
+}
+
+void TestCheckAnonymity::storedValuesOfAGeoPackage_data()
+{
+  QTest::addColumn<QString>( "column" ); // the declared type of sex
+  QTest::addColumn<QString>( "first" );  // 3 rows hold this SQL literal
+  QTest::addColumn<QString>( "second" ); // and 3 this one
+  QTest::newRow( "text in an INTEGER column" ) << "INTEGER" << "'x'" << "'y'";
+  QTest::newRow( "7 and '7abc'" ) << "INTEGER" << "7" << "'7abc'";
+  QTest::newRow( "a BLOB beside the same text" ) << "TEXT" << "X'46'" << "'F'";
+  QTest::newRow( "two spellings of a DATE" ) << "DATE" << "'2020-01-01'" << "'2020-1-1'";
+  QTest::newRow( "two spellings of a DATETIME" ) << "DATETIME" << "'2020-01-01T10:00:00Z'" << "'2020-01-01T10:00:00.000Z'";
+  QTest::newRow( "BOOLEAN 1 and 2" ) << "BOOLEAN" << "1" << "2";
+  QTest::newRow( "1 and '1' without a type" ) << "" << "1" << "'1'";
+  QTest::newRow( "NOCASE text" ) << "TEXT COLLATE NOCASE" << "'F'" << "'f'";
+  QTest::newRow( "text after a NUL" ) << "TEXT" << "'a' || char(0) || 'b'" << "'a' || char(0) || 'c'";
+  QTest::newRow( "a leading U+FEFF" ) << "TEXT" << "char(65279) || 'F'" << "'F'";
+}
+
+void TestCheckAnonymity::storedValuesOfAGeoPackage()
+{
+  // A class of 6 as QGIS decodes it, stored as two values of 3 each: SQLite's own recount gives two
+  // classes, and so must the check (K = 6 fails both); VIOLATIONS names each value as stored. (The
+  // NOCASE, NUL and U+FEFF rows guard against a reader that compares as SQLite's collation or QGIS's text does.)
+  QFETCH( QString, column );
+  QFETCH( QString, first );
+  QFETCH( QString, second );
+  QTemporaryDir dir;
+  const QString path = dir.filePath( QStringLiteral( "release.gpkg" ) );
+  makeGeoPackage( path, { QStringLiteral( "sex %1" ).arg( column ) }, { { first }, { first }, { first }, { second }, { second }, { second } } );
+  QCOMPARE( sqlRecount( path, { QStringLiteral( "sex" ) } ), QList<qlonglong>( { 3, 3 } ) );
+  QVariantMap p { { QStringLiteral( "INPUT" ), path + QStringLiteral( "|layername=t" ) }, { QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ) } }, { QStringLiteral( "K" ), 6 },
+                  { QStringLiteral( "VIOLATIONS" ), QgsProcessing::TEMPORARY_OUTPUT } };
+  Feedback feedback;
+  const QVariantMap r = run( p, true, &feedback );
+  QCOMPARE( actualOutputs( r ), expectedOutputs( { 3, 3 }, 6 ) );
+  QCOMPARE( r.value( QStringLiteral( "VALUES_READ" ) ).toString(), QStringLiteral( "sqlite" ) );
+  QVERIFY2( feedback.saw( QStringLiteral( "SQLite storage class and bytes" ) ), qPrintable( feedback.messages.join( '\n' ) ) );
+  QgsVectorLayer *v = violations( r );
+  QCOMPARE( v->fields().at( 0 ).type(), QVariant::String );
+  QCOMPARE( rows( v ).size(), 2 );
+  QVERIFY( rows( v ).at( 0 ) != rows( v ).at( 1 ) );
+  // A subset of the layer: only the rows QGIS reads (fid 1 to 4) are checked, with their stored values.
+  p.insert( QStringLiteral( "INPUT" ), path + QStringLiteral( "|layername=t|subset=fid <= 4" ) );
+  QCOMPARE( actualOutputs( run( p, true ) ), expectedOutputs( { 1, 3 }, 6 ) );
+}
+
+void TestCheckAnonymity::textOfACsv()
+{
+  // A .csvt types sex Integer, so QGIS reads 1 and 01 as 1; the file's text, as Python's csv module
+  // reads it, holds two classes of 3. TYPED_CSV compares the typed values: one class of 6.
+  QTemporaryDir dir;
+  const QString path = dir.filePath( QStringLiteral( "release.csv" ) );
+  QFile csv( path ), csvt( dir.filePath( QStringLiteral( "release.csvt" ) ) );
+  QVERIFY( csv.open( QIODevice::WriteOnly ) && csvt.open( QIODevice::WriteOnly ) );
+  csv.write( "id,sex\n1,1\n2,\"1\"\n3,1\n4,01\n5,01\n6,01\n" );
+  csvt.write( "Integer,Integer\n" );
+  csv.close();
+  csvt.close();
+  QCOMPARE( pythonRecount( path ), QList<qlonglong>( { 3, 3 } ) );
+  QVariantMap p { { QStringLiteral( "INPUT" ), path }, { QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ) } }, { QStringLiteral( "K" ), 6 } };
+  Feedback feedback;
+  QVariantMap r = run( p, true, &feedback );
+  QCOMPARE( actualOutputs( r ), expectedOutputs( { 3, 3 }, 6 ) );
+  QCOMPARE( r.value( QStringLiteral( "VALUES_READ" ) ).toString(), QStringLiteral( "csv-text" ) );
+  QVERIFY( feedback.saw( QStringLiteral( "the text of the CSV file" ) ) );
+  p.insert( QStringLiteral( "TYPED_CSV" ), true );
+  r = run( p, true );
+  QCOMPARE( actualOutputs( r ), expectedOutputs( { 6 }, 6 ) );
+  QCOMPARE( r.value( QStringLiteral( "VALUES_READ" ) ).toString(), QStringLiteral( "csv-typed" ) );
+}
+
+void TestCheckAnonymity::jsonTypesOfAGeoJson()
+{
+  // sex holds 1 in 3 features and "1" in 3 (and 2.0 and 2 in 2 more, one JSON number): Python's
+  // json module sees 3 + 3 + 2; QGIS reads the mixed property as one JSON field.
+  QTemporaryDir dir;
+  const QString path = dir.filePath( QStringLiteral( "release.geojson" ) );
+  QStringList features;
+  for ( const char *value : { "1", "1", "1", "\"1\"", "\"1\"", "\"1\"", "2.0", "2" } )
+    features << QStringLiteral( "{\"type\": \"Feature\", \"geometry\": null, \"properties\": {\"sex\": %1}}" ).arg( value );
+  QFile file( path );
+  QVERIFY( file.open( QIODevice::WriteOnly ) );
+  file.write( QStringLiteral( "{\"type\": \"FeatureCollection\", \"features\": [%1]}" ).arg( features.join( ", " ) ).toUtf8() );
+  file.close();
+  QCOMPARE( pythonRecount( path ), QList<qlonglong>( { 2, 3, 3 } ) );
+  QTemporaryDir out;
+  QVariantMap p { { QStringLiteral( "INPUT" ), path }, { QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ) } }, { QStringLiteral( "K" ), 6 },
+                  { QStringLiteral( "VIOLATIONS" ), out.filePath( QStringLiteral( "violations.gpkg" ) ) } };
+  const QVariantMap r = run( p, true );
+  QCOMPARE( actualOutputs( r ), expectedOutputs( { 2, 3, 3 }, 6 ) );
+  QCOMPARE( r.value( QStringLiteral( "VALUES_READ" ) ).toString(), QStringLiteral( "json" ) );
+  QgsVectorLayer v( out.filePath( QStringLiteral( "violations.gpkg" ) ), QStringLiteral( "v" ), QStringLiteral( "ogr" ) );
+  // fid, then the values as JSON text, in the order of their first feature
+  QCOMPARE( rows( &v ), QStringList( { "1|1|3|NULL|NULL|k", "2|\"1\"|3|NULL|NULL|k", "3|2|2|NULL|NULL|k" } ) );
+}
+
+void TestCheckAnonymity::randomGeoPackagesAgreeWithSqlite()
+{
+  // Random GeoPackage tables: declared types and collations, NULLs, mixed storage and odd text, put
+  // in by SQL. On every one the check must find the classes SQLite's own recount finds (grouped by
+  // typeof() and a binary comparison of each QI).
+  const QStringList types = { "INTEGER", "TEXT", "TEXT COLLATE NOCASE", "TEXT COLLATE RTRIM", "REAL", "BLOB", "NUMERIC", "DATE", "DATETIME", "BOOLEAN", "" };
+  const QStringList values = { "NULL", "1", "1.0", "'1'", "X'31'", "'01'", "2", "-0.0", "0", "1e300", "'F'", "'f'", "'F '", "X'46'", "'7abc'", "7",
+                               "'2020-01-01'", "'2020-1-1'", "'a' || char(0) || 'b'", "'a' || char(0) || 'c'", "char(65279) || 'x'", "'x'", "'é'", "'e'", "X''", "''" };
+  const quint32 seed = QRandomGenerator::global()->generate();
+  QRandomGenerator random( seed );
+  QTemporaryDir dir;
+  for ( int table = 0; table < 40; ++table )
+  {
+    const int qis = 1 + random.bounded( 2 );
+    QStringList columns, names;
+    QList<QStringList> pools;
+    for ( int c = 0; c < qis; ++c )
+    {
+      names << QStringLiteral( "q%1" ).arg( c );
+      columns << QStringLiteral( "q%1 %2" ).arg( c ).arg( types[random.bounded( types.size() )] );
+      QStringList pool;
+      for ( int i = 1 + random.bounded( 5 ); i > 0; --i )
+        pool << values[random.bounded( values.size() )];
+      pools << pool;
+    }
+    QList<QStringList> rows;
+    for ( int r = random.bounded( 40 ); r > 0; --r )
+    {
+      QStringList row;
+      for ( const QStringList &pool : pools )
+        row << pool[random.bounded( pool.size() )];
+      rows << row;
+    }
+    const QString path = dir.filePath( QStringLiteral( "t%1.gpkg" ).arg( table ) );
+    makeGeoPackage( path, columns, rows );
+    const qlonglong k = 2 + random.bounded( 4 );
+    const QString what = QStringLiteral( "seed %1, table %2: %3" ).arg( seed ).arg( table ).arg( columns.join( ", " ) );
+    QVariantMap p { { QStringLiteral( "INPUT" ), path + QStringLiteral( "|layername=t" ) }, { QStringLiteral( "QI_FIELDS" ), names }, { QStringLiteral( "K" ), k } };
+    Feedback feedback;
+    const QVariantMap r = vbastest::run( kCheck, p, mContext, true, &feedback );
+    QVERIFY2( actualOutputs( r ) == expectedOutputs( sqlRecount( path, names ), k ), qPrintable( what ) );
+    QVERIFY2( r.value( QStringLiteral( "RECORDS" ) ).toLongLong() == rows.size(), qPrintable( what ) );
+  }
 }
 
 void TestCheckAnonymity::emptyTablePasses()

@@ -1,0 +1,561 @@
+#include "inputs/vbasstoredvalues.h"
+#include "support/vbasqgiscompat.h"
+
+#include <qgsdatasourceuri.h>
+#include <qgsexception.h>
+#include <qgsfeaturesource.h>
+#include <qgsprocessingutils.h>
+#include <qgsproviderregistry.h>
+#include <qgssqliteutils.h>
+#include <qgsvectordataprovider.h>
+#include <qgsvectorlayer.h>
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cpl_csv.h>
+#include <cpl_vsi.h>
+#include <gdal.h>
+#include <libpq-fe.h>
+#include <ogr_api.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+class VbasStoredValues::Rows
+{
+  public:
+    virtual ~Rows() = default;
+    //! The next stored row: its feature id and the values of the fields asked for; false after the last.
+    virtual bool next( QgsFeatureId &id, QgsAttributes &values ) = 0;
+};
+
+namespace
+{
+
+//! A field read from the file: its index in the layer, its name, and whether it is compared exactly (else: the count).
+struct Column
+{
+    int field = -1;
+    QString name;
+    bool compared = true;
+};
+
+QList<Column> columnsOf( const QgsFields &fields, const QgsAttributeList &compared, int count )
+{
+  QList<Column> columns;
+  for ( const int field : compared )
+    columns << Column { field, fields.at( field ).name(), true };
+  if ( count >= 0 )
+    columns << Column { count, fields.at( count ).name(), false };
+  return columns;
+}
+
+//! Text that is valid UTF-8 without NUL, or std::nullopt.
+std::optional<QString> plainText( const QByteArray &bytes )
+{
+  const QString text = QString::fromUtf8( bytes );
+  if ( text.toUtf8() != bytes || bytes.contains( '\0' ) )
+    return std::nullopt;
+  return text;
+}
+
+class QgisRows : public VbasStoredValues::Rows
+{
+  public:
+    QgisRows( QgsProcessingFeatureSource &source, const QList<Column> &columns )
+    {
+      QgsAttributeList read;
+      for ( const Column &column : columns )
+        read << column.field;
+      QgsFeatureRequest request;
+      request.setFlags( vbasqgis::NoGeometry ).setSubsetOfAttributes( read );
+      mIt = source.getFeatures( request, vbasqgis::SkipGeometryValidityChecks );
+    }
+
+    bool next( QgsFeatureId &id, QgsAttributes &values ) override
+    {
+      QgsFeature f;
+      if ( !mIt.nextFeature( f ) )
+        return false;
+      id = f.id();
+      values = f.attributes();
+      return true;
+    }
+
+  private:
+    QgsFeatureIterator mIt;
+};
+
+/**
+ * A GeoPackage or SQLite table through SQLite itself, read-only. A compared value becomes its SQL
+ * literal, which names the storage class and the bytes exactly: 7, 7.0, 'F', X'46',
+ * CAST(X'..' AS TEXT) for text that is not plain UTF-8 or holds NUL. -0.0 is 0.0, as SQLite compares them.
+ */
+class SqliteRows : public VbasStoredValues::Rows
+{
+  public:
+    SqliteRows( const QString &path, const QString &table, const QString &fid, const QList<Column> &columns, int fieldCount )
+      : mPath( path )
+      , mColumns( columns )
+      , mFieldCount( fieldCount )
+    {
+      sqlite3 *db = nullptr;
+      const int opened = sqlite3_open_v2( QFile::encodeName( path ).constData(), &db, SQLITE_OPEN_READONLY, nullptr );
+      mDb.reset( db );
+      if ( opened != SQLITE_OK )
+        fail();
+      QStringList select { QgsSqliteUtils::quotedIdentifier( fid ) };
+      for ( const Column &column : columns )
+        select << QgsSqliteUtils::quotedIdentifier( column.name );
+      const QString sql = QStringLiteral( "SELECT %1 FROM %2" ).arg( select.join( QLatin1String( ", " ) ), QgsSqliteUtils::quotedIdentifier( table ) );
+      sqlite3_stmt *statement = nullptr;
+      const int prepared = sqlite3_prepare_v2( mDb.get(), sql.toUtf8().constData(), -1, &statement, nullptr );
+      mStatement.reset( statement );
+      if ( prepared != SQLITE_OK )
+        fail();
+    }
+    bool next( QgsFeatureId &id, QgsAttributes &values ) override
+    {
+      const int result = sqlite3_step( mStatement.get() );
+      if ( result == SQLITE_DONE )
+        return false;
+      if ( result != SQLITE_ROW )
+        fail();
+      id = sqlite3_column_int64( mStatement.get(), 0 );
+      values = QgsAttributes( mFieldCount );
+      for ( int i = 0; i < mColumns.size(); ++i )
+        values[mColumns[i].field] = mColumns[i].compared ? literal( i + 1 ) : native( i + 1 );
+      return true;
+    }
+
+  private:
+    [[noreturn]] void fail() const
+    {
+      throw QgsProcessingException( QObject::tr( "SQLite could not read the stored values of the table %1: %2" ).arg( mPath, QString::fromUtf8( sqlite3_errmsg( mDb.get() ) ) ) );
+    }
+
+    QByteArray bytes( int i ) const
+    {
+      const char *data = static_cast<const char *>( sqlite3_column_blob( mStatement.get(), i ) );
+      return QByteArray( data, sqlite3_column_bytes( mStatement.get(), i ) );
+    }
+
+    QVariant literal( int i ) const
+    {
+      switch ( sqlite3_column_type( mStatement.get(), i ) )
+      {
+        case SQLITE_INTEGER:
+          return QString::number( sqlite3_column_int64( mStatement.get(), i ) );
+        case SQLITE_FLOAT:
+          return real( sqlite3_column_double( mStatement.get(), i ) );
+        case SQLITE_TEXT:
+        {
+          const QByteArray text = bytes( i );
+          const std::optional<QString> plain = plainText( text );
+          return plain ? QStringLiteral( "'%1'" ).arg( QString( *plain ).replace( '\'', QLatin1String( "''" ) ) ) : QStringLiteral( "CAST(X'%1' AS TEXT)" ).arg( QString::fromLatin1( text.toHex().toUpper() ) );
+        }
+        case SQLITE_BLOB:
+          return QStringLiteral( "X'%1'" ).arg( QString::fromLatin1( bytes( i ).toHex().toUpper() ) );
+        default:
+          return QVariant( QVariant::String );
+      }
+    }
+
+    static QString real( double value )
+    {
+      if ( std::isinf( value ) )
+        return value > 0 ? QStringLiteral( "9e999" ) : QStringLiteral( "-9e999" );
+      const QString text = QString::number( value == 0 ? 0.0 : value, 'g', QLocale::FloatingPointShortest );
+      return text.contains( '.' ) || text.contains( 'e' ) ? text : text + QStringLiteral( ".0" );
+    }
+
+    QVariant native( int i ) const
+    {
+      switch ( sqlite3_column_type( mStatement.get(), i ) )
+      {
+        case SQLITE_INTEGER:
+          return static_cast<qlonglong>( sqlite3_column_int64( mStatement.get(), i ) );
+        case SQLITE_FLOAT:
+          return sqlite3_column_double( mStatement.get(), i );
+        case SQLITE_TEXT:
+          return QString::fromUtf8( bytes( i ) );
+        case SQLITE_BLOB:
+          return bytes( i );
+        default:
+          return QVariant();
+      }
+    }
+
+    QString mPath;
+    struct Close
+    {
+        void operator()( sqlite3 *db ) const { sqlite3_close_v2( db ); }
+        void operator()( sqlite3_stmt *statement ) const { sqlite3_finalize( statement ); }
+    };
+    std::unique_ptr<sqlite3, Close> mDb; // declared first: closed after the statement is finalized
+    std::unique_ptr<sqlite3_stmt, Close> mStatement;
+    QList<Column> mColumns;
+    int mFieldCount = 0;
+};
+
+/**
+ * A CSV file's text, parsed by GDAL's CSV tokenizer with the delimiter GDAL's CSV driver detects,
+ * the first line the header, blank lines skipped, feature ids 1, 2, ... as the driver numbers the
+ * rows. Every value is text (an empty field is empty text), whatever a .csvt says.
+ */
+class CsvRows : public VbasStoredValues::Rows
+{
+  public:
+    CsvRows( const QString &path, const QList<Column> &columns, int fieldCount )
+      : mPath( path )
+      , mColumns( columns )
+      , mFieldCount( fieldCount )
+    {
+      mFile = VSIFOpenL( path.toUtf8().constData(), "rb" );
+      if ( !mFile )
+        throw QgsProcessingException( QObject::tr( "Could not open the CSV file %1 to read its text." ).arg( path ) );
+      const char *first = CPLReadLineL( mFile );
+      mDelimiter = std::string( 1, first ? CSVDetectSeperator( first ) : ',' );
+      VSIRewindL( mFile );
+      const QStringList header = line().value_or( QStringList() );
+      for ( const Column &column : columns )
+      {
+        const int at = header.indexOf( column.name );
+        if ( at < 0 )
+        {
+          VSIFCloseL( mFile );
+          throw QgsProcessingException( QObject::tr( "The field '%1' is not a column named in the first line of the CSV file %2, so its text cannot be read: "
+                                                     "give the file a header line, or compare its typed values (TYPED_CSV)." )
+                                          .arg( column.name, path ) );
+        }
+        mAt << at;
+      }
+    }
+    ~CsvRows() override { VSIFCloseL( mFile ); }
+
+    bool next( QgsFeatureId &id, QgsAttributes &values ) override
+    {
+      std::optional<QStringList> fields;
+      do
+        fields = line();
+      while ( fields && fields->isEmpty() );
+      if ( !fields )
+        return false;
+      id = ++mRow;
+      values = QgsAttributes( mFieldCount );
+      for ( int i = 0; i < mColumns.size(); ++i )
+        values[mColumns[i].field] = mAt[i] < fields->size() ? QVariant( fields->at( mAt[i] ) ) : QVariant( QVariant::String );
+      return true;
+    }
+
+  private:
+    //! The fields of the next line (none for a blank line), std::nullopt at the end.
+    std::optional<QStringList> line()
+    {
+      char **tokens = CSVReadParseLine3L( mFile, 0, mDelimiter.c_str(), true, false, false, true );
+      if ( !tokens )
+        return std::nullopt;
+      QStringList fields;
+      for ( int i = 0; tokens[i]; ++i )
+      {
+        const std::optional<QString> text = plainText( QByteArray( tokens[i] ) );
+        if ( !text )
+        {
+          CSLDestroy( tokens );
+          throw QgsProcessingException( QObject::tr( "Data line %1 of the CSV file %2 holds bytes that are not UTF-8 text." ).arg( mRow + 1 ).arg( mPath ) );
+        }
+        fields << *text;
+      }
+      CSLDestroy( tokens );
+      return fields;
+    }
+
+    QString mPath;
+    VSILFILE *mFile = nullptr;
+    std::string mDelimiter;
+    QList<Column> mColumns;
+    QList<int> mAt; //!< the CSV column of each of mColumns
+    int mFieldCount = 0;
+    QgsFeatureId mRow = 0;
+};
+
+/**
+ * A GeoJSON layer through GDAL with each feature's own JSON (NATIVE_DATA): a compared property
+ * becomes its compact JSON text (1, "1", true, [1,2]); null and a missing property are NULL. JSON
+ * numbers are compared as numbers (1 and 1.0 are one value).
+ */
+class JsonRows : public VbasStoredValues::Rows
+{
+  public:
+    JsonRows( const QString &path, const QString &layerName, const QList<Column> &columns, int fieldCount )
+      : mColumns( columns )
+      , mFieldCount( fieldCount )
+    {
+      const char *drivers[] = { "GeoJSON", nullptr };
+      const char *options[] = { "NATIVE_DATA=YES", nullptr };
+      mDataset = GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, drivers, options, nullptr );
+      mLayer = !mDataset ? nullptr : layerName.isEmpty() ? GDALDatasetGetLayer( mDataset, 0 ) : GDALDatasetGetLayerByName( mDataset, layerName.toUtf8().constData() );
+      if ( !mLayer )
+      {
+        if ( mDataset )
+          GDALClose( mDataset );
+        throw QgsProcessingException( QObject::tr( "GDAL could not read the GeoJSON file %1 as JSON." ).arg( path ) );
+      }
+    }
+    ~JsonRows() override { GDALClose( mDataset ); }
+
+    bool next( QgsFeatureId &id, QgsAttributes &values ) override
+    {
+      OGRFeatureH feature = OGR_L_GetNextFeature( mLayer );
+      if ( !feature )
+        return false;
+      id = OGR_F_GetFID( feature );
+      const char *native = OGR_F_GetNativeData( feature );
+      const QJsonObject properties = QJsonDocument::fromJson( QByteArray( native ? native : "" ) ).object().value( QStringLiteral( "properties" ) ).toObject();
+      OGR_F_Destroy( feature );
+      values = QgsAttributes( mFieldCount );
+      for ( const Column &column : mColumns )
+      {
+        const QJsonValue value = properties.value( column.name );
+        if ( value.isNull() || value.isUndefined() )
+          values[column.field] = QVariant( QVariant::String );
+        else if ( column.compared )
+          values[column.field] = QString::fromUtf8( QJsonDocument( QJsonArray { value } ).toJson( QJsonDocument::Compact ).chopped( 1 ).mid( 1 ) );
+        else
+          values[column.field] = value.toVariant();
+      }
+      return true;
+    }
+
+  private:
+    GDALDatasetH mDataset = nullptr;
+    OGRLayerH mLayer = nullptr;
+    QList<Column> mColumns;
+    int mFieldCount = 0;
+};
+
+/**
+ * A PostgreSQL table through libpq, read with a cursor: a compared value becomes the server's text of
+ * it (value::text), which keeps apart what the type's own comparison merges (citext's letter case,
+ * timestamps to the microsecond, numeric 1.0 and 1.00). The count keeps its number.
+ */
+class PostgresRows : public VbasStoredValues::Rows
+{
+  public:
+    PostgresRows( const QgsDataSourceUri &uri, const QList<Column> &columns, int fieldCount )
+      : mColumns( columns )
+      , mFieldCount( fieldCount )
+      , mWhere( uri.schema().isEmpty() ? uri.table() : uri.schema() + '.' + uri.table() )
+    {
+      mConnection.reset( PQconnectdb( uri.connectionInfo( true ).toUtf8().constData() ) );
+      QStringList select { QgsSqliteUtils::quotedIdentifier( uri.keyColumn() ) };
+      for ( const Column &column : columns )
+        select << QgsSqliteUtils::quotedIdentifier( column.name ) + ( column.compared ? QStringLiteral( "::text" ) : QString() );
+      const QString from = uri.schema().isEmpty() ? QgsSqliteUtils::quotedIdentifier( uri.table() ) : QgsSqliteUtils::quotedIdentifier( uri.schema() ) + '.' + QgsSqliteUtils::quotedIdentifier( uri.table() );
+      if ( PQstatus( mConnection.get() ) != CONNECTION_OK )
+        fail( nullptr );
+      run( QStringLiteral( "BEGIN READ ONLY" ), PGRES_COMMAND_OK );
+      run( QStringLiteral( "DECLARE vbas_stored NO SCROLL CURSOR FOR SELECT %1 FROM %2" ).arg( select.join( QLatin1String( ", " ) ), from ), PGRES_COMMAND_OK );
+    }
+
+    bool next( QgsFeatureId &id, QgsAttributes &values ) override
+    {
+      if ( mRow >= PQntuples( mBatch.get() ) )
+      {
+        run( QStringLiteral( "FETCH 10000 FROM vbas_stored" ), PGRES_TUPLES_OK );
+        mRow = 0;
+        if ( PQntuples( mBatch.get() ) == 0 )
+          return false;
+      }
+      PGresult *batch = mBatch.get();
+      id = QString::fromLatin1( PQgetvalue( batch, mRow, 0 ) ).toLongLong();
+      values = QgsAttributes( mFieldCount );
+      for ( int i = 0; i < mColumns.size(); ++i )
+        values[mColumns[i].field] = PQgetisnull( batch, mRow, i + 1 ) ? QVariant( QVariant::String ) : value( batch, i + 1, mColumns[i].compared );
+      ++mRow;
+      return true;
+    }
+
+  private:
+    //! A compared value's text; the count as a number when its column holds numbers.
+    QVariant value( PGresult *batch, int i, bool compared ) const
+    {
+      const QString text = QString::fromUtf8( PQgetvalue( batch, mRow, i ), PQgetlength( batch, mRow, i ) );
+      bool ok = false;
+      const Oid type = PQftype( batch, i );
+      const bool whole = type == 20 || type == 21 || type == 23; // int8, int2, int4
+      const bool real = type == 700 || type == 701 || type == 1700; // float4, float8, numeric
+      const QVariant number = whole ? QVariant( text.toLongLong( &ok ) ) : real ? QVariant( text.toDouble( &ok ) ) : QVariant();
+      return !compared && ok ? number : QVariant( text );
+    }
+
+    void run( const QString &sql, ExecStatusType expected )
+    {
+      mBatch.reset( PQexec( mConnection.get(), sql.toUtf8().constData() ) );
+      if ( PQresultStatus( mBatch.get() ) != expected )
+        fail( mBatch.get() );
+    }
+
+    [[noreturn]] void fail( const PGresult *result ) const
+    {
+      const QString why = QString::fromUtf8( result ? PQresultErrorMessage( result ) : PQerrorMessage( mConnection.get() ) ).trimmed();
+      throw QgsProcessingException( QObject::tr( "PostgreSQL could not read the stored values of the table %1: %2" ).arg( mWhere, why ) );
+    }
+
+    struct Close
+    {
+        void operator()( PGconn *connection ) const { PQfinish( connection ); }
+        void operator()( PGresult *result ) const { PQclear( result ); }
+    };
+    std::unique_ptr<PGconn, Close> mConnection; // declared first: closed after the last result is cleared
+    std::unique_ptr<PGresult, Close> mBatch;
+    QList<Column> mColumns;
+    int mFieldCount = 0;
+    QString mWhere;
+    int mRow = 0;
+};
+
+//! A PostgreSQL table (not a query) whose feature ids are its one whole-number key column.
+bool isPostgresTable( const QgsVectorLayer *layer, const QgsFields &fields )
+{
+  if ( !layer || layer->providerType() != QLatin1String( "postgres" ) )
+    return false;
+  const QgsDataSourceUri uri( layer->source() );
+  const int key = fields.lookupField( uri.keyColumn() );
+  return !uri.table().startsWith( '(' ) && key >= 0 && ( fields.at( key ).type() == vbasqgis::Field::Int || fields.at( key ).type() == vbasqgis::Field::LongLong );
+}
+
+//! The OGR layer's name and its feature id column ("rowid" when OGR names none), or false when GDAL cannot open it.
+bool ogrLayer( const QString &path, QString &name, QString &fid )
+{
+  GDALDatasetH dataset = GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr );
+  if ( !dataset )
+    return false;
+  OGRLayerH layer = name.isEmpty() ? GDALDatasetGetLayer( dataset, 0 ) : GDALDatasetGetLayerByName( dataset, name.toUtf8().constData() );
+  if ( layer )
+  {
+    name = QString::fromUtf8( OGR_L_GetName( layer ) );
+    fid = QString::fromUtf8( OGR_L_GetFIDColumn( layer ) );
+    if ( fid.isEmpty() )
+      fid = QStringLiteral( "rowid" );
+  }
+  GDALClose( dataset );
+  return layer != nullptr;
+}
+
+} // namespace
+
+VbasStoredValues::VbasStoredValues( QgsProcessingFeatureSource &source, const QgsVectorLayer *layer, const QgsAttributeList &compared, int count, bool typedCsv )
+  : mTypedCsv( typedCsv )
+  , mSource( source )
+{
+  const QList<Column> columns = columnsOf( source.fields(), compared, count );
+  const int fieldCount = source.fields().count();
+  const QString storage = layer && layer->providerType() == QLatin1String( "ogr" ) && layer->dataProvider() ? layer->dataProvider()->storageType() : QString();
+  const QVariantMap parts = layer ? QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() ) : QVariantMap();
+  const QString path = parts.value( QStringLiteral( "path" ) ).toString();
+  QString name = parts.value( QStringLiteral( "layerName" ) ).toString(), fid;
+  if ( ( storage == QLatin1String( "GPKG" ) || storage == QLatin1String( "SQLite" ) ) && ogrLayer( path, name, fid ) )
+  {
+    mReading = Reading::Sqlite;
+    mRows = std::make_unique<SqliteRows>( path, name, fid, columns, fieldCount );
+  }
+  else if ( storage == QLatin1String( "CSV" ) && !typedCsv )
+  {
+    mReading = Reading::CsvText;
+    mRows = std::make_unique<CsvRows>( path, columns, fieldCount );
+  }
+  else if ( isPostgresTable( layer, source.fields() ) )
+  {
+    mReading = Reading::Postgres;
+    mRows = std::make_unique<PostgresRows>( QgsDataSourceUri( layer->source() ), columns, fieldCount );
+  }
+  else if ( storage == QLatin1String( "GeoJSON" ) )
+  {
+    mReading = Reading::Json;
+    mRows = std::make_unique<JsonRows>( path, name, columns, fieldCount );
+  }
+  else
+    mRows = std::make_unique<QgisRows>( source, columns );
+}
+
+void VbasStoredValues::collectIds()
+{
+  // The rows QGIS reads decide which rows are checked (a selection, a filter, a subset string).
+  QgsFeatureRequest request;
+  request.setFlags( vbasqgis::NoGeometry ).setNoAttributes();
+  QgsFeatureIterator it = mSource.getFeatures( request, vbasqgis::SkipGeometryValidityChecks );
+  QgsFeature f;
+  while ( it.nextFeature( f ) )
+    mIds.push_back( f.id() );
+  std::sort( mIds.begin(), mIds.end() );
+  mSeen.assign( mIds.size(), false );
+  mCollected = true;
+}
+
+VbasStoredValues::~VbasStoredValues() = default;
+
+QString VbasStoredValues::describe() const
+{
+  switch ( mReading )
+  {
+    case Reading::Sqlite:
+      return QObject::tr( "the values as the file stores them (SQLite storage class and bytes)" );
+    case Reading::CsvText:
+      return QObject::tr( "the text of the CSV file (TYPED_CSV compares its typed values)" );
+    case Reading::Json:
+      return QObject::tr( "the values as the file stores them (JSON type and value)" );
+    case Reading::Postgres:
+      return QObject::tr( "the values as the server writes them as text (value::text)" );
+    case Reading::Qgis:
+      break;
+  }
+  return mTypedCsv ? QObject::tr( "the values as QGIS types them (TYPED_CSV)" ) : QObject::tr( "the values as QGIS reads them" );
+}
+
+QString VbasStoredValues::code() const
+{
+  switch ( mReading )
+  {
+    case Reading::Sqlite:
+      return QStringLiteral( "sqlite" );
+    case Reading::CsvText:
+      return QStringLiteral( "csv-text" );
+    case Reading::Json:
+      return QStringLiteral( "json" );
+    case Reading::Postgres:
+      return QStringLiteral( "postgresql-text" );
+    case Reading::Qgis:
+      break;
+  }
+  return mTypedCsv ? QStringLiteral( "csv-typed" ) : QStringLiteral( "qgis" );
+}
+
+bool VbasStoredValues::next( QgsFeatureId &id, QgsAttributes &values )
+{
+  if ( mReading != Reading::Qgis && !mCollected )
+    collectIds();
+  while ( mRows->next( id, values ) )
+  {
+    if ( mReading == Reading::Qgis )
+      return true;
+    const auto at = std::lower_bound( mIds.begin(), mIds.end(), id );
+    if ( at == mIds.end() || *at != id )
+      continue; // a row QGIS does not read (not selected, filtered out)
+    const std::size_t i = static_cast<std::size_t>( at - mIds.begin() );
+    if ( mSeen[i] )
+      throw QgsProcessingException( QObject::tr( "The file stores two rows of feature id %1: their stored values cannot be told apart." ).arg( id ) );
+    mSeen[i] = true;
+    return true;
+  }
+  const auto missing = std::find( mSeen.begin(), mSeen.end(), false );
+  if ( missing != mSeen.end() )
+    throw QgsProcessingException( QObject::tr( "The row of feature id %1 was not found where the file stores its values: check the table as QGIS reads it (save it as a GeoPackage first)." )
+                                    .arg( mIds[static_cast<std::size_t>( missing - mSeen.begin() )] ) );
+  return false;
+}

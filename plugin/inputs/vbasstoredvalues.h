@@ -1,0 +1,68 @@
+// The values of a table as its file stores them, for vbas:checkanonymity (docs/algorithms/checkanonymity.md,
+// "Which values are compared"). An independent recount of a released file sees what is stored, which
+// QGIS's decoding can merge: text in an INTEGER column read as 0, a BLOB beside the same text, two
+// spellings of one date, a .csvt's Integer "01" read as 1, a JSON 1 beside "1". So the classes are
+// keyed here by the stored values: a GeoPackage or SQLite value by its storage class and bytes (as
+// SQLite's typeof() and a binary comparison tell them apart), a CSV value by its text, a GeoJSON
+// property by its JSON type and value, a PostgreSQL value by its text. Other sources are read as QGIS gives them, and say so.
+#pragma once
+
+#include <qgsfeature.h>
+#include <qgsfields.h>
+
+#include <memory>
+#include <vector>
+
+class QgsProcessingFeatureSource;
+class QgsVectorLayer;
+
+class VbasStoredValues
+{
+  public:
+    //! How the values are read, for the log and the VALUES_READ output.
+    enum class Reading
+    {
+      Qgis,    //!< as QGIS decodes them (a memory layer, another format, or a CSV with TYPED_CSV)
+      Sqlite,  //!< GeoPackage or SQLite: storage class and bytes
+      CsvText, //!< CSV: the text of each field
+      Json,    //!< GeoJSON: the JSON type and value
+      Postgres, //!< a PostgreSQL table: the text of each value (value::text)
+    };
+
+    /**
+     * The reader of source's rows, whose layer (nullptr when none) tells the format. compared: the fields
+     * keyed exactly (the QIs and the sensitive field); count: the count field or -1. typedCsv: a CSV
+     * is read as QGIS types it (its .csvt), not as text.
+     */
+    VbasStoredValues( QgsProcessingFeatureSource &source, const QgsVectorLayer *layer, const QgsAttributeList &compared, int count, bool typedCsv );
+    ~VbasStoredValues();
+
+    Reading reading() const { return mReading; }
+    //! "stored values (SQLite storage class and bytes)", ...: for the log.
+    QString describe() const;
+    //! "sqlite", "csv-text", "csv-typed", "json", "postgresql-text", "qgis": the VALUES_READ output.
+    QString code() const;
+    //! Whether compared values come as text that names each stored value exactly (SQL literals, CSV text, JSON, PostgreSQL text), not in the field's own type.
+    bool asText() const { return mReading != Reading::Qgis; }
+
+    /**
+     * The next row of the source: its feature id and values (by field index; compared fields exactly as
+     * stored, as text when asText(), and the count as stored). False after the last. Throws a
+     * QgsProcessingException naming the row when a row QGIS reads has no stored values.
+     */
+    bool next( QgsFeatureId &id, QgsAttributes &values );
+
+    class Rows; //!< one format's reader
+
+  private:
+    Reading mReading = Reading::Qgis;
+    bool mTypedCsv = false;
+    //! The rows QGIS reads, collected before the first stored row.
+    void collectIds();
+
+    QgsProcessingFeatureSource &mSource;
+    std::unique_ptr<Rows> mRows;
+    bool mCollected = false;
+    std::vector<QgsFeatureId> mIds; //!< stored readings: the rows QGIS reads (its selection, filter and subset), sorted
+    std::vector<bool> mSeen;
+};
