@@ -328,7 +328,7 @@ void VbasOutput::checkPostgresRights() const
 {
   const QString sql = QStringLiteral( "SELECT current_user, s.nspname, has_schema_privilege(s.oid, 'CREATE')::text, c.oid::regclass::text, "
                                       "CASE c.relkind WHEN 'r' THEN 'table' WHEN 'p' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'f' THEN 'foreign table' "
-                                      "WHEN 'S' THEN 'sequence' ELSE 'relation of kind ' || c.relkind END, "
+                                      "WHEN 'S' THEN 'sequence' ELSE 'relation of kind ' || c.relkind::text END, "
                                       "pg_has_role(c.relowner, 'USAGE')::text, pg_get_userbyid(c.relowner) "
                                       "FROM pg_namespace s LEFT JOIN pg_class c ON c.oid = to_regclass(%1) WHERE s.nspname = %2" )
                         .arg( QgsSqliteUtils::quotedString( quotedPostgres( mTable ) ), mSchemaName.isEmpty() ? QStringLiteral( "current_schema()" ) : QgsSqliteUtils::quotedString( mSchemaName ) );
