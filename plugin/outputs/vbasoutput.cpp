@@ -211,9 +211,10 @@ void VbasOutput::checkFormat( const QString &driver, const QString &file, const 
     throw QgsProcessingException( QObject::tr( "%1: the %2 format cannot hold this output: %3" ).arg( describe(), driver, error ) );
   placeFiles( driver, file, main, entries );
   if ( back.features != 1 )
-    throw QgsProcessingException( QObject::tr( "%1: the %2 format does not keep the rows of this output%3: a test row written to it reads back as %4. Choose another format, such as %5." )
-                                    .arg( describe(), driver, mSchema.wkbType == vbasqgis::WkbType::NoGeometry ? QObject::tr( " (a table without geometry)" ) : QString(),
-                                          back.features < 0 ? QObject::tr( "an unreadable file" ) : QObject::tr( "%n row(s)", nullptr, static_cast<int>( back.features ) ), alternatives( driver ) ) );
+    throw QgsProcessingException( QObject::tr( "%1: the %2 format does not give the rows of this output back as written%3: a test row written to it reads back as %4. Choose another "
+                                               "format, such as %5." )
+                                    .arg( describe(), driver, back.features == 0 && mSchema.wkbType == vbasqgis::WkbType::NoGeometry ? QObject::tr( " (it keeps no row without geometry)" ) : QString(),
+                                          back.features < 0 ? QObject::tr( "an unreadable file" ) : QObject::tr( "%1 rows" ).arg( back.features ) /* never 1 */, alternatives( driver ) ) );
   if ( mSchema.wkbType != vbasqgis::WkbType::NoGeometry && !back.geometry )
     mWarning = QObject::tr( "%1: the %2 format keeps no geometry: the file holds the attributes only. Choose GeoPackage (.gpkg) or GeoJSON (.geojson) to keep the geometries." )
                  .arg( describe(), driver );
