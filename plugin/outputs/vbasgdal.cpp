@@ -5,6 +5,8 @@
 
 #include <QFile>
 
+#include <cpl_minixml.h>
+#include <cpl_string.h>
 #include <cpl_vsi.h>
 #include <gdal.h>
 #include <ogr_api.h>
@@ -14,38 +16,15 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-long long VbasGdal::countFeatures( const QString &path, const QString &layerName )
-{
-  const VbasGdal::Errors quiet;
-  GDALDatasetH dataset = GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr );
-  if ( !dataset )
-    return -1;
-  OGRLayerH layer = GDALDatasetGetLayerByName( dataset, layerName.toUtf8().constData() );
-  if ( !layer && GDALDatasetGetLayerCount( dataset ) == 1 )
-    layer = GDALDatasetGetLayer( dataset, 0 );
-  const long long count = layer ? OGR_L_GetFeatureCount( layer, TRUE ) : -1;
-  GDALClose( dataset );
-  return count;
-}
-
-QStringList VbasGdal::fieldNames( const QString &path, const QString &layerName )
-{
-  QStringList names;
-  GDALDatasetH dataset = GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr );
-  if ( !dataset )
-    return names;
-  OGRLayerH layer = GDALDatasetGetLayerByName( dataset, layerName.toUtf8().constData() );
-  if ( !layer && GDALDatasetGetLayerCount( dataset ) == 1 )
-    layer = GDALDatasetGetLayer( dataset, 0 );
-  OGRFeatureDefnH definition = layer ? OGR_L_GetLayerDefn( layer ) : nullptr;
-  for ( int i = 0; definition && i < OGR_FD_GetFieldCount( definition ); ++i )
-    names << QString::fromUtf8( OGR_Fld_GetNameRef( OGR_FD_GetFieldDefn( definition, i ) ) );
-  GDALClose( dataset );
-  return names;
-}
-
 namespace
 {
+
+//! The layer layerName of dataset, or its only layer.
+OGRLayerH layerOf( GDALDatasetH dataset, const QString &layerName )
+{
+  OGRLayerH layer = GDALDatasetGetLayerByName( dataset, layerName.toUtf8().constData() );
+  return !layer && GDALDatasetGetLayerCount( dataset ) == 1 ? GDALDatasetGetLayer( dataset, 0 ) : layer;
+}
 
 struct Dataset
 {
@@ -78,6 +57,53 @@ bool execute( GDALDatasetH dataset, const QString &sql )
 }
 
 } // namespace
+
+long long VbasGdal::countFeatures( const QString &path, const QString &layerName )
+{
+  return readBack( path, layerName ).features;
+}
+
+VbasGdal::ReadBack VbasGdal::readBack( const QString &path, const QString &layerName )
+{
+  const VbasGdal::Errors quiet;
+  const Dataset dataset( path, false );
+  OGRLayerH layer = dataset.handle ? layerOf( dataset.handle, layerName ) : nullptr;
+  ReadBack result;
+  if ( !layer )
+    return result;
+  OGRFeatureDefnH definition = OGR_L_GetLayerDefn( layer );
+  for ( int i = 0; i < OGR_FD_GetFieldCount( definition ); ++i )
+    result.fields << QString::fromUtf8( OGR_Fld_GetNameRef( OGR_FD_GetFieldDefn( definition, i ) ) );
+  result.features = OGR_L_GetFeatureCount( layer, TRUE );
+  result.geometry = OGR_L_GetGeomType( layer ) != wkbNone;
+  return result;
+}
+
+QString VbasGdal::fidColumn( const QString &driver, const QStringList &layerOptions )
+{
+  for ( const QString &option : layerOptions )
+    if ( option.startsWith( QLatin1String( "FID=" ), Qt::CaseInsensitive ) )
+      return option.mid( 4 );
+  GDALDriverH handle = GDALGetDriverByName( driver.toUtf8().constData() );
+  const char *list = handle ? GDALGetMetadataItem( handle, GDAL_DS_LAYER_CREATIONOPTIONLIST, nullptr ) : nullptr;
+  CPLXMLNode *root = list ? CPLParseXMLString( list ) : nullptr;
+  QString column;
+  for ( CPLXMLNode *option = root ? root->psChild : nullptr; option; option = option->psNext )
+    if ( option->eType == CXT_Element && EQUAL( CPLGetXMLValue( option, "name", "" ), "FID" ) )
+      column = QString::fromUtf8( CPLGetXMLValue( option, "default", "" ) );
+  CPLDestroyXMLNode( root );
+  return column;
+}
+
+QStringList VbasGdal::filesIn( const QString &folder )
+{
+  QStringList names;
+  char **entries = VSIReadDir( folder.toUtf8().constData() );
+  for ( char **entry = entries; entry && *entry; ++entry )
+    names << QString::fromUtf8( *entry );
+  CSLDestroy( entries );
+  return names;
+}
 
 QStringList VbasGdal::tableNames( const QString &path )
 {

@@ -30,8 +30,21 @@ class Errors
 
 //! Features in a layer of a GDAL dataset, counted by reading it; -1 if it cannot be read.
 long long countFeatures( const QString &path, const QString &layerName );
-//! The field names of a layer of a GDAL dataset.
-QStringList fieldNames( const QString &path, const QString &layerName );
+//! A layer of a GDAL dataset as a reader sees it.
+struct ReadBack
+{
+    QStringList fields;       //!< its field names
+    long long features = -1;  //!< its features counted by reading them; -1 if it cannot be read
+    bool geometry = false;    //!< it has a geometry column
+};
+ReadBack readBack( const QString &path, const QString &layerName );
+/**
+ * The column in which driver keeps each feature's id (the FID layer option, else its default in the
+ * driver's metadata: "fid" for GeoPackage); empty for a format without one.
+ */
+QString fidColumn( const QString &driver, const QStringList &layerOptions );
+//! The names of the files in a folder (a /vsimem/ one too).
+QStringList filesIn( const QString &folder );
 //! The options of a QgsVectorFileWriter that writes layerName with driver, without styles, over any existing file.
 QgsVectorFileWriter::SaveVectorOptions saveOptions( const QString &driver, const QString &layerName, const QVariantMap &createOptions );
 //! The layers of a GDAL dataset.

@@ -22,7 +22,6 @@
 #include <QRandomGenerator>
 #include <QRegularExpression>
 
-#include <cpl_string.h>
 #include <cpl_vsi.h>
 
 #include <cerrno>
@@ -38,6 +37,76 @@ namespace
 QString absolute( const QString &path )
 {
   return QFileInfo( path ).absoluteFilePath();
+}
+
+//! A value of field's type, for the test row of a format.
+QVariant testValue( const QgsField &field )
+{
+  const QDate date( 2000, 1, 1 );
+  switch ( field.type() )
+  {
+    case vbasqgis::Field::String:
+      return QStringLiteral( "x" );
+    case vbasqgis::Field::Bool:
+      return true;
+    case vbasqgis::Field::Date:
+      return date;
+    case vbasqgis::Field::Time:
+      return QTime( 12, 0 );
+    case vbasqgis::Field::DateTime:
+      return QDateTime( date, QTime( 12, 0 ) );
+    case vbasqgis::Field::ByteArray:
+      return QByteArray( "x" );
+    case vbasqgis::Field::StringList:
+      return QStringList { QStringLiteral( "x" ) };
+    case vbasqgis::Field::Map:
+      return QVariantMap { { QStringLiteral( "x" ), 1 } };
+    default:
+      break;
+  }
+  QVariant one( 1 ); // the numbers, and a list of them
+  field.convertCompatible( one );
+  return one;
+}
+
+//! A row with a value in every field and, unless the output is a table, a geometry of its type.
+QgsFeature testRow( const VbasOutputSchema &schema )
+{
+  QgsFeature row( schema.fields );
+  for ( int i = 0; i < schema.fields.count(); ++i )
+    row.setAttribute( i, testValue( schema.fields.at( i ) ) );
+  if ( schema.wkbType == vbasqgis::WkbType::NoGeometry )
+    return row;
+  const vbasqgis::GeometryType kind = QgsWkbTypes::geometryType( schema.wkbType );
+  QgsGeometry geometry = QgsGeometry::fromWkt( kind == vbasqgis::PointGeometry ? QStringLiteral( "Point (0 0)" )
+                                               : kind == vbasqgis::PolygonGeometry ? QStringLiteral( "Polygon ((0 0, 1 0, 1 1, 0 0))" )
+                                                                                   : QStringLiteral( "LineString (0 0, 1 1)" ) );
+  if ( QgsWkbTypes::isMultiType( schema.wkbType ) )
+    geometry.convertToMultiType();
+  if ( QgsWkbTypes::hasZ( schema.wkbType ) )
+    geometry.get()->addZValue( 0 );
+  if ( QgsWkbTypes::hasM( schema.wkbType ) )
+    geometry.get()->addMValue( 0 );
+  row.setGeometry( geometry );
+  return row;
+}
+
+//! The file a driver wrote when QGIS's writer asked for written: a shapefile without geometry is its .dbf alone.
+QString mainFile( const QString &written, const QStringList &entries )
+{
+  const QString dbf = QFileInfo( written ).completeBaseName() + QStringLiteral( ".dbf" );
+  return entries.contains( written ) || !entries.contains( dbf ) ? written : dbf;
+}
+
+//! The formats to suggest instead of driver's.
+QString alternatives( const QString &driver )
+{
+  QStringList formats;
+  if ( driver != QLatin1String( "GPKG" ) )
+    formats << QObject::tr( "GeoPackage (.gpkg)" );
+  if ( driver != QLatin1String( "CSV" ) )
+    formats << QObject::tr( "CSV (.csv)" );
+  return formats.join( QObject::tr( " or " ) );
 }
 
 } // namespace
@@ -118,37 +187,91 @@ QString VbasOutput::describe() const
   return mSchema.name;
 }
 
-void VbasOutput::checkFieldNames( const QString &driver, const QString &file, const QString &layerName )
+void VbasOutput::checkFormat( const QString &driver, const QString &file, const QString &layerName )
 {
+  const QgsVectorFileWriter::SaveVectorOptions options = VbasGdal::saveOptions( driver, layerName, mCreateOptions );
+  refuseFidField( driver, VbasGdal::fidColumn( driver, options.layerOptions ) );
+  // A test row written and read back: a format without a schema of its own (GeoJSON, XLSX, ODS) shows
+  // its field names only in its rows, and a format may drop rows it cannot hold.
   const QString folder = QStringLiteral( "/vsimem/vbas-probe-%1" ).arg( mToken );
-  const QString requested = folder + '/' + file;
-  QString written, writtenLayer;
-  QString error;
+  QString written, writtenLayer, error;
   VSIMkdir( folder.toUtf8().constData(), 0700 ); // a driver writing one file (CSV) needs its folder to exist
   {
     const VbasGdal::Errors quiet;
-    std::unique_ptr<QgsVectorFileWriter> probe( QgsVectorFileWriter::create( requested, mSchema.fields, mSchema.wkbType, mSchema.crs, QgsCoordinateTransformContext(),
-                                                                             VbasGdal::saveOptions( driver, layerName, mCreateOptions ), QgsFeatureSink::SinkFlags(), &written, &writtenLayer ) );
-    error = probe->hasError() ? probe->errorMessage() : QString();
+    std::unique_ptr<QgsVectorFileWriter> probe( QgsVectorFileWriter::create( folder + '/' + file, mSchema.fields, mSchema.wkbType, mSchema.crs, QgsCoordinateTransformContext(), options,
+                                                                             QgsFeatureSink::SinkFlags(), &written, &writtenLayer ) );
+    QgsFeature row = testRow( mSchema );
+    error = probe->hasError() ? probe->errorMessage() : !probe->addFeature( row ) ? probe->lastError() : QString();
   }
-  const QStringList names = VbasGdal::fieldNames( written, writtenLayer.isEmpty() ? layerName : writtenLayer );
-  char **entries = VSIReadDir( folder.toUtf8().constData() );
-  for ( char **entry = entries; entry && *entry; ++entry )
-    mFiles << QFileInfo( mPath ).dir().filePath( QString::fromUtf8( *entry ) );
-  CSLDestroy( entries );
+  const QStringList entries = VbasGdal::filesIn( folder );
+  const QString main = mainFile( QFileInfo( written ).fileName(), entries );
+  const VbasGdal::ReadBack back = VbasGdal::readBack( folder + '/' + main, writtenLayer.isEmpty() ? layerName : writtenLayer );
   VSIRmdirRecursive( folder.toUtf8().constData() );
   if ( !error.isEmpty() )
     throw QgsProcessingException( QObject::tr( "%1: the %2 format cannot hold this output: %3" ).arg( describe(), driver, error ) );
-  if ( written != requested || !mFiles.contains( QFileInfo( mPath ).dir().filePath( file ) ) )
-    throw QgsProcessingException( QObject::tr( "%1: the %2 driver would write %3, not the file asked for%4. Choose a GeoPackage (.gpkg) or CSV (.csv) file." )
-                                    .arg( describe(), driver, QFileInfo( written ).fileName(), mSchema.wkbType == vbasqgis::WkbType::NoGeometry ? QObject::tr( " (a table without geometry is no shapefile)" ) : QString() ) );
+  placeFiles( driver, file, main, entries );
+  if ( back.features != 1 )
+    throw QgsProcessingException( QObject::tr( "%1: the %2 format does not give the rows of this output back as written%3: a test row written to it reads back as %4. Choose another "
+                                               "format, such as %5." )
+                                    .arg( describe(), driver, back.features == 0 && mSchema.wkbType == vbasqgis::WkbType::NoGeometry ? QObject::tr( " (it keeps no row without geometry)" ) : QString(),
+                                          back.features < 0 ? QObject::tr( "an unreadable file" ) : QObject::tr( "%1 rows" ).arg( back.features ) /* never 1 */, alternatives( driver ) ) );
+  if ( mSchema.wkbType != vbasqgis::WkbType::NoGeometry && !back.geometry )
+    mWarning = QObject::tr( "%1: the %2 format keeps no geometry: the file holds the attributes only. Choose GeoPackage (.gpkg) or GeoJSON (.geojson) to keep the geometries." )
+                 .arg( describe(), driver );
   QStringList lost;
   for ( const QgsField &field : mSchema.fields )
-    if ( !names.contains( field.name() ) )
-      lost << field.name();
+    if ( !back.fields.contains( field.name() ) )
+      lost << named( field.name() );
   if ( !lost.isEmpty() )
-    throw QgsProcessingException( QObject::tr( "%1: the %2 format would rename or drop the field(s) %3 (it keeps %4). Choose a format that keeps every name, such as GeoPackage (.gpkg) or CSV (.csv)." )
-                                    .arg( describe(), driver, lost.join( QStringLiteral( ", " ) ), names.join( QStringLiteral( ", " ) ) ) );
+    throw QgsProcessingException( QObject::tr( "%1: the %2 format would rename or drop the field(s) %3 (a test row written to it reads back with %4). Choose a format that keeps every name, such as %5." )
+                                    .arg( describe(), driver, lost.join( QStringLiteral( ", " ) ),
+                                          back.fields.isEmpty() ? QObject::tr( "no field" ) : QObject::tr( "the fields %1" ).arg( back.fields.join( QStringLiteral( ", " ) ) ), alternatives( driver ) ) );
+}
+
+QString VbasOutput::named( const QString &field ) const
+{
+  const QString parameter = mSchema.namedBy.value( field );
+  return parameter.isEmpty() ? field : QObject::tr( "%1 (named in %2)" ).arg( field, parameter );
+}
+
+void VbasOutput::refuseFidField( const QString &driver, const QString &fidColumn ) const
+{
+  for ( const QgsField &field : mSchema.fields )
+  {
+    if ( fidColumn.isEmpty() || field.name().compare( fidColumn, Qt::CaseInsensitive ) != 0 )
+      continue;
+    const QString remedy = mSchema.namedBy.value( field.name() ) == QLatin1String( "RELEASE_FIELDS" ) ? QObject::tr( "Leave it out of RELEASE_FIELDS, rename it in the input, or" )
+                                                                                                       : QObject::tr( "Rename it in the input, or" );
+    throw QgsProcessingException( QObject::tr( "%1: the %2 format keeps each feature's own id in a column named %3, so the field %4 cannot be written beside it. %5 choose a "
+                                               "format without such a column, such as %6. Nothing was written." )
+                                    .arg( describe(), driver, fidColumn, named( field.name() ), remedy, alternatives( driver ) ) );
+  }
+}
+
+void VbasOutput::placeFiles( const QString &driver, const QString &file, const QString &written, const QStringList &entries )
+{
+  // QGIS's writer appends the driver's usual extension to a name it does not expect (out.json is
+  // written as out.json.geojson, its sidecars as out.json.*): each is moved into place under the name
+  // asked for (out.json; out.*).
+  const bool appended = written.startsWith( file + '.' );
+  const QString base = QFileInfo( file ).completeBaseName();
+  QStringList names;
+  for ( const QString &entry : entries )
+    names << ( !appended ? entry : entry == written ? file : entry.startsWith( file + '.' ) ? base + entry.mid( file.size() ) : entry );
+  if ( !entries.contains( written ) || ( written != file && !appended ) || QStringList( names ).removeDuplicates() > 0 )
+    throw QgsProcessingException(
+      QObject::tr( "%1: the %2 driver writes %3 for this output, not the file asked for%4. Choose a GeoPackage (.gpkg) or CSV (.csv) file." )
+        .arg( describe(), driver, entries.join( QStringLiteral( ", " ) ),
+              driver == QLatin1String( "ESRI Shapefile" ) && mSchema.wkbType == vbasqgis::WkbType::NoGeometry ? QObject::tr( " (a shapefile without geometry is its .dbf file alone)" ) : QString() ) );
+  mFiles.clear();
+  mWrittenAs.clear();
+  const QDir folder = QFileInfo( mPath ).dir();
+  for ( int i = 0; i < entries.size(); ++i )
+  {
+    mFiles << folder.filePath( names[i] );
+    if ( names[i] != entries[i] )
+      mWrittenAs.insert( mFiles.back(), entries[i] );
+  }
 }
 
 VbasLocation VbasOutput::check()
@@ -169,7 +292,7 @@ VbasLocation VbasOutput::check()
   if ( mKind == Kind::Document )
     mFiles = QStringList { mPath };
   else
-    checkFieldNames( mDriver, QFileInfo( mPath ).fileName(), QFileInfo( mPath ).completeBaseName() );
+    checkFormat( mDriver, QFileInfo( mPath ).fileName(), QFileInfo( mPath ).completeBaseName() );
   for ( const QString &path : mFiles )
     refuseSpecialFile( path );
   return VbasLocation::ofFiles( mSchema.name, mFiles );
@@ -184,6 +307,7 @@ VbasLocation VbasOutput::checkTable()
     const VbasLocation location = VbasLocation::ofPostgresTable( mSchema.name, mPath, mSchemaName, mTable );
     if ( location.database.isEmpty() )
       throw QgsProcessingException( QObject::tr( "%1: could not ask the database server which table this is." ).arg( describe() ) );
+    checkPostgresRights();
     mLocks.push_back( VbasTemporaries::Lock::onDatabase( mPath, mToken ) );
     if ( !mLocks.back()->error().isEmpty() )
       throw QgsProcessingException( QObject::tr( "%1: could not lock this run's staging table on the server: %2" ).arg( describe(), mLocks.back()->error() ) );
@@ -196,9 +320,48 @@ VbasLocation VbasOutput::checkTable()
                                     .arg( describe(), QFileInfo( mPath ).fileName() ) );
   checkFolder();
   refuseSpecialFile( mPath );
-  checkFieldNames( mDriver, QFileInfo( mPath ).fileName(), mTable );
+  checkFormat( mDriver, QFileInfo( mPath ).fileName(), mTable );
   mFiles.clear();
   return VbasLocation::ofSqliteTable( mSchema.name, mPath, mTable );
+}
+
+void VbasOutput::checkPostgresRights() const
+{
+  const QString sql = QStringLiteral( "SELECT current_user, s.nspname, has_schema_privilege(s.oid, 'CREATE')::text, c.oid::regclass::text, "
+                                      "CASE c.relkind WHEN 'r' THEN 'table' WHEN 'p' THEN 'table' WHEN 'v' THEN 'view' WHEN 'm' THEN 'materialized view' WHEN 'f' THEN 'foreign table' "
+                                      "WHEN 'S' THEN 'sequence' ELSE 'relation of kind ' || c.relkind::text END, "
+                                      "pg_has_role(c.relowner, 'USAGE')::text, pg_get_userbyid(c.relowner) "
+                                      "FROM pg_namespace s LEFT JOIN pg_class c ON c.oid = to_regclass(%1) WHERE s.nspname = %2" )
+                        .arg( QgsSqliteUtils::quotedString( quotedPostgres( mTable ) ), mSchemaName.isEmpty() ? QStringLiteral( "current_schema()" ) : QgsSqliteUtils::quotedString( mSchemaName ) );
+  QList<QVariantList> rows;
+  try
+  {
+    const std::unique_ptr<QgsAbstractDatabaseProviderConnection> db = VbasDatabase::connection( mProvider, mPath );
+    if ( !db )
+      throw QgsProviderConnectionException( QObject::tr( "no connection to the database" ) );
+    rows = db->executeSql( sql );
+  }
+  catch ( const QgsProviderConnectionException &e )
+  {
+    throw QgsProcessingException( QObject::tr( "%1: could not ask the database server whether the table can be written: %2" ).arg( describe(), e.what() ) );
+  }
+  if ( rows.isEmpty() )
+    throw QgsProcessingException( mSchemaName.isEmpty() ? QObject::tr( "%1: no schema of the connection's search path exists to create the table in. Name a schema. Nothing was read or written." ).arg( describe() )
+                                                        : QObject::tr( "%1: the schema %2 does not exist. Nothing was read or written." ).arg( describe(), mSchemaName ) );
+  const QStringList row = QVariant( rows.first() ).toStringList();
+  const QString &user = row[0], &schema = row[1], &table = row[3], &kind = row[4], &owner = row[6];
+  if ( row[2] != QLatin1String( "true" ) )
+    throw QgsProcessingException( QObject::tr( "%1: the user %2 may not create tables in the schema %3 (no CREATE privilege there), and every output is first written as a new table "
+                                               "beside its destination. Ask the database's administrator for it (GRANT CREATE ON SCHEMA %3 TO %2), or choose a schema where %2 may "
+                                               "create tables. Nothing was read or written." )
+                                    .arg( describe(), user, schema ) );
+  if ( !table.isEmpty() && kind != QLatin1String( "table" ) )
+    throw QgsProcessingException( QObject::tr( "%1: %2 is a %3, and an output replaces only a table. Choose another name. Nothing was read or written." )
+                                    .arg( describe(), table, kind ) );
+  if ( !table.isEmpty() && row[5] != QLatin1String( "true" ) )
+    throw QgsProcessingException( QObject::tr( "%1: the table %2 exists and belongs to %3, and only its owner may replace it; the user %4 is not. Choose another table name, or ask %3 "
+                                               "to drop it or to grant you its role. Nothing was read or written." )
+                                    .arg( describe(), table, owner, user ) );
 }
 
 void VbasOutput::checkFolder()
@@ -263,7 +426,7 @@ void VbasOutput::create( QgsProcessingContext &context )
 
 QString VbasOutput::temporaryPath( const QString &path ) const
 {
-  return QFileInfo( path ).dir().filePath( VbasTemporaries::filePrefix( mToken ) + QFileInfo( path ).fileName() );
+  return QFileInfo( path ).dir().filePath( VbasTemporaries::filePrefix( mToken ) + mWrittenAs.value( path, QFileInfo( path ).fileName() ) );
 }
 
 void VbasOutput::write( const QByteArray &content )
@@ -279,9 +442,9 @@ void VbasOutput::write( const QByteArray &content )
 void VbasOutput::createFile( QgsProcessingContext &context )
 {
   const QFileInfo file( mPath );
-  const QString temporary = file.dir().filePath( VbasTemporaries::filePrefix( mToken ) + file.fileName() );
+  const QString temporary = file.dir().filePath( VbasTemporaries::filePrefix( mToken ) + file.fileName() ); // the driver may add its extension (mWrittenAs)
   for ( const QString &path : mFiles )
-    VbasInterrupt::registerFile( QFileInfo( path ).dir().filePath( VbasTemporaries::filePrefix( mToken ) + QFileInfo( path ).fileName() ) );
+    VbasInterrupt::registerFile( temporaryPath( path ) );
   QString written, layer;
   std::unique_ptr<QgsVectorFileWriter> writer( QgsVectorFileWriter::create( temporary, mSchema.fields, mSchema.wkbType, mSchema.crs, context.transformContext(),
                                                                             VbasGdal::saveOptions( mDriver, file.completeBaseName(), mCreateOptions ), QgsFeatureSink::SinkFlags(), &written, &layer ) );
@@ -368,8 +531,7 @@ long long VbasOutput::countWritten() const
       return mMemoryLayer->dataProvider()->featureCount();
     case Kind::File:
     {
-      const QFileInfo file( mPath );
-      return VbasGdal::countFeatures( file.dir().filePath( VbasTemporaries::filePrefix( mToken ) + file.fileName() ), file.completeBaseName() );
+      return VbasGdal::countFeatures( temporaryPath( mPath ), QFileInfo( mPath ).completeBaseName() );
     }
     case Kind::Table:
       if ( mProvider == QLatin1String( "ogr" ) )

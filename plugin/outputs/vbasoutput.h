@@ -12,6 +12,7 @@
 #include <qgsfeaturesink.h>
 #include <qgsfields.h>
 
+#include <QHash>
 #include <QVariantMap>
 
 #include <memory>
@@ -34,6 +35,8 @@ struct VbasOutputSchema
       Custodian, //!< counts before suppression, lookups, risks, sites: never published
       Published, //!< the release, and what is computed only from it
     } audience = Audience::Custodian;
+    //! The parameter that named each field copied from an input (RELEASE_FIELDS, ...), for the messages.
+    QHash<QString, QString> namedBy;
 };
 
 //! One output of the run, written under its temporary name.
@@ -74,8 +77,21 @@ class VbasOutput
     void discard();
 
     QString describe() const;
-    void checkFieldNames( const QString &driver, const QString &file, const QString &layerName );
+    /**
+     * Refuses a format that cannot hold this output as it is, naming the reason: a field named like the
+     * format's feature id column, a field the format would rename or drop, rows it would not keep. Learnt
+     * from the format's rules and from a test row written with driver to file (layerName) and read back;
+     * sets the files the driver writes (mFiles, mWrittenAs).
+     */
+    void checkFormat( const QString &driver, const QString &file, const QString &layerName );
+    void refuseFidField( const QString &driver, const QString &fidColumn ) const;
+    //! The files driver writes for file (written: the main one, entries: all of them) placed under the destination's name, or a refusal.
+    void placeFiles( const QString &driver, const QString &file, const QString &written, const QStringList &entries );
+    //! A field's name, with the parameter that named it.
+    QString named( const QString &field ) const;
     VbasLocation checkTable();
+    //! A PostgreSQL destination: the user may create tables in its schema, and replace the table if it exists (it owns it); throws otherwise.
+    void checkPostgresRights() const;
     //! The destination's folder exists and is writable; locks this output's temporaries there.
     void checkFolder();
     //! Locks this output's temporaries in folder (VbasTemporaries::Lock), or throws.
@@ -113,7 +129,9 @@ class VbasOutput
     QString mSchemaName;
     QString mDriver;    //!< File and ogr Table: the GDAL driver
     QStringList mFiles; //!< File: the files the driver writes (a shapefile has several), final names
+    QHash<QString, QString> mWrittenAs; //!< File: the name the driver writes for a final file, where it differs (out.json as out.json.geojson)
     QString mToken;     //!< the unique part of this output's temporary names
+    QString mWarning;   //!< what check() found the user should know (a format without geometry)
     std::vector<std::unique_ptr<VbasTemporaries::Lock>> mLocks; //!< held while the output lives (lock files, a staging table's advisory lock): its temporaries are not stale
     bool mDatabaseExisted = true;
     QStringList mPlaced;   //!< File: the files moved into place

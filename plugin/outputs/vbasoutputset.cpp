@@ -89,6 +89,8 @@ void VbasOutputSet::prepare( const QgsProcessingAlgorithm &algorithm, const QVar
   for ( const std::unique_ptr<VbasOutput> &output : mOutputs )
   {
     const VbasLocation location = output->check();
+    if ( !output->mWarning.isEmpty() )
+      feedback->pushWarning( output->mWarning );
     for ( const VbasLocation &input : inputs )
       if ( location.overwrites( input ) )
         throw QgsProcessingException( QObject::tr( "%1 would overwrite the input %2: choose another destination. Nothing was written." ).arg( location.describe(), input.describe() ) );

@@ -98,7 +98,10 @@ VbasOutputSchema VbasReleaseWriter::schema( const QgsFields &recordFields, const
     fields.append( recordFields.at( i ) );
   }
   fields.append( QgsField( kAggregateId, vbasqgis::Field::LongLong ) );
-  return { QStringLiteral( "ANONYMIZED" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem(), false, VbasOutputSchema::Audience::Published };
+  VbasOutputSchema schema { QStringLiteral( "ANONYMIZED" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem(), false, VbasOutputSchema::Audience::Published };
+  for ( const int i : roles.others )
+    schema.namedBy.insert( recordFields.at( i ).name(), QStringLiteral( "RELEASE_FIELDS" ) );
+  return schema;
 }
 
 VbasReleaseWriter::VbasReleaseWriter( QgsFeatureSource &records, const VbasRecordFields &roles, const VbasRegions &regions, const VbasRecords &counted, const vbas::Release &release )

@@ -299,7 +299,10 @@ VbasOutputSchema VbasLpGeomask::randomisedSchema() const
   if ( mAudit )
     fields.append( QgsField( QStringLiteral( "moved" ), vbasqgis::Field::Double ) );
   const VbasOutputSchema::Audience audience = mAudit ? VbasOutputSchema::Audience::Custodian : VbasOutputSchema::Audience::Published; // the distance moved tells the origin
-  return { QStringLiteral( "RANDOMISED" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem(), false, audience };
+  VbasOutputSchema schema { QStringLiteral( "RANDOMISED" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem(), false, audience };
+  for ( const int i : mReleasedFields )
+    schema.namedBy.insert( mPatientsSource->fields().at( i ).name(), QStringLiteral( "RELEASE_FIELDS" ) );
+  return schema;
 }
 
 vbas::lp::Solution VbasLpGeomask::solveWith( const vbas::lp::Problem &problem, bool direct, QgsProcessingFeedback *feedback ) const

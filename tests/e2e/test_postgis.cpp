@@ -154,6 +154,9 @@ class TestPostgis : public QObject
     void destinationIsComparedByIdentity();
     void staleStagingTablesNeedTheirLockFree();
     void editedByAnotherConnectionAborts();
+    void destinationRightsAreCheckedFirst_data();
+    void destinationRightsAreCheckedFirst();
+    void destinationWithRightsIsWritten();
 
   private:
     //! A table of the test database, as qgis_process takes it for an input (postgres://) or a destination (postgis:).
@@ -162,6 +165,10 @@ class TestPostgis : public QObject
     //! vbas:anonymize's parameters: the regions and records tables, every output into a table named prefix + output.
     QStringList anonymize( const QString &records, const QString &prefix ) const;
     void loadSample( const QString &file, const QString &table );
+    //! anonymize() with the release into destination, as the role clerk (roleRights), and no other output.
+    QStringList releaseAsClerk( const QString &destination ) const;
+    //! The role clerk: no CREATE in public, CREATE in the schema clerk_out, which holds a table and a view of postgres's.
+    void roleRights();
     //! The tables of the public schema whose name starts with prefix.
     QStringList tables( const QString &prefix ) const;
 
@@ -429,6 +436,70 @@ void TestPostgis::editedByAnotherConnectionAborts()
   QCOMPARE( tables( QStringLiteral( "edited_" ) ), QStringList() );
   QCOMPARE( tables( QStringLiteral( "vbas_partial" ) ), QStringList() );
   QVERIFY( !QFileInfo::exists( mDir.filePath( QStringLiteral( "edited_report.html" ) ) ) );
+}
+
+void TestPostgis::roleRights()
+{
+  QString out;
+  CHECKED( mServer.sql( QStringLiteral( "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'clerk') THEN CREATE ROLE clerk LOGIN; END IF; END $$; "
+                                        "REVOKE CREATE ON SCHEMA public FROM PUBLIC; CREATE SCHEMA IF NOT EXISTS clerk_out; GRANT USAGE, CREATE ON SCHEMA clerk_out TO clerk; "
+                                        "CREATE TABLE IF NOT EXISTS clerk_out.taken (a int); CREATE OR REPLACE VIEW clerk_out.a_view AS SELECT 1 AS a" ),
+                        out ) );
+}
+
+QStringList TestPostgis::releaseAsClerk( const QString &destination ) const
+{
+  QStringList params;
+  for ( const QString &param : anonymize( QStringLiteral( "patients" ), QStringLiteral( "clerk_" ) ) )
+    if ( !param.contains( QStringLiteral( "postgis:" ) ) && !param.startsWith( QLatin1String( "REPORT=" ) ) )
+      params << param;
+  return params << QStringLiteral( "ANONYMIZED=postgis:dbname='vbas' host=%1 user='clerk' table=%2" ).arg( mServer.socketFolder(), destination );
+}
+
+void TestPostgis::destinationRightsAreCheckedFirst_data()
+{
+  QTest::addColumn<QString>( "destination" );
+  QTest::addColumn<QString>( "message" );
+  QTest::newRow( "no CREATE in the schema" ) << "\"public\".\"clerk_release\""
+                                             << "the user clerk may not create tables in the schema public (no CREATE privilege there)";
+  QTest::newRow( "a table of another owner" ) << "\"clerk_out\".\"taken\"" << "the table clerk_out.taken exists and belongs to postgres, and only its owner may replace it";
+  QTest::newRow( "a view" ) << "\"clerk_out\".\"a_view\"" << "clerk_out.a_view is a view, and an output replaces only a table";
+  QTest::newRow( "no such schema" ) << "\"nowhere\".\"clerk_release\"" << "the schema nowhere does not exist";
+}
+
+void TestPostgis::destinationRightsAreCheckedFirst()
+{
+  // A destination the role may not write is refused before any record is read, not once the whole
+  // release has been computed.
+  QFETCH( QString, destination );
+  QFETCH( QString, message );
+  CHECKED( roleRights() );
+  e2e::ProcessResult run;
+  CHECKED( mQgis.run( QStringList { "run", "vbas:anonymize", "--" } + releaseAsClerk( destination ), mDir.path(), run ) );
+  QVERIFY2( run.exitCode != 0, "a destination the role may not write was written" );
+  const QString log = QString::fromUtf8( run.err + run.out );
+  QVERIFY2( log.contains( message ) && log.contains( QStringLiteral( "Nothing was read or written." ) ), qPrintable( tail( run.err ) ) );
+  QVERIFY2( !log.contains( QStringLiteral( "The records are counted" ) ), "the records were read before the destination was checked" );
+  QCOMPARE( mServer.number( "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'clerk%' OR tablename LIKE 'vbas_partial%'" ), 0LL );
+  QCOMPARE( mServer.number( "SELECT count(*) FROM clerk_out.taken" ), 0LL );
+}
+
+void TestPostgis::destinationWithRightsIsWritten()
+{
+  // The same role writes where it may create tables, and replaces a table it owns.
+  CHECKED( roleRights() );
+  for ( int run = 0; run < 2; ++run )
+  {
+    QJsonObject document;
+    e2e::ProcessResult result;
+    CHECKED( mQgis.runJson( QStringLiteral( "vbas:anonymize" ), releaseAsClerk( QStringLiteral( "\"clerk_out\".\"clerk_release\"" ) ), mDir.path(), document, result ) );
+    QCOMPARE( mServer.number( "SELECT count(*) FROM clerk_out.clerk_release" ), document.value( "results" ).toObject().value( "RELEASED" ).toVariant().toLongLong() );
+  }
+  QCOMPARE( mServer.number( "SELECT count(*) FROM pg_tables WHERE tableowner = 'clerk' AND tablename <> 'clerk_release'" ), 0LL );
+  const QString ecs = QStringLiteral( "SELECT count(*) AS n FROM clerk_out.clerk_release GROUP BY aggregate_id, %1" ).arg( kQis.join( ',' ) );
+  QCOMPARE( mServer.number( QStringLiteral( "SELECT count(*) FROM (%1) e WHERE n < %2" ).arg( ecs ).arg( kK ) ), 0LL );
+  QString out;
+  CHECKED( mServer.sql( QStringLiteral( "DROP TABLE clerk_out.clerk_release" ), out ) );
 }
 
 QTEST_GUILESS_MAIN( TestPostgis )

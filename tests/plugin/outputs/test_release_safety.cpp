@@ -628,10 +628,10 @@ void TestReleaseSafety::shapefileNamesAreNeverTruncated_data()
   QTest::addColumn<QString>( "sink" );
   QTest::addColumn<QString>( "file" );
   QTest::addColumn<QString>( "message" );
-  QTest::newRow( "release as .shp" ) << "ANONYMIZED" << "anonymized.shp" << "a table without geometry is no shapefile";
-  QTest::newRow( "release as .dbf" ) << "ANONYMIZED" << "anonymized.dbf" << "a table without geometry is no shapefile";
+  QTest::newRow( "release as .shp" ) << "ANONYMIZED" << "anonymized.shp" << "a shapefile without geometry is its .dbf file alone";
+  QTest::newRow( "release as .dbf" ) << "ANONYMIZED" << "anonymized.dbf" << "would rename or drop the field(s) aggregate_id";
   QTest::newRow( "aggregated as .shp" ) << "AGGREGATED" << "aggregated.shp" << "would rename or drop the field(s) aggregate_id, smallest_ec";
-  QTest::newRow( "evaluation as .dbf" ) << "EVALUATION" << "evaluation.dbf" << "a table without geometry is no shapefile";
+  QTest::newRow( "evaluation as .dbf" ) << "EVALUATION" << "evaluation.dbf" << "would rename or drop the field(s) suppressed_pct";
 }
 
 void TestReleaseSafety::shapefileNamesAreNeverTruncated()
