@@ -173,6 +173,7 @@ std::optional<double> minimumEpsilon( Problem problem, double tolerance, const s
 {
   if ( !( tolerance > 0 && tolerance < 1 ) )
     throw std::invalid_argument( "minimumEpsilon: the tolerance must be in (0, 1)" );
+  problem.feasibilityOnly = true;
   const auto feasibleAt = [&]( double epsilon ) {
     problem.epsilon = epsilon;
     const Solution solution = solve( problem );

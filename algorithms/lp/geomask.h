@@ -64,6 +64,7 @@ struct Problem
     double epsilon = 0.2;           //!< in (0, 1]
     Model model = Model::Revised;
     Candidates candidates;
+    bool feasibilityOnly = false;   //!< the direct LP without costs: only whether some P meets the constraints (minimumEpsilon), its objective not optimal
 };
 
 enum class Status
@@ -157,7 +158,7 @@ std::vector<double> publishedProbabilities( std::vector<double> probability );
 /**
  * The smallest feasible epsilon e to within a relative tolerance: the true one lies in [e (1 - tolerance), e]. Bisection
  * (geometric while the bracket spans more than a factor 2) between provenInfeasibleBelow and 1; nothing when even
- * epsilon = 1 is infeasible. Every epsilon tried is decided by solve: SolverError when it cannot tell (its own, or
+ * epsilon = 1 is infeasible. Each problem given to solve has feasibilityOnly set. Every epsilon tried is decided by solve: SolverError when it cannot tell (its own, or
  * Status::Limit without a solution), since a bracket end that is not proven would make the tolerance untrue.
  */
 std::optional<double> minimumEpsilon( Problem problem, double tolerance, const std::function<Solution( const Problem & )> &solve );

@@ -412,8 +412,9 @@ VbasLpGeomask::Solved VbasLpGeomask::solve( const vbas::lp::Problem &problem, co
   return solved;
 }
 
-std::optional<double> VbasLpGeomask::smallestEpsilon( const vbas::lp::Problem &problem, bool direct, QgsProcessingFeedback *feedback, QString &undecided ) const
+std::optional<double> VbasLpGeomask::smallestEpsilon( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback, QString &undecided ) const
 {
+  const bool direct = problem.candidates.pairs() <= kFallbackPairs; // without costs, the direct LP only looks for a feasible P: the quicker
   try
   {
     return vbas::lp::minimumEpsilon( problem, mEpsilonTolerance, [&]( vbas::lp::Problem p ) {
@@ -443,7 +444,7 @@ VbasLpGeomask::Solved VbasLpGeomask::solveBy( const vbas::lp::Problem &problem, 
   std::optional<double> smallest;
   QString undecided;
   if ( mFindMinEpsilon || solution.status == vbas::lp::Status::Infeasible )
-    smallest = smallestEpsilon( problem, direct, feedback, undecided );
+    smallest = smallestEpsilon( problem, feedback, undecided );
   const QString tolerance = QObject::tr( "the true one lies within %1% below it" ).arg( mEpsilonTolerance * 100 );
   if ( solution.status == vbas::lp::Status::Infeasible )
   {

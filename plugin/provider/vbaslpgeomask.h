@@ -49,8 +49,8 @@ class VbasLpGeomask : public VbasAlgorithm
      */
     Solved solve( const vbas::lp::Problem &problem, const VbasCodes &codes, QgsProcessingFeedback *feedback ) const;
     Solved solveBy( const vbas::lp::Problem &problem, const VbasCodes &codes, bool direct, QgsProcessingFeedback *feedback ) const;
-    //! The smallest feasible epsilon (vbas::lp::minimumEpsilon, each epsilon by the other solver too when one cannot tell); nothing, with undecided saying why, when the solvers cannot tell, or when even 1 is infeasible.
-    std::optional<double> smallestEpsilon( const vbas::lp::Problem &problem, bool direct, QgsProcessingFeedback *feedback, QString &undecided ) const;
+    //! The smallest feasible epsilon (vbas::lp::minimumEpsilon: the direct LP up to kFallbackPairs pairs, column generation when it cannot tell or above); nothing, with undecided saying why, when the solvers cannot tell, or when even 1 is infeasible.
+    std::optional<double> smallestEpsilon( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback, QString &undecided ) const;
     QString unhideable( const vbas::lp::Problem &problem, const VbasCodes &codes ) const;
     vbas::lp::Solution solveWith( const vbas::lp::Problem &problem, bool direct, QgsProcessingFeedback *feedback ) const;
     /**
