@@ -203,7 +203,7 @@ std::optional<Solution> solveOnce( const Problem &problem, const Layout &rows, c
   for ( double &value : solution.probability )
     value = value < NoiseLevel ? 0.0 : value;
   solution.objective = model::objective( problem, solution.probability );
-  solution.lowerBound = std::min( lagrangianBound( problem, rows, clp.dualRowSolution() ), solution.objective );
+  solution.lowerBound = std::min( lagrangianBound( problem, rows, clp.dualRowSolution(), problem.feasibilityOnly ? 0 : 1 ), solution.objective );
   solution.gap = solution.objective > 0 ? ( solution.objective - solution.lowerBound ) / solution.objective : 0;
   if ( const std::optional<std::string> why = unverified( problem, solution ) )
   {
