@@ -349,7 +349,7 @@ vbas::lp::Solution VbasLpGeomask::solveOrFallBack( const vbas::lp::Problem &prob
     first = solveWith( problem, direct, feedback );
     if ( direct || first->status != vbas::lp::Status::Limit )
       return *first;
-    why = QObject::tr( "Column generation stopped after %1 rounds, %2 of them in a row improving neither bound." ).arg( first->rounds ).arg( vbas::lp::ColumnGenerationSettings().stallRounds );
+    why = QObject::tr( "Column generation stopped after %1 rounds without proving an optimum (its rounds stopped improving either bound, or its bound does not prove its objective)." ).arg( first->rounds );
   }
   catch ( const vbas::lp::SolverError &e )
   {
