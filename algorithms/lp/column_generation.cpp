@@ -4,6 +4,7 @@
 // slack columns that keep u_i within [centre_i - delta_i, centre_i + delta_i]. A large master is solved by
 // CLP's barrier while the gap is wide, then by primal simplex warm-started between rounds (new columns enter
 // non-basic): see MasterSolver.
+#include "clp_status.h"
 #include "columns.h"
 #include "geomask.h"
 #include "model.h"
@@ -31,6 +32,8 @@ constexpr double SlackTolerance = 1e-9;
 constexpr std::size_t BarrierCodes = 1000;
 //! The barrier hands over to the simplex once the Lagrangian bound is within this share of the master objective.
 constexpr double BarrierGap = 0.3;
+//! The box is widened tenfold at most this many times in one solve of an unbounded master.
+constexpr int MaxWidenings = 30;
 
 /**
  * How the master is solved. Measured on bench_lp's nearest-30 instance (11,740 rows): warm-started primal
@@ -123,6 +126,7 @@ class ColumnGeneration
     std::vector<double> mCentre, mDelta; //!< the box of the dual stabilisation
 
     std::size_t mRounds = 0;
+    std::size_t mStalled = 0; //!< rounds in a row that improved neither bound
     double mLowerBound = -std::numeric_limits<double>::infinity(); //!< best Lagrangian bound (master units: metres x people)
     double mUpperBound = std::numeric_limits<double>::infinity();  //!< best feasible master objective
     std::vector<double> mBestLambda;
@@ -294,16 +298,16 @@ void ColumnGeneration::solveOnce()
     mClp.primal();
 }
 
-//! Re-solves the master; a box too narrow for the columns (unbounded master) is widened.
+//! Re-solves the master; a box too narrow for the columns (unbounded master) is widened, up to MaxWidenings times.
 bool ColumnGeneration::solveMaster()
 {
-  for ( ;; )
+  for ( int widenings = 0;; ++widenings )
   {
     solveOnce();
     if ( mClp.status() == 0 )
       return true;
-    if ( mClp.status() != 2 )
-      throw std::runtime_error( "solveColumnGeneration: CLP stopped with status " + std::to_string( mClp.status() ) );
+    if ( mClp.status() != 2 || widenings == MaxWidenings )
+      throw SolverError( "column generation stopped in round " + std::to_string( mRounds ) + ": solving its master, " + clpStatusText( mClp ) );
     for ( double &delta : mDelta )
       delta *= 10;
     setBox();
@@ -392,7 +396,7 @@ ColumnGeneration::Outcome ColumnGeneration::iterate( Phase phase )
   {
     if ( mProgress && mProgress->canceled() )
       return Outcome::Canceled;
-    if ( mRounds >= mSettings.maxRounds || ( mSettings.maxSeconds > 0 && model::since( mStart ) > mSettings.maxSeconds ) )
+    if ( mRounds >= mSettings.maxRounds || mStalled >= mSettings.stallRounds || ( mSettings.maxSeconds > 0 && model::since( mStart ) > mSettings.maxSeconds ) )
       return Outcome::Limit;
     ++mRounds;
     solveMaster();
@@ -414,6 +418,7 @@ ColumnGeneration::Outcome ColumnGeneration::iterate( Phase phase )
     {
       const double bound = lagrangian( u, minReducedCost );
       const bool serious = bound > mLowerBound;
+      const double upperBefore = mUpperBound;
       if ( serious )
       {
         mLowerBound = bound; // a serious step: the box moves to the better duals
@@ -423,6 +428,7 @@ ColumnGeneration::Outcome ColumnGeneration::iterate( Phase phase )
         return Outcome::Infeasible;
       if ( feasible && boxSlacksIdle() && mMasterSolver == MasterSolver::Simplex ) // a basic solution, not an interior point within the barrier's tolerance
         recordFeasible();
+      mStalled = serious || mUpperBound < upperBefore ? 0 : mStalled + 1;
       if ( std::isfinite( mUpperBound ) && mUpperBound - mLowerBound <= mSettings.gapTolerance * mUpperBound )
         return Outcome::Optimal;
       const bool atEdge = widenBoxAtEdge( u, serious || found.empty() );
@@ -506,6 +512,8 @@ Solution ColumnGeneration::run()
     solution.objective = model::objective( mProblem, solution.probability );
     solution.lowerBound = std::min( mLowerBound / mTotal, solution.objective );
     solution.gap = solution.objective > 0 ? ( solution.objective - solution.lowerBound ) / solution.objective : 0;
+    if ( solution.status == Status::Optimal && !model::provenOptimal( mProblem, solution.objective, solution.lowerBound ) )
+      solution.status = Status::Limit; // converged, but its bound does not prove it
   }
   solution.seconds = model::since( mStart );
   return solution;

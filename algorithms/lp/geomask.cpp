@@ -78,28 +78,41 @@ double objective( const Problem &problem, const std::vector<double> &probability
   return sum / total( problem );
 }
 
-std::optional<Unhideable> unhideableCode( const Problem &problem, const Inflow &inflow )
+double otherOrigins( const Problem &problem, const Inflow &inflow, std::size_t i, std::vector<std::size_t> &seen )
 {
   const Candidates &candidates = problem.candidates;
-  std::vector<std::size_t> seen( candidates.codes(), candidates.codes() ); // seen[k] == i: k counted for code i
-  for ( std::size_t i = 0; i < candidates.codes(); ++i )
+  double available = 0;
+  seen[i] = i;
+  for ( std::size_t p = candidates.offsets[i]; p < candidates.offsets[i + 1]; ++p )
+  {
+    const std::uint32_t j = candidates.targets[p];
+    for ( std::size_t slot = inflow.offsets[j]; slot < inflow.offsets[j + 1]; ++slot )
+      if ( seen[inflow.origins[slot]] != i )
+      {
+        seen[inflow.origins[slot]] = i;
+        available += problem.population[inflow.origins[slot]];
+      }
+  }
+  return available;
+}
+
+bool provenOptimal( const Problem &problem, double objective, double lowerBound )
+{
+  const std::vector<double> &distances = problem.candidates.distances;
+  const double longest = distances.empty() ? 0 : *std::max_element( distances.begin(), distances.end() );
+  return objective - lowerBound <= 1e-4 * objective + 1e-9 * longest;
+}
+
+std::optional<Unhideable> unhideableCode( const Problem &problem, const Inflow &inflow )
+{
+  std::vector<std::size_t> seen( problem.candidates.codes(), problem.candidates.codes() ); // seen[k] == i: k counted for code i
+  for ( std::size_t i = 0; i < problem.candidates.codes(); ++i )
   {
     const double a = model::a( problem, i );
     if ( a >= 1 )
       continue;
-    Unhideable code { i, problem.population[i] * ( 1 - a ) / a, 0 };
-    seen[i] = i;
-    for ( std::size_t p = candidates.offsets[i]; p < candidates.offsets[i + 1]; ++p )
-    {
-      const std::uint32_t j = candidates.targets[p];
-      for ( std::size_t slot = inflow.offsets[j]; slot < inflow.offsets[j + 1]; ++slot )
-        if ( seen[inflow.origins[slot]] != i )
-        {
-          seen[inflow.origins[slot]] = i;
-          code.available += problem.population[inflow.origins[slot]];
-        }
-    }
-    if ( code.needed > code.available * ( 1 + 1e-9 ) )
+    Unhideable code { i, problem.population[i] * ( 1 - a ) / a, otherOrigins( problem, inflow, i, seen ) };
+    if ( code.needed > code.available * ( 1 + UnhideableSlack ) )
       return code;
   }
   return std::nullopt;
@@ -110,6 +123,17 @@ std::optional<Unhideable> unhideableCode( const Problem &problem, const Inflow &
 std::optional<Unhideable> unhideableCode( const Problem &problem )
 {
   return model::unhideableCode( problem, model::inflow( problem.candidates ) );
+}
+
+double provenInfeasibleBelow( const Problem &problem )
+{
+  model::validate( problem );
+  const model::Inflow inflow = model::inflow( problem.candidates );
+  std::vector<std::size_t> seen( problem.candidates.codes(), problem.candidates.codes() );
+  double below = 0;
+  for ( std::size_t i = 0; i < problem.candidates.codes(); ++i )
+    below = std::max( below, model::c( problem, i ) / ( problem.population[i] + model::otherOrigins( problem, inflow, i, seen ) * ( 1 + model::UnhideableSlack ) ) );
+  return std::min( below, 1.0 );
 }
 
 
@@ -149,23 +173,26 @@ std::optional<double> minimumEpsilon( Problem problem, double tolerance, const s
 {
   if ( !( tolerance > 0 && tolerance < 1 ) )
     throw std::invalid_argument( "minimumEpsilon: the tolerance must be in (0, 1)" );
-  // Bisection on (0, 1]; feasible is the smallest epsilon known feasible, infeasible the largest known infeasible.
+  problem.feasibilityOnly = true;
   const auto feasibleAt = [&]( double epsilon ) {
     problem.epsilon = epsilon;
-    const Status status = solve( problem ).status;
-    if ( status == Status::Canceled )
+    const Solution solution = solve( problem );
+    if ( solution.status == Status::Canceled )
       throw std::runtime_error( "minimumEpsilon: canceled" );
-    return status != Status::Infeasible;
+    if ( solution.status == Status::Limit && solution.probability.empty() )
+      throw SolverError( "at epsilon = " + std::to_string( epsilon ) + " the solver stopped before it could tell whether that epsilon is feasible" );
+    return solution.status != Status::Infeasible;
   };
   if ( !feasibleAt( 1.0 ) )
     return std::nullopt;
-  double feasible = 1.0, infeasible = 0.0;
-  while ( feasible - infeasible > tolerance )
+  // feasible: the smallest epsilon proven feasible; every epsilon below infeasible is proven infeasible.
+  double feasible = 1.0, infeasible = provenInfeasibleBelow( problem );
+  while ( feasible - infeasible > tolerance * feasible )
   {
-    const double middle = ( feasible + infeasible ) / 2;
+    const double middle = infeasible > 0 && feasible > 2 * infeasible ? std::sqrt( feasible * infeasible ) : ( feasible + infeasible ) / 2;
     ( feasibleAt( middle ) ? feasible : infeasible ) = middle;
   }
-  // feasible - tolerance <= infeasible: infeasible too, the constraints only tighten as epsilon falls.
+  // feasible (1 - tolerance) <= infeasible: infeasible too, the constraints only tighten as epsilon falls.
   return feasible;
 }
 

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 namespace vbas::lp
@@ -63,6 +64,7 @@ struct Problem
     double epsilon = 0.2;           //!< in (0, 1]
     Model model = Model::Revised;
     Candidates candidates;
+    bool feasibilityOnly = false;   //!< the direct LP without costs: only whether some P meets the constraints (minimumEpsilon), its objective not optimal
 };
 
 enum class Status
@@ -71,6 +73,17 @@ enum class Status
   Infeasible, //!< no P meets the constraints for this epsilon and these candidates
   Canceled,
   Limit,      //!< a round or time limit stopped the solver; the solution (if any: probability may be empty) is feasible but maybe not optimal
+};
+
+/**
+ * A solver gave no answer that can be trusted: CLP stopped on numerical difficulties or said something this LP
+ * cannot be (unbounded), or its "optimal" answer failed the recount (docs/method.md, LP geomasking: solver
+ * checks), every way of solving tried. The message says what failed.
+ */
+class SolverError : public std::runtime_error
+{
+  public:
+    using std::runtime_error::runtime_error;
 };
 
 struct Solution
@@ -86,7 +99,13 @@ struct Solution
     double seconds = 0;
 };
 
-//! The direct LP (Revised-LP eq. 8 or WCMB-LP eq. 3) with Q_j = sum_k n_k P_kj, redundant constraints (n_i >= s/epsilon) dropped; for small instances and cross-checks.
+/**
+ * The direct LP (Revised-LP eq. 8 or WCMB-LP eq. 3) with Q_j = sum_k n_k P_kj, redundant constraints (n_i >= s/epsilon)
+ * dropped; for small instances and cross-checks. Infeasible without CLP when unhideableCode proves it. An optimum
+ * CLP reports is kept only once recounted from P and the duals (rows sum to 1, within epsilon, and a Lagrangian
+ * bound within 1e-4 of the objective, which GAP then gives); otherwise, and on CLP's numerical trouble, the LP is solved again
+ * another way (other scaling, the primal simplex), and throws SolverError when no way passes.
+ */
 Solution solveDirect( const Problem &problem, Progress *progress = nullptr );
 
 struct ColumnGenerationSettings
@@ -94,6 +113,7 @@ struct ColumnGenerationSettings
     double gapTolerance = 1e-6; //!< stop when (objective - Lagrangian bound) / objective is below it
     std::size_t maxRounds = 100000;
     double maxSeconds = 0;               //!< stop (Status::Limit) after a round that ends past it; 0: no limit
+    std::size_t stallRounds = 200;       //!< stop (Status::Limit) after this many rounds in a row that improve neither bound
     std::size_t maxColumnsPerRound = 4000; //!< partial pricing: the most negative reduced costs only
 };
 
@@ -116,6 +136,13 @@ struct Unhideable
  */
 std::optional<Unhideable> unhideableCode( const Problem &problem );
 
+/**
+ * The epsilon below which unhideableCode proves every epsilon infeasible: max_i c_i / (n_i + A_i), A_i the
+ * population of the other origins of i's destinations (n_i (1 - a_i) / a_i > A_i exactly when a_i < n_i / (n_i + A_i)).
+ * Closed form, so it holds for every epsilon a double can hold, however small.
+ */
+double provenInfeasibleBelow( const Problem &problem );
+
 //! The largest re-identification probability of P, recomputed from P alone: max over pairs of c_i P_ij / sum_k n_k P_kj, c_i = min(s, n_i) (Revised) or s (WCMB).
 double maxReidentification( const Problem &problem, const std::vector<double> &probability );
 
@@ -128,7 +155,12 @@ double maxReidentification( const Problem &problem, const std::vector<double> &p
  */
 std::vector<double> publishedProbabilities( std::vector<double> probability );
 
-//! The smallest feasible epsilon to within tolerance, by bisection on (0, 1]; nothing when even epsilon = 1 is infeasible.
+/**
+ * The smallest feasible epsilon e to within a relative tolerance: the true one lies in [e (1 - tolerance), e]. Bisection
+ * (geometric while the bracket spans more than a factor 2) between provenInfeasibleBelow and 1; nothing when even
+ * epsilon = 1 is infeasible. Each problem given to solve has feasibilityOnly set. Every epsilon tried is decided by solve: SolverError when it cannot tell (its own, or
+ * Status::Limit without a solution), since a bracket end that is not proven would make the tolerance untrue.
+ */
 std::optional<double> minimumEpsilon( Problem problem, double tolerance, const std::function<Solution( const Problem & )> &solve );
 
 /**

@@ -34,11 +34,23 @@ struct Inflow
 
 Inflow inflow( const Candidates &candidates );
 
+//! Relative slack of the quick infeasibility proof, for the round-off of the sums it compares.
+constexpr double UnhideableSlack = 1e-9;
+
+//! A_i: the population of the codes other than i that may move to any of i's destinations; seen[k] == i marks k as counted (seen[i] is set).
+double otherOrigins( const Problem &problem, const Inflow &inflow, std::size_t i, std::vector<std::size_t> &seen );
+
 //! vbas::lp::unhideableCode with the inflow already grouped.
 std::optional<Unhideable> unhideableCode( const Problem &problem, const Inflow &inflow );
 
 //! sum_i sum_j (n_i / N) d_ij P_ij.
 double objective( const Problem &problem, const std::vector<double> &probability );
+
+/**
+ * Whether a lower bound proves an objective optimal (docs/method.md, solver checks): within 1e-4 of it (CLP's own tolerances
+ * leave gaps of some 1e-5), or within 1e-9 times the longest candidate distance when the objective is near 0.
+ */
+bool provenOptimal( const Problem &problem, double objective, double lowerBound );
 
 //! Seconds since start.
 inline double since( std::chrono::steady_clock::time_point start ) { return std::chrono::duration<double>( std::chrono::steady_clock::now() - start ).count(); }

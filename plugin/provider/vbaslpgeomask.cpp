@@ -27,6 +27,8 @@ namespace
 
 //! Above this many candidate pairs the column generation solver is chosen automatically (the direct LP is the better choice for small instances).
 constexpr std::size_t kDirectPairs = 40000;
+//! Up to this many candidate pairs, the direct LP is tried when column generation stalls or fails.
+constexpr std::size_t kFallbackPairs = 10 * kDirectPairs;
 /**
  * The LP is solved at epsilon (1 - kSolveMargin): its binding constraints then hold with room for the
  * round-off of the solvers and of the 15 digits written, so the bound recounted from TRANSITIONS is at
@@ -132,7 +134,7 @@ QString VbasLpGeomask::shortHelpString() const
                       "kept nowhere. A given seed is a secret key: whoever holds it, with the public populations, can undo much of the masking. It is written to no output "
                       "and not to the log, but QGIS's Processing history (and the JSON of qgis_process) keep the parameters of each run: keep them with the patient data. "
                       "The same seed gives the same draws (the same rows); the order of the rows never comes from it.<br>"
-                      "<b>Find the smallest epsilon</b> (FIND_MIN_EPSILON): also search the smallest feasible epsilon by bisection, to within EPSILON_TOLERANCE (advanced).<br>"
+                      "<b>Find the smallest epsilon</b> (FIND_MIN_EPSILON): also search the smallest feasible epsilon by bisection; the true one lies at most EPSILON_TOLERANCE (advanced, relative: 0.001 is 0.1%) below the one given.<br>"
                       "<b>Add the distance moved</b> (AUDIT_DISTANCE): for audit only: each randomised row also gets the distance its code moved, which narrows where the "
                       "patient came from. Leave it off for a release.<br>"
                       "<h3>Outputs</h3>"
@@ -147,7 +149,10 @@ QString VbasLpGeomask::shortHelpString() const
                       "written: never above epsilon, or nothing is written), <b>ROWS</b>, <b>COLUMNS</b>, <b>ROUNDS</b>, <b>GAP</b> (the proven optimality gap), "
                       "<b>SOLVE_SECONDS</b>, <b>MIN_EPSILON</b> (with FIND_MIN_EPSILON) and <b>PATIENTS</b> tell nothing the published outputs do not; <b>MEAN_MOVEMENT</b> and "
                       "<b>MAX_MOVEMENT</b> describe the draws and are for the custodian only, as is the log. <b>SEED</b> stays empty: the seed is never reported.<br>"
-                      "An infeasible epsilon is refused with the epsilon or the number of neighbours to try, and with the code that alone makes it infeasible, if one does.<br>" )
+                      "An infeasible epsilon is refused with the epsilon or the number of neighbours to try, and with the code that alone makes it infeasible, if one does. "
+                      "A code holding more patients than its population is refused with Revised-LP (its bound counts at most n_i patients there), a warning with WCMB-LP. "
+                      "An optimum is reported only once recounted from P and the solver's duals; a solver that gives no answer that can be trusted, or column generation "
+                      "that stalls, hands over to the other solver, with a line in the log, and the run is refused with the reason when neither gives one.<br>" )
            .arg( kDirectPairs )
            .arg( kNearlyUnique * 100 )
            .arg( kFewestRowsToJudge )
@@ -173,7 +178,7 @@ void VbasLpGeomask::initAlgorithm( const QVariantMap & )
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SOLVER" ), QObject::tr( "Solver" ), QStringList() << QObject::tr( "Automatic" ) << QObject::tr( "Column generation" ) << QObject::tr( "Direct LP" ), false, 0 ) );
   addSeedParameter( QObject::tr( "Seed of the draws, a secret (empty: a fresh one, kept nowhere)" ) );
   addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "FIND_MIN_EPSILON" ), QObject::tr( "Find the smallest feasible epsilon" ), false ) );
-  auto tolerance = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "EPSILON_TOLERANCE" ), QObject::tr( "Tolerance of the smallest epsilon" ), vbasqgis::NumberType::Double, 1e-3, false, 1e-9, 0.5 );
+  auto tolerance = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "EPSILON_TOLERANCE" ), QObject::tr( "Relative tolerance of the smallest epsilon" ), vbasqgis::NumberType::Double, 1e-3, false, 1e-9, 0.5 );
   tolerance->setFlags( tolerance->flags() | vbasqgis::ParameterAdvanced );
   addParameter( tolerance.release() );
   addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "AUDIT_DISTANCE" ), QObject::tr( "Add the distance moved (audit only)" ), false ) );
@@ -271,6 +276,27 @@ void VbasLpGeomask::checkReleasedFields( const VbasPatients &patients ) const
   }
 }
 
+void VbasLpGeomask::checkPopulations( const VbasCodes &codes, const VbasPatients &patients, QgsProcessingFeedback *feedback ) const
+{
+  std::vector<std::int64_t> count( codes.population.size(), 0 );
+  for ( const std::uint32_t i : patients.origins )
+    ++count[i];
+  std::size_t above = 0, first = 0;
+  for ( std::size_t i = 0; i < count.size(); ++i )
+    if ( static_cast<double>( count[i] ) > codes.population[i] && above++ == 0 )
+      first = i;
+  if ( above == 0 )
+    return;
+  const QString code = QObject::tr( "Code %1 holds %2 patients but a population (POPULATION_FIELD) of %3%4: the population counts everyone living in a code, patients included." )
+                         .arg( codes.ids[static_cast<int>( first )].toString() )
+                         .arg( count[first] )
+                         .arg( codes.population[first] )
+                         .arg( above > 1 ? QObject::tr( " (and %1 more codes hold more patients than people)" ).arg( above - 1 ) : QString() );
+  if ( mModel == vbas::lp::Model::Revised ) // eq. 8's c_i = min(s, n_i) counts at most n_i patients of code i: the bound would not hold
+    throw QgsProcessingException( code + QObject::tr( " The Revised-LP bound assumes at most that many patients live there, so it would not hold. Correct the populations (or the patients' codes), or use MODEL = WCMB-LP, whose bound holds whatever the populations; nothing was written." ) );
+  feedback->pushWarning( code + QObject::tr( " The WCMB-LP bound still holds (it counts every patient of the table as possibly in each code), but check the populations." ) );
+}
+
 void VbasLpGeomask::readSeed( const QVariantMap &parameters, QgsProcessingContext &context )
 {
   const QVariant seed = parameters.value( QStringLiteral( "SEED" ) );
@@ -317,6 +343,45 @@ vbas::lp::Solution VbasLpGeomask::solveWith( const vbas::lp::Problem &problem, b
   return solution;
 }
 
+vbas::lp::Solution VbasLpGeomask::solveOrFallBack( const vbas::lp::Problem &problem, bool &direct, QgsProcessingFeedback *feedback ) const
+{
+  std::optional<vbas::lp::Solution> first;
+  QString why;
+  try
+  {
+    first = solveWith( problem, direct, feedback );
+    if ( direct || first->status != vbas::lp::Status::Limit )
+      return *first;
+    why = QObject::tr( "Column generation stopped after %1 rounds without proving an optimum (its rounds stopped improving either bound, or its bound does not prove its objective)." ).arg( first->rounds );
+  }
+  catch ( const vbas::lp::SolverError &e )
+  {
+    why = QString::fromStdString( e.what() ) + '.';
+  }
+  if ( !direct && problem.candidates.pairs() > kFallbackPairs ) // too large for the direct LP
+    return limitOrRefuse( first, why, problem );
+  feedback->pushInfo( QObject::tr( "%1 Solving by %2 instead." ).arg( why, direct ? QObject::tr( "column generation" ) : QObject::tr( "the direct LP" ) ) );
+  try
+  {
+    const vbas::lp::Solution second = solveWith( problem, !direct, feedback );
+    direct = !direct;
+    return second;
+  }
+  catch ( const vbas::lp::SolverError &e )
+  {
+    return limitOrRefuse( first, why + ' ' + QString::fromStdString( e.what() ) + '.', problem );
+  }
+}
+
+vbas::lp::Solution VbasLpGeomask::limitOrRefuse( const std::optional<vbas::lp::Solution> &stopped, const QString &why, const vbas::lp::Problem &problem ) const
+{
+  if ( stopped && !stopped->probability.empty() )
+    return *stopped; // STATUS limit, with its proven GAP
+  throw QgsProcessingException( QObject::tr( "No transition probabilities that can be trusted at EPSILON = %1: %2 Nothing was written. Try a larger EPSILON, or fewer NEIGHBOURS (or a smaller RADIUS)." )
+                                  .arg( problem.epsilon / ( 1 - kSolveMargin ) )
+                                  .arg( why ) );
+}
+
 //! The quick proof of infeasibility (a code whose caps cannot sum to 1, vbas::lp::unhideableCode) at the EPSILON given, as a sentence naming the code, or nothing.
 QString VbasLpGeomask::unhideable( const vbas::lp::Problem &problem, const VbasCodes &codes ) const
 {
@@ -350,31 +415,59 @@ VbasLpGeomask::Solved VbasLpGeomask::solve( const vbas::lp::Problem &problem, co
   return solved;
 }
 
+std::optional<double> VbasLpGeomask::smallestEpsilon( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback, QString &undecided ) const
+{
+  const bool direct = problem.candidates.pairs() <= kFallbackPairs; // without costs, the direct LP only looks for a feasible P: the quicker
+  try
+  {
+    return vbas::lp::minimumEpsilon( problem, mEpsilonTolerance, [&]( vbas::lp::Problem p ) {
+      p.epsilon *= 1 - kSolveMargin; // as the run solves it
+      try
+      {
+        return solveWith( p, direct, feedback );
+      }
+      catch ( const vbas::lp::SolverError & )
+      {
+        return solveWith( p, !direct, feedback );
+      }
+    } );
+  }
+  catch ( const vbas::lp::SolverError &e )
+  {
+    undecided = QString::fromStdString( e.what() );
+    return std::nullopt;
+  }
+}
+
 VbasLpGeomask::Solved VbasLpGeomask::solveBy( const vbas::lp::Problem &problem, const VbasCodes &codes, bool direct, QgsProcessingFeedback *feedback ) const
 {
-  vbas::lp::Solution solution = solveWith( problem, direct, feedback );
+  vbas::lp::Solution solution = solveOrFallBack( problem, direct, feedback );
+  if ( solution.status == vbas::lp::Status::Limit && solution.probability.empty() )
+    limitOrRefuse( std::nullopt, QObject::tr( "the solver stopped on its iteration or time limit before it found any." ), problem );
   std::optional<double> smallest;
+  QString undecided;
   if ( mFindMinEpsilon || solution.status == vbas::lp::Status::Infeasible )
-    smallest = vbas::lp::minimumEpsilon( problem, mEpsilonTolerance, [&]( vbas::lp::Problem p ) {
-      p.epsilon *= 1 - kSolveMargin; // as the run solves it
-      return solveWith( p, direct, feedback );
-    } );
+    smallest = smallestEpsilon( problem, feedback, undecided );
+  const QString tolerance = QObject::tr( "the true one lies within %1% below it" ).arg( mEpsilonTolerance * 100 );
   if ( solution.status == vbas::lp::Status::Infeasible )
   {
     const QString neighbours = mRadius > 0 ? QObject::tr( "a larger RADIUS" ) : QObject::tr( "more NEIGHBOURS (now %1)" ).arg( mNeighbours );
-    throw QgsProcessingException( ( smallest ? QObject::tr( "No transition probabilities keep every re-identification probability at most EPSILON = %1 with these candidates. The smallest feasible "
-                                                          "epsilon is %2: use EPSILON = %2 or more, or %3." )
-                                               .arg( mEpsilon )
-                                               .arg( *smallest )
-                                               .arg( neighbours )
-                                           : QObject::tr( "No transition probabilities keep the re-identification probability at most EPSILON = %1, nor even at 1, with these candidates: "
-                                                          "use %2%3." )
-                                               .arg( mEpsilon )
-                                               .arg( neighbours, mModel == vbas::lp::Model::Wcmb ? QObject::tr( ", or the Revised-LP model" ) : QString() ) )
-                                  + unhideable( problem, codes ) );
+    const QString start = QObject::tr( "No transition probabilities keep every re-identification probability at most EPSILON = %1 with these candidates." ).arg( mEpsilon );
+    QString message;
+    if ( smallest )
+      message = start + QObject::tr( " The smallest feasible epsilon is %1 (%2): use EPSILON = %1 or more, or %3." ).arg( *smallest, 0, 'g', 12 ).arg( tolerance, neighbours );
+    else if ( !undecided.isEmpty() )
+      message = start + QObject::tr( " The smallest feasible epsilon could not be found (%1): try a larger EPSILON, or %2." ).arg( undecided, neighbours );
+    else
+      message = QObject::tr( "No transition probabilities keep the re-identification probability at most EPSILON = %1, nor even at 1, with these candidates: use %2%3." )
+                  .arg( mEpsilon )
+                  .arg( neighbours, mModel == vbas::lp::Model::Wcmb ? QObject::tr( ", or the Revised-LP model" ) : QString() );
+    throw QgsProcessingException( message + unhideable( problem, codes ) );
   }
   if ( smallest )
-    feedback->pushInfo( QObject::tr( "The smallest feasible epsilon is %1 (to within %2)." ).arg( *smallest ).arg( mEpsilonTolerance ) );
+    feedback->pushInfo( QObject::tr( "The smallest feasible epsilon is %1 (%2)." ).arg( *smallest, 0, 'g', 12 ).arg( tolerance ) );
+  if ( !undecided.isEmpty() )
+    feedback->pushWarning( QObject::tr( "The smallest feasible epsilon could not be found (%1): MIN_EPSILON is empty." ).arg( undecided ) );
   std::vector<double> published = vbas::lp::publishedProbabilities( solution.probability );
   const double reidentification = vbas::lp::maxReidentification( problem, published );
   return { std::move( solution ), std::move( published ), reidentification, smallest };
@@ -403,6 +496,7 @@ QVariantMap VbasLpGeomask::processAlgorithm( const QVariantMap &, QgsProcessingC
   if ( patients.origins.empty() )
     throw QgsProcessingException( QObject::tr( "There are no patients to randomise." ) );
   checkReleasedFields( patients );
+  checkPopulations( codes, patients, feedback );
   feedback->pushInfo( QObject::tr( "%1 codes, %2 patients." ).arg( codes.ids.size() ).arg( patients.origins.size() ) );
   feedback->pushInfo( QObject::tr( "Released fields: %1." ).arg( randomisedSchema().fields.names().join( QLatin1String( ", " ) ) ) );
   logSeed( feedback );

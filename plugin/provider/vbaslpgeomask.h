@@ -49,12 +49,24 @@ class VbasLpGeomask : public VbasAlgorithm
      */
     Solved solve( const vbas::lp::Problem &problem, const VbasCodes &codes, QgsProcessingFeedback *feedback ) const;
     Solved solveBy( const vbas::lp::Problem &problem, const VbasCodes &codes, bool direct, QgsProcessingFeedback *feedback ) const;
+    //! The smallest feasible epsilon (vbas::lp::minimumEpsilon: the direct LP up to kFallbackPairs pairs, column generation when it cannot tell or above); nothing, with undecided saying why, when the solvers cannot tell, or when even 1 is infeasible.
+    std::optional<double> smallestEpsilon( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback, QString &undecided ) const;
     QString unhideable( const vbas::lp::Problem &problem, const VbasCodes &codes ) const;
     vbas::lp::Solution solveWith( const vbas::lp::Problem &problem, bool direct, QgsProcessingFeedback *feedback ) const;
+    /**
+     * solveWith, and once by the other solver, with a line in the log, when it gives no answer that can be trusted
+     * (vbas::lp::SolverError) or column generation stalls (not to the direct LP above kFallbackPairs pairs); direct
+     * tells which solver answered. Refuses the run, saying why, when neither gives transition probabilities.
+     */
+    vbas::lp::Solution solveOrFallBack( const vbas::lp::Problem &problem, bool &direct, QgsProcessingFeedback *feedback ) const;
+    //! The stopped solution when it holds transition probabilities (STATUS limit); otherwise refuses the run with why.
+    vbas::lp::Solution limitOrRefuse( const std::optional<vbas::lp::Solution> &stopped, const QString &why, const vbas::lp::Problem &problem ) const;
     //! RELEASE_FIELDS as field indexes of the patients, refusing a missing field, their code and their feature id.
     void readReleasedFields( const QVariantMap &parameters, QgsProcessingContext &context );
     //! Refuses a released field that is (nearly) unique or follows the original code, naming it and why.
     void checkReleasedFields( const VbasPatients &patients ) const;
+    //! A code holding more patients than people: refused for Revised-LP (eq. 8 assumes at most n_i patients in code i), a warning for WCMB-LP; either names the code.
+    void checkPopulations( const VbasCodes &codes, const VbasPatients &patients, QgsProcessingFeedback *feedback ) const;
     //! The draws' seed: SEED, or 64 bits of the operating system's random source; says in the log who can undo the masking.
     void readSeed( const QVariantMap &parameters, QgsProcessingContext &context );
     void logSeed( QgsProcessingFeedback *feedback ) const;

@@ -6,6 +6,7 @@
 #include "provider/vbaslpgeomask.h"
 #include "provider/vbasplacesites.h"
 #include "provider/vbasvoronoiaggregate.h"
+#include "provider/vbasguarded.h"
 
 #include <QIcon>
 
@@ -41,13 +42,13 @@ QString VbasProvider::svgIconPath() const
 
 void VbasProvider::loadAlgorithms()
 {
-  addAlgorithm( new VbasEstimateSiteCount() );
-  addAlgorithm( new VbasPlaceSites() );
-  addAlgorithm( new VbasVoronoiAggregate() );
-  addAlgorithm( new VbasEvaluate() );
-  addAlgorithm( new VbasAnonymize() );
-  addAlgorithm( new VbasCheckAnonymity() );
-  addAlgorithm( new VbasLpGeomask() );
+  addAlgorithm( new VbasGuarded<VbasEstimateSiteCount>() );
+  addAlgorithm( new VbasGuarded<VbasPlaceSites>() );
+  addAlgorithm( new VbasGuarded<VbasVoronoiAggregate>() );
+  addAlgorithm( new VbasGuarded<VbasEvaluate>() );
+  addAlgorithm( new VbasGuarded<VbasAnonymize>() );
+  addAlgorithm( new VbasGuarded<VbasCheckAnonymity>() );
+  addAlgorithm( new VbasGuarded<VbasLpGeomask>() );
 }
 
 //! The factory the Python shim calls through ctypes with the plugin folder; the registry takes ownership.

@@ -6,10 +6,13 @@
 #include "test_util.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
+#include <numeric>
 #include <tuple>
 
 using namespace vbas;
@@ -30,6 +33,9 @@ class TestLpGeomask : public QObject
     void barrierThenSimplexMatchesDirect();
     void limits();
     void minimumEpsilon();
+    void tinyEpsilonIsProvenInfeasible();
+    void extremePopulations();
+    void minimumEpsilonAtExtremePopulations();
     void randomisationIsSeededAndFollowsP();
     void publishedProbabilitiesSurviveText();
     void nearestCandidatesMatchBruteForce();
@@ -158,6 +164,31 @@ class CancelAfter : public Progress
   private:
     int mLeft;
 };
+
+/**
+ * Ten codes at x = 0..9 with populations 1e-6, 1e-4, ..., 1e12 (a factor 100 apart), every pair a candidate, s = 20,
+ * Revised: coefficients from 1e-6 to 1e12 in one LP.
+ */
+Problem extremeProblem( double epsilon )
+{
+  std::vector<Location> codes;
+  std::vector<double> population;
+  for ( int i = 0; i < 10; ++i )
+  {
+    codes.push_back( { double( i ), 0 } );
+    population.push_back( std::pow( 10.0, -6 + 2 * i ) );
+  }
+  return problem( population, 20, epsilon, Model::Revised, allPairs( codes ) );
+}
+
+//! Seconds that solve takes.
+template<typename Solve>
+double timed( Solve solve )
+{
+  const auto start = std::chrono::steady_clock::now();
+  solve();
+  return std::chrono::duration<double>( std::chrono::steady_clock::now() - start ).count();
+}
 
 } // namespace
 
@@ -347,6 +378,110 @@ void TestLpGeomask::minimumEpsilon()
   QCOMPARE( int( solveDirect( at ).status ), int( Status::Infeasible ) );
   // Nothing is feasible with one code of 1 person and s = 2 (s / N = 2 > 1): WCMB.
   QVERIFY( !vbas::lp::minimumEpsilon( problem( { 1 }, 2, 1.0, Model::Wcmb, allPairs( { { 0, 0 } } ) ), tolerance, solve ).has_value() );
+}
+
+/**
+ * The three codes of handSolvedThreeCodes (n = 1, 1, 8; s = 4; c = 1, 1, 4): each code's destinations may receive
+ * everyone else (A_i = N - n_i = 9, 9, 2), so the quick proof holds below max_i c_i / (n_i + A_i) = max(1/10, 1/10, 4/10)
+ * = 0.4. Every epsilon below it, down to the smallest double, is infeasible by both solvers without CLP, at once.
+ */
+void TestLpGeomask::tinyEpsilonIsProvenInfeasible()
+{
+  Problem p = problem( { 1, 1, 8 }, 4, 0.5, Model::Revised, allPairs( { { 0, 0 }, { 2, 0 }, { 10, 0 } } ) );
+  VBAS_COMPARE_NEAR( provenInfeasibleBelow( p ), 0.4, 1e-8 );
+  for ( const double epsilon : { 0.39, 1e-10, 1e-20, 1e-300, std::numeric_limits<double>::denorm_min() } )
+  {
+    p.epsilon = epsilon;
+    QVERIFY( vbas::lp::unhideableCode( p ).has_value() );
+    QVERIFY( timed( [&] { solveBoth( p, Status::Infeasible ); } ) < 1 );
+  }
+}
+
+/**
+ * extremeProblem at epsilon = 0.2 and 1e-10: each solver ends within seconds (column generation once ran for hours at
+ * 1e-10) with an optimum that passes its recount, or says it has none (Status::Limit, SolverError), never a wrong
+ * optimum (the direct LP once reported 9e12 times the optimum). At 0.2, c3 (1 person, a = 0.2) either moves (at least
+ * 1 apart) or needs 4 times its stayers from others (each at least 1 apart): at least 1 person-unit; c3, c2, c1 and c0
+ * moving to c4 (100 people, redundant) cost 1.0203: column generation's optimum lies in [1, 1.1] / N.
+ */
+void TestLpGeomask::extremePopulations()
+{
+  for ( const double epsilon : { 0.2, 1e-10 } )
+  {
+    const Problem p = extremeProblem( epsilon );
+    QVERIFY( !vbas::lp::unhideableCode( p ).has_value() );
+    std::vector<Solution> optimal;
+    const double seconds = timed( [&] {
+      try
+      {
+        optimal.push_back( solveDirect( p ) );
+      }
+      catch ( const SolverError & )
+      {
+      }
+      optimal.push_back( solveColumnGeneration( p ) );
+    } );
+    QVERIFY2( seconds < 20, qPrintable( QString::number( seconds ) ) );
+    optimal.erase( std::remove_if( optimal.begin(), optimal.end(), []( const Solution &s ) { return s.status != Status::Optimal; } ), optimal.end() );
+    for ( const Solution &solution : optimal )
+    {
+      checkSolution( p, solution );
+      QVERIFY( solution.objective - solution.lowerBound <= 1e-4 * solution.objective + 1e-8 );
+    }
+    if ( optimal.size() == 2 )
+      VBAS_COMPARE_NEAR( optimal[0].objective, optimal[1].objective, 1e-4 * optimal[1].objective );
+    if ( epsilon == 0.2 )
+    {
+      QVERIFY( !optimal.empty() );
+      const double total = std::accumulate( p.population.begin(), p.population.end(), 0.0 );
+      QVERIFY2( optimal.back().objective * total >= 1 - 1e-6 && optimal.back().objective * total <= 1.1, qPrintable( QString::number( optimal.back().objective * total ) ) );
+    }
+  }
+}
+
+/**
+ * The smallest epsilon of the three hand-solved codes: at least 0.4 (tinyEpsilonIsProvenInfeasible), at most 0.5
+ * (handSolvedThreeCodes), feasible where given and infeasible 1e-3 (relative) below, by both solvers. On
+ * extremeProblem, where the solvers cannot decide every epsilon, the search ends within seconds with such a value, or
+ * says it cannot tell (SolverError), never with the bisection's step on (0, 1] (once 2^-10 where 1e-10 is feasible).
+ */
+void TestLpGeomask::minimumEpsilonAtExtremePopulations()
+{
+  const double tolerance = 1e-3;
+  const auto direct = []( const Problem &q ) { return solveDirect( q ); };
+  const Problem p = problem( { 1, 1, 8 }, 4, 1, Model::Revised, allPairs( { { 0, 0 }, { 2, 0 }, { 10, 0 } } ) );
+  const std::optional<double> epsilon = vbas::lp::minimumEpsilon( p, tolerance, direct );
+  QVERIFY( epsilon.has_value() );
+  QVERIFY2( *epsilon >= 0.4 && *epsilon <= 0.5, qPrintable( QString::number( *epsilon, 'g', 12 ) ) );
+  Problem at = p;
+  at.epsilon = *epsilon;
+  QCOMPARE( int( solveDirect( at ).status ), int( Status::Optimal ) );
+  QCOMPARE( int( solveColumnGeneration( at ).status ), int( Status::Optimal ) );
+  at.epsilon = *epsilon * ( 1 - tolerance );
+  QCOMPARE( int( solveDirect( at ).status ), int( Status::Infeasible ) );
+  QCOMPARE( int( solveColumnGeneration( at ).status ), int( Status::Infeasible ) );
+
+  const auto either = []( const Problem &q ) {
+    try
+    {
+      return solveDirect( q );
+    }
+    catch ( const SolverError & )
+    {
+      return solveColumnGeneration( q );
+    }
+  };
+  QVERIFY( timed( [&] {
+             try
+             {
+               const std::optional<double> extreme = vbas::lp::minimumEpsilon( extremeProblem( 1 ), tolerance, either );
+               QVERIFY( extreme.has_value() && *extreme <= 1e-10 );
+             }
+             catch ( const SolverError & )
+             {
+             }
+           } )
+           < 20 );
 }
 
 /**

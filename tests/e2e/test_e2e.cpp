@@ -145,6 +145,7 @@ class TestE2e : public QObject
     void estimateOtherBases();
     void badQiField();
     void lpGeomask();
+    void lpGeomaskTinyEpsilonEnds();
     void builtForAnotherQgis();
 
   private:
@@ -833,6 +834,23 @@ void TestE2e::lpGeomask()
                       QStringLiteral( "lpgeomask:Randomised patients=" ) + dir + "/model-randomised.gpkg", QStringLiteral( "lpgeomask:Transitions=" ) + dir + "/model-transitions.csv" },
                     m ) );
   CHECKED( checkGeomask( dir + "/model-randomised.gpkg", dir + "/model-transitions.csv", 0.05 ) );
+}
+
+// EPSILON = 1e-20 on the sample: once CLP stopped with status 4, the exception escaped to Qt's event loop and
+// qgis_process never exited. Now it exits (after some 90 s of searching the smallest feasible epsilon, 0.00228) with an
+// error that gives that epsilon, and writes nothing.
+void TestE2e::lpGeomaskTinyEpsilonEnds()
+{
+  const QString dir = mOut.filePath( QStringLiteral( "lpgeomask-tiny" ) );
+  QVERIFY( QDir().mkpath( dir ) );
+  e2e::ProcessResult r;
+  CHECKED( mQgis.run( { QStringLiteral( "run" ), QStringLiteral( "vbas:lpgeomask" ), QStringLiteral( "--" ), QStringLiteral( "CODES=" ) + mRegions, QStringLiteral( "CODE_FIELD=AREAKEY" ),
+                        QStringLiteral( "POPULATION_FIELD=POP8" ), QStringLiteral( "PATIENTS=" VBAS_SAMPLE_DIR "/ed_patients.gpkg" ), QStringLiteral( "PATIENT_CODE_FIELD=tract_id" ),
+                        QStringLiteral( "NEIGHBOURS=30" ), QStringLiteral( "SEED=1" ), QStringLiteral( "EPSILON=1e-20" ), QStringLiteral( "RANDOMISED=" ) + dir + "/randomised.gpkg" },
+                      mOut.path(), r, 240000 ) );
+  const QString err = QString::fromUtf8( r.err );
+  QVERIFY2( r.exitCode != 0 && err.contains( QStringLiteral( "The smallest feasible epsilon is" ) ) && !err.contains( QStringLiteral( "unhandled" ) ), qPrintable( e2e::tail( r.err ) ) );
+  QVERIFY( !QFileInfo::exists( dir + "/randomised.gpkg" ) );
 }
 
 // A plugin folder whose library was built for another QGIS: qgis_process lists no vbas algorithm and says

@@ -5,12 +5,14 @@
 // fields that would tell the original code and outputs over inputs are refused with nothing written.
 #include "qgis_test_util.h"
 
+#include <QElapsedTimer>
 #include <QRandomGenerator>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 using vbastest::layerValue;
 
@@ -145,6 +147,9 @@ class TestLpGeomask : public QObject
     void releasedFields_data();
     void releasedFields();
     void extremePopulationsRecounted();
+    void populationBelowPatients();
+    void solversAgreeAtExtremePopulations();
+    void smallestEpsilonIsTheTrueOne();
 
   private:
     QVariantMap parameters( QgsVectorLayer *codesLayer, QgsVectorLayer *patientsLayer ) const;
@@ -161,9 +166,9 @@ QVariantMap TestLpGeomask::parameters( QgsVectorLayer *codesLayer, QgsVectorLaye
 
 void TestLpGeomask::smallInstanceWithinEpsilon()
 {
-  // Four codes of 1, 1, 2 and 10 people; three patients from c0 and c1: c_i = min(3, n_i).
+  // Four codes of 1, 1, 2 and 10 people; three patients from c0, c1 and c2: c_i = min(3, n_i).
   auto c = codes( { 1, 1, 2, 10 } );
-  auto p = patients( { QStringLiteral( "c0" ), QStringLiteral( "c0" ), QStringLiteral( "c1" ) } );
+  auto p = patients( { QStringLiteral( "c0" ), QStringLiteral( "c1" ), QStringLiteral( "c2" ) } );
   QgsProcessingContext context;
   const QVariantMap r = vbastest::run( QStringLiteral( "vbas:lpgeomask" ), parameters( c.get(), p.get() ), context, true );
   QCOMPARE( r.value( QStringLiteral( "STATUS" ) ).toString(), QStringLiteral( "optimal" ) );
@@ -220,8 +225,8 @@ void TestLpGeomask::sampleLayersWithinEpsilonAndRepeatable()
 
 void TestLpGeomask::patientCountField()
 {
-  // Three patients of c0 given as a count on the codes layer: the randomised table has 3 rows of new_code only.
-  auto c = codes( { 1, 1, 2, 10 } );
+  // Three patients of c0 (3 people) given as a count on the codes layer: the randomised table has 3 rows of new_code only.
+  auto c = codes( { 3, 1, 2, 10 } );
   QVariantMap p = parameters( c.get(), nullptr );
   p.remove( QStringLiteral( "PATIENTS" ) );
   p.remove( QStringLiteral( "PATIENT_CODE_FIELD" ) );
@@ -231,16 +236,16 @@ void TestLpGeomask::patientCountField()
   QgsVectorLayer *randomised = vbastest::output( r, QStringLiteral( "RANDOMISED" ), context );
   QCOMPARE( randomised->fields().names(), QStringList( { "new_code" } ) );
   QCOMPARE( randomised->featureCount(), 3LL );
-  recountReidentification( readTransitions( vbastest::output( r, QStringLiteral( "TRANSITIONS" ), context ) ), { { "c0", 1 }, { "c1", 1 }, { "c2", 2 }, { "c3", 10 } }, 3, 0.5 );
+  recountReidentification( readTransitions( vbastest::output( r, QStringLiteral( "TRANSITIONS" ), context ) ), { { "c0", 3 }, { "c1", 1 }, { "c2", 2 }, { "c3", 10 } }, 3, 0.5 );
 }
 
 void TestLpGeomask::infeasibleSaysWhatToTry()
 {
-  // m = 1: every code keeps its patients; a code of 1 person with 3 patients is re-identified with
+  // m = 1: every code keeps its patients; a code of 1 person with a patient is re-identified with
   // probability min(3, 1) * 1 / 1 = 1 > 0.5. The quick proof names c0: a = 0.5 * 1 / min(3, 1) = 0.5, so it
   // needs 1 * (1 - 0.5) / 0.5 = 1 person from other codes at its only destination, itself, which no one else reaches.
   auto c = codes( { 1, 1, 2, 10 } );
-  auto pts = patients( { QStringLiteral( "c0" ), QStringLiteral( "c0" ), QStringLiteral( "c1" ) } );
+  auto pts = patients( { QStringLiteral( "c0" ), QStringLiteral( "c1" ), QStringLiteral( "c2" ) } );
   QVariantMap p = parameters( c.get(), pts.get() );
   p.insert( QStringLiteral( "NEIGHBOURS" ), 1 );
   const QString randomised = mDir.filePath( QStringLiteral( "infeasible.gpkg" ) );
@@ -330,7 +335,7 @@ void TestLpGeomask::seedIsNeverReported()
   // Without SEED the draws use a seed of the operating system, which no result and no message
   // gives; a SEED given is a secret too, and the log says who can undo the masking with it.
   auto c = codes( { 1, 1, 2, 10 } );
-  auto pts = patients( { QStringLiteral( "c0" ), QStringLiteral( "c0" ), QStringLiteral( "c1" ) } );
+  auto pts = patients( { QStringLiteral( "c0" ), QStringLiteral( "c1" ), QStringLiteral( "c2" ) } );
   QVariantMap p = parameters( c.get(), pts.get() );
   p.remove( QStringLiteral( "SEED" ) );
   QgsProcessingContext context;
@@ -440,6 +445,135 @@ void TestLpGeomask::extremePopulationsRecounted()
       compareBound( recountReidentification( readTransitions( written.get() ), population, 30, 0.2 ), r );
     }
   }
+}
+
+/**
+ * c0 (1 person) holds 2 of the 3 patients. Revised-LP counts at most min(s, n_0) = 1 of them (eq. 8), so its bound
+ * would not hold: refused naming the code, nothing written. WCMB-LP counts s = 3 everywhere: a warning naming it.
+ */
+void TestLpGeomask::populationBelowPatients()
+{
+  auto c = codes( { 1, 1, 2, 10 } );
+  auto pts = patients( { QStringLiteral( "c0" ), QStringLiteral( "c0" ), QStringLiteral( "c1" ) } );
+  QVariantMap p = parameters( c.get(), pts.get() );
+  p.insert( QStringLiteral( "NEIGHBOURS" ), 4 );
+  const QString randomised = mDir.filePath( QStringLiteral( "overfull.gpkg" ) );
+  p.insert( QStringLiteral( "RANDOMISED" ), randomised );
+  const QString expected = QStringLiteral( "Code c0 holds 2 patients but a population (POPULATION_FIELD) of 1" );
+  {
+    QgsProcessingContext context;
+    vbastest::Feedback feedback;
+    vbastest::run( QStringLiteral( "vbas:lpgeomask" ), p, context, false, &feedback );
+    QVERIFY2( feedback.errors.join( ' ' ).contains( expected ) && feedback.errors.join( ' ' ).contains( QStringLiteral( "MODEL = WCMB-LP" ) ), qPrintable( feedback.errors.join( ' ' ) ) );
+    QVERIFY( !QFile::exists( randomised ) );
+  }
+  p.insert( QStringLiteral( "MODEL" ), 1 );
+  p.insert( QStringLiteral( "EPSILON" ), 1 );
+  QgsProcessingContext context;
+  vbastest::Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:lpgeomask" ), p, context, true, &feedback );
+  QVERIFY2( feedback.saw( expected ), qPrintable( feedback.messages.join( '\n' ) ) );
+}
+
+namespace
+{
+
+//! Ten codes 1 apart with populations 1e-6, 1e-4, ..., 1e12; 20 patients, four in each of c5 to c9.
+std::pair<std::unique_ptr<QgsVectorLayer>, std::unique_ptr<QgsVectorLayer>> extremeLayers()
+{
+  QList<double> population;
+  QStringList codesOfPatients;
+  for ( int i = 0; i < 10; ++i )
+    population << std::pow( 10.0, -6 + 2 * i );
+  for ( int k = 0; k < 20; ++k )
+    codesOfPatients << QStringLiteral( "c%1" ).arg( 5 + k % 5 );
+  return { codes( population ), patients( codesOfPatients ) };
+}
+
+} // namespace
+
+/**
+ * The ten codes of extremeLayers, every pair a candidate. At EPSILON = 0.2 only c0 to c3 (n < 100 = s / epsilon) must
+ * share their destinations, and c3 (1 person, a = 0.2) alone costs at least 1 person-unit over N ~ 1.0101e12 (it
+ * moves, or others bring 4 times its stayers); c0 to c3 moving to c4 cost 1.0203. Both solvers (the direct LP's
+ * answer failing its recount, column generation's) give the same optimum in [1, 1.1] / N; the direct LP once said
+ * "optimal" at 9e12 times it. At 1e-10, where column generation once ran for hours, each run ends within seconds,
+ * with transitions within epsilon or the message that no solver's answer can be trusted.
+ */
+void TestLpGeomask::solversAgreeAtExtremePopulations()
+{
+  auto [c, pts] = extremeLayers();
+  const double total = 1.0101010101010101e12;
+  for ( const double epsilon : { 0.2, 1e-10 } )
+  {
+    std::map<int, double> objective;
+    for ( const int solver : { 1, 2 } )
+    {
+      QVariantMap p = parameters( c.get(), pts.get() );
+      p.insert( QStringLiteral( "NEIGHBOURS" ), 10 );
+      p.insert( QStringLiteral( "EPSILON" ), epsilon );
+      p.insert( QStringLiteral( "SOLVER" ), solver );
+      QgsProcessingContext context;
+      vbastest::Feedback feedback;
+      QElapsedTimer timer;
+      timer.start();
+      bool ok = false;
+      const QVariantMap r = QgsApplication::processingRegistry()->algorithmById( QStringLiteral( "vbas:lpgeomask" ) )->run( p, context, &feedback, &ok );
+      QVERIFY2( ok || epsilon != 0.2, qPrintable( feedback.errors.join( ' ' ) ) );
+      QVERIFY2( timer.elapsed() < 30000, qPrintable( QStringLiteral( "solver %1 at %2: %3 ms" ).arg( solver ).arg( epsilon ).arg( timer.elapsed() ) ) );
+      if ( !ok )
+      {
+        QVERIFY2( feedback.errors.join( ' ' ).contains( QStringLiteral( "No transition probabilities that can be trusted at EPSILON = 1e-10" ) ), qPrintable( feedback.errors.join( ' ' ) ) );
+        continue;
+      }
+      QVERIFY( r.value( QStringLiteral( "MAX_REIDENTIFICATION" ) ).toDouble() <= epsilon );
+      QCOMPARE( r.value( QStringLiteral( "STATUS" ) ).toString(), QStringLiteral( "optimal" ) );
+      objective[solver] = r.value( QStringLiteral( "OBJECTIVE" ) ).toDouble();
+    }
+    if ( objective.size() == 2 )
+      QVERIFY2( std::fabs( objective[1] - objective[2] ) <= 1e-6 * objective[2], qPrintable( QStringLiteral( "%1 and %2 at %3" ).arg( objective[1] ).arg( objective[2] ).arg( epsilon ) ) );
+    if ( epsilon == 0.2 )
+      QVERIFY2( objective[2] >= ( 1 - 1e-6 ) / total && objective[2] <= 1.1 / total, qPrintable( QString::number( objective[2] * total ) ) );
+  }
+}
+
+/**
+ * The three codes of the core's hand-solved instance (x = 0, 2, 10; 1, 1 and 8 people; 4 patients, all in the code of 8):
+ * c_i = (1, 1, 4), and every epsilon below 0.4 is infeasible. At EPSILON = 0.3 the run is refused with the smallest
+ * feasible epsilon, which the message says is within 0.1% of the true one: a run there succeeds and one 0.1% below is
+ * infeasible (once the bisection's absolute step was given).
+ */
+void TestLpGeomask::smallestEpsilonIsTheTrueOne()
+{
+  auto layer = std::make_unique<QgsVectorLayer>( QStringLiteral( "Point?crs=EPSG:32618&field=code:string&field=pop:double" ), QStringLiteral( "codes" ), QStringLiteral( "memory" ) );
+  QgsFeatureList features;
+  for ( const auto &[code, x, people] : { std::tuple<const char *, double, double> { "a", 0, 1 }, { "b", 2, 1 }, { "c", 10, 8 } } )
+  {
+    QgsFeature f( layer->fields() );
+    f.setAttributes( QgsAttributes() << QString::fromLatin1( code ) << people );
+    f.setGeometry( QgsGeometry::fromPointXY( QgsPointXY( x, 0 ) ) );
+    features << f;
+  }
+  layer->dataProvider()->addFeatures( features );
+  auto pts = patients( { QStringLiteral( "c" ), QStringLiteral( "c" ), QStringLiteral( "c" ), QStringLiteral( "c" ) } );
+  QVariantMap p = parameters( layer.get(), pts.get() );
+  p.insert( QStringLiteral( "EPSILON" ), 0.3 );
+  QgsProcessingContext context;
+  vbastest::Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:lpgeomask" ), p, context, false, &feedback );
+  const QString message = feedback.errors.join( ' ' );
+  const QRegularExpressionMatch match = QRegularExpression( QStringLiteral( "The smallest feasible epsilon is ([0-9.e+-]+) \\(the true one lies within 0.1% below it\\)" ) ).match( message );
+  QVERIFY2( match.hasMatch(), qPrintable( message ) );
+  const double smallest = match.captured( 1 ).toDouble();
+  QVERIFY2( smallest >= 0.4 && smallest <= 0.5, qPrintable( message ) );
+  p.insert( QStringLiteral( "EPSILON" ), smallest );
+  QgsProcessingContext at;
+  vbastest::run( QStringLiteral( "vbas:lpgeomask" ), p, at, true );
+  p.insert( QStringLiteral( "EPSILON" ), smallest * ( 1 - 1e-3 ) );
+  QgsProcessingContext below;
+  vbastest::Feedback refused;
+  vbastest::run( QStringLiteral( "vbas:lpgeomask" ), p, below, false, &refused );
+  QVERIFY2( refused.errors.join( ' ' ).contains( QStringLiteral( "No transition probabilities keep every re-identification probability" ) ), qPrintable( refused.errors.join( ' ' ) ) );
 }
 
 QTEST_MAIN( TestLpGeomask )
