@@ -149,6 +149,8 @@ class TestPostgis : public QObject
 
     void roundTrip();
     void groupedCountMatchesRowByRow();
+    void looseTypesCountedAlike_data();
+    void looseTypesCountedAlike();
     void replaceIsOneTransaction();
     void destinationIsComparedByIdentity_data();
     void destinationIsComparedByIdentity();
@@ -162,6 +164,11 @@ class TestPostgis : public QObject
     //! vbas:anonymize's parameters: the regions and records tables, every output into a table named prefix + output.
     QStringList anonymize( const QString &records, const QString &prefix ) const;
     void loadSample( const QString &file, const QString &table );
+    /**
+     * vbas:estimatesitecount on the records table with the QIs qis, counted in the source or row by row:
+     * its counting line and numbers. countedInSource: whether the source counted.
+     */
+    QString siteCount( const QString &table, const QStringList &qis, bool grouped, bool &countedInSource );
     //! The tables of the public schema whose name starts with prefix.
     QStringList tables( const QString &prefix ) const;
 
@@ -282,6 +289,58 @@ void TestPostgis::groupedCountMatchesRowByRow()
   QCOMPARE( mServer.number( "SELECT count(*) FROM rows_release" ), mServer.number( "SELECT count(*) FROM release" ) );
   QCOMPARE( mServer.number( multisetDifference( "SELECT " + kReleased + " FROM rows_release", "SELECT " + kReleased + " FROM release" ) ), 0LL );
   QCOMPARE( mServer.number( "SELECT count(*) FROM rows_lookup a JOIN lookup b USING (region_id) WHERE a.aggregate_id <> b.aggregate_id" ), 0LL );
+}
+
+QString TestPostgis::siteCount( const QString &table, const QStringList &qis, bool grouped, bool &countedInSource )
+{
+  QJsonObject document;
+  e2e::ProcessResult run;
+  mQgis.runJson( QStringLiteral( "vbas:estimatesitecount" ),
+                 { "REGIONS=" + input( QStringLiteral( "tracts" ), true ), "REGION_ID=areakey", "RECORDS=" + input( table ), "RECORD_REGION=tract_id", "QI_FIELDS=" + qis.join( ';' ),
+                   QStringLiteral( "GROUP_IN_SOURCE=%1" ).arg( grouped ? "true" : "false" ) },
+                 mDir.path(), document, run );
+  QStringList said;
+  countedInSource = false;
+  for ( const QJsonValue &info : document.value( "log" ).toObject().value( "info" ).toArray() )
+  {
+    countedInSource |= info.toString() == QStringLiteral( "The records are counted by their PostgreSQL source (GROUP BY region and QIs)." );
+    if ( info.toString().startsWith( QStringLiteral( "Read " ) ) )
+      said << info.toString();
+  }
+  const QJsonObject results = document.value( "results" ).toObject();
+  for ( const char *number : { "SITES", "CUTOFF", "ENTROPY", "MAXCOMBS", "RECORDS" } )
+    said << QStringLiteral( "%1 %2" ).arg( number ).arg( results.value( number ).toDouble(), 0, 'g', 12 );
+  return said.join( QStringLiteral( "; " ) );
+}
+
+void TestPostgis::looseTypesCountedAlike_data()
+{
+  QTest::addColumn<QStringList>( "qis" );
+  QTest::newRow( "citext, f among F" ) << QStringList { "age_group", "sex_ci" };
+  QTest::newRow( "timestamptz in whole seconds" ) << QStringList { "age_group", "seen_tz" };
+  QTest::newRow( "timestamps 0.7 ms apart" ) << QStringList { "age_group", "seen_us" };
+  QTest::newRow( "all three" ) << QStringList { "sex_ci", "seen_tz", "seen_us" };
+}
+
+void TestPostgis::looseTypesCountedAlike()
+{
+  // Columns whose PostgreSQL equality joins values QGIS reads apart, or that GDAL and QGIS read
+  // differently: citext holding f among F, timestamptz (whole seconds) and timestamps 0.7 ms apart
+  // (QGIS keeps milliseconds). Counted in the source, the same classes and numbers as row by row.
+  QFETCH( QStringList, qis );
+  QString out;
+  if ( tables( QStringLiteral( "loose" ) ).isEmpty() )
+    CHECKED( mServer.sql( QStringLiteral( "CREATE EXTENSION IF NOT EXISTS citext; "
+                                          "CREATE TABLE loose AS SELECT fid, tract_id, age_group, (CASE WHEN fid % 7 = 0 THEN lower(sex) ELSE sex END)::citext AS sex_ci, "
+                                          "timestamptz '2020-01-01 00:00:00+00' + (fid % 3) * interval '1 hour' AS seen_tz, "
+                                          "timestamp '2020-01-01 10:00:00' + (fid % 3) * interval '700 microseconds' AS seen_us FROM patients; "
+                                          "ALTER TABLE loose ADD PRIMARY KEY (fid);" ),
+                          out ) );
+  bool inSource = false, rowByRow = true;
+  const QString grouped = siteCount( QStringLiteral( "loose" ), qis, true, inSource );
+  QCOMPARE( grouped, siteCount( QStringLiteral( "loose" ), qis, false, rowByRow ) );
+  QVERIFY( inSource && !rowByRow );
+  QVERIFY2( grouped.startsWith( QStringLiteral( "Read 40000 record rows" ) ), qPrintable( grouped ) );
 }
 
 void TestPostgis::replaceIsOneTransaction()
