@@ -13,6 +13,8 @@
 #include <gdal.h>
 #include <ogr_api.h>
 
+#include <QHash>
+
 #include <deque>
 #include <unordered_map>
 
@@ -52,53 +54,67 @@ QgsAttributeList groupedFields( const VbasRecordFields &roles )
   return fields;
 }
 
+//! How the query groups a column, and the text key of its value that tells the value apart from every other (empty: none).
+struct Exact
+{
+    QString groupBy;
+    QString key;
+};
+
 /**
- * What SQLite groups a column by: its storage class and its value under the binary collation, so that
+ * SQLite groups a column by its storage class and its value under the binary collation, so that
  * neither the column's collation (NOCASE, RTRIM) nor the equality of numbers of two storage classes
- * (1 = 1.0 in a column declared BLOB) joins values the provider reads apart.
+ * (1 = 1.0 in a column declared BLOB) joins values the provider reads apart. The key is the storage
+ * class and the hex of the value's bytes; reals have none (SQLite prints them to 15 digits).
  */
-QString sqliteExact( const QgsField &field )
+Exact sqliteExact( const QgsField &field )
 {
   const QString column = QgsSqliteUtils::quotedIdentifier( field.name() );
-  return QStringLiteral( "typeof(%1), %1 COLLATE BINARY" ).arg( column );
+  return { QStringLiteral( "typeof(%1), %1 COLLATE BINARY" ).arg( column ), QStringLiteral( "CASE typeof(%1) WHEN 'real' THEN NULL ELSE typeof(%1) || ':' || hex(%1) END" ).arg( column ) };
 }
 
 /**
- * What PostgreSQL groups a column by: the text QGIS's provider reads (the column cast to text) under the
- * "C" collation, byte by byte, so that neither a collation nor a type's own equality (citext, numeric
- * 1.0 = 1.00, timestamps) joins values; reals by their binary form (-0 and 0 apart).
+ * PostgreSQL groups a column by the text QGIS's provider reads (the column cast to text) under the "C"
+ * collation, byte by byte, so that neither a collation nor a type's own equality (citext, numeric
+ * 1.0 = 1.00, timestamps to the microsecond) joins values; reals by their binary form (-0 and 0 apart).
+ * The key is that form as text.
  */
-QString postgresExact( const QgsField &field )
+Exact postgresExact( const QgsField &field )
 {
   const QString column = QgsSqliteUtils::quotedIdentifier( field.name() );
   const QString type = field.typeName().toLower();
-  if ( type == QLatin1String( "float4" ) || type == QLatin1String( "float8" ) )
-    return QStringLiteral( "%1send(%2)" ).arg( type, column );
-  return QStringLiteral( "(%1)::text COLLATE \"C\"" ).arg( column );
+  const QString exact = type == QLatin1String( "float4" ) || type == QLatin1String( "float8" ) ? QStringLiteral( "%1send(%2)" ).arg( type, column ) : QStringLiteral( "(%1)::text COLLATE \"C\"" ).arg( column );
+  const QString text = exact.startsWith( '(' ) ? exact : QStringLiteral( "encode(%1, 'hex')" ).arg( exact );
+  return { exact, QStringLiteral( "CASE WHEN %1 IS NULL THEN 'null' ELSE 'value:' || %2 END" ).arg( column, text ) };
 }
 
 /**
- * SELECT MIN(id) AS vbas_first, CAST(SUM(count) AS TEXT) AS vbas_records, COUNT(*) AS vbas_rows, ... FROM
- * table GROUP BY the exact forms of region, QIs: SQL that SQLite and PostgreSQL both run. The sums are
- * text, so that no driver narrows or rounds them; vbas_bad counts the rows whose count the streaming
- * pass would refuse.
+ * SELECT MIN(id) AS vbas_first, CAST(SUM(count) AS TEXT) AS vbas_records, COUNT(*) AS vbas_rows, ...,
+ * the keys of the grouped values FROM table GROUP BY the exact forms of region, QIs: SQL that SQLite and
+ * PostgreSQL both run. The sums are text, so that no driver narrows or rounds them; vbas_bad counts the
+ * rows whose count the streaming pass would refuse.
  */
-QString groupBy( const QgsFields &fields, const VbasRecordFields &roles, const QString &idField, const QString &from, const std::function<QString( const QgsField & )> &exact )
+QString groupBy( const QgsFields &fields, const VbasRecordFields &roles, const QString &idField, const QString &from, const std::function<Exact( const QgsField & )> &exact )
 {
-  QStringList grouped;
+  QStringList grouped, keys;
   for ( const int i : groupedFields( roles ) )
-    grouped << exact( fields.at( i ) );
+  {
+    const Exact form = exact( fields.at( i ) );
+    grouped << form.groupBy;
+    keys << QStringLiteral( "MIN(%1)" ).arg( form.key );
+  }
   const QString id = QgsSqliteUtils::quotedIdentifier( idField );
   const QString count = roles.count >= 0 ? QgsSqliteUtils::quotedIdentifier( fields.at( roles.count ).name() ) : QString();
   const QString records = count.isEmpty() ? QStringLiteral( "COUNT(*)" ) : QStringLiteral( "SUM(%1)" ).arg( count );
   const QString bad = count.isEmpty() ? QStringLiteral( "0" ) : QStringLiteral( "SUM(CASE WHEN %1 >= 0 AND %1 <= 9007199254740992 AND %1 = ROUND(%1) THEN 0 ELSE 1 END)" ).arg( count );
-  return QStringLiteral( "SELECT MIN(%1) AS %2, CAST(%3 AS TEXT) AS %4, COUNT(*) AS %5, %6 AS %7, CAST(SUM(%1) AS TEXT) AS %8 FROM %9 GROUP BY %10" )
-    .arg( id, kFirst, records, kRecords, kRows, bad, kBad, kIds, from, grouped.join( QStringLiteral( ", " ) ) );
+  return QStringLiteral( "SELECT MIN(%1) AS %2, CAST(%3 AS TEXT) AS %4, COUNT(*) AS %5, %6 AS %7, CAST(SUM(%1) AS TEXT) AS %8, %9 FROM %10 GROUP BY %11" )
+    .arg( id, kFirst, records, kRecords, kRows, bad, kBad, kIds, keys.join( QStringLiteral( ", " ) ), from, grouped.join( QStringLiteral( ", " ) ) );
 }
 
 /**
- * The groups of the query's result, each with the values of its first row as the records layer's
- * provider reads them (the row-by-row pass reads them so), read back kBatchGroups at a time.
+ * The groups of the query's result, each with its values as the records layer's provider reads them
+ * (the row-by-row pass reads them so): a value seen before (by its key) as then, any other from the
+ * group's first row, read back through the provider kBatchGroups groups at a time.
  */
 class FirstRows
 {
@@ -109,6 +125,7 @@ class FirstRows
       , mGrouped( grouped )
       , mId( id )
       , mFields( fields )
+      , mSeen( static_cast<std::size_t>( grouped.size() ) )
     {}
 
     bool next( QgsFeature &feature )
@@ -121,45 +138,89 @@ class FirstRows
     }
 
   private:
+    //! A group of the result: its first row, the query's own columns (as text), and its values' keys.
+    struct Group
+    {
+        qlonglong first = 0;
+        QStringList own;
+        QStringList keys;
+    };
+
+    static QString text( OGRFeatureH f, int i ) { return OGR_F_IsFieldSetAndNotNull( f, i ) ? QString::fromUtf8( OGR_F_GetFieldAsString( f, i ) ) : QString(); }
+
     //! The next batch of groups, false after the last.
     bool fill()
     {
-      std::vector<std::pair<qlonglong, QStringList>> groups; // first row, the query's own columns
-      QStringList firsts;
+      std::vector<Group> groups;
+      QStringList unseen; // the first rows of groups with a value not seen before
       while ( groups.size() < kBatchGroups )
       {
         const std::unique_ptr<void, void ( * )( OGRFeatureH )> f( OGR_L_GetNextFeature( static_cast<OGRLayerH>( mResult.get() ) ), OGR_F_Destroy );
         if ( !f )
           break;
-        QStringList own;
+        Group group { OGR_F_GetFieldAsInteger64( f.get(), 0 ), {}, {} };
         for ( int i = 1; i < 5; ++i )
-          own << ( OGR_F_IsFieldSetAndNotNull( f.get(), i ) ? QString::fromUtf8( OGR_F_GetFieldAsString( f.get(), i ) ) : QString() );
-        groups.emplace_back( OGR_F_GetFieldAsInteger64( f.get(), 0 ), own );
-        firsts << QString::number( groups.back().first );
+          group.own << text( f.get(), i );
+        for ( std::size_t c = 0; c < mSeen.size(); ++c )
+          group.keys << text( f.get(), 5 + static_cast<int>( c ) );
+        if ( !known( group ) )
+          unseen << QString::number( group.first );
+        groups.push_back( std::move( group ) );
       }
       if ( groups.empty() )
         return false;
+      const std::unordered_map<qlonglong, QgsAttributes> rows = readBack( unseen );
+      for ( const Group &group : groups )
+      {
+        const auto row = rows.find( group.first );
+        QgsAttributes attributes;
+        for ( std::size_t c = 0; c < mSeen.size(); ++c )
+          attributes << value( c, group, row == rows.end() ? nullptr : &row->second );
+        for ( const QString &own : group.own )
+          attributes << ( own.isNull() ? QVariant() : QVariant( own ) );
+        mQueue.emplace_back( mFields );
+        mQueue.back().setAttributes( attributes );
+      }
+      return true;
+    }
+
+    //! Whether every value of group was seen before.
+    bool known( const Group &group ) const
+    {
+      for ( std::size_t c = 0; c < mSeen.size(); ++c )
+        if ( group.keys[static_cast<int>( c )].isNull() || !mSeen[c].contains( group.keys[static_cast<int>( c )] ) )
+          return false;
+      return true;
+    }
+
+    //! The grouped value c of group: as seen before, else from its first row (and remembered).
+    QVariant value( std::size_t c, const Group &group, const QgsAttributes *row )
+    {
+      const QString &key = group.keys[static_cast<int>( c )];
+      const auto seen = key.isNull() ? mSeen[c].constEnd() : mSeen[c].constFind( key );
+      if ( seen != mSeen[c].constEnd() )
+        return seen.value();
+      if ( !row )
+        throw QgsProcessingException( QObject::tr( "the row of feature id %1 that the source counted could not be read back" ).arg( group.first ) );
+      const QVariant v = row->at( mGrouped[static_cast<int>( c )] );
+      if ( !key.isNull() )
+        mSeen[c].insert( key, v );
+      return v;
+    }
+
+    //! The rows of feature ids firsts, through the provider, by feature id.
+    std::unordered_map<qlonglong, QgsAttributes> readBack( const QStringList &firsts ) const
+    {
       std::unordered_map<qlonglong, QgsAttributes> rows;
+      if ( firsts.isEmpty() )
+        return rows;
       QgsFeatureRequest request( QgsExpression( QStringLiteral( "%1 IN (%2)" ).arg( QgsExpression::quotedColumnRef( mRecords->fields().at( mId ).name() ), firsts.join( ',' ) ) ) );
       request.setFlags( vbasqgis::NoGeometry ).setSubsetOfAttributes( QgsAttributeList( mGrouped ) << mId );
       QgsFeatureIterator it = mRecords->getFeatures( request );
       QgsFeature row;
       while ( it.nextFeature( row ) )
         rows.emplace( row.attribute( mId ).toLongLong(), row.attributes() );
-      for ( const auto &[first, own] : groups )
-      {
-        const auto found = rows.find( first );
-        if ( found == rows.end() )
-          throw QgsProcessingException( QObject::tr( "the row of feature id %1 that the source counted could not be read back" ).arg( first ) );
-        QgsAttributes attributes;
-        for ( const int i : mGrouped )
-          attributes << found->second.at( i );
-        for ( const QString &value : own )
-          attributes << ( value.isNull() ? QVariant() : QVariant( value ) );
-        mQueue.emplace_back( mFields );
-        mQueue.back().setAttributes( attributes );
-      }
-      return true;
+      return rows;
     }
 
     std::shared_ptr<void> mResult;
@@ -167,6 +228,7 @@ class FirstRows
     QgsAttributeList mGrouped;
     int mId;
     QgsFields mFields;
+    std::vector<QHash<QString, QVariant>> mSeen; //!< per grouped field: the values read so far, by key
     std::deque<QgsFeature> mQueue;
 };
 
