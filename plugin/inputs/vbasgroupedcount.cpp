@@ -3,7 +3,9 @@
 
 #include <qgsdatasourceuri.h>
 #include <qgsexception.h>
-#include <qgsogrutils.h>
+#include <qgsexpression.h>
+#include <qgsfeatureiterator.h>
+#include <qgsfeaturerequest.h>
 #include <qgsproviderregistry.h>
 #include <qgssqliteutils.h>
 
@@ -11,13 +13,21 @@
 #include <gdal.h>
 #include <ogr_api.h>
 
+#include <QHash>
+
+#include <deque>
+#include <unordered_map>
+
 namespace
 {
 
+const QString kFirst = QStringLiteral( "vbas_first" );
 const QString kRecords = QStringLiteral( "vbas_records" );
 const QString kRows = QStringLiteral( "vbas_rows" );
 const QString kBad = QStringLiteral( "vbas_bad" );
 const QString kIds = QStringLiteral( "vbas_ids" );
+//! Groups whose first rows are read back through the provider at a time.
+constexpr int kBatchGroups = 2048;
 
 //! The name of the layer an OGR source reads: its layerName, or the name of the layer at its layerId (default the first).
 QString ogrLayerName( const QVariantMap &parts )
@@ -44,22 +54,183 @@ QgsAttributeList groupedFields( const VbasRecordFields &roles )
   return fields;
 }
 
-/**
- * SELECT region, QIs, CAST(SUM(count) AS TEXT) AS vbas_records, COUNT(*) AS vbas_rows, ... FROM table
- * GROUP BY region, QIs: SQL that SQLite and PostgreSQL both run. The sums are text, so that no driver
- * narrows or rounds them; vbas_bad counts the rows whose count the streaming pass would refuse.
- */
-QString groupBy( const QgsFields &fields, const VbasRecordFields &roles, const QString &idField, const QString &from )
+//! How the query groups a column, and the text key of its value that tells the value apart from every other (empty: none).
+struct Exact
 {
-  QStringList columns;
+    QString groupBy;
+    QString key;
+};
+
+/**
+ * SQLite groups a column by its storage class and its value under the binary collation, so that
+ * neither the column's collation (NOCASE, RTRIM) nor the equality of numbers of two storage classes
+ * (1 = 1.0 in a column declared BLOB) joins values the provider reads apart. The key is the storage
+ * class and the hex of the value's bytes; reals have none (SQLite prints them to 15 digits).
+ */
+Exact sqliteExact( const QgsField &field )
+{
+  const QString column = QgsSqliteUtils::quotedIdentifier( field.name() );
+  return { QStringLiteral( "typeof(%1), %1 COLLATE BINARY" ).arg( column ), QStringLiteral( "CASE typeof(%1) WHEN 'real' THEN NULL ELSE typeof(%1) || ':' || hex(%1) END" ).arg( column ) };
+}
+
+/**
+ * PostgreSQL groups a column by the text QGIS's provider reads (the column cast to text) under the "C"
+ * collation, byte by byte, so that neither a collation nor a type's own equality (citext, numeric
+ * 1.0 = 1.00, timestamps to the microsecond) joins values; reals by their binary form (-0 and 0 apart).
+ * The key is that form as text.
+ */
+Exact postgresExact( const QgsField &field )
+{
+  const QString column = QgsSqliteUtils::quotedIdentifier( field.name() );
+  const QString type = field.typeName().toLower();
+  const QString exact = type == QLatin1String( "float4" ) || type == QLatin1String( "float8" ) ? QStringLiteral( "%1send(%2)" ).arg( type, column ) : QStringLiteral( "(%1)::text COLLATE \"C\"" ).arg( column );
+  const QString text = exact.startsWith( '(' ) ? exact : QStringLiteral( "encode(%1, 'hex')" ).arg( exact );
+  return { exact, QStringLiteral( "CASE WHEN %1 IS NULL THEN 'null' ELSE 'value:' || %2 END" ).arg( column, text ) };
+}
+
+/**
+ * SELECT MIN(id) AS vbas_first, CAST(SUM(count) AS TEXT) AS vbas_records, COUNT(*) AS vbas_rows, ...,
+ * the keys of the grouped values FROM table GROUP BY the exact forms of region, QIs: SQL that SQLite and
+ * PostgreSQL both run. The sums are text, so that no driver narrows or rounds them; vbas_bad counts the
+ * rows whose count the streaming pass would refuse.
+ */
+QString groupBy( const QgsFields &fields, const VbasRecordFields &roles, const QString &idField, const QString &from, const std::function<Exact( const QgsField & )> &exact )
+{
+  QStringList grouped, keys;
   for ( const int i : groupedFields( roles ) )
-    columns << QgsSqliteUtils::quotedIdentifier( fields.at( i ).name() );
+  {
+    const Exact form = exact( fields.at( i ) );
+    grouped << form.groupBy;
+    keys << QStringLiteral( "MIN(%1)" ).arg( form.key );
+  }
+  const QString id = QgsSqliteUtils::quotedIdentifier( idField );
   const QString count = roles.count >= 0 ? QgsSqliteUtils::quotedIdentifier( fields.at( roles.count ).name() ) : QString();
   const QString records = count.isEmpty() ? QStringLiteral( "COUNT(*)" ) : QStringLiteral( "SUM(%1)" ).arg( count );
   const QString bad = count.isEmpty() ? QStringLiteral( "0" ) : QStringLiteral( "SUM(CASE WHEN %1 >= 0 AND %1 <= 9007199254740992 AND %1 = ROUND(%1) THEN 0 ELSE 1 END)" ).arg( count );
-  return QStringLiteral( "SELECT %1, CAST(%2 AS TEXT) AS %3, COUNT(*) AS %4, %5 AS %6, CAST(SUM(%7) AS TEXT) AS %8 FROM %9 GROUP BY %1" )
-    .arg( columns.join( QStringLiteral( ", " ) ), records, kRecords, kRows, bad, kBad, QgsSqliteUtils::quotedIdentifier( idField ), kIds, from );
+  return QStringLiteral( "SELECT MIN(%1) AS %2, CAST(%3 AS TEXT) AS %4, COUNT(*) AS %5, %6 AS %7, CAST(SUM(%1) AS TEXT) AS %8, %9 FROM %10 GROUP BY %11" )
+    .arg( id, kFirst, records, kRecords, kRows, bad, kBad, kIds, keys.join( QStringLiteral( ", " ) ), from, grouped.join( QStringLiteral( ", " ) ) );
 }
+
+/**
+ * The groups of the query's result, each with its values as the records layer's provider reads them
+ * (the row-by-row pass reads them so): a value seen before (by its key) as then, any other from the
+ * group's first row, read back through the provider kBatchGroups groups at a time.
+ */
+class FirstRows
+{
+  public:
+    FirstRows( std::shared_ptr<void> result, std::shared_ptr<QgsVectorLayerFeatureSource> records, const QgsAttributeList &grouped, int id, const QgsFields &fields )
+      : mResult( std::move( result ) )
+      , mRecords( std::move( records ) )
+      , mGrouped( grouped )
+      , mId( id )
+      , mFields( fields )
+      , mSeen( static_cast<std::size_t>( grouped.size() ) )
+    {}
+
+    bool next( QgsFeature &feature )
+    {
+      if ( mQueue.empty() && !fill() )
+        return false;
+      feature = std::move( mQueue.front() );
+      mQueue.pop_front();
+      return true;
+    }
+
+  private:
+    //! A group of the result: its first row, the query's own columns (as text), and its values' keys.
+    struct Group
+    {
+        qlonglong first = 0;
+        QStringList own;
+        QStringList keys;
+    };
+
+    static QString text( OGRFeatureH f, int i ) { return OGR_F_IsFieldSetAndNotNull( f, i ) ? QString::fromUtf8( OGR_F_GetFieldAsString( f, i ) ) : QString(); }
+
+    //! The next batch of groups, false after the last.
+    bool fill()
+    {
+      std::vector<Group> groups;
+      QStringList unseen; // the first rows of groups with a value not seen before
+      while ( groups.size() < kBatchGroups )
+      {
+        const std::unique_ptr<void, void ( * )( OGRFeatureH )> f( OGR_L_GetNextFeature( static_cast<OGRLayerH>( mResult.get() ) ), OGR_F_Destroy );
+        if ( !f )
+          break;
+        Group group { OGR_F_GetFieldAsInteger64( f.get(), 0 ), {}, {} };
+        for ( int i = 1; i < 5; ++i )
+          group.own << text( f.get(), i );
+        for ( std::size_t c = 0; c < mSeen.size(); ++c )
+          group.keys << text( f.get(), 5 + static_cast<int>( c ) );
+        if ( !known( group ) )
+          unseen << QString::number( group.first );
+        groups.push_back( std::move( group ) );
+      }
+      if ( groups.empty() )
+        return false;
+      const std::unordered_map<qlonglong, QgsAttributes> rows = readBack( unseen );
+      for ( const Group &group : groups )
+      {
+        const auto row = rows.find( group.first );
+        QgsAttributes attributes;
+        for ( std::size_t c = 0; c < mSeen.size(); ++c )
+          attributes << value( c, group, row == rows.end() ? nullptr : &row->second );
+        for ( const QString &own : group.own )
+          attributes << ( own.isNull() ? QVariant() : QVariant( own ) );
+        mQueue.emplace_back( mFields );
+        mQueue.back().setAttributes( attributes );
+      }
+      return true;
+    }
+
+    //! Whether every value of group was seen before.
+    bool known( const Group &group ) const
+    {
+      for ( std::size_t c = 0; c < mSeen.size(); ++c )
+        if ( group.keys[static_cast<int>( c )].isNull() || !mSeen[c].contains( group.keys[static_cast<int>( c )] ) )
+          return false;
+      return true;
+    }
+
+    //! The grouped value c of group: as seen before, else from its first row (and remembered).
+    QVariant value( std::size_t c, const Group &group, const QgsAttributes *row )
+    {
+      const QString &key = group.keys[static_cast<int>( c )];
+      const auto seen = key.isNull() ? mSeen[c].constEnd() : mSeen[c].constFind( key );
+      if ( seen != mSeen[c].constEnd() )
+        return seen.value();
+      if ( !row )
+        throw QgsProcessingException( QObject::tr( "the row of feature id %1 that the source counted could not be read back" ).arg( group.first ) );
+      const QVariant v = row->at( mGrouped[static_cast<int>( c )] );
+      if ( !key.isNull() )
+        mSeen[c].insert( key, v );
+      return v;
+    }
+
+    //! The rows of feature ids firsts, through the provider, by feature id.
+    std::unordered_map<qlonglong, QgsAttributes> readBack( const QStringList &firsts ) const
+    {
+      std::unordered_map<qlonglong, QgsAttributes> rows;
+      if ( firsts.isEmpty() )
+        return rows;
+      QgsFeatureRequest request( QgsExpression( QStringLiteral( "%1 IN (%2)" ).arg( QgsExpression::quotedColumnRef( mRecords->fields().at( mId ).name() ), firsts.join( ',' ) ) ) );
+      request.setFlags( vbasqgis::NoGeometry ).setSubsetOfAttributes( QgsAttributeList( mGrouped ) << mId );
+      QgsFeatureIterator it = mRecords->getFeatures( request );
+      QgsFeature row;
+      while ( it.nextFeature( row ) )
+        rows.emplace( row.attribute( mId ).toLongLong(), row.attributes() );
+      return rows;
+    }
+
+    std::shared_ptr<void> mResult;
+    std::shared_ptr<QgsVectorLayerFeatureSource> mRecords;
+    QgsAttributeList mGrouped;
+    int mId;
+    QgsFields mFields;
+    std::vector<QHash<QString, QVariant>> mSeen; //!< per grouped field: the values read so far, by key
+    std::deque<QgsFeature> mQueue;
+};
 
 } // namespace
 
@@ -76,16 +247,23 @@ std::optional<VbasGroupedCount> VbasGroupedCount::plan( const QgsVectorLayer &re
     why = QObject::tr( "the table has no single whole-number feature id column" );
     return std::nullopt;
   }
-  for ( const QString &name : { kRecords, kRows, kBad, kIds } )
+  for ( const QString &name : { kFirst, kRecords, kRows, kBad, kIds } )
     if ( fields.lookupField( name ) >= 0 )
     {
       why = QObject::tr( "the table has a field named %1" ).arg( name );
       return std::nullopt;
     }
+  if ( records.isEditable() )
+  {
+    why = QObject::tr( "the layer is being edited" );
+    return std::nullopt;
+  }
   VbasGroupedCount plan;
   const QString provider = records.providerType();
   plan.mFields = fields;
   plan.mRoles = roles;
+  plan.mId = identity.first();
+  plan.mRecords = std::make_shared<QgsVectorLayerFeatureSource>( &records );
   const QString idField = fields.at( identity.first() ).name();
   if ( provider == QLatin1String( "ogr" ) && ( records.storageType() == QLatin1String( "GPKG" ) || records.storageType() == QLatin1String( "SQLite" ) ) )
   {
@@ -98,7 +276,7 @@ std::optional<VbasGroupedCount> VbasGroupedCount::plan( const QgsVectorLayer &re
       return std::nullopt;
     }
     plan.mPath = parts.value( QStringLiteral( "path" ) ).toString();
-    plan.mSql = groupBy( fields, roles, idField, QgsSqliteUtils::quotedIdentifier( layerName ) );
+    plan.mSql = groupBy( fields, roles, idField, QgsSqliteUtils::quotedIdentifier( layerName ), sqliteExact );
     plan.mSourceName = records.storageType() == QLatin1String( "GPKG" ) ? QStringLiteral( "GeoPackage" ) : QStringLiteral( "SQLite" );
     return plan;
   }
@@ -117,7 +295,7 @@ std::optional<VbasGroupedCount> VbasGroupedCount::plan( const QgsVectorLayer &re
     }
     // GDAL's PostgreSQL driver passes the query to the server and reads its groups through one cursor.
     plan.mPath = QStringLiteral( "PG:" ) + uri.connectionInfo( false );
-    plan.mSql = groupBy( fields, roles, idField, ( uri.schema().isEmpty() ? QString() : QgsSqliteUtils::quotedIdentifier( uri.schema() ) + '.' ) + QgsSqliteUtils::quotedIdentifier( uri.table() ) );
+    plan.mSql = groupBy( fields, roles, idField, ( uri.schema().isEmpty() ? QString() : QgsSqliteUtils::quotedIdentifier( uri.schema() ) + '.' ) + QgsSqliteUtils::quotedIdentifier( uri.table() ), postgresExact );
     plan.mSourceName = QStringLiteral( "PostgreSQL" );
     return plan;
   }
@@ -129,7 +307,6 @@ VbasCountedRows VbasGroupedCount::groups() const
 {
   // GDAL directly, not a QGIS layer of the query: QGIS's providers run a query layer's whole GROUP BY
   // again to count its rows (OGR) or to probe its fields and key (PostgreSQL: three more times).
-  // QgsOgrUtils converts each value by the table's own field, as the OGR provider does.
   std::shared_ptr<void> dataset( GDALOpenEx( mPath.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr ), []( void *d ) {
     if ( d )
       GDALClose( d );
@@ -139,25 +316,7 @@ VbasCountedRows VbasGroupedCount::groups() const
     throw QgsProcessingException( QObject::tr( "the source could not run the grouped query: %1" ).arg( QString::fromUtf8( CPLGetLastErrorMsg() ) ) );
   std::shared_ptr<void> result( layer, [dataset]( void *l ) { GDALDatasetReleaseResultSet( dataset.get(), static_cast<OGRLayerH>( l ) ); } );
   VbasCountedRows grouped = resultFields();
-  grouped.next = [result, fields = grouped.fields, queryColumns = grouped.roles.count]( QgsFeature &feature ) {
-    const std::unique_ptr<void, void ( * )( OGRFeatureH )> f( OGR_L_GetNextFeature( static_cast<OGRLayerH>( result.get() ) ), OGR_F_Destroy );
-    if ( !f )
-      return false;
-    QgsAttributes attributes( fields.count() );
-    for ( int i = 0; i < fields.count(); ++i )
-    {
-      bool ok = true;
-      if ( i < queryColumns )
-        attributes[i] = QgsOgrUtils::getOgrFeatureAttribute( f.get(), fields.at( i ), i, nullptr, &ok );
-      else if ( OGR_F_IsFieldSetAndNotNull( f.get(), i ) )
-        attributes[i] = QString::fromUtf8( OGR_F_GetFieldAsString( f.get(), i ) );
-      if ( !ok )
-        throw QgsProcessingException( QObject::tr( "the source returned a value of '%1' that does not convert" ).arg( fields.at( i ).name() ) );
-    }
-    feature = QgsFeature( fields );
-    feature.setAttributes( attributes );
-    return true;
-  };
+  grouped.next = [rows = std::make_shared<FirstRows>( result, mRecords, groupedFields( mRoles ), mId, grouped.fields )]( QgsFeature &feature ) { return rows->next( feature ); };
   return grouped;
 }
 

@@ -1,15 +1,18 @@
 // The counting pass pushed down to the data source (GROUP_IN_SOURCE). For GeoPackage and SQLite files
 // (OGR's SQL, which SQLite runs) and PostgreSQL tables (passed to the server), the first pass is one
 // GROUP BY region, QIs (and the sensitive field) that sums the count field, run by the source and read
-// through GDAL. Each grouped value is converted by QgsOgrUtils with the table's own field definition,
-// as QGIS's OGR provider converts it; a value the streaming pass would key differently makes the
-// release pass stop the run, never a wrong release: the release pass still reads every row and
-// recounts it against these sums (VbasReleaseWriter).
+// through GDAL. The query groups by the stored values exactly (docs/preparing-data.md, "Counting in
+// the data source"): by SQLite's storage class and value under the binary collation, by PostgreSQL's
+// text form of the value under the "C" collation (the binary form of reals), never by the column's own
+// collation or type equality (NOCASE, RTRIM, citext, 1 = 1.0). So a group never joins rows that the
+// row-by-row pass keeps apart, and its values are read from one of its rows through the records
+// layer's own provider: groups that provider reads alike are counted as one class, as row by row.
 #pragma once
 
 #include "inputs/vbasrecordreader.h"
 
 #include <qgsvectorlayer.h>
+#include <qgsvectorlayerfeatureiterator.h>
 
 #include <functional>
 #include <memory>
@@ -41,8 +44,9 @@ class VbasGroupedCount
     static std::optional<VbasGroupedCount> plan( const QgsVectorLayer &records, const VbasRecordFields &roles, const QgsAttributeList &identity, QString &why );
 
     /**
-     * Runs the query through GDAL; its groups' values are converted by QgsOgrUtils with the table's
-     * own fields. Throws a QgsProcessingException when the source refuses the query.
+     * Runs the query through GDAL; each group's values are those of its first row (smallest feature
+     * id) as the records layer's provider reads it. Throws a QgsProcessingException when the source
+     * refuses the query or a group's row cannot be read back.
      */
     VbasCountedRows groups() const;
 
@@ -58,4 +62,6 @@ class VbasGroupedCount
     QString mSourceName;
     QgsFields mFields;        //!< of the records table
     VbasRecordFields mRoles;  //!< in the records table
+    int mId = -1;             //!< the feature id column
+    std::shared_ptr<QgsVectorLayerFeatureSource> mRecords; //!< the records layer, to read each group's first row
 };

@@ -131,8 +131,11 @@ void VbasReleaseWriter::write( VbasOutput &output, std::size_t memoryBudget, Qgs
 
 void VbasReleaseWriter::changed( const QString &what ) const
 {
-  throw QgsProcessingException( QObject::tr( "The records table changed while the release was being written (%1). Nothing was written: run the algorithm again "
-                                             "when nobody edits the table." )
+  // Both passes read the table row by row through the same provider: what differs was edited, or the
+  // source itself gives other rows or values at each reading.
+  throw QgsProcessingException( QObject::tr( "The records table read differently in the release pass than in the first pass (%1). Nothing was written. Either it was "
+                                             "edited while the algorithm ran: run it again when nobody edits the table; or its source gives other rows or values at "
+                                             "each reading (a view or a virtual field using random() or now(), say): save the records as a table and run on that." )
                                   .arg( what ) );
 }
 

@@ -323,8 +323,11 @@ QString VbasAlgorithm::recordsHelp( Qis qis )
                               "neither released nor counted as suppressed.<br>"
                               "<b>Count the records in their data source</b> (GROUP_IN_SOURCE, advanced, default on): when the records are a whole GeoPackage or SQLite "
                               "table, or a PostgreSQL table, with one whole-number feature id column, the first pass is one GROUP BY region and QIs that the source runs "
-                              "(summing the count field), read back through the same QGIS provider. Any other table, a selection, a filter, a field the query would return "
-                              "with another type, a count the source finds invalid, or any failure of the query: the records are counted row by row, as when it is off. An "
+                              "(summing the count field). It groups by the values exactly as stored (SQLite: storage class and bytes under the binary collation; PostgreSQL: "
+                              "the text QGIS reads under the \"C\" collation, reals by their binary form), never by a column's collation or type (NOCASE, RTRIM, BLOB, citext, "
+                              "timestamps), and reads each distinct value back through the layer's own QGIS provider, so every column type counts as row by row. Any "
+                              "other table, a selection, a filter, a layer being edited, a count the source finds invalid, or any failure of the query: the records are "
+                              "counted row by row, as when it is off, with the reason in the log. An "
                               "algorithm that writes a release (ANONYMIZED) always counts row by row: its release pass checks a digest of every released value of every "
                               "row against the first pass, which a count by the source cannot give.<br>" );
   if ( qis == Qis::Optional )
