@@ -1,6 +1,8 @@
 #include "support/vbasqgiscompat.h"
 #include "inputs/vbasgroupedcount.h"
 
+#include "support/vbassqlitecatalog.h"
+
 #include <qgsdatasourceuri.h>
 #include <qgsexception.h>
 #include <qgsexpression.h>
@@ -28,21 +30,6 @@ const QString kBad = QStringLiteral( "vbas_bad" );
 const QString kIds = QStringLiteral( "vbas_ids" );
 //! Groups whose first rows are read back through the provider at a time.
 constexpr int kBatchGroups = 2048;
-
-//! The name of the layer an OGR source reads: its layerName, or the name of the layer at its layerId (default the first).
-QString ogrLayerName( const QVariantMap &parts )
-{
-  const QString name = parts.value( QStringLiteral( "layerName" ) ).toString();
-  if ( !name.isEmpty() )
-    return name;
-  GDALDatasetH dataset = GDALOpenEx( parts.value( QStringLiteral( "path" ) ).toString().toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr );
-  if ( !dataset )
-    return QString();
-  OGRLayerH layer = GDALDatasetGetLayer( dataset, parts.value( QStringLiteral( "layerId" ), 0 ).toInt() );
-  const QString found = layer ? QString::fromUtf8( OGR_L_GetName( layer ) ) : QString();
-  GDALClose( dataset );
-  return found;
-}
 
 //! The grouped fields in the records table's roles: region, QIs, sensitive field.
 QgsAttributeList groupedFields( const VbasRecordFields &roles )
@@ -267,16 +254,15 @@ std::optional<VbasGroupedCount> VbasGroupedCount::plan( const QgsVectorLayer &re
   const QString idField = fields.at( identity.first() ).name();
   if ( provider == QLatin1String( "ogr" ) && ( records.storageType() == QLatin1String( "GPKG" ) || records.storageType() == QLatin1String( "SQLite" ) ) )
   {
-    QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( provider, records.source() );
-    const QString subset = parts.value( QStringLiteral( "subset" ) ).toString();
-    const QString layerName = ogrLayerName( parts );
-    if ( !subset.isEmpty() || layerName.isEmpty() )
+    const QString subset = QgsProviderRegistry::instance()->decodeUri( provider, records.source() ).value( QStringLiteral( "subset" ) ).toString();
+    const std::optional<VbasSqliteCatalog::Table> table = VbasSqliteCatalog::ogrTable( &records );
+    if ( !subset.isEmpty() || !table )
     {
       why = QObject::tr( "the layer is filtered" );
       return std::nullopt;
     }
-    plan.mPath = parts.value( QStringLiteral( "path" ) ).toString();
-    plan.mSql = groupBy( fields, roles, idField, QgsSqliteUtils::quotedIdentifier( layerName ), sqliteExact );
+    plan.mPath = table->path;
+    plan.mSql = groupBy( fields, roles, idField, QgsSqliteUtils::quotedIdentifier( table->name ), sqliteExact );
     plan.mSourceName = records.storageType() == QLatin1String( "GPKG" ) ? QStringLiteral( "GeoPackage" ) : QStringLiteral( "SQLite" );
     return plan;
   }

@@ -1,8 +1,9 @@
 #include "inputs/vbasstoredtable.h"
 #include "support/vbasqgiscompat.h"
 
+#include "support/vbassqlitecatalog.h"
+
 #include <qgsexception.h>
-#include <qgsproviderregistry.h>
 #include <qgssqliteutils.h>
 #include <qgsvectorlayer.h>
 
@@ -40,7 +41,11 @@ QString storedTypeCondition( vbasqgis::FieldType type, const QString &column )
       return QStringLiteral( "typeof(%1) IN ('integer', 'real')" ).arg( column );
     case vbasqgis::Field::ByteArray:
       return QStringLiteral( "typeof(%1) = 'blob'" ).arg( column );
-    default: // text, and dates and times, which GeoPackage stores as text
+    case vbasqgis::Field::Date: // QGIS reads a DATE that is not a valid YYYY-MM-DD as NULL
+      return QStringLiteral( "typeof(%1) = 'text' AND date(%1) IS %1" ).arg( column );
+    case vbasqgis::Field::DateTime: // and a DATETIME that is no date and time
+      return QStringLiteral( "typeof(%1) = 'text' AND %1 GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9][T ][0-9][0-9]:[0-9][0-9]*' AND julianday(%1) IS NOT NULL" ).arg( column );
+    default: // text
       return QStringLiteral( "typeof(%1) = 'text'" ).arg( column );
   }
 }
@@ -74,20 +79,15 @@ QString storedMessage( StoredProblem problem, const QString &row, const QgsField
 
 std::optional<VbasStoredTable> VbasStoredTable::of( const QgsVectorLayer *layer )
 {
-  if ( !layer || layer->providerType() != QLatin1String( "ogr" ) || ( layer->storageType() != QLatin1String( "GPKG" ) && layer->storageType() != QLatin1String( "SQLite" ) ) )
+  const std::optional<VbasSqliteCatalog::Table> table = VbasSqliteCatalog::ogrTable( layer );
+  if ( !table )
     return std::nullopt;
-  const QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() );
-  VbasStoredTable table;
-  table.mPath = parts.value( QStringLiteral( "path" ) ).toString();
-  table.mFilter = layer->subsetString();
-  std::unique_ptr<void, decltype( &GDALClose )> dataset( GDALOpenEx( table.mPath.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr ), &GDALClose );
-  const QString name = parts.value( QStringLiteral( "layerName" ) ).toString();
-  OGRLayerH ogrLayer = !dataset ? nullptr : name.isEmpty() ? GDALDatasetGetLayer( dataset.get(), parts.value( QStringLiteral( "layerId" ), 0 ).toInt() ) : GDALDatasetGetLayerByName( dataset.get(), name.toUtf8().constData() );
-  if ( !ogrLayer )
-    return std::nullopt;
-  table.mTable = QString::fromUtf8( OGR_L_GetName( ogrLayer ) );
-  table.mFid = QString::fromUtf8( OGR_L_GetFIDColumn( ogrLayer ) );
-  return table;
+  VbasStoredTable stored;
+  stored.mPath = table->path;
+  stored.mTable = table->name;
+  stored.mFid = table->fid;
+  stored.mFilter = layer->subsetString();
+  return stored;
 }
 
 void VbasStoredTable::check( const QgsFields &fields, const QgsAttributeList &checked, const QString &rowKind ) const

@@ -1,6 +1,8 @@
 #include "inputs/vbasstoredvalues.h"
 #include "support/vbasqgiscompat.h"
 
+#include "support/vbassqlitecatalog.h"
+
 #include <qgsdatasourceuri.h>
 #include <qgsexception.h>
 #include <qgsfeaturesource.h>
@@ -430,24 +432,6 @@ bool isPostgresTable( const QgsVectorLayer *layer, const QgsFields &fields )
   return !uri.table().startsWith( '(' ) && key >= 0 && ( fields.at( key ).type() == vbasqgis::Field::Int || fields.at( key ).type() == vbasqgis::Field::LongLong );
 }
 
-//! The OGR layer's name and its feature id column ("rowid" when OGR names none), or false when GDAL cannot open it.
-bool ogrLayer( const QString &path, QString &name, QString &fid )
-{
-  GDALDatasetH dataset = GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr );
-  if ( !dataset )
-    return false;
-  OGRLayerH layer = name.isEmpty() ? GDALDatasetGetLayer( dataset, 0 ) : GDALDatasetGetLayerByName( dataset, name.toUtf8().constData() );
-  if ( layer )
-  {
-    name = QString::fromUtf8( OGR_L_GetName( layer ) );
-    fid = QString::fromUtf8( OGR_L_GetFIDColumn( layer ) );
-    if ( fid.isEmpty() )
-      fid = QStringLiteral( "rowid" );
-  }
-  GDALClose( dataset );
-  return layer != nullptr;
-}
-
 } // namespace
 
 VbasStoredValues::VbasStoredValues( QgsProcessingFeatureSource &source, const QgsVectorLayer *layer, const QgsAttributeList &compared, int count, bool typedCsv )
@@ -459,11 +443,10 @@ VbasStoredValues::VbasStoredValues( QgsProcessingFeatureSource &source, const Qg
   const QString storage = layer && layer->providerType() == QLatin1String( "ogr" ) && layer->dataProvider() ? layer->dataProvider()->storageType() : QString();
   const QVariantMap parts = layer ? QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() ) : QVariantMap();
   const QString path = parts.value( QStringLiteral( "path" ) ).toString();
-  QString name = parts.value( QStringLiteral( "layerName" ) ).toString(), fid;
-  if ( ( storage == QLatin1String( "GPKG" ) || storage == QLatin1String( "SQLite" ) ) && ogrLayer( path, name, fid ) )
+  if ( const std::optional<VbasSqliteCatalog::Table> table = VbasSqliteCatalog::ogrTable( layer ) )
   {
     mReading = Reading::Sqlite;
-    mRows = std::make_unique<SqliteRows>( path, name, fid, columns, fieldCount );
+    mRows = std::make_unique<SqliteRows>( table->path, table->name, table->fid.isEmpty() ? QStringLiteral( "rowid" ) : table->fid, columns, fieldCount );
   }
   else if ( storage == QLatin1String( "CSV" ) && !typedCsv )
   {
@@ -478,7 +461,7 @@ VbasStoredValues::VbasStoredValues( QgsProcessingFeatureSource &source, const Qg
   else if ( storage == QLatin1String( "GeoJSON" ) )
   {
     mReading = Reading::Json;
-    mRows = std::make_unique<JsonRows>( path, name, columns, fieldCount );
+    mRows = std::make_unique<JsonRows>( path, parts.value( QStringLiteral( "layerName" ) ).toString(), columns, fieldCount );
   }
   else
     mRows = std::make_unique<QgisRows>( source, columns );

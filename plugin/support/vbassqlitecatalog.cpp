@@ -1,9 +1,14 @@
 #include "support/vbassqlitecatalog.h"
 
+#include <qgsproviderregistry.h>
+#include <qgsvectorlayer.h>
+
 #include <QFile>
 #include <QObject>
 #include <QRegularExpression>
 
+#include <gdal.h>
+#include <ogr_api.h>
 #include <sqlite3.h>
 
 #include <memory>
@@ -126,4 +131,19 @@ QStringList VbasSqliteCatalog::dependents( const QString &path, const QString &t
       found << QObject::tr( "a foreign key of the table %1" ).arg( name );
   }
   return found;
+}
+
+std::optional<VbasSqliteCatalog::Table> VbasSqliteCatalog::ogrTable( const QgsVectorLayer *layer )
+{
+  if ( !layer || layer->providerType() != QLatin1String( "ogr" ) || ( layer->storageType() != QLatin1String( "GPKG" ) && layer->storageType() != QLatin1String( "SQLite" ) ) )
+    return std::nullopt;
+  const QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() );
+  Table table { parts.value( QStringLiteral( "path" ) ).toString(), parts.value( QStringLiteral( "layerName" ) ).toString(), QString() };
+  const std::unique_ptr<void, decltype( &GDALClose )> dataset( GDALOpenEx( table.path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr ), &GDALClose );
+  OGRLayerH found = !dataset ? nullptr : table.name.isEmpty() ? GDALDatasetGetLayer( dataset.get(), parts.value( QStringLiteral( "layerId" ), 0 ).toInt() ) : GDALDatasetGetLayerByName( dataset.get(), table.name.toUtf8().constData() );
+  if ( !found )
+    return std::nullopt;
+  table.name = QString::fromUtf8( OGR_L_GetName( found ) );
+  table.fid = QString::fromUtf8( OGR_L_GetFIDColumn( found ) );
+  return table;
 }

@@ -8,8 +8,19 @@
 
 #include <optional>
 
+class QgsVectorLayer;
+
 namespace VbasSqliteCatalog
 {
+//! The SQLite table an OGR layer reads: its file, its table's name and its feature id column (empty when OGR names none).
+struct Table
+{
+    QString path;
+    QString name;
+    QString fid;
+};
+//! The table of layer when it is an OGR layer of a GeoPackage or SQLite file (its layerName, or the table at its layerId); nothing otherwise.
+std::optional<Table> ogrTable( const QgsVectorLayer *layer );
 //! Whether path is an SQLite database (a GeoPackage included).
 bool isDatabase( const QString &path );
 //! The tables and views that reading table (or view) reads, itself included, in lower case; std::nullopt if SQLite cannot tell.

@@ -1,7 +1,8 @@
 // Records tables as users keep them, not as the tests' tidy ones: GeoPackage attribute tables whose
 // columns SQLite declares with loose types and collations (NOCASE, RTRIM, BLOB, no type at all), and
 // that hold NULLs, values of several storage classes in one column (1, 1.0, '1', X'31') and odd text
-// (case and trailing-space variants, combining marks, a NUL inside). randomRecords() draws one from a
+// (case and trailing-space variants, combining marks, a NUL inside), or, in two tables of three, only values
+// stored as their declaration keeps them. randomRecords() draws one from a
 // seed, over the region ids of the grid(); writeRecords() writes any such table.
 #pragma once
 
@@ -103,6 +104,26 @@ inline QString writeRecords( const QString &path, const RecordsTable &table )
 }
 
 /**
+ * value stored as its column's declaration keeps it, so that QGIS reads it as stored: a tidy table's
+ * value (the run refuses a value stored otherwise, naming its row).
+ */
+inline QVariant fitted( const QString &declaration, const QVariant &value )
+{
+  const QString type = declaration.section( ' ', 0, 0 ).toUpper();
+  if ( value.isNull() )
+    return value;
+  if ( type == QLatin1String( "BLOB" ) )
+    return value.toString().toUtf8();
+  if ( type == QLatin1String( "INTEGER" ) || type == QLatin1String( "MEDIUMINT" ) )
+    return static_cast<qlonglong>( value.toDouble() );
+  if ( type == QLatin1String( "BOOLEAN" ) )
+    return static_cast<qlonglong>( value.toDouble() != 0 );
+  if ( type == QLatin1String( "REAL" ) )
+    return value.toDouble();
+  return value.toString().remove( QChar( 0 ) );
+}
+
+/**
  * A random records table of about rows rows over the region ids regionIds: the column region, three QIs
  * q1 to q3 and the count n, each declared with a random SQLite type and collation, holding values of
  * random storage classes from a small pool (so that classes repeat), NULLs and odd text among them.
@@ -138,7 +159,12 @@ inline RecordsTable randomRecords( quint32 seed, const QStringList &regionIds, i
   table.columns << Column( QStringLiteral( "n" ), pick( countTypes ) );
   // One table in four has region ids the regions layer does not hold (case or space variants, binary),
   // one in four a count that is not a whole number: refused alike, whoever counts.
-  const bool oddRegions = random.bounded( 4 ) == 0, oddCounts = random.bounded( 4 ) == 0;
+  // Two tables in three are tidy: every value stored as its column's declaration keeps it.
+  const bool tidy = random.bounded( 3 ) != 0;
+  const bool oddRegions = random.bounded( 4 ) == 0 && !tidy, oddCounts = random.bounded( 4 ) == 0 && !tidy;
+  if ( tidy && !table.columns.last().second.endsWith( QLatin1String( "INTEGER" ) ) && table.columns.last().second != QLatin1String( "REAL" ) )
+    table.columns.last().second = QStringLiteral( "INTEGER" ); // a text count is counted row by row: a tidy table's is a number
+
   for ( int r = 0; r < rows; ++r )
   {
     QVariant region = pick( regionIds );
@@ -160,6 +186,9 @@ inline RecordsTable randomRecords( quint32 seed, const QStringList &regionIds, i
     for ( int q = 0; q < 3; ++q )
       row << pick( values[q] );
     row << ( oddCounts && random.bounded( 10 ) == 0 ? QVariant( pick( QVariantList { QStringLiteral( "2" ), 2.0, 2.5 } ) ) : QVariant( static_cast<qlonglong>( random.bounded( 4 ) ) ) );
+    if ( tidy )
+      for ( int c = 0; c < row.size(); ++c )
+        row[c] = fitted( table.columns[c].second, row[c] );
     table.rows << row;
   }
   return table;

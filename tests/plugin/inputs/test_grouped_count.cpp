@@ -299,7 +299,8 @@ void TestGroupedCount::looseColumnsSameAsRowByRow_data()
                                                  << "1 record(s) have a region id (field 'region') that is not in the regions layer's 'id', for example 'R00'";
   QTest::newRow( "region TEXT COLLATE RTRIM" ) << "TEXT COLLATE RTRIM" << "TEXT" << QVariantList { "r00", "r00 ", "r00", "r00", "r10" } << QVariantList { "F", "F", "F", "F", "F" }
                                                 << "1 record(s) have a region id (field 'region') that is not in the regions layer's 'id', for example 'r00 '";
-  QTest::newRow( "QI BLOB holding 1, 1.0 and '1'" ) << "TEXT" << "BLOB" << r00 << QVariantList { 1LL, 1.0, QStringLiteral( "1" ), 1LL, 1.0 } << "2 equivalence classes";
+  QTest::newRow( "QI BLOB holding 1, 1.0 and '1'" ) << "TEXT" << "BLOB" << r00 << QVariantList { 1LL, 1.0, QStringLiteral( "1" ), 1LL, 1.0 }
+                                                      << "the field 'q1' is of type QByteArray but stores the integer value 1";
 }
 
 void TestGroupedCount::looseColumnsSameAsRowByRow()
@@ -319,7 +320,7 @@ void TestGroupedCount::looseColumnsSameAsRowByRow()
   QVERIFY2( expected.contains( rowByRow ), qPrintable( expected ) );
   bool counted = false;
   QCOMPARE( outcome( table, true, &counted ), expected );
-  QVERIFY( counted ); // by the source, not left to the row-by-row pass
+  QVERIFY( counted || expected.startsWith( QLatin1String( "error: " ) ) ); // by the source, not left to the row-by-row pass, unless refused
 }
 
 void TestGroupedCount::randomTablesSameAsRowByRow()

@@ -174,6 +174,24 @@ void TestValues::storedTypeMismatchRefused()
   QString error = runError( QStringLiteral( "vbas:anonymize" ), p );
   QVERIFY2( error.contains( QStringLiteral( "Record with feature id 3: the field 'age' is of type int but stores the text value 'x'" ) ), qPrintable( error ) );
 
+  // Text that is no date in a DATE column, and no date and time in a DATETIME one, reads as NULL.
+  auto dates = geoPackage( QStringLiteral( "text_in_date" ), QStringLiteral( "ALTER TABLE records ADD COLUMN visit DATE; ALTER TABLE records ADD COLUMN seen DATETIME; "
+                                                                           "UPDATE records SET visit = '2020-01-01', seen = '2020-01-01T10:00:00Z'; UPDATE records SET seen = '2020-01-01 10:00:00.5' WHERE fid = 2;" ) );
+  p.insert( QStringLiteral( "RECORDS" ), layerValue( dates.get() ) );
+  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "visit" ), QStringLiteral( "seen" ) } );
+  const QVariantMap fine = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QVERIFY( !fine.isEmpty() );
+  int tried = 0;
+  for ( const QString &bad : { QStringLiteral( "UPDATE records SET visit = 'F' WHERE fid = 6;" ), QStringLiteral( "UPDATE records SET visit = '2459000' WHERE fid = 6;" ), QStringLiteral( "UPDATE records SET seen = 'G' WHERE fid = 6;" ) } )
+  {
+    auto odd = geoPackage( QStringLiteral( "odd_date%1" ).arg( ++tried ), QStringLiteral( "ALTER TABLE records ADD COLUMN visit DATE; ALTER TABLE records ADD COLUMN seen DATETIME; "
+                                                                       "UPDATE records SET visit = '2020-01-01', seen = '2020-01-01T10:00:00Z'; " ) + bad );
+    p.insert( QStringLiteral( "RECORDS" ), layerValue( odd.get() ) );
+    error = runError( QStringLiteral( "vbas:anonymize" ), p );
+    QVERIFY2( error.contains( QStringLiteral( "Record with feature id 6: the field '" ) ), qPrintable( bad + error ) );
+  }
+  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ), QStringLiteral( "age" ) } );
+
   // A count column likewise (read as 0 records), and a region id column of the regions.
   auto counts = geoPackage( QStringLiteral( "text_in_count" ), QStringLiteral( "UPDATE records SET n = '2x' WHERE fid = 5;" ) );
   p.insert( QStringLiteral( "RECORDS" ), layerValue( counts.get() ) );
