@@ -277,6 +277,7 @@ void VbasOutput::placeFiles( const QString &driver, const QString &file, const Q
 VbasLocation VbasOutput::check()
 {
   mLocks.clear();
+  mLockedFolders.clear();
   lockTemporaries( QDir::tempPath() );
   switch ( mKind )
   {
@@ -376,6 +377,10 @@ void VbasOutput::checkFolder()
 
 void VbasOutput::lockTemporaries( const QString &folder )
 {
+  const QString canonical = QFileInfo( folder ).canonicalFilePath();
+  if ( mLockedFolders.contains( canonical ) )
+    return;
+  mLockedFolders << canonical;
   mLocks.push_back( VbasTemporaries::Lock::inFolder( folder, mToken ) );
   if ( !mLocks.back()->error().isEmpty() )
     throw QgsProcessingException( QObject::tr( "%1: cannot write in the folder %2: %3" ).arg( describe(), folder, mLocks.back()->error() ) );

@@ -133,6 +133,7 @@ class VbasOutput
     QString mToken;     //!< the unique part of this output's temporary names
     QString mWarning;   //!< what check() found the user should know (a format without geometry)
     std::vector<std::unique_ptr<VbasTemporaries::Lock>> mLocks; //!< held while the output lives (lock files, a staging table's advisory lock): its temporaries are not stale
+    QStringList mLockedFolders; //!< the folders of mLocks' lock files, canonical: each locked once (the destination may be the temporary folder)
     bool mDatabaseExisted = true;
     QStringList mPlaced;   //!< File: the files moved into place
     QStringList mPrevious; //!< File: the final names whose previous files were moved aside

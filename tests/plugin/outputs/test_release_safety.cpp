@@ -11,6 +11,8 @@
 #include <qgsvectorfilewriter.h>
 
 #include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
 #include <QTemporaryDir>
 
 #include <csignal>
@@ -88,6 +90,7 @@ class TestReleaseSafety : public QObject
     void outputOverInputIsRefused_data();
     void outputOverInputIsRefused();
     void tableBesideTheInputIsAllowed();
+    void releaseIntoTheTemporaryFolder();
     // 7 and 8. Counts, K and settings.
     void badCountsAreRefused_data();
     void badCountsAreRefused();
@@ -514,6 +517,18 @@ void TestReleaseSafety::tableBesideTheInputIsAllowed()
   vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
   QCOMPARE( QgsVectorLayer( path + QStringLiteral( "|layername=records" ), QStringLiteral( "r" ), QStringLiteral( "ogr" ) ).featureCount(), 18LL );
   QCOMPARE( QgsVectorLayer( path + QStringLiteral( "|layername=release" ), QStringLiteral( "r" ), QStringLiteral( "ogr" ) ).featureCount(), 18LL );
+}
+
+void TestReleaseSafety::releaseIntoTheTemporaryFolder()
+{
+  // The temporary folder itself (/tmp, say) as the destination's folder: locked once, written.
+  auto memory = patients( perRegion( 2 ) );
+  QVariantMap p = parameters( memory.get() );
+  const QString path = QDir( QDir::tempPath() ).filePath( QStringLiteral( "vbas-release-in-tmp.gpkg" ) );
+  p.insert( QStringLiteral( "ANONYMIZED" ), path );
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QCOMPARE( QgsVectorLayer( path, QStringLiteral( "r" ), QStringLiteral( "ogr" ) ).featureCount(), 18LL );
+  QVERIFY( QFile::remove( path ) );
 }
 
 // ---------------------------------------------------------------------------------------------
