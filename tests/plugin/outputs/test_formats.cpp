@@ -4,6 +4,8 @@
 // read back and recounted with GDAL's OGR C API here, not with the plugin's code.
 #include "qgis_test_util.h"
 
+#include <algorithm>
+
 #include <QTemporaryDir>
 
 #include <gdal.h>
@@ -186,7 +188,8 @@ void TestFormats::releaseInEveryFormat_data()
     QTest::newRow( extension ) << extension << QString();
   QTest::newRow( "shp" ) << "shp" << "(a shapefile without geometry is its .dbf file alone). Choose a GeoPackage (.gpkg) or CSV (.csv) file.";
   QTest::newRow( "dbf" ) << "dbf" << "the ESRI Shapefile format would rename or drop the field(s) suppressed_pct, compactness"; // 10 characters
-  QTest::newRow( "fgb" ) << "fgb" << ( flatGeobufKeepsTables( dir.path() ) ? QString() : QStringLiteral( "the FlatGeobuf format does not give the rows of this output back as written (it keeps no row without geometry): a test row written to it reads back as 0 rows" ) );
+  QTest::newRow( "fgb" ) << "fgb" << ( flatGeobufKeepsTables( dir.path() ) ? QString() : QStringLiteral( "the FlatGeobuf format does not give the rows of this output back as written (it keeps no row without geometry): a test row written to it reads back as 0 rows"
+                                                                                                             "|the FlatGeobuf format cannot hold this output: Feature creation error (OGR error: ICreateFeature: NULL geometry not supported" ) ); // GDAL 3.6 | 3.10
 }
 
 void TestFormats::releaseInEveryFormat()
@@ -202,7 +205,7 @@ void TestFormats::releaseInEveryFormat()
   const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, refusal.isEmpty(), &feedback );
   if ( !refusal.isEmpty() )
   {
-    QVERIFY2( feedback.error().contains( refusal ), qPrintable( feedback.error() ) );
+    QVERIFY2( std::any_of( refusal.split( '|' ).cbegin(), refusal.split( '|' ).cend(), [&]( const QString &one ) { return feedback.error().contains( one ); } ), qPrintable( feedback.error() ) );
     QCOMPARE( entries( dir.path() ), QStringList() ); // refused before anything was written
     return;
   }
