@@ -205,7 +205,8 @@ void TestFormats::releaseInEveryFormat()
   const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, refusal.isEmpty(), &feedback );
   if ( !refusal.isEmpty() )
   {
-    QVERIFY2( std::any_of( refusal.split( '|' ).cbegin(), refusal.split( '|' ).cend(), [&]( const QString &one ) { return feedback.error().contains( one ); } ), qPrintable( feedback.error() ) );
+    const QStringList refusals = refusal.split( '|' ); // one of them, by GDAL version
+    QVERIFY2( std::any_of( refusals.cbegin(), refusals.cend(), [&]( const QString &one ) { return feedback.error().contains( one ); } ), qPrintable( feedback.error() ) );
     QCOMPARE( entries( dir.path() ), QStringList() ); // refused before anything was written
     return;
   }
