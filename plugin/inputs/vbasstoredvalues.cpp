@@ -57,6 +57,18 @@ QList<Column> columnsOf( const QgsFields &fields, const QgsAttributeList &compar
   return columns;
 }
 
+//! A reader of the file itself: the columns it reads, and the layer's field count (the size of a row).
+class FileRows : public VbasStoredValues::Rows
+{
+  protected:
+    FileRows( const QList<Column> &columns, int fieldCount )
+      : mColumns( columns )
+      , mFieldCount( fieldCount )
+    {}
+    QList<Column> mColumns;
+    int mFieldCount = 0;
+};
+
 //! Text that is valid UTF-8 without NUL, or std::nullopt.
 std::optional<QString> plainText( const QByteArray &bytes )
 {
@@ -98,13 +110,12 @@ class QgisRows : public VbasStoredValues::Rows
  * literal, which names the storage class and the bytes exactly: 7, 7.0, 'F', X'46',
  * CAST(X'..' AS TEXT) for text that is not plain UTF-8 or holds NUL. -0.0 is 0.0, as SQLite compares them.
  */
-class SqliteRows : public VbasStoredValues::Rows
+class SqliteRows : public FileRows
 {
   public:
     SqliteRows( const QString &path, const QString &table, const QString &fid, const QList<Column> &columns, int fieldCount )
-      : mPath( path )
-      , mColumns( columns )
-      , mFieldCount( fieldCount )
+      : FileRows( columns, fieldCount )
+      , mPath( path )
     {
       sqlite3 *db = nullptr;
       const int opened = sqlite3_open_v2( QFile::encodeName( path ).constData(), &db, SQLITE_OPEN_READONLY, nullptr );
@@ -201,8 +212,6 @@ class SqliteRows : public VbasStoredValues::Rows
     };
     std::unique_ptr<sqlite3, Close> mDb; // declared first: closed after the statement is finalized
     std::unique_ptr<sqlite3_stmt, Close> mStatement;
-    QList<Column> mColumns;
-    int mFieldCount = 0;
 };
 
 /**
@@ -210,13 +219,12 @@ class SqliteRows : public VbasStoredValues::Rows
  * the first line the header, blank lines skipped, feature ids 1, 2, ... as the driver numbers the
  * rows. Every value is text (an empty field is empty text), whatever a .csvt says.
  */
-class CsvRows : public VbasStoredValues::Rows
+class CsvRows : public FileRows
 {
   public:
     CsvRows( const QString &path, const QList<Column> &columns, int fieldCount )
-      : mPath( path )
-      , mColumns( columns )
-      , mFieldCount( fieldCount )
+      : FileRows( columns, fieldCount )
+      , mPath( path )
     {
       mFile = VSIFOpenL( path.toUtf8().constData(), "rb" );
       if ( !mFile )
@@ -280,9 +288,7 @@ class CsvRows : public VbasStoredValues::Rows
     QString mPath;
     VSILFILE *mFile = nullptr;
     std::string mDelimiter;
-    QList<Column> mColumns;
     QList<int> mAt; //!< the CSV column of each of mColumns
-    int mFieldCount = 0;
     QgsFeatureId mRow = 0;
 };
 
@@ -291,12 +297,11 @@ class CsvRows : public VbasStoredValues::Rows
  * becomes its compact JSON text (1, "1", true, [1,2]); null and a missing property are NULL. JSON
  * numbers are compared as numbers (1 and 1.0 are one value).
  */
-class JsonRows : public VbasStoredValues::Rows
+class JsonRows : public FileRows
 {
   public:
     JsonRows( const QString &path, const QString &layerName, const QList<Column> &columns, int fieldCount )
-      : mColumns( columns )
-      , mFieldCount( fieldCount )
+      : FileRows( columns, fieldCount )
     {
       const char *drivers[] = { "GeoJSON", nullptr };
       const char *options[] = { "NATIVE_DATA=YES", nullptr };
@@ -337,8 +342,6 @@ class JsonRows : public VbasStoredValues::Rows
   private:
     GDALDatasetH mDataset = nullptr;
     OGRLayerH mLayer = nullptr;
-    QList<Column> mColumns;
-    int mFieldCount = 0;
 };
 
 /**
@@ -346,12 +349,11 @@ class JsonRows : public VbasStoredValues::Rows
  * it (value::text), which keeps apart what the type's own comparison merges (citext's letter case,
  * timestamps to the microsecond, numeric 1.0 and 1.00). The count keeps its number.
  */
-class PostgresRows : public VbasStoredValues::Rows
+class PostgresRows : public FileRows
 {
   public:
     PostgresRows( const QgsDataSourceUri &uri, const QList<Column> &columns, int fieldCount )
-      : mColumns( columns )
-      , mFieldCount( fieldCount )
+      : FileRows( columns, fieldCount )
       , mWhere( uri.schema().isEmpty() ? uri.table() : uri.schema() + '.' + uri.table() )
     {
       mConnection.reset( PQconnectdb( uri.connectionInfo( true ).toUtf8().constData() ) );
@@ -416,8 +418,6 @@ class PostgresRows : public VbasStoredValues::Rows
     };
     std::unique_ptr<PGconn, Close> mConnection; // declared first: closed after the last result is cleared
     std::unique_ptr<PGresult, Close> mBatch;
-    QList<Column> mColumns;
-    int mFieldCount = 0;
     QString mWhere;
     int mRow = 0;
 };
