@@ -150,10 +150,10 @@ bool provesInfeasible( const Problem &problem, const Layout &rows, std::vector<d
   double size = 0;
   for ( const double value : y )
     size = std::max( size, std::abs( value ) );
-  for ( double &value : y )
-    value /= size;
   if ( !( size > 0 ) )
     return false;
+  for ( double &value : y )
+    value /= size;
   if ( lagrangianBound( problem, rows, y.data(), 0 ) > VerifyRay )
     return true;
   std::transform( y.begin(), y.end(), y.begin(), std::negate<double>() );
