@@ -276,6 +276,8 @@ vbas::AnonymityCheck VbasCheckAnonymity::recount( QgsProcessingFeedback *feedbac
 {
   vbas::AnonymityCheck check( mSensitive >= 0 );
   feedback->pushInfo( QObject::tr( "Compared: %1 (VALUES_READ %2)." ).arg( mStored->describe(), mStored->code() ) );
+  if ( !mStored->fallback().isEmpty() )
+    feedback->pushWarning( mStored->fallback() );
   const double step = mSource->featureCount() > 0 ? 100.0 / static_cast<double>( mSource->featureCount() ) : 0;
   std::int64_t row = 0;
   QgsFeatureId id = FID_NULL;
