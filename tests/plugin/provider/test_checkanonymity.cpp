@@ -599,6 +599,12 @@ void TestCheckAnonymity::textOfADelimitedTextLayer()
   QCOMPARE( subset.featureCount(), 5LL );
   QCOMPARE( pythonRecount( path, 5 ), QList<qlonglong>( { 2, 3 } ) );
   QCOMPARE( actualOutputs( run( parameters( &subset, { QStringLiteral( "sex" ) }, 6 ), true ) ), expectedOutputs( { 2, 3 }, 6 ) );
+  // Without a header line (the header and the blank line skipped): the columns are field_1, field_2, ...
+  QgsVectorLayer unnamed( uri + QStringLiteral( "&useHeader=no&skipLines=2" ), QStringLiteral( "release" ), QStringLiteral( "delimitedtext" ) );
+  QCOMPARE( unnamed.featureCount(), 6LL );
+  r = run( parameters( &unnamed, { QStringLiteral( "field_2" ) }, 6 ), true );
+  QCOMPARE( actualOutputs( r ), expectedOutputs( { 3, 3 }, 6 ) );
+  QCOMPARE( r.value( QStringLiteral( "VALUES_READ" ) ).toString(), QStringLiteral( "csv-text" ) );
   // TYPED_CSV compares the values as QGIS reads them: one class of 6.
   QVariantMap p = parameters( &layer, { QStringLiteral( "sex" ) }, 6 );
   p.insert( QStringLiteral( "TYPED_CSV" ), true );
