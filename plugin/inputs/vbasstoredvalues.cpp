@@ -386,6 +386,7 @@ class JsonRows : public FileRows
     JsonRows( const QString &path, const QString &layerName, bool sequence, const QList<Column> &columns, int fieldCount )
       : FileRows( columns, fieldCount )
       , mPath( path )
+      , mSequence( sequence ? std::make_unique<JsonSequence>( path ) : nullptr ) // before the dataset, which a throw would leave open
     {
       const char *drivers[] = { sequence ? "GeoJSONSeq" : "GeoJSON", nullptr };
       const char *options[] = { sequence ? nullptr : "NATIVE_DATA=YES", nullptr };
@@ -397,8 +398,6 @@ class JsonRows : public FileRows
           GDALClose( mDataset );
         throw QgsProcessingException( QObject::tr( "GDAL could not read the GeoJSON file %1 as JSON." ).arg( path ) );
       }
-      if ( sequence )
-        mSequence = std::make_unique<JsonSequence>( path );
     }
     ~JsonRows() override { GDALClose( mDataset ); }
 
@@ -435,9 +434,9 @@ class JsonRows : public FileRows
 
   private:
     QString mPath;
+    std::unique_ptr<JsonSequence> mSequence;
     GDALDatasetH mDataset = nullptr;
     OGRLayerH mLayer = nullptr;
-    std::unique_ptr<JsonSequence> mSequence;
 };
 
 /**
