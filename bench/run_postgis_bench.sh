@@ -10,7 +10,7 @@
 # that folder, no TCP port; stopped and removed at the end), then, VBAS_REPEAT times each, alternating:
 #   floor:   native:retainfields on the records table, every field, into a PostGIS table
 #   grouped: vbas:anonymize, regions and records from PostGIS, every output into PostGIS tables,
-#            the records counted by the server (GROUP_IN_SOURCE=true, the default)
+#            the records counted by the server (GROUP_IN_SOURCE=true)
 #   rows:    the same counted row by row (GROUP_IN_SOURCE=false)
 # timed with /usr/bin/time -v (the qgis_process side: wall clock, CPU and max RSS; the server's own
 # CPU is not in these figures). Prints progress on stderr and a markdown table on stdout.

@@ -49,22 +49,23 @@ struct Exact
 };
 
 /**
- * SQLite groups a column by its storage class and its value under the binary collation, so that
- * neither the column's collation (NOCASE, RTRIM) nor the equality of numbers of two storage classes
- * (1 = 1.0 in a column declared BLOB) joins values the provider reads apart. The key is the storage
- * class and the hex of the value's bytes; reals have none (SQLite prints them to 15 digits).
+ * SQLite groups a column by its value under the binary collation, so that the column's collation (NOCASE,
+ * RTRIM) joins no values the provider reads apart. Numbers of two storage classes still compare equal
+ * (1 = 1.0), which only a column QGIS reads as reals may hold: the stored-value check (VbasStoredTable) has
+ * refused any other mix before the records are counted. The key is the storage class and the hex of the
+ * value's bytes, taken from a row of the group; reals have none (SQLite prints them to 15 digits).
  */
 Exact sqliteExact( const QgsField &field )
 {
   const QString column = QgsSqliteUtils::quotedIdentifier( field.name() );
-  return { QStringLiteral( "typeof(%1), %1 COLLATE BINARY" ).arg( column ), QStringLiteral( "CASE typeof(%1) WHEN 'real' THEN NULL ELSE typeof(%1) || ':' || hex(%1) END" ).arg( column ) };
+  return { QStringLiteral( "%1 COLLATE BINARY" ).arg( column ), QStringLiteral( "CASE typeof(%1) WHEN 'real' THEN NULL ELSE typeof(%1) || ':' || hex(%1) END" ).arg( column ) };
 }
 
 /**
  * PostgreSQL groups a column by the text QGIS's provider reads (the column cast to text) under the "C"
  * collation, byte by byte, so that neither a collation nor a type's own equality (citext, numeric
  * 1.0 = 1.00, timestamps to the microsecond) joins values; reals by their binary form (-0 and 0 apart).
- * The key is that form as text.
+ * The key is that form as text (an expression of the grouped form, as the server requires).
  */
 Exact postgresExact( const QgsField &field )
 {
@@ -72,12 +73,12 @@ Exact postgresExact( const QgsField &field )
   const QString type = field.typeName().toLower();
   const QString exact = type == QLatin1String( "float4" ) || type == QLatin1String( "float8" ) ? QStringLiteral( "%1send(%2)" ).arg( type, column ) : QStringLiteral( "(%1)::text COLLATE \"C\"" ).arg( column );
   const QString text = exact.startsWith( '(' ) ? exact : QStringLiteral( "encode(%1, 'hex')" ).arg( exact );
-  return { exact, QStringLiteral( "CASE WHEN %1 IS NULL THEN 'null' ELSE 'value:' || %2 END" ).arg( column, text ) };
+  return { exact, QStringLiteral( "CASE WHEN %1 IS NULL THEN 'null' ELSE 'value:' || %2 END" ).arg( exact, text ) };
 }
 
 /**
  * SELECT MIN(id) AS vbas_first, CAST(SUM(count) AS TEXT) AS vbas_records, COUNT(*) AS vbas_rows, ...,
- * the keys of the grouped values FROM table GROUP BY the exact forms of region, QIs: SQL that SQLite and
+ * the keys of the grouped values FROM table GROUP BY the exact forms of the QIs, then the region (in that order): SQL that SQLite and
  * PostgreSQL both run. The sums are text, so that no driver narrows or rounds them; vbas_bad counts the
  * rows whose count the streaming pass would refuse.
  */
@@ -88,13 +89,16 @@ QString groupBy( const QgsFields &fields, const VbasRecordFields &roles, const Q
   {
     const Exact form = exact( fields.at( i ) );
     grouped << form.groupBy;
-    keys << QStringLiteral( "MIN(%1)" ).arg( form.key );
+    keys << form.key;
   }
+  // The region last: the groups come by class, regions varying fastest, so that nearly every region id is
+  // met, and read back, within the first batches rather than a few in every batch.
+  grouped.append( grouped.takeFirst() );
   const QString id = QgsSqliteUtils::quotedIdentifier( idField );
   const QString count = roles.count >= 0 ? QgsSqliteUtils::quotedIdentifier( fields.at( roles.count ).name() ) : QString();
   const QString records = count.isEmpty() ? QStringLiteral( "COUNT(*)" ) : QStringLiteral( "SUM(%1)" ).arg( count );
   const QString bad = count.isEmpty() ? QStringLiteral( "0" ) : QStringLiteral( "SUM(CASE WHEN %1 >= 0 AND %1 <= 9007199254740992 AND %1 = ROUND(%1) THEN 0 ELSE 1 END)" ).arg( count );
-  return QStringLiteral( "SELECT MIN(%1) AS %2, CAST(%3 AS TEXT) AS %4, COUNT(*) AS %5, %6 AS %7, CAST(SUM(%1) AS TEXT) AS %8, %9 FROM %10 GROUP BY %11" )
+  return QStringLiteral( "SELECT MIN(%1) AS %2, CAST(%3 AS TEXT) AS %4, COUNT(*) AS %5, %6 AS %7, CAST(SUM(%1) AS TEXT) AS %8, %9 FROM %10 GROUP BY %11 ORDER BY %11" )
     .arg( id, kFirst, records, kRecords, kRows, bad, kBad, kIds, keys.join( QStringLiteral( ", " ) ), from, grouped.join( QStringLiteral( ", " ) ) );
 }
 

@@ -195,6 +195,7 @@ void TestGroupedCount::selectionCountedRowByRow()
   records->selectByIds( { 1, 2, 3 } );
   QVariantMap p = vbastest::gridParameters( mRegions.get(), records.get() );
   p.insert( QStringLiteral( "RECORDS" ), QVariant::fromValue( QgsProcessingFeatureSourceDefinition( records->id(), true ) ) );
+  p.insert( QStringLiteral( "GROUP_IN_SOURCE" ), true );
   QgsProject::instance()->addMapLayer( records.get(), false, false );
   QgsProcessingContext context;
   context.setProject( QgsProject::instance() );
@@ -254,6 +255,7 @@ void TestGroupedCount::editedBetweenPassesAborts()
   p.insert( QStringLiteral( "SITES" ), layerValue( mSites.get() ) );
   p.insert( QStringLiteral( "K" ), 2 );
   p.insert( QStringLiteral( "ANONYMIZED" ), release );
+  p.insert( QStringLiteral( "GROUP_IN_SOURCE" ), true );
   vbastest::run( QStringLiteral( "vbas:voronoiaggregate" ), p, mContext, false, &feedback );
   QVERIFY2( feedback.saw( QStringLiteral( "The records are counted row by row: the release pass checks every released value" ) ), qPrintable( feedback.error() ) );
   QVERIFY2( feedback.error().contains( QStringLiteral( "The records table read differently in the release pass than in the first pass" ) ), qPrintable( feedback.error() ) );
