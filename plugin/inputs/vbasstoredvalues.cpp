@@ -1,4 +1,5 @@
 #include "inputs/vbasstoredvalues.h"
+#include "inputs/vbasstoredrows.h"
 #include "support/vbasqgiscompat.h"
 
 #include "support/vbassqlitecatalog.h"
@@ -17,8 +18,6 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
-#include <cpl_csv.h>
-#include <cpl_vsi.h>
 #include <gdal.h>
 #include <libpq-fe.h>
 #include <ogr_api.h>
@@ -28,57 +27,15 @@
 #include <cmath>
 #include <optional>
 
-class VbasStoredValues::Rows
-{
-  public:
-    virtual ~Rows() = default;
-    //! The next stored row: its feature id and the values of the fields asked for; false after the last.
-    virtual bool next( QgsFeatureId &id, QgsAttributes &values ) = 0;
-};
-
 namespace
 {
 
-//! A field read from the file: its index in the layer, its name, and whether it is compared exactly (else: the count).
-struct Column
-{
-    int field = -1;
-    QString name;
-    bool compared = true;
-};
+using Column = VbasStoredColumn;
+using FileRows = VbasFileRows;
+using CsvRows = VbasCsvRows;
+const auto plainText = vbasPlainText;
 
-QList<Column> columnsOf( const QgsFields &fields, const QgsAttributeList &compared, int count )
-{
-  QList<Column> columns;
-  for ( const int field : compared )
-    columns << Column { field, fields.at( field ).name(), true };
-  if ( count >= 0 )
-    columns << Column { count, fields.at( count ).name(), false };
-  return columns;
-}
-
-//! A reader of the file itself: the columns it reads, and the layer's field count (the size of a row).
-class FileRows : public VbasStoredValues::Rows
-{
-  protected:
-    FileRows( const QList<Column> &columns, int fieldCount )
-      : mColumns( columns )
-      , mFieldCount( fieldCount )
-    {}
-    QList<Column> mColumns;
-    int mFieldCount = 0;
-};
-
-//! Text that is valid UTF-8 without NUL, or std::nullopt.
-std::optional<QString> plainText( const QByteArray &bytes )
-{
-  const QString text = QString::fromUtf8( bytes );
-  if ( text.toUtf8() != bytes || bytes.contains( '\0' ) )
-    return std::nullopt;
-  return text;
-}
-
-class QgisRows : public VbasStoredValues::Rows
+class QgisRows : public VbasStoredRows
 {
   public:
     QgisRows( QgsProcessingFeatureSource &source, const QList<Column> &columns )
@@ -212,84 +169,6 @@ class SqliteRows : public FileRows
     };
     std::unique_ptr<sqlite3, Close> mDb; // declared first: closed after the statement is finalized
     std::unique_ptr<sqlite3_stmt, Close> mStatement;
-};
-
-/**
- * A CSV file's text, parsed by GDAL's CSV tokenizer with the delimiter GDAL's CSV driver detects,
- * the first line the header, blank lines skipped, feature ids 1, 2, ... as the driver numbers the
- * rows. Every value is text (an empty field is empty text), whatever a .csvt says.
- */
-class CsvRows : public FileRows
-{
-  public:
-    CsvRows( const QString &path, const QList<Column> &columns, int fieldCount )
-      : FileRows( columns, fieldCount )
-      , mPath( path )
-    {
-      mFile = VSIFOpenL( path.toUtf8().constData(), "rb" );
-      if ( !mFile )
-        throw QgsProcessingException( QObject::tr( "Could not open the CSV file %1 to read its text." ).arg( path ) );
-      const char *first = CPLReadLineL( mFile );
-      mDelimiter = std::string( 1, first ? CSVDetectSeperator( first ) : ',' );
-      VSIRewindL( mFile );
-      const QStringList header = line().value_or( QStringList() );
-      for ( const Column &column : columns )
-      {
-        const int at = header.indexOf( column.name );
-        if ( at < 0 )
-        {
-          VSIFCloseL( mFile );
-          throw QgsProcessingException( QObject::tr( "The field '%1' is not a column named in the first line of the CSV file %2, so its text cannot be read: "
-                                                     "give the file a header line, or compare its typed values (TYPED_CSV)." )
-                                          .arg( column.name, path ) );
-        }
-        mAt << at;
-      }
-    }
-    ~CsvRows() override { VSIFCloseL( mFile ); }
-
-    bool next( QgsFeatureId &id, QgsAttributes &values ) override
-    {
-      std::optional<QStringList> fields;
-      do
-        fields = line();
-      while ( fields && fields->isEmpty() );
-      if ( !fields )
-        return false;
-      id = ++mRow;
-      values = QgsAttributes( mFieldCount );
-      for ( int i = 0; i < mColumns.size(); ++i )
-        values[mColumns[i].field] = mAt[i] < fields->size() ? QVariant( fields->at( mAt[i] ) ) : QVariant( QVariant::String );
-      return true;
-    }
-
-  private:
-    //! The fields of the next line (none for a blank line), std::nullopt at the end.
-    std::optional<QStringList> line()
-    {
-      char **tokens = CSVReadParseLine3L( mFile, 0, mDelimiter.c_str(), true, false, false, true );
-      if ( !tokens )
-        return std::nullopt;
-      QStringList fields;
-      for ( int i = 0; tokens[i]; ++i )
-      {
-        const std::optional<QString> text = plainText( QByteArray( tokens[i] ) );
-        if ( !text )
-        {
-          CSLDestroy( tokens );
-          throw QgsProcessingException( QObject::tr( "Data line %1 of the CSV file %2 holds bytes that are not UTF-8 text." ).arg( mRow + 1 ).arg( mPath ) );
-        }
-        fields << *text;
-      }
-      CSLDestroy( tokens );
-      return fields;
-    }
-
-    QString mPath;
-    VSILFILE *mFile = nullptr;
-    std::string mDelimiter;
-    QList<int> mAt; //!< the CSV column of each of mColumns
-    QgsFeatureId mRow = 0;
 };
 
 /**
@@ -438,7 +317,7 @@ VbasStoredValues::VbasStoredValues( QgsProcessingFeatureSource &source, const Qg
   : mTypedCsv( typedCsv )
   , mSource( source )
 {
-  const QList<Column> columns = columnsOf( source.fields(), compared, count );
+  const QList<Column> columns = vbasStoredColumns( source.fields(), compared, count );
   const int fieldCount = source.fields().count();
   const QString storage = layer && layer->providerType() == QLatin1String( "ogr" ) && layer->dataProvider() ? layer->dataProvider()->storageType() : QString();
   const QVariantMap parts = layer ? QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() ) : QVariantMap();

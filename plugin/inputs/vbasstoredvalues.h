@@ -14,6 +14,7 @@
 #include <vector>
 
 class QgsProcessingFeatureSource;
+class VbasStoredRows;
 class QgsVectorLayer;
 
 class VbasStoredValues
@@ -52,8 +53,6 @@ class VbasStoredValues
      */
     bool next( QgsFeatureId &id, QgsAttributes &values );
 
-    class Rows; //!< one format's reader
-
   private:
     Reading mReading = Reading::Qgis;
     bool mTypedCsv = false;
@@ -61,7 +60,7 @@ class VbasStoredValues
     void collectIds();
 
     QgsProcessingFeatureSource &mSource;
-    std::unique_ptr<Rows> mRows;
+    std::unique_ptr<VbasStoredRows> mRows;
     bool mCollected = false;
     std::vector<QgsFeatureId> mIds; //!< stored readings: the rows QGIS reads (its selection, filter and subset), sorted
     std::vector<bool> mSeen;
