@@ -171,7 +171,7 @@ unsigned spelledAs( const QString &text, std::initializer_list<const char *> for
 /**
  * The spellings of its value that a CSV typed column's text is (bit i: the i-th way of writing it), 0
  * when none: the text GDAL writes for the value it reads (1, 1.5, 1e-05, 2020/01/02, 2020/01/02 10:00:00)
- * or a plain decimal (0.00001) and ISO 8601 (2020-01-02, 2020-01-02T10:00:00, 2020-01-02 10:00:00).
+ * or a plain decimal (0.00001), ISO 8601 (2020-01-02, 2020-01-02T10:00:00, 2020-01-02 10:00:00) and true/false.
  */
 unsigned csvSpellings( vbasqgis::FieldType type, const QString &text )
 {
@@ -183,7 +183,7 @@ unsigned csvSpellings( vbasqgis::FieldType type, const QString &text )
     case vbasqgis::Field::LongLong:
       return QString::number( text.toLongLong( &ok ) ) == text && ok ? 1 : 0;
     case vbasqgis::Field::Bool:
-      return text == QLatin1String( "0" ) || text == QLatin1String( "1" ) ? 1 : 0;
+      return text == QLatin1String( "0" ) || text == QLatin1String( "1" ) ? 1 : text == QLatin1String( "false" ) || text == QLatin1String( "true" ) ? 2 : 0;
     case vbasqgis::Field::Double:
     {
       const double value = text.toDouble( &ok );
@@ -317,7 +317,8 @@ class PostgresTable : public VbasStoredTable
     void check( const QgsFields &fields, const QgsAttributeList &checked, const QString &rowKind ) const override
     {
       const QgsDataSourceUri uri( mUri );
-      const QString key = uri.keyColumn().isEmpty() ? QStringLiteral( "ctid" ) : QgsSqliteUtils::quotedIdentifier( uri.keyColumn() );
+      // A key of several columns comes quoted already ("a","b").
+      const QString key = uri.keyColumn().isEmpty() ? QStringLiteral( "ctid" ) : uri.keyColumn().startsWith( '"' ) ? uri.keyColumn() : QgsSqliteUtils::quotedIdentifier( uri.keyColumn() );
       const QString from = uri.table().startsWith( '(' ) ? uri.table() + QStringLiteral( " AS vbas_query" )
                            : uri.schema().isEmpty()       ? QgsSqliteUtils::quotedIdentifier( uri.table() )
                                                           : QgsSqliteUtils::quotedIdentifier( uri.schema() ) + '.' + QgsSqliteUtils::quotedIdentifier( uri.table() );
@@ -328,7 +329,7 @@ class PostgresTable : public VbasStoredTable
         {
           if ( !db || fields.at( i ).type() != vbasqgis::Field::String )
             continue;
-          const QString sql = QStringLiteral( "SELECT %1::text FROM %2 WHERE %3left(%4::text, 1) = chr(65279) ORDER BY %1 LIMIT 1" )
+          const QString sql = QStringLiteral( "SELECT concat_ws(', ', %1) FROM %2 WHERE %3left(%4::text, 1) = chr(65279) ORDER BY %1 LIMIT 1" )
                                 .arg( key, from, mFilter.isEmpty() ? QString() : QStringLiteral( "(%1) AND " ).arg( mFilter ), QgsSqliteUtils::quotedIdentifier( fields.at( i ).name() ) );
           const QList<QVariantList> rows = db->executeSql( sql );
           if ( !rows.isEmpty() && !rows.first().isEmpty() )
