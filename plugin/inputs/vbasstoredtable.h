@@ -1,5 +1,5 @@
 // Folder inputs/: reading the inputs through QGIS providers and GDAL (layers, records, grouped counts, points, codes).
-// The values of an input checked as stored, before QGIS decodes them (docs/preparing-data.md, "Values as stored").
+// The values of an input checked as stored, before QGIS decodes them (docs/preparing-data.md, "Values as they are stored").
 #pragma once
 
 #include <qgsfields.h>
