@@ -170,13 +170,13 @@ unsigned spelledAs( const QString &text, std::initializer_list<const char *> for
 
 /**
  * The spellings of its value that a CSV typed column's text is (bit i: the i-th way of writing it), 0
- * when none: the text GDAL writes for the value it reads (1, 1.5, 1e-05, 2020/01/02, 2020/01/02 10:00:00)
+ * when none: the text GDAL writes for the value it reads (1, 1.5, 1e-05, 1.50 in a Real(10.2), 2020/01/02, 2020/01/02 10:00:00)
  * or a plain decimal (0.00001), ISO 8601 (2020-01-02, 2020-01-02T10:00:00, 2020-01-02 10:00:00) and true/false.
  */
-unsigned csvSpellings( vbasqgis::FieldType type, const QString &text )
+unsigned csvSpellings( const QgsField &field, const QString &text )
 {
   bool ok = false;
-  switch ( type )
+  switch ( field.type() )
   {
     case vbasqgis::Field::Int:
       return QString::number( text.toInt( &ok ) ) == text && ok ? 1 : 0;
@@ -189,7 +189,8 @@ unsigned csvSpellings( vbasqgis::FieldType type, const QString &text )
       const double value = text.toDouble( &ok );
       if ( !ok || !std::isfinite( value ) )
         return 0;
-      return ( QString::number( value, 'g', 15 ) == text ? 1 : 0 ) | ( QString::number( value, 'f', QLocale::FloatingPointShortest ) == text ? 2 : 0 );
+      const bool decimals = field.precision() > 0 && QString::number( value, 'f', field.precision() ) == text; // Real(10.2): 1.50
+      return ( QString::number( value, 'g', 15 ) == text ? 1 : 0 ) | ( QString::number( value, 'f', QLocale::FloatingPointShortest ) == text ? 2 : 0 ) | ( decimals ? 4 : 0 );
     }
     case vbasqgis::Field::Date:
       return spelledAs<QDate>( text, { "yyyy/MM/dd", "yyyy-MM-dd" } );
@@ -231,7 +232,7 @@ class CsvTable : public VbasStoredTable
         {
           const QgsField field = fields.at( checked[q] );
           const QString text = values.at( checked[q] ).toString();
-          const unsigned spelled = text.isEmpty() ? ~0u : csvSpellings( field.type(), text );
+          const unsigned spelled = text.isEmpty() ? ~0u : csvSpellings( field, text );
           const StoredProblem problem = text.startsWith( QChar( 0xFEFF ) ) ? StartsWithBom : spelled == 0 ? WrongType : ( spellings[q] & spelled ) == 0 ? Mixed : Fine;
           if ( problem != Fine )
             throw QgsProcessingException( storedMessage( problem, rowName( rowKind, fid ), field, QObject::tr( "text" ), quotedText( text ), quotedText( narrowedBy[q] ) ) );
@@ -285,8 +286,8 @@ class ShapefileTable : public VbasStoredTable
       for ( const int i : checked )
       {
         const int column = DBFGetFieldIndex( dbf.get(), fields.at( i ).name().toUtf8().constData() );
-        int width = 0, decimals = 0;
-        if ( column < 0 || DBFGetFieldInfo( dbf.get(), column, nullptr, &width, &decimals ) == FTInvalid )
+        int decimals = 0;
+        if ( column < 0 || DBFGetFieldInfo( dbf.get(), column, nullptr, nullptr, &decimals ) == FTInvalid )
           continue;
         const char type = DBFGetNativeFieldType( dbf.get(), column );
         for ( int record = 0; record < DBFGetRecordCount( dbf.get() ); ++record )

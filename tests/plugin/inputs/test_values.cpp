@@ -291,6 +291,11 @@ void TestValues::csvTypedValuesReadBack()
   p.insert( QStringLiteral( "FIXED_SITES" ), 2 );
   p.insert( QStringLiteral( "K" ), 2 );
   vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  // A Real column with decimals, as GDAL writes it: 1.50 in Real(10.2).
+  auto decimals = csv( mDir, QStringLiteral( "decimals" ), csvLines().replaceInStrings( QStringLiteral( ",1.5," ), QStringLiteral( ",1.50," ) ),
+                       QStringLiteral( "String,String,Integer,Integer,Real(10.2),Date" ) );
+  p.insert( QStringLiteral( "RECORDS" ), layerValue( decimals.get() ) );
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
 
   const QList<std::tuple<int, int, QString, QString>> cases {
     { 2, 3, QStringLiteral( "x" ), QStringLiteral( "Record with feature id 3: the field 'age' is of type int but stores the text value 'x'" ) },
