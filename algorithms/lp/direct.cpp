@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <numeric>
 #include <optional>
@@ -47,14 +48,15 @@ struct Layout
     int rowQ( std::size_t j ) const { return static_cast<int>( codes + j ); }
 };
 
-Layout layout( const Problem &problem )
+//! keepRedundant: a row for every pair (FeasibilityLp, whose epsilon changes), else none for codes whose rows are redundant at the problem's epsilon.
+Layout layout( const Problem &problem, bool keepRedundant = false )
 {
   Layout rows;
   rows.codes = problem.candidates.codes();
   int next = static_cast<int>( 2 * rows.codes );
   for ( std::size_t i = 0; i < rows.codes; ++i )
     for ( std::size_t p = problem.candidates.offsets[i]; p < problem.candidates.offsets[i + 1]; ++p )
-      rows.reidentificationRow.push_back( model::redundant( problem, i ) ? -1 : next++ );
+      rows.reidentificationRow.push_back( !keepRedundant && model::redundant( problem, i ) ? -1 : next++ );
   return rows;
 }
 
@@ -89,6 +91,15 @@ void loadDirect( const Problem &problem, const Layout &rows, ClpSimplex &clp )
     upper[rows.rowQ( i )] = 0.0;
   }
   columns.load( clp, lower, upper );
+}
+
+//! Sets the re-identification coefficients -c_i / epsilon for the problem's epsilon, in the model loadDirect loaded with the same rows.
+void setEpsilon( const Problem &problem, const Layout &rows, ClpSimplex &clp )
+{
+  for ( std::size_t i = 0; i < rows.codes; ++i )
+    for ( std::size_t p = problem.candidates.offsets[i]; p < problem.candidates.offsets[i + 1]; ++p )
+      if ( rows.reidentificationRow[p] >= 0 )
+        clp.modifyCoefficient( rows.reidentificationRow[p], static_cast<int>( p ), -model::c( problem, i ) / problem.epsilon );
 }
 
 } // namespace
@@ -133,24 +144,29 @@ double lagrangianBound( const Problem &problem, const Layout &rows, const double
   return bound;
 }
 
-//! Whether CLP's infeasibility ray (either sign) proves the LP infeasible when recounted: the Lagrangian of the ray without costs is clearly positive.
-bool rayProvesInfeasible( const Problem &problem, const Layout &rows, const ClpSimplex &clp )
+//! Whether y (either sign) proves the LP infeasible when recounted: the Lagrangian without costs of y scaled to a largest entry of 1 is clearly positive.
+bool provesInfeasible( const Problem &problem, const Layout &rows, std::vector<double> y )
 {
-  std::unique_ptr<double[]> ray( clp.infeasibilityRay() );
-  if ( !ray )
-    return false;
-  std::vector<double> y( ray.get(), ray.get() + clp.getNumRows() );
   double size = 0;
   for ( const double value : y )
     size = std::max( size, std::abs( value ) );
-  for ( int sign : { 1, -1 } )
-  {
-    std::vector<double> signedRay( y.size() );
-    std::transform( y.begin(), y.end(), signedRay.begin(), [&]( double value ) { return sign * value / size; } );
-    if ( lagrangianBound( problem, rows, signedRay.data(), 0 ) > VerifyRay )
-      return true;
-  }
-  return false;
+  if ( !( size > 0 ) )
+    return false;
+  for ( double &value : y )
+    value /= size;
+  if ( lagrangianBound( problem, rows, y.data(), 0 ) > VerifyRay )
+    return true;
+  std::transform( y.begin(), y.end(), y.begin(), std::negate<double>() );
+  return lagrangianBound( problem, rows, y.data(), 0 ) > VerifyRay;
+}
+
+//! Whether CLP's certificate proves the LP infeasible: the dual simplex's infeasibility ray or, since the Lagrangian bound holds for any y, the row duals the primal simplex ends its phase 1 with.
+bool certificateProvesInfeasible( const Problem &problem, const Layout &rows, const ClpSimplex &clp )
+{
+  std::unique_ptr<double[]> ray( clp.infeasibilityRay() );
+  const double *duals = clp.dualRowSolution();
+  return ( ray && provesInfeasible( problem, rows, std::vector<double>( ray.get(), ray.get() + clp.getNumRows() ) ) ) ||
+         ( duals && provesInfeasible( problem, rows, std::vector<double>( duals, duals + clp.getNumRows() ) ) );
 }
 
 //! Why P is not a verified optimum (rows, epsilon or the gap to the bound recounted), or nothing when it is.
@@ -171,21 +187,16 @@ std::optional<std::string> unverified( const Problem &problem, const Solution &s
   return std::nullopt;
 }
 
-//! One attempt; Status::Limit for CLP's limits; nothing (and why, in failure) when the attempt gives no answer that can be trusted.
-std::optional<Solution> solveOnce( const Problem &problem, const Layout &rows, const Attempt &attempt, std::string &failure )
+//! What a solved CLP model answers, recounted: Status::Limit for CLP's limits; nothing (and why, in failure) when the answer cannot be trusted.
+std::optional<Solution> outcome( const Problem &problem, const Layout &rows, const ClpSimplex &clp, const char *how, std::string &failure )
 {
-  ClpSimplex clp;
-  clp.setLogLevel( 0 );
-  loadDirect( problem, rows, clp );
-  clp.scaling( attempt.scaling );
-  attempt.dual ? clp.dual() : clp.primal();
   Solution solution;
   solution.rows = static_cast<std::size_t>( clp.getNumRows() );
   solution.columns = static_cast<std::size_t>( clp.getNumCols() );
   solution.rounds = 1;
   solution.status = Status::Optimal;
-  failure = std::string( attempt.name ) + ": " + clpStatusText( clp );
-  if ( clp.status() == 1 && rayProvesInfeasible( problem, rows, clp ) )
+  failure = std::string( how ) + ": " + clpStatusText( clp );
+  if ( clp.status() == 1 && certificateProvesInfeasible( problem, rows, clp ) )
     solution.status = Status::Infeasible;
   else if ( clp.status() == 1 )
   {
@@ -207,10 +218,21 @@ std::optional<Solution> solveOnce( const Problem &problem, const Layout &rows, c
   solution.gap = solution.objective > 0 ? ( solution.objective - solution.lowerBound ) / solution.objective : 0;
   if ( const std::optional<std::string> why = unverified( problem, solution ) )
   {
-    failure = std::string( attempt.name ) + ": CLP reported an optimum, but " + *why;
+    failure = std::string( how ) + ": CLP reported an optimum, but " + *why;
     return std::nullopt;
   }
   return solution;
+}
+
+//! One attempt from scratch (outcome).
+std::optional<Solution> solveOnce( const Problem &problem, const Layout &rows, const Attempt &attempt, std::string &failure )
+{
+  ClpSimplex clp;
+  clp.setLogLevel( 0 );
+  loadDirect( problem, rows, clp );
+  clp.scaling( attempt.scaling );
+  attempt.dual ? clp.dual() : clp.primal();
+  return outcome( problem, rows, clp, attempt.name, failure );
 }
 
 } // namespace
@@ -236,6 +258,47 @@ Solution solveDirect( const Problem &problem, Progress *progress )
     failures += ( failures.empty() ? "" : "; " ) + failure;
   }
   throw SolverError( "the direct LP has no answer that can be trusted: " + failures );
+}
+
+struct FeasibilityLp::State
+{
+    Problem problem;
+    Layout rows;
+    ClpSimplex clp;
+};
+
+FeasibilityLp::FeasibilityLp( const Problem &problem )
+  : mState( std::make_unique<State>() )
+{
+  model::validate( problem );
+  State &state = *mState;
+  state.problem = problem;
+  state.problem.feasibilityOnly = true;
+  state.rows = layout( state.problem, true );
+  state.clp.setLogLevel( 0 );
+  loadDirect( state.problem, state.rows, state.clp );
+}
+
+FeasibilityLp::~FeasibilityLp() = default;
+
+Solution FeasibilityLp::solve( double epsilon, Progress *progress )
+{
+  State &state = *mState;
+  state.problem.epsilon = epsilon;
+  model::validate( state.problem );
+  Solution quick;
+  quick.status = progress && progress->canceled() ? Status::Canceled : Status::Infeasible;
+  if ( quick.status == Status::Canceled || unhideableCode( state.problem ) )
+    return quick;
+  const auto start = std::chrono::steady_clock::now();
+  setEpsilon( state.problem, state.rows, state.clp );
+  state.clp.primal(); // without costs, every basis is optimal once feasible: the primal simplex's phase 1 is the whole solve
+  std::string failure;
+  std::optional<Solution> solved = outcome( state.problem, state.rows, state.clp, "primal simplex from the last basis", failure );
+  if ( !solved || solved->status == Status::Limit )
+    return solveDirect( state.problem, progress ); // from scratch, every way
+  solved->seconds = model::since( start );
+  return *solved;
 }
 
 } // namespace vbas::lp

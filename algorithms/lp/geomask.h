@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -107,6 +108,23 @@ struct Solution
  * another way (other scaling, the primal simplex), and throws SolverError when no way passes.
  */
 Solution solveDirect( const Problem &problem, Progress *progress = nullptr );
+
+/**
+ * The direct LP without costs (Problem::feasibilityOnly) at one epsilon after another, for minimumEpsilon: one CLP
+ * model, with a re-identification row for every pair, whose coefficients -c_i / epsilon change and whose last basis
+ * starts the next solve. Answers are recounted as solveDirect's; one that fails the recount is solved by solveDirect.
+ */
+class FeasibilityLp
+{
+  public:
+    explicit FeasibilityLp( const Problem &problem );
+    ~FeasibilityLp();
+    Solution solve( double epsilon, Progress *progress = nullptr );
+
+  private:
+    struct State; //!< CLP stays out of this header
+    std::unique_ptr<State> mState;
+};
 
 struct ColumnGenerationSettings
 {

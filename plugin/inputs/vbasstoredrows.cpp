@@ -2,6 +2,8 @@
 
 #include <qgsexception.h>
 
+#include <QRegularExpression>
+
 #include <cpl_csv.h>
 #include <cpl_string.h>
 
@@ -25,20 +27,24 @@ std::optional<QString> vbasPlainText( const QByteArray &bytes )
   return text;
 }
 
-VbasCsvRows::VbasCsvRows( const QString &path, const QList<VbasStoredColumn> &columns, int fieldCount )
+VbasCsvRows::VbasCsvRows( const QString &path, const VbasCsvLayout &layout, const QList<VbasStoredColumn> &columns, int fieldCount )
   : VbasFileRows( columns, fieldCount )
   , mPath( path )
+  , mLineIds( layout.lineIds )
 {
   mFile = VSIFOpenL( path.toUtf8().constData(), "rb" );
   if ( !mFile )
     throw QgsProcessingException( QObject::tr( "Could not open the CSV file %1 to read its text." ).arg( path ) );
-  const char *first = CPLReadLineL( mFile );
-  mDelimiter = std::string( 1, first ? CSVDetectSeperator( first ) : ',' );
-  VSIRewindL( mFile );
-  const QStringList header = line().value_or( QStringList() );
+  for ( ; mLine < layout.skipLines && CPLReadLineL( mFile ); ++mLine )
+    ;
+  const vsi_l_offset start = VSIFTellL( mFile );
+  const char *first = layout.delimiter ? nullptr : CPLReadLineL( mFile );
+  mDelimiter = std::string( 1, layout.delimiter ? *layout.delimiter : first ? CSVDetectSeperator( first ) : ',' );
+  VSIFSeekL( mFile, start, SEEK_SET );
+  const QStringList header = layout.header ? line().value_or( QStringList() ) : QStringList();
   for ( const VbasStoredColumn &column : columns )
   {
-    const int at = header.indexOf( column.name );
+    const int at = layout.header ? header.indexOf( column.name ) : unnamed( column.name );
     if ( at < 0 )
     {
       VSIFCloseL( mFile );
@@ -63,11 +69,18 @@ bool VbasCsvRows::next( QgsFeatureId &id, QgsAttributes &values )
   while ( fields && fields->isEmpty() );
   if ( !fields )
     return false;
-  id = ++mRow;
+  ++mRow;
+  id = mLineIds ? mStart : mRow;
   values = QgsAttributes( mFieldCount );
   for ( int i = 0; i < mColumns.size(); ++i )
     values[mColumns[i].field] = mAt[i] < fields->size() ? QVariant( fields->at( mAt[i] ) ) : QVariant( QVariant::String );
   return true;
+}
+
+int VbasCsvRows::unnamed( const QString &name )
+{
+  const QRegularExpressionMatch match = QRegularExpression( QStringLiteral( "^field_([1-9][0-9]*)$" ) ).match( name );
+  return match.hasMatch() ? match.captured( 1 ).toInt() - 1 : -1;
 }
 
 std::optional<QStringList> VbasCsvRows::line()
@@ -75,10 +88,13 @@ std::optional<QStringList> VbasCsvRows::line()
   char **tokens = CSVReadParseLine3L( mFile, 0, mDelimiter.c_str(), true, false, false, true );
   if ( !tokens )
     return std::nullopt;
+  mStart = ++mLine;
   QStringList fields;
   for ( int i = 0; tokens[i]; ++i )
   {
-    const std::optional<QString> text = vbasPlainText( QByteArray( tokens[i] ) );
+    const QByteArray bytes( tokens[i] );
+    mLine += bytes.count( '\n' ); // a quoted field across lines
+    const std::optional<QString> text = vbasPlainText( bytes );
     if ( !text )
     {
       CSLDestroy( tokens );

@@ -46,15 +46,24 @@ class VbasFileRows : public VbasStoredRows
     int mFieldCount = 0;
 };
 
+//! How a CSV file is laid out and its rows numbered.
+struct VbasCsvLayout
+{
+    std::optional<char> delimiter; //!< std::nullopt: the one GDAL's CSV driver detects
+    bool header = true;            //!< the first line (after those skipped) names the columns; else they are field_1, field_2, ...
+    int skipLines = 0;             //!< lines skipped before the header
+    bool lineIds = false;          //!< a row's feature id is the line it starts on (QGIS's delimited text), else its number (GDAL's CSV: 1, 2, ...)
+};
+
 /**
- * A CSV file's text, parsed by GDAL's CSV tokenizer with the delimiter GDAL's CSV driver detects,
- * the first line the header, blank lines skipped, feature ids 1, 2, ... as the driver numbers the
- * rows. Every value is text (an empty field is empty text), whatever a .csvt says.
+ * A CSV file's text, parsed by GDAL's CSV tokenizer (double quotes, a doubled quote inside them),
+ * blank lines skipped. Every value is text (an empty field is empty text), whatever a .csvt or QGIS's
+ * type guessing says.
  */
 class VbasCsvRows : public VbasFileRows
 {
   public:
-    VbasCsvRows( const QString &path, const QList<VbasStoredColumn> &columns, int fieldCount );
+    VbasCsvRows( const QString &path, const VbasCsvLayout &layout, const QList<VbasStoredColumn> &columns, int fieldCount );
     ~VbasCsvRows() override;
     VbasCsvRows( const VbasCsvRows & ) = delete;
     VbasCsvRows &operator=( const VbasCsvRows & ) = delete;
@@ -62,12 +71,17 @@ class VbasCsvRows : public VbasFileRows
     bool next( QgsFeatureId &id, QgsAttributes &values ) override;
 
   private:
-    //! The fields of the next line (none for a blank line), std::nullopt at the end.
+    //! The column of a field QGIS named field_1, field_2, ... (a file without a header line), or -1.
+    static int unnamed( const QString &name );
+    //! The fields of the next line (none for a blank line), std::nullopt at the end; mStart is the line it starts on.
     std::optional<QStringList> line();
 
     QString mPath;
+    bool mLineIds = false;
     VSILFILE *mFile = nullptr;
     std::string mDelimiter;
     QList<int> mAt; //!< the CSV column of each of mColumns
     QgsFeatureId mRow = 0;
+    qint64 mLine = 0;  //!< the lines read
+    qint64 mStart = 0; //!< the line the last row read starts on
 };

@@ -222,7 +222,7 @@ class CsvTable : public VbasStoredTable
 
     void check( const QgsFields &fields, const QgsAttributeList &checked, const QString &rowKind ) const override
     {
-      VbasCsvRows rows( mPath, vbasStoredColumns( fields, checked, -1 ), fields.count() );
+      VbasCsvRows rows( mPath, VbasCsvLayout(), vbasStoredColumns( fields, checked, -1 ), fields.count() );
       QVector<unsigned> spellings( checked.size(), ~0u );
       QVector<QString> narrowedBy( checked.size() ); //!< the value that last narrowed each column's spellings
       QgsFeatureId fid = 0;

@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 namespace
@@ -32,6 +33,7 @@ namespace
 
 using Column = VbasStoredColumn;
 using FileRows = VbasFileRows;
+using CsvLayout = VbasCsvLayout;
 using CsvRows = VbasCsvRows;
 const auto plainText = vbasPlainText;
 
@@ -172,20 +174,76 @@ class SqliteRows : public FileRows
 };
 
 /**
- * A GeoJSON layer through GDAL with each feature's own JSON (NATIVE_DATA): a compared property
- * becomes its compact JSON text (1, "1", true, [1,2]); null and a missing property are NULL. JSON
- * numbers are compared as numbers (1 and 1.0 are one value).
+ * The records of a GeoJSON text sequence (GeoJSONSeq) as GDAL's driver splits them: at the record
+ * separator (RS) when the file starts with one, else at each line end; blank records skipped, and the
+ * JSON objects that are neither features nor geometries, which GDAL skips too.
+ */
+class JsonSequence
+{
+  public:
+    explicit JsonSequence( const QString &path )
+      : mFile( path )
+    {
+      if ( !mFile.open( QIODevice::ReadOnly ) )
+        throw QgsProcessingException( QObject::tr( "Could not open the GeoJSON sequence %1 to read its JSON." ).arg( path ) );
+      mSeparator = mFile.peek( 1 ) == QByteArray( 1, '\x1e' ) ? '\x1e' : '\n';
+    }
+
+    //! The next feature or geometry object, or std::nullopt after the last.
+    std::optional<QJsonObject> next()
+    {
+      static const QStringList kTypes { "Feature", "Point", "LineString", "Polygon", "MultiPoint", "MultiLineString", "MultiPolygon", "GeometryCollection" };
+      while ( std::optional<QByteArray> record = read() )
+      {
+        if ( record->trimmed().isEmpty() )
+          continue;
+        QJsonParseError error;
+        const QJsonDocument document = QJsonDocument::fromJson( *record, &error );
+        if ( error.error != QJsonParseError::NoError )
+          throw QgsProcessingException( QObject::tr( "Record %1 of the GeoJSON sequence %2 is not valid JSON: %3." ).arg( mRecord ).arg( mFile.fileName(), error.errorString() ) );
+        if ( document.isObject() && kTypes.contains( document.object().value( QStringLiteral( "type" ) ).toString() ) )
+          return document.object();
+      }
+      return std::nullopt;
+    }
+
+  private:
+    //! The bytes up to the next separator, or std::nullopt at the end.
+    std::optional<QByteArray> read()
+    {
+      QByteArray record;
+      char c = 0;
+      while ( mFile.getChar( &c ) && c != mSeparator )
+        record += c;
+      if ( record.isEmpty() && mFile.atEnd() && c != mSeparator )
+        return std::nullopt;
+      ++mRecord;
+      return record;
+    }
+
+    QFile mFile;
+    char mSeparator = '\n';
+    qint64 mRecord = 0;
+};
+
+/**
+ * A GeoJSON or GeoJSONSeq layer through GDAL, each feature's properties read from its own JSON (GeoJSON:
+ * GDAL's NATIVE_DATA; GeoJSONSeq: the sequence's records, in step with GDAL's features): a compared
+ * property becomes its compact JSON text (1, "1", true, [1,2]); null and a missing property are NULL.
+ * JSON numbers are compared as numbers (1 and 1.0 are one value).
  */
 class JsonRows : public FileRows
 {
   public:
-    JsonRows( const QString &path, const QString &layerName, const QList<Column> &columns, int fieldCount )
+    JsonRows( const QString &path, const QString &layerName, bool sequence, const QList<Column> &columns, int fieldCount )
       : FileRows( columns, fieldCount )
+      , mPath( path )
+      , mSequence( sequence ? std::make_unique<JsonSequence>( path ) : nullptr ) // before the dataset, which a throw would leave open
     {
-      const char *drivers[] = { "GeoJSON", nullptr };
-      const char *options[] = { "NATIVE_DATA=YES", nullptr };
+      const char *drivers[] = { sequence ? "GeoJSONSeq" : "GeoJSON", nullptr };
+      const char *options[] = { sequence ? nullptr : "NATIVE_DATA=YES", nullptr };
       mDataset = GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, drivers, options, nullptr );
-      mLayer = !mDataset ? nullptr : layerName.isEmpty() ? GDALDatasetGetLayer( mDataset, 0 ) : GDALDatasetGetLayerByName( mDataset, layerName.toUtf8().constData() );
+      mLayer = !mDataset ? nullptr : layerName.isEmpty() || sequence ? GDALDatasetGetLayer( mDataset, 0 ) : GDALDatasetGetLayerByName( mDataset, layerName.toUtf8().constData() );
       if ( !mLayer )
       {
         if ( mDataset )
@@ -198,12 +256,20 @@ class JsonRows : public FileRows
     bool next( QgsFeatureId &id, QgsAttributes &values ) override
     {
       OGRFeatureH feature = OGR_L_GetNextFeature( mLayer );
+      const std::optional<QJsonObject> object = !mSequence ? std::nullopt : mSequence->next();
       if ( !feature )
+      {
+        if ( object )
+          throw QgsProcessingException( QObject::tr( "GDAL reads fewer features from the GeoJSON sequence %1 than it holds: save the layer as a GeoPackage and check that." ).arg( mPath ) );
         return false;
+      }
       id = OGR_F_GetFID( feature );
       const char *native = OGR_F_GetNativeData( feature );
-      const QJsonObject properties = QJsonDocument::fromJson( QByteArray( native ? native : "" ) ).object().value( QStringLiteral( "properties" ) ).toObject();
+      const QJsonObject json = object ? *object : QJsonDocument::fromJson( QByteArray( native ? native : "" ) ).object();
       OGR_F_Destroy( feature );
+      if ( mSequence && !object )
+        throw QgsProcessingException( QObject::tr( "GDAL reads more features from the GeoJSON sequence %1 than it holds: save the layer as a GeoPackage and check that." ).arg( mPath ) );
+      const QJsonObject properties = json.value( QStringLiteral( "properties" ) ).toObject();
       values = QgsAttributes( mFieldCount );
       for ( const Column &column : mColumns )
       {
@@ -219,6 +285,8 @@ class JsonRows : public FileRows
     }
 
   private:
+    QString mPath;
+    std::unique_ptr<JsonSequence> mSequence;
     GDALDatasetH mDataset = nullptr;
     OGRLayerH mLayer = nullptr;
 };
@@ -226,24 +294,26 @@ class JsonRows : public FileRows
 /**
  * A PostgreSQL table through libpq, read with a cursor: a compared value becomes the server's text of
  * it (value::text), which keeps apart what the type's own comparison merges (citext's letter case,
- * timestamps to the microsecond, numeric 1.0 and 1.00). The count keeps its number.
+ * timestamps to the microsecond, numeric 1.0 and 1.00). The count keeps its number. A row is named
+ * by its whole-number key; the layer's subset string (an SQL condition) picks the rows, as QGIS's does.
  */
 class PostgresRows : public FileRows
 {
   public:
-    PostgresRows( const QgsDataSourceUri &uri, const QList<Column> &columns, int fieldCount )
+    PostgresRows( const QgsDataSourceUri &uri, const QString &key, const QList<Column> &columns, int fieldCount )
       : FileRows( columns, fieldCount )
       , mWhere( uri.schema().isEmpty() ? uri.table() : uri.schema() + '.' + uri.table() )
     {
       mConnection.reset( PQconnectdb( uri.connectionInfo( true ).toUtf8().constData() ) );
-      QStringList select { QgsSqliteUtils::quotedIdentifier( uri.keyColumn() ) };
+      QStringList select { QgsSqliteUtils::quotedIdentifier( key ) };
       for ( const Column &column : columns )
         select << QgsSqliteUtils::quotedIdentifier( column.name ) + ( column.compared ? QStringLiteral( "::text" ) : QString() );
       const QString from = uri.schema().isEmpty() ? QgsSqliteUtils::quotedIdentifier( uri.table() ) : QgsSqliteUtils::quotedIdentifier( uri.schema() ) + '.' + QgsSqliteUtils::quotedIdentifier( uri.table() );
+      const QString where = uri.sql().trimmed().isEmpty() ? QString() : QStringLiteral( " WHERE (%1)" ).arg( uri.sql() );
       if ( PQstatus( mConnection.get() ) != CONNECTION_OK )
         fail( nullptr );
       run( QStringLiteral( "BEGIN READ ONLY" ), PGRES_COMMAND_OK );
-      run( QStringLiteral( "DECLARE vbas_stored NO SCROLL CURSOR FOR SELECT %1 FROM %2" ).arg( select.join( QLatin1String( ", " ) ), from ), PGRES_COMMAND_OK );
+      run( QStringLiteral( "DECLARE vbas_stored NO SCROLL CURSOR FOR SELECT %1 FROM %2%3" ).arg( select.join( QLatin1String( ", " ) ), from, where ), PGRES_COMMAND_OK );
     }
 
     bool next( QgsFeatureId &id, QgsAttributes &values ) override
@@ -301,14 +371,85 @@ class PostgresRows : public FileRows
     int mRow = 0;
 };
 
-//! A PostgreSQL table (not a query) whose feature ids are its one whole-number key column.
-bool isPostgresTable( const QgsVectorLayer *layer, const QgsFields &fields )
+/**
+ * The key of a PostgreSQL table (not a query) that names its rows: its one primary key column (or
+ * the layer's key='...') of whole numbers, or std::nullopt with why not in because.
+ */
+std::optional<QString> postgresKey( const QgsVectorLayer *layer, const QgsFields &fields, QString &because )
 {
-  if ( !layer || layer->providerType() != QLatin1String( "postgres" ) )
-    return false;
-  const QgsDataSourceUri uri( layer->source() );
-  const int key = fields.lookupField( uri.keyColumn() );
-  return !uri.table().startsWith( '(' ) && key >= 0 && ( fields.at( key ).type() == vbasqgis::Field::Int || fields.at( key ).type() == vbasqgis::Field::LongLong );
+  const QgsVectorDataProvider *provider = layer->dataProvider();
+  const QgsAttributeList keys = provider ? provider->pkAttributeIndexes() : QgsAttributeList();
+  const int key = keys.size() == 1 ? fields.lookupField( provider->fields().at( keys.first() ).name() ) : -1;
+  const bool whole = key >= 0 && ( fields.at( key ).type() == vbasqgis::Field::Int || fields.at( key ).type() == vbasqgis::Field::LongLong );
+  if ( QgsDataSourceUri( layer->source() ).table().startsWith( '(' ) )
+    because = QObject::tr( "it is an SQL query, not a table (check the table itself)" );
+  else if ( !whole )
+    because = QObject::tr( "the table's key is not one column of whole numbers (give it such a primary key, or name one with key='...' in the layer's source)" );
+  else
+    return fields.at( key ).name();
+  return std::nullopt;
+}
+
+//! A delimited text layer's layout when the file is read as CSV text, or std::nullopt with why not in because.
+std::optional<CsvLayout> delimitedTextLayout( const QStringList &openOptions, QString &because )
+{
+  QMap<QString, QString> options;
+  for ( const QString &option : openOptions )
+    options.insert( option.section( '=', 0, 0 ), option.section( '=', 1 ) );
+  QString delimiter = options.value( QStringLiteral( "delimiter" ), QStringLiteral( "," ) );
+  delimiter.replace( QLatin1String( "\\t" ), QLatin1String( "\t" ) );
+  const QString quote = options.value( QStringLiteral( "quote" ), QStringLiteral( "\"" ) ), escape = options.value( QStringLiteral( "escape" ), QStringLiteral( "\"" ) );
+  if ( options.value( QStringLiteral( "type" ), QStringLiteral( "csv" ) ) != QLatin1String( "csv" ) || delimiter.size() != 1 || quote != QLatin1String( "\"" ) || escape != QLatin1String( "\"" )
+       || options.value( QStringLiteral( "skipEmptyFields" ) ) == QLatin1String( "yes" ) )
+  {
+    because = QObject::tr( "only a delimited text file of one delimiter character, double quotes and every field kept is read as text, and its options are %1 "
+                           "(open the file as a CSV layer through GDAL instead)" )
+                .arg( openOptions.join( '&' ) );
+    return std::nullopt;
+  }
+  return CsvLayout { delimiter.at( 0 ).toLatin1(), options.value( QStringLiteral( "useHeader" ) ) != QLatin1String( "no" ), options.value( QStringLiteral( "skipLines" ) ).toInt(), true };
+}
+
+//! A source's reader: how it reads, the reader, the field naming a stored row (-1: the feature id), and why a readable source is read as QGIS gives it.
+struct Choice
+{
+    VbasStoredValues::Reading reading = VbasStoredValues::Reading::Qgis;
+    std::unique_ptr<VbasStoredRows> rows;
+    int key = -1;
+    QString fallback;
+};
+
+Choice choose( const QgsFields &fields, const QgsVectorLayer *layer, const QList<Column> &columns, bool typedCsv )
+{
+  using Reading = VbasStoredValues::Reading;
+  Choice choice;
+  const int fieldCount = fields.count();
+  const QString provider = layer ? layer->providerType() : QString();
+  const QString storage = provider == QLatin1String( "ogr" ) && layer->dataProvider() ? layer->dataProvider()->storageType() : QString();
+  const QVariantMap parts = layer ? QgsProviderRegistry::instance()->decodeUri( provider, layer->source() ) : QVariantMap();
+  const QString path = parts.value( QStringLiteral( "path" ) ).toString();
+  QString because;
+  if ( const std::optional<VbasSqliteCatalog::Table> table = VbasSqliteCatalog::ogrTable( layer ) )
+    choice = { Reading::Sqlite, std::make_unique<SqliteRows>( table->path, table->name, table->fid.isEmpty() ? QStringLiteral( "rowid" ) : table->fid, columns, fieldCount ) };
+  else if ( storage == QLatin1String( "CSV" ) && !typedCsv )
+    choice = { Reading::CsvText, std::make_unique<CsvRows>( path, CsvLayout(), columns, fieldCount ) };
+  else if ( provider == QLatin1String( "delimitedtext" ) && !typedCsv )
+  {
+    if ( const std::optional<CsvLayout> layout = delimitedTextLayout( parts.value( QStringLiteral( "openOptions" ) ).toStringList(), because ) )
+      choice = { Reading::CsvText, std::make_unique<CsvRows>( path, *layout, columns, fieldCount ) };
+  }
+  else if ( provider == QLatin1String( "postgres" ) )
+  {
+    if ( const std::optional<QString> key = postgresKey( layer, fields, because ) )
+      choice = { Reading::Postgres, std::make_unique<PostgresRows>( QgsDataSourceUri( layer->source() ), *key, columns, fieldCount ), fields.lookupField( *key ) };
+  }
+  else if ( storage == QLatin1String( "GeoJSON" ) || storage == QLatin1String( "GeoJSONSeq" ) )
+    choice = { Reading::Json, std::make_unique<JsonRows>( path, parts.value( QStringLiteral( "layerName" ) ).toString(), storage == QLatin1String( "GeoJSONSeq" ), columns, fieldCount ) };
+  if ( !because.isEmpty() )
+    choice.fallback = QObject::tr( "The values of %1 are compared as QGIS reads them, not as stored: %2. QGIS may read alike values that are stored apart "
+                                   "(see \"Which values are compared\" on the checker's page of the user guide)." )
+                        .arg( layer->name(), because );
+  return choice;
 }
 
 } // namespace
@@ -318,43 +459,22 @@ VbasStoredValues::VbasStoredValues( QgsProcessingFeatureSource &source, const Qg
   , mSource( source )
 {
   const QList<Column> columns = vbasStoredColumns( source.fields(), compared, count );
-  const int fieldCount = source.fields().count();
-  const QString storage = layer && layer->providerType() == QLatin1String( "ogr" ) && layer->dataProvider() ? layer->dataProvider()->storageType() : QString();
-  const QVariantMap parts = layer ? QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() ) : QVariantMap();
-  const QString path = parts.value( QStringLiteral( "path" ) ).toString();
-  if ( const std::optional<VbasSqliteCatalog::Table> table = VbasSqliteCatalog::ogrTable( layer ) )
-  {
-    mReading = Reading::Sqlite;
-    mRows = std::make_unique<SqliteRows>( table->path, table->name, table->fid.isEmpty() ? QStringLiteral( "rowid" ) : table->fid, columns, fieldCount );
-  }
-  else if ( storage == QLatin1String( "CSV" ) && !typedCsv )
-  {
-    mReading = Reading::CsvText;
-    mRows = std::make_unique<CsvRows>( path, columns, fieldCount );
-  }
-  else if ( isPostgresTable( layer, source.fields() ) )
-  {
-    mReading = Reading::Postgres;
-    mRows = std::make_unique<PostgresRows>( QgsDataSourceUri( layer->source() ), columns, fieldCount );
-  }
-  else if ( storage == QLatin1String( "GeoJSON" ) )
-  {
-    mReading = Reading::Json;
-    mRows = std::make_unique<JsonRows>( path, parts.value( QStringLiteral( "layerName" ) ).toString(), columns, fieldCount );
-  }
-  else
-    mRows = std::make_unique<QgisRows>( source, columns );
+  Choice choice = choose( source.fields(), layer, columns, typedCsv );
+  mReading = choice.reading;
+  mRows = choice.rows ? std::move( choice.rows ) : std::make_unique<QgisRows>( source, columns );
+  mKey = choice.key;
+  mFallback = choice.fallback;
 }
 
 void VbasStoredValues::collectIds()
 {
   // The rows QGIS reads decide which rows are checked (a selection, a filter, a subset string).
   QgsFeatureRequest request;
-  request.setFlags( vbasqgis::NoGeometry ).setNoAttributes();
+  request.setFlags( vbasqgis::NoGeometry ).setSubsetOfAttributes( mKey < 0 ? QgsAttributeList() : QgsAttributeList { mKey } );
   QgsFeatureIterator it = mSource.getFeatures( request, vbasqgis::SkipGeometryValidityChecks );
   QgsFeature f;
   while ( it.nextFeature( f ) )
-    mIds.push_back( f.id() );
+    mIds.emplace_back( mKey < 0 ? f.id() : f.attribute( mKey ).toLongLong(), f.id() );
   std::sort( mIds.begin(), mIds.end() );
   mSeen.assign( mIds.size(), false );
   mCollected = true;
@@ -406,10 +526,11 @@ bool VbasStoredValues::next( QgsFeatureId &id, QgsAttributes &values )
   {
     if ( mReading == Reading::Qgis )
       return true;
-    const auto at = std::lower_bound( mIds.begin(), mIds.end(), id );
-    if ( at == mIds.end() || *at != id )
+    const auto at = std::lower_bound( mIds.begin(), mIds.end(), std::make_pair( static_cast<qint64>( id ), std::numeric_limits<QgsFeatureId>::min() ) );
+    if ( at == mIds.end() || at->first != id )
       continue; // a row QGIS does not read (not selected, filtered out)
     const std::size_t i = static_cast<std::size_t>( at - mIds.begin() );
+    id = at->second;
     if ( mSeen[i] )
       throw QgsProcessingException( QObject::tr( "The file stores two rows of feature id %1: their stored values cannot be told apart." ).arg( id ) );
     mSeen[i] = true;
@@ -418,6 +539,6 @@ bool VbasStoredValues::next( QgsFeatureId &id, QgsAttributes &values )
   const auto missing = std::find( mSeen.begin(), mSeen.end(), false );
   if ( missing != mSeen.end() )
     throw QgsProcessingException( QObject::tr( "The row of feature id %1 was not found where the file stores its values: check the table as QGIS reads it (save it as a GeoPackage first)." )
-                                    .arg( mIds[static_cast<std::size_t>( missing - mSeen.begin() )] ) );
+                                    .arg( mIds[static_cast<std::size_t>( missing - mSeen.begin() )].second ) );
   return false;
 }

@@ -3,8 +3,9 @@
 // QGIS's decoding can merge: text in an INTEGER column read as 0, a BLOB beside the same text, two
 // spellings of one date, a .csvt's Integer "01" read as 1, a JSON 1 beside "1". So the classes are
 // keyed here by the stored values: a GeoPackage or SQLite value by its storage class and bytes (as
-// SQLite's typeof() and a binary comparison tell them apart), a CSV value by its text, a GeoJSON
-// property by its JSON type and value, a PostgreSQL value by its text. Other sources are read as QGIS gives them, and say so.
+// SQLite's typeof() and a binary comparison tell them apart), a CSV value (GDAL's CSV or QGIS's
+// delimited text) by its text, a GeoJSON or GeoJSONSeq property by its JSON type and value, a
+// PostgreSQL value by its text. Other sources are read as QGIS gives them, and say so.
 #pragma once
 
 #include <qgsfeature.h>
@@ -25,8 +26,8 @@ class VbasStoredValues
     {
       Qgis,    //!< as QGIS decodes them (a memory layer, another format, or a CSV with TYPED_CSV)
       Sqlite,  //!< GeoPackage or SQLite: storage class and bytes
-      CsvText, //!< CSV: the text of each field
-      Json,    //!< GeoJSON: the JSON type and value
+      CsvText, //!< CSV or delimited text: the text of each field
+      Json,    //!< GeoJSON or GeoJSONSeq: the JSON type and value
       Postgres, //!< a PostgreSQL table: the text of each value (value::text)
     };
 
@@ -41,6 +42,8 @@ class VbasStoredValues
     Reading reading() const { return mReading; }
     //! "stored values (SQLite storage class and bytes)", ...: for the log.
     QString describe() const;
+    //! Why a source whose stored values could be read is read as QGIS gives them (a warning), or empty.
+    QString fallback() const { return mFallback; }
     //! "sqlite", "csv-text", "csv-typed", "json", "postgresql-text", "qgis": the VALUES_READ output.
     QString code() const;
     //! Whether compared values come as text that names each stored value exactly (SQL literals, CSV text, JSON, PostgreSQL text), not in the field's own type.
@@ -56,12 +59,15 @@ class VbasStoredValues
   private:
     Reading mReading = Reading::Qgis;
     bool mTypedCsv = false;
+    QString mFallback;
     //! The rows QGIS reads, collected before the first stored row.
     void collectIds();
 
     QgsProcessingFeatureSource &mSource;
     std::unique_ptr<VbasStoredRows> mRows;
+    int mKey = -1; //!< the field whose value names a row where the values are stored (a PostgreSQL key); -1: the feature id
     bool mCollected = false;
-    std::vector<QgsFeatureId> mIds; //!< stored readings: the rows QGIS reads (its selection, filter and subset), sorted
+    //! stored readings: the rows QGIS reads (its selection, filter and subset) as (the id the reader gives the row, its feature id), sorted
+    std::vector<std::pair<qint64, QgsFeatureId>> mIds;
     std::vector<bool> mSeen;
 };

@@ -126,9 +126,10 @@ QString VbasCheckAnonymity::shortHelpString() const
                       "<b>Released table</b> (INPUT): any vector layer or table; its geometry, if any, is never read.<br>"
                       "<b>Quasi-identifier fields</b> (QI_FIELDS): the released QIs, the geographic one included (for a VBAS release: the QIs and aggregate_id). Rows with equal values on all "
                       "of them form an EC. Values are compared as the file stores them, as an independent recount of the file would: a GeoPackage or SQLite value by its storage class and bytes "
-                      "(7 and '7', a BLOB and the same text, two spellings of one date are different values), a CSV value by its text (1 and 01 differ, whatever a .csvt says), a GeoJSON "
-                      "property by its JSON type and value (1 and \"1\" differ), a PostgreSQL value by its text (citext's F and f, timestamps a microsecond apart differ). Other tables are compared exactly as QGIS reads them, with their type (text, numbers, booleans, dates and "
-                      "times, binary, lists, maps). NULL is a category of its own.<br>"
+                      "(7 and '7', a BLOB and the same text, two spellings of one date are different values), a CSV value (a CSV file or a delimited text layer) by its text (1 and 01 differ, whatever a .csvt "
+                      "or QGIS's type guessing says), a GeoJSON or GeoJSONSeq property by its JSON type and value (1 and \"1\" differ), a value of a PostgreSQL table with a whole-number key by its text "
+                      "(citext's F and f, timestamps a microsecond apart differ). Other tables are compared exactly as QGIS reads them, with their type (text, numbers, booleans, dates and "
+                      "times, binary, lists, maps), and the log warns when a delimited text layer or a PostgreSQL layer is among them. NULL is a category of its own.<br>"
                       "<b>Count field</b> (COUNT_FIELD): optional number of records a row stands for, a whole number from 0 to %1; NULL, negative, fractional or larger counts are refused "
                       "with the row and the value. A row of 0 records counts nothing. Empty: each row is one record.<br>"
                       "<b>k</b> (K): every EC must hold at least k records. Default 5, at least 2.<br>"
@@ -136,8 +137,8 @@ QString VbasCheckAnonymity::shortHelpString() const
                       "<b>l</b> (L): every EC must hold at least l distinct sensitive values. Default 1: not checked.<br>"
                       "<b>t</b> (T): the earth mover's distance between an EC's sensitive values and the whole table's, with the same distance between any two values "
                       "(0.5 times the sum over the values of the difference of their shares, records weighted by the count), must be at most t. Above 0, at most 1; default 1: not checked.<br>"
-                      "<b>Compare a CSV's values as typed</b> (TYPED_CSV): a CSV file is compared by its text unless this is on; then its values are compared as QGIS types them "
-                      "(its .csvt file), so 1 and 01 of an Integer column are one value. Default off. No effect on other formats.<br>"
+                      "<b>Compare a CSV's values as typed</b> (TYPED_CSV): a CSV file or delimited text layer is compared by its text unless this is on; then its values are compared as QGIS types them "
+                      "(a .csvt file, or the delimited text layer's types), so 1 and 01 of an Integer column are one value. Default off. No effect on other formats.<br>"
                       "<h3>Outputs</h3>"
                       "<b>PASS</b>: true when no EC violates a check. A table without records passes, with a warning.<br>"
                       "<b>RECORDS</b>, <b>ECS</b>, <b>SMALLEST_EC</b>: the records, the ECs and the records of the smallest EC. <b>VIOLATING_ECS</b>, <b>VIOLATING_RECORDS</b>: the ECs that "
@@ -276,6 +277,8 @@ vbas::AnonymityCheck VbasCheckAnonymity::recount( QgsProcessingFeedback *feedbac
 {
   vbas::AnonymityCheck check( mSensitive >= 0 );
   feedback->pushInfo( QObject::tr( "Compared: %1 (VALUES_READ %2)." ).arg( mStored->describe(), mStored->code() ) );
+  if ( !mStored->fallback().isEmpty() )
+    feedback->pushWarning( mStored->fallback() );
   const double step = mSource->featureCount() > 0 ? 100.0 / static_cast<double>( mSource->featureCount() ) : 0;
   std::int64_t row = 0;
   QgsFeatureId id = FID_NULL;

@@ -334,7 +334,11 @@ VbasOutputSchema VbasLpGeomask::randomisedSchema() const
 vbas::lp::Solution VbasLpGeomask::solveWith( const vbas::lp::Problem &problem, bool direct, QgsProcessingFeedback *feedback ) const
 {
   VbasCoreProgress progress( feedback );
-  vbas::lp::Solution solution = direct ? vbas::lp::solveDirect( problem, &progress ) : vbas::lp::solveColumnGeneration( problem, {}, &progress );
+  return notCanceled( direct ? vbas::lp::solveDirect( problem, &progress ) : vbas::lp::solveColumnGeneration( problem, {}, &progress ), feedback );
+}
+
+vbas::lp::Solution VbasLpGeomask::notCanceled( vbas::lp::Solution solution, QgsProcessingFeedback *feedback )
+{
   if ( solution.status == vbas::lp::Status::Canceled )
   {
     VbasInterrupt::throwIfCanceled( feedback ); // a signal: its own message
@@ -418,13 +422,17 @@ VbasLpGeomask::Solved VbasLpGeomask::solve( const vbas::lp::Problem &problem, co
 std::optional<double> VbasLpGeomask::smallestEpsilon( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback, QString &undecided ) const
 {
   const bool direct = problem.candidates.pairs() <= kFallbackPairs; // without costs, the direct LP only looks for a feasible P: the quicker
+  std::optional<vbas::lp::FeasibilityLp> feasibility; // each epsilon's solve starts from the last one's basis
+  if ( direct )
+    feasibility.emplace( problem );
   try
   {
     return vbas::lp::minimumEpsilon( problem, mEpsilonTolerance, [&]( vbas::lp::Problem p ) {
       p.epsilon *= 1 - kSolveMargin; // as the run solves it
       try
       {
-        return solveWith( p, direct, feedback );
+        VbasCoreProgress progress( feedback );
+        return direct ? notCanceled( feasibility->solve( p.epsilon, &progress ), feedback ) : solveWith( p, false, feedback );
       }
       catch ( const vbas::lp::SolverError & )
       {

@@ -49,10 +49,12 @@ class VbasLpGeomask : public VbasAlgorithm
      */
     Solved solve( const vbas::lp::Problem &problem, const VbasCodes &codes, QgsProcessingFeedback *feedback ) const;
     Solved solveBy( const vbas::lp::Problem &problem, const VbasCodes &codes, bool direct, QgsProcessingFeedback *feedback ) const;
-    //! The smallest feasible epsilon (vbas::lp::minimumEpsilon: the direct LP up to kFallbackPairs pairs, column generation when it cannot tell or above); nothing, with undecided saying why, when the solvers cannot tell, or when even 1 is infeasible.
+    //! The smallest feasible epsilon (vbas::lp::minimumEpsilon: the direct LP, warm-started, up to kFallbackPairs pairs, column generation when it cannot tell or above); nothing, with undecided saying why, when the solvers cannot tell, or when even 1 is infeasible.
     std::optional<double> smallestEpsilon( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback, QString &undecided ) const;
     QString unhideable( const vbas::lp::Problem &problem, const VbasCodes &codes ) const;
     vbas::lp::Solution solveWith( const vbas::lp::Problem &problem, bool direct, QgsProcessingFeedback *feedback ) const;
+    //! The solution, or the run refused when it was canceled.
+    static vbas::lp::Solution notCanceled( vbas::lp::Solution solution, QgsProcessingFeedback *feedback );
     /**
      * solveWith, and once by the other solver, with a line in the log, when it gives no answer that can be trusted
      * (vbas::lp::SolverError) or column generation stalls (not to the direct LP above kFallbackPairs pairs); direct

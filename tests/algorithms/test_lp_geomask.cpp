@@ -33,6 +33,7 @@ class TestLpGeomask : public QObject
     void barrierThenSimplexMatchesDirect();
     void limits();
     void minimumEpsilon();
+    void feasibilityLpMatchesDirect();
     void tinyEpsilonIsProvenInfeasible();
     void extremePopulations();
     void minimumEpsilonAtExtremePopulations();
@@ -378,6 +379,55 @@ void TestLpGeomask::minimumEpsilon()
   QCOMPARE( int( solveDirect( at ).status ), int( Status::Infeasible ) );
   // Nothing is feasible with one code of 1 person and s = 2 (s / N = 2 > 1): WCMB.
   QVERIFY( !vbas::lp::minimumEpsilon( problem( { 1 }, 2, 1.0, Model::Wcmb, allPairs( { { 0, 0 } } ) ), tolerance, solve ).has_value() );
+}
+
+/**
+ * The warm-started feasibility LP of the smallest-epsilon search on seeded random instances: at each epsilon of a
+ * bisection-like walk (down, up, down) the same feasibility as the direct LP from scratch, a feasible P that passes
+ * the recount, and every answer not given by the quick proof given by the warm model itself (a row for every pair:
+ * 2 m + pairs rows; the fallback from scratch drops redundant rows), infeasible ones included: the primal simplex's
+ * phase-1 duals must prove them. minimumEpsilon then returns what it returns with the direct LP.
+ */
+void TestLpGeomask::feasibilityLpMatchesDirect()
+{
+  std::map<Status, int> warm;
+  for ( std::uint64_t seed = 1; seed <= 12; ++seed )
+  {
+    Random random( seed );
+    const std::size_t codes = 20 + random.below( 120 );
+    std::vector<Location> points = randomPoints( random, codes, false );
+    std::vector<double> population;
+    for ( std::size_t c = 0; c < codes; ++c )
+      population.push_back( std::max( 1.0, std::round( 10 * std::exp( normal( random ) ) ) ) );
+    Problem p = problem( population, 5 + static_cast<std::int64_t>( random.below( 100 ) ), 1.0, random.below( 4 ) == 0 ? Model::Wcmb : Model::Revised,
+                         nearestCandidates( points, Distance::Euclidean, std::size_t( 5 ) << random.below( 3 ) ) );
+    const std::optional<double> smallest = vbas::lp::minimumEpsilon( p, 1e-3, []( const Problem &q ) { return solveDirect( q ); } );
+    FeasibilityLp feasibility( p );
+    const double around = smallest.value_or( 1.0 );
+    for ( const double factor : { 4.0, 1.02, 0.97, 1.5, 1.001, 0.5, 1.0, 0.999 } )
+    {
+      p.epsilon = std::min( 1.0, around * factor );
+      p.feasibilityOnly = true;
+      const Solution fromScratch = solveDirect( p );
+      const Solution solved = feasibility.solve( p.epsilon );
+      QCOMPARE( int( solved.status ), int( fromScratch.status ) );
+      if ( solved.status == Status::Optimal )
+        checkSolution( p, solved );
+      if ( !vbas::lp::unhideableCode( p ) )
+      {
+        QCOMPARE( solved.rows, 2 * p.candidates.codes() + p.candidates.pairs() );
+        ++warm[solved.status];
+      }
+    }
+    p.epsilon = 1.0;
+    FeasibilityLp again( p );
+    const std::optional<double> warmSmallest = vbas::lp::minimumEpsilon( p, 1e-3, [&]( const Problem &q ) { return again.solve( q.epsilon ); } );
+    QCOMPARE( warmSmallest.has_value(), smallest.has_value() );
+    if ( smallest )
+      QCOMPARE( *warmSmallest, *smallest );
+  }
+  QVERIFY( warm[Status::Optimal] >= 20 );
+  QVERIFY( warm[Status::Infeasible] >= 10 );
 }
 
 /**

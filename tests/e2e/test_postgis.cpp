@@ -17,6 +17,7 @@
 #include "random_pg_records.h"
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QRegularExpression>
 #include <QThread>
 
@@ -162,6 +163,10 @@ class TestPostgis : public QObject
     void destinationRightsAreCheckedFirst();
     void destinationWithRightsIsWritten();
     void textBeginningWithBomRefused();
+    void checkerReadsStoredValues_data();
+    void checkerReadsStoredValues();
+    void checkerWithoutWholeNumberKey_data();
+    void checkerWithoutWholeNumberKey();
 
   private:
     //! A table of the test database, as qgis_process takes it for an input (postgres://) or a destination (postgis:).
@@ -181,6 +186,13 @@ class TestPostgis : public QObject
     QString siteCount( const QString &table, const QStringList &qis, bool grouped, bool &countedInSource );
     //! The tables of the public schema whose name starts with prefix.
     QStringList tables( const QString &prefix ) const;
+    /**
+     * vbas:checkanonymity on the column sex of the layer source at K = 6: its results, and its log
+     * (JSON and stderr) in log.
+     */
+    QJsonObject checkSex( const QString &source, QString &log );
+    //! The class sizes of table's column sex (rows where is true), recounted by the server on sex::text, and as checkSex() must report them at K = 6.
+    QJsonObject recountSex( const QString &table, const QString &where = QStringLiteral( "true" ) ) const;
 
     PgServer mServer;
     e2e::QgisProcess mQgis;
@@ -608,6 +620,102 @@ void TestPostgis::textBeginningWithBomRefused()
     QVERIFY2( run.exitCode != 0, "text beginning with U+FEFF was read" );
     QVERIFY2( QString::fromUtf8( run.err + run.out ).contains( message ), qPrintable( tail( run.err ) ) );
   }
+}
+
+QJsonObject TestPostgis::checkSex( const QString &source, QString &log )
+{
+  QJsonObject document;
+  e2e::ProcessResult run;
+  mQgis.runJson( QStringLiteral( "vbas:checkanonymity" ), { "INPUT=" + source, "QI_FIELDS=sex", "K=6" }, mDir.path(), document, run );
+  log = QString::fromUtf8( QJsonDocument( document.value( "log" ).toObject() ).toJson() + run.err );
+  QJsonObject results = document.value( "results" ).toObject();
+  QJsonObject outcome;
+  for ( const char *name : { "PASS", "RECORDS", "ECS", "SMALLEST_EC", "VIOLATING_ECS", "VIOLATING_RECORDS", "VALUES_READ" } )
+    outcome.insert( name, results.value( name ).isDouble() ? QJsonValue( results.value( name ).toVariant().toLongLong() ) : results.value( name ) );
+  return outcome;
+}
+
+QJsonObject TestPostgis::recountSex( const QString &table, const QString &where ) const
+{
+  QString out;
+  mServer.sql( QStringLiteral( "SELECT string_agg(n::text, ' ' ORDER BY n) FROM (SELECT count(*) AS n FROM %1 WHERE %2 GROUP BY sex::text) c" ).arg( table, where ), out );
+  qint64 records = 0, violating = 0, violatingRecords = 0;
+  const QStringList sizes = out.split( ' ', Qt::SkipEmptyParts );
+  for ( const QString &size : sizes )
+  {
+    records += size.toLongLong();
+    violating += size.toLongLong() < 6;
+    violatingRecords += size.toLongLong() < 6 ? size.toLongLong() : 0;
+  }
+  return { { "PASS", violating == 0 }, { "RECORDS", records }, { "ECS", sizes.size() }, { "SMALLEST_EC", sizes.value( 0 ).toLongLong() }, { "VIOLATING_ECS", violating },
+           { "VIOLATING_RECORDS", violatingRecords }, { "VALUES_READ", "postgresql-text" } };
+}
+
+void TestPostgis::checkerReadsStoredValues_data()
+{
+  QTest::addColumn<QString>( "key" );  // the declared type of the key id
+  QTest::addColumn<QString>( "type" ); // of sex
+  QTest::addColumn<QString>( "first" );
+  QTest::addColumn<QString>( "second" );
+  QTest::newRow( "citext F and f" ) << "integer" << "citext" << "'F'" << "'f'";
+  QTest::newRow( "timestamptz a microsecond apart" ) << "bigint" << "timestamptz" << "'2020-01-01 10:00:00.000001+00'" << "'2020-01-01 10:00:00.000002+00'";
+  QTest::newRow( "numeric 1.0 and 1.00" ) << "smallint" << "numeric" << "1.0" << "1.00";
+}
+
+void TestPostgis::checkerReadsStoredValues()
+{
+  // Six records whose sex QGIS reads alike (or the column's own equality joins) stored as two values
+  // of 3: the check sees them apart, as the server's recount of sex::text does, and fails at K = 6.
+  // The keys (1001 to 1006, stored in reverse) are not QGIS's feature ids of a bigint key. A subset
+  // string picks the rows checked, as the same condition picks those the server recounts.
+  QFETCH( QString, key );
+  QFETCH( QString, type );
+  QFETCH( QString, first );
+  QFETCH( QString, second );
+  const QString table = QStringLiteral( "stored_%1" ).arg( type );
+  QString out;
+  CHECKED( mServer.sql( QStringLiteral( "CREATE EXTENSION IF NOT EXISTS citext; DROP TABLE IF EXISTS %1; CREATE TABLE %1 (id %2 PRIMARY KEY, sex %3); "
+                                        "INSERT INTO %1 SELECT 1000 + g, CASE WHEN g <= 3 THEN %4 ELSE %5 END::%3 FROM generate_series(6, 1, -1) g;" )
+                          .arg( table, key, type, first, second ),
+                        out ) );
+  const QJsonObject expected = recountSex( table );
+  QCOMPARE( expected.value( "ECS" ).toInt(), 2 );
+  const QString source = QStringLiteral( "postgres://%1 key='id' table=\"public\".\"%2\"" ).arg( mServer.connection(), table );
+  QString log;
+  QCOMPARE( checkSex( source, log ), expected );
+  QVERIFY2( log.contains( QStringLiteral( "Compared: the values as the server writes them as text (value::text) (VALUES_READ postgresql-text)." ) ), qPrintable( log ) );
+  const QString where = QStringLiteral( "\"id\" >= 1003" );
+  QCOMPARE( recountSex( table, where ).value( "RECORDS" ).toInt(), 4 );
+  QCOMPARE( checkSex( source + " sql=" + where, log ), recountSex( table, where ) );
+}
+
+void TestPostgis::checkerWithoutWholeNumberKey_data()
+{
+  QTest::addColumn<QString>( "declaration" ); // of the table's key
+  QTest::addColumn<QString>( "key" );         // in the layer's source
+  QTest::newRow( "a text key" ) << "code text PRIMARY KEY" << " key='code'";
+  QTest::newRow( "no key" ) << "code text" << "";
+}
+
+void TestPostgis::checkerWithoutWholeNumberKey()
+{
+  // A table whose rows no whole-number key names is compared as QGIS reads it, and the log says so
+  // and why: here QGIS reads timestamps a microsecond apart as one value (one class of 6), which the
+  // server's recount of the stored text splits.
+  QFETCH( QString, declaration );
+  QFETCH( QString, key );
+  QString out;
+  CHECKED( mServer.sql( QStringLiteral( "DROP TABLE IF EXISTS unkeyed; CREATE TABLE unkeyed (%1, sex timestamptz); "
+                                        "INSERT INTO unkeyed SELECT 'r' || g, timestamptz '2020-01-01 10:00:00+00' + (g % 2) * interval '1 microsecond' FROM generate_series(1, 6) g;" )
+                          .arg( declaration ),
+                        out ) );
+  QCOMPARE( recountSex( QStringLiteral( "unkeyed" ) ).value( "ECS" ).toInt(), 2 );
+  QString log;
+  const QJsonObject outcome = checkSex( QStringLiteral( "postgres://%1%2 table=\"public\".\"unkeyed\"" ).arg( mServer.connection(), key ), log );
+  QCOMPARE( outcome.value( "VALUES_READ" ).toString(), QStringLiteral( "qgis" ) );
+  QCOMPARE( outcome.value( "RECORDS" ).toInt(), 6 );
+  QCOMPARE( outcome.value( "ECS" ).toInt(), 1 );
+  QVERIFY2( log.contains( QStringLiteral( "are compared as QGIS reads them, not as stored: the table's key is not one column of whole numbers" ) ), qPrintable( log ) );
 }
 
 QTEST_GUILESS_MAIN( TestPostgis )

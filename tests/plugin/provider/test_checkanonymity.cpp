@@ -8,6 +8,7 @@
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
+#include <QUrl>
 
 #include <gdal.h>
 #include <sqlite3.h>
@@ -161,22 +162,28 @@ QList<qlonglong> sqlRecount( const QString &path, const QStringList &columns )
 }
 
 /**
- * The class sizes of the column sex of a CSV or GeoJSON file, recounted by Python's csv and json
- * modules: a CSV value by its text; a JSON property by its JSON type and value (numbers as numbers).
+ * The class sizes of the column sex of a CSV, GeoJSON or GeoJSONSeq file, recounted by Python's csv
+ * and json modules: a CSV value by its text; a JSON property by its JSON type and value (numbers as
+ * numbers). A CSV's rows are those whose id is at most maxId (a subset).
  */
-QList<qlonglong> pythonRecount( const QString &path )
+QList<qlonglong> pythonRecount( const QString &path, int maxId = std::numeric_limits<int>::max() )
 {
   const QString script = QStringLiteral(
     "import collections, csv, json, sys\n"
     "p = sys.argv[1]\n"
     "if p.endswith('.csv'):\n"
-    "    keys = [r['sex'] for r in csv.DictReader(open(p, newline='', encoding='utf-8'))]\n"
+    "    keys = [r['sex'] for r in csv.DictReader(open(p, newline='', encoding='utf-8')) if r['id'] and int(r['id']) <= int(sys.argv[2])]\n"
     "else:\n"
+    "    text = open(p, encoding='utf-8').read()\n"
+    "    if p.endswith('.geojson'):\n"
+    "        features = json.loads(text)['features']\n"
+    "    else:\n"
+    "        features = [json.loads(r) for r in text.replace('\\x1e', '\\n').split('\\n') if r.strip()]\n"
     "    kind = lambda v: 'null' if v is None else 'bool' if isinstance(v, bool) else 'number' if isinstance(v, (int, float)) else type(v).__name__\n"
-    "    keys = [(kind(v), float(v) if kind(v) == 'number' else json.dumps(v)) for v in (f['properties'].get('sex') for f in json.load(open(p))['features'])]\n"
+    "    keys = [(kind(v), float(v) if kind(v) == 'number' else json.dumps(v)) for v in (f['properties'].get('sex') for f in features)]\n"
     "print(' '.join(str(n) for n in sorted(collections.Counter(keys).values())))\n" );
   QProcess python;
-  python.start( QStringLiteral( "/usr/bin/python3" ), { QStringLiteral( "-c" ), script, path } );
+  python.start( QStringLiteral( "/usr/bin/python3" ), { QStringLiteral( "-c" ), script, path, QString::number( maxId ) } );
   python.waitForFinished();
   QList<qlonglong> sizes;
   for ( const QString &n : QString::fromUtf8( python.readAllStandardOutput() ).split( ' ', Qt::SkipEmptyParts ) )
@@ -228,6 +235,8 @@ class TestCheckAnonymity : public QObject
     void storedValuesOfAGeoPackage_data();
     void storedValuesOfAGeoPackage();
     void textOfACsv();
+    void textOfADelimitedTextLayer();
+    void jsonTypesOfAGeoJson_data();
     void jsonTypesOfAGeoJson();
     void randomGeoPackagesAgreeWithSqlite();
     void emptyTablePasses();
@@ -564,27 +573,88 @@ void TestCheckAnonymity::textOfACsv()
   QCOMPARE( r.value( QStringLiteral( "VALUES_READ" ) ).toString(), QStringLiteral( "csv-typed" ) );
 }
 
+void TestCheckAnonymity::textOfADelimitedTextLayer()
+{
+  // A delimited text layer guesses sex to be whole numbers, so QGIS reads 1 and 01 as 1; the file's
+  // text, as Python's csv module reads it, holds two classes of 3. A blank line and a field across two
+  // lines come first: the layer numbers its rows by the line they start on.
+  QTemporaryDir dir;
+  const QString path = dir.filePath( QStringLiteral( "release.csv" ) );
+  QFile csv( path );
+  QVERIFY( csv.open( QIODevice::WriteOnly ) );
+  csv.write( "id,sex,note\n\n1,1,\"two\nlines\"\n2,\"1\",\n3,1,\n4,01,\n5,01,\n6,01,\n" );
+  csv.close();
+  QCOMPARE( pythonRecount( path ), QList<qlonglong>( { 3, 3 } ) );
+  const QString uri = QUrl::fromLocalFile( path ).toString() + QStringLiteral( "?type=csv&delimiter=,&detectTypes=yes&geomType=none" );
+  QgsVectorLayer layer( uri, QStringLiteral( "release" ), QStringLiteral( "delimitedtext" ) );
+  QVERIFY( layer.isValid() );
+  QCOMPARE( layer.fields().field( QStringLiteral( "sex" ) ).type(), QVariant::Int );
+  Feedback feedback;
+  QVariantMap r = run( parameters( &layer, { QStringLiteral( "sex" ) }, 6 ), true, &feedback );
+  QCOMPARE( actualOutputs( r ), expectedOutputs( { 3, 3 }, 6 ) );
+  QCOMPARE( r.value( QStringLiteral( "VALUES_READ" ) ).toString(), QStringLiteral( "csv-text" ) );
+  QVERIFY( feedback.saw( QStringLiteral( "the text of the CSV file" ) ) );
+  // A subset of the layer: only the rows QGIS reads (id 1 to 5) are checked, with their text.
+  QgsVectorLayer subset( uri + QStringLiteral( "&subset=%22id%22%20%3C%3D%205" ), QStringLiteral( "release" ), QStringLiteral( "delimitedtext" ) );
+  QCOMPARE( subset.featureCount(), 5LL );
+  QCOMPARE( pythonRecount( path, 5 ), QList<qlonglong>( { 2, 3 } ) );
+  QCOMPARE( actualOutputs( run( parameters( &subset, { QStringLiteral( "sex" ) }, 6 ), true ) ), expectedOutputs( { 2, 3 }, 6 ) );
+  // Without a header line (the header and the blank line skipped): the columns are field_1, field_2, ...
+  QgsVectorLayer unnamed( uri + QStringLiteral( "&useHeader=no&skipLines=2" ), QStringLiteral( "release" ), QStringLiteral( "delimitedtext" ) );
+  QCOMPARE( unnamed.featureCount(), 6LL );
+  r = run( parameters( &unnamed, { QStringLiteral( "field_2" ) }, 6 ), true );
+  QCOMPARE( actualOutputs( r ), expectedOutputs( { 3, 3 }, 6 ) );
+  QCOMPARE( r.value( QStringLiteral( "VALUES_READ" ) ).toString(), QStringLiteral( "csv-text" ) );
+  // TYPED_CSV compares the values as QGIS reads them: one class of 6.
+  QVariantMap p = parameters( &layer, { QStringLiteral( "sex" ) }, 6 );
+  p.insert( QStringLiteral( "TYPED_CSV" ), true );
+  r = run( p, true );
+  QCOMPARE( actualOutputs( r ), expectedOutputs( { 6 }, 6 ) );
+  QCOMPARE( r.value( QStringLiteral( "VALUES_READ" ) ).toString(), QStringLiteral( "csv-typed" ) );
+  // A layer of two delimiter characters is not read as CSV text: as QGIS reads it, and the log says why.
+  QgsVectorLayer two( QUrl::fromLocalFile( path ).toString() + QStringLiteral( "?type=csv&delimiter=,;&geomType=none" ), QStringLiteral( "release" ), QStringLiteral( "delimitedtext" ) );
+  Feedback warned;
+  r = run( parameters( &two, { QStringLiteral( "sex" ) }, 6 ), true, &warned );
+  QCOMPARE( r.value( QStringLiteral( "VALUES_READ" ) ).toString(), QStringLiteral( "qgis" ) );
+  QVERIFY2( warned.warned( QStringLiteral( "are compared as QGIS reads them, not as stored: only a delimited text file of one delimiter character" ) ), qPrintable( warned.warnings.join( '\n' ) ) );
+}
+
+void TestCheckAnonymity::jsonTypesOfAGeoJson_data()
+{
+  QTest::addColumn<QString>( "file" );
+  QTest::newRow( "GeoJSON" ) << "release.geojson";
+  QTest::newRow( "GeoJSONSeq, a feature a line" ) << "release.geojsonl";
+  QTest::newRow( "GeoJSONSeq, RS-separated" ) << "release.geojsons";
+}
+
 void TestCheckAnonymity::jsonTypesOfAGeoJson()
 {
   // sex holds 1 in 3 features and "1" in 3 (and 2.0 and 2 in 2 more, one JSON number): Python's
-  // json module sees 3 + 3 + 2; QGIS reads the mixed property as one JSON field.
+  // json module sees 3 + 3 + 2; QGIS reads the mixed property as one JSON field. The same features
+  // as a GeoJSON text sequence, a blank record among them.
+  QFETCH( QString, file );
   QTemporaryDir dir;
-  const QString path = dir.filePath( QStringLiteral( "release.geojson" ) );
+  const QString path = dir.filePath( file );
   QStringList features;
   for ( const char *value : { "1", "1", "1", "\"1\"", "\"1\"", "\"1\"", "2.0", "2" } )
     features << QStringLiteral( "{\"type\": \"Feature\", \"geometry\": null, \"properties\": {\"sex\": %1}}" ).arg( value );
-  QFile file( path );
-  QVERIFY( file.open( QIODevice::WriteOnly ) );
-  file.write( QStringLiteral( "{\"type\": \"FeatureCollection\", \"features\": [%1]}" ).arg( features.join( ", " ) ).toUtf8() );
-  file.close();
+  features.insert( 4, QString() );
+  QFile out( path );
+  QVERIFY( out.open( QIODevice::WriteOnly ) );
+  if ( file.endsWith( QLatin1String( ".geojson" ) ) )
+    out.write( QStringLiteral( "{\"type\": \"FeatureCollection\", \"features\": [%1]}" ).arg( features.filter( QStringLiteral( "Feature" ) ).join( ", " ) ).toUtf8() );
+  else
+    for ( const QString &feature : features )
+      out.write( ( file.endsWith( 's' ) ? "\x1e" : "" ) + feature.toUtf8() + '\n' );
+  out.close();
   QCOMPARE( pythonRecount( path ), QList<qlonglong>( { 2, 3, 3 } ) );
-  QTemporaryDir out;
+  QTemporaryDir outputs;
   QVariantMap p { { QStringLiteral( "INPUT" ), path }, { QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ) } }, { QStringLiteral( "K" ), 6 },
-                  { QStringLiteral( "VIOLATIONS" ), out.filePath( QStringLiteral( "violations.gpkg" ) ) } };
+                  { QStringLiteral( "VIOLATIONS" ), outputs.filePath( QStringLiteral( "violations.gpkg" ) ) } };
   const QVariantMap r = run( p, true );
   QCOMPARE( actualOutputs( r ), expectedOutputs( { 2, 3, 3 }, 6 ) );
   QCOMPARE( r.value( QStringLiteral( "VALUES_READ" ) ).toString(), QStringLiteral( "json" ) );
-  QgsVectorLayer v( out.filePath( QStringLiteral( "violations.gpkg" ) ), QStringLiteral( "v" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer v( outputs.filePath( QStringLiteral( "violations.gpkg" ) ), QStringLiteral( "v" ), QStringLiteral( "ogr" ) );
   // fid, then the values as JSON text, in the order of their first feature
   QCOMPARE( rows( &v ), QStringList( { "1|1|3|NULL|NULL|k", "2|\"1\"|3|NULL|NULL|k", "3|2|2|NULL|NULL|k" } ) );
 }
