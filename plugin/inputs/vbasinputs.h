@@ -141,6 +141,6 @@ class VbasInputs
     VbasRecordFields mRecordFields;
     QStringList mQiNames;
     QList<VbasLocation> mLocations;
-    std::optional<VbasStoredTable> mStoredRegions; //!< the regions as stored, when a GeoPackage or SQLite table
-    std::optional<VbasStoredTable> mStoredRecords; //!< the records as stored, likewise
+    std::unique_ptr<VbasStoredTable> mStoredRegions; //!< the regions as stored, when their source is one VbasStoredTable reads
+    std::unique_ptr<VbasStoredTable> mStoredRecords; //!< the records as stored, likewise
 };

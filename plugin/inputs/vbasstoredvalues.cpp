@@ -1,4 +1,5 @@
 #include "inputs/vbasstoredvalues.h"
+#include "inputs/vbasstoredrows.h"
 #include "support/vbasqgiscompat.h"
 
 #include "support/vbassqlitecatalog.h"
@@ -16,10 +17,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QRegularExpression>
 
-#include <cpl_csv.h>
-#include <cpl_vsi.h>
 #include <gdal.h>
 #include <libpq-fe.h>
 #include <ogr_api.h>
@@ -30,57 +28,16 @@
 #include <limits>
 #include <optional>
 
-class VbasStoredValues::Rows
-{
-  public:
-    virtual ~Rows() = default;
-    //! The next stored row: its feature id and the values of the fields asked for; false after the last.
-    virtual bool next( QgsFeatureId &id, QgsAttributes &values ) = 0;
-};
-
 namespace
 {
 
-//! A field read from the file: its index in the layer, its name, and whether it is compared exactly (else: the count).
-struct Column
-{
-    int field = -1;
-    QString name;
-    bool compared = true;
-};
+using Column = VbasStoredColumn;
+using FileRows = VbasFileRows;
+using CsvLayout = VbasCsvLayout;
+using CsvRows = VbasCsvRows;
+const auto plainText = vbasPlainText;
 
-QList<Column> columnsOf( const QgsFields &fields, const QgsAttributeList &compared, int count )
-{
-  QList<Column> columns;
-  for ( const int field : compared )
-    columns << Column { field, fields.at( field ).name(), true };
-  if ( count >= 0 )
-    columns << Column { count, fields.at( count ).name(), false };
-  return columns;
-}
-
-//! A reader of the file itself: the columns it reads, and the layer's field count (the size of a row).
-class FileRows : public VbasStoredValues::Rows
-{
-  protected:
-    FileRows( const QList<Column> &columns, int fieldCount )
-      : mColumns( columns )
-      , mFieldCount( fieldCount )
-    {}
-    QList<Column> mColumns;
-    int mFieldCount = 0;
-};
-
-//! Text that is valid UTF-8 without NUL, or std::nullopt.
-std::optional<QString> plainText( const QByteArray &bytes )
-{
-  const QString text = QString::fromUtf8( bytes );
-  if ( text.toUtf8() != bytes || bytes.contains( '\0' ) )
-    return std::nullopt;
-  return text;
-}
-
-class QgisRows : public VbasStoredValues::Rows
+class QgisRows : public VbasStoredRows
 {
   public:
     QgisRows( QgsProcessingFeatureSource &source, const QList<Column> &columns )
@@ -214,111 +171,6 @@ class SqliteRows : public FileRows
     };
     std::unique_ptr<sqlite3, Close> mDb; // declared first: closed after the statement is finalized
     std::unique_ptr<sqlite3_stmt, Close> mStatement;
-};
-
-//! How a CSV file is laid out and its rows numbered.
-struct CsvLayout
-{
-    std::optional<char> delimiter; //!< std::nullopt: the one GDAL's CSV driver detects
-    bool header = true;            //!< the first line (after those skipped) names the columns; else they are field_1, field_2, ...
-    int skipLines = 0;             //!< lines skipped before the header
-    bool lineIds = false;          //!< a row's feature id is the line it starts on (QGIS's delimited text), else its number (GDAL's CSV: 1, 2, ...)
-};
-
-/**
- * A CSV file's text, parsed by GDAL's CSV tokenizer (double quotes, a doubled quote inside them),
- * blank lines skipped. Every value is text (an empty field is empty text), whatever a .csvt or QGIS's
- * type guessing says.
- */
-class CsvRows : public FileRows
-{
-  public:
-    CsvRows( const QString &path, const CsvLayout &layout, const QList<Column> &columns, int fieldCount )
-      : FileRows( columns, fieldCount )
-      , mPath( path )
-      , mLineIds( layout.lineIds )
-    {
-      mFile = VSIFOpenL( path.toUtf8().constData(), "rb" );
-      if ( !mFile )
-        throw QgsProcessingException( QObject::tr( "Could not open the CSV file %1 to read its text." ).arg( path ) );
-      for ( ; mLine < layout.skipLines && CPLReadLineL( mFile ); ++mLine )
-        ;
-      const vsi_l_offset start = VSIFTellL( mFile );
-      const char *first = layout.delimiter ? nullptr : CPLReadLineL( mFile );
-      mDelimiter = std::string( 1, layout.delimiter ? *layout.delimiter : first ? CSVDetectSeperator( first ) : ',' );
-      VSIFSeekL( mFile, start, SEEK_SET );
-      const QStringList header = layout.header ? line().value_or( QStringList() ) : QStringList();
-      for ( const Column &column : columns )
-      {
-        const int at = layout.header ? header.indexOf( column.name ) : unnamed( column.name );
-        if ( at < 0 )
-        {
-          VSIFCloseL( mFile );
-          throw QgsProcessingException( QObject::tr( "The field '%1' is not a column named in the first line of the CSV file %2, so its text cannot be read: "
-                                                     "give the file a header line, or compare its typed values (TYPED_CSV)." )
-                                          .arg( column.name, path ) );
-        }
-        mAt << at;
-      }
-    }
-    ~CsvRows() override { VSIFCloseL( mFile ); }
-
-    bool next( QgsFeatureId &id, QgsAttributes &values ) override
-    {
-      std::optional<QStringList> fields;
-      do
-        fields = line();
-      while ( fields && fields->isEmpty() );
-      if ( !fields )
-        return false;
-      ++mRow;
-      id = mLineIds ? mStart : mRow;
-      values = QgsAttributes( mFieldCount );
-      for ( int i = 0; i < mColumns.size(); ++i )
-        values[mColumns[i].field] = mAt[i] < fields->size() ? QVariant( fields->at( mAt[i] ) ) : QVariant( QVariant::String );
-      return true;
-    }
-
-  private:
-    //! The column of a field QGIS named field_1, field_2, ... (a file without a header line), or -1.
-    static int unnamed( const QString &name )
-    {
-      const QRegularExpressionMatch match = QRegularExpression( QStringLiteral( "^field_([1-9][0-9]*)$" ) ).match( name );
-      return match.hasMatch() ? match.captured( 1 ).toInt() - 1 : -1;
-    }
-
-    //! The fields of the next line (none for a blank line), std::nullopt at the end; mStart is the line it starts on.
-    std::optional<QStringList> line()
-    {
-      char **tokens = CSVReadParseLine3L( mFile, 0, mDelimiter.c_str(), true, false, false, true );
-      if ( !tokens )
-        return std::nullopt;
-      mStart = ++mLine;
-      QStringList fields;
-      for ( int i = 0; tokens[i]; ++i )
-      {
-        const QByteArray bytes( tokens[i] );
-        mLine += bytes.count( '\n' ); // a quoted field across lines
-        const std::optional<QString> text = plainText( bytes );
-        if ( !text )
-        {
-          CSLDestroy( tokens );
-          throw QgsProcessingException( QObject::tr( "Data line %1 of the CSV file %2 holds bytes that are not UTF-8 text." ).arg( mRow + 1 ).arg( mPath ) );
-        }
-        fields << *text;
-      }
-      CSLDestroy( tokens );
-      return fields;
-    }
-
-    QString mPath;
-    bool mLineIds = false;
-    VSILFILE *mFile = nullptr;
-    std::string mDelimiter;
-    QList<int> mAt; //!< the CSV column of each of mColumns
-    QgsFeatureId mRow = 0;
-    qint64 mLine = 0;  //!< the lines read
-    qint64 mStart = 0; //!< the line the last row read starts on
 };
 
 /**
@@ -562,7 +414,7 @@ std::optional<CsvLayout> delimitedTextLayout( const QStringList &openOptions, QS
 struct Choice
 {
     VbasStoredValues::Reading reading = VbasStoredValues::Reading::Qgis;
-    std::unique_ptr<VbasStoredValues::Rows> rows;
+    std::unique_ptr<VbasStoredRows> rows;
     int key = -1;
     QString fallback;
 };
@@ -606,7 +458,7 @@ VbasStoredValues::VbasStoredValues( QgsProcessingFeatureSource &source, const Qg
   : mTypedCsv( typedCsv )
   , mSource( source )
 {
-  const QList<Column> columns = columnsOf( source.fields(), compared, count );
+  const QList<Column> columns = vbasStoredColumns( source.fields(), compared, count );
   Choice choice = choose( source.fields(), layer, columns, typedCsv );
   mReading = choice.reading;
   mRows = choice.rows ? std::move( choice.rows ) : std::make_unique<QgisRows>( source, columns );

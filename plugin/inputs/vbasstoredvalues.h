@@ -15,6 +15,7 @@
 #include <vector>
 
 class QgsProcessingFeatureSource;
+class VbasStoredRows;
 class QgsVectorLayer;
 
 class VbasStoredValues
@@ -55,8 +56,6 @@ class VbasStoredValues
      */
     bool next( QgsFeatureId &id, QgsAttributes &values );
 
-    class Rows; //!< one format's reader
-
   private:
     Reading mReading = Reading::Qgis;
     bool mTypedCsv = false;
@@ -65,7 +64,7 @@ class VbasStoredValues
     void collectIds();
 
     QgsProcessingFeatureSource &mSource;
-    std::unique_ptr<Rows> mRows;
+    std::unique_ptr<VbasStoredRows> mRows;
     int mKey = -1; //!< the field whose value names a row where the values are stored (a PostgreSQL key); -1: the feature id
     bool mCollected = false;
     //! stored readings: the rows QGIS reads (its selection, filter and subset) as (the id the reader gives the row, its feature id), sorted

@@ -162,6 +162,7 @@ class TestPostgis : public QObject
     void destinationRightsAreCheckedFirst_data();
     void destinationRightsAreCheckedFirst();
     void destinationWithRightsIsWritten();
+    void textBeginningWithBomRefused();
     void checkerReadsStoredValues_data();
     void checkerReadsStoredValues();
     void checkerWithoutWholeNumberKey_data();
@@ -596,6 +597,29 @@ void TestPostgis::destinationWithRightsIsWritten()
   QCOMPARE( mServer.number( QStringLiteral( "SELECT count(*) FROM (%1) e WHERE n < %2" ).arg( ecs ).arg( kK ) ), 0LL );
   QString out;
   CHECKED( mServer.sql( QStringLiteral( "DROP TABLE clerk_out.clerk_release" ), out ) );
+}
+
+void TestPostgis::textBeginningWithBomRefused()
+{
+  // QGIS drops a leading U+FEFF from PostgreSQL text: 'F' and U+FEFF 'F' would be one class. Refused
+  // naming the row by its key, in the records and in the regions.
+  QString out;
+  CHECKED( mServer.sql( QStringLiteral( "CREATE TABLE bom_records AS SELECT fid, tract_id, age_group, CASE WHEN fid = 17 THEN chr(65279) || sex ELSE sex END AS sex FROM patients; "
+                                        "ALTER TABLE bom_records ADD PRIMARY KEY (fid); "
+                                        "CREATE TABLE bom_tracts AS SELECT fid, CASE WHEN fid = 5 THEN chr(65279) || areakey ELSE areakey END AS areakey, geom FROM tracts; "
+                                        "ALTER TABLE bom_tracts ADD PRIMARY KEY (fid);" ),
+                        out ) );
+  const QList<std::pair<QStringList, QString>> cases {
+    { { "REGIONS=" + input( QStringLiteral( "tracts" ), true ), "RECORDS=" + input( QStringLiteral( "bom_records" ) ) }, QStringLiteral( "Record with fid 17: the field 'sex' holds text that begins with U+FEFF" ) },
+    { { "REGIONS=" + input( QStringLiteral( "bom_tracts" ), true ), "RECORDS=" + input( QStringLiteral( "patients" ) ) }, QStringLiteral( "Region with fid 5: the field 'areakey' holds text that begins with U+FEFF" ) },
+  };
+  for ( const auto &[layers, message] : cases )
+  {
+    e2e::ProcessResult run;
+    CHECKED( mQgis.run( QStringList { "run", "vbas:estimatesitecount", "--" } + layers + QStringList { "REGION_ID=areakey", "RECORD_REGION=tract_id", "QI_FIELDS=age_group;sex" }, mDir.path(), run ) );
+    QVERIFY2( run.exitCode != 0, "text beginning with U+FEFF was read" );
+    QVERIFY2( QString::fromUtf8( run.err + run.out ).contains( message ), qPrintable( tail( run.err ) ) );
+  }
 }
 
 QJsonObject TestPostgis::checkSex( const QString &source, QString &log )

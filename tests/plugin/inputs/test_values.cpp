@@ -8,6 +8,8 @@
 
 #include <cpl_error.h>
 #include <gdal.h>
+#include <gdal_utils.h>
+#include <shapefil.h>
 
 using vbastest::Feedback;
 using vbastest::layerValue;
@@ -42,6 +44,45 @@ QList<QVariantList> twoPerRegion()
 
 const QString kFields = QStringLiteral( "field=region:string&field=sex:string&field=age:integer&field=n:integer" );
 
+//! Writes a CSV file and its .csvt (column types, as GDAL reads them) in dir; the layer QGIS reads.
+std::unique_ptr<QgsVectorLayer> csv( const QTemporaryDir &dir, const QString &name, const QStringList &lines, const QString &types )
+{
+  const QString path = dir.filePath( name + QStringLiteral( ".csv" ) );
+  QFile file( path );
+  file.open( QIODevice::WriteOnly );
+  file.write( lines.join( '\n' ).toUtf8() + '\n' );
+  file.close();
+  QFile csvt( dir.filePath( name + QStringLiteral( ".csvt" ) ) );
+  csvt.open( QIODevice::WriteOnly );
+  csvt.write( types.toUtf8() + '\n' );
+  csvt.close();
+  return std::make_unique<QgsVectorLayer>( path, name, QStringLiteral( "ogr" ) );
+}
+
+//! The grid's records as CSV lines with a header (region, sex, age, n, w, visit); the value of column at data row row (from 1) replaced by value.
+QStringList csvLines( int column = -1, int row = 0, const QString &value = QString() )
+{
+  QStringList lines { QStringLiteral( "region,sex,age,n,w,visit" ) };
+  for ( const QVariantList &record : twoPerRegion() )
+  {
+    QStringList fields { record[0].toString(), record[1].toString(), QStringLiteral( "1" ), QStringLiteral( "1" ), QStringLiteral( "1.5" ), QStringLiteral( "2020/01/02" ) };
+    if ( lines.size() == row )
+      fields[column] = value;
+    lines << fields.join( ',' );
+  }
+  return lines;
+}
+
+//! Writes text over the .dbf value of field at record (from 0), as another program would store it.
+void writeDbf( const QString &path, int record, const char *field, const char *text )
+{
+  DBFHandle dbf = DBFOpen( QFile::encodeName( path ).constData(), "rb+" );
+  QVERIFY( dbf );
+  const int column = DBFGetFieldIndex( dbf, field );
+  QVERIFY( DBFWriteAttributeDirectly( dbf, record, column, const_cast<char *>( text ) ) );
+  DBFClose( dbf );
+}
+
 } // namespace
 
 class TestValues : public QObject
@@ -57,6 +98,9 @@ class TestValues : public QObject
     void textCountsArePlainDigits();
     void storedTypeMismatchRefused();
     void nulAndBomRefused();
+    void csvTypedValuesReadBack();
+    void shapefileValuesReadBack();
+    void sampleAsShapefileAndCsv();
     void lineRegionsRefused();
     void pointsWithoutSrsTakenInRegionsCrs();
     void overlappingRegionsRefused();
@@ -232,6 +276,104 @@ void TestValues::nulAndBomRefused()
   auto inside = geoPackage( QStringLiteral( "inside" ), QStringLiteral( "UPDATE records SET sex = 'F' || char(65279) WHERE fid = 8;" ) );
   p.insert( QStringLiteral( "RECORDS" ), layerValue( inside.get() ) );
   vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+}
+
+void TestValues::csvTypedValuesReadBack()
+{
+  // A .csvt types the columns: text QGIS would read as another value (x as NULL, 01 as 1) is refused.
+  auto regions = vbastest::grid();
+  const QString types = QStringLiteral( "String,String,Integer,Integer,Real,Date" );
+  auto tidy = csv( mDir, QStringLiteral( "tidy" ), csvLines(), types );
+  QVERIFY( tidy->isValid() );
+  QVariantMap p = vbastest::gridParameters( regions.get(), tidy.get() );
+  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ), QStringLiteral( "age" ), QStringLiteral( "w" ), QStringLiteral( "visit" ) } );
+  p.insert( QStringLiteral( "MODEL" ), 3 );
+  p.insert( QStringLiteral( "FIXED_SITES" ), 2 );
+  p.insert( QStringLiteral( "K" ), 2 );
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  // A Real column with decimals, as GDAL writes it: 1.50 in Real(10.2).
+  auto decimals = csv( mDir, QStringLiteral( "decimals" ), csvLines().replaceInStrings( QStringLiteral( ",1.5," ), QStringLiteral( ",1.50," ) ),
+                       QStringLiteral( "String,String,Integer,Integer,Real(10.2),Date" ) );
+  p.insert( QStringLiteral( "RECORDS" ), layerValue( decimals.get() ) );
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+
+  const QList<std::tuple<int, int, QString, QString>> cases {
+    { 2, 3, QStringLiteral( "x" ), QStringLiteral( "Record with feature id 3: the field 'age' is of type int but stores the text value 'x'" ) },
+    { 2, 4, QStringLiteral( "01" ), QStringLiteral( "Record with feature id 4: the field 'age' is of type int but stores the text value '01'" ) },
+    { 2, 4, QStringLiteral( "1.0" ), QStringLiteral( "Record with feature id 4: the field 'age' is of type int but stores the text value '1.0'" ) },
+    { 4, 5, QStringLiteral( "1.50" ), QStringLiteral( "Record with feature id 5: the field 'w' is of type double but stores the text value '1.50'" ) },
+    { 5, 6, QStringLiteral( "2020-01-02" ), QStringLiteral( "Record with feature id 6: the field 'visit' is of type QDate and stores '2020-01-02', written another way than the earlier value '2020/01/02'" ) },
+    { 5, 6, QStringLiteral( "2020/02/30" ), QStringLiteral( "Record with feature id 6: the field 'visit' is of type QDate but stores the text value '2020/02/30'" ) },
+    { 1, 7, QStringLiteral( "\uFEFFF" ), QStringLiteral( "Record with feature id 7: the field 'sex' holds text that begins with U+FEFF" ) },
+  };
+  int tried = 0;
+  for ( const auto &[column, row, value, message] : cases )
+  {
+    auto odd = csv( mDir, QStringLiteral( "odd%1" ).arg( ++tried ), csvLines( column, row, value ), types );
+    p.insert( QStringLiteral( "RECORDS" ), layerValue( odd.get() ) );
+    const QString error = runError( QStringLiteral( "vbas:anonymize" ), p );
+    QVERIFY2( error.contains( message ), qPrintable( value + QStringLiteral( ": " ) + error ) );
+  }
+}
+
+void TestValues::shapefileValuesReadBack()
+{
+  // Text in a numeric .dbf column reads as 0 in QGIS, 01 as 1: refused naming the record.
+  auto regions = vbastest::grid();
+  auto memory = vbastest::table( kFields + QStringLiteral( "&field=w:double(10,2)" ), twoPerRegion() );
+  QVariantMap p = vbastest::gridParameters( regions.get(), memory.get() );
+  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ), QStringLiteral( "age" ), QStringLiteral( "w" ) } );
+  p.insert( QStringLiteral( "MODEL" ), 3 );
+  p.insert( QStringLiteral( "FIXED_SITES" ), 2 );
+  p.insert( QStringLiteral( "K" ), 2 );
+  const QList<std::tuple<const char *, const char *, QString>> cases {
+    { "age", "x", QStringLiteral( "stores the text value 'x'" ) },
+    { "age", "01", QStringLiteral( "stores the text value '01'" ) },
+    { "w", "1.5", QStringLiteral( "stores the text value '1.5'" ) },
+    { "w", "1e1", QStringLiteral( "stores the text value '1e1'" ) },
+  };
+  int tried = 0;
+  for ( const auto &[field, text, message] : cases )
+  {
+    const QString path = mDir.filePath( QStringLiteral( "records%1.dbf" ).arg( ++tried ) );
+    vbastest::save( memory.get(), QString( path ).replace( QLatin1String( ".dbf" ), QLatin1String( ".shp" ) ), QStringLiteral( "records" ) ); // a table without geometry is a .dbf alone
+    QgsVectorLayer tidy( path, QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+    p.insert( QStringLiteral( "RECORDS" ), layerValue( &tidy ) );
+    vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+
+    writeDbf( path, 2, field, text );
+    QgsVectorLayer records( path, QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+    p.insert( QStringLiteral( "RECORDS" ), layerValue( &records ) );
+    const QString error = runError( QStringLiteral( "vbas:anonymize" ), p );
+    QVERIFY2( error.contains( QStringLiteral( "Record with feature id 2: the field '%1' is of type " ).arg( field ) ) && error.contains( message ), qPrintable( error ) );
+  }
+}
+
+void TestValues::sampleAsShapefileAndCsv()
+{
+  // The sample records copied by GDAL to a shapefile and to a typed CSV give the GeoPackage's release.
+  QgsVectorLayer tracts( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
+  QList<long long> released;
+  for ( const QString &copy : { QString(), QStringLiteral( "patients.dbf" ), QStringLiteral( "patients.csv" ) } )
+  {
+    QString path = QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" );
+    if ( !copy.isEmpty() )
+    {
+      GDALDatasetH source = GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR, nullptr, nullptr, nullptr );
+      const char *arguments[] = { "-lco", "CREATE_CSVT=YES", nullptr };
+      GDALVectorTranslateOptions *options = GDALVectorTranslateOptionsNew( const_cast<char **>( copy.endsWith( QLatin1String( ".csv" ) ) ? arguments : nullptr ), nullptr );
+      path = mDir.filePath( copy );
+      GDALClose( GDALVectorTranslate( path.toUtf8().constData(), nullptr, 1, &source, options, nullptr ) );
+      GDALVectorTranslateOptionsFree( options );
+      GDALClose( source );
+    }
+    QgsVectorLayer patients( path, QStringLiteral( "patients" ), QStringLiteral( "ogr" ) );
+    QVERIFY( patients.isValid() );
+    const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), vbastest::sampleParameters( &tracts, &patients ), mContext, true );
+    released << vbastest::output( r, QStringLiteral( "ANONYMIZED" ), mContext )->featureCount();
+  }
+  QCOMPARE( released[1], released[0] );
+  QCOMPARE( released[2], released[0] );
 }
 
 void TestValues::lineRegionsRefused()
