@@ -4,6 +4,8 @@
 
 #include <QRegularExpression>
 
+#include <QMap>
+
 #include <cpl_csv.h>
 #include <cpl_string.h>
 
@@ -104,4 +106,23 @@ std::optional<QStringList> VbasCsvRows::line()
   }
   CSLDestroy( tokens );
   return fields;
+}
+
+std::optional<VbasCsvLayout> vbasDelimitedTextLayout( const QStringList &openOptions, QString &because )
+{
+  QMap<QString, QString> options;
+  for ( const QString &option : openOptions )
+    options.insert( option.section( '=', 0, 0 ), option.section( '=', 1 ) );
+  QString delimiter = options.value( QStringLiteral( "delimiter" ), QStringLiteral( "," ) );
+  delimiter.replace( QLatin1String( "\\t" ), QLatin1String( "\t" ) );
+  const QString quote = options.value( QStringLiteral( "quote" ), QStringLiteral( "\"" ) ), escape = options.value( QStringLiteral( "escape" ), QStringLiteral( "\"" ) );
+  if ( options.value( QStringLiteral( "type" ), QStringLiteral( "csv" ) ) != QLatin1String( "csv" ) || delimiter.size() != 1 || quote != QLatin1String( "\"" ) || escape != QLatin1String( "\"" )
+       || options.value( QStringLiteral( "skipEmptyFields" ) ) == QLatin1String( "yes" ) )
+  {
+    because = QObject::tr( "only a delimited text file of one delimiter character, double quotes and every field kept is read as text, and its options are %1 "
+                           "(open the file as a CSV layer through GDAL instead)" )
+                .arg( openOptions.join( '&' ) );
+    return std::nullopt;
+  }
+  return VbasCsvLayout { delimiter.at( 0 ).toLatin1(), options.value( QStringLiteral( "useHeader" ) ) != QLatin1String( "no" ), options.value( QStringLiteral( "skipLines" ) ).toInt(), true };
 }

@@ -55,6 +55,9 @@ struct VbasCsvLayout
     bool lineIds = false;          //!< a row's feature id is the line it starts on (QGIS's delimited text), else its number (GDAL's CSV: 1, 2, ...)
 };
 
+//! A delimited text layer's layout (its URI's options) when its file can be read as CSV text, or std::nullopt with why not in because.
+std::optional<VbasCsvLayout> vbasDelimitedTextLayout( const QStringList &openOptions, QString &because );
+
 /**
  * A CSV file's text, parsed by GDAL's CSV tokenizer (double quotes, a doubled quote inside them),
  * blank lines skipped. Every value is text (an empty field is empty text), whatever a .csvt or QGIS's

@@ -216,13 +216,14 @@ unsigned csvSpellings( const QgsField &field, const QString &text )
 class CsvTable : public VbasStoredTable
 {
   public:
-    explicit CsvTable( const QString &path )
+    CsvTable( const QString &path, const VbasCsvLayout &layout )
       : mPath( path )
+      , mLayout( layout )
     {}
 
     void check( const QgsFields &fields, const QgsAttributeList &checked, const QString &rowKind ) const override
     {
-      VbasCsvRows rows( mPath, VbasCsvLayout(), vbasStoredColumns( fields, checked, -1 ), fields.count() );
+      VbasCsvRows rows( mPath, mLayout, vbasStoredColumns( fields, checked, -1 ), fields.count() );
       QVector<unsigned> spellings( checked.size(), ~0u );
       QVector<QString> narrowedBy( checked.size() ); //!< the value that last narrowed each column's spellings
       QgsFeatureId fid = 0;
@@ -244,6 +245,7 @@ class CsvTable : public VbasStoredTable
 
   private:
     QString mPath;
+    VbasCsvLayout mLayout;
 };
 
 //! The problem of a shapefile's stored text (not NULL) in a .dbf column of type (N, F, D, C) with decimals.
@@ -358,10 +360,15 @@ std::unique_ptr<VbasStoredTable> VbasStoredTable::of( const QgsVectorLayer *laye
     return nullptr;
   if ( layer->providerType() == QLatin1String( "postgres" ) )
     return std::make_unique<PostgresTable>( layer->source(), layer->subsetString() );
-  const QString path = QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() ).value( QStringLiteral( "path" ) ).toString();
+  const QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() );
+  const QString path = parts.value( QStringLiteral( "path" ) ).toString();
   const QString storage = layer->providerType() == QLatin1String( "ogr" ) ? layer->dataProvider()->storageType() : QString();
   if ( storage == QLatin1String( "CSV" ) )
-    return std::make_unique<CsvTable>( path );
+    return std::make_unique<CsvTable>( path, VbasCsvLayout() );
+  QString unreadable;
+  if ( layer->providerType() == QLatin1String( "delimitedtext" ) ) // the types QGIS guessed, as a .csvt's
+    if ( const std::optional<VbasCsvLayout> layout = vbasDelimitedTextLayout( parts.value( QStringLiteral( "openOptions" ) ).toStringList(), unreadable ) )
+      return std::make_unique<CsvTable>( path, *layout );
   if ( storage == QLatin1String( "ESRI Shapefile" ) && QFileInfo( path ).isFile() ) // not a zipped shapefile, which shapelib cannot open
     return std::make_unique<ShapefileTable>( path );
   return nullptr;

@@ -10,7 +10,7 @@ class QgsVectorLayer;
 
 /**
  * An input table whose values are checked as stored before QGIS decodes them, one kind per source:
- * a GeoPackage or SQLite table, a CSV file, a shapefile's .dbf, a PostgreSQL table. A value QGIS would
+ * a GeoPackage or SQLite table, a CSV file (through GDAL, or a delimited text layer), a shapefile's .dbf, a PostgreSQL table. A value QGIS would
  * read as another (text in an INTEGER column, which QGIS reads as 0; "01" in a CSV Integer column, read
  * as 1), text holding NUL (QGIS drops what follows) or beginning with U+FEFF (QGIS drops it) is refused
  * naming its row.

@@ -390,26 +390,6 @@ std::optional<QString> postgresKey( const QgsVectorLayer *layer, const QgsFields
   return std::nullopt;
 }
 
-//! A delimited text layer's layout when the file is read as CSV text, or std::nullopt with why not in because.
-std::optional<CsvLayout> delimitedTextLayout( const QStringList &openOptions, QString &because )
-{
-  QMap<QString, QString> options;
-  for ( const QString &option : openOptions )
-    options.insert( option.section( '=', 0, 0 ), option.section( '=', 1 ) );
-  QString delimiter = options.value( QStringLiteral( "delimiter" ), QStringLiteral( "," ) );
-  delimiter.replace( QLatin1String( "\\t" ), QLatin1String( "\t" ) );
-  const QString quote = options.value( QStringLiteral( "quote" ), QStringLiteral( "\"" ) ), escape = options.value( QStringLiteral( "escape" ), QStringLiteral( "\"" ) );
-  if ( options.value( QStringLiteral( "type" ), QStringLiteral( "csv" ) ) != QLatin1String( "csv" ) || delimiter.size() != 1 || quote != QLatin1String( "\"" ) || escape != QLatin1String( "\"" )
-       || options.value( QStringLiteral( "skipEmptyFields" ) ) == QLatin1String( "yes" ) )
-  {
-    because = QObject::tr( "only a delimited text file of one delimiter character, double quotes and every field kept is read as text, and its options are %1 "
-                           "(open the file as a CSV layer through GDAL instead)" )
-                .arg( openOptions.join( '&' ) );
-    return std::nullopt;
-  }
-  return CsvLayout { delimiter.at( 0 ).toLatin1(), options.value( QStringLiteral( "useHeader" ) ) != QLatin1String( "no" ), options.value( QStringLiteral( "skipLines" ) ).toInt(), true };
-}
-
 //! A source's reader: how it reads, the reader, the field naming a stored row (-1: the feature id), and why a readable source is read as QGIS gives it.
 struct Choice
 {
@@ -435,7 +415,7 @@ Choice choose( const QgsFields &fields, const QgsVectorLayer *layer, const QList
     choice = { Reading::CsvText, std::make_unique<CsvRows>( path, CsvLayout(), columns, fieldCount ) };
   else if ( provider == QLatin1String( "delimitedtext" ) && !typedCsv )
   {
-    if ( const std::optional<CsvLayout> layout = delimitedTextLayout( parts.value( QStringLiteral( "openOptions" ) ).toStringList(), because ) )
+    if ( const std::optional<CsvLayout> layout = vbasDelimitedTextLayout( parts.value( QStringLiteral( "openOptions" ) ).toStringList(), because ) )
       choice = { Reading::CsvText, std::make_unique<CsvRows>( path, *layout, columns, fieldCount ) };
   }
   else if ( provider == QLatin1String( "postgres" ) )
