@@ -333,7 +333,11 @@ void TestValues::delimitedTextValuesReadBack()
   };
   auto tidy = layer( QStringLiteral( "tidy-text" ), csvLines().replaceInStrings( QStringLiteral( "," ), QStringLiteral( ";" ) ) );
   QVERIFY( tidy->isValid() );
-  QCOMPARE( tidy->fields().field( QStringLiteral( "age" ) ).type(), vbasqgis::Field::Int );
+  const auto wholeNumbers = []( const QgsVectorLayer &l ) { // QGIS 3.22 guesses int, later releases may guess 64-bit integers
+    const vbasqgis::FieldType type = l.fields().field( QStringLiteral( "age" ) ).type();
+    return type == vbasqgis::Field::Int || type == vbasqgis::Field::LongLong;
+  };
+  QVERIFY( wholeNumbers( *tidy ) );
   QVariantMap p = vbastest::gridParameters( regions.get(), tidy.get() );
   p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ), QStringLiteral( "age" ) } );
   p.insert( QStringLiteral( "MODEL" ), 3 );
@@ -341,10 +345,11 @@ void TestValues::delimitedTextValuesReadBack()
   p.insert( QStringLiteral( "K" ), 2 );
   vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
   auto odd = layer( QStringLiteral( "odd-text" ), csvLines( 2, 4, QStringLiteral( "01" ) ).replaceInStrings( QStringLiteral( "," ), QStringLiteral( ";" ) ) );
-  QCOMPARE( odd->fields().field( QStringLiteral( "age" ) ).type(), vbasqgis::Field::Int );
+  QVERIFY( wholeNumbers( *odd ) );
   p.insert( QStringLiteral( "RECORDS" ), layerValue( odd.get() ) );
   const QString error = runError( QStringLiteral( "vbas:anonymize" ), p );
-  QVERIFY2( error.contains( QStringLiteral( "Record with feature id 5: the field 'age' is of type int but stores the text value '01'" ) ), qPrintable( error ) );
+  QVERIFY2( error.contains( QStringLiteral( "Record with feature id 5: the field 'age' is of type %1 but stores the text value '01'" ).arg( vbasqgis::typeName( odd->fields().field( QStringLiteral( "age" ) ) ) ) ),
+            qPrintable( error ) );
 }
 
 void TestValues::shapefileValuesReadBack()
