@@ -331,12 +331,13 @@ void TestValues::delimitedTextValuesReadBack()
     file.close();
     return std::make_unique<QgsVectorLayer>( QUrl::fromLocalFile( path ).toString() + QStringLiteral( "?type=csv&delimiter=;&detectTypes=yes&geomType=none" ), name, QStringLiteral( "delimitedtext" ) );
   };
-  // Ages 1 and 2 in turn (a column of 1s alone QGIS 3.40 guesses as booleans), separated by ';'.
+  // Ages 1 and 2 in turn, sexes spelled out (QGIS 3.40 guesses a column of 1s, or of F and M, as booleans), separated by ';'.
   const auto lines = [] {
     QStringList lines = csvLines();
     for ( int i = 1; i < lines.size(); ++i )
     {
       QStringList fields = lines[i].split( ',' );
+      fields[1] = fields[1] == QLatin1String( "F" ) ? QStringLiteral( "female" ) : QStringLiteral( "male" );
       fields[2] = QString::number( 1 + i % 2 );
       lines[i] = fields.join( ';' );
     }
