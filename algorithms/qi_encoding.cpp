@@ -29,7 +29,10 @@ std::uint32_t QiEncoder::classId( const std::uint32_t *codes )
     mClassCount = 1;
     return 0;
   }
-  return mClasses.insert( tuple( codes ) );
+  const std::uint32_t id = mClasses.insert( tuple( codes ) );
+  if ( id == mClasses.size() - 1 && mClassCodes.size() < mClasses.size() * mValues.size() )
+    mClassCodes.insert( mClassCodes.end(), codes, codes + mValues.size() );
+  return id;
 }
 
 std::optional<std::uint32_t> QiEncoder::findValueCode( std::size_t qi, std::optional<std::string_view> value ) const

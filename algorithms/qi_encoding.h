@@ -39,6 +39,9 @@ class QiEncoder
     //! |q| of eq. 4: distinct values of QI qi seen so far, NULL included (observed values, not the possible ones).
     std::size_t categoryCount( std::size_t qi ) const;
 
+    //! The codes of every class, qiCount() per class in class id order: the tuple each id stands for.
+    const std::vector<std::uint32_t> &classCodes() const { return mClassCodes; }
+
     //! Category counts of every QI.
     std::vector<std::size_t> categoryCounts() const;
 
@@ -49,6 +52,7 @@ class QiEncoder
     std::vector<StringIndex> mValues;
     std::vector<std::optional<std::uint32_t>> mNullCode;
     StringIndex mClasses;        //!< class ids of the code tuples, keyed by the tuples' bytes
+    std::vector<std::uint32_t> mClassCodes;
     std::size_t mClassCount = 0; //!< without QIs: 1 once a record was seen
 };
 
