@@ -2,9 +2,7 @@
 
 #include "string_index.h"
 
-#include <algorithm>
 #include <string_view>
-#include <utility>
 
 namespace vbas
 {
@@ -50,27 +48,10 @@ Generalization generalize( const std::vector<std::uint32_t> &classCodes, const s
 
 SparseHistograms remap( const SparseHistograms &histograms, const std::vector<std::uint32_t> &classOf )
 {
-  SparseHistograms out;
-  std::vector<std::pair<std::uint32_t, std::int64_t>> row;
-  for ( std::size_t r = 0; r < histograms.rows(); ++r )
-  {
-    row.clear();
-    for ( std::size_t e = histograms.offsets[r]; e < histograms.offsets[r + 1]; ++e )
-      row.emplace_back( classOf[histograms.classes[e]], histograms.counts[e] );
-    std::sort( row.begin(), row.end() );
-    for ( const auto &[cls, count] : row )
-    {
-      if ( out.classes.size() > out.offsets.back() && out.classes.back() == cls )
-        out.counts.back() += count;
-      else
-      {
-        out.classes.push_back( cls );
-        out.counts.push_back( count );
-      }
-    }
-    out.offsets.push_back( out.classes.size() );
-  }
-  return out;
+  std::vector<std::uint32_t> entryClass;
+  for ( const std::uint32_t c : histograms.classes )
+    entryClass.push_back( classOf[c] );
+  return remapEntries( histograms, entryClass );
 }
 
 } // namespace vbas

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 namespace vbas
 {
@@ -109,6 +110,31 @@ SparseHistograms HistogramBuilder::build() const
     h.offsets.push_back( h.classes.size() );
   }
   return h;
+}
+
+SparseHistograms remapEntries( const SparseHistograms &histograms, const std::vector<std::uint32_t> &entryClass )
+{
+  SparseHistograms out;
+  std::vector<std::pair<std::uint32_t, std::int64_t>> row;
+  for ( std::size_t r = 0; r < histograms.rows(); ++r )
+  {
+    row.clear();
+    for ( std::size_t e = histograms.offsets[r]; e < histograms.offsets[r + 1]; ++e )
+      row.emplace_back( entryClass[e], histograms.counts[e] );
+    std::sort( row.begin(), row.end() );
+    for ( const auto &[cls, count] : row )
+    {
+      if ( out.classes.size() > out.offsets.back() && out.classes.back() == cls )
+        out.counts.back() += count;
+      else
+      {
+        out.classes.push_back( cls );
+        out.counts.push_back( count );
+      }
+    }
+    out.offsets.push_back( out.classes.size() );
+  }
+  return out;
 }
 
 } // namespace vbas

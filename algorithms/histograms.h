@@ -26,6 +26,9 @@ struct SparseHistograms
     std::vector<std::int64_t> classTotals( std::size_t classCount ) const;
 };
 
+//! The histograms with the class of each entry e replaced by entryClass[e] (the entries of a row merged).
+SparseHistograms remapEntries( const SparseHistograms &histograms, const std::vector<std::uint32_t> &entryClass );
+
 /**
  * Collects the records of one streaming pass, in any order: the row (region), class and count of
  * each record, appended as they come and counted by row at the end (a counting sort).

@@ -6,6 +6,7 @@ namespace vbas
 QiEncoder::QiEncoder( std::size_t qiCount )
   : mValues( qiCount )
   , mNullCode( qiCount )
+  , mCodeValues( qiCount )
 {
 }
 
@@ -14,12 +15,18 @@ std::uint32_t QiEncoder::valueCode( std::size_t qi, std::optional<std::string_vi
   if ( !value )
   {
     if ( !mNullCode[qi] )
+    {
       mNullCode[qi] = static_cast<std::uint32_t>( categoryCount( qi ) );
+      mCodeValues[qi].emplace_back();
+    }
     return *mNullCode[qi];
   }
   // Codes are dense over values and NULL together: shift the value ids past the NULL code.
   const std::uint32_t id = mValues[qi].insert( *value );
-  return mNullCode[qi] && id >= *mNullCode[qi] ? id + 1 : id;
+  const std::uint32_t code = mNullCode[qi] && id >= *mNullCode[qi] ? id + 1 : id;
+  if ( code == mCodeValues[qi].size() )
+    mCodeValues[qi].emplace_back( std::string( *value ) );
+  return code;
 }
 
 std::uint32_t QiEncoder::classId( const std::uint32_t *codes )

@@ -39,6 +39,9 @@ class QiEncoder
     //! |q| of eq. 4: distinct values of QI qi seen so far, NULL included (observed values, not the possible ones).
     std::size_t categoryCount( std::size_t qi ) const;
 
+    //! The bytes of the value with this code (as given to valueCode), std::nullopt for NULL.
+    const std::optional<std::string> &value( std::size_t qi, std::uint32_t code ) const { return mCodeValues[qi][code]; }
+
     //! The codes of every class, qiCount() per class in class id order: the tuple each id stands for.
     const std::vector<std::uint32_t> &classCodes() const { return mClassCodes; }
 
@@ -51,6 +54,7 @@ class QiEncoder
 
     std::vector<StringIndex> mValues;
     std::vector<std::optional<std::uint32_t>> mNullCode;
+    std::vector<std::vector<std::optional<std::string>>> mCodeValues; //!< [qi][code] -> value bytes
     StringIndex mClasses;        //!< class ids of the code tuples, keyed by the tuples' bytes
     std::vector<std::uint32_t> mClassCodes;
     std::size_t mClassCount = 0; //!< without QIs: 1 once a record was seen

@@ -49,6 +49,10 @@ void TestEncoding::nullIsACategoryOfItsOwn()
   QCOMPARE( encoder.valueCode( 0, std::nullopt ), 1u );
   // |q| (eq. 4) = distinct observed values: "a", NULL, "" -> 3.
   QCOMPARE( encoder.categoryCount( 0 ), std::size_t( 3 ) );
+  // Each code gives its value back (the generalization hierarchies look them up).
+  QCOMPARE( encoder.value( 0, 0 ), std::optional<std::string>( "a" ) );
+  QCOMPARE( encoder.value( 0, 1 ), std::optional<std::string>() );
+  QCOMPARE( encoder.value( 0, 2 ), std::optional<std::string>( "" ) );
 }
 
 void TestEncoding::classIdsAreDenseAndStable()
@@ -68,6 +72,8 @@ void TestEncoding::classIdsAreDenseAndStable()
   QCOMPARE( std::set<std::uint32_t>( { m30, f40, m40 } ), std::set<std::uint32_t>( { 0, 1, 2 } ) );
   // |sex| = 2 (M, F), |age| = 2 (30, 40).
   QCOMPARE( encoder.categoryCounts(), std::vector<std::size_t>( { 2, 2 } ) );
+  // The codes of each class in id order: M = 0, F = 1; 30 = 0, 40 = 1.
+  QCOMPARE( encoder.classCodes(), std::vector<std::uint32_t>( { 0, 0, 1, 1, 0, 1 } ) );
 }
 
 void TestEncoding::classIdsWithThreeQis()

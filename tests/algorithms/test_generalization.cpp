@@ -2,6 +2,7 @@
 // (docs/method.md, Generalization): hand-worked tables, and on random instances the search against
 // every node of the lattice, each release recounted from its records as written.
 #include "aggregation.h"
+#include "generalized_release.h"
 #include "lattice.h"
 #include "nue.h"
 #include "random.h"
@@ -337,6 +338,11 @@ void TestGeneralization::searchEqualsBruteForce()
     {
       const NodeRelease r = evaluateNode( node, qis, codes, classRecords, model, geography, settings );
       recountWritten( r, qis, codes, regions, settings.k, records );
+      // The written classes' release suppresses exactly the dropped records and releases no EC below k.
+      const Release written = writtenRelease( writtenClasses( regions, r ), r, settings.k );
+      QCOMPARE( written.suppression.suppressedRecords, r.suppression.droppedRecords );
+      for ( std::size_t e = 0; e < written.aggregation.ecs.counts.size(); ++e )
+        QVERIFY( written.suppression.suppressed[e] || written.aggregation.ecs.counts[e] >= settings.k );
       VBAS_COMPARE_NEAR( r.loss.genericNue, genericNueByRecords( r, qis, codes, regions ), 1e-9 );
       QVERIFY( model.bound( settings.objective, node ) <= r.loss.objective( settings.objective ) + 1e-9 );
       if ( static_cast<double>( r.suppression.smallClassRecords ) <= settings.suppressionLimit * static_cast<double>( records ) )
