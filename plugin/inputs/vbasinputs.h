@@ -115,6 +115,8 @@ class VbasInputs
 
     QgsFeatureSource *records() const { return mRecords.get(); }
     const VbasRecordFields &recordFields() const { return mRecordFields; }
+    //! The QI fields' names, in QI order.
+    const QStringList &qiNames() const { return mQiNames; }
     QgsFields regionFields() const;
     const QString &regionIdField() const { return mRegionIdField; }
     vbasqgis::WkbType regionsWkbType() const;

@@ -88,14 +88,15 @@ class NamedFields
 
 } // namespace
 
-VbasOutputSchema VbasReleaseWriter::schema( const QgsFields &recordFields, const VbasRecordFields &roles )
+VbasOutputSchema VbasReleaseWriter::schema( const QgsFields &recordFields, const VbasRecordFields &roles, const QSet<QString> &textFields )
 {
   QgsFields fields;
   for ( const int i : roles.released )
   {
-    if ( recordFields.at( i ).name().compare( kAggregateId, Qt::CaseInsensitive ) == 0 )
-      throw QgsProcessingException( QObject::tr( "The records table has a field '%1': rename it or leave it out of RELEASE_FIELDS, the release gets aggregate_id." ).arg( recordFields.at( i ).name() ) );
-    fields.append( recordFields.at( i ) );
+    const QgsField &field = recordFields.at( i );
+    if ( field.name().compare( kAggregateId, Qt::CaseInsensitive ) == 0 )
+      throw QgsProcessingException( QObject::tr( "The records table has a field '%1': rename it or leave it out of RELEASE_FIELDS, the release gets aggregate_id." ).arg( field.name() ) );
+    fields.append( textFields.contains( field.name() ) ? QgsField( field.name(), vbasqgis::Field::String ) : field );
   }
   fields.append( QgsField( kAggregateId, vbasqgis::Field::LongLong ) );
   VbasOutputSchema schema { QStringLiteral( "ANONYMIZED" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem(), false, VbasOutputSchema::Audience::Published };
@@ -104,12 +105,14 @@ VbasOutputSchema VbasReleaseWriter::schema( const QgsFields &recordFields, const
   return schema;
 }
 
-VbasReleaseWriter::VbasReleaseWriter( QgsFeatureSource &records, const VbasRecordFields &roles, const VbasRegions &regions, const VbasRecords &counted, const vbas::Release &release )
+VbasReleaseWriter::VbasReleaseWriter( QgsFeatureSource &records, const VbasRecordFields &roles, const VbasRegions &regions, const VbasRecords &counted, const vbas::Release &release,
+                                      const VbasGeneralized *generalized )
   : mRecords( records )
   , mRoles( roles )
   , mRegions( regions )
   , mCounted( counted )
   , mRelease( release )
+  , mGeneralized( generalized )
 {
 }
 
@@ -119,7 +122,7 @@ void VbasReleaseWriter::write( VbasOutput &output, std::size_t memoryBudget, Qgs
   {
     // The order: from the operating system's random source, kept nowhere, never from SEED.
     vbas::ExternalShuffle shuffle( QRandomGenerator::system()->generate64(), memoryBudget, QFile::encodeName( output.scratchPrefix() ).toStdString() );
-    readAgain( shuffle, feedback );
+    readAgain( shuffle, output.fields(), feedback );
     drain( shuffle, output, feedback );
   }
   catch ( const std::exception &e ) // the shuffle's scratch files, a row it could not read back
@@ -147,11 +150,13 @@ void VbasReleaseWriter::changed( const QString &what ) const
 class VbasReleaseWriter::Check
 {
   public:
-    Check( const VbasReleaseWriter &writer, vbas::ExternalShuffle &shuffle )
+    //! released: the release's fields, which say which QIs are written as text.
+    Check( const VbasReleaseWriter &writer, vbas::ExternalShuffle &shuffle, const QgsFields &released )
       : mWriter( writer )
+      , mTextQi( textQis( writer.mRecords.fields(), writer.mRoles, released ) )
       , mReader( writer.mRecords.fields(), writer.mRoles )
       , mRecount( writer.mCounted.histograms )
-      , mSuppressed( vbas::suppressedEntries( writer.mCounted.histograms, writer.mRelease.aggregation, writer.mRelease.suppression ) )
+      , mSuppressed( writer.mGeneralized ? droppedEntries( *writer.mGeneralized ) : vbas::suppressedEntries( writer.mCounted.histograms, writer.mRelease.aggregation, writer.mRelease.suppression ) )
       , mNamed( writer.mRoles.others.size(), writer.mRegions.points.size() )
       , mShuffle( shuffle )
       , mDigested( writer.mRoles.read() )
@@ -181,7 +186,8 @@ class VbasReleaseWriter::Check
       for ( int i = 0, other = 0; i < roles.released.size(); ++i )
       {
         const std::size_t start = mRow.size();
-        VbasValueCodec::encode( attributes.at( roles.released[i] ), mRow );
+        const int qi = mWriter.mGeneralized ? roles.qis.indexOf( roles.released[i] ) : -1;
+        VbasValueCodec::encode( qi >= 0 ? written( qi, entry, attributes.at( roles.released[i] ) ) : attributes.at( roles.released[i] ), mRow );
         if ( other < roles.others.size() && roles.others[other] == roles.released[i] )
           mNamed.add( other++, *region, std::string_view( mRow ).substr( start ) );
       }
@@ -210,7 +216,46 @@ class VbasReleaseWriter::Check
     }
 
   private:
+    //! Per QI: whether the release's field of that name is text.
+    static std::vector<bool> textQis( const QgsFields &recordFields, const VbasRecordFields &roles, const QgsFields &released )
+    {
+      std::vector<bool> text;
+      for ( const int field : roles.qis )
+      {
+        const int at = released.lookupField( recordFields.at( field ).name() );
+        text.push_back( at >= 0 && released.at( at ).type() == vbasqgis::Field::String );
+      }
+      return text;
+    }
+
+    //! Per entry of the region histograms: whether its records are dropped at the generalization's node.
+    static std::vector<char> droppedEntries( const VbasGeneralized &g )
+    {
+      std::vector<char> dropped;
+      for ( const std::uint32_t cls : g.written.entryClass )
+        dropped.push_back( g.written.dropped[cls] );
+      return dropped;
+    }
+
+    //! QI qi of a record of entry as written at the generalization's node: "*" (NULL in a field not text), its level's label, or value itself at level 0.
+    QVariant written( int qi, std::size_t entry, const QVariant &value ) const
+    {
+      const VbasGeneralized &g = *mWriter.mGeneralized;
+      const std::size_t q = static_cast<std::size_t>( qi );
+      const std::uint32_t cls = g.written.entryClass[entry];
+      const std::size_t level = g.node().node[q];
+      const bool text = mTextQi[q];
+      if ( g.written.starred[cls] >> q & 1 )
+        return text ? QVariant( QStringLiteral( "*" ) ) : QVariant();
+      if ( level == 0 )
+        return value;
+      const vbas::Hierarchy &h = g.qis[q].hierarchy;
+      const QString label = QString::fromStdString( h.label( level, g.node().generalization.labels[g.written.generalized[cls] * g.qis.size() + q] ) );
+      return text || label != QLatin1String( "*" ) ? QVariant( label ) : QVariant();
+    }
+
     const VbasReleaseWriter &mWriter;
+    std::vector<bool> mTextQi; //!< per QI: released as text
     VbasRecordReader mReader;
     vbas::Recount mRecount;
     std::vector<char> mSuppressed; //!< per entry of the region histograms
@@ -222,9 +267,9 @@ class VbasReleaseWriter::Check
     std::int64_t mRows = 0, mReleasedRows = 0, mReleasedRecords = 0;
 };
 
-void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, QgsProcessingFeedback *feedback )
+void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, const QgsFields &released, QgsProcessingFeedback *feedback )
 {
-  Check check( *this, shuffle );
+  Check check( *this, shuffle, released );
   VbasWorker<Rows> worker( [&check]( VbasWorker<Rows> &w ) {
     while ( const std::optional<Rows> rows = w.pop() )
       for ( std::size_t i = 0; i < rows->ids.size(); ++i )

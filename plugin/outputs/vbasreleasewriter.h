@@ -10,6 +10,7 @@
 #include "release.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
+#include "steps/vbasgeneralization.h"
 
 class QgsFeatureSource;
 class QgsProcessingFeedback;
@@ -22,10 +23,15 @@ class ExternalShuffle;
 class VbasReleaseWriter
 {
   public:
-    //! ANONYMIZED: the released fields of the records in table order, then aggregate_id.
-    static VbasOutputSchema schema( const QgsFields &recordFields, const VbasRecordFields &roles );
+    //! ANONYMIZED: the released fields of the records in table order (those in textFields as text: generalized QIs), then aggregate_id.
+    static VbasOutputSchema schema( const QgsFields &recordFields, const VbasRecordFields &roles, const QSet<QString> &textFields = {} );
 
-    VbasReleaseWriter( QgsFeatureSource &records, const VbasRecordFields &roles, const VbasRegions &regions, const VbasRecords &counted, const vbas::Release &release );
+    /**
+     * The writer of release; with generalized, release is its release over the written classes and
+     * each QI is written at its level, or as "*" (NULL in a field that is not text).
+     */
+    VbasReleaseWriter( QgsFeatureSource &records, const VbasRecordFields &roles, const VbasRegions &regions, const VbasRecords &counted, const vbas::Release &release,
+                       const VbasGeneralized *generalized = nullptr );
 
     //! Writes and finishes output in a fresh random order; memoryBudget (bytes) bounds the rows held in memory.
     void write( VbasOutput &output, std::size_t memoryBudget, QgsProcessingFeedback *feedback );
@@ -34,7 +40,7 @@ class VbasReleaseWriter
     class Check;
 
     //! The second pass: every row checked, the released ones handed to the shuffle.
-    void readAgain( vbas::ExternalShuffle &shuffle, QgsProcessingFeedback *feedback );
+    void readAgain( vbas::ExternalShuffle &shuffle, const QgsFields &released, QgsProcessingFeedback *feedback );
     //! The shuffled rows written with fresh feature ids.
     void drain( vbas::ExternalShuffle &shuffle, VbasOutput &output, QgsProcessingFeedback *feedback );
     [[noreturn]] void changed( const QString &what ) const;
@@ -44,4 +50,5 @@ class VbasReleaseWriter
     const VbasRegions &mRegions;
     const VbasRecords &mCounted;
     const vbas::Release &mRelease;
+    const VbasGeneralized *mGeneralized = nullptr;
 };

@@ -250,16 +250,16 @@ void VbasRegionRiskOutput::write( VbasOutput &output, const VbasRegions &regions
   output.finish();
 }
 
-QList<VbasOutputSchema> VbasAggregationOutputs::schemas( const VbasInputs &inputs )
+QList<VbasOutputSchema> VbasAggregationOutputs::schemas( const VbasInputs &inputs, const QSet<QString> &textFields )
 {
   const QgsFields regionFields = inputs.regionFields();
   return { VbasLookupOutput::schema( regionFields.at( regionFields.lookupField( inputs.regionIdField() ) ) ), VbasAggregatedOutput::schema( inputs.regionsWkbType(), inputs.regionsCrs() ),
-           VbasCellsOutput::schema( inputs.regionsCrs() ), VbasReleaseWriter::schema( inputs.records()->fields(), inputs.recordFields() ) };
+           VbasCellsOutput::schema( inputs.regionsCrs() ), VbasReleaseWriter::schema( inputs.records()->fields(), inputs.recordFields(), textFields ) };
 }
 
 QVariantMap VbasAggregationOutputs::write( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasInputs &inputs, const VbasRegions &regions, const VbasRecords &records,
                                            const std::vector<vbas::Point> &sites, const std::vector<qlonglong> &siteIds, const vbas::Release &release, const QVector<QgsGeometry> &dissolved,
-                                           const VbasReleaseSettings &settings, QgsProcessingMultiStepFeedback &feedback, int step )
+                                           const VbasReleaseSettings &settings, QgsProcessingMultiStepFeedback &feedback, int step, const VbasGeneralized *generalized )
 {
   feedback.setCurrentStep( step );
   if ( VbasOutput *lookup = outputs.createIfWanted( QStringLiteral( "LOOKUP" ), context ) )
@@ -271,7 +271,7 @@ QVariantMap VbasAggregationOutputs::write( VbasOutputSet &outputs, QgsProcessing
   feedback.setCurrentStep( step + 1 );
   VbasOutput &anonymized = outputs.create( QStringLiteral( "ANONYMIZED" ), context );
   feedback.pushInfo( QObject::tr( "The release holds the fields %1, in a fresh random order." ).arg( anonymized.fields().names().join( QStringLiteral( ", " ) ) ) );
-  VbasReleaseWriter( *inputs.records(), inputs.recordFields(), regions, records, release ).write( anonymized, settings.memoryBudget, &feedback );
+  VbasReleaseWriter( *inputs.records(), inputs.recordFields(), regions, records, release, generalized ).write( anonymized, settings.memoryBudget, &feedback );
   return { { QStringLiteral( "AGGREGATES" ), static_cast<qlonglong>( release.aggregation.aggregateGroup.size() ) },
            { QStringLiteral( "RELEASED" ), static_cast<qlonglong>( release.suppression.releasedRecords ) },
            { QStringLiteral( "SUPPRESSED" ), static_cast<qlonglong>( release.suppression.suppressedRecords ) } };

@@ -8,6 +8,7 @@
 #include "release.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
+#include "steps/vbasgeneralization.h"
 
 #include <QVariantMap>
 
@@ -85,13 +86,13 @@ struct VbasReleaseSettings;
 //! LOOKUP, AGGREGATED, VORONOI and ANONYMIZED: the outputs of Voronoi aggregation, shared with the whole pipeline.
 namespace VbasAggregationOutputs
 {
-//! Their schemas, the release last (the output set commits in this order).
-QList<VbasOutputSchema> schemas( const VbasInputs &inputs );
+//! Their schemas, the release last (the output set commits in this order); textFields: QIs released as text (generalized).
+QList<VbasOutputSchema> schemas( const VbasInputs &inputs, const QSet<QString> &textFields = {} );
 /**
  * Writes those of the four outputs asked for of a release built on sites (ids siteIds), its aggregates dissolved (read only
  * for AGGREGATED), as steps step and step + 1 of feedback, and returns the number outputs AGGREGATES, RELEASED and SUPPRESSED.
  */
 QVariantMap write( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasInputs &inputs, const VbasRegions &regions, const VbasRecords &records,
                    const std::vector<vbas::Point> &sites, const std::vector<qlonglong> &siteIds, const vbas::Release &release, const QVector<QgsGeometry> &dissolved,
-                   const VbasReleaseSettings &settings, QgsProcessingMultiStepFeedback &feedback, int step );
+                   const VbasReleaseSettings &settings, QgsProcessingMultiStepFeedback &feedback, int step, const VbasGeneralized *generalized = nullptr );
 } // namespace VbasAggregationOutputs

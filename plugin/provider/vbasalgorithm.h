@@ -54,6 +54,9 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     //! SEARCH, TIME_LIMIT and SEARCH_MOVES: the suppression search after the aggregation.
     void addSearchParameters();
     static QString searchHelp();
+    //! HIERARCHIES, INTERVALS, GENERALIZE, SUPPRESSION_LIMIT, LOCAL_SUPPRESSION, LOSS_METRIC and the generalization outputs (steps/vbasgeneralization.h).
+    void addGeneralizationParameters();
+    static QString generalizationHelp();
     void addAggregationOutputs();
     //! EVALUATION and a number output per metric (vbas::metrics()).
     void addEvaluationOutputs();

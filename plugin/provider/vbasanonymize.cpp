@@ -14,7 +14,7 @@ QString VbasAnonymize::shortHelpString() const
   return QObject::tr( "Runs the whole VBAS pipeline with one set of parameters: estimate the site count, place the sites (balanced density or anonymity-driven clustering), "
                       "aggregate the regions by Voronoi cell and suppress every equivalence class below k, then evaluate the release. "
                       "The same as chaining the four component algorithms (see vbas_pipeline.model3).<br>" )
-         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + constraintHelp() + contiguityHelp() + refinementHelp() + searchHelp() + aggregationOutputsHelp()
+         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + constraintHelp() + contiguityHelp() + refinementHelp() + searchHelp() + generalizationHelp() + aggregationOutputsHelp()
          + QObject::tr( "<b>Sites</b>: " ) + custodianOnly() + QObject::tr( "the placed sites: site_id; regions and population (on the basis of balanced density) of its aggregate in "
                                                                            "the release, after every step that moves regions between aggregates; used (1 when that aggregate holds a region, 0 "
                                                                            "otherwise); row (as Place sites). The search moves the sites of the aggregates it re-forms to the mean of their region points.<br>" ) + evaluationParametersHelp() + evaluationOutputsHelp() + reportHelp()
@@ -37,6 +37,7 @@ void VbasAnonymize::initAlgorithm( const QVariantMap & )
   addContiguityParameter();
   addRefinementParameter();
   addSearchParameters();
+  addGeneralizationParameters();
   addReleaseParameters();
   addSeedParameter( QObject::tr( "Seed of ADC's random seeding (empty: a fresh one)" ) );
   addOptionalSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint );
@@ -55,10 +56,13 @@ bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   mConstraints = VbasConstraintSettings::read( *this, parameters, context );
   mBorderSteps = VbasBorderSteps::read( *this, parameters, context, mPlacement.seed );
   mRiskThreshold = parameterAsDouble( parameters, QStringLiteral( "RISK_THRESHOLD" ), context );
+  QList<VbasLocation> inputs = mInputs.locations();
+  mGeneralization = VbasGeneralizationSettings::read( *this, parameters, context, mInputs.qiNames(), inputs );
+  mGeneralization.refuseOtherSteps( mPlacement, mBorderSteps );
   mRunParameters = vbasRunParameters( *this, parameters, context, { { QStringLiteral( "SEED" ), QString::number( mPlacement.seed ) } } );
   const QList<VbasOutputSchema> schemas = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ), VbasEvaluationOutput::schema(), vbasReportSchema() }
-                                          + VbasAggregationOutputs::schemas( mInputs );
-  mOutputs.prepare( *this, parameters, context, schemas, mInputs.locations(), feedback );
+                                          + VbasAggregationOutputs::schemas( mInputs, mGeneralization.active ? mGeneralization.textFields() : QSet<QString>() );
+  mOutputs.prepare( *this, parameters, context, schemas, inputs, feedback );
   return true;
 }
 
@@ -70,14 +74,13 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   const VbasRegions regions = mInputs.readRegions( context, &steps );
   steps.setCurrentStep( 1 );
   const VbasRecords records = mInputs.readRecords( regions, &steps );
+  if ( mGeneralization.active )
+    return processGeneralized( regions, records, context, steps, feedback );
   const VbasSiteCount siteCount = vbasEstimateSiteCount( mSiteCount, regions, records, feedback );
   QVariantMap outputs = vbasSiteCountOutputs( siteCount, records );
   const VbasPlacement placement = vbasPlaceSites( mPlacement, mConstraints, regions, records, siteCount.sites, &steps );
   outputs.insert( vbasPlacementOutputs( placement ) );
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mPlacement.seed ) );
-  std::vector<qlonglong> siteIds;
-  for ( std::size_t s = 0; s < placement.sites.size(); ++s )
-    siteIds.push_back( static_cast<qlonglong>( s + 1 ) );
   vbas::Release voronoi = vbas::voronoiRelease( placement.sites, regions.points, records.histograms, mRelease.k );
   // The budget is a ratio to the balanced-density start, which ADC's constraints hold; with balanced density, the start is that.
   const double reference = placement.constraints ? placement.constraints->referenceCompactness : vbasCompactness( regions, voronoi, placement.sites );
@@ -91,17 +94,40 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   vbasLogRelease( release, placement.sites.size(), mRelease.k, feedback );
   if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
     VbasSitesOutput::write( *sites, regions, units.sites, release.regionGroup, vbasRegionPopulation( regions, records ), placement.siteRow );
+  return writeRelease( regions, records, records, units.sites, release, outputs, context, steps, feedback, nullptr );
+}
+
+QVariantMap VbasAnonymize::processGeneralized( const VbasRegions &regions, const VbasRecords &records, QgsProcessingContext &context, QgsProcessingMultiStepFeedback &steps,
+                                              QgsProcessingFeedback *feedback )
+{
+  const VbasGeneralized g = vbasGeneralize( mGeneralization, mSiteCount, mPlacement, mConstraints, regions, records, mRelease.k, mInputs.qiNames(), feedback );
+  QVariantMap outputs = vbasSiteCountOutputs( g.siteCount, records );
+  outputs.insert( vbasPlacementOutputs( g.placement ) );
+  outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mPlacement.seed ) );
+  outputs.insert( vbasGeneralizationOutputs( g ) );
+  vbasLogRelease( g.release, g.placement.sites.size(), mRelease.k, feedback );
+  if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
+    VbasSitesOutput::write( *sites, regions, g.placement.sites, g.release.regionGroup, vbasRegionPopulation( regions, records ), g.placement.siteRow );
+  return writeRelease( regions, records, g.writtenRecords, g.placement.sites, g.release, outputs, context, steps, feedback, &g );
+}
+
+QVariantMap VbasAnonymize::writeRelease( const VbasRegions &regions, const VbasRecords &records, const VbasRecords &measured, const std::vector<vbas::Point> &sites, const vbas::Release &release,
+                                         QVariantMap outputs, QgsProcessingContext &context, QgsProcessingMultiStepFeedback &steps, QgsProcessingFeedback *feedback, const VbasGeneralized *generalized )
+{
+  std::vector<qlonglong> siteIds;
+  for ( std::size_t s = 0; s < sites.size(); ++s )
+    siteIds.push_back( static_cast<qlonglong>( s + 1 ) );
   steps.setCurrentStep( 2 );
   const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ), QStringLiteral( "REPORT" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
-  outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, units.sites, siteIds, release, dissolved, mRelease, steps, 2 ) );
+  outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, sites, siteIds, release, dissolved, mRelease, steps, 2, generalized ) );
 
   std::vector<vbas::Point> regionSites;
   for ( const std::size_t s : release.regionGroup )
-    regionSites.push_back( units.sites[s] );
-  const vbas::MetricValues values = vbasMeasure( regions, records, regionSites, release, mRelease.k, mRiskThreshold, mTimer.elapsed() / 1000.0, feedback );
+    regionSites.push_back( sites[s] );
+  const vbas::MetricValues values = vbasMeasure( regions, measured, regionSites, release, mRelease.k, mRiskThreshold, mTimer.elapsed() / 1000.0, feedback );
   outputs.insert( VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values ) );
   if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
-    report->write( vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, records.histograms, release, dissolved, mRelease.k, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ) } ) );
+    report->write( vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, measured.histograms, release, dissolved, mRelease.k, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ) } ) );
   mOutputs.commit( context, outputs );
   vbasLogSummary( values, feedback );
   return outputs;

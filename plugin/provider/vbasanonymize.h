@@ -4,6 +4,7 @@
 #include "steps/vbasadjacency.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
+#include "steps/vbasgeneralization.h"
 #include "steps/vbassteps.h"
 
 #include <QElapsedTimer>
@@ -22,6 +23,13 @@ class VbasAnonymize : public VbasAlgorithm
     QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
 
   private:
+    //! The pipeline with generalization (steps/vbasgeneralization.h): the lattice search, then its release.
+    QVariantMap processGeneralized( const VbasRegions &regions, const VbasRecords &records, QgsProcessingContext &context, QgsProcessingMultiStepFeedback &steps, QgsProcessingFeedback *feedback );
+    //! The release's outputs, the evaluation and the report; outputs the number outputs so far.
+    QVariantMap writeRelease( const VbasRegions &regions, const VbasRecords &records, const VbasRecords &measured, const std::vector<vbas::Point> &sites, const vbas::Release &release,
+                              QVariantMap outputs, QgsProcessingContext &context, QgsProcessingMultiStepFeedback &steps, QgsProcessingFeedback *feedback, const VbasGeneralized *generalized );
+
+  private:
     QElapsedTimer mTimer;
     VbasInputs mInputs;
     VbasSiteCountSettings mSiteCount;
@@ -29,6 +37,7 @@ class VbasAnonymize : public VbasAlgorithm
     VbasConstraintSettings mConstraints;
     VbasBorderSteps mBorderSteps;
     VbasReleaseSettings mRelease;
+    VbasGeneralizationSettings mGeneralization;
     double mRiskThreshold = 0.2;
     QList<QPair<QString, QString>> mRunParameters;
     VbasOutputSet mOutputs;

@@ -88,23 +88,19 @@ std::vector<double> vbasRegionPopulation( const VbasRegions &regions, const Vbas
   return population;
 }
 
-VbasSiteCount vbasEstimateSiteCount( const VbasSiteCountSettings &settings, const VbasRegions &regions, const VbasRecords &records, QgsProcessingFeedback *feedback )
+VbasSiteCount vbasSiteCountOf( const VbasSiteCountSettings &settings, double entropy, double maxCombs, double records, std::size_t regionCount )
 {
   using Model = VbasSiteCountSettings::Model;
   VbasSiteCount result;
-  const std::vector<double> population = vbasRegionPopulation( regions, records );
-  result.population = std::accumulate( population.begin(), population.end(), 0.0 );
-  result.entropy = vbas::entropy( records.histograms.classTotals( records.encoder.classCount() ), settings.entropyBase );
-  result.maxCombs = vbas::maxCombs( records.encoder.categoryCounts() );
-  const double n = static_cast<double>( records.histograms.total() ); // sites divide the records, whatever the population basis
-  const std::size_t regionCount = static_cast<std::size_t>( regions.ids.size() );
+  result.entropy = entropy;
+  result.maxCombs = maxCombs;
   switch ( settings.model )
   {
     case Model::Entropy:
-      result.cutoff = vbas::cutoff( settings.coefficients, result.entropy );
+      result.cutoff = vbas::cutoff( settings.coefficients, entropy );
       break;
     case Model::MaxCombs:
-      result.cutoff = vbas::cutoff( settings.coefficients, result.maxCombs );
+      result.cutoff = vbas::cutoff( settings.coefficients, maxCombs );
       break;
     case Model::FixedCutoff:
       result.cutoff = settings.fixedCutoff;
@@ -113,10 +109,23 @@ VbasSiteCount vbasEstimateSiteCount( const VbasSiteCountSettings &settings, cons
       if ( settings.fixedSites > static_cast<std::int64_t>( regionCount ) )
         throw QgsProcessingException( QObject::tr( "The fixed number of sites (FIXED_SITES = %1) must be between 1 and the number of regions, %2." ).arg( settings.fixedSites ).arg( regionCount ) );
       result.sites = static_cast<std::size_t>( settings.fixedSites );
-      result.cutoff = n / static_cast<double>( settings.fixedSites );
+      result.cutoff = records / static_cast<double>( settings.fixedSites );
       return result;
   }
-  result.sites = vbas::siteCount( n, result.cutoff, regionCount );
+  result.sites = vbas::siteCount( records, result.cutoff, regionCount );
+  return result;
+}
+
+VbasSiteCount vbasEstimateSiteCount( const VbasSiteCountSettings &settings, const VbasRegions &regions, const VbasRecords &records, QgsProcessingFeedback *feedback )
+{
+  const double n = static_cast<double>( records.histograms.total() ); // sites divide the records, whatever the population basis
+  const std::size_t regionCount = static_cast<std::size_t>( regions.ids.size() );
+  VbasSiteCount result = vbasSiteCountOf( settings, vbas::entropy( records.histograms.classTotals( records.encoder.classCount() ), settings.entropyBase ),
+                                          vbas::maxCombs( records.encoder.categoryCounts() ), n, regionCount );
+  const std::vector<double> population = vbasRegionPopulation( regions, records );
+  result.population = std::accumulate( population.begin(), population.end(), 0.0 );
+  if ( settings.model == VbasSiteCountSettings::Model::FixedSites )
+    return result;
   feedback->pushInfo( QObject::tr( "Entropy %1, max combinations %2, cutoff %3: %4 sites for %5 records." )
                         .arg( result.entropy ).arg( result.maxCombs ).arg( result.cutoff ).arg( result.sites ).arg( n, 0, 'f', 0 ) );
   const double uncapped = result.cutoff > 0 ? vbas::roundHalfUp( n / result.cutoff ) : std::numeric_limits<double>::infinity();

@@ -70,6 +70,9 @@ struct VbasSiteCount
     double population = 0; //!< on the population basis of balanced density
 };
 
+//! The site count of `records` records in regionCount regions by the model of settings, from the records' entropy (eq. 1) and MaxCombs (eq. 4).
+VbasSiteCount vbasSiteCountOf( const VbasSiteCountSettings &settings, double entropy, double maxCombs, double records, std::size_t regionCount );
+
 /**
  * Sites = R(N / Cutoff) over the N records (eq. 3, 6: always the records, whatever the
  * population basis), clamped to [1, regions], with a warning when the regions cap it.

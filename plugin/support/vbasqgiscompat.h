@@ -39,6 +39,7 @@ namespace vbasqgis
   inline constexpr SourceType VectorAnyGeometry = SourceType::VectorAnyGeometry;
   inline constexpr SourceType VectorPoint = SourceType::VectorPoint;
   inline constexpr SourceType VectorPolygon = SourceType::VectorPolygon;
+  inline constexpr SourceType File = SourceType::File;
   using NumberType = Qgis::ProcessingNumberParameterType;
   using FieldDataType = Qgis::ProcessingFieldParameterDataType;
   using RequestFlags = Qgis::FeatureRequestFlags;
@@ -53,6 +54,7 @@ namespace vbasqgis
   inline constexpr SourceType VectorAnyGeometry = QgsProcessing::TypeVectorAnyGeometry;
   inline constexpr SourceType VectorPoint = QgsProcessing::TypeVectorPoint;
   inline constexpr SourceType VectorPolygon = QgsProcessing::TypeVectorPolygon;
+  inline constexpr SourceType File = QgsProcessing::TypeFile;
   using NumberType = QgsProcessingParameterNumber::Type;
   using FieldDataType = QgsProcessingParameterField::DataType;
   using RequestFlags = QgsFeatureRequest::Flags;

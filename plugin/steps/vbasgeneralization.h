@@ -1,0 +1,72 @@
+// Folder steps/: the settings the algorithms share and their calls into the core (algorithms/), beside the regions' borders.
+// Generalization chosen with the geography (docs/generalization.md): the QIs' hierarchies (ARX files,
+// intervals, value -> "*"), the lattice search with the site count and balanced density placed for
+// each node, and the release as written at the node chosen.
+#pragma once
+
+#include "generalized_release.h"
+#include "lattice.h"
+#include "steps/vbassteps.h"
+#include "support/vbaslocation.h"
+
+#include <QMap>
+#include <QSet>
+#include <QStringList>
+
+struct VbasBorderSteps;
+
+//! HIERARCHIES, INTERVALS, GENERALIZE, SUPPRESSION_LIMIT, LOCAL_SUPPRESSION and LOSS_METRIC.
+struct VbasGeneralizationSettings
+{
+    bool active = false;                  //!< search the lattice: GENERALIZE, or a hierarchy file or intervals given
+    QMap<QString, vbas::Hierarchy> files; //!< QI field -> its hierarchy, read from HIERARCHIES
+    QMap<QString, double> intervals;      //!< QI field -> interval width, from INTERVALS
+    double suppressionLimit = 0.05;       //!< share of the records
+    bool localSuppression = true;
+    vbas::Objective objective = vbas::Objective::GenericNue;
+
+    /**
+     * Reads the settings and the hierarchy files (each named after a QI field: age_group.csv),
+     * refusing a file named after no QI, two files for one QI, a QI with a file and intervals, a
+     * bad width, more QIs than local suppression takes, and a hierarchy file refused; appends the
+     * files to locations (no output may replace them).
+     */
+    static VbasGeneralizationSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QStringList &qiNames,
+                                            QList<VbasLocation> &locations );
+
+    //! Refuses, before anything is read, the steps generalization does not combine with: ADC, CONTIGUOUS, REFINE_BOUNDARIES and SEARCH.
+    void refuseOtherSteps( const VbasPlacementSettings &placement, const VbasBorderSteps &borderSteps ) const;
+
+    //! The QI fields released as text: those with a hierarchy file or intervals (their labels are text).
+    QSet<QString> textFields() const;
+};
+
+//! The chosen node and its release as written.
+struct VbasGeneralized
+{
+    std::vector<vbas::QiHierarchy> qis;
+    vbas::LatticeSearch search; //!< its best is the chosen node
+    VbasSiteCount siteCount;    //!< of the chosen node
+    VbasPlacement placement;    //!< of the chosen node's site count
+    vbas::WrittenClasses written;
+    vbas::Release release;      //!< over the written classes: what the outputs and the metrics count
+    VbasRecords writtenRecords { 0 }; //!< histograms (and sensitive pairs) over the written classes
+    QStringList qiNames;
+
+    const vbas::NodeRelease &node() const { return *search.best; }
+    //! "age_group = 2 of 4, sex = 0 of 1": each QI's level and its hierarchy's top level.
+    QString levels() const;
+};
+
+/**
+ * Builds each QI's hierarchy over its observed values (a value missing from its file is refused,
+ * naming it), searches the lattice (site count and balanced density for each node, each count's
+ * placement computed once), logs the lattice size, the nodes evaluated and pruned, and refuses a
+ * lattice where no node keeps the suppression limit. A cancel throws, as every canceled run does.
+ */
+VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, const VbasSiteCountSettings &siteCount, const VbasPlacementSettings &placement,
+                                const VbasConstraintSettings &constraints, const VbasRegions &regions, const VbasRecords &records, std::int64_t k, const QStringList &qiNames,
+                                QgsProcessingFeedback *feedback );
+
+//! LEVELS, LATTICE_SIZE, NODES_EVALUATED, RECORDS_STARRED, VALUES_STARRED, and the chosen node's LOSS_GENERIC_NUE, LOSS_PREC, LOSS_LM and LOSS_DM_STAR.
+QVariantMap vbasGeneralizationOutputs( const VbasGeneralized &generalized );

@@ -1,0 +1,289 @@
+// Generalization chosen with the geography (docs/generalization.md) through QgsProcessingAlgorithm::run:
+// vbas:anonymize with the shipped ARX hierarchy of the sample layers, each release recounted here by
+// the test's own code (k on the values as written, "*" a value of its own, every label one the
+// hierarchy file has at the chosen level) and passed by vbas:checkanonymity; a hand-worked table for
+// local suppression and the field types; every bad hierarchy refused with nothing written. No record
+// content is printed.
+#include "qgis_test_util.h"
+#include "support/vbasqgiscompat.h"
+
+#include <QTemporaryDir>
+
+#include <map>
+#include <set>
+
+using vbastest::Feedback;
+using vbastest::layerValue;
+
+namespace
+{
+const QString kHierarchy = QStringLiteral( VBAS_SAMPLE_DIR "/hierarchies/age_group.csv" );
+const QStringList kSampleQis = { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
+
+//! The labels of the hierarchy file at a level (level 0: the values), read here with a plain split.
+std::set<QString> fileLabels( const QString &path, int level )
+{
+  QFile file( path );
+  file.open( QIODevice::ReadOnly );
+  std::set<QString> labels;
+  for ( const QByteArray &line : file.readAll().split( '\n' ) )
+    if ( !line.trimmed().isEmpty() )
+      labels.insert( QString::fromUtf8( line ).trimmed().split( ';' ).value( level ) );
+  return labels;
+}
+
+//! The records of each class of a layer on fields, its values joined as text (NULL as "NULL").
+std::map<QString, qlonglong> classes( QgsVectorLayer *layer, const QStringList &fields )
+{
+  std::map<QString, qlonglong> counts;
+  QgsFeature f;
+  QgsFeatureIterator it = layer->getFeatures();
+  while ( it.nextFeature( f ) )
+  {
+    QStringList key;
+    for ( const QString &field : fields )
+      key << ( f.attribute( field ).isNull() ? QStringLiteral( "NULL" ) : f.attribute( field ).toString() );
+    ++counts[key.join( '|' )];
+  }
+  return counts;
+}
+} // namespace
+
+class TestGeneralization : public QObject
+{
+    Q_OBJECT
+
+  private slots:
+    void initTestCase();
+    void cleanupTestCase();
+
+    void sampleWithArxHierarchy();
+    void recordSuppressionOnly();
+    void localSuppressionKeepsTypes();
+    void intervalsReleaseText();
+    void badHierarchiesRefused_data();
+    void badHierarchiesRefused();
+    void otherStepsRefused();
+
+  private:
+    //! The hand table: one aggregate (FIXED_SITES = 1) of the grid, F/30 x 20, M/30 x 3, M/40 x 3 in region r00; k = 5, limit 30 %.
+    QVariantMap handParameters( QgsVectorLayer *regions, QgsVectorLayer *records ) const;
+
+    QgsProcessingContext mContext;
+    std::unique_ptr<QgsVectorLayer> mRegions;
+    std::unique_ptr<QgsVectorLayer> mPatients;
+    QTemporaryDir mDir;
+};
+
+void TestGeneralization::initTestCase()
+{
+  vbastest::initQgisWithProvider();
+  mRegions = std::make_unique<QgsVectorLayer>( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg|layername=ny8_tracts" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
+  mPatients = std::make_unique<QgsVectorLayer>( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg|layername=patients" ), QStringLiteral( "patients" ), QStringLiteral( "ogr" ) );
+  QVERIFY( mRegions->isValid() && mPatients->isValid() );
+}
+
+void TestGeneralization::cleanupTestCase()
+{
+  mRegions.reset();
+  mPatients.reset();
+  mContext.temporaryLayerStore()->removeAllMapLayers();
+  QgsApplication::exitQgis();
+}
+
+void TestGeneralization::sampleWithArxHierarchy()
+{
+  QVariantMap p = vbastest::sampleParameters( mRegions.get(), mPatients.get() );
+  p.insert( QStringLiteral( "HIERARCHIES" ), QStringList { kHierarchy } );
+  Feedback feedback;
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true, &feedback );
+  QgsVectorLayer *release = vbastest::output( r, QStringLiteral( "ANONYMIZED" ), mContext );
+  QVERIFY( release );
+  QVERIFY( feedback.messages.join( '\n' ).contains( QStringLiteral( "Generalization lattice: 16 nodes" ) ) );
+  QCOMPARE( r.value( QStringLiteral( "LATTICE_SIZE" ) ).toLongLong(), 16 ); // age_group 4 levels x sex 2 x race 2
+  QVERIFY( r.value( QStringLiteral( "NODES_EVALUATED" ) ).toLongLong() >= 1 );
+  // Every record released or suppressed; the release recounted: no class below k as written.
+  QCOMPARE( release->featureCount() + r.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong(), 40000 );
+  const std::map<QString, qlonglong> ecs = classes( release, kSampleQis + QStringList { QStringLiteral( "aggregate_id" ) } );
+  for ( const auto &[key, records] : ecs )
+    QVERIFY2( records >= 5, qPrintable( QStringLiteral( "a released class of %1 records" ).arg( records ) ) );
+  // Within the suppression limit: at most 5 % of the records starred or dropped.
+  const qlonglong starred = r.value( QStringLiteral( "RECORDS_STARRED" ) ).toLongLong();
+  QVERIFY( starred + r.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong() <= 2000 );
+  // The "*" written, counted here: as many as VALUES_STARRED, on as many rows as RECORDS_STARRED; every age label is the file's at the chosen level.
+  const int ageLevel = r.value( QStringLiteral( "LEVELS" ) ).toString().section( QStringLiteral( "age_group = " ), 1 ).section( ' ', 0, 0 ).toInt();
+  std::set<QString> ageLabels = fileLabels( kHierarchy, ageLevel );
+  ageLabels.insert( QStringLiteral( "*" ) );
+  qlonglong stars = 0, starredRows = 0;
+  QgsFeature f;
+  QgsFeatureIterator it = release->getFeatures();
+  while ( it.nextFeature( f ) )
+  {
+    int here = 0;
+    for ( const QString &qi : kSampleQis )
+      here += f.attribute( qi ).toString() == QLatin1String( "*" ) ? 1 : 0;
+    stars += here;
+    starredRows += here > 0 ? 1 : 0;
+    QVERIFY( ageLabels.count( f.attribute( QStringLiteral( "age_group" ) ).toString() ) );
+  }
+  QCOMPARE( stars, r.value( QStringLiteral( "VALUES_STARRED" ) ).toLongLong() );
+  QCOMPARE( starredRows, starred );
+  // The independent checker passes it.
+  const QVariantMap check = vbastest::run( QStringLiteral( "vbas:checkanonymity" ),
+                                           { { QStringLiteral( "INPUT" ), layerValue( release ) }, { QStringLiteral( "QI_FIELDS" ), kSampleQis + QStringList { QStringLiteral( "aggregate_id" ) } },
+                                             { QStringLiteral( "K" ), 5 }, { QStringLiteral( "VIOLATIONS" ), QgsProcessing::TEMPORARY_OUTPUT } },
+                                           mContext, true );
+  QCOMPARE( check.value( QStringLiteral( "PASS" ) ).toBool(), true );
+  // The loss by every measure, the chosen node's.
+  for ( const char *loss : { "LOSS_GENERIC_NUE", "LOSS_GENERIC_NUE_NORM", "LOSS_PREC", "LOSS_LM", "LOSS_DM_STAR" } )
+    QVERIFY2( r.value( loss ).isValid(), loss );
+}
+
+void TestGeneralization::recordSuppressionOnly()
+{
+  QVariantMap p = vbastest::sampleParameters( mRegions.get(), mPatients.get() );
+  p.insert( QStringLiteral( "HIERARCHIES" ), QStringList { kHierarchy } );
+  p.insert( QStringLiteral( "LOCAL_SUPPRESSION" ), false );
+  p.insert( QStringLiteral( "SUPPRESSION_LIMIT" ), 2 );
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QgsVectorLayer *release = vbastest::output( r, QStringLiteral( "ANONYMIZED" ), mContext );
+  QCOMPARE( r.value( QStringLiteral( "RECORDS_STARRED" ) ).toLongLong(), 0 );
+  QVERIFY( r.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong() <= 800 );
+  for ( const auto &[key, records] : classes( release, kSampleQis + QStringList { QStringLiteral( "aggregate_id" ) } ) )
+  {
+    QVERIFY( records >= 5 );
+    QVERIFY( !key.split( '|' ).contains( QStringLiteral( "*" ) ) || r.value( QStringLiteral( "LEVELS" ) ).toString().contains( QStringLiteral( "= 1 of 1" ) ) );
+  }
+}
+
+QVariantMap TestGeneralization::handParameters( QgsVectorLayer *regions, QgsVectorLayer *records ) const
+{
+  QVariantMap p = vbastest::inputParameters( regions, QStringLiteral( "id" ), records, QStringLiteral( "region" ), { QStringLiteral( "sex" ), QStringLiteral( "age" ) } );
+  p.insert( QStringLiteral( "MODEL" ), 3 ); // a fixed number of sites
+  p.insert( QStringLiteral( "FIXED_SITES" ), 1 );
+  p.insert( QStringLiteral( "K" ), 5 );
+  p.insert( QStringLiteral( "GENERALIZE" ), true );
+  p.insert( QStringLiteral( "SUPPRESSION_LIMIT" ), 30 );
+  return p;
+}
+
+namespace
+{
+std::unique_ptr<QgsVectorLayer> handRecords()
+{
+  QList<QVariantList> rows;
+  for ( int i = 0; i < 20; ++i )
+    rows << QVariantList { "r00", "F", 30 };
+  for ( int i = 0; i < 3; ++i )
+    rows << QVariantList { "r00", "M", 30 } << QVariantList { "r00", "M", 40 };
+  return vbastest::table( QStringLiteral( "field=region:string&field=sex:string&field=age:integer" ), rows );
+}
+} // namespace
+
+void TestGeneralization::localSuppressionKeepsTypes()
+{
+  // Node (sex 0, age 0) has (M, 30) 3 and (M, 40) 3 below k = 5. Age carries the least information
+  // (30: 23 records, 40: 3), so it is starred first: (M, *) holds 6. Generic NUE: 6 bits for the six
+  // starred ages (3 and 3 within them), less than age -> * for all 26 (23 log2(26/23) + 3 log2(26/3),
+  // 13.4 bits) or sex -> * for all (20.3 bits); the geography loses nothing (one region holds them all).
+  auto regions = vbastest::grid();
+  auto records = handRecords();
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), handParameters( regions.get(), records.get() ), mContext, true );
+  QCOMPARE( r.value( QStringLiteral( "LEVELS" ) ).toString(), QStringLiteral( "sex = 0 of 1, age = 0 of 1" ) );
+  QCOMPARE( r.value( QStringLiteral( "LATTICE_SIZE" ) ).toLongLong(), 4 );
+  QCOMPARE( r.value( QStringLiteral( "RECORDS_STARRED" ) ).toLongLong(), 6 );
+  QCOMPARE( r.value( QStringLiteral( "VALUES_STARRED" ) ).toLongLong(), 6 );
+  QCOMPARE( r.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong(), 0 );
+  QVERIFY( std::abs( r.value( QStringLiteral( "LOSS_GENERIC_NUE" ) ).toDouble() - 6.0 ) < 1e-9 );
+  QgsVectorLayer *release = vbastest::output( r, QStringLiteral( "ANONYMIZED" ), mContext );
+  // age keeps its integer type: its "*" is NULL; sex is text: "*" there would be text.
+  QCOMPARE( release->fields().field( QStringLiteral( "age" ) ).type(), vbasqgis::Field::Int );
+  const std::map<QString, qlonglong> expected { { QStringLiteral( "F|30|1" ), 20 }, { QStringLiteral( "M|NULL|1" ), 6 } };
+  QCOMPARE( classes( release, { QStringLiteral( "sex" ), QStringLiteral( "age" ), QStringLiteral( "aggregate_id" ) } ), expected );
+}
+
+void TestGeneralization::intervalsReleaseText()
+{
+  // Intervals of width 10 for age: 30 -> [30, 40), 40 -> [40, 50). The field is released as text.
+  auto regions = vbastest::grid();
+  auto records = handRecords();
+  QVariantMap p = handParameters( regions.get(), records.get() );
+  p.insert( QStringLiteral( "INTERVALS" ), QStringLiteral( "age=10" ) );
+  p.insert( QStringLiteral( "SUPPRESSION_LIMIT" ), 0 );
+  p.insert( QStringLiteral( "LOCAL_SUPPRESSION" ), false );
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QgsVectorLayer *release = vbastest::output( r, QStringLiteral( "ANONYMIZED" ), mContext );
+  QCOMPARE( release->fields().field( QStringLiteral( "age" ) ).type(), vbasqgis::Field::String );
+  // Age's levels: 30, 40; [30, 40), [40, 50); "*" (width 20 would hold both). With no suppression
+  // allowed, (M, 30) 3 and (M, 40) 3 must merge, which only age "*" does: (F, *) 20, (M, *) 6; sex "*"
+  // leaves (*, 40) 3 at any age level below "*".
+  QCOMPARE( r.value( QStringLiteral( "LEVELS" ) ).toString(), QStringLiteral( "sex = 0 of 1, age = 2 of 2" ) );
+  QCOMPARE( r.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong(), 0 );
+  const std::map<QString, qlonglong> expected { { QStringLiteral( "F|*|1" ), 20 }, { QStringLiteral( "M|*|1" ), 6 } };
+  QCOMPARE( classes( release, { QStringLiteral( "sex" ), QStringLiteral( "age" ), QStringLiteral( "aggregate_id" ) } ), expected );
+}
+
+void TestGeneralization::badHierarchiesRefused_data()
+{
+  QTest::addColumn<QString>( "name" );
+  QTest::addColumn<QByteArray>( "content" );
+  QTest::addColumn<QString>( "intervals" );
+  QTest::addColumn<QString>( "message" );
+  QTest::newRow( "named after no QI" ) << "ages.csv" << QByteArray( "30;*\n40;*\n" ) << QString() << "is named after no QI field";
+  QTest::newRow( "value missing" ) << "age.csv" << QByteArray( "30;*\n" ) << QString() << "holds the value '40', which its hierarchy file has no row for";
+  QTest::newRow( "ragged" ) << "age.csv" << QByteArray( "30;young;*\n40;*\n" ) << QString() << "line 2 has 2 columns, line 1 has 3";
+  QTest::newRow( "not coarsening" ) << "age.csv" << QByteArray( "30;x;p;*\n40;x;q;*\n" ) << QString() << "every level must be a coarsening";
+  QTest::newRow( "value twice" ) << "age.csv" << QByteArray( "30;*\n40;*\n30;*\n" ) << QString() << "the value '30' is already on line 1";
+  QTest::newRow( "not UTF-8" ) << "age.csv" << QByteArray( "30;\xff\xfe;*\n40;a;*\n" ) << QString() << "not UTF-8";
+  QTest::newRow( "intervals syntax" ) << QString() << QByteArray() << "age:10" << "is not field=width";
+  QTest::newRow( "intervals no QI" ) << QString() << QByteArray() << "weight=10" << "is not a QI field";
+  QTest::newRow( "intervals of text" ) << QString() << QByteArray() << "sex=10" << "'F' is not a number";
+}
+
+void TestGeneralization::badHierarchiesRefused()
+{
+  QFETCH( QString, name );
+  QFETCH( QByteArray, content );
+  QFETCH( QString, intervals );
+  QFETCH( QString, message );
+  auto regions = vbastest::grid();
+  auto records = handRecords();
+  QVariantMap p = handParameters( regions.get(), records.get() );
+  if ( !name.isEmpty() )
+  {
+    QFile file( mDir.filePath( name ) );
+    QVERIFY( file.open( QIODevice::WriteOnly ) );
+    file.write( content );
+    file.close();
+    p.insert( QStringLiteral( "HIERARCHIES" ), QStringList { file.fileName() } );
+  }
+  p.insert( QStringLiteral( "INTERVALS" ), intervals );
+  const QString destination = mDir.filePath( QStringLiteral( "refused.gpkg" ) );
+  p.insert( QStringLiteral( "ANONYMIZED" ), destination );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.errors.join( '\n' ).contains( message ), qPrintable( feedback.errors.join( '\n' ) ) );
+  QVERIFY( !QFile::exists( destination ) );
+}
+
+void TestGeneralization::otherStepsRefused()
+{
+  auto regions = vbastest::grid();
+  auto records = handRecords();
+  for ( const char *step : { "CONTIGUOUS", "REFINE_BOUNDARIES", "SEARCH" } )
+  {
+    QVariantMap p = handParameters( regions.get(), records.get() );
+    p.insert( step, true );
+    Feedback feedback;
+    vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+    QVERIFY2( feedback.errors.join( '\n' ).contains( QStringLiteral( "does not combine with %1" ).arg( step ) ), qPrintable( feedback.errors.join( '\n' ) ) );
+  }
+  QVariantMap p = handParameters( regions.get(), records.get() );
+  p.insert( QStringLiteral( "METHOD" ), 1 );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY( feedback.errors.join( '\n' ).contains( QStringLiteral( "METHOD = ADC" ) ) );
+}
+
+QTEST_MAIN( TestGeneralization )
+#include "test_generalization.moc"
