@@ -249,6 +249,12 @@ QByteArray vbasReport( const VbasReportInputs &in )
   for ( const auto &[name, value] : in.parameters )
     parameters += QStringLiteral( "<tr><td>%1</td><td>%2</td></tr>\n" ).arg( esc( name ), esc( value ) );
   const auto section = []( const QString &title, const QString &text ) { return QStringLiteral( "<h2>%1</h2><p>%2</p>\n" ).arg( esc( title ), esc( text ) ); };
+  QString generalization;
+  for ( const auto &[name, value] : in.generalization )
+    generalization += QStringLiteral( "<tr><td>%1</td><td>%2</td></tr>\n" ).arg( esc( name ), esc( value ) );
+  if ( !generalization.isEmpty() )
+    generalization = section( QObject::tr( "Generalization" ), QObject::tr( "The levels chosen for the QIs with the geography, and the values written as * (docs: Generalization)." ) )
+                     + QStringLiteral( "<table id=\"generalization\">" ) + generalization + QStringLiteral( "</table>\n" );
   const QString verdict = anonymous ? QObject::tr( "k-anonymous: every released equivalence class holds at least k = %1 records." ).arg( in.k )
                                     : QObject::tr( "NOT k-anonymous: a released equivalence class holds fewer than k = %1 records." ).arg( in.k );
   const QString html = QStringLiteral( "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" ) + esc( in.title ) + QStringLiteral( "</title><style>" )
@@ -258,7 +264,7 @@ QByteArray vbasReport( const VbasReportInputs &in )
                        + QStringLiteral( "</p>\n<h1>" ) + esc( in.title ) + QStringLiteral( "</h1><p>" )
                        + esc( QObject::tr( "Made on %1 by VBAS for QGIS." ).arg( QDateTime::currentDateTime().toString( Qt::ISODate ) ) )
                        + QStringLiteral( "</p><p class=\"verdict %1\">" ).arg( anonymous ? QStringLiteral( "ok" ) : QStringLiteral( "bad" ) ) + esc( verdict ) + QStringLiteral( "</p>\n<h2>Metrics</h2>" )
-                       + metricsTable( in )
+                       + metricsTable( in ) + generalization
                        + section( QObject::tr( "Released records by aggregated region" ),
                                   QObject::tr( "Each aggregated region shaded by its released records (quantile classes); orange circles mark aggregated regions with suppressed records, their area growing with the count." ) )
                        + releasedMap( in )

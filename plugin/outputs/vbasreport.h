@@ -30,6 +30,7 @@ struct VbasReportInputs
     const vbas::MetricValues &values;
     QList<QPair<QString, QString>> parameters; //!< name, value as the run used it
     QString command;                            //!< the qgis_process command that repeats the run
+    QList<QPair<QString, QString>> generalization; //!< with generalization: what it chose and did (vbasGeneralizationFacts); empty: no section
 };
 
 QByteArray vbasReport( const VbasReportInputs &inputs );

@@ -127,7 +127,8 @@ QVariantMap VbasAnonymize::writeRelease( const VbasRegions &regions, const VbasR
   const vbas::MetricValues values = vbasMeasure( regions, measured, regionSites, release, mRelease.k, mRiskThreshold, mTimer.elapsed() / 1000.0, feedback );
   outputs.insert( VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values ) );
   if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
-    report->write( vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, measured.histograms, release, dissolved, mRelease.k, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ) } ) );
+    report->write( vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, measured.histograms, release, dissolved, mRelease.k, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ),
+                                 generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>() } ) );
   mOutputs.commit( context, outputs );
   vbasLogSummary( values, feedback );
   return outputs;

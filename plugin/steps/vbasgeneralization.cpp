@@ -260,3 +260,18 @@ QVariantMap vbasGeneralizationOutputs( const VbasGeneralized &g )
            { QStringLiteral( "LOSS_LM" ), loss.lm },
            { QStringLiteral( "LOSS_DM_STAR" ), loss.dmStar } };
 }
+
+QList<QPair<QString, QString>> vbasGeneralizationFacts( const VbasGeneralized &g )
+{
+  const vbas::ValueSuppression &s = g.node().suppression;
+  const vbas::NodeLoss &loss = g.node().loss;
+  return { { QObject::tr( "Levels (each QI's level of its hierarchy's top)" ), g.levels() },
+           { QObject::tr( "Lattice: nodes, evaluated" ), QStringLiteral( "%1, %2" ).arg( g.search.latticeSize ).arg( g.search.evaluated ) },
+           { QObject::tr( "Sites for the chosen levels" ), QString::number( g.siteCount.sites ) },
+           { QObject::tr( "Records in classes below k" ), QString::number( s.smallClassRecords ) },
+           { QObject::tr( "Records released with values as *, values as *" ), QStringLiteral( "%1, %2" ).arg( s.starredRecords ).arg( s.starredValues ) },
+           { QObject::tr( "Records dropped" ), QString::number( s.droppedRecords ) },
+           { QObject::tr( "Generic non-uniform entropy (bits; normalised)" ),
+             QStringLiteral( "%1; %2" ).arg( loss.genericNue, 0, 'f', 1 ).arg( loss.genericNueMax > 0 ? loss.genericNue / loss.genericNueMax : 0.0, 0, 'f', 4 ) },
+           { QObject::tr( "Prec, LM, DM*" ), QStringLiteral( "%1, %2, %3" ).arg( loss.prec, 0, 'f', 4 ).arg( loss.lm, 0, 'f', 4 ).arg( loss.dmStar, 0, 'f', 0 ) } };
+}

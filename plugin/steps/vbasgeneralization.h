@@ -68,5 +68,8 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
                                 const VbasConstraintSettings &constraints, const VbasRegions &regions, const VbasRecords &records, std::int64_t k, const QStringList &qiNames,
                                 QgsProcessingFeedback *feedback );
 
+//! What the search chose and did, as rows (what, value) for the report.
+QList<QPair<QString, QString>> vbasGeneralizationFacts( const VbasGeneralized &generalized );
+
 //! LEVELS, LATTICE_SIZE, NODES_EVALUATED, RECORDS_STARRED, VALUES_STARRED, and the chosen node's LOSS_GENERIC_NUE, LOSS_PREC, LOSS_LM and LOSS_DM_STAR.
 QVariantMap vbasGeneralizationOutputs( const VbasGeneralized &generalized );

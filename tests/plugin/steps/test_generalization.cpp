@@ -95,6 +95,8 @@ void TestGeneralization::sampleWithArxHierarchy()
 {
   QVariantMap p = vbastest::sampleParameters( mRegions.get(), mPatients.get() );
   p.insert( QStringLiteral( "HIERARCHIES" ), QStringList { kHierarchy } );
+  const QString reportPath = mDir.filePath( QStringLiteral( "report.html" ) );
+  p.insert( QStringLiteral( "REPORT" ), reportPath );
   Feedback feedback;
   const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true, &feedback );
   QgsVectorLayer *release = vbastest::output( r, QStringLiteral( "ANONYMIZED" ), mContext );
@@ -134,6 +136,13 @@ void TestGeneralization::sampleWithArxHierarchy()
                                              { QStringLiteral( "K" ), 5 }, { QStringLiteral( "VIOLATIONS" ), QgsProcessing::TEMPORARY_OUTPUT } },
                                            mContext, true );
   QCOMPARE( check.value( QStringLiteral( "PASS" ) ).toBool(), true );
+  // The report gives the levels, and its command repeats the run with the hierarchy file.
+  QFile report( reportPath );
+  QVERIFY( report.open( QIODevice::ReadOnly ) );
+  const QString html = QString::fromUtf8( report.readAll() );
+  QVERIFY( html.contains( QStringLiteral( "<table id=\"generalization\">" ) ) );
+  QVERIFY( html.contains( r.value( QStringLiteral( "LEVELS" ) ).toString().toHtmlEscaped() ) );
+  QVERIFY( html.contains( QStringLiteral( "HIERARCHIES=" ) + kHierarchy ) );
   // The loss by every measure, the chosen node's.
   for ( const char *loss : { "LOSS_GENERIC_NUE", "LOSS_GENERIC_NUE_NORM", "LOSS_PREC", "LOSS_LM", "LOSS_DM_STAR" } )
     QVERIFY2( r.value( loss ).isValid(), loss );
