@@ -271,7 +271,8 @@ QString VbasAlgorithm::generalizationHelp()
                       "<b>LEVELS</b>: the level of each QI and its hierarchy's top. <b>LATTICE_SIZE</b>, <b>NODES_EVALUATED</b>: the lattice's nodes and those evaluated. "
                       "<b>RECORDS_STARRED</b>, <b>VALUES_STARRED</b>: records released with a value as *, and the values written as *. <b>LOSS_GENERIC_NUE</b> (bits), "
                       "<b>LOSS_GENERIC_NUE_NORM</b> (0 the input, 1 everything suppressed), <b>LOSS_PREC</b>, <b>LOSS_LM</b>, <b>LOSS_DM_STAR</b>: the chosen node's information "
-                      "loss by every measure (none without generalization).<br>" );
+                      "loss by every measure, over the QIs and the geography; without generalization, the same measures of the paper's release (every QI at its values, "
+                      "the classes below k dropped), so that both compare on one scale.<br>" );
 }
 
 void VbasAlgorithm::addSearchParameters()

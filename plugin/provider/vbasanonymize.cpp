@@ -91,6 +91,8 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   const VbasBorderResult units = vbasBorderRelease( regions, records, std::move( voronoi ), placement.sites, mRelease.k, borderSteps, &steps );
   const vbas::Release &release = units.release;
   outputs.insert( vbasUnitOutputs( units, regions, reference ) );
+  if ( !records.encoder.classCodes().empty() )
+    outputs.insert( vbasLossOutputs( vbasReleaseLoss( records, release, mRelease.k ) ) );
   vbasLogRelease( release, placement.sites.size(), mRelease.k, feedback );
   if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
     VbasSitesOutput::write( *sites, regions, units.sites, release.regionGroup, vbasRegionPopulation( regions, records ), placement.siteRow );

@@ -246,19 +246,50 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
   return g;
 }
 
-QVariantMap vbasGeneralizationOutputs( const VbasGeneralized &g )
+QVariantMap vbasLossOutputs( const vbas::NodeLoss &loss )
 {
-  const vbas::NodeLoss &loss = g.node().loss;
-  return { { QStringLiteral( "LEVELS" ), g.levels() },
-           { QStringLiteral( "LATTICE_SIZE" ), static_cast<qlonglong>( g.search.latticeSize ) },
-           { QStringLiteral( "NODES_EVALUATED" ), static_cast<qlonglong>( g.search.evaluated ) },
-           { QStringLiteral( "RECORDS_STARRED" ), static_cast<qlonglong>( g.node().suppression.starredRecords ) },
-           { QStringLiteral( "VALUES_STARRED" ), static_cast<qlonglong>( g.node().suppression.starredValues ) },
-           { QStringLiteral( "LOSS_GENERIC_NUE" ), loss.genericNue },
+  return { { QStringLiteral( "LOSS_GENERIC_NUE" ), loss.genericNue },
            { QStringLiteral( "LOSS_GENERIC_NUE_NORM" ), loss.genericNueMax > 0 ? loss.genericNue / loss.genericNueMax : 0.0 },
            { QStringLiteral( "LOSS_PREC" ), loss.prec },
            { QStringLiteral( "LOSS_LM" ), loss.lm },
            { QStringLiteral( "LOSS_DM_STAR" ), loss.dmStar } };
+}
+
+QVariantMap vbasGeneralizationOutputs( const VbasGeneralized &g )
+{
+  QVariantMap outputs = vbasLossOutputs( g.node().loss );
+  outputs.insert( { { QStringLiteral( "LEVELS" ), g.levels() },
+                    { QStringLiteral( "LATTICE_SIZE" ), static_cast<qlonglong>( g.search.latticeSize ) },
+                    { QStringLiteral( "NODES_EVALUATED" ), static_cast<qlonglong>( g.search.evaluated ) },
+                    { QStringLiteral( "RECORDS_STARRED" ), static_cast<qlonglong>( g.node().suppression.starredRecords ) },
+                    { QStringLiteral( "VALUES_STARRED" ), static_cast<qlonglong>( g.node().suppression.starredValues ) } } );
+  return outputs;
+}
+
+vbas::NodeLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release &release, std::int64_t k )
+{
+  std::vector<vbas::QiHierarchy> qis;
+  for ( std::size_t q = 0; q < records.encoder.qiCount(); ++q )
+  {
+    vbas::QiHierarchy qi;
+    std::vector<std::string> values;
+    for ( std::uint32_t code = 0; code < records.encoder.categoryCount( q ); ++code )
+    {
+      values.push_back( std::to_string( code ) ); // distinct labels are all the loss needs
+      qi.valueOfCode.push_back( code );
+    }
+    qi.hierarchy = vbas::Hierarchy::suppressionOnly( values );
+    qis.push_back( std::move( qi ) );
+  }
+  const vbas::LatticeNode node( qis.size(), 0 );
+  const std::vector<std::uint32_t> &codes = records.encoder.classCodes();
+  const vbas::Generalization g = vbas::generalize( codes, qis, node );
+  const vbas::SparseHistograms ecs = vbas::remap( release.aggregation.ecs, g.classOf );
+  std::vector<std::int64_t> regionRecords;
+  for ( std::size_t r = 0; r < records.histograms.rows(); ++r )
+    regionRecords.push_back( records.histograms.rowTotal( r ) );
+  const vbas::LossModel model( qis, codes, records.histograms.classTotals( records.encoder.classCount() ), regionRecords );
+  return model.loss( node, ecs, g.labels, vbas::suppressValues( ecs, g.labels, qis.size(), {}, k ), release.aggregation.regionAggregate );
 }
 
 QList<QPair<QString, QString>> vbasGeneralizationFacts( const VbasGeneralized &g )

@@ -68,6 +68,15 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
                                 const VbasConstraintSettings &constraints, const VbasRegions &regions, const VbasRecords &records, std::int64_t k, const QStringList &qiNames,
                                 QgsProcessingFeedback *feedback );
 
+/**
+ * The information loss of a release without generalization (every QI at level 0, the ECs below k
+ * dropped), on the scale of generalized runs: each QI's hierarchy value -> "*".
+ */
+vbas::NodeLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release &release, std::int64_t k );
+
+//! LOSS_GENERIC_NUE, LOSS_GENERIC_NUE_NORM, LOSS_PREC, LOSS_LM and LOSS_DM_STAR.
+QVariantMap vbasLossOutputs( const vbas::NodeLoss &loss );
+
 //! What the search chose and did, as rows (what, value) for the report.
 QList<QPair<QString, QString>> vbasGeneralizationFacts( const VbasGeneralized &generalized );
 
