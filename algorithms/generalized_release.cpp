@@ -1,6 +1,7 @@
 #include "generalized_release.h"
 
-#include <map>
+#include "string_index.h"
+
 #include <utility>
 
 namespace vbas
@@ -8,33 +9,36 @@ namespace vbas
 
 WrittenClasses writtenClasses( const SparseHistograms &regionHistograms, const NodeRelease &node )
 {
-  WrittenClasses w;
-  // A written class: the labels with the starred ones as kStar, and whether it is dropped.
+  // A written class: the labels with the starred ones as kStar, and whether it is dropped; keyed by their bytes.
   constexpr std::uint32_t kStar = ~std::uint32_t( 0 );
   const std::size_t qiCount = node.node.size();
-  std::map<std::pair<std::vector<std::uint32_t>, char>, std::uint32_t> ids;
-  std::vector<std::uint32_t> labels( qiCount );
+  WrittenClasses w;
+  StringIndex ids;
+  std::vector<std::uint32_t> ecClass; // the written class of each EC entry of node.ecs
+  std::vector<std::uint32_t> key( qiCount + 1 );
+  for ( std::size_t ec = 0; ec < node.ecs.classes.size(); ++ec )
+  {
+    // A dropped EC (below k) stays a class of its own: its generalized labels, marked dropped.
+    const std::uint32_t g = node.ecs.classes[ec];
+    const std::uint32_t starred = node.suppression.starred[ec];
+    const bool dropped = node.suppression.dropped[ec];
+    for ( std::size_t q = 0; q < qiCount; ++q )
+      key[q] = ( !dropped && ( starred >> q & 1 ) ) ? kStar : node.generalization.labels[g * qiCount + q];
+    key[qiCount] = dropped ? 1 : 0;
+    const std::uint32_t id = ids.insert( std::string_view( reinterpret_cast<const char *>( key.data() ), key.size() * sizeof( std::uint32_t ) ) );
+    if ( id == w.generalized.size() )
+    {
+      w.generalized.push_back( g );
+      w.starred.push_back( starred );
+      w.dropped.push_back( dropped );
+    }
+    ecClass.push_back( id );
+  }
   for ( std::size_t region = 0; region < regionHistograms.rows(); ++region )
   {
     const std::size_t aggregate = node.aggregation->regionAggregate[region];
     for ( std::size_t e = regionHistograms.offsets[region]; e < regionHistograms.offsets[region + 1]; ++e )
-    {
-      const std::uint32_t g = node.generalization.classOf[regionHistograms.classes[e]];
-      const std::size_t ec = node.ecs.find( aggregate, g );
-      // A dropped EC (below k) stays a class of its own: its generalized labels, marked dropped.
-      const std::uint32_t starred = node.suppression.starred[ec];
-      const bool dropped = node.suppression.dropped[ec];
-      for ( std::size_t q = 0; q < qiCount; ++q )
-        labels[q] = ( !dropped && ( starred >> q & 1 ) ) ? kStar : node.generalization.labels[g * qiCount + q];
-      const auto [it, added] = ids.emplace( std::make_pair( labels, node.suppression.dropped[ec] ), static_cast<std::uint32_t>( w.generalized.size() ) );
-      if ( added )
-      {
-        w.generalized.push_back( g );
-        w.starred.push_back( starred );
-        w.dropped.push_back( node.suppression.dropped[ec] );
-      }
-      w.entryClass.push_back( it->second );
-    }
+      w.entryClass.push_back( ecClass[node.ecs.find( aggregate, node.generalization.classOf[regionHistograms.classes[e]] )] );
   }
   w.regions = remapEntries( regionHistograms, w.entryClass );
   return w;

@@ -9,6 +9,7 @@
 #include "test_util.h"
 
 #include <map>
+#include <tuple>
 #include <numeric>
 
 using namespace vbas;
@@ -26,6 +27,7 @@ class TestGeneralization : public QObject
     void handLatticeNoSuppression();
     void handLatticeSuppressionLimit();
     void searchEqualsBruteForce();
+    void sensitivePairsFollowWrittenClasses();
 };
 
 namespace
@@ -354,6 +356,35 @@ void TestGeneralization::searchEqualsBruteForce()
     QCOMPARE( found.latticeSize, nodes.size() );
     QVERIFY( found.evaluated + found.prunedBelow + found.prunedByBound <= nodes.size() );
   }
+}
+
+void TestGeneralization::sensitivePairsFollowWrittenClasses()
+{
+  // One region, k = 3 at (age 1, sex 0): (A, F) 5 released, (B, M) 4 released, (A, M) 1 dropped.
+  // Sensitive pairs: (a1, F) flu 3; (a2, F) flu 1, cold 1; (a3, M) cold 4; (a1, M) flu 1. Written:
+  // (A, F) flu 4 + cold 1; (B, M) cold 4; the dropped (A, M) flu 1 apart.
+  const SparseHistograms regions = vbastest::histograms( { { { 0, 3 }, { 1, 2 }, { 2, 4 }, { 3, 1 } } } );
+  SensitivePairs pairs;
+  std::vector<std::pair<std::uint32_t, std::int64_t>> row;
+  for ( const auto &[cls, value, n] : std::vector<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>> { { 0, 0, 3 }, { 1, 0, 1 }, { 1, 1, 1 }, { 2, 1, 4 }, { 3, 0, 1 } } )
+    row.emplace_back( pairs.id( cls, value ), n );
+  const SensitiveHistograms sensitive = pairs.finish( vbastest::histograms( { row } ), 2 );
+  LatticeSettings settings;
+  settings.k = 3;
+  const std::vector<QiHierarchy> qis = ageAndSex();
+  const LossModel model( qis, kClassCodes, regions.classTotals( 4 ), { 10 } );
+  const NodeRelease r = evaluateNode( { 1, 0 }, qis, kClassCodes, regions.classTotals( 4 ), model, oneAggregate( regions ), settings );
+  const WrittenClasses w = writtenClasses( regions, r );
+  QCOMPARE( w.generalized.size(), std::size_t( 3 ) );
+  const SensitiveHistograms written = writtenSensitive( sensitive, regions, w );
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::int64_t> counts; // (written class, value) -> records
+  for ( std::size_t e = 0; e < written.pairs.classes.size(); ++e )
+    counts[{ written.pairClass[written.pairs.classes[e]], written.pairValue[written.pairs.classes[e]] }] += written.pairs.counts[e];
+  const std::uint32_t af = w.entryClass[0], bm = w.entryClass[2], am = w.entryClass[3];
+  QCOMPARE( w.entryClass[1], af );
+  QVERIFY( w.dropped[am] && !w.dropped[af] && !w.dropped[bm] );
+  const std::map<std::pair<std::uint32_t, std::uint32_t>, std::int64_t> expected { { { af, 0 }, 4 }, { { af, 1 }, 1 }, { { bm, 1 }, 4 }, { { am, 0 }, 1 } };
+  QCOMPARE( counts, expected );
 }
 
 QTEST_APPLESS_MAIN( TestGeneralization )
