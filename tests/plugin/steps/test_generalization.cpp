@@ -9,6 +9,8 @@
 
 #include <QTemporaryDir>
 
+#include <qgsprocessingmodelalgorithm.h>
+
 #include <cmath>
 #include <map>
 #include <set>
@@ -65,6 +67,7 @@ class TestGeneralization : public QObject
     void badHierarchiesRefused_data();
     void badHierarchiesRefused();
     void otherStepsRefused();
+    void inAModel();
 
   private:
     //! The hand table: one aggregate (FIXED_SITES = 1) of the grid, F/30 x 20, M/30 x 3, M/40 x 3 in region r00; k = 5, limit 30 %.
@@ -308,6 +311,42 @@ void TestGeneralization::otherStepsRefused()
   Feedback feedback;
   vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
   QVERIFY( feedback.errors.join( '\n' ).contains( QStringLiteral( "METHOD = ADC" ) ) );
+}
+
+void TestGeneralization::inAModel()
+{
+  // vbas:anonymize with the hierarchy file, as a child of a model (as the model builder saves it):
+  // the sample with k = 25 releases race as "*" for every record (docs/generalization.md).
+  QgsProcessingModelAlgorithm model( QStringLiteral( "generalize" ), QStringLiteral( "vbas" ) );
+  QgsProcessingModelChildAlgorithm child( QStringLiteral( "vbas:anonymize" ) );
+  child.setChildId( QStringLiteral( "anonymize" ) );
+  const QVariantMap statics { { QStringLiteral( "REGIONS" ), QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ) },
+                              { QStringLiteral( "REGION_ID" ), QStringLiteral( "AREAKEY" ) },
+                              { QStringLiteral( "RECORDS" ), QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ) },
+                              { QStringLiteral( "RECORD_REGION" ), QStringLiteral( "tract_id" ) },
+                              { QStringLiteral( "QI_FIELDS" ), kSampleQis },
+                              { QStringLiteral( "K" ), 25 },
+                              { QStringLiteral( "HIERARCHIES" ), QStringList { kHierarchy } } };
+  for ( auto it = statics.constBegin(); it != statics.constEnd(); ++it )
+    child.addParameterSources( it.key(), { QgsProcessingModelChildParameterSource::fromStaticValue( it.value() ) } );
+  QgsProcessingModelOutput output( QStringLiteral( "release" ), QStringLiteral( "Release" ) );
+  output.setChildId( QStringLiteral( "anonymize" ) );
+  output.setChildOutputName( QStringLiteral( "ANONYMIZED" ) );
+  child.setModelOutputs( { { QStringLiteral( "release" ), output } } );
+  model.addChildAlgorithm( child );
+  model.updateDestinationParameters();
+  Feedback feedback;
+  bool ok = false;
+  const QVariantMap results = model.run( { { QStringLiteral( "anonymize:release" ), QgsProcessing::TEMPORARY_OUTPUT } }, mContext, &feedback, &ok );
+  QVERIFY2( ok, qPrintable( feedback.errors.join( '\n' ) ) );
+  QgsVectorLayer *release = vbastest::output( results, QStringLiteral( "anonymize:release" ), mContext );
+  QVERIFY( release );
+  const std::map<QString, qlonglong> ecs = classes( release, kSampleQis + QStringList { QStringLiteral( "aggregate_id" ) } );
+  for ( const auto &[key, records] : ecs )
+  {
+    QVERIFY( records >= 25 );
+    QCOMPARE( key.split( '|' ).value( 2 ), QStringLiteral( "*" ) );
+  }
 }
 
 QTEST_MAIN( TestGeneralization )
