@@ -71,7 +71,7 @@ void VbasSitesOutput::write( VbasOutput &output, const VbasRegions &regions, con
   output.finish();
 }
 
-VbasOutputSchema VbasLookupOutput::schema( const QgsField &regionId )
+VbasOutputSchema VbasLookupOutput::schema( const QgsField &regionId, bool levels )
 {
   QgsField region = regionId;
   region.setName( QStringLiteral( "region_id" ) );
@@ -79,15 +79,20 @@ VbasOutputSchema VbasLookupOutput::schema( const QgsField &regionId )
   fields.append( region );
   fields.append( QgsField( kAggregateId, vbasqgis::Field::LongLong ) );
   fields.append( QgsField( kSiteId, vbasqgis::Field::LongLong ) );
+  if ( levels )
+    fields.append( QgsField( QStringLiteral( "qi_levels" ), vbasqgis::Field::String ) );
   return { QStringLiteral( "LOOKUP" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
 }
 
-void VbasLookupOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds )
+void VbasLookupOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds, const QString &levels )
 {
   for ( int r = 0; r < regions.ids.size(); ++r )
   {
     const std::size_t a = release.aggregation.regionAggregate[static_cast<std::size_t>( r )];
-    add( output, { regions.ids[r], vbasAggregateId( a ), siteIds[release.aggregation.aggregateGroup[a]] } );
+    QVector<QVariant> row { regions.ids[r], vbasAggregateId( a ), siteIds[release.aggregation.aggregateGroup[a]] };
+    if ( !levels.isEmpty() )
+      row << levels;
+    add( output, row );
   }
   output.finish();
 }
@@ -250,11 +255,13 @@ void VbasRegionRiskOutput::write( VbasOutput &output, const VbasRegions &regions
   output.finish();
 }
 
-QList<VbasOutputSchema> VbasAggregationOutputs::schemas( const VbasInputs &inputs, const QSet<QString> &textFields )
+QList<VbasOutputSchema> VbasAggregationOutputs::schemas( const VbasInputs &inputs, const VbasGeneralizationSettings *generalization )
 {
   const QgsFields regionFields = inputs.regionFields();
-  return { VbasLookupOutput::schema( regionFields.at( regionFields.lookupField( inputs.regionIdField() ) ) ), VbasAggregatedOutput::schema( inputs.regionsWkbType(), inputs.regionsCrs() ),
-           VbasCellsOutput::schema( inputs.regionsCrs() ), VbasReleaseWriter::schema( inputs.records()->fields(), inputs.recordFields(), textFields ) };
+  const bool generalized = generalization && generalization->active;
+  return { VbasLookupOutput::schema( regionFields.at( regionFields.lookupField( inputs.regionIdField() ) ), generalized ),
+           VbasAggregatedOutput::schema( inputs.regionsWkbType(), inputs.regionsCrs() ), VbasCellsOutput::schema( inputs.regionsCrs() ),
+           VbasReleaseWriter::schema( inputs.records()->fields(), inputs.recordFields(), generalized ? generalization->textFields() : QSet<QString>() ) };
 }
 
 QVariantMap VbasAggregationOutputs::write( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasInputs &inputs, const VbasRegions &regions, const VbasRecords &records,
@@ -263,7 +270,7 @@ QVariantMap VbasAggregationOutputs::write( VbasOutputSet &outputs, QgsProcessing
 {
   feedback.setCurrentStep( step );
   if ( VbasOutput *lookup = outputs.createIfWanted( QStringLiteral( "LOOKUP" ), context ) )
-    VbasLookupOutput::write( *lookup, regions, release, siteIds );
+    VbasLookupOutput::write( *lookup, regions, release, siteIds, generalized ? generalized->levels() : QString() );
   if ( VbasOutput *aggregated = outputs.createIfWanted( QStringLiteral( "AGGREGATED" ), context ) )
     VbasAggregatedOutput::write( *aggregated, regions, release, dissolved, siteIds );
   if ( VbasOutput *cells = outputs.createIfWanted( QStringLiteral( "VORONOI" ), context ) )

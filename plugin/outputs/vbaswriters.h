@@ -29,11 +29,11 @@ void write( VbasOutput &output, const VbasRegions &regions, const std::vector<vb
             const std::vector<std::size_t> &siteRow );
 } // namespace VbasSitesOutput
 
-//! LOOKUP: region_id, aggregate_id and site_id of every initial region.
+//! LOOKUP: region_id, aggregate_id and site_id of every initial region; with generalization, qi_levels (the QIs' levels, VbasGeneralized::levels).
 namespace VbasLookupOutput
 {
-VbasOutputSchema schema( const QgsField &regionId );
-void write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds );
+VbasOutputSchema schema( const QgsField &regionId, bool levels = false );
+void write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds, const QString &levels = QString() );
 } // namespace VbasLookupOutput
 
 //! The member regions of each aggregate dissolved with GEOS, in the regions layer's CRS, as multi-geometries.
@@ -86,8 +86,8 @@ struct VbasReleaseSettings;
 //! LOOKUP, AGGREGATED, VORONOI and ANONYMIZED: the outputs of Voronoi aggregation, shared with the whole pipeline.
 namespace VbasAggregationOutputs
 {
-//! Their schemas, the release last (the output set commits in this order); textFields: QIs released as text (generalized).
-QList<VbasOutputSchema> schemas( const VbasInputs &inputs, const QSet<QString> &textFields = {} );
+//! Their schemas, the release last (the output set commits in this order); with generalization, the QIs it releases as text and the lookup's qi_levels.
+QList<VbasOutputSchema> schemas( const VbasInputs &inputs, const VbasGeneralizationSettings *generalization = nullptr );
 /**
  * Writes those of the four outputs asked for of a release built on sites (ids siteIds), its aggregates dissolved (read only
  * for AGGREGATED), as steps step and step + 1 of feedback, and returns the number outputs AGGREGATES, RELEASED and SUPPRESSED.

@@ -61,7 +61,7 @@ bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   mGeneralization.refuseOtherSteps( mPlacement, mBorderSteps );
   mRunParameters = vbasRunParameters( *this, parameters, context, { { QStringLiteral( "SEED" ), QString::number( mPlacement.seed ) } } );
   const QList<VbasOutputSchema> schemas = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ), VbasEvaluationOutput::schema(), vbasReportSchema() }
-                                          + VbasAggregationOutputs::schemas( mInputs, mGeneralization.active ? mGeneralization.textFields() : QSet<QString>() );
+                                          + VbasAggregationOutputs::schemas( mInputs, &mGeneralization );
   mOutputs.prepare( *this, parameters, context, schemas, inputs, feedback );
   return true;
 }

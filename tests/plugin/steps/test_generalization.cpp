@@ -134,6 +134,11 @@ void TestGeneralization::sampleWithArxHierarchy()
   }
   QCOMPARE( stars, r.value( QStringLiteral( "VALUES_STARRED" ) ).toLongLong() );
   QCOMPARE( starredRows, starred );
+  // The lookup records the levels on every region's row.
+  QgsVectorLayer *lookup = vbastest::output( r, QStringLiteral( "LOOKUP" ), mContext );
+  QVERIFY( lookup );
+  QCOMPARE( lookup->featureCount(), mRegions->featureCount() );
+  QCOMPARE( lookup->uniqueValues( lookup->fields().lookupField( QStringLiteral( "qi_levels" ) ) ), QSet<QVariant>( { r.value( QStringLiteral( "LEVELS" ) ) } ) );
   // The independent checker passes it.
   const QVariantMap check = vbastest::run( QStringLiteral( "vbas:checkanonymity" ),
                                            { { QStringLiteral( "INPUT" ), layerValue( release ) }, { QStringLiteral( "QI_FIELDS" ), kSampleQis + QStringList { QStringLiteral( "aggregate_id" ) } },
