@@ -213,6 +213,24 @@ def write_records(path, ids, n, marginals, rng):
                            [(values, codes[order]) for values, codes in columns])
 
 
+def cached_paths(args, names, summary, version):
+    """The output files (names in args.out) and the parameters recorded in the summary file: (None,
+    params) when files made with the same parameters exist (kept), else the old files removed."""
+    os.makedirs(args.out, exist_ok=True)
+    paths = {k: os.path.join(args.out, k) for k in names}
+    params = {k: v for k, v in vars(args).items() if k not in ("out", "force")}
+    params["format"] = version
+    if not args.force and all(os.path.exists(p) for p in paths.values()):
+        with open(paths[summary]) as f:
+            if json.load(f).get("parameters") == params:
+                print("inputs exist, kept: %s" % args.out, file=sys.stderr)
+                return None, params
+    for p in paths.values():
+        if os.path.exists(p):
+            os.remove(p)
+    return paths, params
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True, help="output folder")
@@ -228,18 +246,9 @@ def main():
     parser.add_argument("--force", action="store_true", help="regenerate even if the files exist")
     args = parser.parse_args()
 
-    os.makedirs(args.out, exist_ok=True)
-    paths = {k: os.path.join(args.out, k) for k in ("regions.gpkg", "records.gpkg", "counties.json")}
-    params = {k: v for k, v in vars(args).items() if k not in ("out", "force")}
-    params["format"] = FORMAT_VERSION
-    if not args.force and all(os.path.exists(p) for p in paths.values()):
-        with open(paths["counties.json"]) as f:
-            if json.load(f).get("parameters") == params:
-                print("inputs exist, kept: %s" % args.out, file=sys.stderr)
-                return
-    for p in paths.values():
-        if os.path.exists(p):
-            os.remove(p)
+    paths, params = cached_paths(args, ("regions.gpkg", "records.gpkg", "counties.json"), "counties.json", FORMAT_VERSION)
+    if paths is None:
+        return
 
     t0 = time.monotonic()
     rng = np.random.default_rng(args.seed)

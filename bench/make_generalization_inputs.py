@@ -76,19 +76,10 @@ def main():
     parser.add_argument("--provinces", type=int, default=8)
     parser.add_argument("--force", action="store_true")
     args = parser.parse_args()
-    os.makedirs(args.out, exist_ok=True)
     names = ("regions.gpkg", "records.gpkg", "age_group.csv", "marital.csv", "inputs.json")
-    paths = {k: os.path.join(args.out, k) for k in names}
-    params = {k: v for k, v in vars(args).items() if k not in ("out", "force")}
-    params["format"] = FORMAT_VERSION
-    if not args.force and all(os.path.exists(p) for p in paths.values()):
-        with open(paths["inputs.json"]) as f:
-            if json.load(f).get("parameters") == params:
-                print("inputs exist, kept: %s" % args.out, file=sys.stderr)
-                return
-    for p in paths.values():
-        if os.path.exists(p):
-            os.remove(p)
+    paths, params = mc.cached_paths(args, names, "inputs.json", FORMAT_VERSION)
+    if paths is None:
+        return
     t0 = time.monotonic()
     rng = np.random.default_rng(args.seed)
     geo = argparse.Namespace(regions=args.regions, cells_per_county=7, islands=6, archipelago=8, records=args.records,
