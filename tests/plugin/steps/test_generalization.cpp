@@ -64,6 +64,7 @@ class TestGeneralization : public QObject
     void recordSuppressionOnly();
     void localSuppressionKeepsTypes();
     void intervalsReleaseText();
+    void oddButValidArxFile();
     void badHierarchiesRefused_data();
     void badHierarchiesRefused();
     void otherStepsRefused();
@@ -253,6 +254,34 @@ void TestGeneralization::intervalsReleaseText()
   QCOMPARE( r.value( QStringLiteral( "LEVELS" ) ).toString(), QStringLiteral( "sex = 0 of 1, age = 2 of 2" ) );
   QCOMPARE( r.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong(), 0 );
   const std::map<QString, qlonglong> expected { { QStringLiteral( "F|*|1" ), 20 }, { QStringLiteral( "M|*|1" ), 6 } };
+  QCOMPARE( classes( release, { QStringLiteral( "sex" ), QStringLiteral( "age" ), QStringLiteral( "aggregate_id" ) } ), expected );
+}
+
+void TestGeneralization::oddButValidArxFile()
+{
+  // ARX's odd but valid content: a byte order mark, quoted values and a quoted label holding the
+  // separator, UTF-8, empty fields at the end of a row, a blank line. Level 1 puts F and M together.
+  QFile file( mDir.filePath( QStringLiteral( "sex.csv" ) ) );
+  QVERIFY( file.open( QIODevice::WriteOnly ) );
+  file.write( "\xef\xbb\xbf\"F\";\"Frau ; M\xc3\xa4nner\";*;;\n\nM;\"Frau ; M\xc3\xa4nner\";*;\n" );
+  file.close();
+  // (F, 30) 3, (M, 30) 3, (F, 40) 20; k = 5, no suppression allowed: sex must merge (age "*" leaves
+  // (M, *) 3). Level 1 merges as "*" does and comes first among equal losses: its label is written.
+  auto regions = vbastest::grid();
+  QList<QVariantList> rows;
+  for ( int i = 0; i < 3; ++i )
+    rows << QVariantList { "r00", "F", 30 } << QVariantList { "r00", "M", 30 };
+  for ( int i = 0; i < 20; ++i )
+    rows << QVariantList { "r00", "F", 40 };
+  auto records = vbastest::table( QStringLiteral( "field=region:string&field=sex:string&field=age:integer" ), rows );
+  QVariantMap p = handParameters( regions.get(), records.get() );
+  p.insert( QStringLiteral( "HIERARCHIES" ), QStringList { file.fileName() } );
+  p.insert( QStringLiteral( "SUPPRESSION_LIMIT" ), 0 );
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QCOMPARE( r.value( QStringLiteral( "LATTICE_SIZE" ) ).toLongLong(), 6 ); // sex 3 levels x age 2
+  QCOMPARE( r.value( QStringLiteral( "LEVELS" ) ).toString(), QStringLiteral( "sex = 1 of 2, age = 0 of 1" ) );
+  QgsVectorLayer *release = vbastest::output( r, QStringLiteral( "ANONYMIZED" ), mContext );
+  const std::map<QString, qlonglong> expected { { QStringLiteral( "Frau ; M\u00e4nner|30|1" ), 6 }, { QStringLiteral( "Frau ; M\u00e4nner|40|1" ), 20 } };
   QCOMPARE( classes( release, { QStringLiteral( "sex" ), QStringLiteral( "age" ), QStringLiteral( "aggregate_id" ) } ), expected );
 }
 
