@@ -244,6 +244,9 @@ void VbasAlgorithm::addGeneralizationParameters()
   addNumberOutput( QStringLiteral( "LOSS_PREC" ), QObject::tr( "Generalization: precision (Prec)" ) );
   addNumberOutput( QStringLiteral( "LOSS_LM" ), QObject::tr( "Generalization: loss metric (LM / NCP)" ) );
   addNumberOutput( QStringLiteral( "LOSS_DM_STAR" ), QObject::tr( "Generalization: DM*" ) );
+  addNumberOutput( QStringLiteral( "LOSS_GC" ), QObject::tr( "Generalization: generalization cost (GC)" ) );
+  addNumberOutput( QStringLiteral( "LOSS_ARE" ), QObject::tr( "Generalization: average relative error of count queries (ARE)" ) );
+  addNumberOutput( QStringLiteral( "RECORDS_GENERALIZED" ), QObject::tr( "Generalization: records released with a value coarser than their own" ) );
 }
 
 QString VbasAlgorithm::generalizationHelp()
@@ -271,8 +274,11 @@ QString VbasAlgorithm::generalizationHelp()
                       "<b>LEVELS</b>: the level of each QI and its hierarchy's top. <b>LATTICE_SIZE</b>, <b>NODES_EVALUATED</b>: the lattice's nodes and those evaluated. "
                       "<b>RECORDS_STARRED</b>, <b>VALUES_STARRED</b>: records released with a value as *, and the values written as *. <b>LOSS_GENERIC_NUE</b> (bits), "
                       "<b>LOSS_GENERIC_NUE_NORM</b> (0 the input, 1 everything suppressed), <b>LOSS_PREC</b>, <b>LOSS_LM</b>, <b>LOSS_DM_STAR</b>: the chosen node's information "
-                      "loss by every measure, over the QIs and the geography; without generalization, the same measures of the paper's release (every QI at its values, "
-                      "the classes below k dropped), so that both compare on one scale.<br>" );
+                      "loss by every measure, over the QIs and the geography. <b>LOSS_GC</b>: the generalization cost, the share of the records' QI values not written as they were "
+                      "(coarser, *, or in a dropped record). <b>LOSS_ARE</b>: the average relative error of the count queries 'records of region r with value v of QI q' "
+                      "(every pair with records), each estimated from the release by spreading the released records evenly over their aggregate's regions and the values under "
+                      "their label. <b>RECORDS_GENERALIZED</b>: records released with a QI value coarser than their own (a label over several values, or *). Without "
+                      "generalization, the same measures of the paper's release (every QI at its values, the classes below k dropped), so that both compare on one scale.<br>" );
 }
 
 void VbasAlgorithm::addSearchParameters()

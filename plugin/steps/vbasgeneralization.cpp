@@ -235,6 +235,7 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
   g.writtenRecords.histograms = g.written.regions;
   if ( records.sensitive )
     g.writtenRecords.sensitive = vbas::writtenSensitive( *records.sensitive, records.histograms, g.written );
+  g.metrics = vbas::generalizationMetrics( g.qis, g.node().node, records.encoder.classCodes(), records.histograms, g.written, g.node().aggregation->regionAggregate );
   const vbas::ValueSuppression &s = g.node().suppression;
   feedback->pushInfo( QObject::tr( "Chosen levels: %1; %2 sites. %3 records in classes below k: %4 released with %5 values as *, %6 dropped." )
                         .arg( g.levels() )
@@ -246,18 +247,22 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
   return g;
 }
 
-QVariantMap vbasLossOutputs( const vbas::NodeLoss &loss )
+QVariantMap vbasLossOutputs( const VbasReleaseLoss &release )
 {
+  const vbas::NodeLoss &loss = release.loss;
   return { { QStringLiteral( "LOSS_GENERIC_NUE" ), loss.genericNue },
            { QStringLiteral( "LOSS_GENERIC_NUE_NORM" ), loss.genericNueMax > 0 ? loss.genericNue / loss.genericNueMax : 0.0 },
            { QStringLiteral( "LOSS_PREC" ), loss.prec },
            { QStringLiteral( "LOSS_LM" ), loss.lm },
-           { QStringLiteral( "LOSS_DM_STAR" ), loss.dmStar } };
+           { QStringLiteral( "LOSS_DM_STAR" ), loss.dmStar },
+           { QStringLiteral( "LOSS_GC" ), release.metrics.gc },
+           { QStringLiteral( "LOSS_ARE" ), release.metrics.are },
+           { QStringLiteral( "RECORDS_GENERALIZED" ), static_cast<qlonglong>( release.metrics.recordsGeneralized ) } };
 }
 
 QVariantMap vbasGeneralizationOutputs( const VbasGeneralized &g )
 {
-  QVariantMap outputs = vbasLossOutputs( g.node().loss );
+  QVariantMap outputs = vbasLossOutputs( { g.node().loss, g.metrics } );
   outputs.insert( { { QStringLiteral( "LEVELS" ), g.levels() },
                     { QStringLiteral( "LATTICE_SIZE" ), static_cast<qlonglong>( g.search.latticeSize ) },
                     { QStringLiteral( "NODES_EVALUATED" ), static_cast<qlonglong>( g.search.evaluated ) },
@@ -266,7 +271,7 @@ QVariantMap vbasGeneralizationOutputs( const VbasGeneralized &g )
   return outputs;
 }
 
-vbas::NodeLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release &release, std::int64_t k )
+VbasReleaseLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release &release, std::int64_t k )
 {
   std::vector<vbas::QiHierarchy> qis;
   for ( std::size_t q = 0; q < records.encoder.qiCount(); ++q )
@@ -281,15 +286,20 @@ vbas::NodeLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release 
     qi.hierarchy = vbas::Hierarchy::suppressionOnly( values );
     qis.push_back( std::move( qi ) );
   }
-  const vbas::LatticeNode node( qis.size(), 0 );
   const std::vector<std::uint32_t> &codes = records.encoder.classCodes();
-  const vbas::Generalization g = vbas::generalize( codes, qis, node );
-  const vbas::SparseHistograms ecs = vbas::remap( release.aggregation.ecs, g.classOf );
+  vbas::NodeRelease paper;
+  paper.node.assign( qis.size(), 0 );
+  paper.generalization = vbas::generalize( codes, qis, paper.node );
+  paper.aggregation = std::make_shared<const vbas::Aggregation>( release.aggregation );
+  paper.ecs = vbas::remap( release.aggregation.ecs, paper.generalization.classOf );
+  paper.suppression = vbas::suppressValues( paper.ecs, paper.generalization.labels, qis.size(), {}, k );
   std::vector<std::int64_t> regionRecords;
   for ( std::size_t r = 0; r < records.histograms.rows(); ++r )
     regionRecords.push_back( records.histograms.rowTotal( r ) );
   const vbas::LossModel model( qis, codes, records.histograms.classTotals( records.encoder.classCount() ), regionRecords );
-  return model.loss( node, ecs, g.labels, vbas::suppressValues( ecs, g.labels, qis.size(), {}, k ), release.aggregation.regionAggregate );
+  const vbas::NodeLoss loss = model.loss( paper.node, paper.ecs, paper.generalization.labels, paper.suppression, release.aggregation.regionAggregate );
+  const vbas::WrittenClasses written = vbas::writtenClasses( records.histograms, paper );
+  return { loss, vbas::generalizationMetrics( qis, paper.node, codes, records.histograms, written, release.aggregation.regionAggregate ) };
 }
 
 QList<QPair<QString, QString>> vbasGeneralizationFacts( const VbasGeneralized &g )
@@ -304,5 +314,7 @@ QList<QPair<QString, QString>> vbasGeneralizationFacts( const VbasGeneralized &g
            { QObject::tr( "Records dropped" ), QString::number( s.droppedRecords ) },
            { QObject::tr( "Generic non-uniform entropy (bits; normalised)" ),
              QStringLiteral( "%1; %2" ).arg( loss.genericNue, 0, 'f', 1 ).arg( loss.genericNueMax > 0 ? loss.genericNue / loss.genericNueMax : 0.0, 0, 'f', 4 ) },
-           { QObject::tr( "Prec, LM, DM*" ), QStringLiteral( "%1, %2, %3" ).arg( loss.prec, 0, 'f', 4 ).arg( loss.lm, 0, 'f', 4 ).arg( loss.dmStar, 0, 'f', 0 ) } };
+           { QObject::tr( "Records generalized (a value coarser than its own, or *)" ), QString::number( g.metrics.recordsGeneralized ) },
+           { QObject::tr( "Prec, LM, DM*" ), QStringLiteral( "%1, %2, %3" ).arg( loss.prec, 0, 'f', 4 ).arg( loss.lm, 0, 'f', 4 ).arg( loss.dmStar, 0, 'f', 0 ) },
+           { QObject::tr( "GC, ARE of count queries (region x value)" ), QStringLiteral( "%1, %2" ).arg( g.metrics.gc, 0, 'f', 4 ).arg( g.metrics.are, 0, 'f', 4 ) } };
 }

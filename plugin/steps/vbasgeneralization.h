@@ -4,6 +4,7 @@
 // each node, and the release as written at the node chosen.
 #pragma once
 
+#include "generalization_metrics.h"
 #include "generalized_release.h"
 #include "lattice.h"
 #include "steps/vbassteps.h"
@@ -51,6 +52,7 @@ struct VbasGeneralized
     vbas::WrittenClasses written;
     vbas::Release release;      //!< over the written classes: what the outputs and the metrics count
     VbasRecords writtenRecords { 0 }; //!< histograms (and sensitive pairs) over the written classes
+    vbas::GeneralizationMetrics metrics;
     QStringList qiNames;
 
     const vbas::NodeRelease &node() const { return *search.best; }
@@ -68,17 +70,24 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
                                 const VbasConstraintSettings &constraints, const VbasRegions &regions, const VbasRecords &records, std::int64_t k, const QStringList &qiNames,
                                 QgsProcessingFeedback *feedback );
 
+//! A release's information loss and its generalization metrics.
+struct VbasReleaseLoss
+{
+    vbas::NodeLoss loss;
+    vbas::GeneralizationMetrics metrics;
+};
+
 /**
  * The information loss of a release without generalization (every QI at level 0, the ECs below k
  * dropped), on the scale of generalized runs: each QI's hierarchy value -> "*".
  */
-vbas::NodeLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release &release, std::int64_t k );
+VbasReleaseLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release &release, std::int64_t k );
 
-//! LOSS_GENERIC_NUE, LOSS_GENERIC_NUE_NORM, LOSS_PREC, LOSS_LM and LOSS_DM_STAR.
-QVariantMap vbasLossOutputs( const vbas::NodeLoss &loss );
+//! LOSS_GENERIC_NUE, LOSS_GENERIC_NUE_NORM, LOSS_PREC, LOSS_LM, LOSS_DM_STAR, LOSS_GC, LOSS_ARE and RECORDS_GENERALIZED.
+QVariantMap vbasLossOutputs( const VbasReleaseLoss &loss );
 
 //! What the search chose and did, as rows (what, value) for the report.
 QList<QPair<QString, QString>> vbasGeneralizationFacts( const VbasGeneralized &generalized );
 
-//! LEVELS, LATTICE_SIZE, NODES_EVALUATED, RECORDS_STARRED, VALUES_STARRED, and the chosen node's LOSS_GENERIC_NUE, LOSS_PREC, LOSS_LM and LOSS_DM_STAR.
+//! LEVELS, LATTICE_SIZE, NODES_EVALUATED, RECORDS_STARRED, VALUES_STARRED, and the chosen node's vbasLossOutputs.
 QVariantMap vbasGeneralizationOutputs( const VbasGeneralized &generalized );

@@ -2,6 +2,7 @@
 // (docs/method.md, Generalization): hand-worked tables, and on random instances the search against
 // every node of the lattice, each release recounted from its records as written.
 #include "aggregation.h"
+#include "generalization_metrics.h"
 #include "generalized_release.h"
 #include "lattice.h"
 #include "nue.h"
@@ -28,6 +29,7 @@ class TestGeneralization : public QObject
     void handLatticeSuppressionLimit();
     void searchEqualsBruteForce();
     void sensitivePairsFollowWrittenClasses();
+    void metricsOfWrittenRelease();
 };
 
 namespace
@@ -385,6 +387,37 @@ void TestGeneralization::sensitivePairsFollowWrittenClasses()
   QVERIFY( w.dropped[am] && !w.dropped[af] && !w.dropped[bm] );
   const std::map<std::pair<std::uint32_t, std::uint32_t>, std::int64_t> expected { { { af, 0 }, 4 }, { { af, 1 }, 1 }, { { bm, 1 }, 4 }, { { am, 0 }, 1 } };
   QCOMPARE( counts, expected );
+}
+
+void TestGeneralization::metricsOfWrittenRelease()
+{
+  // Two regions in one aggregate at (age 1, sex 0): a1, a2 -> A (2 values), a3 -> B (1 value). Region 0:
+  // (a1, F) 3 and (a2, F) 2 written (A, F); (a1, M) 2 written (A, *). Region 1: (a3, M) 4 written (B, M);
+  // (a1, M) 1 dropped.
+  const SparseHistograms regions = vbastest::histograms( { { { 0, 3 }, { 1, 2 }, { 3, 2 } }, { { 2, 4 }, { 3, 1 } } } );
+  WrittenClasses w;
+  w.entryClass = { 0, 0, 1, 2, 3 };
+  w.starred = { 0, 0b10, 0, 0b11 };
+  w.dropped = { 0, 0, 0, 1 };
+  const GeneralizationMetrics m = generalizationMetrics( ageAndSex(), { 1, 0 }, kClassCodes, regions, w, { 0, 0 } );
+  // Generalized: the 7 records of region 0 (age A); (B, M) is as it was (B holds a3 alone).
+  QCOMPARE( m.recordsGeneralized, std::int64_t( 7 ) );
+  // GC: ages of region 0 (7), sexes starred (2), both values of the dropped record (2), of 12 x 2.
+  VBAS_COMPARE_NEAR( m.gc, 11.0 / 24, 1e-12 );
+  // ARE. Spread over the aggregate: age A 3/2 + 2/2 + 2/2 = 3.5 per value, B 4; sex F 5, M 4, "*" 2/2
+  // = 1 per value. Halved per region: a1, a2 1.75, a3 2; F 3, M 2.5. Queries (records, estimate):
+  // region 0 a1 (5, 1.75), a2 (2, 1.75), F (5, 3), M (2, 2.5); region 1 a3 (4, 2), a1 (1, 1.75), M (5, 2.5).
+  QCOMPARE( m.queries, std::size_t( 7 ) );
+  VBAS_COMPARE_NEAR( m.are, ( 0.65 + 0.125 + 0.4 + 0.25 + 0.5 + 0.75 + 0.5 ) / 7, 1e-12 );
+  // Nothing coarsened, each region alone: no loss, every count exact.
+  WrittenClasses exact;
+  exact.entryClass = { 0, 1, 2, 3, 4 };
+  exact.starred.assign( 5, 0 );
+  exact.dropped.assign( 5, 0 );
+  const GeneralizationMetrics none = generalizationMetrics( ageAndSex(), { 0, 0 }, kClassCodes, regions, exact, { 0, 1 } );
+  QCOMPARE( none.recordsGeneralized, std::int64_t( 0 ) );
+  QCOMPARE( none.gc, 0.0 );
+  QCOMPARE( none.are, 0.0 );
 }
 
 QTEST_APPLESS_MAIN( TestGeneralization )

@@ -154,8 +154,11 @@ void TestGeneralization::sampleWithArxHierarchy()
   QVERIFY( html.contains( r.value( QStringLiteral( "LEVELS" ) ).toString().toHtmlEscaped() ) );
   QVERIFY( html.contains( QStringLiteral( "HIERARCHIES=" ) + kHierarchy ) );
   // The loss by every measure, the chosen node's.
-  for ( const char *loss : { "LOSS_GENERIC_NUE", "LOSS_GENERIC_NUE_NORM", "LOSS_PREC", "LOSS_LM", "LOSS_DM_STAR" } )
+  for ( const char *loss : { "LOSS_GENERIC_NUE", "LOSS_GENERIC_NUE_NORM", "LOSS_PREC", "LOSS_LM", "LOSS_DM_STAR", "LOSS_GC", "LOSS_ARE" } )
     QVERIFY2( r.value( loss ).isValid(), loss );
+  QVERIFY( r.value( QStringLiteral( "RECORDS_GENERALIZED" ) ).toLongLong() >= starred );
+  QVERIFY( r.value( QStringLiteral( "RECORDS_GENERALIZED" ) ).toLongLong() <= release->featureCount() );
+  QVERIFY( html.contains( QStringLiteral( "Records generalized" ) ) );
 }
 
 void TestGeneralization::recordSuppressionOnly()
@@ -221,6 +224,9 @@ void TestGeneralization::localSuppressionKeepsTypes()
   QCOMPARE( r.value( QStringLiteral( "VALUES_STARRED" ) ).toLongLong(), 6 );
   QCOMPARE( r.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong(), 0 );
   QVERIFY( std::abs( r.value( QStringLiteral( "LOSS_GENERIC_NUE" ) ).toDouble() - 6.0 ) < 1e-9 );
+  // Generalized: the six starred records; GC: their six ages of 26 x 2 values.
+  QCOMPARE( r.value( QStringLiteral( "RECORDS_GENERALIZED" ) ).toLongLong(), 6 );
+  QVERIFY( std::abs( r.value( QStringLiteral( "LOSS_GC" ) ).toDouble() - 6.0 / 52 ) < 1e-12 );
   QgsVectorLayer *release = vbastest::output( r, QStringLiteral( "ANONYMIZED" ), mContext );
   // age keeps its integer type: its "*" is NULL; sex is text: "*" there would be text.
   QCOMPARE( release->fields().field( QStringLiteral( "age" ) ).type(), vbasqgis::Field::Int );
@@ -253,6 +259,9 @@ void TestGeneralization::intervalsReleaseText()
   // leaves (*, 40) 3 at any age level below "*".
   QCOMPARE( r.value( QStringLiteral( "LEVELS" ) ).toString(), QStringLiteral( "sex = 0 of 1, age = 2 of 2" ) );
   QCOMPARE( r.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong(), 0 );
+  // Every record's age is "*": all 26 generalized, half their values coarser.
+  QCOMPARE( r.value( QStringLiteral( "RECORDS_GENERALIZED" ) ).toLongLong(), 26 );
+  QVERIFY( std::abs( r.value( QStringLiteral( "LOSS_GC" ) ).toDouble() - 0.5 ) < 1e-12 );
   const std::map<QString, qlonglong> expected { { QStringLiteral( "F|*|1" ), 20 }, { QStringLiteral( "M|*|1" ), 6 } };
   QCOMPARE( classes( release, { QStringLiteral( "sex" ), QStringLiteral( "age" ), QStringLiteral( "aggregate_id" ) } ), expected );
 }
