@@ -532,6 +532,7 @@ VbasLookup VbasInputs::readLookup( const VbasRegions &regions, const VbasSites &
   const int regionIndex = fields.lookupField( QStringLiteral( "region_id" ) );
   const int aggregateIndex = fields.lookupField( QStringLiteral( "aggregate_id" ) );
   const int siteIndex = fields.lookupField( QStringLiteral( "site_id" ) );
+  const int levelsIndex = fields.lookupField( QStringLiteral( "qi_levels" ) );
   if ( regionIndex < 0 || aggregateIndex < 0 || siteIndex < 0 )
     throw QgsProcessingException( QObject::tr( "The region lookup needs the fields region_id, aggregate_id and site_id." ) );
   const std::size_t regionCount = static_cast<std::size_t>( regions.ids.size() );
@@ -557,6 +558,11 @@ VbasLookup VbasInputs::readLookup( const VbasRegions &regions, const VbasSites &
     const auto site = std::lower_bound( sites.ids.begin(), sites.ids.end(), siteId );
     if ( !okAggregate || !okSite || site == sites.ids.end() || *site != siteId )
       throw QgsProcessingException( QObject::tr( "The region lookup row of region '%1' has no valid aggregate_id or a site_id that is not in the sites layer." ).arg( region ) );
+    const QString levels = levelsIndex < 0 ? QString() : f.attribute( levelsIndex ).toString();
+    if ( levelsIndex >= 0 && ( levels.isEmpty() || ( !lookup.qiLevels.isEmpty() && levels != lookup.qiLevels ) ) )
+      throw QgsProcessingException( QObject::tr( "The region lookup row of region '%1' has qi_levels '%2', not those of the first row ('%3'): one release has one set of levels." )
+                                      .arg( region, levels, lookup.qiLevels.isEmpty() ? levels : lookup.qiLevels ) );
+    lookup.qiLevels = levels;
     seen[*r] = true;
     regionAggregateId[*r] = aggregateId;
     aggregateGroups.emplace( aggregateId, 0 );

@@ -75,6 +75,7 @@ struct VbasLookup
 {
     std::vector<std::size_t> regionGroup; //!< the aggregate of each region, as an index of increasing aggregate ids
     std::vector<vbas::Point> regionSites; //!< the site of each region's aggregate, working CRS
+    QString qiLevels;                     //!< of a generalized release: its qi_levels, the same on every row; else empty
 };
 
 /**

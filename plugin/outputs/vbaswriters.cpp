@@ -261,7 +261,7 @@ QList<VbasOutputSchema> VbasAggregationOutputs::schemas( const VbasInputs &input
   const bool generalized = generalization && generalization->active;
   return { VbasLookupOutput::schema( regionFields.at( regionFields.lookupField( inputs.regionIdField() ) ), generalized ),
            VbasAggregatedOutput::schema( inputs.regionsWkbType(), inputs.regionsCrs() ), VbasCellsOutput::schema( inputs.regionsCrs() ),
-           VbasReleaseWriter::schema( inputs.records()->fields(), inputs.recordFields(), generalized ? generalization->textFields() : QSet<QString>() ) };
+           VbasReleaseWriter::schema( inputs.records()->fields(), inputs.recordFields(), generalized ? generalization->hierarchies.textFields() : QSet<QString>() ) };
 }
 
 QVariantMap VbasAggregationOutputs::write( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasInputs &inputs, const VbasRegions &regions, const VbasRecords &records,

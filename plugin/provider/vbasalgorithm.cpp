@@ -223,22 +223,42 @@ QString VbasAlgorithm::refinementHelp()
                       "before and after. No effect on a point regions layer. Default: off, the paper's aggregation.<br>" );
 }
 
-void VbasAlgorithm::addGeneralizationParameters()
+void VbasAlgorithm::addHierarchyParameters()
 {
   auto hierarchies = std::make_unique<QgsProcessingParameterMultipleLayers>( QStringLiteral( "HIERARCHIES" ), QObject::tr( "Generalization hierarchies (ARX CSV files, one per QI, named after it)" ),
                                                                               vbasqgis::File, QVariant(), true );
   addParameter( hierarchies.release() );
   addParameter( new QgsProcessingParameterString( QStringLiteral( "INTERVALS" ), QObject::tr( "Interval hierarchies (field=width, comma separated)" ), QVariant(), false, true ) );
+}
+
+void VbasAlgorithm::addLocalSuppressionParameter()
+{
+  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "LOCAL_SUPPRESSION" ), QObject::tr( "Local suppression: write single values as * instead of dropping records" ), true ) );
+}
+
+void VbasAlgorithm::addGeneralizationParameters()
+{
+  addHierarchyParameters();
   addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "GENERALIZE" ), QObject::tr( "Generalize the QIs (every QI without a hierarchy: value -> *)" ), false ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "SUPPRESSION_LIMIT" ), QObject::tr( "Suppression limit (% of the records)" ), vbasqgis::NumberType::Double, 5, false, 0, 100 ) );
-  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "LOCAL_SUPPRESSION" ), QObject::tr( "Local suppression: write single values as * instead of dropping records" ), true ) );
+  addLocalSuppressionParameter();
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "LOSS_METRIC" ), QObject::tr( "Information loss to minimise" ),
                                                 QStringList() << QObject::tr( "Generic non-uniform entropy" ) << QObject::tr( "Precision (Prec)" ) << QObject::tr( "Loss metric (LM / NCP)" ) << QObject::tr( "DM*" ), false, 0 ) );
+  addGeneralizationOutputs();
+}
+
+void VbasAlgorithm::addGeneralizationOutputs()
+{
   addOutput( new QgsProcessingOutputString( QStringLiteral( "LEVELS" ), QObject::tr( "Generalization: the level of each QI" ) ) );
   addNumberOutput( QStringLiteral( "LATTICE_SIZE" ), QObject::tr( "Generalization: lattice nodes" ) );
   addNumberOutput( QStringLiteral( "NODES_EVALUATED" ), QObject::tr( "Generalization: nodes evaluated" ) );
   addNumberOutput( QStringLiteral( "RECORDS_STARRED" ), QObject::tr( "Generalization: records released with a value as *" ) );
   addNumberOutput( QStringLiteral( "VALUES_STARRED" ), QObject::tr( "Generalization: values written as *" ) );
+  addLossOutputs();
+}
+
+void VbasAlgorithm::addLossOutputs()
+{
   addNumberOutput( QStringLiteral( "LOSS_GENERIC_NUE" ), QObject::tr( "Generalization: generic non-uniform entropy (bits)" ) );
   addNumberOutput( QStringLiteral( "LOSS_GENERIC_NUE_NORM" ), QObject::tr( "Generalization: generic non-uniform entropy, normalised" ) );
   addNumberOutput( QStringLiteral( "LOSS_PREC" ), QObject::tr( "Generalization: precision (Prec)" ) );
@@ -249,36 +269,51 @@ void VbasAlgorithm::addGeneralizationParameters()
   addNumberOutput( QStringLiteral( "RECORDS_GENERALIZED" ), QObject::tr( "Generalization: records released with a value coarser than their own" ) );
 }
 
-QString VbasAlgorithm::generalizationHelp()
+QString VbasAlgorithm::hierarchyHelp()
 {
   return QObject::tr( "<b>Generalization hierarchies</b> (HIERARCHIES): hierarchy files in ARX's format, one per QI, named after its field (age_group.csv for the QI field age_group): "
                       "one row per value, the value then its label at level 1, 2, ..., the last level usually *, separated by ';' (double quotes and UTF-8 as ARX writes them; "
                       "NULL stands for a missing value). Every value of the QI needs a row; a file with ragged rows, an empty label, a value twice, or a level that is not a coarsening "
                       "of the one below is refused, naming the line and the value. Files made in ARX load unchanged.<br>"
                       "<b>Interval hierarchies</b> (INTERVALS): built-in hierarchies for numbers and bands, as field=width pairs (age=5, income=10000): level 1 groups the values "
-                      "(23, 23.5, bands such as 20-24, open bands such as 85+) into intervals of that width, labelled [20, 25), each level doubles the width, the last is *.<br>"
-                      "<b>Generalize the QIs</b> (GENERALIZE): with a hierarchy or intervals given, or this on, the run searches the lattice of levels (one level per QI; "
-                      "every QI without a hierarchy can be written as its value or as *) for the node that loses the least information and keeps the suppression limit, and "
-                      "releases the generalized values. For each node the site count follows from its generalized classes (the site count model: their entropy or MaxCombs) and "
-                      "balanced density places the sites; with a fixed cutoff or a fixed number of sites the geography is the same at every node and nodes below one over the "
-                      "limit are skipped. The log gives the lattice size, the nodes evaluated and skipped, the levels chosen and the values starred. Generalization does not "
-                      "combine with ADC, CONTIGUOUS, REFINE_BOUNDARIES or SEARCH. Default: off, the paper's method.<br>"
-                      "<b>Suppression limit</b> (SUPPRESSION_LIMIT): the most records, in % (default 5), that may be in equivalence classes below k at the chosen node (ARX's "
-                      "suppression limit); they are written with values as * or dropped.<br>"
-                      "<b>Local suppression</b> (LOCAL_SUPPRESSION): instead of dropping a record whose class is below k, write the fewest, least informative of its QI values as * "
+                      "(23, 23.5, bands such as 20-24, open bands such as 85+) into intervals of that width, labelled [20, 25), each level doubles the width, the last is *.<br>" );
+}
+
+QString VbasAlgorithm::generalizationHelp()
+{
+  return hierarchyHelp()
+         + QObject::tr( "<b>Generalize the QIs</b> (GENERALIZE): with a hierarchy or intervals given, or this on, the run searches the lattice of levels (one level per QI; "
+                        "every QI without a hierarchy can be written as its value or as *) for the node that loses the least information and keeps the suppression limit, and "
+                        "releases the generalized values. For each node the site count follows from its generalized classes (the site count model: their entropy or MaxCombs) and "
+                        "balanced density places the sites; with a fixed cutoff or a fixed number of sites the geography is the same at every node and nodes below one over the "
+                        "limit are skipped. The log gives the lattice size, the nodes evaluated and skipped, the levels chosen and the values starred. Generalization does not "
+                        "combine with ADC, CONTIGUOUS, REFINE_BOUNDARIES or SEARCH. Default: off, the paper's method.<br>"
+                        "<b>Suppression limit</b> (SUPPRESSION_LIMIT): the most records, in % (default 5), that may be in equivalence classes below k at the chosen node (ARX's "
+                        "suppression limit); they are written with values as * or dropped.<br>" )
+         + localSuppressionHelp()
+         + QObject::tr( "<b>Information loss to minimise</b> (LOSS_METRIC): generic non-uniform entropy (Prasser et al.: generalization and suppression on one scale; default), "
+                        "precision (Prec), the loss metric (LM, also NCP) or DM*; each over the QIs and the geography (region, aggregate, suppressed).<br>" )
+         + generalizationOutputsHelp()
+         + QObject::tr( "Without generalization, the loss outputs measure the paper's release (every QI at its values, the classes below k dropped), so that both compare on one scale.<br>" );
+}
+
+QString VbasAlgorithm::localSuppressionHelp()
+{
+  return QObject::tr( "<b>Local suppression</b> (LOCAL_SUPPRESSION): instead of dropping a record whose class is below k, write the fewest, least informative of its QI values as * "
                       "(it keeps its aggregate and its other values); records whose values agree once starred form a class of their own, released when it holds k records; only "
                       "records that reach no such class are dropped (default on). A QI with a hierarchy file or intervals is released as text and writes *; a QI without one keeps "
-                      "its field type and writes * as text in a text field and as NULL in any other (a NULL there is then a class of at least k records as written).<br>"
-                      "<b>Information loss to minimise</b> (LOSS_METRIC): generic non-uniform entropy (Prasser et al.: generalization and suppression on one scale; default), "
-                      "precision (Prec), the loss metric (LM, also NCP) or DM*; each over the QIs and the geography (region, aggregate, suppressed).<br>"
-                      "<b>LEVELS</b>: the level of each QI and its hierarchy's top. <b>LATTICE_SIZE</b>, <b>NODES_EVALUATED</b>: the lattice's nodes and those evaluated. "
+                      "its field type and writes * as text in a text field and as NULL in any other (a NULL there is then a class of at least k records as written).<br>" );
+}
+
+QString VbasAlgorithm::generalizationOutputsHelp()
+{
+  return QObject::tr( "<b>LEVELS</b>: the level of each QI and its hierarchy's top. <b>LATTICE_SIZE</b>, <b>NODES_EVALUATED</b>: the lattice's nodes and those evaluated. "
                       "<b>RECORDS_STARRED</b>, <b>VALUES_STARRED</b>: records released with a value as *, and the values written as *. <b>LOSS_GENERIC_NUE</b> (bits), "
-                      "<b>LOSS_GENERIC_NUE_NORM</b> (0 the input, 1 everything suppressed), <b>LOSS_PREC</b>, <b>LOSS_LM</b>, <b>LOSS_DM_STAR</b>: the chosen node's information "
-                      "loss by every measure, over the QIs and the geography. <b>LOSS_GC</b>: the generalization cost, the share of the records' QI values not written as they were "
+                      "<b>LOSS_GENERIC_NUE_NORM</b> (0 the input, 1 everything suppressed), <b>LOSS_PREC</b>, <b>LOSS_LM</b>, <b>LOSS_DM_STAR</b>: the information "
+                      "loss of the levels by every measure, over the QIs and the geography. <b>LOSS_GC</b>: the generalization cost, the share of the records' QI values not written as they were "
                       "(coarser, *, or in a dropped record). <b>LOSS_ARE</b>: the average relative error of the count queries 'records of region r with value v of QI q' "
                       "(every pair with records), each estimated from the release by spreading the released records evenly over their aggregate's regions and the values under "
-                      "their label. <b>RECORDS_GENERALIZED</b>: records released with a QI value coarser than their own (a label over several values, or *). Without "
-                      "generalization, the same measures of the paper's release (every QI at its values, the classes below k dropped), so that both compare on one scale.<br>" );
+                      "their label. <b>RECORDS_GENERALIZED</b>: records released with a QI value coarser than their own (a label over several values, or *).<br>" );
 }
 
 void VbasAlgorithm::addSearchParameters()

@@ -55,8 +55,19 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     void addSearchParameters();
     static QString searchHelp();
     //! HIERARCHIES, INTERVALS, GENERALIZE, SUPPRESSION_LIMIT, LOCAL_SUPPRESSION, LOSS_METRIC and the generalization outputs (steps/vbasgeneralization.h).
+    //! HIERARCHIES and INTERVALS.
+    void addHierarchyParameters();
+    void addLocalSuppressionParameter();
+    //! The hierarchies, GENERALIZE, SUPPRESSION_LIMIT, LOCAL_SUPPRESSION, LOSS_METRIC and addGeneralizationOutputs.
     void addGeneralizationParameters();
+    //! LEVELS, LATTICE_SIZE, NODES_EVALUATED, RECORDS_STARRED, VALUES_STARRED and addLossOutputs.
+    void addGeneralizationOutputs();
+    //! LOSS_GENERIC_NUE, LOSS_GENERIC_NUE_NORM, LOSS_PREC, LOSS_LM, LOSS_DM_STAR, LOSS_GC, LOSS_ARE and RECORDS_GENERALIZED.
+    void addLossOutputs();
+    static QString hierarchyHelp();
+    static QString localSuppressionHelp();
     static QString generalizationHelp();
+    static QString generalizationOutputsHelp();
     void addAggregationOutputs();
     //! EVALUATION and a number output per metric (vbas::metrics()).
     void addEvaluationOutputs();

@@ -4,7 +4,7 @@
 #include "metrics.h"
 #include "release.h"
 #include "outputs/vbasreport.h"
-#include "steps/vbassteps.h"
+#include "steps/vbasgeneralization.h"
 #include "outputs/vbaswriters.h"
 
 #include <qgsprocessingoutputs.h>
@@ -20,8 +20,12 @@ QString VbasEvaluate::shortHelpString() const
          + QObject::tr( "<b>Sites</b>: the site points (site_id field, or their order).<br>"
                         "<b>Region lookup</b>: a table with region_id, aggregate_id and site_id for every region, as Voronoi aggregation writes it.<br>"
                         "<b>k</b>: the k of the release; ECs below it count as suppressed.<br>"
-                        "<b>Running time of the evaluated run</b>: seconds, reported as runtime_s (for example the RUNTIME output of Voronoi aggregation).<br>" )
-         + QObject::tr( "<h3>Outputs</h3>" ) + evaluationOutputsHelp()
+                        "<b>Running time of the evaluated run</b>: seconds, reported as runtime_s (for example the RUNTIME output of Voronoi aggregation).<br>"
+                        "A generalized release (its lookup has qi_levels, written by Anonymize with generalization) is evaluated at those levels, as written: give the hierarchy "
+                        "files and intervals of the run (a QI without one is generalized as value -> *), and its local suppression setting.<br>" )
+         + hierarchyHelp() + localSuppressionHelp()
+         + QObject::tr( "<h3>Outputs</h3>" ) + evaluationOutputsHelp() + generalizationOutputsHelp()
+         + QObject::tr( "Of a release that is not generalized, only the loss outputs, every QI at its values; of a generalized one, NODES_EVALUATED is 1.<br>" )
          + QObject::tr( "<b>Metrics per aggregated region</b> (AGGREGATE_METRICS): " ) + custodianOnly() + QObject::tr( "it counts the suppressed records. The aggregated regions (dissolved) with aggregate_id, regions, records, released, suppressed, "
                         "smallest_ec (smallest released EC), l_diversity and t_closeness (over its released ECs; NULL without a sensitive field or released records).<br>"
                         "<b>Risk before release per region</b> (REGION_RISK): " ) + custodianOnly() + QObject::tr( "the initial regions with region_id, records, at_risk (records in (region, QI) classes below k) and "
@@ -38,7 +42,10 @@ void VbasEvaluate::initAlgorithm( const QVariantMap & )
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ) ) );
   addKParameter();
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RUN_SECONDS" ), QObject::tr( "Running time of the evaluated run (s)" ), vbasqgis::NumberType::Double, 0, false, 0 ) );
+  addHierarchyParameters();
+  addLocalSuppressionParameter();
   addEvaluationOutputs();
+  addGeneralizationOutputs();
   addOptionalSink( QStringLiteral( "AGGREGATE_METRICS" ), QObject::tr( "Metrics per aggregated region" ), vbasqgis::VectorAnyGeometry );
   addOptionalSink( QStringLiteral( "REGION_RISK" ), QObject::tr( "Risk before release per region" ), vbasqgis::VectorAnyGeometry );
   addReportOutput();
@@ -51,12 +58,15 @@ bool VbasEvaluate::prepareAlgorithm( const QVariantMap &parameters, QgsProcessin
   mRunSeconds = parameterAsDouble( parameters, QStringLiteral( "RUN_SECONDS" ), context );
   mRiskThreshold = parameterAsDouble( parameters, QStringLiteral( "RISK_THRESHOLD" ), context );
   mRunParameters = vbasRunParameters( *this, parameters, context, {} );
+  QList<VbasLocation> inputs = mInputs.locations();
+  mHierarchies = VbasHierarchySettings::read( *this, parameters, context, mInputs.qiNames(), inputs );
+  mLocalSuppression = parameterAsBoolean( parameters, QStringLiteral( "LOCAL_SUPPRESSION" ), context );
   const QgsFields regionFields = mInputs.regionFields();
   const QgsField regionId = regionFields.at( regionFields.lookupField( mInputs.regionIdField() ) );
   mOutputs.prepare( *this, parameters, context,
                     { VbasEvaluationOutput::schema(), VbasAggregateMetricsOutput::schema( mInputs.regionsWkbType(), mInputs.regionsCrs() ),
                       VbasRegionRiskOutput::schema( regionId, mInputs.regionsWkbType(), mInputs.regionsCrs() ), vbasReportSchema() },
-                    mInputs.locations(), feedback );
+                    inputs, feedback );
   return true;
 }
 
@@ -70,18 +80,35 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
   const VbasRecords records = mInputs.readRecords( regions, &steps );
   const VbasSites sites = mInputs.readSites( regions, context );
   const VbasLookup lookup = mInputs.readLookup( regions, sites, feedback );
-  const vbas::Release release = vbas::release( lookup.regionGroup, records.histograms, mK );
-  const vbas::MetricValues values = vbasMeasure( regions, records, lookup.regionSites, release, mK, mRiskThreshold, mRunSeconds, feedback );
+  const std::optional<VbasGeneralized> generalized = generalizedAt( lookup, records );
+  const vbas::Release release = generalized ? generalized->release : vbas::release( lookup.regionGroup, records.histograms, mK );
+  const VbasRecords &measured = generalized ? generalized->writtenRecords : records;
+  const vbas::MetricValues values = vbasMeasure( regions, measured, lookup.regionSites, release, mK, mRiskThreshold, mRunSeconds, feedback );
   QVariantMap outputs = VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values );
+  outputs.insert( generalized ? vbasGeneralizationOutputs( *generalized ) : vbasLossOutputs( vbasReleaseLoss( records, release, mK ) ) );
   steps.setCurrentStep( 2 );
   const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATE_METRICS" ), QStringLiteral( "REPORT" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
   if ( VbasOutput *metrics = mOutputs.createIfWanted( QStringLiteral( "AGGREGATE_METRICS" ), context ) )
-    VbasAggregateMetricsOutput::write( *metrics, dissolved, release, records.sensitive );
+    VbasAggregateMetricsOutput::write( *metrics, dissolved, release, measured.sensitive );
   if ( VbasOutput *risk = mOutputs.createIfWanted( QStringLiteral( "REGION_RISK" ), context ) )
     VbasRegionRiskOutput::write( *risk, regions, records.histograms, mK );
   if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
-    report->write( vbasReport( { QObject::tr( "VBAS evaluation of a release" ), regions, records.histograms, release, dissolved, mK, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ) } ) );
+    report->write( vbasReport( { QObject::tr( "VBAS evaluation of a release" ), regions, measured.histograms, release, dissolved, mK, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ),
+                                 generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>() } ) );
   mOutputs.commit( context, outputs );
   vbasLogSummary( values, feedback );
   return outputs;
+}
+
+std::optional<VbasGeneralized> VbasEvaluate::generalizedAt( const VbasLookup &lookup, const VbasRecords &records ) const
+{
+  if ( lookup.qiLevels.isEmpty() )
+  {
+    if ( mHierarchies.any() )
+      throw QgsProcessingException( QObject::tr( "HIERARCHIES and INTERVALS evaluate a generalized release, but the region lookup has no qi_levels: give the LOOKUP of the generalized run, or leave them empty." ) );
+    return std::nullopt;
+  }
+  if ( mLocalSuppression )
+    vbasRefuseLocalSuppression( static_cast<std::size_t>( mInputs.qiNames().size() ) );
+  return vbasGeneralizedAt( mHierarchies, mLocalSuppression, lookup.qiLevels, records, lookup.regionGroup, mK, mInputs.qiNames() );
 }

@@ -3,6 +3,9 @@
 #include "provider/vbasalgorithm.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
+#include "steps/vbasgeneralization.h"
+
+#include <optional>
 
 class VbasEvaluate : public VbasAlgorithm
 {
@@ -18,7 +21,12 @@ class VbasEvaluate : public VbasAlgorithm
     QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
 
   private:
+    //! The generalized release at the lookup's qi_levels; none when the lookup has none (refusing hierarchies given then).
+    std::optional<VbasGeneralized> generalizedAt( const VbasLookup &lookup, const VbasRecords &records ) const;
+
     VbasInputs mInputs;
+    VbasHierarchySettings mHierarchies;
+    bool mLocalSuppression = true;
     std::int64_t mK = 5;
     double mRunSeconds = 0;
     double mRiskThreshold = 0.2;

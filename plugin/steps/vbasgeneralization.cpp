@@ -10,6 +10,7 @@
 #include <qgsexception.h>
 
 #include <QFileInfo>
+#include <QRegularExpression>
 
 #include <algorithm>
 #include <cmath>
@@ -44,7 +45,7 @@ std::vector<std::string> distinct( const std::vector<QString> &texts )
 }
 
 //! QI q's hierarchy over its observed values: its file, its intervals, or value -> "*".
-vbas::QiHierarchy qiHierarchy( const VbasGeneralizationSettings &settings, const vbas::QiEncoder &encoder, std::size_t q, const QString &name )
+vbas::QiHierarchy qiHierarchy( const VbasHierarchySettings &settings, const vbas::QiEncoder &encoder, std::size_t q, const QString &name )
 {
   const std::vector<QString> texts = codeTexts( encoder, q );
   vbas::QiHierarchy qi;
@@ -97,12 +98,57 @@ QMap<QString, double> readIntervals( const QString &text, const QStringList &qiN
   return intervals;
 }
 
+//! Each QI's hierarchy over its observed values.
+std::vector<vbas::QiHierarchy> hierarchiesOf( const VbasHierarchySettings &settings, const VbasRecords &records, const QStringList &qiNames )
+{
+  std::vector<vbas::QiHierarchy> qis;
+  for ( int q = 0; q < qiNames.size(); ++q )
+    qis.push_back( qiHierarchy( settings, records.encoder, static_cast<std::size_t>( q ), qiNames[q] ) );
+  return qis;
+}
+
+//! The chosen node's release as written, its histograms over the written classes and its metrics.
+void writeOut( VbasGeneralized &g, const VbasRecords &records, std::int64_t k )
+{
+  g.written = vbas::writtenClasses( records.histograms, g.node() );
+  g.release = vbas::writtenRelease( g.written, g.node(), k );
+  g.writtenRecords.histograms = g.written.regions;
+  if ( records.sensitive )
+    g.writtenRecords.sensitive = vbas::writtenSensitive( *records.sensitive, records.histograms, g.written );
+  g.metrics = vbas::generalizationMetrics( g.qis, g.node().node, records.encoder.classCodes(), records.histograms, g.written, g.node().aggregation->regionAggregate );
+}
+
+//! The node of qi_levels ("age_group = 2 of 4, sex = 0 of 1"), each level and top checked against qis.
+vbas::LatticeNode nodeOf( const QString &levels, const std::vector<vbas::QiHierarchy> &qis, const QStringList &qiNames )
+{
+  vbas::LatticeNode node;
+  QString rest = levels.trimmed();
+  for ( int q = 0; q < qiNames.size(); ++q )
+  {
+    const QString prefix = ( q > 0 ? QStringLiteral( ", " ) : QString() ) + qiNames[q] + QStringLiteral( " = " );
+    const QRegularExpressionMatch m = QRegularExpression( QStringLiteral( "^(\\d+) of (\\d+)" ) ).match( rest.mid( prefix.size() ) );
+    if ( !rest.startsWith( prefix ) || !m.hasMatch() )
+      throw QgsProcessingException( QObject::tr( "The region lookup's qi_levels '%1' do not give the level of the QI field %2: QI_FIELDS must be the release's (%3)." )
+                                      .arg( levels, qiNames[q], qiNames.join( QStringLiteral( ", " ) ) ) );
+    const std::size_t level = m.captured( 1 ).toULongLong(), top = m.captured( 2 ).toULongLong();
+    if ( top + 1 != qis[static_cast<std::size_t>( q )].hierarchy.levels() || level > top )
+      throw QgsProcessingException( QObject::tr( "The region lookup's qi_levels give %1 level %2 of %3, but its hierarchy here has %4 levels above its values: "
+                                                 "give the hierarchy files and intervals of the release (HIERARCHIES, INTERVALS)." )
+                                      .arg( qiNames[q] ).arg( level ).arg( top ).arg( qis[static_cast<std::size_t>( q )].hierarchy.levels() - 1 ) );
+    node.push_back( level );
+    rest = rest.mid( prefix.size() + m.capturedLength() );
+  }
+  if ( !rest.isEmpty() )
+    throw QgsProcessingException( QObject::tr( "The region lookup's qi_levels '%1' name more QIs than QI_FIELDS (%2)." ).arg( levels, qiNames.join( QStringLiteral( ", " ) ) ) );
+  return node;
+}
+
 } // namespace
 
-VbasGeneralizationSettings VbasGeneralizationSettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QStringList &qiNames,
-                                                             QList<VbasLocation> &locations )
+VbasHierarchySettings VbasHierarchySettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QStringList &qiNames,
+                                                   QList<VbasLocation> &locations )
 {
-  VbasGeneralizationSettings s;
+  VbasHierarchySettings s;
   QMap<QString, QString> paths;
   for ( const QString &path : QgsProcessingParameters::parameterAsFileList( algorithm.parameterDefinition( QStringLiteral( "HIERARCHIES" ) ), parameters, context ) )
   {
@@ -119,12 +165,36 @@ VbasGeneralizationSettings VbasGeneralizationSettings::read( const QgsProcessing
     locations << VbasLocation::ofFiles( QStringLiteral( "HIERARCHIES" ), { path } );
   }
   s.intervals = readIntervals( QgsProcessingParameters::parameterAsString( algorithm.parameterDefinition( QStringLiteral( "INTERVALS" ) ), parameters, context ), qiNames, s.files );
-  s.active = QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "GENERALIZE" ) ), parameters, context ) || !s.files.isEmpty() || !s.intervals.isEmpty();
+  return s;
+}
+
+QSet<QString> VbasHierarchySettings::textFields() const
+{
+  QSet<QString> fields;
+  for ( auto it = files.constBegin(); it != files.constEnd(); ++it )
+    fields.insert( it.key() );
+  for ( auto it = intervals.constBegin(); it != intervals.constEnd(); ++it )
+    fields.insert( it.key() );
+  return fields;
+}
+
+void vbasRefuseLocalSuppression( std::size_t qiCount )
+{
+  if ( qiCount > vbas::kMaxLocallySuppressedQis )
+    throw QgsProcessingException( QObject::tr( "LOCAL_SUPPRESSION takes at most %1 QIs; QI_FIELDS names %2: turn it off or name fewer QIs." ).arg( vbas::kMaxLocallySuppressedQis ).arg( qiCount ) );
+}
+
+VbasGeneralizationSettings VbasGeneralizationSettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QStringList &qiNames,
+                                                             QList<VbasLocation> &locations )
+{
+  VbasGeneralizationSettings s;
+  s.hierarchies = VbasHierarchySettings::read( algorithm, parameters, context, qiNames, locations );
+  s.active = QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "GENERALIZE" ) ), parameters, context ) || s.hierarchies.any();
   s.suppressionLimit = QgsProcessingParameters::parameterAsDouble( algorithm.parameterDefinition( QStringLiteral( "SUPPRESSION_LIMIT" ) ), parameters, context ) / 100.0;
   s.localSuppression = QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "LOCAL_SUPPRESSION" ) ), parameters, context );
   s.objective = objectiveOf( QgsProcessingParameters::parameterAsEnum( algorithm.parameterDefinition( QStringLiteral( "LOSS_METRIC" ) ), parameters, context ) );
-  if ( s.active && s.localSuppression && static_cast<std::size_t>( qiNames.size() ) > vbas::kMaxLocallySuppressedQis )
-    throw QgsProcessingException( QObject::tr( "LOCAL_SUPPRESSION takes at most %1 QIs; QI_FIELDS names %2: turn it off or name fewer QIs." ).arg( vbas::kMaxLocallySuppressedQis ).arg( qiNames.size() ) );
+  if ( s.active && s.localSuppression )
+    vbasRefuseLocalSuppression( static_cast<std::size_t>( qiNames.size() ) );
   if ( s.active && qiNames.isEmpty() )
     throw QgsProcessingException( QObject::tr( "Generalization needs QIs (QI_FIELDS)." ) );
   return s;
@@ -149,16 +219,6 @@ void VbasGeneralizationSettings::refuseOtherSteps( const VbasPlacementSettings &
                                     .arg( steps.join( QStringLiteral( ", " ) ) ) );
 }
 
-QSet<QString> VbasGeneralizationSettings::textFields() const
-{
-  QSet<QString> fields;
-  for ( auto it = files.constBegin(); it != files.constEnd(); ++it )
-    fields.insert( it.key() );
-  for ( auto it = intervals.constBegin(); it != intervals.constEnd(); ++it )
-    fields.insert( it.key() );
-  return fields;
-}
-
 QString VbasGeneralized::levels() const
 {
   QStringList parts;
@@ -173,8 +233,7 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
 {
   VbasGeneralized g;
   g.qiNames = qiNames;
-  for ( int q = 0; q < qiNames.size(); ++q )
-    g.qis.push_back( qiHierarchy( settings, records.encoder, static_cast<std::size_t>( q ), qiNames[q] ) );
+  g.qis = hierarchiesOf( settings.hierarchies, records, qiNames );
   if ( vbas::latticeSize( g.qis ) > 1e6 )
     throw QgsProcessingException( QObject::tr( "The hierarchies give a lattice of %1 nodes; at most 1,000,000 are searched: give some QIs fewer levels." ).arg( vbas::latticeSize( g.qis ), 0, 'f', 0 ) );
   const double n = static_cast<double>( records.histograms.total() );
@@ -230,12 +289,7 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
     }
   const std::vector<double> population = vbasRegionPopulation( regions, records );
   g.siteCount.population = std::accumulate( population.begin(), population.end(), 0.0 );
-  g.written = vbas::writtenClasses( records.histograms, g.node() );
-  g.release = vbas::writtenRelease( g.written, g.node(), k );
-  g.writtenRecords.histograms = g.written.regions;
-  if ( records.sensitive )
-    g.writtenRecords.sensitive = vbas::writtenSensitive( *records.sensitive, records.histograms, g.written );
-  g.metrics = vbas::generalizationMetrics( g.qis, g.node().node, records.encoder.classCodes(), records.histograms, g.written, g.node().aggregation->regionAggregate );
+  writeOut( g, records, k );
   const vbas::ValueSuppression &s = g.node().suppression;
   feedback->pushInfo( QObject::tr( "Chosen levels: %1; %2 sites. %3 records in classes below k: %4 released with %5 values as *, %6 dropped." )
                         .arg( g.levels() )
@@ -244,6 +298,30 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
                         .arg( s.starredRecords )
                         .arg( s.starredValues )
                         .arg( s.droppedRecords ) );
+  return g;
+}
+
+VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, bool localSuppression, const QString &levels, const VbasRecords &records,
+                                   const std::vector<std::size_t> &regionGroup, std::int64_t k, const QStringList &qiNames )
+{
+  VbasGeneralized g;
+  g.qiNames = qiNames;
+  g.qis = hierarchiesOf( hierarchies, records, qiNames );
+  const vbas::LatticeNode node = nodeOf( levels, g.qis, qiNames );
+  const std::vector<std::uint32_t> &codes = records.encoder.classCodes();
+  const std::vector<std::int64_t> classRecords = records.histograms.classTotals( records.encoder.classCount() );
+  std::vector<std::int64_t> regionRecords;
+  for ( std::size_t r = 0; r < records.histograms.rows(); ++r )
+    regionRecords.push_back( records.histograms.rowTotal( r ) );
+  const vbas::LossModel model( g.qis, codes, classRecords, regionRecords );
+  const auto aggregation = std::make_shared<const vbas::Aggregation>( vbas::aggregate( regionGroup, records.histograms ) );
+  vbas::LatticeSettings settings;
+  settings.k = k;
+  settings.localSuppression = localSuppression;
+  g.search.latticeSize = static_cast<std::size_t>( vbas::latticeSize( g.qis ) );
+  g.search.evaluated = 1;
+  g.search.best = vbas::evaluateNode( node, g.qis, codes, classRecords, model, [&aggregation]( const vbas::LatticeNode &, const vbas::NodeClasses & ) { return aggregation; }, settings );
+  writeOut( g, records, k );
   return g;
 }
 

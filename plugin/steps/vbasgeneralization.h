@@ -16,30 +16,43 @@
 
 struct VbasBorderSteps;
 
-//! HIERARCHIES, INTERVALS, GENERALIZE, SUPPRESSION_LIMIT, LOCAL_SUPPRESSION and LOSS_METRIC.
-struct VbasGeneralizationSettings
+//! HIERARCHIES and INTERVALS: the hierarchy file or interval width of each QI that has one.
+struct VbasHierarchySettings
 {
-    bool active = false;                  //!< search the lattice: GENERALIZE, or a hierarchy file or intervals given
     QMap<QString, vbas::Hierarchy> files; //!< QI field -> its hierarchy, read from HIERARCHIES
     QMap<QString, double> intervals;      //!< QI field -> interval width, from INTERVALS
-    double suppressionLimit = 0.05;       //!< share of the records
+
+    /**
+     * Reads the hierarchy files (each named after a QI field: age_group.csv) and the widths,
+     * refusing a file named after no QI, two files for one QI, a QI with a file and intervals, a bad
+     * width and a hierarchy file refused; appends the files to locations (no output may replace them).
+     */
+    static VbasHierarchySettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QStringList &qiNames,
+                                       QList<VbasLocation> &locations );
+
+    bool any() const { return !files.isEmpty() || !intervals.isEmpty(); }
+    //! The QI fields released as text: those with a hierarchy file or intervals (their labels are text).
+    QSet<QString> textFields() const;
+};
+
+//! Refuses local suppression of more QIs than it takes (vbas::kMaxLocallySuppressedQis).
+void vbasRefuseLocalSuppression( std::size_t qiCount );
+
+//! VbasHierarchySettings, GENERALIZE, SUPPRESSION_LIMIT, LOCAL_SUPPRESSION and LOSS_METRIC.
+struct VbasGeneralizationSettings
+{
+    bool active = false; //!< search the lattice: GENERALIZE, or a hierarchy file or intervals given
+    VbasHierarchySettings hierarchies;
+    double suppressionLimit = 0.05; //!< share of the records
     bool localSuppression = true;
     vbas::Objective objective = vbas::Objective::GenericNue;
 
-    /**
-     * Reads the settings and the hierarchy files (each named after a QI field: age_group.csv),
-     * refusing a file named after no QI, two files for one QI, a QI with a file and intervals, a
-     * bad width, more QIs than local suppression takes, and a hierarchy file refused; appends the
-     * files to locations (no output may replace them).
-     */
+    //! Reads the settings, refusing besides more QIs than local suppression takes.
     static VbasGeneralizationSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QStringList &qiNames,
                                             QList<VbasLocation> &locations );
 
     //! Refuses, before anything is read, the steps generalization does not combine with: ADC, CONTIGUOUS, REFINE_BOUNDARIES and SEARCH.
     void refuseOtherSteps( const VbasPlacementSettings &placement, const VbasBorderSteps &borderSteps ) const;
-
-    //! The QI fields released as text: those with a hierarchy file or intervals (their labels are text).
-    QSet<QString> textFields() const;
 };
 
 //! The chosen node and its release as written.
@@ -76,6 +89,15 @@ struct VbasReleaseLoss
     vbas::NodeLoss loss;
     vbas::GeneralizationMetrics metrics;
 };
+
+/**
+ * The release at the levels a region lookup records (qi_levels, as VbasGeneralized::levels writes
+ * them) in the lookup's aggregation (regionGroup), with local suppression or without: what
+ * vbas:evaluate measures. Refuses levels that name other QIs than QI_FIELDS, in another order, or a
+ * level or top that the QI's hierarchy (its file, its intervals, or value -> "*") does not have.
+ */
+VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, bool localSuppression, const QString &levels, const VbasRecords &records,
+                                   const std::vector<std::size_t> &regionGroup, std::int64_t k, const QStringList &qiNames );
 
 /**
  * The information loss of a release without generalization (every QI at level 0, the ECs below k

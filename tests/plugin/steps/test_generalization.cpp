@@ -69,6 +69,7 @@ class TestGeneralization : public QObject
     void badHierarchiesRefused();
     void otherStepsRefused();
     void inAModel();
+    void evaluateGeneralizedRelease();
 
   private:
     //! The hand table: one aggregate (FIXED_SITES = 1) of the grid, F/30 x 20, M/30 x 3, M/40 x 3 in region r00; k = 5, limit 30 %.
@@ -378,11 +379,14 @@ void TestGeneralization::inAModel()
   child.setModelOutputs( { { QStringLiteral( "release" ), output } } );
   model.addChildAlgorithm( child );
   model.updateDestinationParameters();
+  // The model's destination parameter (and result) for the output: named "anonymize:release" up to some QGIS release, "release" since.
+  QCOMPARE( model.destinationParameterDefinitions().size(), 1 );
+  const QString destination = model.destinationParameterDefinitions().at( 0 )->name();
   Feedback feedback;
   bool ok = false;
-  const QVariantMap results = model.run( { { QStringLiteral( "anonymize:release" ), QgsProcessing::TEMPORARY_OUTPUT } }, mContext, &feedback, &ok );
+  const QVariantMap results = model.run( { { destination, QgsProcessing::TEMPORARY_OUTPUT } }, mContext, &feedback, &ok );
   QVERIFY2( ok, qPrintable( feedback.errors.join( '\n' ) ) );
-  QgsVectorLayer *release = vbastest::output( results, QStringLiteral( "anonymize:release" ), mContext );
+  QgsVectorLayer *release = vbastest::output( results, destination, mContext );
   QVERIFY( release );
   const std::map<QString, qlonglong> ecs = classes( release, kSampleQis + QStringList { QStringLiteral( "aggregate_id" ) } );
   for ( const auto &[key, records] : ecs )
@@ -390,6 +394,53 @@ void TestGeneralization::inAModel()
     QVERIFY( records >= 25 );
     QCOMPARE( key.split( '|' ).value( 2 ), QStringLiteral( "*" ) );
   }
+}
+
+void TestGeneralization::evaluateGeneralizedRelease()
+{
+  QVariantMap p = vbastest::sampleParameters( mRegions.get(), mPatients.get() );
+  p.insert( QStringLiteral( "HIERARCHIES" ), QStringList { kHierarchy } );
+  const QVariantMap made = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QgsVectorLayer *sites = vbastest::output( made, QStringLiteral( "SITE_POINTS" ), mContext );
+  QgsVectorLayer *lookup = vbastest::output( made, QStringLiteral( "LOOKUP" ), mContext );
+  QVERIFY( sites && lookup );
+  QVariantMap e = vbastest::inputParameters( mRegions.get(), QStringLiteral( "AREAKEY" ), mPatients.get(), QStringLiteral( "tract_id" ), kSampleQis );
+  for ( const char *sink : { "SITE_POINTS", "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI" } )
+    e.remove( sink );
+  e.insert( QStringLiteral( "SITES" ), layerValue( sites ) );
+  e.insert( QStringLiteral( "LOOKUP" ), layerValue( lookup ) );
+  e.insert( QStringLiteral( "K" ), 5 );
+  e.insert( QStringLiteral( "HIERARCHIES" ), QStringList { kHierarchy } );
+  const QString reportPath = mDir.filePath( QStringLiteral( "evaluation.html" ) );
+  e.insert( QStringLiteral( "REPORT" ), reportPath );
+  // At the lookup's levels, from the records: the same release, measured the same.
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:evaluate" ), e, mContext, true );
+  for ( const char *same : { "LEVELS", "RELEASED", "SUPPRESSED", "RECORDS_STARRED", "VALUES_STARRED", "RECORDS_GENERALIZED", "AGGREGATES", "DM", "LOSS_GENERIC_NUE", "LOSS_PREC",
+                             "LOSS_LM", "LOSS_DM_STAR", "LOSS_GC", "LOSS_ARE", "MAX_RISK" } )
+    QVERIFY2( r.value( same ).isValid() && r.value( same ) == made.value( same ), qPrintable( QStringLiteral( "%1: %2 evaluated, %3 made" ).arg( same, r.value( same ).toString(), made.value( same ).toString() ) ) );
+  QCOMPARE( r.value( QStringLiteral( "NODES_EVALUATED" ) ).toLongLong(), 1 );
+  QFile report( reportPath );
+  QVERIFY( report.open( QIODevice::ReadOnly ) );
+  QVERIFY( QString::fromUtf8( report.readAll() ).contains( QStringLiteral( "<table id=\"generalization\">" ) ) );
+  // Without the hierarchy file, age_group's levels are not those of the lookup: refused, naming it.
+  Feedback feedback;
+  e.remove( QStringLiteral( "HIERARCHIES" ) );
+  vbastest::run( QStringLiteral( "vbas:evaluate" ), e, mContext, false, &feedback );
+  QVERIFY2( feedback.errors.join( '\n' ).contains( QStringLiteral( "give the hierarchy files and intervals of the release" ) ), qPrintable( feedback.errors.join( '\n' ) ) );
+  // Hierarchies with the lookup of a release that is not generalized: refused.
+  const QVariantMap paper = vbastest::run( QStringLiteral( "vbas:anonymize" ), vbastest::sampleParameters( mRegions.get(), mPatients.get() ), mContext, true );
+  e.insert( QStringLiteral( "HIERARCHIES" ), QStringList { kHierarchy } );
+  e.insert( QStringLiteral( "SITES" ), layerValue( vbastest::output( paper, QStringLiteral( "SITE_POINTS" ), mContext ) ) );
+  e.insert( QStringLiteral( "LOOKUP" ), layerValue( vbastest::output( paper, QStringLiteral( "LOOKUP" ), mContext ) ) );
+  Feedback refused;
+  vbastest::run( QStringLiteral( "vbas:evaluate" ), e, mContext, false, &refused );
+  QVERIFY2( refused.errors.join( '\n' ).contains( QStringLiteral( "has no qi_levels" ) ), qPrintable( refused.errors.join( '\n' ) ) );
+  // Without them, the paper's release measured as anonymize measured it.
+  e.remove( QStringLiteral( "HIERARCHIES" ) );
+  const QVariantMap measured = vbastest::run( QStringLiteral( "vbas:evaluate" ), e, mContext, true );
+  for ( const char *same : { "SUPPRESSED", "LOSS_GENERIC_NUE", "LOSS_GC", "LOSS_ARE", "RECORDS_GENERALIZED" } )
+    QVERIFY2( measured.value( same ).isValid() && measured.value( same ) == paper.value( same ), same );
+  QVERIFY( !measured.contains( QStringLiteral( "LEVELS" ) ) || measured.value( QStringLiteral( "LEVELS" ) ).isNull() );
 }
 
 QTEST_MAIN( TestGeneralization )
