@@ -283,3 +283,11 @@ QVariantMap VbasAggregationOutputs::write( VbasOutputSet &outputs, QgsProcessing
            { QStringLiteral( "RELEASED" ), static_cast<qlonglong>( release.suppression.releasedRecords ) },
            { QStringLiteral( "SUPPRESSED" ), static_cast<qlonglong>( release.suppression.suppressedRecords ) } };
 }
+
+std::vector<qlonglong> VbasAggregationOutputs::siteIds( std::size_t count )
+{
+  std::vector<qlonglong> ids;
+  for ( std::size_t s = 0; s < count; ++s )
+    ids.push_back( static_cast<qlonglong>( s + 1 ) );
+  return ids;
+}

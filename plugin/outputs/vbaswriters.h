@@ -88,6 +88,9 @@ namespace VbasAggregationOutputs
 {
 //! Their schemas, the release last (the output set commits in this order); with generalization, the QIs it releases as text and the lookup's qi_levels.
 QList<VbasOutputSchema> schemas( const VbasInputs &inputs, const VbasGeneralizationSettings *generalization = nullptr );
+//! The ids 1, 2, ..., count of sites placed in a run (the site_id the outputs write).
+std::vector<qlonglong> siteIds( std::size_t count );
+
 /**
  * Writes those of the four outputs asked for of a release built on sites (ids siteIds), its aggregates dissolved (read only
  * for AGGREGATED), as steps step and step + 1 of feedback, and returns the number outputs AGGREGATES, RELEASED and SUPPRESSED.

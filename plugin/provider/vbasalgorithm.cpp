@@ -149,10 +149,15 @@ void VbasAlgorithm::addSiteCountParameters()
   addParameter( base.release() );
 }
 
+void VbasAlgorithm::addSitePositionParameter()
+{
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SITE_POSITION" ), QObject::tr( "Site position in its cell" ), QStringList() << QObject::tr( "Mean (eq. 12-13)" ) << QObject::tr( "Median" ), false, 0 ) );
+}
+
 void VbasAlgorithm::addPlacementParameters()
 {
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "METHOD" ), QObject::tr( "Site location method" ), QStringList() << QObject::tr( "Balanced density" ) << QObject::tr( "Anonymity-driven clustering (ADC)" ), false, 0 ) );
-  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SITE_POSITION" ), QObject::tr( "Site position in its cell" ), QStringList() << QObject::tr( "Mean (eq. 12-13)" ) << QObject::tr( "Median" ), false, 0 ) );
+  addSitePositionParameter();
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "OBJECTIVE" ), QObject::tr( "ADC objective" ), QStringList() << QObject::tr( "Largest smallest EC (paper, eq. 14)" ) << QObject::tr( "Fewest suppressed records" ), false, 0 ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SEEDING" ), QObject::tr( "ADC seeding" ), QStringList() << QObject::tr( "Balanced density" ) << QObject::tr( "Random region points (SEED)" ), false, 0 ) );
   auto iterations = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "MAX_ITERATIONS" ), QObject::tr( "ADC: most trial moves" ), vbasqgis::NumberType::Integer, 10000000, false, 1, kMaxInt );
@@ -236,10 +241,11 @@ void VbasAlgorithm::addLocalSuppressionParameter()
   addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "LOCAL_SUPPRESSION" ), QObject::tr( "Local suppression: write single values as * instead of dropping records" ), true ) );
 }
 
-void VbasAlgorithm::addGeneralizationParameters()
+void VbasAlgorithm::addGeneralizationParameters( bool withSwitch )
 {
   addHierarchyParameters();
-  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "GENERALIZE" ), QObject::tr( "Generalize the QIs (every QI without a hierarchy: value -> *)" ), false ) );
+  if ( withSwitch )
+    addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "GENERALIZE" ), QObject::tr( "Generalize the QIs (every QI without a hierarchy: value -> *)" ), false ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "SUPPRESSION_LIMIT" ), QObject::tr( "Suppression limit (% of the records)" ), vbasqgis::NumberType::Double, 5, false, 0, 100 ) );
   addLocalSuppressionParameter();
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "LOSS_METRIC" ), QObject::tr( "Information loss to minimise" ),
@@ -279,15 +285,17 @@ QString VbasAlgorithm::hierarchyHelp()
                       "(23, 23.5, bands such as 20-24, open bands such as 85+) into intervals of that width, labelled [20, 25), each level doubles the width, the last is *.<br>" );
 }
 
-QString VbasAlgorithm::generalizationHelp()
+QString VbasAlgorithm::generalizationHelp( bool withSwitch )
 {
   return hierarchyHelp()
-         + QObject::tr( "<b>Generalize the QIs</b> (GENERALIZE): with a hierarchy or intervals given, or this on, the run searches the lattice of levels (one level per QI; "
+         + ( withSwitch ? QObject::tr( "<b>Generalize the QIs</b> (GENERALIZE): with a hierarchy or intervals given, or this on, the run generalizes (default: off, the paper's method). " )
+                        : QString() )
+         + QObject::tr( "<b>The search</b>: the run searches the lattice of levels (one level per QI; "
                         "every QI without a hierarchy can be written as its value or as *) for the node that loses the least information and keeps the suppression limit, and "
                         "releases the generalized values. For each node the site count follows from its generalized classes (the site count model: their entropy or MaxCombs) and "
                         "balanced density places the sites; with a fixed cutoff or a fixed number of sites the geography is the same at every node and nodes below one over the "
                         "limit are skipped. The log gives the lattice size, the nodes evaluated and skipped, the levels chosen and the values starred. Generalization does not "
-                        "combine with ADC, CONTIGUOUS, REFINE_BOUNDARIES or SEARCH. Default: off, the paper's method.<br>"
+                        "combine with ADC, CONTIGUOUS, REFINE_BOUNDARIES or SEARCH.<br>"
                         "<b>Suppression limit</b> (SUPPRESSION_LIMIT): the most records, in % (default 5), that may be in equivalence classes below k at the chosen node (ARX's "
                         "suppression limit); they are written with values as * or dropped.<br>" )
          + localSuppressionHelp()

@@ -40,6 +40,7 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     //! Site count parameters and the SITES, CUTOFF, ENTROPY, MAXCOMBS, RECORDS, POPULATION outputs.
     void addSiteCountParameters();
     //! METHOD, SITE_POSITION and ADC's OBJECTIVE, SEEDING, MAX_ITERATIONS, with ADC's outputs.
+    void addSitePositionParameter();
     void addPlacementParameters();
     void addKParameter();
     //! COMPACTNESS_BUDGET and RECORD_FLOOR, the constraints of the steps that optimise the units (VbasConstraintSettings); their help text.
@@ -58,15 +59,15 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     //! HIERARCHIES and INTERVALS.
     void addHierarchyParameters();
     void addLocalSuppressionParameter();
-    //! The hierarchies, GENERALIZE, SUPPRESSION_LIMIT, LOCAL_SUPPRESSION, LOSS_METRIC and addGeneralizationOutputs.
-    void addGeneralizationParameters();
+    //! The hierarchies, GENERALIZE (withSwitch), SUPPRESSION_LIMIT, LOCAL_SUPPRESSION, LOSS_METRIC and addGeneralizationOutputs.
+    void addGeneralizationParameters( bool withSwitch = true );
     //! LEVELS, LATTICE_SIZE, NODES_EVALUATED, RECORDS_STARRED, VALUES_STARRED and addLossOutputs.
     void addGeneralizationOutputs();
     //! LOSS_GENERIC_NUE, LOSS_GENERIC_NUE_NORM, LOSS_PREC, LOSS_LM, LOSS_DM_STAR, LOSS_GC, LOSS_ARE and RECORDS_GENERALIZED.
     void addLossOutputs();
     static QString hierarchyHelp();
     static QString localSuppressionHelp();
-    static QString generalizationHelp();
+    static QString generalizationHelp( bool withSwitch = true );
     static QString generalizationOutputsHelp();
     void addAggregationOutputs();
     //! EVALUATION and a number output per metric (vbas::metrics()).

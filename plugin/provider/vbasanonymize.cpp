@@ -116,12 +116,9 @@ QVariantMap VbasAnonymize::processGeneralized( const VbasRegions &regions, const
 QVariantMap VbasAnonymize::writeRelease( const VbasRegions &regions, const VbasRecords &records, const VbasRecords &measured, const std::vector<vbas::Point> &sites, const vbas::Release &release,
                                          QVariantMap outputs, QgsProcessingContext &context, QgsProcessingMultiStepFeedback &steps, QgsProcessingFeedback *feedback, const VbasGeneralized *generalized )
 {
-  std::vector<qlonglong> siteIds;
-  for ( std::size_t s = 0; s < sites.size(); ++s )
-    siteIds.push_back( static_cast<qlonglong>( s + 1 ) );
   steps.setCurrentStep( 2 );
   const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ), QStringLiteral( "REPORT" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
-  outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, sites, siteIds, release, dissolved, mRelease, steps, 2, generalized ) );
+  outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, sites, VbasAggregationOutputs::siteIds( sites.size() ), release, dissolved, mRelease, steps, 2, generalized ) );
 
   std::vector<vbas::Point> regionSites;
   for ( const std::size_t s : release.regionGroup )

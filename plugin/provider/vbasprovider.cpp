@@ -3,6 +3,7 @@
 #include "provider/vbascheckanonymity.h"
 #include "provider/vbasestimatesitecount.h"
 #include "provider/vbasevaluate.h"
+#include "provider/vbasgeneralize.h"
 #include "provider/vbaslpgeomask.h"
 #include "provider/vbasplacesites.h"
 #include "provider/vbasvoronoiaggregate.h"
@@ -47,6 +48,7 @@ void VbasProvider::loadAlgorithms()
   addAlgorithm( new VbasGuarded<VbasVoronoiAggregate>() );
   addAlgorithm( new VbasGuarded<VbasEvaluate>() );
   addAlgorithm( new VbasGuarded<VbasAnonymize>() );
+  addAlgorithm( new VbasGuarded<VbasGeneralize>() );
   addAlgorithm( new VbasGuarded<VbasCheckAnonymity>() );
   addAlgorithm( new VbasGuarded<VbasLpGeomask>() );
 }

@@ -153,12 +153,18 @@ std::uint64_t vbasSeed( const QgsProcessingAlgorithm &algorithm, const QVariantM
                                                                          : QRandomGenerator::system()->generate64() % static_cast<std::uint64_t>( kMaxSeed + 1 );
 }
 
-VbasPlacementSettings VbasPlacementSettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed )
+VbasPlacementSettings VbasPlacementSettings::balancedDensity( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context )
 {
   VbasPlacementSettings settings;
+  settings.position = QgsProcessingParameters::parameterAsEnum( definition( algorithm, QStringLiteral( "SITE_POSITION" ) ), parameters, context ) == 1 ? vbas::SitePosition::Median : vbas::SitePosition::Mean;
+  return settings;
+}
+
+VbasPlacementSettings VbasPlacementSettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed )
+{
+  VbasPlacementSettings settings = balancedDensity( algorithm, parameters, context );
   const auto enumValue = [&]( const char *name ) { return QgsProcessingParameters::parameterAsEnum( definition( algorithm, QLatin1String( name ) ), parameters, context ); };
   settings.method = enumValue( "METHOD" ) == 1 ? Method::Adc : Method::BalancedDensity;
-  settings.position = enumValue( "SITE_POSITION" ) == 1 ? vbas::SitePosition::Median : vbas::SitePosition::Mean;
   settings.seeding = enumValue( "SEEDING" ) == 1 ? Seeding::Random : Seeding::BalancedDensity;
   settings.adc.objective = enumValue( "OBJECTIVE" ) == 1 ? vbas::AdcObjective::Suppression : vbas::AdcObjective::Anonymity;
   settings.adc.maxMoves = static_cast<std::uint64_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "MAX_ITERATIONS" ), context ) );

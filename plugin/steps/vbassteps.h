@@ -107,6 +107,8 @@ struct VbasPlacementSettings
     vbas::AdcSettings adc; //!< k, objective and MAX_ITERATIONS
     std::uint64_t seed = 0; //!< of the random seeding
 
+    //! Balanced density, at SITE_POSITION.
+    static VbasPlacementSettings balancedDensity( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
     //! Refuses ADC without QIs (QI_FIELDS) before anything is read.
     static VbasPlacementSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed );
 };

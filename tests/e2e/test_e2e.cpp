@@ -146,6 +146,7 @@ class TestE2e : public QObject
     void badQiField();
     void lpGeomask();
     void lpGeomaskTinyEpsilonEnds();
+    void generalization();
     void builtForAnotherQgis();
 
   private:
@@ -179,6 +180,7 @@ class TestE2e : public QObject
                            const QString &reference );
     //! The randomised patients and transitions of vbas:lpgeomask, recounted: 224 rows without their code, every row of P summing to 1, every re-identification probability at most epsilon.
     void checkGeomask( const QString &randomised, const QString &transitions, double epsilon );
+    void checkGeneralized( const QString &release, const QString &lookup, const QString &levels, qint64 released, qint64 starredValues, const QStringList &qis, int k );
 };
 
 void TestE2e::runProcess( const QStringList &args, int &exitCode, QByteArray &out, QByteArray &err )
@@ -851,6 +853,74 @@ void TestE2e::lpGeomaskTinyEpsilonEnds()
   const QString err = QString::fromUtf8( r.err );
   QVERIFY2( r.exitCode != 0 && err.contains( QStringLiteral( "The smallest feasible epsilon is 0.00228" ) ) && !err.contains( QStringLiteral( "unhandled" ) ), qPrintable( e2e::tail( r.err ) ) );
   QVERIFY( !QFileInfo::exists( dir + "/randomised.gpkg" ) );
+}
+
+//! A generalized release recounted here: its rows, its "*", age_group's labels at the level claimed, every class k or more, the lookup's qi_levels.
+void TestE2e::checkGeneralized( const QString &release, const QString &lookup, const QString &levels, qint64 released, qint64 starredValues, const QStringList &qis, int k )
+{
+  const Table table = readTable( release, qis + QStringList { QStringLiteral( "aggregate_id" ) } );
+  QVERIFY2( table.ok, qPrintable( table.error ) );
+  QCOMPARE( static_cast<qint64>( table.rows.size() ), released );
+  // age_group's labels: the hierarchy file's column at the level LEVELS gives ("age_group = 2 of 3, ..."), or "*".
+  const int level = levels.section( QStringLiteral( "age_group = " ), 1 ).section( ' ', 0, 0 ).toInt();
+  QFile file( QStringLiteral( VBAS_SAMPLE_DIR "/hierarchies/age_group.csv" ) );
+  QVERIFY( file.open( QIODevice::ReadOnly ) );
+  QSet<QString> labels { QStringLiteral( "*" ) };
+  for ( const QByteArray &line : file.readAll().split( '\n' ) )
+    if ( !line.trimmed().isEmpty() )
+      labels.insert( QString::fromUtf8( line.trimmed() ).split( ';' ).value( level ) );
+  QHash<QString, qint64> classes;
+  qint64 stars = 0;
+  for ( const QStringList &row : table.rows )
+  {
+    QVERIFY2( labels.contains( row.at( 0 ) ), qPrintable( row.at( 0 ) ) );
+    stars += row.count( QStringLiteral( "*" ) );
+    ++classes[row.join( '|' )];
+  }
+  QCOMPARE( stars, starredValues );
+  for ( auto it = classes.constBegin(); it != classes.constEnd(); ++it )
+    QVERIFY2( it.value() >= k, qPrintable( QStringLiteral( "%1 holds %2" ).arg( it.key() ).arg( it.value() ) ) );
+  const Table rows = readTable( lookup, { QStringLiteral( "qi_levels" ) } );
+  QVERIFY2( rows.ok, qPrintable( rows.error ) );
+  QCOMPARE( rows.rows.size(), mRegionIds.size() );
+  for ( const QStringList &row : rows.rows )
+    QCOMPARE( row.at( 0 ), levels );
+}
+
+// Generalization from qgis_process: vbas:anonymize with the sample's ARX hierarchy file, then the shipped
+// vbas_generalization.model3 (vbas:generalize, then vbas:evaluate) with the same: each release recounted.
+void TestE2e::generalization()
+{
+  const QString dir = mOut.filePath( QStringLiteral( "generalization" ) );
+  QVERIFY( QDir().mkpath( dir ) );
+  const QStringList qis { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
+  const QString hierarchy = QStringLiteral( VBAS_SAMPLE_DIR "/hierarchies/age_group.csv" );
+  QJsonObject a;
+  CHECKED( runJson( QStringLiteral( "vbas:anonymize" ),
+                    inputsFor( qis ) << QStringLiteral( "K=5" ) << QStringLiteral( "HIERARCHIES=" ) + hierarchy << QStringLiteral( "ANONYMIZED=" ) + dir + "/anonymized.gpkg"
+                                     << QStringLiteral( "LOOKUP=" ) + dir + "/lookup.gpkg",
+                    a ) );
+  QCOMPARE( a.value( "LATTICE_SIZE" ).toVariant().toLongLong(), 16LL );
+  const QString levels = a.value( "LEVELS" ).toString();
+  QCOMPARE( a.value( "RELEASED" ).toVariant().toLongLong() + a.value( "SUPPRESSED" ).toVariant().toLongLong(), static_cast<qlonglong>( mPatients.size() ) );
+  QVERIFY( a.value( "SUPPRESSED" ).toVariant().toLongLong() + a.value( "RECORDS_STARRED" ).toVariant().toLongLong() <= mPatients.size() / 20 );
+  CHECKED( checkGeneralized( dir + "/anonymized.gpkg", dir + "/lookup.gpkg", levels, a.value( "RELEASED" ).toVariant().toLongLong(),
+                             a.value( "VALUES_STARRED" ).toVariant().toLongLong(), qis, 5 ) );
+
+  QJsonObject m;
+  CHECKED( runJson( QStringLiteral( VBAS_SAMPLE_DIR "/vbas_generalization.model3" ),
+                    { QStringLiteral( "regions=" ) + mRegions, QStringLiteral( "region_id=AREAKEY" ), QStringLiteral( "records=" ) + mRecords, QStringLiteral( "record_region=tract_id" ),
+                      QStringLiteral( "qi_fields=" ) + qis.join( ';' ), QStringLiteral( "k=5" ), QStringLiteral( "hierarchies=" ) + hierarchy,
+                      QStringLiteral( "generalize:Release=" ) + dir + "/model-release.gpkg", QStringLiteral( "generalize:Region lookup=" ) + dir + "/model-lookup.gpkg",
+                      QStringLiteral( "generalize:Sites=" ) + dir + "/model-sites.gpkg", QStringLiteral( "evaluate:Evaluation=" ) + dir + "/model-evaluation.csv" },
+                    m ) );
+  // The model's evaluation (from the records, at the lookup's levels) claims what anonymize's release holds.
+  QString error;
+  const QMap<QString, QString> row = readCsvRow( dir + "/model-evaluation.csv", &error );
+  QVERIFY2( error.isEmpty(), qPrintable( error ) );
+  QCOMPARE( row.value( "released" ).toLongLong(), a.value( "RELEASED" ).toVariant().toLongLong() );
+  QCOMPARE( row.value( "suppressed" ).toLongLong(), a.value( "SUPPRESSED" ).toVariant().toLongLong() );
+  CHECKED( checkGeneralized( dir + "/model-release.gpkg", dir + "/model-lookup.gpkg", levels, row.value( "released" ).toLongLong(), a.value( "VALUES_STARRED" ).toVariant().toLongLong(), qis, 5 ) );
 }
 
 // A plugin folder whose library was built for another QGIS: qgis_process lists no vbas algorithm and says

@@ -70,6 +70,7 @@ class TestGeneralization : public QObject
     void otherStepsRefused();
     void inAModel();
     void evaluateGeneralizedRelease();
+    void componentReleasesAsAnonymize();
 
   private:
     //! The hand table: one aggregate (FIXED_SITES = 1) of the grid, F/30 x 20, M/30 x 3, M/40 x 3 in region r00; k = 5, limit 30 %.
@@ -441,6 +442,26 @@ void TestGeneralization::evaluateGeneralizedRelease()
   for ( const char *same : { "SUPPRESSED", "LOSS_GENERIC_NUE", "LOSS_GC", "LOSS_ARE", "RECORDS_GENERALIZED" } )
     QVERIFY2( measured.value( same ).isValid() && measured.value( same ) == paper.value( same ), same );
   QVERIFY( !measured.contains( QStringLiteral( "LEVELS" ) ) || measured.value( QStringLiteral( "LEVELS" ) ).isNull() );
+}
+
+void TestGeneralization::componentReleasesAsAnonymize()
+{
+  // vbas:generalize, the model's component, makes the release vbas:anonymize makes with the same hierarchies.
+  QVariantMap p = vbastest::sampleParameters( mRegions.get(), mPatients.get() );
+  p.insert( QStringLiteral( "HIERARCHIES" ), QStringList { kHierarchy } );
+  const QVariantMap whole = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  for ( const char *other : { "VORONOI", "EVALUATION", "SEED" } )
+    p.remove( other );
+  const QVariantMap component = vbastest::run( QStringLiteral( "vbas:generalize" ), p, mContext, true );
+  for ( const char *same : { "LEVELS", "LATTICE_SIZE", "SITES", "AGGREGATES", "RELEASED", "SUPPRESSED", "RECORDS_STARRED", "VALUES_STARRED", "RECORDS_GENERALIZED", "LOSS_GENERIC_NUE", "LOSS_ARE" } )
+    QVERIFY2( component.value( same ).isValid() && component.value( same ) == whole.value( same ), same );
+  const QStringList released = kSampleQis + QStringList { QStringLiteral( "aggregate_id" ) };
+  QCOMPARE( classes( vbastest::output( component, QStringLiteral( "ANONYMIZED" ), mContext ), released ), classes( vbastest::output( whole, QStringLiteral( "ANONYMIZED" ), mContext ), released ) );
+  // It always generalizes: without a hierarchy, every QI is value -> *.
+  QVariantMap bare = vbastest::sampleParameters( mRegions.get(), mPatients.get() );
+  bare.remove( QStringLiteral( "EVALUATION" ) );
+  const QVariantMap starred = vbastest::run( QStringLiteral( "vbas:generalize" ), bare, mContext, true );
+  QCOMPARE( starred.value( QStringLiteral( "LATTICE_SIZE" ) ).toLongLong(), 8 );
 }
 
 QTEST_MAIN( TestGeneralization )

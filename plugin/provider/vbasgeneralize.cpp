@@ -1,0 +1,76 @@
+#include "provider/vbasgeneralize.h"
+#include "support/vbasqgiscompat.h"
+
+#include "outputs/vbaswriters.h"
+
+#include <qgsprocessingoutputs.h>
+#include <qgsprocessingparameters.h>
+
+QString VbasGeneralize::shortHelpString() const
+{
+  return QObject::tr( "Generalizes the quasi-identifiers and builds the aggregation together: the generalization of Anonymize, as a component for the model builder. "
+                      "It searches the lattice of the QIs' hierarchy levels; for each combination of levels the site count follows from the generalized classes, balanced "
+                      "density places the sites and the regions join the Voronoi cell of their nearest site. The combination that loses the least information within the "
+                      "suppression limit is released, its values generalized and, where a class stays below k, single values written as *. Chain Evaluate release after it "
+                      "with the same hierarchy files, the sites and the region lookup (the sample model vbas_generalization.model3 does).<br>" )
+         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp()
+         + QObject::tr( "<b>Site position in its cell</b> (SITE_POSITION): the mean (paper eq. 12-13) or the median of the cell's region points.<br>" )
+         + generalizationHelp( false ) + aggregationOutputsHelp()
+         + QObject::tr( "<b>Sites</b> (SITE_POINTS): " ) + custodianOnly()
+         + QObject::tr( "the sites placed for the chosen levels: site_id; regions and population (on the basis of balanced density) of its aggregate; used (1 when that "
+                        "aggregate holds a region); row (as Place sites).<br>"
+                        "<b>SITES</b>, <b>CUTOFF</b>, <b>ENTROPY</b>, <b>MAXCOMBS</b>, <b>POPULATION</b>: as Estimate site count, for the chosen levels. <b>RUNTIME</b>: seconds." );
+}
+
+void VbasGeneralize::initAlgorithm( const QVariantMap & )
+{
+  addRegionsParameters( true, true );
+  addRecordsParameters( Qis::Required );
+  addSiteCountParameters();
+  addSitePositionParameter();
+  addKParameter();
+  addGeneralizationParameters( false );
+  addReleaseParameters();
+  addOptionalSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint );
+  addAggregationOutputs();
+  addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );
+}
+
+bool VbasGeneralize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
+{
+  mTimer.start();
+  mInputs.prepare( *this, parameters, context );
+  mSiteCount = VbasSiteCountSettings::read( *this, parameters, context );
+  mRelease = VbasReleaseSettings::read( *this, parameters, context );
+  mPlacement = VbasPlacementSettings::balancedDensity( *this, parameters, context );
+  QList<VbasLocation> inputs = mInputs.locations();
+  mGeneralization = VbasGeneralizationSettings::read( *this, parameters, context, mInputs.qiNames(), inputs );
+  mGeneralization.active = true; // every QI without a hierarchy: value -> *
+  const QList<VbasOutputSchema> schemas = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ) }
+                                          + VbasAggregationOutputs::schemas( mInputs, &mGeneralization );
+  mOutputs.prepare( *this, parameters, context, schemas, inputs, feedback );
+  return true;
+}
+
+QVariantMap VbasGeneralize::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
+{
+  const VbasRun run( mOutputs );
+  VbasInterrupt::throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
+  QgsProcessingMultiStepFeedback steps( 4, feedback );
+  const VbasRegions regions = mInputs.readRegions( context, &steps );
+  steps.setCurrentStep( 1 );
+  const VbasRecords records = mInputs.readRecords( regions, &steps );
+  const VbasGeneralized g = vbasGeneralize( mGeneralization, mSiteCount, mPlacement, VbasConstraintSettings(), regions, records, mRelease.k, mInputs.qiNames(), feedback );
+  QVariantMap outputs = vbasSiteCountOutputs( g.siteCount, records );
+  outputs.insert( vbasGeneralizationOutputs( g ) );
+  vbasLogRelease( g.release, g.placement.sites.size(), mRelease.k, feedback );
+  if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
+    VbasSitesOutput::write( *sites, regions, g.placement.sites, g.release.regionGroup, vbasRegionPopulation( regions, records ), g.placement.siteRow );
+  steps.setCurrentStep( 2 );
+  const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ) } ) ? vbasDissolve( regions, g.release.aggregation, &steps ) : QVector<QgsGeometry>();
+  outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, g.placement.sites, VbasAggregationOutputs::siteIds( g.placement.sites.size() ), g.release, dissolved, mRelease, steps,
+                                                 2, &g ) );
+  outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
+  mOutputs.commit( context, outputs );
+  return outputs;
+}

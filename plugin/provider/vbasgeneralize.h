@@ -1,0 +1,33 @@
+#pragma once
+
+#include "provider/vbasalgorithm.h"
+#include "inputs/vbasinputs.h"
+#include "outputs/vbasoutputset.h"
+#include "steps/vbasgeneralization.h"
+#include "steps/vbassteps.h"
+
+#include <QElapsedTimer>
+
+//! The generalization step of Anonymize as a component for the model: the lattice search with the geography, and its release.
+class VbasGeneralize : public VbasAlgorithm
+{
+  public:
+    QString name() const override { return QStringLiteral( "generalize" ); }
+    QString displayName() const override { return QObject::tr( "Generalize and aggregate" ); }
+    QString shortHelpString() const override;
+    VbasGeneralize *createInstance() const override { return new VbasGeneralize(); }
+
+  protected:
+    void initAlgorithm( const QVariantMap &configuration = QVariantMap() ) override;
+    bool prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
+    QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
+
+  private:
+    QElapsedTimer mTimer;
+    VbasInputs mInputs;
+    VbasSiteCountSettings mSiteCount;
+    VbasPlacementSettings mPlacement;
+    VbasReleaseSettings mRelease;
+    VbasGeneralizationSettings mGeneralization;
+    VbasOutputSet mOutputs;
+};
