@@ -107,6 +107,7 @@ QVariantMap VbasAnonymize::processGeneralized( const VbasRegions &regions, const
   outputs.insert( vbasPlacementOutputs( g.placement ) );
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mPlacement.seed ) );
   outputs.insert( vbasGeneralizationOutputs( g ) );
+  outputs.insert( vbasGeneralizedUnitOutputs( g, regions, mRelease.k, feedback ) );
   vbasLogRelease( g.release, g.placement.sites.size(), mRelease.k, feedback );
   if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
     VbasSitesOutput::write( *sites, regions, g.placement.sites, g.release.regionGroup, vbasRegionPopulation( regions, records ), g.placement.siteRow );

@@ -63,6 +63,7 @@ QVariantMap VbasGeneralize::processAlgorithm( const QVariantMap &, QgsProcessing
   const VbasGeneralized g = vbasGeneralize( mGeneralization, mSiteCount, mPlacement, VbasConstraintSettings(), regions, records, mRelease.k, mInputs.qiNames(), feedback );
   QVariantMap outputs = vbasSiteCountOutputs( g.siteCount, records );
   outputs.insert( vbasGeneralizationOutputs( g ) );
+  outputs.insert( vbasGeneralizedUnitOutputs( g, regions, mRelease.k, feedback ) );
   vbasLogRelease( g.release, g.placement.sites.size(), mRelease.k, feedback );
   if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
     VbasSitesOutput::write( *sites, regions, g.placement.sites, g.release.regionGroup, vbasRegionPopulation( regions, records ), g.placement.siteRow );

@@ -380,6 +380,14 @@ VbasReleaseLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release
   return { loss, vbas::generalizationMetrics( qis, paper.node, codes, records.histograms, written, release.aggregation.regionAggregate ) };
 }
 
+QVariantMap vbasGeneralizedUnitOutputs( const VbasGeneralized &g, const VbasRegions &regions, std::int64_t k, QgsProcessingFeedback *feedback )
+{
+  const VbasBorderResult units = vbasBorderRelease( regions, g.writtenRecords, g.release, g.placement.sites, k, VbasBorderSteps(), feedback );
+  QVariantMap outputs = vbasUnitOutputs( units, regions, vbasCompactness( regions, units.release, units.sites ) );
+  outputs.remove( QStringLiteral( "SEARCH_MOVES_MADE" ) ); // no search
+  return outputs;
+}
+
 QList<QPair<QString, QString>> vbasGeneralizationFacts( const VbasGeneralized &g )
 {
   const vbas::ValueSuppression &s = g.node().suppression;

@@ -161,6 +161,10 @@ void TestGeneralization::sampleWithArxHierarchy()
   QVERIFY( r.value( QStringLiteral( "RECORDS_GENERALIZED" ) ).toLongLong() >= starred );
   QVERIFY( r.value( QStringLiteral( "RECORDS_GENERALIZED" ) ).toLongLong() <= release->featureCount() );
   QVERIFY( html.contains( QStringLiteral( "Records generalized" ) ) );
+  // Every aggregate without a released record is counted: the aggregates less those the release names.
+  const QSet<QVariant> named = release->uniqueValues( release->fields().lookupField( QStringLiteral( "aggregate_id" ) ) );
+  QCOMPARE( r.value( QStringLiteral( "UNITS_RELEASING_NOTHING" ) ).toLongLong(), r.value( QStringLiteral( "AGGREGATES" ) ).toLongLong() - named.size() );
+  QVERIFY( r.value( QStringLiteral( "UNITS_IN_PIECES" ) ).isValid() );
 }
 
 void TestGeneralization::recordSuppressionOnly()
@@ -453,7 +457,8 @@ void TestGeneralization::componentReleasesAsAnonymize()
   for ( const char *other : { "VORONOI", "EVALUATION", "SEED" } )
     p.remove( other );
   const QVariantMap component = vbastest::run( QStringLiteral( "vbas:generalize" ), p, mContext, true );
-  for ( const char *same : { "LEVELS", "LATTICE_SIZE", "SITES", "AGGREGATES", "RELEASED", "SUPPRESSED", "RECORDS_STARRED", "VALUES_STARRED", "RECORDS_GENERALIZED", "LOSS_GENERIC_NUE", "LOSS_ARE" } )
+  for ( const char *same : { "LEVELS", "LATTICE_SIZE", "SITES", "AGGREGATES", "RELEASED", "SUPPRESSED", "RECORDS_STARRED", "VALUES_STARRED", "RECORDS_GENERALIZED", "LOSS_GENERIC_NUE", "LOSS_ARE",
+                             "UNITS_IN_PIECES", "UNITS_RELEASING_NOTHING" } )
     QVERIFY2( component.value( same ).isValid() && component.value( same ) == whole.value( same ), same );
   const QStringList released = kSampleQis + QStringList { QStringLiteral( "aggregate_id" ) };
   QCOMPARE( classes( vbastest::output( component, QStringLiteral( "ANONYMIZED" ), mContext ), released ), classes( vbastest::output( whole, QStringLiteral( "ANONYMIZED" ), mContext ), released ) );
