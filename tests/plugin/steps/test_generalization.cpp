@@ -9,6 +9,8 @@
 
 #include <QTemporaryDir>
 
+#include <unistd.h>
+
 #include <qgsprocessingmodelalgorithm.h>
 
 #include <cmath>
@@ -71,6 +73,7 @@ class TestGeneralization : public QObject
     void inAModel();
     void evaluateGeneralizedRelease();
     void componentReleasesAsAnonymize();
+    void outputOntoAHierarchyFileRefused();
 
   private:
     //! The hand table: one aggregate (FIXED_SITES = 1) of the grid, F/30 x 20, M/30 x 3, M/40 x 3 in region r00; k = 5, limit 30 %.
@@ -467,6 +470,43 @@ void TestGeneralization::componentReleasesAsAnonymize()
   bare.remove( QStringLiteral( "EVALUATION" ) );
   const QVariantMap starred = vbastest::run( QStringLiteral( "vbas:generalize" ), bare, mContext, true );
   QCOMPARE( starred.value( QStringLiteral( "LATTICE_SIZE" ) ).toLongLong(), 8 );
+}
+
+void TestGeneralization::outputOntoAHierarchyFileRefused()
+{
+  // A hierarchy file is an input: no output may replace it, however its path is spelled.
+  QTemporaryDir dir;
+  QVERIFY( dir.isValid() );
+  const QString hierarchy = dir.filePath( QStringLiteral( "age_group.csv" ) );
+  QVERIFY( QFile::copy( kHierarchy, hierarchy ) );
+  QVERIFY( QDir().mkpath( dir.filePath( QStringLiteral( "sub" ) ) ) );
+  QCOMPARE( ::link( QFile::encodeName( hierarchy ).constData(), QFile::encodeName( dir.filePath( QStringLiteral( "link.html" ) ) ).constData() ), 0 ); // a hard link: the same file
+  QFile original( hierarchy );
+  QVERIFY( original.open( QIODevice::ReadOnly ) );
+  const QByteArray before = original.readAll();
+  original.close();
+  const QList<QPair<QString, QString>> destinations { { QStringLiteral( "EVALUATION" ), dir.filePath( QStringLiteral( "sub/../age_group.csv" ) ) },
+                                                      { QStringLiteral( "REPORT" ), dir.filePath( QStringLiteral( "link.html" ) ) } };
+  for ( const QString &algorithm : { QStringLiteral( "vbas:anonymize" ), QStringLiteral( "vbas:evaluate" ) } )
+    for ( const auto &[output, path] : destinations )
+    {
+      QVariantMap p = vbastest::sampleParameters( mRegions.get(), mPatients.get() );
+      p.insert( QStringLiteral( "HIERARCHIES" ), QStringList { hierarchy } );
+      if ( algorithm == QLatin1String( "vbas:evaluate" ) )
+      {
+        for ( const char *sink : { "SITE_POINTS", "AGGREGATED", "ANONYMIZED", "VORONOI" } )
+          p.remove( sink );
+        p.insert( QStringLiteral( "SITES" ), layerValue( mRegions.get() ) ); // refused before any input is read
+        p.insert( QStringLiteral( "LOOKUP" ), layerValue( mRegions.get() ) );
+      }
+      p.insert( output, path );
+      Feedback feedback;
+      vbastest::run( algorithm, p, mContext, false, &feedback );
+      QVERIFY2( feedback.errors.join( '\n' ).contains( QStringLiteral( "would overwrite the input HIERARCHIES" ) ), qPrintable( algorithm + ' ' + output + ": " + feedback.errors.join( '\n' ) ) );
+      QVERIFY( original.open( QIODevice::ReadOnly ) );
+      QCOMPARE( original.readAll(), before );
+      original.close();
+    }
 }
 
 QTEST_MAIN( TestGeneralization )
