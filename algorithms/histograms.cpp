@@ -12,6 +12,14 @@ std::int64_t SparseHistograms::rowTotal( std::size_t row ) const
   return std::accumulate( counts.begin() + offsets[row], counts.begin() + offsets[row + 1], std::int64_t( 0 ) );
 }
 
+std::vector<std::int64_t> SparseHistograms::rowTotals() const
+{
+  std::vector<std::int64_t> totals;
+  for ( std::size_t r = 0; r < rows(); ++r )
+    totals.push_back( rowTotal( r ) );
+  return totals;
+}
+
 std::int64_t SparseHistograms::total() const
 {
   return std::accumulate( counts.begin(), counts.end(), std::int64_t( 0 ) );

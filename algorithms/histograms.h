@@ -19,6 +19,8 @@ struct SparseHistograms
 
     std::size_t rows() const { return offsets.size() - 1; }
     std::int64_t rowTotal( std::size_t row ) const;
+    //! rowTotal of every row.
+    std::vector<std::int64_t> rowTotals() const;
     std::int64_t total() const;
     //! Entry index of (row, cls), or npos.
     std::size_t find( std::size_t row, std::uint32_t cls ) const;

@@ -96,9 +96,7 @@ LatticeSearch searchLattice( const std::vector<QiHierarchy> &qis, const std::vec
   if ( qis.empty() || latticeSize( qis ) > kMaxLatticeSize )
     throw std::invalid_argument( "the lattice needs 1 to 1,000,000 nodes" );
   const std::vector<std::int64_t> classRecords = regionHistograms.classTotals( classCodes.size() / qis.size() );
-  std::vector<std::int64_t> regionRecords;
-  for ( std::size_t r = 0; r < regionHistograms.rows(); ++r )
-    regionRecords.push_back( regionHistograms.rowTotal( r ) );
+  const std::vector<std::int64_t> regionRecords = regionHistograms.rowTotals();
   const double records = static_cast<double>( std::accumulate( regionRecords.begin(), regionRecords.end(), std::int64_t( 0 ) ) );
   const LossModel model( qis, classCodes, classRecords, regionRecords );
 

@@ -291,3 +291,15 @@ std::vector<qlonglong> VbasAggregationOutputs::siteIds( std::size_t count )
     ids.push_back( static_cast<qlonglong>( s + 1 ) );
   return ids;
 }
+
+QVariantMap VbasAggregationOutputs::writeGeneralized( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasGeneralized &g, const VbasRegions &regions, const VbasRecords &records,
+                                                      std::int64_t k, QgsProcessingFeedback *feedback )
+{
+  QVariantMap numbers = vbasSiteCountOutputs( g.siteCount, records );
+  numbers.insert( vbasGeneralizationOutputs( g ) );
+  numbers.insert( vbasGeneralizedUnitOutputs( g, regions, k, feedback ) );
+  vbasLogRelease( g.release, g.placement.sites.size(), k, feedback );
+  if ( VbasOutput *sites = outputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
+    VbasSitesOutput::write( *sites, regions, g.placement.sites, g.release.regionGroup, vbasRegionPopulation( regions, records ), g.placement.siteRow );
+  return numbers;
+}

@@ -103,14 +103,9 @@ QVariantMap VbasAnonymize::processGeneralized( const VbasRegions &regions, const
                                               QgsProcessingFeedback *feedback )
 {
   const VbasGeneralized g = vbasGeneralize( mGeneralization, mSiteCount, mPlacement, mConstraints, regions, records, mRelease.k, mInputs.qiNames(), feedback );
-  QVariantMap outputs = vbasSiteCountOutputs( g.siteCount, records );
+  QVariantMap outputs = VbasAggregationOutputs::writeGeneralized( mOutputs, context, g, regions, records, mRelease.k, feedback );
   outputs.insert( vbasPlacementOutputs( g.placement ) );
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mPlacement.seed ) );
-  outputs.insert( vbasGeneralizationOutputs( g ) );
-  outputs.insert( vbasGeneralizedUnitOutputs( g, regions, mRelease.k, feedback ) );
-  vbasLogRelease( g.release, g.placement.sites.size(), mRelease.k, feedback );
-  if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
-    VbasSitesOutput::write( *sites, regions, g.placement.sites, g.release.regionGroup, vbasRegionPopulation( regions, records ), g.placement.siteRow );
   return writeRelease( regions, records, g.writtenRecords, g.placement.sites, g.release, outputs, context, steps, feedback, &g );
 }
 

@@ -61,12 +61,7 @@ QVariantMap VbasGeneralize::processAlgorithm( const QVariantMap &, QgsProcessing
   steps.setCurrentStep( 1 );
   const VbasRecords records = mInputs.readRecords( regions, &steps );
   const VbasGeneralized g = vbasGeneralize( mGeneralization, mSiteCount, mPlacement, VbasConstraintSettings(), regions, records, mRelease.k, mInputs.qiNames(), feedback );
-  QVariantMap outputs = vbasSiteCountOutputs( g.siteCount, records );
-  outputs.insert( vbasGeneralizationOutputs( g ) );
-  outputs.insert( vbasGeneralizedUnitOutputs( g, regions, mRelease.k, feedback ) );
-  vbasLogRelease( g.release, g.placement.sites.size(), mRelease.k, feedback );
-  if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
-    VbasSitesOutput::write( *sites, regions, g.placement.sites, g.release.regionGroup, vbasRegionPopulation( regions, records ), g.placement.siteRow );
+  QVariantMap outputs = VbasAggregationOutputs::writeGeneralized( mOutputs, context, g, regions, records, mRelease.k, feedback );
   steps.setCurrentStep( 2 );
   const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ) } ) ? vbasDissolve( regions, g.release.aggregation, &steps ) : QVector<QgsGeometry>();
   outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, g.placement.sites, VbasAggregationOutputs::siteIds( g.placement.sites.size() ), g.release, dissolved, mRelease, steps,

@@ -310,9 +310,7 @@ VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, boo
   const vbas::LatticeNode node = nodeOf( levels, g.qis, qiNames );
   const std::vector<std::uint32_t> &codes = records.encoder.classCodes();
   const std::vector<std::int64_t> classRecords = records.histograms.classTotals( records.encoder.classCount() );
-  std::vector<std::int64_t> regionRecords;
-  for ( std::size_t r = 0; r < records.histograms.rows(); ++r )
-    regionRecords.push_back( records.histograms.rowTotal( r ) );
+  const std::vector<std::int64_t> regionRecords = records.histograms.rowTotals();
   const vbas::LossModel model( g.qis, codes, classRecords, regionRecords );
   const auto aggregation = std::make_shared<const vbas::Aggregation>( vbas::aggregate( regionGroup, records.histograms ) );
   vbas::LatticeSettings settings;
@@ -371,9 +369,7 @@ VbasReleaseLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release
   paper.aggregation = std::make_shared<const vbas::Aggregation>( release.aggregation );
   paper.ecs = vbas::remap( release.aggregation.ecs, paper.generalization.classOf );
   paper.suppression = vbas::suppressValues( paper.ecs, paper.generalization.labels, qis.size(), {}, k );
-  std::vector<std::int64_t> regionRecords;
-  for ( std::size_t r = 0; r < records.histograms.rows(); ++r )
-    regionRecords.push_back( records.histograms.rowTotal( r ) );
+  const std::vector<std::int64_t> regionRecords = records.histograms.rowTotals();
   const vbas::LossModel model( qis, codes, records.histograms.classTotals( records.encoder.classCount() ), regionRecords );
   const vbas::NodeLoss loss = model.loss( paper.node, paper.ecs, paper.generalization.labels, paper.suppression, release.aggregation.regionAggregate );
   const vbas::WrittenClasses written = vbas::writtenClasses( records.histograms, paper );

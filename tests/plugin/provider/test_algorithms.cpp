@@ -57,7 +57,7 @@ class TestAlgorithms : public QObject
     void initTestCase();
     void cleanupTestCase();
 
-    void providerListsSevenAlgorithms();
+    void providerListsEightAlgorithms();
     void everyOutputStatesItsAudience();
     void estimateSiteCountCustomCoefficients();
     void estimateSiteCountEntropyCentral();
@@ -128,7 +128,7 @@ QgsVectorLayer *TestAlgorithms::output( const QVariantMap &results, const QStrin
   return vbastest::output( results, name, mContext );
 }
 
-void TestAlgorithms::providerListsSevenAlgorithms()
+void TestAlgorithms::providerListsEightAlgorithms()
 {
   const QgsProcessingProvider *provider = QgsApplication::processingRegistry()->providerById( QStringLiteral( "vbas" ) );
   QVERIFY( provider );
@@ -141,7 +141,7 @@ void TestAlgorithms::providerListsSevenAlgorithms()
     QCOMPARE( alg->groupId(), alg->id() == QLatin1String( "vbas:lpgeomask" ) ? QStringLiteral( "geomasking" ) : QStringLiteral( "vbas" ) );
   }
   ids.sort();
-  QCOMPARE( ids, QStringList( { "vbas:anonymize", "vbas:checkanonymity", "vbas:estimatesitecount", "vbas:evaluate", "vbas:lpgeomask", "vbas:placesites", "vbas:voronoiaggregate" } ) );
+  QCOMPARE( ids, QStringList( { "vbas:anonymize", "vbas:checkanonymity", "vbas:estimatesitecount", "vbas:evaluate", "vbas:generalize", "vbas:lpgeomask", "vbas:placesites", "vbas:voronoiaggregate" } ) );
   QVERIFY( QFile::exists( provider->svgIconPath() ) );
 }
 

@@ -17,7 +17,7 @@ namespace
 {
 
 //! The outputs that stay required: the release, or the result of an algorithm that makes none.
-const QSet<QString> kRequired { QStringLiteral( "vbas:anonymize ANONYMIZED" ), QStringLiteral( "vbas:voronoiaggregate ANONYMIZED" ), QStringLiteral( "vbas:lpgeomask RANDOMISED" ),
+const QSet<QString> kRequired { QStringLiteral( "vbas:anonymize ANONYMIZED" ), QStringLiteral( "vbas:voronoiaggregate ANONYMIZED" ), QStringLiteral( "vbas:generalize ANONYMIZED" ), QStringLiteral( "vbas:lpgeomask RANDOMISED" ),
                                 QStringLiteral( "vbas:placesites SITE_POINTS" ) };
 
 //! Every file under QGIS Processing's temporary folder, where a temporary output would go.
