@@ -22,6 +22,7 @@ execute_process(COMMAND dpkg-query -W -f=\${Version} ${VBAS_QGIS_CORE_PACKAGE}
 # Only the package installs the sample layers (cmake --install installs the plugin folder alone).
 file(GLOB VBAS_SAMPLE_LAYERS ${CMAKE_SOURCE_DIR}/sample_layers/*.gpkg ${CMAKE_SOURCE_DIR}/sample_layers/*.model3)
 install(FILES ${VBAS_SAMPLE_LAYERS} DESTINATION sample_layers COMPONENT samples EXCLUDE_FROM_ALL)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/sample_layers/hierarchies DESTINATION sample_layers COMPONENT samples EXCLUDE_FROM_ALL)
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME qgis-plugin-vbas)

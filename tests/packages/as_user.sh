@@ -8,10 +8,13 @@ fail() { echo "== FAILED: $*" >&2; exit 1; }
 /usr/bin/qgis_process.bin plugins 2> /dev/null | grep -qw vbas || fail "qgis_process does not list the plugin vbas"
 /usr/bin/qgis_process.bin plugins enable vbas > enable.log 2>&1 || { cat enable.log; fail "qgis_process plugins enable vbas"; }
 /usr/bin/qgis_process.bin list 2> /dev/null > list.txt
-for id in anonymize checkanonymity estimatesitecount evaluate lpgeomask placesites voronoiaggregate; do
+for id in anonymize checkanonymity estimatesitecount evaluate generalize lpgeomask placesites voronoiaggregate; do
   grep -q "vbas:$id" list.txt || fail "qgis_process list has no vbas:$id"
 done
-echo "== The plugin is listed, enabled and its 7 algorithms are in qgis_process list"
+echo "== The plugin is listed, enabled and its 8 algorithms are in qgis_process list"
+for sample in vbas_pipeline.model3 vbas_generalization.model3 lp_geomask.model3 hierarchies/age_group.csv; do
+  [ -f "/usr/share/qgis-plugin-vbas/sample_layers/$sample" ] || fail "the package has no sample_layers/$sample"
+done
 
 # docs/quickstart.md: its sh blocks, in order, from a copy of the installed sample layers' folder.
 mkdir quickstart
