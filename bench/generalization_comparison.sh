@@ -24,8 +24,8 @@ common=(REGIONS="$IN/regions.gpkg" REGION_ID=region_id RECORDS="$IN/records.gpkg
   QI_FIELDS=age_group QI_FIELDS=sex QI_FIELDS=marital QI_FIELDS=income K=5 MODEL=3 FIXED_SITES="$SITES")
 hierarchies=(HIERARCHIES="$IN/age_group.csv" HIERARCHIES="$IN/marital.csv" INTERVALS=income=20000)
 declare -A extra=([a]="" [b]="${hierarchies[*]} LOCAL_SUPPRESSION=false" [c]="${hierarchies[*]}")
-echo "| run | records | dropped | dropped % | records with * | values * | levels (age, sex, marital, income) | nodes (lattice) | generic NUE | normalised | GC | ARE | records generalized | smallest class (recount) | wall s | × (a) | max RSS MB |"
-echo "|---|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| run | records | dropped | dropped % | records with * | values * | levels (age, sex, marital, income) | nodes (lattice) | generic NUE | normalised | GC | ARE | records generalized | units (in pieces, releasing nothing) | smallest class (recount) | wall s | × (a) | max RSS MB |"
+echo "|---|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|"
 for run in a b c; do
   echo "== run ($run), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
   read -r -a args <<< "${extra[$run]}"
@@ -44,9 +44,9 @@ assert smallest >= 5, smallest
 assert r.get("VALUES_STARRED") in (None, stars), (r.get("VALUES_STARRED"), stars)
 levels = r.get("LEVELS") or "0, 0, 0, 0"
 levels = ", ".join(part.split(" = ")[1].split(" of ")[0] for part in levels.split(", ")) if " = " in levels else levels
-print("| (%s) | %d | %d | %.2f | %d | %d | %s | %s | %.0f | %.4f | %.4f | %.4f | %d | %d | %.1f | %.2f | %d |" % (
+print("| (%s) | %d | %d | %.2f | %d | %d | %s | %s | %.0f | %.4f | %.4f | %.4f | %d | %d (%d, %d) | %d | %.1f | %.2f | %d |" % (
     run, r["RECORDS"], r["SUPPRESSED"], 100.0 * r["SUPPRESSED"] / r["RECORDS"], r.get("RECORDS_STARRED") or 0, stars, levels,
     "%s (%s)" % (r["NODES_EVALUATED"], r["LATTICE_SIZE"]) if r.get("LATTICE_SIZE") else "-",
-    r["LOSS_GENERIC_NUE"], r["LOSS_GENERIC_NUE_NORM"], r["LOSS_GC"], r["LOSS_ARE"], r["RECORDS_GENERALIZED"], smallest, seconds, seconds / floor, rss // 1024))
+    r["LOSS_GENERIC_NUE"], r["LOSS_GENERIC_NUE_NORM"], r["LOSS_GC"], r["LOSS_ARE"], r["RECORDS_GENERALIZED"], r["AGGREGATES"], r["UNITS_IN_PIECES"], r["UNITS_RELEASING_NOTHING"], smallest, seconds, seconds / floor, rss // 1024))
 PY
 done
