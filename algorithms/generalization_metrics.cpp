@@ -47,7 +47,7 @@ Spread spread( const std::vector<QiHierarchy> &qis, const LatticeNode &node, con
       for ( std::size_t q = 0; q < qiCount; ++q )
       {
         const QiHierarchy &qi = qis[q];
-        if ( written.starred[w] >> q & 1u )
+        if ( written.entryStarred[e] >> q & 1u )
           s.everywhere[q] += n / static_cast<double>( qi.hierarchy.valueCount() );
         else
         {
@@ -90,7 +90,7 @@ GeneralizationMetrics generalizationMetrics( const std::vector<QiHierarchy> &qis
     const std::uint32_t w = written.entryClass[e];
     std::size_t changed = 0;
     for ( std::size_t q = 0; q < qiCount; ++q )
-      changed += written.dropped[w] || ( written.starred[w] >> q & 1u ) || coarser( qis[q], node[q], classCodes[regionHistograms.classes[e] * qiCount + q] );
+      changed += written.dropped[w] || ( written.entryStarred[e] >> q & 1u ) || coarser( qis[q], node[q], classCodes[regionHistograms.classes[e] * qiCount + q] );
     const std::int64_t n = regionHistograms.counts[e];
     if ( !written.dropped[w] && changed > 0 )
       m.recordsGeneralized += n;

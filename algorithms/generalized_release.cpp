@@ -7,9 +7,10 @@
 namespace vbas
 {
 
-WrittenClasses writtenClasses( const SparseHistograms &regionHistograms, const NodeRelease &node )
+WrittenClasses writtenClasses( const SparseHistograms &regionHistograms, const NodeRelease &node, const WrittenTokens *tokens )
 {
-  // A written class: the labels with the starred ones as kStar, and whether it is dropped; keyed by their bytes.
+  // A written class: the tokens of its labels with the starred ones as kStar (or their tokens), and
+  // whether it is dropped; keyed by their bytes.
   constexpr std::uint32_t kStar = ~std::uint32_t( 0 );
   const std::size_t qiCount = node.node.size();
   WrittenClasses w;
@@ -23,13 +24,18 @@ WrittenClasses writtenClasses( const SparseHistograms &regionHistograms, const N
     const std::uint32_t starred = node.suppression.starred[ec];
     const bool dropped = node.suppression.dropped[ec];
     for ( std::size_t q = 0; q < qiCount; ++q )
-      key[q] = ( !dropped && ( starred >> q & 1 ) ) ? kStar : node.generalization.labels[g * qiCount + q];
+    {
+      const std::uint32_t label = node.generalization.labels[g * qiCount + q];
+      if ( !dropped && ( starred >> q & 1 ) )
+        key[q] = tokens ? tokens->star[q] : kStar;
+      else
+        key[q] = tokens ? tokens->ofLabel[q][label] : label;
+    }
     key[qiCount] = dropped ? 1 : 0;
     const std::uint32_t id = ids.insert( std::string_view( reinterpret_cast<const char *>( key.data() ), key.size() * sizeof( std::uint32_t ) ) );
     if ( id == w.generalized.size() )
     {
       w.generalized.push_back( g );
-      w.starred.push_back( starred );
       w.dropped.push_back( dropped );
     }
     ecClass.push_back( id );
@@ -38,7 +44,11 @@ WrittenClasses writtenClasses( const SparseHistograms &regionHistograms, const N
   {
     const std::size_t aggregate = node.aggregation->regionAggregate[region];
     for ( std::size_t e = regionHistograms.offsets[region]; e < regionHistograms.offsets[region + 1]; ++e )
-      w.entryClass.push_back( ecClass[node.ecs.find( aggregate, node.generalization.classOf[regionHistograms.classes[e]] )] );
+    {
+      const std::size_t ec = node.ecs.find( aggregate, node.generalization.classOf[regionHistograms.classes[e]] );
+      w.entryClass.push_back( ecClass[ec] );
+      w.entryStarred.push_back( node.suppression.dropped[ec] ? 0 : node.suppression.starred[ec] );
+    }
   }
   w.regions = remapEntries( regionHistograms, w.entryClass );
   return w;

@@ -63,6 +63,14 @@ long long VbasGdal::countFeatures( const QString &path, const QString &layerName
   return readBack( path, layerName ).features;
 }
 
+QString VbasGdal::layerName( const QString &path, const QString &layerName )
+{
+  const VbasGdal::Errors quiet;
+  const Dataset dataset( path, false );
+  OGRLayerH layer = dataset.handle ? layerOf( dataset.handle, layerName ) : nullptr;
+  return layer ? QString::fromUtf8( OGR_L_GetName( layer ) ) : QString();
+}
+
 VbasGdal::ReadBack VbasGdal::readBack( const QString &path, const QString &layerName )
 {
   const VbasGdal::Errors quiet;

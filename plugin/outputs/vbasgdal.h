@@ -30,6 +30,8 @@ class Errors
 
 //! Features in a layer of a GDAL dataset, counted by reading it; -1 if it cannot be read.
 long long countFeatures( const QString &path, const QString &layerName );
+//! The name of the layer layerName of the file at path as GDAL names it (its only layer when it has no such one), or empty when there is none.
+QString layerName( const QString &path, const QString &layerName );
 //! A layer of a GDAL dataset as a reader sees it.
 struct ReadBack
 {

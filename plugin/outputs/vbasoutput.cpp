@@ -526,6 +526,34 @@ void VbasOutput::finish()
   mState = State::Finished;
 }
 
+void VbasOutput::readWritten( const std::function<void( QgsVectorLayer &layer )> &read ) const
+{
+  if ( mState != State::Finished )
+    throw QgsProcessingException( QObject::tr( "%1 was not written completely." ).arg( describe() ) );
+  if ( mKind == Kind::Memory )
+    return read( *mMemoryLayer );
+  QString uri;
+  if ( mKind == Kind::File )
+  {
+    const QString path = temporaryPath( mPath );
+    uri = path + QStringLiteral( "|layername=" ) + VbasGdal::layerName( path, QFileInfo( mPath ).completeBaseName() );
+  }
+  else if ( mKind == Kind::Table && mProvider == QLatin1String( "ogr" ) )
+    uri = mPath + QStringLiteral( "|layername=" ) + VbasTemporaries::stagingTable( mToken );
+  else if ( mKind == Kind::Table )
+  {
+    QgsDataSourceUri staging( mPath );
+    staging.setTable( VbasTemporaries::stagingTable( mToken ) );
+    uri = staging.uri( false );
+  }
+  QgsVectorLayer::LayerOptions options;
+  options.loadDefaultStyle = false;
+  QgsVectorLayer layer( uri, QStringLiteral( "written" ), mKind == Kind::Table ? mProvider : QStringLiteral( "ogr" ), options );
+  if ( !layer.isValid() )
+    throw QgsProcessingException( QObject::tr( "%1: the written rows could not be read back to be recounted. Nothing was kept." ).arg( describe() ) );
+  read( layer );
+}
+
 long long VbasOutput::countWritten() const
 {
   switch ( mKind )

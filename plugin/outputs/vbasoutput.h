@@ -15,6 +15,7 @@
 #include <QHash>
 #include <QVariantMap>
 
+#include <functional>
 #include <memory>
 
 class QgsProcessingContext;
@@ -61,6 +62,11 @@ class VbasOutput
     void write( const QByteArray &content );
     //! Flushes and closes the output, then counts the features that reached it: any difference is an error.
     void finish();
+    /**
+     * Calls read with a layer on the finished output as written (its temporaries, or the memory layer),
+     * closed again before it returns: what a recount of the written rows reads (VbasReleaseRecount).
+     */
+    void readWritten( const std::function<void( QgsVectorLayer &layer )> &read ) const;
     //! A path prefix beside the destination for this output's own scratch files; the next run removes them if this one is killed.
     QString scratchPrefix() const;
 

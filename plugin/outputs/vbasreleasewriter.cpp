@@ -245,13 +245,11 @@ class VbasReleaseWriter::Check
       const std::uint32_t cls = g.written.entryClass[entry];
       const std::size_t level = g.node().node[q];
       const bool text = mTextQi[q];
-      if ( g.written.starred[cls] >> q & 1 )
-        return text ? QVariant( QStringLiteral( "*" ) ) : QVariant();
+      if ( g.written.entryStarred[entry] >> q & 1 )
+        return vbasWrittenStar( text );
       if ( level == 0 )
         return value;
-      const vbas::Hierarchy &h = g.qis[q].hierarchy;
-      const QString label = QString::fromStdString( h.label( level, g.node().generalization.labels[g.written.generalized[cls] * g.qis.size() + q] ) );
-      return text || label != QLatin1String( "*" ) ? QVariant( label ) : QVariant();
+      return vbasWrittenLabel( g.qis[q].hierarchy.label( level, g.node().generalization.labels[g.written.generalized[cls] * g.qis.size() + q] ), text );
     }
 
     const VbasReleaseWriter &mWriter;

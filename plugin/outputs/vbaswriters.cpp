@@ -1,4 +1,5 @@
 #include "outputs/vbaswriters.h"
+#include "outputs/vbasreleaserecount.h"
 #include "support/vbasqgiscompat.h"
 
 #include "support/vbasinterrupt.h"
@@ -279,6 +280,8 @@ QVariantMap VbasAggregationOutputs::write( VbasOutputSet &outputs, QgsProcessing
   VbasOutput &anonymized = outputs.create( QStringLiteral( "ANONYMIZED" ), context );
   feedback.pushInfo( QObject::tr( "The release holds the fields %1, in a fresh random order." ).arg( anonymized.fields().names().join( QStringLiteral( ", " ) ) ) );
   VbasReleaseWriter( *inputs.records(), inputs.recordFields(), regions, records, release, generalized ).write( anonymized, settings.memoryBudget, &feedback );
+  const int count = inputs.recordFields().count;
+  vbasRecountRelease( anonymized, inputs.qiNames(), count < 0 ? QString() : inputs.records()->fields().at( count ).name(), release, settings.k, context, &feedback );
   return { { QStringLiteral( "AGGREGATES" ), static_cast<qlonglong>( release.aggregation.aggregateGroup.size() ) },
            { QStringLiteral( "RELEASED" ), static_cast<qlonglong>( release.suppression.releasedRecords ) },
            { QStringLiteral( "SUPPRESSED" ), static_cast<qlonglong>( release.suppression.suppressedRecords ) } };

@@ -2,14 +2,13 @@
 #include "support/vbasqgiscompat.h"
 
 #include "inputs/vbasinputs.h"
+#include "inputs/vbasstoredvalues.h"
 #include "support/vbasinterrupt.h"
 #include "inputs/vbasrecordreader.h"
 #include "steps/vbassteps.h"
 
 #include <qgsprocessingoutputs.h>
 #include <qgsprocessingparameters.h>
-
-#include <QDataStream>
 
 #include <algorithm>
 #include <limits>
@@ -19,71 +18,6 @@ namespace
 {
 
 const QStringList kMeasureFields { QStringLiteral( "records" ), QStringLiteral( "l_diversity" ), QStringLiteral( "t_closeness" ), QStringLiteral( "violates" ) };
-
-//! The value types QGIS providers give whose QDataStream bytes are exact: a type tag, then the value itself.
-bool isExactType( int type )
-{
-  switch ( type )
-  {
-    case QMetaType::QString:
-    case QMetaType::Bool:
-    case QMetaType::Short:
-    case QMetaType::UShort:
-    case QMetaType::Int:
-    case QMetaType::UInt:
-    case QMetaType::LongLong:
-    case QMetaType::ULongLong:
-    case QMetaType::Float:
-    case QMetaType::Double:
-    case QMetaType::QDate:
-    case QMetaType::QTime:
-    case QMetaType::QDateTime:
-    case QMetaType::QByteArray:
-    case QMetaType::QStringList:
-    case QMetaType::QVariantList:
-    case QMetaType::QVariantMap:
-      return true;
-    default:
-      return false;
-  }
-}
-
-//! Whether a value's QDataStream bytes are exact: NULL, or an exact type whose list or map elements are exact too.
-bool isExact( const QVariant &value )
-{
-  if ( value.isNull() )
-    return true;
-  if ( value.userType() == QMetaType::QVariantList )
-  {
-    const QVariantList list = value.toList();
-    return std::all_of( list.begin(), list.end(), isExact );
-  }
-  if ( value.userType() == QMetaType::QVariantMap )
-  {
-    const QVariantMap map = value.toMap();
-    return std::all_of( map.begin(), map.end(), isExact );
-  }
-  return isExactType( value.userType() );
-}
-
-std::string_view view( const QByteArray &bytes )
-{
-  return std::string_view( bytes.constData(), static_cast<std::size_t>( bytes.size() ) );
-}
-
-//! The QI values of an EC back from its key.
-QgsAttributes decodeKey( std::string_view key, int values )
-{
-  QDataStream stream( QByteArray::fromRawData( key.data(), static_cast<int>( key.size() ) ) );
-  QgsAttributes attributes;
-  for ( int i = 0; i < values; ++i )
-  {
-    QVariant value;
-    stream >> value;
-    attributes << value;
-  }
-  return attributes;
-}
 
 //! "k", "k,l", "l,t", ...: the checks an EC fails.
 QString violated( const vbas::EcMeasures &ec )
@@ -179,10 +113,8 @@ bool VbasCheckAnonymity::prepareAlgorithm( const QVariantMap &parameters, QgsPro
   QList<VbasLocation> inputs;
   mSource = vbasSource( *this, parameters, QStringLiteral( "INPUT" ), context, inputs );
   resolveFields( parameters, context );
-  mStored = std::make_unique<VbasStoredValues>( *mSource, vbasSourceLayer( *this, parameters, QStringLiteral( "INPUT" ), context ), mSensitive < 0 ? mQis : mQis + QgsAttributeList { mSensitive }, mCount,
-                                                parameterAsBoolean( parameters, QStringLiteral( "TYPED_CSV" ), context ) );
-  if ( !mStored->asText() )
-    checkExactTypes();
+  mRecount = std::make_unique<VbasTableRecount>( *mSource, vbasSourceLayer( *this, parameters, QStringLiteral( "INPUT" ), context ), mQis, mCount, mSensitive,
+                                                 parameterAsBoolean( parameters, QStringLiteral( "TYPED_CSV" ), context ) );
   mThresholds = thresholds( parameters, context );
   mOutputs.prepare( *this, parameters, context, { violationsSchema() }, inputs, feedback );
   return true;
@@ -211,14 +143,6 @@ void VbasCheckAnonymity::resolveFields( const QVariantMap &parameters, QgsProces
     throw QgsProcessingException( QObject::tr( "The count field '%1' is also a QI or the sensitive field: a field has one role." ).arg( fields.at( mCount ).name() ) );
   if ( mSensitive >= 0 && mQis.contains( mSensitive ) )
     throw QgsProcessingException( QObject::tr( "The sensitive field '%1' is also a QI field: a field has one role." ).arg( fields.at( mSensitive ).name() ) );
-}
-
-void VbasCheckAnonymity::checkExactTypes() const
-{
-  const QgsFields fields = mSource->fields();
-  for ( const int index : mQis + QgsAttributeList { mSensitive } )
-    if ( index >= 0 && !isExactType( fields.at( index ).type() ) )
-      throw QgsProcessingException( QObject::tr( "The field '%1' is of type %2, whose values cannot be compared exactly." ).arg( fields.at( index ).name(), fields.at( index ).typeName() ) );
 }
 
 int VbasCheckAnonymity::optionalField( const QVariantMap &parameters, const QString &name, QgsProcessingContext &context ) const
@@ -251,7 +175,7 @@ VbasOutputSchema VbasCheckAnonymity::violationsSchema() const
 {
   QgsFields fields;
   for ( const int qi : mQis )
-    fields.append( mStored->asText() ? QgsField( mSource->fields().at( qi ).name(), vbasqgis::Field::String ) : mSource->fields().at( qi ) );
+    fields.append( mRecount->stored().asText() ? QgsField( mSource->fields().at( qi ).name(), vbasqgis::Field::String ) : mSource->fields().at( qi ) );
   fields.append( QgsField( kMeasureFields[0], vbasqgis::Field::LongLong ) );
   fields.append( QgsField( kMeasureFields[1], vbasqgis::Field::LongLong ) );
   fields.append( QgsField( kMeasureFields[2], vbasqgis::Field::Double ) );
@@ -262,66 +186,15 @@ VbasOutputSchema VbasCheckAnonymity::violationsSchema() const
 QVariantMap VbasCheckAnonymity::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
   const VbasRun run( mOutputs );
-  const vbas::AnonymityCheck check = recount( feedback );
+  const vbas::AnonymityCheck check = mRecount->recount( feedback );
   const vbas::AnonymityReport report = check.report( mThresholds );
   log( report, feedback );
   if ( VbasOutput *violations = mOutputs.createIfWanted( QStringLiteral( "VIOLATIONS" ), context ) )
     writeViolations( *violations, report );
   QVariantMap outputs = numberOutputs( report );
-  outputs.insert( QStringLiteral( "VALUES_READ" ), mStored->code() );
+  outputs.insert( QStringLiteral( "VALUES_READ" ), mRecount->stored().code() );
   mOutputs.commit( context, outputs );
   return outputs;
-}
-
-vbas::AnonymityCheck VbasCheckAnonymity::recount( QgsProcessingFeedback *feedback ) const
-{
-  vbas::AnonymityCheck check( mSensitive >= 0 );
-  feedback->pushInfo( QObject::tr( "Compared: %1 (VALUES_READ %2)." ).arg( mStored->describe(), mStored->code() ) );
-  if ( !mStored->fallback().isEmpty() )
-    feedback->pushWarning( mStored->fallback() );
-  const double step = mSource->featureCount() > 0 ? 100.0 / static_cast<double>( mSource->featureCount() ) : 0;
-  std::int64_t row = 0;
-  QgsFeatureId id = FID_NULL;
-  QgsAttributes attributes;
-  while ( mStored->next( id, attributes ) )
-  {
-    if ( ( row & 0xfff ) == 0 )
-    {
-      VbasInterrupt::throwIfCanceled( feedback );
-      feedback->setProgress( static_cast<double>( row ) * step );
-    }
-    ++row;
-    const std::int64_t records = mCount < 0 ? 1 : VbasRecordReader::countValue( attributes.at( mCount ), mSource->fields().at( mCount ).name(), row, id );
-    const QByteArray sensitive = mSensitive < 0 ? QByteArray() : key( attributes, { mSensitive }, row, id );
-    try
-    {
-      check.add( view( key( attributes, mQis, row, id ) ), view( sensitive ), records );
-    }
-    catch ( const std::overflow_error & )
-    {
-      throw QgsProcessingException( QObject::tr( "%1: the counts add up to more than %2 records, the most a 64-bit count holds." )
-                                      .arg( VbasRecordReader::rowName( row, id ) )
-                                      .arg( std::numeric_limits<std::int64_t>::max() ) );
-    }
-  }
-  VbasInterrupt::throwIfCanceled( feedback );
-  feedback->pushInfo( QObject::tr( "%1 row(s) read." ).arg( row ) );
-  return check;
-}
-
-QByteArray VbasCheckAnonymity::key( const QgsAttributes &attributes, const QgsAttributeList &fields, std::int64_t row, QgsFeatureId id ) const
-{
-  QByteArray bytes;
-  QDataStream stream( &bytes, QIODevice::WriteOnly );
-  for ( const int field : fields )
-  {
-    const QVariant &value = attributes.at( field );
-    if ( !isExact( value ) )
-      throw QgsProcessingException( QObject::tr( "%1: the field '%2' holds a value of type %3, which cannot be compared exactly." )
-                                      .arg( VbasRecordReader::rowName( row, id ), mSource->fields().at( field ).name(), QString::fromLatin1( value.typeName() ) ) );
-    stream << ( value.isNull() ? QVariant() : value ); // NULL of any type is one category
-  }
-  return bytes;
 }
 
 void VbasCheckAnonymity::log( const vbas::AnonymityReport &report, QgsProcessingFeedback *feedback ) const
@@ -357,7 +230,7 @@ void VbasCheckAnonymity::writeViolations( VbasOutput &output, const vbas::Anonym
   const bool sensitive = mSensitive >= 0;
   for ( const vbas::EcMeasures &ec : report.violations )
   {
-    QgsAttributes values = decodeKey( ec.key, mQis.size() );
+    QgsAttributes values = mRecount->decodeKey( ec.key );
     values << static_cast<qlonglong>( ec.records ) << ( sensitive ? QVariant( static_cast<qlonglong>( ec.l ) ) : QVariant() ) << ( sensitive ? QVariant( ec.t ) : QVariant() ) << violated( ec );
     QgsFeature feature( output.fields() );
     feature.setAttributes( values );

@@ -1,10 +1,10 @@
-// vbas:checkanonymity (docs/concepts.md): checks any released table, whatever made it. It recounts the
-// equivalence classes from the values the table's file stores (VbasStoredValues), with its own exact
-// keys (QDataStream bytes) and the core's AnonymityCheck, and shares no code with the steps that make a release.
+// vbas:checkanonymity (docs/concepts.md): checks any released table, whatever made it, by the recount of
+// its equivalence classes from the values its file stores (VbasTableRecount), which shares no code with
+// the steps that make a release.
 #pragma once
 
 #include "anonymity_check.h"
-#include "inputs/vbasstoredvalues.h"
+#include "inputs/vbastablerecount.h"
 #include "provider/vbasalgorithm.h"
 #include "outputs/vbasoutputset.h"
 
@@ -28,23 +28,17 @@ class VbasCheckAnonymity : public VbasAlgorithm
   private:
     //! QI_FIELDS, COUNT_FIELD and SENSITIVE_FIELD, refused when missing or in two roles.
     void resolveFields( const QVariantMap &parameters, QgsProcessingContext &context );
-    //! Read as QGIS decodes them: the QI and sensitive fields must be of a type with exact bytes.
-    void checkExactTypes() const;
     //! An optional field parameter's index, -1 when empty.
     int optionalField( const QVariantMap &parameters, const QString &name, QgsProcessingContext &context ) const;
     vbas::AnonymityThresholds thresholds( const QVariantMap &parameters, QgsProcessingContext &context ) const;
     //! VIOLATIONS: the QI fields as in the input (as text when the stored values are read), then records, l_diversity, t_closeness and violates.
     VbasOutputSchema violationsSchema() const;
 
-    //! The one reading pass: every row's EC, sensitive value and records.
-    vbas::AnonymityCheck recount( QgsProcessingFeedback *feedback ) const;
-    //! The exact bytes of a row's values of fields, refused naming the row and field when a value has none.
-    QByteArray key( const QgsAttributes &attributes, const QgsAttributeList &fields, std::int64_t row, QgsFeatureId id ) const;
     void log( const vbas::AnonymityReport &report, QgsProcessingFeedback *feedback ) const;
     void writeViolations( VbasOutput &output, const vbas::AnonymityReport &report ) const;
 
     std::unique_ptr<QgsProcessingFeatureSource> mSource;
-    std::unique_ptr<VbasStoredValues> mStored;
+    std::unique_ptr<VbasTableRecount> mRecount;
     QgsAttributeList mQis;
     int mCount = -1;
     int mSensitive = -1;

@@ -60,6 +60,7 @@ bool VbasEvaluate::prepareAlgorithm( const QVariantMap &parameters, QgsProcessin
   mRunParameters = vbasRunParameters( *this, parameters, context, {} );
   QList<VbasLocation> inputs = mInputs.locations();
   mHierarchies = VbasHierarchySettings::read( *this, parameters, context, mInputs.qiNames(), inputs );
+  mHierarchies.readFieldTypes( mInputs.records()->fields(), mInputs.recordFields().qis );
   mLocalSuppression = parameterAsBoolean( parameters, QStringLiteral( "LOCAL_SUPPRESSION" ), context );
   const QgsFields regionFields = mInputs.regionFields();
   const QgsField regionId = regionFields.at( regionFields.lookupField( mInputs.regionIdField() ) );

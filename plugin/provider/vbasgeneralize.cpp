@@ -45,6 +45,7 @@ bool VbasGeneralize::prepareAlgorithm( const QVariantMap &parameters, QgsProcess
   mPlacement = VbasPlacementSettings::balancedDensity( *this, parameters, context );
   QList<VbasLocation> inputs = mInputs.locations();
   mGeneralization = VbasGeneralizationSettings::read( *this, parameters, context, mInputs.qiNames(), inputs );
+  mGeneralization.hierarchies.readFieldTypes( mInputs.records()->fields(), mInputs.recordFields().qis );
   mGeneralization.active = true; // every QI without a hierarchy: value -> *
   const QList<VbasOutputSchema> schemas = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ) }
                                           + VbasAggregationOutputs::schemas( mInputs, &mGeneralization );

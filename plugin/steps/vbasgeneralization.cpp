@@ -21,53 +21,157 @@
 namespace
 {
 
-//! The text of each code of QI q (NULL as "NULL", as ARX writes a missing value), the key of its hierarchy row.
-std::vector<QString> codeTexts( const vbas::QiEncoder &encoder, std::size_t q )
+//! The stored value of each code of QI q (NULL for NULL): what the release writes at level 0.
+std::vector<QVariant> codeValues( const vbas::QiEncoder &encoder, std::size_t q )
 {
-  std::vector<QString> texts;
+  std::vector<QVariant> values;
   for ( std::uint32_t code = 0; code < encoder.categoryCount( q ); ++code )
   {
     const std::optional<std::string> &bytes = encoder.value( q, code );
     std::size_t position = 0;
-    texts.push_back( bytes ? VbasValueCodec::decode( *bytes, position ).toString() : QStringLiteral( "NULL" ) );
+    values.push_back( bytes ? VbasValueCodec::decode( *bytes, position ) : QVariant() );
   }
-  return texts;
-}
-
-//! The distinct texts, in order of first appearance.
-std::vector<std::string> distinct( const std::vector<QString> &texts )
-{
-  std::vector<std::string> values;
-  for ( const QString &text : texts )
-    if ( std::find( values.begin(), values.end(), text.toStdString() ) == values.end() )
-      values.push_back( text.toStdString() );
   return values;
 }
 
-//! QI q's hierarchy over its observed values: its file, its intervals, or value -> "*".
+//! Binary values, lists and maps: no text names them (every invalid UTF-8 BLOB reads as U+FFFD, every list as "").
+bool hasNoText( const QVariant &value )
+{
+  switch ( value.userType() )
+  {
+    case QMetaType::QByteArray:
+    case QMetaType::QVariantList:
+    case QMetaType::QStringList:
+    case QMetaType::QVariantMap:
+      return !value.isNull();
+    default:
+      return false;
+  }
+}
+
+//! The text of a value that a hierarchy row matches (docs/generalization.md, "Which row a value matches"): NULL matches the row NULL.
+QString rowText( const QVariant &value )
+{
+  return value.isNull() ? QStringLiteral( "NULL" ) : value.toString();
+}
+
+//! A stored value as a message names it: NULL, the text 'NULL', the value 7 (a number, a date, ...).
+QString described( const QVariant &value )
+{
+  if ( value.isNull() )
+    return QObject::tr( "NULL (no value)" );
+  switch ( value.userType() )
+  {
+    case QMetaType::QString:
+      return QObject::tr( "the text '%1'" ).arg( value.toString() );
+    case QMetaType::QDate:
+    case QMetaType::QTime:
+    case QMetaType::QDateTime:
+      return QObject::tr( "the date or time %1" ).arg( value.toString() );
+    default:
+      return VbasValueCodec::wholeNumber( value ) != VbasValueCodec::WholeNumber::None || value.userType() == QMetaType::Double || value.userType() == QMetaType::Float
+               ? QObject::tr( "the number %1" ).arg( value.toString() )
+               : QObject::tr( "the value %1" ).arg( value.toString() );
+  }
+}
+
+//! Value -> "*" over the codes themselves: every stored value a value of its own, whatever its text.
+vbas::QiHierarchy valueOrStar( std::size_t codes )
+{
+  vbas::QiHierarchy qi;
+  std::vector<std::string> values;
+  for ( std::uint32_t code = 0; code < codes; ++code )
+  {
+    values.push_back( std::to_string( code ) ); // distinct values are all the hierarchy needs
+    qi.valueOfCode.push_back( code );
+  }
+  qi.hierarchy = vbas::Hierarchy::suppressionOnly( values );
+  return qi;
+}
+
+/**
+ * Intervals over the values' texts (each value once), NULL a band of its own: labelled NULL at every
+ * level but the top, "*" (docs/generalization.md, Hierarchies).
+ */
+vbas::Hierarchy intervalsOf( const std::vector<QVariant> &values, double width )
+{
+  std::vector<std::string> texts;
+  bool null = false;
+  for ( const QVariant &value : values )
+  {
+    null = null || value.isNull();
+    const std::string text = rowText( value ).toStdString();
+    if ( !value.isNull() && std::find( texts.begin(), texts.end(), text ) == texts.end() )
+      texts.push_back( text );
+  }
+  const vbas::Hierarchy bands = vbas::Hierarchy::intervals( texts, width );
+  if ( !null )
+    return bands;
+  std::vector<vbas::HierarchyRow> rows;
+  for ( std::size_t v = 0; v < bands.valueCount(); ++v )
+  {
+    vbas::HierarchyRow &row = rows.emplace_back( vbas::HierarchyRow { v + 1, { bands.value( v ) } } );
+    for ( std::size_t level = 1; level < bands.levels(); ++level )
+      row.fields.push_back( bands.label( level, bands.labelId( level, v ) ) );
+  }
+  vbas::HierarchyRow &nullRow = rows.emplace_back( vbas::HierarchyRow { rows.size() + 1, std::vector<std::string>( bands.levels(), "NULL" ) } );
+  nullRow.fields.back() = "*";
+  return vbas::Hierarchy::fromRows( rows );
+}
+
+//! The refusal of a value its hierarchy file has no row for, naming a row that differs only in letter case or spaces.
+QgsProcessingException noRow( const QString &name, const QString &text, const vbas::Hierarchy &hierarchy )
+{
+  for ( std::size_t v = 0; v < hierarchy.valueCount(); ++v )
+  {
+    const QString row = QString::fromStdString( hierarchy.value( v ) );
+    if ( row.trimmed().compare( text.trimmed(), Qt::CaseInsensitive ) == 0 )
+      return QgsProcessingException( QObject::tr( "HIERARCHIES: the QI field %1 holds the value '%2', which its hierarchy file has no row for; its row '%3' differs only in letter case "
+                                                  "or spaces, and rows match values exactly: correct the row." )
+                                       .arg( name, text, row ) );
+  }
+  return QgsProcessingException( QObject::tr( "HIERARCHIES: the QI field %1 holds the value '%2', which its hierarchy file has no row for: add one (NULL stands for a missing value)." ).arg( name, text ) );
+}
+
+/**
+ * QI q's hierarchy over its stored values (docs/generalization.md, "Which row a value matches"): its file
+ * or its intervals, each stored value matched to one row by its text, and two stored values that one row
+ * matches refused (the release would write them apart while counting them as one class); without
+ * either, value -> "*" over the stored values themselves.
+ */
 vbas::QiHierarchy qiHierarchy( const VbasHierarchySettings &settings, const vbas::QiEncoder &encoder, std::size_t q, const QString &name )
 {
-  const std::vector<QString> texts = codeTexts( encoder, q );
+  const std::vector<QVariant> values = codeValues( encoder, q );
+  if ( !settings.files.contains( name ) && !settings.intervals.contains( name ) )
+    return valueOrStar( values.size() );
+  const QString parameter = settings.files.contains( name ) ? QStringLiteral( "HIERARCHIES" ) : QStringLiteral( "INTERVALS" );
+  for ( const QVariant &value : values )
+    if ( hasNoText( value ) )
+      throw QgsProcessingException( QObject::tr( "%1: the QI field %2 holds %3 values, which no hierarchy row can name: convert the field to text, or generalize it without %1 "
+                                                 "(GENERALIZE writes each value as it is or as *)." )
+                                      .arg( parameter, name, QString::fromLatin1( value.typeName() ) ) );
   vbas::QiHierarchy qi;
   try
   {
-    if ( settings.files.contains( name ) )
-      qi.hierarchy = settings.files.value( name );
-    else if ( settings.intervals.contains( name ) )
-      qi.hierarchy = vbas::Hierarchy::intervals( distinct( texts ), settings.intervals.value( name ) );
-    else
-      qi.hierarchy = vbas::Hierarchy::suppressionOnly( distinct( texts ) );
+    qi.hierarchy = settings.files.contains( name ) ? settings.files.value( name ) : intervalsOf( values, settings.intervals.value( name ) );
   }
   catch ( const vbas::HierarchyError &e )
   {
     throw QgsProcessingException( QObject::tr( "INTERVALS: the QI field %1 has no intervals: %2." ).arg( name, QString::fromStdString( e.what() ) ) );
   }
-  for ( const QString &text : texts )
+  std::map<std::size_t, std::uint32_t> codeOfRow;
+  for ( std::uint32_t code = 0; code < values.size(); ++code )
   {
-    const std::optional<std::size_t> index = qi.hierarchy.find( text.toStdString() );
-    if ( !index )
-      throw QgsProcessingException( QObject::tr( "HIERARCHIES: the QI field %1 holds the value '%2', which its hierarchy file has no row for: add one (NULL stands for a missing value)." ).arg( name, text ) );
-    qi.valueOfCode.push_back( static_cast<std::uint32_t>( *index ) );
+    const QString text = rowText( values[code] );
+    const std::optional<std::size_t> row = qi.hierarchy.find( text.toStdString() );
+    if ( !row )
+      throw noRow( name, text, qi.hierarchy );
+    const auto [first, added] = codeOfRow.emplace( *row, code );
+    if ( !added )
+      throw QgsProcessingException( QObject::tr( "%1: the QI field %2 holds %3 and %4, which both match the hierarchy row '%5': the release would write them apart "
+                                                 "while counting them as one value. Make them one value in the records (or recode one of them), then run again." )
+                                      .arg( parameter, name, described( values[first->second] ), described( values[code] ), text ) );
+    qi.valueOfCode.push_back( static_cast<std::uint32_t>( *row ) );
   }
   return qi;
 }
@@ -108,9 +212,44 @@ std::vector<vbas::QiHierarchy> hierarchiesOf( const VbasHierarchySettings &setti
 }
 
 //! The chosen node's release as written, its histograms over the written classes and its metrics.
-void writeOut( VbasGeneralized &g, const VbasRecords &records, std::int64_t k )
+/**
+ * What each label of each QI is written as at g's node, as the release pass writes it
+ * (VbasReleaseWriter): the stored value at level 0, the label above, "*" or NULL when starred; text in
+ * a field released as text. Labels written alike share a token, so their records are one written class.
+ */
+vbas::WrittenTokens writtenTokens( const VbasGeneralized &g, const vbas::QiEncoder &encoder, const std::vector<bool> &releasedAsText )
 {
-  g.written = vbas::writtenClasses( records.histograms, g.node() );
+  vbas::WrittenTokens tokens;
+  for ( std::size_t q = 0; q < g.qis.size(); ++q )
+  {
+    const bool text = releasedAsText[q];
+    std::map<std::string, std::uint32_t> ids;
+    const auto token = [&ids, text]( const QVariant &written ) {
+      std::string bytes;
+      VbasValueCodec::encode( text && !written.isNull() ? QVariant( written.toString() ) : written, bytes );
+      return ids.emplace( bytes, static_cast<std::uint32_t>( ids.size() ) ).first->second;
+    };
+    const vbas::Hierarchy &h = g.qis[q].hierarchy;
+    const std::size_t level = g.node().node[q];
+    std::vector<std::uint32_t> &ofLabel = tokens.ofLabel.emplace_back( h.labelCount( level ) );
+    if ( level == 0 )
+    {
+      const std::vector<QVariant> values = codeValues( encoder, q );
+      for ( std::uint32_t code = 0; code < values.size(); ++code )
+        ofLabel[h.labelId( 0, g.qis[q].valueOfCode[code] )] = token( values[code] );
+    }
+    else
+      for ( std::uint32_t label = 0; label < ofLabel.size(); ++label )
+        ofLabel[label] = token( vbasWrittenLabel( h.label( level, label ), text ) );
+    tokens.star.push_back( token( vbasWrittenStar( text ) ) );
+  }
+  return tokens;
+}
+
+void writeOut( VbasGeneralized &g, const VbasRecords &records, const std::vector<bool> &releasedAsText, std::int64_t k )
+{
+  const vbas::WrittenTokens tokens = writtenTokens( g, records.encoder, releasedAsText );
+  g.written = vbas::writtenClasses( records.histograms, g.node(), &tokens );
   g.release = vbas::writtenRelease( g.written, g.node(), k );
   g.writtenRecords.histograms = g.written.regions;
   if ( records.sensitive )
@@ -176,6 +315,23 @@ QSet<QString> VbasHierarchySettings::textFields() const
   for ( auto it = intervals.constBegin(); it != intervals.constEnd(); ++it )
     fields.insert( it.key() );
   return fields;
+}
+
+void VbasHierarchySettings::readFieldTypes( const QgsFields &recordFields, const QList<int> &qis )
+{
+  releasedAsText.clear();
+  for ( const int field : qis )
+    releasedAsText.push_back( textFields().contains( recordFields.at( field ).name() ) || recordFields.at( field ).type() == vbasqgis::Field::String );
+}
+
+QVariant vbasWrittenLabel( const std::string &label, bool text )
+{
+  return text || label != "*" ? QVariant( QString::fromStdString( label ) ) : QVariant();
+}
+
+QVariant vbasWrittenStar( bool text )
+{
+  return text ? QVariant( QStringLiteral( "*" ) ) : QVariant();
 }
 
 void vbasRefuseLocalSuppression( std::size_t qiCount )
@@ -289,7 +445,7 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
     }
   const std::vector<double> population = vbasRegionPopulation( regions, records );
   g.siteCount.population = std::accumulate( population.begin(), population.end(), 0.0 );
-  writeOut( g, records, k );
+  writeOut( g, records, settings.hierarchies.releasedAsText, k );
   const vbas::ValueSuppression &s = g.node().suppression;
   feedback->pushInfo( QObject::tr( "Chosen levels: %1; %2 sites. %3 records in classes below k: %4 released with %5 values as *, %6 dropped." )
                         .arg( g.levels() )
@@ -319,7 +475,7 @@ VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, boo
   g.search.latticeSize = static_cast<std::size_t>( vbas::latticeSize( g.qis ) );
   g.search.evaluated = 1;
   g.search.best = vbas::evaluateNode( node, g.qis, codes, classRecords, model, [&aggregation]( const vbas::LatticeNode &, const vbas::NodeClasses & ) { return aggregation; }, settings );
-  writeOut( g, records, k );
+  writeOut( g, records, hierarchies.releasedAsText, k );
   return g;
 }
 
@@ -351,17 +507,7 @@ VbasReleaseLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release
 {
   std::vector<vbas::QiHierarchy> qis;
   for ( std::size_t q = 0; q < records.encoder.qiCount(); ++q )
-  {
-    vbas::QiHierarchy qi;
-    std::vector<std::string> values;
-    for ( std::uint32_t code = 0; code < records.encoder.categoryCount( q ); ++code )
-    {
-      values.push_back( std::to_string( code ) ); // distinct labels are all the loss needs
-      qi.valueOfCode.push_back( code );
-    }
-    qi.hierarchy = vbas::Hierarchy::suppressionOnly( values );
-    qis.push_back( std::move( qi ) );
-  }
+    qis.push_back( valueOrStar( records.encoder.categoryCount( q ) ) );
   const std::vector<std::uint32_t> &codes = records.encoder.classCodes();
   vbas::NodeRelease paper;
   paper.node.assign( qis.size(), 0 );

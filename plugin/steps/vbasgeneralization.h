@@ -21,6 +21,7 @@ struct VbasHierarchySettings
 {
     QMap<QString, vbas::Hierarchy> files; //!< QI field -> its hierarchy, read from HIERARCHIES
     QMap<QString, double> intervals;      //!< QI field -> interval width, from INTERVALS
+    std::vector<bool> releasedAsText;     //!< per QI of QI_FIELDS: written into a text field (a file, intervals, or a text field): readFieldTypes
 
     /**
      * Reads the hierarchy files (each named after a QI field: age_group.csv) and the widths,
@@ -30,10 +31,18 @@ struct VbasHierarchySettings
     static VbasHierarchySettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QStringList &qiNames,
                                        QList<VbasLocation> &locations );
 
+    //! Sets releasedAsText from the records' fields and the QIs' indexes among them (VbasRecordFields::qis).
+    void readFieldTypes( const QgsFields &recordFields, const QList<int> &qis );
+
     bool any() const { return !files.isEmpty() || !intervals.isEmpty(); }
     //! The QI fields released as text: those with a hierarchy file or intervals (their labels are text).
     QSet<QString> textFields() const;
 };
+
+//! A label of a hierarchy as the release writes it: its text, but "*" as NULL in a field that is not text.
+QVariant vbasWrittenLabel( const std::string &label, bool text );
+//! A starred value as the release writes it: "*", or NULL in a field that is not text.
+QVariant vbasWrittenStar( bool text );
 
 //! Refuses local suppression of more QIs than it takes (vbas::kMaxLocallySuppressedQis).
 void vbasRefuseLocalSuppression( std::size_t qiCount );

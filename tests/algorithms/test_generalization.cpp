@@ -397,7 +397,7 @@ void TestGeneralization::metricsOfWrittenRelease()
   const SparseHistograms regions = vbastest::histograms( { { { 0, 3 }, { 1, 2 }, { 3, 2 } }, { { 2, 4 }, { 3, 1 } } } );
   WrittenClasses w;
   w.entryClass = { 0, 0, 1, 2, 3 };
-  w.starred = { 0, 0b10, 0, 0b11 };
+  w.entryStarred = { 0, 0, 0b10, 0, 0 };
   w.dropped = { 0, 0, 0, 1 };
   const GeneralizationMetrics m = generalizationMetrics( ageAndSex(), { 1, 0 }, kClassCodes, regions, w, { 0, 0 } );
   // Generalized: the 7 records of region 0 (age A); (B, M) is as it was (B holds a3 alone).
@@ -412,7 +412,7 @@ void TestGeneralization::metricsOfWrittenRelease()
   // Nothing coarsened, each region alone: no loss, every count exact.
   WrittenClasses exact;
   exact.entryClass = { 0, 1, 2, 3, 4 };
-  exact.starred.assign( 5, 0 );
+  exact.entryStarred.assign( 5, 0 );
   exact.dropped.assign( 5, 0 );
   const GeneralizationMetrics none = generalizationMetrics( ageAndSex(), { 0, 0 }, kClassCodes, regions, exact, { 0, 1 } );
   QCOMPARE( none.recordsGeneralized, std::int64_t( 0 ) );

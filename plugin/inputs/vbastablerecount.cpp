@@ -1,0 +1,156 @@
+#include "inputs/vbastablerecount.h"
+
+#include "inputs/vbasrecordreader.h"
+#include "inputs/vbasstoredvalues.h"
+#include "support/vbasinterrupt.h"
+
+#include <qgsexception.h>
+#include <qgsprocessingfeedback.h>
+#include <qgsprocessingutils.h>
+
+#include <QDataStream>
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace
+{
+
+//! The value types QGIS providers give whose QDataStream bytes are exact: a type tag, then the value itself.
+bool isExactType( int type )
+{
+  switch ( type )
+  {
+    case QMetaType::QString:
+    case QMetaType::Bool:
+    case QMetaType::Short:
+    case QMetaType::UShort:
+    case QMetaType::Int:
+    case QMetaType::UInt:
+    case QMetaType::LongLong:
+    case QMetaType::ULongLong:
+    case QMetaType::Float:
+    case QMetaType::Double:
+    case QMetaType::QDate:
+    case QMetaType::QTime:
+    case QMetaType::QDateTime:
+    case QMetaType::QByteArray:
+    case QMetaType::QStringList:
+    case QMetaType::QVariantList:
+    case QMetaType::QVariantMap:
+      return true;
+    default:
+      return false;
+  }
+}
+
+//! Whether a value's QDataStream bytes are exact: NULL, or an exact type whose list or map elements are exact too.
+bool isExact( const QVariant &value )
+{
+  if ( value.isNull() )
+    return true;
+  if ( value.userType() == QMetaType::QVariantList )
+  {
+    const QVariantList list = value.toList();
+    return std::all_of( list.begin(), list.end(), isExact );
+  }
+  if ( value.userType() == QMetaType::QVariantMap )
+  {
+    const QVariantMap map = value.toMap();
+    return std::all_of( map.begin(), map.end(), isExact );
+  }
+  return isExactType( value.userType() );
+}
+
+std::string_view view( const QByteArray &bytes )
+{
+  return std::string_view( bytes.constData(), static_cast<std::size_t>( bytes.size() ) );
+}
+
+} // namespace
+
+VbasTableRecount::VbasTableRecount( QgsProcessingFeatureSource &source, const QgsVectorLayer *layer, const QgsAttributeList &qis, int count, int sensitive, bool typedCsv )
+  : mSource( source )
+  , mStored( std::make_unique<VbasStoredValues>( source, layer, sensitive < 0 ? qis : qis + QgsAttributeList { sensitive }, count, typedCsv ) )
+  , mQis( qis )
+  , mCount( count )
+  , mSensitive( sensitive )
+{
+  if ( !mStored->asText() )
+    checkExactTypes();
+}
+
+VbasTableRecount::~VbasTableRecount() = default;
+
+void VbasTableRecount::checkExactTypes() const
+{
+  const QgsFields fields = mSource.fields();
+  for ( const int index : mQis + QgsAttributeList { mSensitive } )
+    if ( index >= 0 && !isExactType( fields.at( index ).type() ) )
+      throw QgsProcessingException( QObject::tr( "The field '%1' is of type %2, whose values cannot be compared exactly." ).arg( fields.at( index ).name(), fields.at( index ).typeName() ) );
+}
+
+vbas::AnonymityCheck VbasTableRecount::recount( QgsProcessingFeedback *feedback ) const
+{
+  vbas::AnonymityCheck check( mSensitive >= 0 );
+  feedback->pushInfo( QObject::tr( "Compared: %1 (VALUES_READ %2)." ).arg( mStored->describe(), mStored->code() ) );
+  if ( !mStored->fallback().isEmpty() )
+    feedback->pushWarning( mStored->fallback() );
+  const double step = mSource.featureCount() > 0 ? 100.0 / static_cast<double>( mSource.featureCount() ) : 0;
+  std::int64_t row = 0;
+  QgsFeatureId id = FID_NULL;
+  QgsAttributes attributes;
+  while ( mStored->next( id, attributes ) )
+  {
+    if ( ( row & 0xfff ) == 0 )
+    {
+      VbasInterrupt::throwIfCanceled( feedback );
+      feedback->setProgress( static_cast<double>( row ) * step );
+    }
+    ++row;
+    const std::int64_t records = mCount < 0 ? 1 : VbasRecordReader::countValue( attributes.at( mCount ), mSource.fields().at( mCount ).name(), row, id );
+    const QByteArray sensitive = mSensitive < 0 ? QByteArray() : key( attributes, { mSensitive }, row, id );
+    try
+    {
+      check.add( view( key( attributes, mQis, row, id ) ), view( sensitive ), records );
+    }
+    catch ( const std::overflow_error & )
+    {
+      throw QgsProcessingException( QObject::tr( "%1: the counts add up to more than %2 records, the most a 64-bit count holds." )
+                                      .arg( VbasRecordReader::rowName( row, id ) )
+                                      .arg( std::numeric_limits<std::int64_t>::max() ) );
+    }
+  }
+  VbasInterrupt::throwIfCanceled( feedback );
+  feedback->pushInfo( QObject::tr( "%1 row(s) read." ).arg( row ) );
+  return check;
+}
+
+QByteArray VbasTableRecount::key( const QgsAttributes &attributes, const QgsAttributeList &fields, std::int64_t row, QgsFeatureId id ) const
+{
+  QByteArray bytes;
+  QDataStream stream( &bytes, QIODevice::WriteOnly );
+  for ( const int field : fields )
+  {
+    const QVariant &value = attributes.at( field );
+    if ( !isExact( value ) )
+      throw QgsProcessingException( QObject::tr( "%1: the field '%2' holds a value of type %3, which cannot be compared exactly." )
+                                      .arg( VbasRecordReader::rowName( row, id ), mSource.fields().at( field ).name(), QString::fromLatin1( value.typeName() ) ) );
+    stream << ( value.isNull() ? QVariant() : value ); // NULL of any type is one category
+  }
+  return bytes;
+}
+
+QgsAttributes VbasTableRecount::decodeKey( std::string_view key ) const
+{
+  QDataStream stream( QByteArray::fromRawData( key.data(), static_cast<int>( key.size() ) ) );
+  QgsAttributes attributes;
+  for ( int i = 0; i < mQis.size(); ++i )
+  {
+    QVariant value;
+    stream >> value;
+    attributes << value;
+  }
+  return attributes;
+}

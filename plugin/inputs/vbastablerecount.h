@@ -1,0 +1,49 @@
+// The recount of a table's equivalence classes from the values its file stores (docs/concepts.md):
+// what vbas:checkanonymity counts, and what every run recounts of the release it wrote before it
+// commits it. It keys the classes with its own exact keys (QDataStream bytes of the stored values,
+// VbasStoredValues) and counts them with the core's AnonymityCheck: it shares no code with the steps
+// that make a release.
+#pragma once
+
+#include "anonymity_check.h"
+
+#include <qgsfeature.h>
+
+#include <memory>
+
+class QgsProcessingFeatureSource;
+class QgsProcessingFeedback;
+class QgsVectorLayer;
+class VbasStoredValues;
+
+class VbasTableRecount
+{
+  public:
+    /**
+     * The recount of source's rows, whose layer (nullptr when none) tells the format. qis: the fields
+     * that key a class; count: the field of records per row, or -1 (one each); sensitive: the sensitive
+     * field or -1. typedCsv: a CSV is compared as QGIS types it, not as text. Refuses, read as QGIS
+     * decodes them, a QI or sensitive field of a type whose values have no exact bytes.
+     */
+    VbasTableRecount( QgsProcessingFeatureSource &source, const QgsVectorLayer *layer, const QgsAttributeList &qis, int count, int sensitive, bool typedCsv );
+    ~VbasTableRecount();
+
+    const VbasStoredValues &stored() const { return *mStored; }
+
+    //! The one reading pass: every row's class, sensitive value and records; logs how the values were compared.
+    vbas::AnonymityCheck recount( QgsProcessingFeedback *feedback ) const;
+
+    //! The QI values of a class back from its key (AnonymityReport's EcMeasures::key).
+    QgsAttributes decodeKey( std::string_view key ) const;
+
+  private:
+    void checkExactTypes() const;
+    //! The exact bytes of a row's values of fields, refused naming the row and field when a value has none.
+    QByteArray key( const QgsAttributes &attributes, const QgsAttributeList &fields, std::int64_t row, QgsFeatureId id ) const;
+
+    QgsProcessingFeatureSource &mSource;
+    std::unique_ptr<VbasStoredValues> mStored;
+    QgsAttributeList mQis;
+    int mCount = -1;
+    int mSensitive = -1;
+};

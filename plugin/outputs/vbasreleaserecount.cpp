@@ -1,0 +1,92 @@
+#include "outputs/vbasreleaserecount.h"
+
+#include "inputs/vbastablerecount.h"
+#include "outputs/vbasoutput.h"
+#include "support/vbasinterrupt.h"
+
+#include <qgsexception.h>
+#include <qgsprocessingfeedback.h>
+#include <qgsprocessingutils.h>
+#include <qgsvectorlayer.h>
+
+#include <algorithm>
+#include <optional>
+
+namespace
+{
+
+//! What the release says it holds: its records, its released classes and the records of the smallest.
+struct Expected
+{
+    std::int64_t records = 0;
+    std::size_t classes = 0;
+    std::optional<std::int64_t> smallest;
+};
+
+Expected expected( const vbas::Release &release )
+{
+  Expected e;
+  e.records = release.suppression.releasedRecords;
+  const vbas::SparseHistograms &ecs = release.aggregation.ecs;
+  for ( std::size_t entry = 0; entry < ecs.counts.size(); ++entry )
+    if ( !release.suppression.suppressed[entry] && ecs.counts[entry] > 0 )
+    {
+      ++e.classes;
+      e.smallest = std::min( e.smallest.value_or( ecs.counts[entry] ), ecs.counts[entry] );
+    }
+  return e;
+}
+
+QString shown( const std::optional<std::int64_t> &value )
+{
+  return value ? QString::number( *value ) : QObject::tr( "none" );
+}
+
+/**
+ * The recount's report of the release written to layer, refused when a class holds fewer than k
+ * records: named by its aggregate and records alone (never its QI values: the log is read by others).
+ */
+vbas::AnonymityReport recountLayer( QgsVectorLayer &layer, const QStringList &qiNames, const QString &countField, std::int64_t k, QgsProcessingContext &context )
+{
+  QgsProcessingFeatureSource source( &layer, context, false );
+  QgsAttributeList keyed;
+  for ( const QString &name : qiNames + QStringList { QStringLiteral( "aggregate_id" ) } )
+    keyed << source.fields().lookupField( name );
+  if ( keyed.contains( -1 ) )
+    throw QgsProcessingException( QObject::tr( "The release as written lacks one of the fields %1 and aggregate_id: it cannot be recounted. Nothing was written." ).arg( qiNames.join( QStringLiteral( ", " ) ) ) );
+  const VbasTableRecount recount( source, &layer, keyed, countField.isEmpty() ? -1 : source.fields().lookupField( countField ), -1, false );
+  QgsProcessingFeedback quiet; // the recount's own log lines would read as the run's
+  const vbas::AnonymityReport report = recount.recount( &quiet ).report( { k, 1, 1 } );
+  if ( !report.violations.empty() )
+    throw QgsProcessingException( QObject::tr( "The recount of the release as written found %1 class(es) below k = %2 (the first in aggregate %3, with %4 record(s)) where the run counted "
+                                               "none: this is a fault of VBAS, please report it with the run's log. Nothing was written." )
+                                    .arg( report.violatingEcs )
+                                    .arg( k )
+                                    .arg( recount.decodeKey( report.violations.front().key ).constLast().toString() )
+                                    .arg( report.violations.front().records ) );
+  return report;
+}
+
+} // namespace
+
+void vbasRecountRelease( const VbasOutput &anonymized, const QStringList &qiNames, const QString &countField, const vbas::Release &release, std::int64_t k, QgsProcessingContext &context,
+                         QgsProcessingFeedback *feedback )
+{
+  VbasInterrupt::throwIfCanceled( feedback );
+  std::optional<vbas::AnonymityReport> report;
+  anonymized.readWritten( [&]( QgsVectorLayer &layer ) { report = recountLayer( layer, qiNames, countField, k, context ); } );
+  const Expected e = expected( release );
+  if ( report->records != e.records || report->ecs != e.classes || report->smallestEc != e.smallest )
+    throw QgsProcessingException( QObject::tr( "The recount of the release as written differs from the run's own count: %1 records in %2 classes, the smallest of %3, where the run "
+                                               "counted %4 records in %5 classes, the smallest of %6. This is a fault of VBAS, please report it with the run's log. Nothing was written." )
+                                    .arg( report->records )
+                                    .arg( report->ecs )
+                                    .arg( shown( report->smallestEc ) )
+                                    .arg( e.records )
+                                    .arg( e.classes )
+                                    .arg( shown( e.smallest ) ) );
+  feedback->pushInfo( QObject::tr( "The release as written, recounted from its stored values: %1 records in %2 classes, the smallest of %3, as the run counted." )
+                        .arg( report->records )
+                        .arg( report->ecs )
+                        .arg( shown( report->smallestEc ) ) );
+}

@@ -1,0 +1,24 @@
+// The run recounts what it writes (docs/outputs.md, "The release is recounted before it is kept"):
+// before a release is committed, its rows are read back from the output as written and their classes
+// (the QIs and aggregate_id) counted by VbasTableRecount, the code of vbas:checkanonymity, which shares
+// none with the steps that made the release.
+#pragma once
+
+#include "release.h"
+
+#include <QStringList>
+
+#include <cstdint>
+
+class QgsProcessingContext;
+class QgsProcessingFeedback;
+class VbasOutput;
+
+/**
+ * Recounts the finished, not yet committed, release anonymized: its classes keyed by the fields
+ * qiNames and aggregate_id, each row standing for countField's records (empty: one). Throws, naming
+ * a class by its aggregate and records only, when a class holds fewer than k records, or when the
+ * records, the classes or the smallest class differ from release's own (what every output reports).
+ */
+void vbasRecountRelease( const VbasOutput &anonymized, const QStringList &qiNames, const QString &countField, const vbas::Release &release, std::int64_t k, QgsProcessingContext &context,
+                         QgsProcessingFeedback *feedback );
