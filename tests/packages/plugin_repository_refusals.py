@@ -9,17 +9,20 @@ later merge works); a ZIP of a served name with other content needs --replace; t
 changes nothing; names with "#", "?" or a space are percent-encoded in download_url; `zip` refuses a
 symbolic link and packs no version-control folder. Every case runs; each failing one is reported.
 """
+import io
 import pathlib
 import subprocess
 import sys
 import tempfile
 import urllib.request
+import warnings
 import zipfile
 from xml.etree import ElementTree
 
 SERVED = "vbas.0.2.0-qgis3.22.16.zip"
 METADATA = {"name": "VBAS", "version": "0.2.0", "qgisMinimumVersion": "3.22.16", "qgisMaximumVersion": "3.22.16",
             "description": "k-anonymous release", "about": "line one\n  line two", "author": "VBAS team"}
+VERSION_CONTROL = (".git", ".svn", ".hg", ".bzr")
 
 
 class Failure(Exception):
@@ -41,6 +44,12 @@ def make_zip(path, metadata=None, extra=()):
         for name, content in extra:
             archive.writestr(name, content)
     return path
+
+
+def damaged_zip():
+    """A ZIP whose vbas/__init__.py does not match its checksum."""
+    data = make_zip(io.BytesIO(), metadata_text()).getvalue()
+    return data.replace(b"classFactory", b"classFactorz")
 
 
 def symlink_entry(name, target):
@@ -165,13 +174,13 @@ def zip_refuses_a_link(tool, work):
 
 def zip_leaves_out_version_control(tool, work):
     folder = plugin_folder(work)
-    for name in (".git", ".svn", ".hg"):
+    for name in VERSION_CONTROL:
         (folder / name).mkdir()
         (folder / name / "config").write_text("[core]\n")
     result = run(tool, "zip", folder, "3.22.16", work / "out")
     check(result.returncode == 0, "zip fails: %s" % result.stderr.strip()[-300:])
     with zipfile.ZipFile(work / "out" / SERVED) as archive:
-        packed = [name for name in archive.namelist() if name.split("/")[1] in (".git", ".svn", ".hg")]
+        packed = [name for name in archive.namelist() if name.split("/")[1] in VERSION_CONTROL]
     check(not packed, "version-control files packed: %s" % packed)
 
 
@@ -185,6 +194,8 @@ CASES = {
     "merge: an absolute entry": refused_merge("absolute", metadata_text(), [("/tmp/evil.py", "x")]),
     "merge: a symbolic link entry": refused_merge("link", metadata_text(), [symlink_entry("vbas/passwd", "/etc/passwd")]),
     "merge: a second folder": refused_merge("other/x.py", metadata_text(), [("other/x.py", "x")]),
+    "merge: an entry twice": refused_merge("twice", metadata_text(), [("vbas/__init__.py", "again")]),
+    "merge: a damaged entry": refused_merge("damaged", raw=damaged_zip()),
     "merge: a served name, other content": served_name_replaced,
     "merge: the same ZIP again": same_zip_again,
     "merge: names with # ? and a space": names_percent_encoded,
@@ -195,6 +206,7 @@ CASES = {
 
 
 def main():
+    warnings.filterwarnings("ignore", "Duplicate name", UserWarning)  # the entry twice, on purpose
     tool = sys.argv[1]
     failed = 0
     for label, case in CASES.items():
