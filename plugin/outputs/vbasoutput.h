@@ -63,6 +63,8 @@ class VbasOutput
     void finish();
     //! A path prefix beside the destination for this output's own scratch files; the next run removes them if this one is killed.
     QString scratchPrefix() const;
+    //! A file destination's folder exists; throws otherwise, as check() does (read-only: nothing is locked or created).
+    void checkFolderExists() const;
 
   private:
     friend class VbasOutputSet;
