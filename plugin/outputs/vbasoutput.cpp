@@ -365,11 +365,19 @@ void VbasOutput::checkPostgresRights() const
                                     .arg( describe(), table, owner, user ) );
 }
 
-void VbasOutput::checkFolder()
+void VbasOutput::checkFolderExists() const
 {
+  if ( !isFile() )
+    return;
   const QFileInfo folder( QFileInfo( mPath ).absolutePath() );
   if ( !folder.isDir() )
     throw QgsProcessingException( QObject::tr( "%1: the folder %2 does not exist." ).arg( describe(), folder.filePath() ) );
+}
+
+void VbasOutput::checkFolder()
+{
+  checkFolderExists();
+  const QFileInfo folder( QFileInfo( mPath ).absolutePath() );
   if ( QFileInfo( mPath ).isDir() )
     throw QgsProcessingException( QObject::tr( "%1: %2 is a folder." ).arg( describe(), mPath ) );
   lockTemporaries( folder.filePath() ); // also proves the folder writable

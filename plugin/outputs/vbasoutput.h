@@ -69,6 +69,8 @@ class VbasOutput
     void readWritten( const std::function<void( QgsVectorLayer &layer )> &read ) const;
     //! A path prefix beside the destination for this output's own scratch files; the next run removes them if this one is killed.
     QString scratchPrefix() const;
+    //! A file destination's folder exists; throws otherwise, as check() does (read-only: nothing is locked or created).
+    void checkFolderExists() const;
 
   private:
     friend class VbasOutputSet;

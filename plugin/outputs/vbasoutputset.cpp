@@ -31,10 +31,9 @@ struct Requested
  * The destination of a sink parameter, as QgsProcessingParameters::parameterAsSink reads it; none for an
  * optional output left empty (not asked for: "Skip output", or not named in qgis_process or a model).
  */
-std::optional<Requested> requested( const QgsProcessingParameterDefinition *definition, const QVariantMap &parameters, QgsProcessingContext &context )
+std::optional<Requested> requested( const QgsProcessingParameterDefinition *definition, QVariant value, QgsProcessingContext &context )
 {
   Requested result;
-  QVariant value = parameters.value( definition->name() );
   if ( value.canConvert<QgsProcessingOutputLayerDefinition>() )
   {
     const QgsProcessingOutputLayerDefinition output = value.value<QgsProcessingOutputLayerDefinition>();
@@ -70,6 +69,17 @@ QSet<QString> filesOf( const QList<VbasLocation> &locations )
 
 } // namespace
 
+void vbasCheckDestinationFolder( const QgsProcessingParameterDefinition *definition, const QVariant &value, QgsProcessingContext &context )
+{
+  const std::optional<Requested> r = requested( definition, value, context );
+  if ( !r )
+    return;
+  VbasOutputSchema schema;
+  schema.name = definition->name();
+  schema.document = definition->type() == QgsProcessingParameterFileDestination::typeName();
+  VbasOutput( schema, r->destination, nullptr, r->layerName, r->createOptions ).checkFolderExists();
+}
+
 VbasOutputSet::~VbasOutputSet()
 {
   discard();
@@ -81,7 +91,7 @@ void VbasOutputSet::prepare( const QgsProcessingAlgorithm &algorithm, const QVar
   mOutputs.clear();
   for ( const VbasOutputSchema &schema : schemas )
   {
-    const std::optional<Requested> r = requested( algorithm.parameterDefinition( schema.name ), parameters, context );
+    const std::optional<Requested> r = requested( algorithm.parameterDefinition( schema.name ), parameters.value( schema.name ), context );
     if ( r ) // an output not asked for is neither checked nor written, and has no temporaries
       mOutputs.push_back( std::make_unique<VbasOutput>( schema, r->destination, r->project, r->layerName, r->createOptions ) );
   }

@@ -22,6 +22,7 @@
 #include <vector>
 
 class QgsProcessingAlgorithm;
+class QgsProcessingParameterDefinition;
 class QgsProcessingContext;
 class QgsProcessingFeedback;
 
@@ -66,6 +67,13 @@ class VbasOutputSet
 
     std::vector<std::unique_ptr<VbasOutput>> mOutputs;
 };
+
+/**
+ * Refuses, as VbasOutputSet::prepare() would, a file destination (value: the parameter's value) whose folder
+ * does not exist. QGIS checks the parameter values before a run starts, and a model takes its outputs'
+ * definitions from its steps (VbasDestination): a model refuses such an output before its first step writes.
+ */
+void vbasCheckDestinationFolder( const QgsProcessingParameterDefinition *definition, const QVariant &value, QgsProcessingContext &context );
 
 /**
  * The scope of processAlgorithm: a run that does not reach VbasOutputSet::commit() leaves no output,

@@ -4,6 +4,7 @@
 #include "metrics.h"
 #include "inputs/vbasinputs.h"
 #include "inputs/vbasrecordreader.h"
+#include "provider/vbasdestination.h"
 #include "steps/vbassteps.h"
 
 #include <qgsprocessingoutputs.h>
@@ -65,6 +66,8 @@ bool VbasAlgorithm::checkParameterValues( const QVariantMap &parameters, QgsProc
   try
   {
     vbasCheckFiniteNumbers( *this, parameters, context );
+    for ( const QgsProcessingParameterDefinition *destination : destinationParameterDefinitions() )
+      vbasCheckDestinationFolder( destination, parameters.value( destination->name() ), context ); // the reason VbasDestination refuses a value
     for ( const QgsProcessingParameterDefinition *definition : parameterDefinitions() )
     {
       const auto *number = dynamic_cast<const QgsProcessingParameterNumber *>( definition );
@@ -354,7 +357,7 @@ void VbasAlgorithm::addAggregationOutputs()
 {
   addOptionalSink( QStringLiteral( "AGGREGATED" ), QObject::tr( "Aggregated regions" ), vbasqgis::VectorPolygon );
   addOptionalSink( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup" ), vbasqgis::Vector );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "ANONYMIZED" ), QObject::tr( "Anonymized records" ), vbasqgis::Vector ) );
+  addParameter( new VbasSinkParameter( QStringLiteral( "ANONYMIZED" ), QObject::tr( "Anonymized records" ), vbasqgis::Vector ) );
   addOptionalSink( QStringLiteral( "VORONOI" ), QObject::tr( "Voronoi cells" ), vbasqgis::VectorPolygon );
   addNumberOutput( QStringLiteral( "AGGREGATES" ), QObject::tr( "Aggregated regions" ) );
   addNumberOutput( QStringLiteral( "RELEASED" ), QObject::tr( "Released records" ) );
@@ -381,12 +384,12 @@ void VbasAlgorithm::addEvaluationParameters()
 
 void VbasAlgorithm::addReportOutput()
 {
-  addParameter( new QgsProcessingParameterFileDestination( QStringLiteral( "REPORT" ), QObject::tr( "Report" ), QObject::tr( "HTML files (*.html *.HTML)" ), QVariant(), true, false ) );
+  addParameter( new VbasFileDestinationParameter( QStringLiteral( "REPORT" ), QObject::tr( "Report" ), QObject::tr( "HTML files (*.html *.HTML)" ), QVariant(), true, false ) );
 }
 
 void VbasAlgorithm::addOptionalSink( const QString &name, const QString &description, vbasqgis::SourceType type )
 {
-  addParameter( new QgsProcessingParameterFeatureSink( name, description, type, QVariant(), true, false ) );
+  addParameter( new VbasSinkParameter( name, description, type, QVariant(), true, false ) );
 }
 
 void VbasAlgorithm::addNumberOutput( const QString &name, const QString &description )

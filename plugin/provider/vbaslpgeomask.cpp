@@ -1,5 +1,6 @@
 #include "provider/vbaslpgeomask.h"
 #include "support/vbasqgiscompat.h"
+#include "provider/vbasdestination.h"
 
 #include "inputs/vbasinputs.h"
 #include "support/vbasinterrupt.h"
@@ -182,7 +183,7 @@ void VbasLpGeomask::initAlgorithm( const QVariantMap & )
   tolerance->setFlags( tolerance->flags() | vbasqgis::ParameterAdvanced );
   addParameter( tolerance.release() );
   addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "AUDIT_DISTANCE" ), QObject::tr( "Add the distance moved (audit only)" ), false ) );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "RANDOMISED" ), QObject::tr( "Randomised patients" ), vbasqgis::Vector ) );
+  addParameter( new VbasSinkParameter( QStringLiteral( "RANDOMISED" ), QObject::tr( "Randomised patients" ), vbasqgis::Vector ) );
   addOptionalSink( QStringLiteral( "TRANSITIONS" ), QObject::tr( "Transitions" ), vbasqgis::Vector );
   addOutput( new QgsProcessingOutputString( QStringLiteral( "STATUS" ), QObject::tr( "Status" ) ) );
   for ( const auto &[name, description] : std::vector<std::pair<const char *, const char *>> {

@@ -1,5 +1,6 @@
 #include "provider/vbasplacesites.h"
 #include "support/vbasqgiscompat.h"
+#include "provider/vbasdestination.h"
 
 #include "steps/vbassteps.h"
 #include "outputs/vbaswriters.h"
@@ -37,7 +38,7 @@ void VbasPlaceSites::initAlgorithm( const QVariantMap & )
   addKParameter();
   addConstraintParameters();
   addSeedParameter( QObject::tr( "Seed of ADC's random seeding (empty: a fresh one)" ) );
-  addParameter( new QgsProcessingParameterFeatureSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint ) );
+  addParameter( new VbasSinkParameter( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint ) );
   addNumberOutput( QStringLiteral( "AGGREGATES" ), QObject::tr( "Aggregates: Voronoi clusters holding regions" ) );
   addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );
 }

@@ -11,6 +11,7 @@
 #include "e2e_util.h"
 
 #include <QHash>
+#include <QRegularExpression>
 #include <QSet>
 #include <QTextStream>
 
@@ -147,6 +148,8 @@ class TestE2e : public QObject
     void lpGeomask();
     void lpGeomaskTinyEpsilonEnds();
     void generalization();
+    void failedModelLeavesNothing_data();
+    void failedModelLeavesNothing();
     void builtForAnotherQgis();
 
   private:
@@ -181,6 +184,10 @@ class TestE2e : public QObject
     //! The randomised patients and transitions of vbas:lpgeomask, recounted: 224 rows without their code, every row of P summing to 1, every re-identification probability at most epsilon.
     void checkGeomask( const QString &randomised, const QString &transitions, double epsilon );
     void checkGeneralized( const QString &release, const QString &lookup, const QString &levels, qint64 released, qint64 starredValues, const QStringList &qis, int k );
+    //! The parameters of vbas_pipeline.model3: every output into dir (the report at report), the placement (METHOD, OBJECTIVE as the algorithms name them).
+    QStringList pipelineModelParams( const QString &dir, const QStringList &qis, int k, const QStringList &placement, const QString &sensitive, const QString &report ) const;
+    //! The parameters of vbas_generalization.model3 on three QIs, k = 5 and the sample's age_group hierarchy: every output into dir, its file name prefixed; a report only when given.
+    QStringList generalizationModelParams( const QString &dir, const QString &prefix, const QString &report ) const;
 };
 
 void TestE2e::runProcess( const QStringList &args, int &exitCode, QByteArray &out, QByteArray &err )
@@ -204,6 +211,31 @@ QStringList TestE2e::commonParams() const
 {
   return { QStringLiteral( "REGIONS=" ) + mRegions, QStringLiteral( "REGION_ID=AREAKEY" ), QStringLiteral( "RECORDS=" ) + mRecords,
            QStringLiteral( "RECORD_REGION=tract_id" ) };
+}
+
+QStringList TestE2e::pipelineModelParams( const QString &dir, const QStringList &qis, int k, const QStringList &placement, const QString &sensitive, const QString &report ) const
+{
+  QStringList params = { QStringLiteral( "regions=" ) + mRegions, QStringLiteral( "region_id=AREAKEY" ), QStringLiteral( "records=" ) + mRecords,
+                         QStringLiteral( "record_region=tract_id" ), QStringLiteral( "qi_fields=" ) + qis.join( ';' ), QStringLiteral( "k=%1" ).arg( k ),
+                         QStringLiteral( "sensitive_field=" ) + sensitive, QStringLiteral( "evaluate:Report=" ) + report,
+                         QStringLiteral( "placesites:Sites=" ) + dir + "/sites.gpkg", QStringLiteral( "voronoiaggregate:Aggregated=" ) + dir + "/aggregated.gpkg",
+                         QStringLiteral( "voronoiaggregate:Lookup=" ) + dir + "/lookup.gpkg", QStringLiteral( "voronoiaggregate:Anonymized=" ) + dir + "/anonymized.gpkg",
+                         QStringLiteral( "voronoiaggregate:Voronoi=" ) + dir + "/voronoi.gpkg", QStringLiteral( "evaluate:Evaluation=" ) + dir + "/evaluation.csv" };
+  for ( const QString &p : placement )
+    params << p.section( '=', 0, 0 ).toLower() + '=' + p.section( '=', 1 );
+  return params;
+}
+
+QStringList TestE2e::generalizationModelParams( const QString &dir, const QString &prefix, const QString &report ) const
+{
+  const QString path = dir + '/' + prefix;
+  QStringList params = { QStringLiteral( "regions=" ) + mRegions, QStringLiteral( "region_id=AREAKEY" ), QStringLiteral( "records=" ) + mRecords, QStringLiteral( "record_region=tract_id" ),
+                         QStringLiteral( "qi_fields=age_group;sex;race" ), QStringLiteral( "k=5" ), QStringLiteral( "hierarchies=" VBAS_SAMPLE_DIR "/hierarchies/age_group.csv" ),
+                         QStringLiteral( "generalize:Release=" ) + path + "release.gpkg", QStringLiteral( "generalize:Region lookup=" ) + path + "lookup.gpkg",
+                         QStringLiteral( "generalize:Sites=" ) + path + "sites.gpkg", QStringLiteral( "evaluate:Evaluation=" ) + path + "evaluation.csv" };
+  if ( !report.isEmpty() )
+    params << QStringLiteral( "evaluate:Report=" ) + report;
+  return params;
 }
 
 QStringList TestE2e::inputsFor( const QStringList &qis ) const
@@ -724,15 +756,7 @@ void TestE2e::pipeline()
   QJsonObject mo;
   ReleaseClaim modelClaim( model );
   const QString modelEval = model + "/evaluation.csv";
-  CHECKED( runJson( mModel,
-                    { QStringLiteral( "regions=" ) + mRegions, QStringLiteral( "region_id=AREAKEY" ), QStringLiteral( "records=" ) + mRecords,
-                      QStringLiteral( "record_region=tract_id" ), QStringLiteral( "qi_fields=" ) + qis.join( ';' ), QStringLiteral( "k=%1" ).arg( k ),
-                      QStringLiteral( "method=%1" ).arg( method ), QStringLiteral( "objective=%1" ).arg( objective ), QStringLiteral( "sensitive_field=diagnosis" ),
-                      QStringLiteral( "evaluate:Report=" ) + model + "/report.html",
-                      QStringLiteral( "placesites:Sites=" ) + model + "/sites.gpkg", QStringLiteral( "voronoiaggregate:Aggregated=" ) + modelClaim.aggregated,
-                      QStringLiteral( "voronoiaggregate:Lookup=" ) + modelClaim.lookup, QStringLiteral( "voronoiaggregate:Anonymized=" ) + modelClaim.anonymized,
-                      QStringLiteral( "voronoiaggregate:Voronoi=" ) + model + "/voronoi.gpkg", QStringLiteral( "evaluate:Evaluation=" ) + modelEval },
-                    mo ) );
+  CHECKED( runJson( mModel, pipelineModelParams( model, qis, k, placement, QStringLiteral( "diagnosis" ), model + "/report.html" ), mo ) );
   CHECKED( checkSites( model + "/sites.gpkg", sites, n ) );
   QVERIFY( QFileInfo( model + "/report.html" ).size() > 1000 );
   QString error;
@@ -908,12 +932,7 @@ void TestE2e::generalization()
                              a.value( "VALUES_STARRED" ).toVariant().toLongLong(), qis, 5 ) );
 
   QJsonObject m;
-  CHECKED( runJson( QStringLiteral( VBAS_SAMPLE_DIR "/vbas_generalization.model3" ),
-                    { QStringLiteral( "regions=" ) + mRegions, QStringLiteral( "region_id=AREAKEY" ), QStringLiteral( "records=" ) + mRecords, QStringLiteral( "record_region=tract_id" ),
-                      QStringLiteral( "qi_fields=" ) + qis.join( ';' ), QStringLiteral( "k=5" ), QStringLiteral( "hierarchies=" ) + hierarchy,
-                      QStringLiteral( "generalize:Release=" ) + dir + "/model-release.gpkg", QStringLiteral( "generalize:Region lookup=" ) + dir + "/model-lookup.gpkg",
-                      QStringLiteral( "generalize:Sites=" ) + dir + "/model-sites.gpkg", QStringLiteral( "evaluate:Evaluation=" ) + dir + "/model-evaluation.csv" },
-                    m ) );
+  CHECKED( runJson( QStringLiteral( VBAS_SAMPLE_DIR "/vbas_generalization.model3" ), generalizationModelParams( dir, QStringLiteral( "model-" ), QString() ), m ) );
   // The model's evaluation (from the records, at the lookup's levels) claims what anonymize's release holds.
   QString error;
   const QMap<QString, QString> row = readCsvRow( dir + "/model-evaluation.csv", &error );
@@ -921,6 +940,41 @@ void TestE2e::generalization()
   QCOMPARE( row.value( "released" ).toLongLong(), a.value( "RELEASED" ).toVariant().toLongLong() );
   QCOMPARE( row.value( "suppressed" ).toLongLong(), a.value( "SUPPRESSED" ).toVariant().toLongLong() );
   CHECKED( checkGeneralized( dir + "/model-release.gpkg", dir + "/model-lookup.gpkg", levels, row.value( "released" ).toLongLong(), a.value( "VALUES_STARRED" ).toVariant().toLongLong(), qis, 5 ) );
+}
+
+// A shipped model that fails leaves nothing: QGIS runs a model's steps one after another, each putting its outputs in
+// place when it ends, and undoes none when a later step fails. So the models refuse, before their first step writes,
+// a report in a folder that does not exist (the destinations are checked with the parameter values) and a sensitive
+// field the records do not have (the pipeline's first step checks the records' fields).
+void TestE2e::failedModelLeavesNothing_data()
+{
+  QTest::addColumn<QString>( "model" );
+  QTest::addColumn<QString>( "named" ); // what the error must name
+  QTest::addColumn<bool>( "missingReportFolder" );
+  QTest::newRow( "pipeline, report in a missing folder" ) << QStringLiteral( "pipeline" ) << QStringLiteral( "evaluate:Report" ) << true;
+  QTest::newRow( "pipeline, misspelt sensitive field" ) << QStringLiteral( "pipeline" ) << QStringLiteral( "diagnosiss" ) << false;
+  QTest::newRow( "generalization, report in a missing folder" ) << QStringLiteral( "generalization" ) << QStringLiteral( "evaluate:Report" ) << true;
+}
+
+void TestE2e::failedModelLeavesNothing()
+{
+  QFETCH( QString, model );
+  QFETCH( QString, named );
+  QFETCH( bool, missingReportFolder );
+  const QString dir = mOut.filePath( QStringLiteral( "failed-model-%1" ).arg( QTest::currentDataTag() ).replace( QRegularExpression( QStringLiteral( "\\W+" ) ), QStringLiteral( "-" ) ) );
+  QVERIFY( QDir().mkpath( dir ) );
+  const QString report = missingReportFolder ? dir + "/missing/report.html" : dir + "/report.html";
+  const QStringList params = model == QLatin1String( "pipeline" )
+                               ? pipelineModelParams( dir, { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) }, 5, {},
+                                                      missingReportFolder ? QStringLiteral( "diagnosis" ) : QStringLiteral( "diagnosiss" ), report )
+                               : generalizationModelParams( dir, QString(), report );
+  e2e::ProcessResult r;
+  CHECKED( mQgis.run( QStringList { QStringLiteral( "--json" ), QStringLiteral( "run" ), QStringLiteral( VBAS_SAMPLE_DIR "/vbas_%1.model3" ).arg( model ), QStringLiteral( "--" ) } + params,
+                      mOut.path(), r ) );
+  QVERIFY2( r.exitCode != 0, qPrintable( e2e::tail( r.err ) ) );
+  const QStringList left = QDir( dir ).entryList( QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot );
+  QVERIFY2( left.isEmpty(), qPrintable( QStringLiteral( "the failed run left %1" ).arg( left.join( QStringLiteral( ", " ) ) ) ) );
+  QVERIFY2( QString::fromUtf8( r.err ).contains( named ), qPrintable( e2e::tail( r.err ) ) );
 }
 
 // A plugin folder whose library was built for another QGIS: qgis_process lists no vbas algorithm and says
