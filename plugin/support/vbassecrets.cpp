@@ -34,11 +34,12 @@ QString withoutPostgresPassword( const QString &text )
 
 /**
  * Every secret key of a key=value connection string with its value, as libpq reads one: quoted
- * ('...', backslash escapes; unterminated: to the end) or up to the next white space.
+ * ('...', backslash escapes; unterminated: to the end) or up to the next white space, or the next |
+ * (where QGIS's ogr provider ends the GDAL connection string of a source: PG:...|layername=...).
  */
 QString withoutSecretValues( const QString &text )
 {
-  static const QRegularExpression kSecret( QStringLiteral( "(?<=^|[\\s|:;,?&])(?:%1)\\s*=\\s*(?:'(?:[^'\\\\]|\\\\.)*'?|(?:[^\\s\\\\]|\\\\.)*)\\s*" ).arg( kSecretKeys.join( '|' ) ),
+  static const QRegularExpression kSecret( QStringLiteral( "(?<=^|[\\s|:;,?&])(?:%1)\\s*=\\s*(?:'(?:[^'\\\\]|\\\\.)*'?|(?:[^\\s|\\\\]|\\\\.)*)\\s*" ).arg( kSecretKeys.join( '|' ) ),
                                            QRegularExpression::CaseInsensitiveOption | QRegularExpression::DotMatchesEverythingOption );
   return QString( text ).replace( kSecret, QString() );
 }
