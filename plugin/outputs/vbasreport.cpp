@@ -297,10 +297,15 @@ QString qgisProcessProgram()
   return QFileInfo::exists( bin + QStringLiteral( ".bin" ) ) ? bin + QStringLiteral( ".bin" ) : bin;
 }
 
-//! A source as qgis_process reads it: a file's path, another provider's <provider>://<source> (as QGIS's processing widgets write it).
+/**
+ * A source as qgis_process reads it: a file's path, another provider's <provider>://<source> (as QGIS's
+ * processing widgets write it). A temporary layer's bare source: no command reads it back, and
+ * memory://<source> would read an empty layer where the bare one fails to load.
+ */
 QString sourceText( const QgsVectorLayer &layer )
 {
-  return layer.providerType() == QLatin1String( "ogr" ) ? layer.source() : QgsProcessingUtils::encodeProviderKeyAndUri( layer.providerType(), layer.source() );
+  const QString provider = layer.providerType();
+  return provider == QLatin1String( "ogr" ) || provider == QLatin1String( "memory" ) ? layer.source() : QgsProcessingUtils::encodeProviderKeyAndUri( provider, layer.source() );
 }
 
 //! One parameter's values as qgis_process takes them: none when it is empty.
