@@ -1,8 +1,8 @@
 #include "support/vbasqgiscompat.h"
 #include "inputs/vbasgroupedcount.h"
 
-#include "support/vbassqlitecatalog.h"
 #include "support/vbassecrets.h"
+#include "support/vbassqlitecatalog.h"
 
 #include <qgsdatasourceuri.h>
 #include <qgsexception.h>

@@ -3,8 +3,8 @@
 
 #include "inputs/vbasoverlaps.h"
 #include "support/vbasinterrupt.h"
-#include "support/vbasvaluecodec.h"
 #include "support/vbassecrets.h"
+#include "support/vbasvaluecodec.h"
 
 #include <qgsprocessingalgorithm.h>
 #include <qgsprocessingparameters.h>
