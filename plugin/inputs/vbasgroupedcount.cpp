@@ -1,6 +1,7 @@
 #include "support/vbasqgiscompat.h"
 #include "inputs/vbasgroupedcount.h"
 
+#include "support/vbassecrets.h"
 #include "support/vbassqlitecatalog.h"
 
 #include <qgsdatasourceuri.h>
@@ -303,7 +304,7 @@ VbasCountedRows VbasGroupedCount::groups() const
   } );
   OGRLayerH layer = dataset ? GDALDatasetExecuteSQL( dataset.get(), mSql.toUtf8().constData(), nullptr, nullptr ) : nullptr;
   if ( !layer )
-    throw QgsProcessingException( QObject::tr( "the source could not run the grouped query: %1" ).arg( QString::fromUtf8( CPLGetLastErrorMsg() ) ) );
+    throw QgsProcessingException( QObject::tr( "the source could not run the grouped query: %1" ).arg( VbasSecrets::withoutPasswords( QString::fromUtf8( CPLGetLastErrorMsg() ) ) ) ); // GDAL may name the dataset: its PG: connection
   std::shared_ptr<void> result( layer, [dataset]( void *l ) { GDALDatasetReleaseResultSet( dataset.get(), static_cast<OGRLayerH>( l ) ); } );
   VbasCountedRows grouped = resultFields();
   grouped.next = [rows = std::make_shared<FirstRows>( result, mRecords, groupedFields( mRoles ), mId, grouped.fields )]( QgsFeature &feature ) { return rows->next( feature ); };

@@ -3,6 +3,7 @@
 
 #include "inputs/vbasoverlaps.h"
 #include "support/vbasinterrupt.h"
+#include "support/vbassecrets.h"
 #include "support/vbasvaluecodec.h"
 
 #include <qgsprocessingalgorithm.h>
@@ -199,7 +200,7 @@ std::unique_ptr<QgsProcessingFeatureSource> vbasSource( const QgsProcessingAlgor
 {
   std::unique_ptr<QgsProcessingFeatureSource> source( QgsProcessingParameters::parameterAsSource( algorithm.parameterDefinition( name ), parameters, context ) );
   if ( !source )
-    throw QgsProcessingException( QObject::tr( "Could not load the layer of %1 (%2)." ).arg( name, parameters.value( name ).toString() ) );
+    throw QgsProcessingException( QObject::tr( "Could not load the layer of %1 (%2)." ).arg( name, VbasSecrets::withoutPasswords( parameters.value( name ).toString() ) ) );
   locations << VbasLocation::of( name, layerOf( algorithm, parameters, name, context ) );
   return source;
 }

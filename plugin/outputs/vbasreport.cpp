@@ -1,10 +1,12 @@
 #include "outputs/vbasreport.h"
 #include "support/vbasqgiscompat.h"
+#include "support/vbassecrets.h"
 
 #include <qgsapplication.h>
 #include <qgsprocessingalgorithm.h>
 #include <qgsprocessingcontext.h>
 #include <qgsprocessingparameters.h>
+#include <qgsprocessingutils.h>
 #include <qgsuserprofilemanager.h>
 #include <qgsvectorlayer.h>
 
@@ -246,7 +248,7 @@ QByteArray vbasReport( const VbasReportInputs &in )
   const std::optional<double> smallest = vbas::metricValue( in.values, "smallest_ec" );
   const bool anonymous = smallest && ( *smallest >= static_cast<double>( in.k ) || *smallest == 0 );
   QString parameters;
-  for ( const auto &[name, value] : in.parameters )
+  for ( const auto &[name, value] : in.parameters.values )
     parameters += QStringLiteral( "<tr><td>%1</td><td>%2</td></tr>\n" ).arg( esc( name ), esc( value ) );
   const auto section = []( const QString &title, const QString &text ) { return QStringLiteral( "<h2>%1</h2><p>%2</p>\n" ).arg( esc( title ), esc( text ) ); };
   QString generalization;
@@ -285,46 +287,6 @@ VbasOutputSchema vbasReportSchema()
   return schema;
 }
 
-QList<QPair<QString, QString>> vbasRunParameters( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QVariantMap &resolved )
-{
-  QList<QPair<QString, QString>> result;
-  for ( const QgsProcessingParameterDefinition *def : algorithm.parameterDefinitions() )
-  {
-    const QString name = def->name();
-    if ( resolved.contains( name ) )
-    {
-      result.append( { name, resolved.value( name ).toString() } );
-      continue;
-    }
-    const QVariant value = parameters.value( name, def->defaultValue() );
-    if ( !value.isValid() || value.isNull() || ( value.userType() == QMetaType::QString && value.toString().isEmpty() ) )
-      continue;
-    const QString type = def->type();
-    if ( type == QgsProcessingParameterFeatureSource::typeName() )
-    {
-      const QgsVectorLayer *layer = QgsProcessingParameters::parameterAsVectorLayer( def, parameters, context );
-      result.append( { name, layer ? layer->source() : value.toString() } );
-    }
-    else if ( type == QgsProcessingParameterField::typeName() )
-      for ( const QString &field : vbasqgis::parameterAsFields( def, parameters, context ) )
-        result.append( { name, field } );
-    else if ( def->isDestination() )
-    {
-      const QString destination = value.canConvert<QgsProcessingOutputLayerDefinition>() ? value.value<QgsProcessingOutputLayerDefinition>().sink.staticValue().toString() : value.toString();
-      result.append( { name, destination.isEmpty() ? QgsProcessing::TEMPORARY_OUTPUT : destination } );
-    }
-    else if ( type == QgsProcessingParameterEnum::typeName() )
-      result.append( { name, QString::number( QgsProcessingParameters::parameterAsEnum( def, parameters, context ) ) } );
-    else if ( type == QgsProcessingParameterBoolean::typeName() )
-      result.append( { name, QgsProcessingParameters::parameterAsBoolean( def, parameters, context ) ? QStringLiteral( "true" ) : QStringLiteral( "false" ) } );
-    else if ( type == QgsProcessingParameterNumber::typeName() )
-      result.append( { name, QString::number( QgsProcessingParameters::parameterAsDouble( def, parameters, context ), 'g', QLocale::FloatingPointShortest ) } );
-    else
-      result.append( { name, QgsProcessingParameters::parameterAsString( def, parameters, context ) } );
-  }
-  return result;
-}
-
 namespace
 {
 
@@ -335,9 +297,64 @@ QString qgisProcessProgram()
   return QFileInfo::exists( bin + QStringLiteral( ".bin" ) ) ? bin + QStringLiteral( ".bin" ) : bin;
 }
 
+/**
+ * A source as qgis_process reads it: a file's path, another provider's <provider>://<source> (as QGIS's
+ * processing widgets write it). A temporary layer's bare source: no command reads it back, and
+ * memory://<source> would read an empty layer where the bare one fails to load.
+ */
+QString sourceText( const QgsVectorLayer &layer )
+{
+  const QString provider = layer.providerType();
+  return provider == QLatin1String( "ogr" ) || provider == QLatin1String( "memory" ) ? layer.source() : QgsProcessingUtils::encodeProviderKeyAndUri( provider, layer.source() );
+}
+
+//! One parameter's values as qgis_process takes them: none when it is empty.
+QStringList parameterTexts( const QgsProcessingParameterDefinition *def, const QVariantMap &parameters, QgsProcessingContext &context )
+{
+  const QVariant value = parameters.value( def->name(), def->defaultValue() );
+  if ( !value.isValid() || value.isNull() || ( value.userType() == QMetaType::QString && value.toString().isEmpty() ) )
+    return {};
+  const QString type = def->type();
+  if ( type == QgsProcessingParameterFeatureSource::typeName() )
+  {
+    const QgsVectorLayer *layer = QgsProcessingParameters::parameterAsVectorLayer( def, parameters, context );
+    return { layer ? sourceText( *layer ) : value.toString() };
+  }
+  if ( type == QgsProcessingParameterField::typeName() )
+    return vbasqgis::parameterAsFields( def, parameters, context );
+  if ( def->isDestination() )
+  {
+    const QString destination = value.canConvert<QgsProcessingOutputLayerDefinition>() ? value.value<QgsProcessingOutputLayerDefinition>().sink.staticValue().toString() : value.toString();
+    return { destination.isEmpty() ? QgsProcessing::TEMPORARY_OUTPUT : destination };
+  }
+  if ( type == QgsProcessingParameterEnum::typeName() )
+    return { QString::number( QgsProcessingParameters::parameterAsEnum( def, parameters, context ) ) };
+  if ( type == QgsProcessingParameterBoolean::typeName() )
+    return { QgsProcessingParameters::parameterAsBoolean( def, parameters, context ) ? QStringLiteral( "true" ) : QStringLiteral( "false" ) };
+  if ( type == QgsProcessingParameterNumber::typeName() )
+    return { QString::number( QgsProcessingParameters::parameterAsDouble( def, parameters, context ), 'g', QLocale::FloatingPointShortest ) };
+  return { QgsProcessingParameters::parameterAsString( def, parameters, context ) };
+}
+
 } // namespace
 
-QString vbasProcessCommand( const QgsProcessingAlgorithm &algorithm, const QList<QPair<QString, QString>> &parameters )
+VbasRunParameters vbasRunParameters( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QVariantMap &resolved )
+{
+  VbasRunParameters result;
+  for ( const QgsProcessingParameterDefinition *def : algorithm.parameterDefinitions() )
+  {
+    const QString name = def->name();
+    for ( const QString &value : resolved.contains( name ) ? QStringList { resolved.value( name ).toString() } : parameterTexts( def, parameters, context ) )
+    {
+      bool removed = false;
+      result.values.append( { name, VbasSecrets::withoutPasswords( value, &removed ) } );
+      result.passwordsLeftOut = result.passwordsLeftOut || removed;
+    }
+  }
+  return result;
+}
+
+QString vbasProcessCommand( const QgsProcessingAlgorithm &algorithm, const VbasRunParameters &parameters )
 {
   const auto quote = []( const QString &text ) { return QStringLiteral( "'%1'" ).arg( QString( text ).replace( QLatin1Char( '\'' ), QStringLiteral( "'\\''" ) ) ); };
   // The profile the run's plugin was enabled in (<root>/profiles/<name>): qgis_process reads the default profile of <root>/profiles.
@@ -347,9 +364,11 @@ QString vbasProcessCommand( const QgsProcessingAlgorithm &algorithm, const QList
   QStringList lines;
   if ( profileName != QgsUserProfileManager( profiles.absolutePath() ).defaultProfileName() )
     lines << QObject::tr( "# This run used the QGIS profile '%1', qgis_process uses the default profile: enable the plugin vbas there first." ).arg( profileName );
+  if ( parameters.passwordsLeftOut )
+    lines << QObject::tr( "# The password of a connection was left out (passwords are never written): give it through ~/.pgpass or PGPASSWORD, or connect with authcfg=." );
   QStringList words { QStringLiteral( "cd" ), quote( QDir::currentPath() ), QStringLiteral( "&&" ), QStringLiteral( "QT_QPA_PLATFORM=offscreen" ),
                       QStringLiteral( "QGIS_CUSTOM_CONFIG_PATH=" ) + quote( QFileInfo( profiles.absolutePath() ).path() ), quote( qgisProcessProgram() ), QStringLiteral( "run" ), algorithm.id(), QStringLiteral( "--" ) };
-  for ( const auto &[name, value] : parameters )
+  for ( const auto &[name, value] : parameters.values )
     words << quote( name + '=' + value );
   lines << words.join( QLatin1Char( ' ' ) );
   return lines.join( QLatin1Char( '\n' ) );

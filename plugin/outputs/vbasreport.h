@@ -19,6 +19,13 @@
 class QgsProcessingAlgorithm;
 class QgsProcessingContext;
 
+//! A run's parameters as the report writes them, never with a password (docs/outputs.md, "Passwords").
+struct VbasRunParameters
+{
+    QList<QPair<QString, QString>> values; //!< name, value as the run used it, passwords removed
+    bool passwordsLeftOut = false;         //!< whether a value had a password, now removed
+};
+
 struct VbasReportInputs
 {
     QString title;
@@ -28,7 +35,7 @@ struct VbasReportInputs
     const QVector<QgsGeometry> &dissolved; //!< aggregates, regions layer CRS
     std::int64_t k;
     const vbas::MetricValues &values;
-    QList<QPair<QString, QString>> parameters; //!< name, value as the run used it
+    VbasRunParameters parameters;
     QString command;                            //!< the qgis_process command that repeats the run
     QList<QPair<QString, QString>> generalization; //!< with generalization: what it chose and did (vbasGeneralizationFacts); empty: no section
 };
@@ -41,13 +48,16 @@ VbasOutputSchema vbasReportSchema();
 /**
  * The run's parameters as qgis_process takes them (sources, fields, enum indices, numbers,
  * destinations; defaults included), with the values in resolved taking precedence (the SEED a run
- * drew, say): name and value, one entry per value of a multiple parameter.
+ * drew, say): name and value, one entry per value of a multiple parameter. A source of a provider
+ * other than ogr is written as qgis_process reads it, <provider>://<source>. Every value without its
+ * passwords (VbasSecrets).
  */
-QList<QPair<QString, QString>> vbasRunParameters( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QVariantMap &resolved );
+VbasRunParameters vbasRunParameters( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QVariantMap &resolved );
 
 /**
  * The command that repeats the run from a fresh shell: "cd '<folder of the run>' && QT_QPA_PLATFORM=offscreen
  * QGIS_CUSTOM_CONFIG_PATH='<profiles root>' '<prefix>/bin/qgis_process.bin' run <algorithm id> -- 'NAME=value' ...",
- * each argument quoted for a POSIX shell; a comment line first when the run used a profile other than the default one.
+ * each argument quoted for a POSIX shell; a comment line first when the run used a profile other than the default one,
+ * and one when passwords were left out.
  */
-QString vbasProcessCommand( const QgsProcessingAlgorithm &algorithm, const QList<QPair<QString, QString>> &parameters );
+QString vbasProcessCommand( const QgsProcessingAlgorithm &algorithm, const VbasRunParameters &parameters );

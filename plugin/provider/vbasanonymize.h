@@ -4,6 +4,7 @@
 #include "steps/vbasadjacency.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
+#include "outputs/vbasreport.h"
 #include "steps/vbasgeneralization.h"
 #include "steps/vbassteps.h"
 
@@ -39,6 +40,6 @@ class VbasAnonymize : public VbasAlgorithm
     VbasReleaseSettings mRelease;
     VbasGeneralizationSettings mGeneralization;
     double mRiskThreshold = 0.2;
-    QList<QPair<QString, QString>> mRunParameters;
+    VbasRunParameters mRunParameters;
     VbasOutputSet mOutputs;
 };

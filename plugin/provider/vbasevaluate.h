@@ -3,6 +3,7 @@
 #include "provider/vbasalgorithm.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
+#include "outputs/vbasreport.h"
 #include "steps/vbasgeneralization.h"
 
 #include <optional>
@@ -30,6 +31,6 @@ class VbasEvaluate : public VbasAlgorithm
     std::int64_t mK = 5;
     double mRunSeconds = 0;
     double mRiskThreshold = 0.2;
-    QList<QPair<QString, QString>> mRunParameters;
+    VbasRunParameters mRunParameters;
     VbasOutputSet mOutputs;
 };

@@ -1,6 +1,7 @@
 #include "support/vbaslocation.h"
 
 #include "support/vbaspostgrescatalog.h"
+#include "support/vbassecrets.h"
 #include "support/vbassqlitecatalog.h"
 
 #include <qgsdatasourceuri.h>
@@ -112,5 +113,5 @@ bool VbasLocation::overwrites( const VbasLocation &other ) const
 
 QString VbasLocation::describe() const
 {
-  return where.isEmpty() ? what : QStringLiteral( "%1 (%2)" ).arg( what, where );
+  return where.isEmpty() ? what : QStringLiteral( "%1 (%2)" ).arg( what, VbasSecrets::withoutPasswords( where ) ); // an OGR source may be a connection string (PG:...)
 }

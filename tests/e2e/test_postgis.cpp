@@ -9,7 +9,8 @@
 // row's aggregate the one its patient's tract has in the lookup), and by vbas:checkanonymity.
 // Then the faults: a table replace whose rename fails keeps the previous release (the drop and the
 // rename are one transaction), and a records table edited by a second connection during the run
-// aborts it with no table left behind.
+// aborts it with no table left behind. The role custodian may connect only with its password
+// (scram-sha-256), and no output of its runs holds the password.
 //
 // Privacy: only counts are printed, never a record.
 
@@ -34,6 +35,10 @@ const int kK = 5;
 const qint64 kSampleRecords = 40000;
 //! The columns of a release of anonymize(): the QIs and the sensitive field, in the aggregates.
 const QString kReleased = QStringLiteral( "aggregate_id, %1, diagnosis" ).arg( kQis.join( ',' ) );
+//! The password of the role custodian, as SQL writes it: a space and a quote, so that half a password removed shows.
+const QString kPasswordSql = QStringLiteral( "Hush7Kx9 Qz''4Wv" );
+//! Pieces of it, each found in no output unless the password is.
+const QStringList kPasswordPieces { QStringLiteral( "Hush7Kx9" ), QStringLiteral( "4Wv" ) };
 
 //! SQL counting the rows of query a that query b lacks and those of b that a lacks (multisets of kReleased).
 QString multisetDifference( const QString &a, const QString &b )
@@ -47,7 +52,7 @@ class PgServer
   public:
     ~PgServer() { stop(); }
 
-    //! initdb, start on a socket in the folder, create the database vbas with PostGIS.
+    //! initdb, start on a socket in the folder (the role custodian with its password only), create the database vbas with PostGIS.
     void start()
     {
       QVERIFY( mDir.isValid() );
@@ -55,8 +60,11 @@ class PgServer
       QVERIFY( QFile::setPermissions( mDir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner | QFileDevice::ReadOther
                                                      | QFileDevice::WriteOther | QFileDevice::ExeOther | QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup ) );
       CHECKED( server( { kPgBin + "/initdb", "-D", data(), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C" } ) );
+      QFile hba( mDir.filePath( QStringLiteral( "pg_hba.conf" ) ) );
+      QVERIFY( hba.open( QIODevice::WriteOnly ) && hba.write( "local all custodian scram-sha-256\nlocal all all trust\n" ) > 0 );
+      hba.close();
       CHECKED( server( { kPgBin + "/pg_ctl", "-D", data(), "-l", mDir.filePath( QStringLiteral( "server.log" ) ), "-w", "-t", "60", "-o",
-                         QStringLiteral( "-k %1 -c listen_addresses='' -c fsync=off -c full_page_writes=off" ).arg( mDir.path() ), "start" } ) );
+                         QStringLiteral( "-k %1 -c listen_addresses='' -c fsync=off -c full_page_writes=off -c hba_file=%2" ).arg( mDir.path(), hba.fileName() ), "start" } ) );
       mRunning = true;
       watchdog();
       QString out;
@@ -77,6 +85,11 @@ class PgServer
     QString socketFolder() const { return mDir.path(); }
     //! The connection, as QGIS data source URIs start.
     QString connection() const { return QStringLiteral( "dbname='vbas' host=%1 user='postgres'" ).arg( mDir.path() ); }
+    //! The connection of the role custodian, with its password.
+    QString custodian() const
+    {
+      return QStringLiteral( "dbname='vbas' host=%1 user='custodian' password='%2'" ).arg( mDir.path(), QString( kPasswordSql ).replace( QStringLiteral( "''" ), QStringLiteral( "\\'" ) ) );
+    }
     //! The same for GDAL.
     QString gdal() const { return QStringLiteral( "PG:dbname=vbas host=%1 user=postgres" ).arg( mDir.path() ); }
 
@@ -167,6 +180,7 @@ class TestPostgis : public QObject
     void checkerReadsStoredValues();
     void checkerWithoutWholeNumberKey_data();
     void checkerWithoutWholeNumberKey();
+    void passwordsNeverWritten();
 
   private:
     //! A table of the test database, as qgis_process takes it for an input (postgres://) or a destination (postgis:).
@@ -193,6 +207,14 @@ class TestPostgis : public QObject
     QJsonObject checkSex( const QString &source, QString &log );
     //! The class sizes of table's column sex (rows where is true), recounted by the server on sex::text, and as checkSex() must report them at K = 6.
     QJsonObject recountSex( const QString &table, const QString &where = QStringLiteral( "true" ) ) const;
+    /**
+     * A run as the role custodian, the connections of params (postgres' own) given with its password:
+     * records a failure unless it succeeds and leaves no piece of the password in its log or its
+     * results other than the destinations (QGIS opens the output layers through them).
+     */
+    void runAsCustodian( const QString &algorithm, const QStringList &params, const QStringList &layerOutputs );
+    //! Records a failure naming what if text holds any piece of the password.
+    static void noPassword( const QString &what, const QByteArray &text );
 
     PgServer mServer;
     e2e::QgisProcess mQgis;
@@ -716,6 +738,81 @@ void TestPostgis::checkerWithoutWholeNumberKey()
   QCOMPARE( outcome.value( "RECORDS" ).toInt(), 6 );
   QCOMPARE( outcome.value( "ECS" ).toInt(), 1 );
   QVERIFY2( log.contains( QStringLiteral( "are compared as QGIS reads them, not as stored: the table's key is not one column of whole numbers" ) ), qPrintable( log ) );
+}
+
+void TestPostgis::noPassword( const QString &what, const QByteArray &text )
+{
+  for ( const QString &piece : kPasswordPieces )
+    QVERIFY2( !text.contains( piece.toUtf8() ), qPrintable( QStringLiteral( "%1 holds the password" ).arg( what ) ) );
+}
+
+void TestPostgis::runAsCustodian( const QString &algorithm, const QStringList &params, const QStringList &layerOutputs )
+{
+  QStringList custodian;
+  for ( const QString &param : params )
+    custodian << QString( param ).replace( mServer.connection(), mServer.custodian() );
+  QJsonObject document;
+  e2e::ProcessResult run;
+  CHECKED( mQgis.runJson( algorithm, custodian, mDir.path(), document, run ) );
+  QJsonObject results = document.value( "results" ).toObject();
+  for ( const QString &output : layerOutputs )
+    QVERIFY2( results.take( output ).toString().startsWith( QStringLiteral( "postgres://" ) ), qPrintable( output ) );
+  noPassword( algorithm + " log", QJsonDocument( document.value( "log" ).toObject() ).toJson() + run.err );
+  noPassword( algorithm + " results", QJsonDocument( results ).toJson() );
+}
+
+void TestPostgis::passwordsNeverWritten()
+{
+  // The role custodian connects only with its password: runs that succeed used it. Then no report
+  // (parameters, command), log line, table or anything of the database's schema holds a piece of it.
+  QString out;
+  CHECKED( mServer.sql( QStringLiteral( "DROP ROLE IF EXISTS custodian; CREATE ROLE custodian LOGIN SUPERUSER PASSWORD '%1'" ).arg( kPasswordSql ), out ) );
+  const QStringList layers { "SITE_POINTS", "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI", "EVALUATION" };
+  // A table the run wrote, with the key QGIS finds.
+  const auto written = [this]( const QString &table, bool geometry ) { return input( table, geometry ).replace( QStringLiteral( " key='fid'" ), QString() ); };
+  CHECKED( runAsCustodian( QStringLiteral( "vbas:anonymize" ), anonymize( QStringLiteral( "patients" ), QStringLiteral( "secret_" ) ), layers ) );
+  CHECKED( runAsCustodian( QStringLiteral( "vbas:evaluate" ),
+                           { "REGIONS=" + input( QStringLiteral( "tracts" ), true ), "REGION_ID=areakey", "RECORDS=" + input( QStringLiteral( "patients" ) ), "RECORD_REGION=tract_id",
+                             "QI_FIELDS=" + kQis.join( ';' ), QStringLiteral( "K=%1" ).arg( kK ), "SENSITIVE_FIELD=diagnosis", "SITES=" + written( QStringLiteral( "secret_sites" ), true ),
+                             "LOOKUP=" + written( QStringLiteral( "secret_lookup" ), false ),
+                             "EVALUATION=" + destination( QStringLiteral( "secret_evaluation2" ) ), "AGGREGATE_METRICS=" + destination( QStringLiteral( "secret_metrics" ), true ),
+                             "REPORT=" + mDir.filePath( QStringLiteral( "secret_evaluate.html" ) ) },
+                           { "EVALUATION", "AGGREGATE_METRICS" } ) );
+  CHECKED( runAsCustodian( QStringLiteral( "vbas:estimatesitecount" ),
+                           { "REGIONS=" + input( QStringLiteral( "tracts" ), true ), "REGION_ID=areakey", "RECORDS=" + input( QStringLiteral( "patients" ) ), "RECORD_REGION=tract_id",
+                             "QI_FIELDS=" + kQis.join( ';' ), "GROUP_IN_SOURCE=true" },
+                           {} ) );
+  for ( const QString &report : { QStringLiteral( "secret_report.html" ), QStringLiteral( "secret_evaluate.html" ) } )
+  {
+    QFile file( mDir.filePath( report ) );
+    QVERIFY2( file.open( QIODevice::ReadOnly ), qPrintable( report ) );
+    const QByteArray html = file.readAll();
+    noPassword( report, html );
+    QVERIFY2( html.contains( "user='custodian'" ) && html.contains( "# The password of a connection was left out" ), qPrintable( report ) );
+  }
+  QProcess dump;
+  dump.start( kPgBin + "/pg_dump", { "-h", mServer.socketFolder(), "-U", "postgres", "-d", "vbas", "--exclude-table-data=patients", "--exclude-table-data=big" } );
+  QVERIFY( dump.waitForFinished( 120000 ) && dump.exitCode() == 0 );
+  const QByteArray database = dump.readAllStandardOutput();
+  QVERIFY( database.contains( "CREATE TABLE public.secret_release" ) && database.contains( "CREATE TABLE public.secret_metrics" ) );
+  noPassword( QStringLiteral( "the database" ), database );
+
+  // The report's command repeats the run with the password from PGPASSWORD, as its note says.
+  QFile report( mDir.filePath( QStringLiteral( "secret_report.html" ) ) );
+  QVERIFY( report.open( QIODevice::ReadOnly ) );
+  const QRegularExpressionMatch command = QRegularExpression( QStringLiteral( "<pre id=\"command\">(.*)</pre>" ), QRegularExpression::DotMatchesEverythingOption ).match( QString::fromUtf8( report.readAll() ) );
+  QVERIFY( command.hasMatch() );
+  const qint64 released = mServer.number( "SELECT count(*) FROM secret_release" );
+  CHECKED( mServer.sql( QStringLiteral( "DROP TABLE secret_release" ), out ) );
+  const QString shell = command.captured( 1 ).replace( QStringLiteral( "&quot;" ), QStringLiteral( "\"" ) ).replace( QStringLiteral( "&lt;" ), QStringLiteral( "<" ) ).replace( QStringLiteral( "&gt;" ), QStringLiteral( ">" ) ).replace( QStringLiteral( "&amp;" ), QStringLiteral( "&" ) );
+  QProcess repeat;
+  QProcessEnvironment environment = mQgis.environment();
+  environment.insert( QStringLiteral( "PGPASSWORD" ), QString( kPasswordSql ).replace( QStringLiteral( "''" ), QStringLiteral( "'" ) ) );
+  repeat.setProcessEnvironment( environment );
+  repeat.start( QStringLiteral( "bash" ), { "-c", shell } );
+  QVERIFY( repeat.waitForFinished( e2e::kProcessTimeoutMs ) );
+  QVERIFY2( repeat.exitCode() == 0, qPrintable( tail( repeat.readAllStandardError() ) ) );
+  QCOMPARE( mServer.number( "SELECT count(*) FROM secret_release" ), released );
 }
 
 QTEST_GUILESS_MAIN( TestPostgis )
