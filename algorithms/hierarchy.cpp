@@ -204,13 +204,13 @@ Hierarchy Hierarchy::intervals( const std::vector<std::string> &values, double w
       const Range &r = ranges[v];
       const double i = std::min( interval( r.lo ), openInterval );
       const double start = origin + i * w;
-      if ( !( start + w > start ) ) // a double holds about 16 significant digits
-        throw HierarchyError( 0, values[v], "the width " + formatNumber( w ) + " is too small for values such as " + quoted( values[v] ) + ": an interval of that width from " +
-                                              formatNumber( start ) + " ends where it starts, as a double cannot tell " + formatNumber( start ) + " + " + formatNumber( w ) + " from " +
-                                              formatNumber( start ) + "; choose a larger width" );
+      const std::string from = formatNumber( start ), to = i < openInterval ? formatNumber( start + w ) : std::string( "inf" );
+      if ( from == to ) // a double holds about 16 significant digits, a label 15
+        throw HierarchyError( 0, values[v], "the width " + formatNumber( w ) + " is too small for values such as " + quoted( values[v] ) + ": the interval of that width from " + from +
+                                              " would be labelled [" + from + ", " + to + "), its ends the same to the 15 significant digits of a label; choose a larger width" );
       if ( i < openInterval && r.hi > start + w )
         throw HierarchyError( 0, values[v], "an interval of width " + formatNumber( w ) + " would split the band " + quoted( values[v] ) + ": choose a width that the bands divide" );
-      labels.push_back( "[" + formatNumber( start ) + ", " + ( i < openInterval ? formatNumber( start + w ) : std::string( "inf" ) ) + ")" );
+      labels.push_back( "[" + from + ", " + to + ")" );
     }
     if ( std::set<std::string>( labels.begin(), labels.end() ).size() <= 1 )
       break;

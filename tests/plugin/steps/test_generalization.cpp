@@ -81,6 +81,7 @@ class TestGeneralization : public QObject
     void evaluateGeneralizedRelease();
     void componentReleasesAsAnonymize();
     void outputOntoAHierarchyFileRefused();
+    void specialHierarchyFilesRefused_data();
     void specialHierarchyFilesRefused();
     void qiNamesInAnyLetterCase();
     void evaluateChecksTheHierarchies();
@@ -520,42 +521,66 @@ void TestGeneralization::outputOntoAHierarchyFileRefused()
     }
 }
 
+namespace
+{
+//! From 5 s on, opens and closes a FIFO for writing until destroyed: a run blocked opening it to read then reads an empty file, and a test fails instead of hanging.
+class FifoUnblocker
+{
+  public:
+    explicit FifoUnblocker( const QByteArray &path )
+      : mThread( [this, path] {
+        for ( int waited = 0; !mDone; waited += 50 )
+        {
+          std::this_thread::sleep_for( std::chrono::milliseconds( 50 ) );
+          const int fd = waited >= 5000 ? ::open( path.constData(), O_WRONLY | O_NONBLOCK ) : -1;
+          if ( fd >= 0 )
+            ::close( fd );
+        }
+      } )
+    {
+    }
+    ~FifoUnblocker()
+    {
+      mDone = true;
+      mThread.join();
+    }
+
+  private:
+    std::atomic<bool> mDone { false };
+    std::thread mThread;
+};
+} // namespace
+
+void TestGeneralization::specialHierarchyFilesRefused_data()
+{
+  QTest::addColumn<QString>( "kind" );
+  QTest::newRow( "folder" ) << "a folder";
+  QTest::newRow( "FIFO" ) << "a FIFO";
+}
+
 void TestGeneralization::specialHierarchyFilesRefused()
 {
-  // A folder or a FIFO given as a hierarchy file is refused as what it is, before it is opened (a FIFO would block the run).
+  // A folder or a FIFO given as a hierarchy file is refused as what it is, at once: before its name is
+  // matched to a QI (the folder), before it is opened (a FIFO would block the run until a writer came).
+  QFETCH( QString, kind );
   QTemporaryDir dir;
   QVERIFY( dir.isValid() );
-  const QString folder = dir.filePath( QStringLiteral( "hierarchies" ) );
-  QVERIFY( QDir().mkpath( folder ) );
-  const QString fifo = dir.filePath( QStringLiteral( "sex.csv" ) );
-  const QByteArray fifoName = QFile::encodeName( fifo );
-  QCOMPARE( ::mkfifo( fifoName.constData(), 0600 ), 0 );
-  // Should a run open the FIFO, a writer opening and closing it after 5 s ends the wait: the test then fails instead of hanging.
-  std::atomic<bool> done { false };
-  std::thread unblock( [&done, &fifoName] {
-    for ( int waited = 0; !done; waited += 50 )
-    {
-      std::this_thread::sleep_for( std::chrono::milliseconds( 50 ) );
-      const int fd = waited >= 5000 ? ::open( fifoName.constData(), O_WRONLY | O_NONBLOCK ) : -1;
-      if ( fd >= 0 )
-        ::close( fd );
-    }
-  } );
+  const QString path = dir.filePath( kind == QLatin1String( "a folder" ) ? QStringLiteral( "hierarchies" ) : QStringLiteral( "sex.csv" ) );
+  if ( kind == QLatin1String( "a folder" ) )
+    QVERIFY( QDir().mkpath( path ) );
+  else
+    QCOMPARE( ::mkfifo( QFile::encodeName( path ).constData(), 0600 ), 0 );
+  const FifoUnblocker unblocker( QFile::encodeName( path ) );
   auto regions = vbastest::grid();
   auto records = handRecords();
-  for ( const auto &[path, kind] : { std::pair<QString, QString> { folder, QStringLiteral( "a folder" ) }, { fifo, QStringLiteral( "a FIFO" ) } } )
-  {
-    QVariantMap p = handParameters( regions.get(), records.get() );
-    p.insert( QStringLiteral( "HIERARCHIES" ), QStringList { path } );
-    QElapsedTimer timer;
-    timer.start();
-    Feedback feedback;
-    vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
-    QVERIFY2( feedback.error().contains( QStringLiteral( "HIERARCHIES: %1 is %2, not a hierarchy file" ).arg( path, kind ) ), qPrintable( feedback.error() ) );
-    QVERIFY( timer.elapsed() < 5000 );
-  }
-  done = true;
-  unblock.join();
+  QVariantMap p = handParameters( regions.get(), records.get() );
+  p.insert( QStringLiteral( "HIERARCHIES" ), QStringList { path } );
+  QElapsedTimer timer;
+  timer.start();
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "HIERARCHIES: %1 is %2, not a hierarchy file" ).arg( path, kind ) ), qPrintable( feedback.error() ) );
+  QVERIFY( timer.elapsed() < 5000 );
 }
 
 void TestGeneralization::qiNamesInAnyLetterCase()
