@@ -188,7 +188,15 @@ Hierarchy Hierarchy::intervals( const std::vector<std::string> &values, double w
   std::vector<std::vector<std::string>> levels { values };
   for ( double w = width; levels.size() < 64; w *= 2 )
   {
-    const auto interval = [&]( double x ) { return std::floor( ( x - origin ) / w ); };
+    // x's interval: its start at or below x, its end above (the quotient rounded to a whole number is moved back).
+    const auto interval = [&]( double x ) {
+      double i = std::floor( ( x - origin ) / w );
+      if ( origin + ( i + 1 ) * w <= x )
+        ++i;
+      else if ( origin + i * w > x )
+        --i;
+      return i;
+    };
     const double openInterval = openFrom ? interval( *openFrom ) : std::numeric_limits<double>::infinity();
     std::vector<std::string> labels;
     for ( std::size_t v = 0; v < values.size(); ++v )
@@ -196,9 +204,13 @@ Hierarchy Hierarchy::intervals( const std::vector<std::string> &values, double w
       const Range &r = ranges[v];
       const double i = std::min( interval( r.lo ), openInterval );
       const double start = origin + i * w;
+      const std::string from = formatNumber( start ), to = i < openInterval ? formatNumber( start + w ) : std::string( "inf" );
+      if ( from == to ) // a double holds about 16 significant digits, a label 15
+        throw HierarchyError( 0, values[v], "the width " + formatNumber( w ) + " is too small for values such as " + quoted( values[v] ) + ": the interval of that width from " + from +
+                                              " would be labelled [" + from + ", " + to + "), its ends the same to the 15 significant digits of a label; choose a larger width" );
       if ( i < openInterval && r.hi > start + w )
         throw HierarchyError( 0, values[v], "an interval of width " + formatNumber( w ) + " would split the band " + quoted( values[v] ) + ": choose a width that the bands divide" );
-      labels.push_back( "[" + formatNumber( start ) + ", " + ( i < openInterval ? formatNumber( start + w ) : std::string( "inf" ) ) + ")" );
+      labels.push_back( "[" + from + ", " + to + ")" );
     }
     if ( std::set<std::string>( labels.begin(), labels.end() ).size() <= 1 )
       break;

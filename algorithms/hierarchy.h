@@ -47,8 +47,10 @@ class Hierarchy
      * Intervals for numbers (23, 23.5), whole-number bands (20-24) and open bands (85+): level j
      * groups the values into intervals of width `width` x 2^(j-1) counted from the lowest value's
      * multiple of `width`, labelled "[20, 30)" ("[80, inf)" for one holding an open band), until
-     * one interval holds every value; the last level is "*". Refuses a value that is none of these
-     * and a band that an interval would split, naming it.
+     * one interval holds every value; the last level is "*". A value on an interval's boundary is in
+     * the interval it starts, whatever the rounding of the quotient. Refuses a value that is none of
+     * these, a band that an interval would split, and a width whose intervals would have the same
+     * start and end in their label (too small for the values: 15 significant digits), naming the value.
      */
     static Hierarchy intervals( const std::vector<std::string> &values, double width );
 

@@ -1,7 +1,12 @@
 #include "inputs/vbashierarchyfile.h"
 #include "inputs/vbasstoredrows.h"
+#include "support/vbasfilekind.h"
 
 #include <qgsexception.h>
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QUuid>
 
 #include <cpl_csv.h>
 #include <cpl_string.h>
@@ -11,28 +16,60 @@
 
 namespace
 {
-struct FileCloser
-{
-    void operator()( VSILFILE *file ) const { VSIFCloseL( file ); }
-};
-} // namespace
 
-vbas::Hierarchy vbasReadHierarchyFile( const QString &path )
+//! The bytes of the file at path, refusing what is not a regular file before opening it.
+QByteArray fileBytes( const QString &path )
 {
-  const std::unique_ptr<VSILFILE, FileCloser> file( VSIFOpenL( path.toUtf8().constData(), "rb" ) );
-  if ( !file )
+  const QString kind = vbasSpecialFileKind( path, VbasLinks::Follow );
+  if ( !kind.isEmpty() )
+    throw QgsProcessingException( QObject::tr( "HIERARCHIES: %1 is %2, not a hierarchy file: give one CSV file per QI (age_group.csv)." ).arg( path, kind ) );
+  QFile file( path );
+  if ( !file.open( QIODevice::ReadOnly ) )
+    throw QgsProcessingException( QObject::tr( "HIERARCHIES: could not open the hierarchy file %1." ).arg( path ) );
+  QByteArray bytes = file.readAll();
+  if ( file.error() != QFileDevice::NoError )
+    throw QgsProcessingException( QObject::tr( "HIERARCHIES: could not read the hierarchy file %1: %2" ).arg( path, file.errorString() ) );
+  return bytes;
+}
+
+//! Bytes in memory as a GDAL file, for its CSV tokenizer; removed when closed.
+struct MemoryFile
+{
+    explicit MemoryFile( QByteArray &bytes )
+      : name( QStringLiteral( "/vsimem/vbas-hierarchy-%1.csv" ).arg( QUuid::createUuid().toString( QUuid::WithoutBraces ) ).toUtf8() )
+      , file( VSIFileFromMemBuffer( name.constData(), reinterpret_cast<GByte *>( bytes.data() ), static_cast<vsi_l_offset>( bytes.size() ), FALSE ) )
+    {
+    }
+    ~MemoryFile()
+    {
+      if ( file )
+        VSIFCloseL( file );
+      VSIUnlink( name.constData() );
+    }
+    MemoryFile( const MemoryFile & ) = delete;
+    MemoryFile &operator=( const MemoryFile & ) = delete;
+
+    QByteArray name;
+    VSILFILE *file;
+};
+
+//! The rows of a hierarchy file's bytes, blank lines skipped.
+std::vector<vbas::HierarchyRow> rowsOf( QByteArray &bytes, const QString &path )
+{
+  const MemoryFile memory( bytes );
+  if ( !memory.file )
     throw QgsProcessingException( QObject::tr( "HIERARCHIES: could not open the hierarchy file %1." ).arg( path ) );
   std::vector<vbas::HierarchyRow> rows;
   std::size_t line = 0;
-  while ( char **tokens = CSVReadParseLine3L( file.get(), 0, ";", true, false, false, true ) )
+  while ( char **tokens = CSVReadParseLine3L( memory.file, 0, ";", true, false, false, true ) )
   {
     vbas::HierarchyRow row { ++line, {} };
     bool blank = true;
     for ( int i = 0; tokens[i]; ++i )
     {
-      const QByteArray bytes( tokens[i] );
-      line += static_cast<std::size_t>( bytes.count( '\n' ) ); // a quoted value across lines
-      const std::optional<QString> text = vbasPlainText( bytes );
+      const QByteArray field( tokens[i] );
+      line += static_cast<std::size_t>( field.count( '\n' ) ); // a quoted value across lines
+      const std::optional<QString> text = vbasPlainText( field );
       if ( !text )
       {
         CSLDestroy( tokens );
@@ -45,9 +82,18 @@ vbas::Hierarchy vbasReadHierarchyFile( const QString &path )
     if ( !blank )
       rows.push_back( std::move( row ) );
   }
+  return rows;
+}
+
+} // namespace
+
+VbasHierarchyFile vbasReadHierarchyFile( const QString &path )
+{
+  QByteArray bytes = fileBytes( path );
+  const QString sha256 = QString::fromLatin1( QCryptographicHash::hash( bytes, QCryptographicHash::Sha256 ).toHex() );
   try
   {
-    return vbas::Hierarchy::fromRows( rows );
+    return { vbas::Hierarchy::fromRows( rowsOf( bytes, path ) ), sha256 };
   }
   catch ( const vbas::HierarchyError &e )
   {

@@ -8,9 +8,18 @@
 
 #include <QString>
 
+//! A hierarchy file read: its hierarchy and the SHA-256 of the bytes it was read from.
+struct VbasHierarchyFile
+{
+    vbas::Hierarchy hierarchy;
+    QString sha256; //!< lower-case hex, 64 digits
+};
+
 /**
  * The hierarchy of the file at path, refused with a QgsProcessingException naming the file, the
- * line and the value: a file that cannot be read, bytes that are not UTF-8, and every hierarchy
- * vbas::Hierarchy::fromRows refuses. Blank lines are skipped and keep their numbers.
+ * line and the value: a folder, FIFO, socket or device (before it is opened: a FIFO would block),
+ * a file that cannot be read, bytes that are not UTF-8, and every hierarchy vbas::Hierarchy::fromRows
+ * refuses. The file is read once: the digest is of the bytes parsed. Blank lines are skipped and keep
+ * their numbers.
  */
-vbas::Hierarchy vbasReadHierarchyFile( const QString &path );
+VbasHierarchyFile vbasReadHierarchyFile( const QString &path );

@@ -118,6 +118,19 @@ std::uint64_t groupIdSum( const QgsAttributes &attributes, const VbasCountedRows
   return static_cast<std::uint64_t>( sum );
 }
 
+/**
+ * A region lookup field that holds one value for the whole release (qi_levels, hierarchies): its
+ * value on row f, refused when empty or not first, the first row's (empty before the first row).
+ */
+QString sameOnEveryRow( const QgsFeature &f, int index, const QString &region, const QString &first )
+{
+  const QString value = f.attribute( index ).toString();
+  if ( value.isEmpty() || ( !first.isEmpty() && value != first ) )
+    throw QgsProcessingException( QObject::tr( "The region lookup row of region '%1' has %2 '%3', not the first row's ('%4'): every row of one release has the same." )
+                                    .arg( region, f.fields().at( index ).name(), value, first.isEmpty() ? value : first ) );
+  return value;
+}
+
 //! A region id as a message shows it.
 QString shown( const QVariant &value )
 {
@@ -247,6 +260,8 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   mRelease = has( QStringLiteral( "RELEASE_FIELDS" ) );
   mRecordFields = VbasRecordReader::resolve( mRecords->fields(), recordRegion, mQiNames, text( QStringLiteral( "COUNT_FIELD" ) ),
                                              released, identity, text( QStringLiteral( "SENSITIVE_FIELD" ) ) );
+  for ( int q = 0; q < mQiNames.size(); ++q )
+    mQiNames[q] = mRecords->fields().at( mRecordFields.qis[q] ).name(); // the field's own name, however QI_FIELDS spelled it (any letter case)
   if ( !has( QStringLiteral( "GROUP_IN_SOURCE" ) ) || !QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "GROUP_IN_SOURCE" ) ), parameters, context ) )
     mNotGrouped = QObject::tr( "GROUP_IN_SOURCE is off" );
   else if ( mRelease )
@@ -534,6 +549,7 @@ VbasLookup VbasInputs::readLookup( const VbasRegions &regions, const VbasSites &
   const int aggregateIndex = fields.lookupField( QStringLiteral( "aggregate_id" ) );
   const int siteIndex = fields.lookupField( QStringLiteral( "site_id" ) );
   const int levelsIndex = fields.lookupField( QStringLiteral( "qi_levels" ) );
+  const int hierarchiesIndex = fields.lookupField( QStringLiteral( "hierarchies" ) );
   if ( regionIndex < 0 || aggregateIndex < 0 || siteIndex < 0 )
     throw QgsProcessingException( QObject::tr( "The region lookup needs the fields region_id, aggregate_id and site_id." ) );
   const std::size_t regionCount = static_cast<std::size_t>( regions.ids.size() );
@@ -559,11 +575,10 @@ VbasLookup VbasInputs::readLookup( const VbasRegions &regions, const VbasSites &
     const auto site = std::lower_bound( sites.ids.begin(), sites.ids.end(), siteId );
     if ( !okAggregate || !okSite || site == sites.ids.end() || *site != siteId )
       throw QgsProcessingException( QObject::tr( "The region lookup row of region '%1' has no valid aggregate_id or a site_id that is not in the sites layer." ).arg( region ) );
-    const QString levels = levelsIndex < 0 ? QString() : f.attribute( levelsIndex ).toString();
-    if ( levelsIndex >= 0 && ( levels.isEmpty() || ( !lookup.qiLevels.isEmpty() && levels != lookup.qiLevels ) ) )
-      throw QgsProcessingException( QObject::tr( "The region lookup row of region '%1' has qi_levels '%2', not those of the first row ('%3'): one release has one set of levels." )
-                                      .arg( region, levels, lookup.qiLevels.isEmpty() ? levels : lookup.qiLevels ) );
-    lookup.qiLevels = levels;
+    if ( levelsIndex >= 0 )
+      lookup.qiLevels = sameOnEveryRow( f, levelsIndex, region, lookup.qiLevels );
+    if ( hierarchiesIndex >= 0 )
+      lookup.hierarchies = sameOnEveryRow( f, hierarchiesIndex, region, lookup.hierarchies.value_or( QString() ) );
     seen[*r] = true;
     regionAggregateId[*r] = aggregateId;
     aggregateGroups.emplace( aggregateId, 0 );

@@ -76,6 +76,7 @@ struct VbasLookup
     std::vector<std::size_t> regionGroup; //!< the aggregate of each region, as an index of increasing aggregate ids
     std::vector<vbas::Point> regionSites; //!< the site of each region's aggregate, working CRS
     QString qiLevels;                     //!< of a generalized release: its qi_levels, the same on every row; else empty
+    std::optional<QString> hierarchies;   //!< its hierarchies field, the same on every row; none without the field (a lookup written before it)
 };
 
 /**
@@ -116,7 +117,7 @@ class VbasInputs
 
     QgsFeatureSource *records() const { return mRecords.get(); }
     const VbasRecordFields &recordFields() const { return mRecordFields; }
-    //! The QI fields' names, in QI order.
+    //! The QI fields' own names (as the records table spells them, whatever the letter case of QI_FIELDS), in QI order.
     const QStringList &qiNames() const { return mQiNames; }
     QgsFields regionFields() const;
     const QString &regionIdField() const { return mRegionIdField; }

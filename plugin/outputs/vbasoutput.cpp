@@ -5,6 +5,7 @@
 #include "support/vbasqgiscompat.h"
 
 #include "support/vbasdatabase.h"
+#include "support/vbasfilekind.h"
 #include "outputs/vbasgdal.h"
 #include "outputs/vbastemporaries.h"
 
@@ -396,13 +397,9 @@ void VbasOutput::lockTemporaries( const QString &folder )
 
 void VbasOutput::refuseSpecialFile( const QString &path ) const
 {
-  struct stat st {};
-  if ( ::lstat( QFile::encodeName( path ).constData(), &st ) != 0 || S_ISREG( st.st_mode ) )
-    return;
-  const QString kind = S_ISLNK( st.st_mode ) ? QObject::tr( "a symbolic link" ) : S_ISFIFO( st.st_mode ) ? QObject::tr( "a FIFO" ) : S_ISSOCK( st.st_mode ) ? QObject::tr( "a socket" )
-                       : S_ISCHR( st.st_mode ) || S_ISBLK( st.st_mode )                                     ? QObject::tr( "a device" )
-                                                                                                            : QObject::tr( "not a regular file" );
-  throw QgsProcessingException( QObject::tr( "%1: %2 is %3, and an output replaces only regular files: choose a file name. Nothing was written." ).arg( describe(), path, kind ) );
+  const QString kind = vbasSpecialFileKind( path, VbasLinks::AsFile );
+  if ( !kind.isEmpty() )
+    throw QgsProcessingException( QObject::tr( "%1: %2 is %3, and an output replaces only regular files: choose a file name. Nothing was written." ).arg( describe(), path, kind ) );
 }
 
 QString VbasOutput::scratchPrefix() const

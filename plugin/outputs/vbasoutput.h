@@ -104,7 +104,7 @@ class VbasOutput
     void checkFolder();
     //! Locks this output's temporaries in folder (VbasTemporaries::Lock), or throws.
     void lockTemporaries( const QString &folder );
-    //! A FIFO, device, socket or link at path is refused: an output replaces only regular files.
+    //! A folder, FIFO, device, socket or link at path is refused (vbasSpecialFileKind): an output replaces only regular files.
     void refuseSpecialFile( const QString &path ) const;
     void createFile( QgsProcessingContext &context );
     void createTable( QgsProcessingContext &context );

@@ -72,7 +72,7 @@ void VbasSitesOutput::write( VbasOutput &output, const VbasRegions &regions, con
   output.finish();
 }
 
-VbasOutputSchema VbasLookupOutput::schema( const QgsField &regionId, bool levels )
+VbasOutputSchema VbasLookupOutput::schema( const QgsField &regionId, bool generalized )
 {
   QgsField region = regionId;
   region.setName( QStringLiteral( "region_id" ) );
@@ -80,19 +80,23 @@ VbasOutputSchema VbasLookupOutput::schema( const QgsField &regionId, bool levels
   fields.append( region );
   fields.append( QgsField( kAggregateId, vbasqgis::Field::LongLong ) );
   fields.append( QgsField( kSiteId, vbasqgis::Field::LongLong ) );
-  if ( levels )
+  if ( generalized )
+  {
     fields.append( QgsField( QStringLiteral( "qi_levels" ), vbasqgis::Field::String ) );
+    fields.append( QgsField( QStringLiteral( "hierarchies" ), vbasqgis::Field::String ) );
+  }
   return { QStringLiteral( "LOOKUP" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
 }
 
-void VbasLookupOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds, const QString &levels )
+void VbasLookupOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds, const QString &levels,
+                              const QString &hierarchies )
 {
   for ( int r = 0; r < regions.ids.size(); ++r )
   {
     const std::size_t a = release.aggregation.regionAggregate[static_cast<std::size_t>( r )];
     QVector<QVariant> row { regions.ids[r], vbasAggregateId( a ), siteIds[release.aggregation.aggregateGroup[a]] };
     if ( !levels.isEmpty() )
-      row << levels;
+      row << levels << hierarchies;
     add( output, row );
   }
   output.finish();
@@ -271,7 +275,7 @@ QVariantMap VbasAggregationOutputs::write( VbasOutputSet &outputs, QgsProcessing
 {
   feedback.setCurrentStep( step );
   if ( VbasOutput *lookup = outputs.createIfWanted( QStringLiteral( "LOOKUP" ), context ) )
-    VbasLookupOutput::write( *lookup, regions, release, siteIds, generalized ? generalized->levels() : QString() );
+    VbasLookupOutput::write( *lookup, regions, release, siteIds, generalized ? generalized->levels() : QString(), generalized ? generalized->hierarchies : QString() );
   if ( VbasOutput *aggregated = outputs.createIfWanted( QStringLiteral( "AGGREGATED" ), context ) )
     VbasAggregatedOutput::write( *aggregated, regions, release, dissolved, siteIds );
   if ( VbasOutput *cells = outputs.createIfWanted( QStringLiteral( "VORONOI" ), context ) )

@@ -29,11 +29,16 @@ void write( VbasOutput &output, const VbasRegions &regions, const std::vector<vb
             const std::vector<std::size_t> &siteRow );
 } // namespace VbasSitesOutput
 
-//! LOOKUP: region_id, aggregate_id and site_id of every initial region; with generalization, qi_levels (the QIs' levels, VbasGeneralized::levels).
+/**
+ * LOOKUP: region_id, aggregate_id and site_id of every initial region; with generalization, qi_levels
+ * (the QIs' levels, VbasGeneralized::levels) and hierarchies (the hierarchy files' digests and the
+ * interval widths, VbasGeneralized::hierarchies), the same on every row.
+ */
 namespace VbasLookupOutput
 {
-VbasOutputSchema schema( const QgsField &regionId, bool levels = false );
-void write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds, const QString &levels = QString() );
+VbasOutputSchema schema( const QgsField &regionId, bool generalized = false );
+void write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds, const QString &levels = QString(),
+            const QString &hierarchies = QString() );
 } // namespace VbasLookupOutput
 
 //! The member regions of each aggregate dissolved with GEOS, in the regions layer's CRS, as multi-geometries.

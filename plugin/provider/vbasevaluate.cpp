@@ -22,7 +22,10 @@ QString VbasEvaluate::shortHelpString() const
                         "<b>k</b>: the k of the release; ECs below it count as suppressed.<br>"
                         "<b>Running time of the evaluated run</b>: seconds, reported as runtime_s (for example the RUNTIME output of Voronoi aggregation).<br>"
                         "A generalized release (its lookup has qi_levels, written by Anonymize with generalization) is evaluated at those levels, as written: give the hierarchy "
-                        "files and intervals of the run (a QI without one is generalized as value -> *), and its local suppression setting.<br>" )
+                        "files and intervals of the run (a QI without one is generalized as value -> *), and its local suppression setting. The lookup's hierarchies field records "
+                        "the SHA-256 of each hierarchy file and each interval width the run used: a file whose bytes differ (edited since, even with as many levels), another "
+                        "width or a hierarchy the run did not have is refused, naming the QI and the file, before anything is written. A lookup without that field (written "
+                        "before it was recorded) is evaluated with a warning that the hierarchies could not be checked.<br>" )
          + hierarchyHelp() + localSuppressionHelp()
          + QObject::tr( "<h3>Outputs</h3>" ) + evaluationOutputsHelp() + generalizationOutputsHelp()
          + QObject::tr( "Of a release that is not generalized, only the loss outputs, every QI at its values; of a generalized one, NODES_EVALUATED is 1.<br>" )
@@ -81,7 +84,7 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
   const VbasRecords records = mInputs.readRecords( regions, &steps );
   const VbasSites sites = mInputs.readSites( regions, context );
   const VbasLookup lookup = mInputs.readLookup( regions, sites, feedback );
-  const std::optional<VbasGeneralized> generalized = generalizedAt( lookup, records );
+  const std::optional<VbasGeneralized> generalized = generalizedAt( lookup, records, feedback );
   const vbas::Release release = generalized ? generalized->release : vbas::release( lookup.regionGroup, records.histograms, mK );
   const VbasRecords &measured = generalized ? generalized->writtenRecords : records;
   const vbas::MetricValues values = vbasMeasure( regions, measured, lookup.regionSites, release, mK, mRiskThreshold, mRunSeconds, feedback );
@@ -101,7 +104,7 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
   return outputs;
 }
 
-std::optional<VbasGeneralized> VbasEvaluate::generalizedAt( const VbasLookup &lookup, const VbasRecords &records ) const
+std::optional<VbasGeneralized> VbasEvaluate::generalizedAt( const VbasLookup &lookup, const VbasRecords &records, QgsProcessingFeedback *feedback ) const
 {
   if ( lookup.qiLevels.isEmpty() )
   {
@@ -109,6 +112,11 @@ std::optional<VbasGeneralized> VbasEvaluate::generalizedAt( const VbasLookup &lo
       throw QgsProcessingException( QObject::tr( "HIERARCHIES and INTERVALS evaluate a generalized release, but the region lookup has no qi_levels: give the LOOKUP of the generalized run, or leave them empty." ) );
     return std::nullopt;
   }
+  if ( lookup.hierarchies )
+    mHierarchies.checkRecorded( *lookup.hierarchies, mInputs.qiNames() );
+  else
+    feedback->pushWarning( QObject::tr( "The region lookup has qi_levels but no hierarchies field (it was written before VBAS recorded them): the hierarchy files and intervals "
+                                        "given could not be checked against those of the release: if they are not the run's, the numbers are of a release that was never written." ) );
   if ( mLocalSuppression )
     vbasRefuseLocalSuppression( static_cast<std::size_t>( mInputs.qiNames().size() ) );
   return vbasGeneralizedAt( mHierarchies, mLocalSuppression, lookup.qiLevels, records, lookup.regionGroup, mK, mInputs.qiNames() );

@@ -22,8 +22,12 @@ class VbasEvaluate : public VbasAlgorithm
     QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
 
   private:
-    //! The generalized release at the lookup's qi_levels; none when the lookup has none (refusing hierarchies given then).
-    std::optional<VbasGeneralized> generalizedAt( const VbasLookup &lookup, const VbasRecords &records ) const;
+    /**
+     * The generalized release at the lookup's qi_levels; none when the lookup has none (refusing
+     * hierarchies given then). Refuses hierarchy files and intervals that are not those the lookup
+     * records; warns that they could not be checked when it records none (a lookup written before).
+     */
+    std::optional<VbasGeneralized> generalizedAt( const VbasLookup &lookup, const VbasRecords &records, QgsProcessingFeedback *feedback ) const;
 
     VbasInputs mInputs;
     VbasHierarchySettings mHierarchies;

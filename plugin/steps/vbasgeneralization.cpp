@@ -8,8 +8,10 @@
 
 #include <qgsprocessingalgorithm.h>
 #include <qgsexception.h>
+#include <qgsfields.h>
 
 #include <QFileInfo>
+#include <QLocale>
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -182,19 +184,33 @@ vbas::Objective objectiveOf( int index )
   return objectives[std::clamp( index, 0, 3 )];
 }
 
-//! INTERVALS: "field=width" pairs separated by commas.
+/**
+ * The QI of qiNames that name stands for, by the rule QI_FIELDS names a record field by
+ * (QgsFields::lookupField: the name itself, else in any letter case); empty when none.
+ */
+QString qiNamed( const QString &name, const QStringList &qiNames )
+{
+  QgsFields fields;
+  for ( const QString &qi : qiNames )
+    fields.append( QgsField( qi ) );
+  const int index = fields.lookupField( name );
+  return index < 0 ? QString() : qiNames.value( index );
+}
+
+//! INTERVALS: "field=width" pairs separated by commas, each keyed by its QI's name.
 QMap<QString, double> readIntervals( const QString &text, const QStringList &qiNames, const QMap<QString, vbas::Hierarchy> &files )
 {
   QMap<QString, double> intervals;
   for ( const QString &pair : text.split( ',', Qt::SkipEmptyParts ) )
   {
-    const QString field = pair.section( '=', 0, 0 ).trimmed();
+    const QString given = pair.section( '=', 0, 0 ).trimmed();
     bool ok = false;
     const double width = pair.section( '=', 1 ).trimmed().toDouble( &ok );
     if ( !pair.contains( '=' ) || !ok || !( width > 0 ) || !std::isfinite( width ) )
       throw QgsProcessingException( QObject::tr( "INTERVALS: '%1' is not field=width with a positive width (age=5, income=10000)." ).arg( pair.trimmed() ) );
-    if ( !qiNames.contains( field ) )
-      throw QgsProcessingException( QObject::tr( "INTERVALS: %1 is not a QI field (QI_FIELDS: %2)." ).arg( field, qiNames.join( QStringLiteral( ", " ) ) ) );
+    const QString field = qiNamed( given, qiNames );
+    if ( field.isEmpty() )
+      throw QgsProcessingException( QObject::tr( "INTERVALS: %1 is not a QI field (QI_FIELDS: %2)." ).arg( given, qiNames.join( QStringLiteral( ", " ) ) ) );
     if ( files.contains( field ) || intervals.contains( field ) )
       throw QgsProcessingException( QObject::tr( "INTERVALS: the QI field %1 has a hierarchy already: give it one hierarchy file or one interval width." ).arg( field ) );
     intervals.insert( field, width );
@@ -282,29 +298,103 @@ vbas::LatticeNode nodeOf( const QString &levels, const std::vector<vbas::QiHiera
   return node;
 }
 
+//! A QI's hierarchy as the region lookup records it: "age_group.csv sha256:<hex>", a width ("5") or "*".
+QString recordedHierarchy( const VbasHierarchySettings &settings, const QString &qi )
+{
+  if ( settings.files.contains( qi ) )
+    return QStringLiteral( "%1 sha256:%2" ).arg( QFileInfo( settings.paths.value( qi ) ).fileName(), settings.digests.value( qi ) );
+  if ( settings.intervals.contains( qi ) )
+    return QString::number( settings.intervals.value( qi ), 'g', QLocale::FloatingPointShortest );
+  return QStringLiteral( "*" );
+}
+
+//! The digest in a recorded hierarchy file: "age_group.csv sha256:<hex>".
+const QRegularExpression &recordedDigest()
+{
+  static const QRegularExpression digest( QStringLiteral( " sha256:([0-9a-f]{64})$" ) );
+  return digest;
+}
+
+//! Whether two recorded hierarchies of a QI are the same: the same file bytes (whatever its name), the same width, or both value -> *.
+bool sameHierarchy( const QString &recorded, const QString &given )
+{
+  const QRegularExpressionMatch a = recordedDigest().match( recorded ), b = recordedDigest().match( given );
+  if ( a.hasMatch() || b.hasMatch() )
+    return a.hasMatch() && b.hasMatch() && a.captured( 1 ) == b.captured( 1 );
+  bool okA = false, okB = false;
+  const double widthA = recorded.toDouble( &okA ), widthB = given.toDouble( &okB );
+  return okA && okB ? widthA == widthB : recorded == given;
+}
+
+//! A recorded hierarchy of a QI for a message; file: the file to name instead of the recorded name.
+QString describeHierarchy( const QString &recorded, const QString &file = QString() )
+{
+  const QRegularExpressionMatch digest = recordedDigest().match( recorded );
+  bool isWidth = false;
+  recorded.toDouble( &isWidth );
+  if ( digest.hasMatch() )
+    return QObject::tr( "the hierarchy file %1 (sha256 %2...)" ).arg( file.isEmpty() ? recorded.left( digest.capturedStart() ) : file, digest.captured( 1 ).left( 12 ) );
+  if ( isWidth )
+    return QObject::tr( "intervals of width %1" ).arg( recorded );
+  if ( recorded == QLatin1String( "*" ) )
+    return QObject::tr( "no hierarchy file or intervals (value -> *)" );
+  return QStringLiteral( "'%1'" ).arg( recorded );
+}
+
 } // namespace
 
 VbasHierarchySettings VbasHierarchySettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QStringList &qiNames,
                                                    QList<VbasLocation> &locations )
 {
   VbasHierarchySettings s;
-  QMap<QString, QString> paths;
   for ( const QString &path : QgsProcessingParameters::parameterAsFileList( algorithm.parameterDefinition( QStringLiteral( "HIERARCHIES" ) ), parameters, context ) )
   {
     if ( path.isEmpty() )
       continue;
-    const QString field = QFileInfo( path ).completeBaseName();
-    if ( !qiNames.contains( field ) )
+    VbasHierarchyFile file = vbasReadHierarchyFile( path ); // a folder or a FIFO refused as such, before its name is matched
+    const QString field = qiNamed( QFileInfo( path ).completeBaseName(), qiNames );
+    if ( field.isEmpty() )
       throw QgsProcessingException( QObject::tr( "HIERARCHIES: the file %1 is named after no QI field: name each hierarchy file after its QI field (%2.csv) among %3." )
                                       .arg( path, qiNames.value( 0 ), qiNames.join( QStringLiteral( ", " ) ) ) );
-    if ( paths.contains( field ) )
-      throw QgsProcessingException( QObject::tr( "HIERARCHIES: two files for the QI field %1: %2 and %3." ).arg( field, paths.value( field ), path ) );
-    paths.insert( field, path );
-    s.files.insert( field, vbasReadHierarchyFile( path ) );
+    if ( s.paths.contains( field ) )
+      throw QgsProcessingException( QObject::tr( "HIERARCHIES: two files for the QI field %1: %2 and %3." ).arg( field, s.paths.value( field ), path ) );
+    s.paths.insert( field, path );
+    s.digests.insert( field, file.sha256 );
+    s.files.insert( field, std::move( file.hierarchy ) );
     locations << VbasLocation::ofFiles( QStringLiteral( "HIERARCHIES" ), { path } );
   }
   s.intervals = readIntervals( QgsProcessingParameters::parameterAsString( algorithm.parameterDefinition( QStringLiteral( "INTERVALS" ) ), parameters, context ), qiNames, s.files );
   return s;
+}
+
+QString VbasHierarchySettings::recorded( const QStringList &qiNames ) const
+{
+  QStringList entries;
+  for ( const QString &qi : qiNames )
+    entries << qi + '=' + recordedHierarchy( *this, qi );
+  return entries.join( QStringLiteral( "; " ) );
+}
+
+void VbasHierarchySettings::checkRecorded( const QString &recorded, const QStringList &qiNames ) const
+{
+  QStringList patterns;
+  for ( const QString &qi : qiNames )
+    patterns << QRegularExpression::escape( qi + '=' ) + QStringLiteral( "(.*?)" );
+  const QRegularExpressionMatch byQi = QRegularExpression( QStringLiteral( "^" ) + patterns.join( QStringLiteral( "; " ) ) + QStringLiteral( "$" ) ).match( recorded );
+  if ( !byQi.hasMatch() )
+    throw QgsProcessingException( QObject::tr( "The region lookup's hierarchies '%1' do not give the hierarchy of each QI field of QI_FIELDS in turn (%2): QI_FIELDS must be the release's." )
+                                    .arg( recorded, qiNames.join( QStringLiteral( ", " ) ) ) );
+  for ( int q = 0; q < qiNames.size(); ++q )
+  {
+    const QString &qi = qiNames[q];
+    const QString released = byQi.captured( q + 1 ), here = recordedHierarchy( *this, qi );
+    if ( sameHierarchy( released, here ) )
+      continue;
+    const bool file = files.contains( qi ) || ( !intervals.contains( qi ) && recordedDigest().match( released ).hasMatch() );
+    throw QgsProcessingException( QObject::tr( "%1: the QI field %2 has %3 here, but the region lookup records that the release used %4: give the hierarchy files and intervals of the release "
+                                               "(HIERARCHIES, INTERVALS)." )
+                                    .arg( file ? QStringLiteral( "HIERARCHIES" ) : QStringLiteral( "INTERVALS" ), qi, describeHierarchy( here, paths.value( qi ) ), describeHierarchy( released ) ) );
+  }
 }
 
 QSet<QString> VbasHierarchySettings::textFields() const
@@ -389,6 +479,7 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
 {
   VbasGeneralized g;
   g.qiNames = qiNames;
+  g.hierarchies = settings.hierarchies.recorded( qiNames );
   g.qis = hierarchiesOf( settings.hierarchies, records, qiNames );
   if ( vbas::latticeSize( g.qis ) > 1e6 )
     throw QgsProcessingException( QObject::tr( "The hierarchies give a lattice of %1 nodes; at most 1,000,000 are searched: give some QIs fewer levels." ).arg( vbas::latticeSize( g.qis ), 0, 'f', 0 ) );
@@ -462,6 +553,7 @@ VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, boo
 {
   VbasGeneralized g;
   g.qiNames = qiNames;
+  g.hierarchies = hierarchies.recorded( qiNames );
   g.qis = hierarchiesOf( hierarchies, records, qiNames );
   const vbas::LatticeNode node = nodeOf( levels, g.qis, qiNames );
   const std::vector<std::uint32_t> &codes = records.encoder.classCodes();

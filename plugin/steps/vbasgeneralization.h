@@ -20,13 +20,17 @@ struct VbasBorderSteps;
 struct VbasHierarchySettings
 {
     QMap<QString, vbas::Hierarchy> files; //!< QI field -> its hierarchy, read from HIERARCHIES
+    QMap<QString, QString> paths;         //!< QI field -> its hierarchy file, as given
+    QMap<QString, QString> digests;       //!< QI field -> the SHA-256 of its hierarchy file (hex)
     QMap<QString, double> intervals;      //!< QI field -> interval width, from INTERVALS
     std::vector<bool> releasedAsText;     //!< per QI of QI_FIELDS: written into a text field (a file, intervals, or a text field): readFieldTypes
 
     /**
-     * Reads the hierarchy files (each named after a QI field: age_group.csv) and the widths,
-     * refusing a file named after no QI, two files for one QI, a QI with a file and intervals, a bad
-     * width and a hierarchy file refused; appends the files to locations (no output may replace them).
+     * Reads the hierarchy files (each named after a QI field, in any letter case, as QI_FIELDS are
+     * matched: age_group.csv) and the widths (field=width, the field matched alike), each keyed by
+     * the QI's name in qiNames; refuses a file named after no QI, two files for one QI, a QI with a
+     * file and intervals, a bad width and a hierarchy file refused (vbasReadHierarchyFile); appends
+     * the files to locations (no output may replace them).
      */
     static VbasHierarchySettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QStringList &qiNames,
                                        QList<VbasLocation> &locations );
@@ -37,6 +41,20 @@ struct VbasHierarchySettings
     bool any() const { return !files.isEmpty() || !intervals.isEmpty(); }
     //! The QI fields released as text: those with a hierarchy file or intervals (their labels are text).
     QSet<QString> textFields() const;
+
+    /**
+     * What the region lookup records of the hierarchies (its hierarchies field, docs/outputs.md):
+     * each QI in order, "age_group=age_group.csv sha256:<hex>" (its file's name and digest),
+     * "age=5" (its interval width) or "sex=*" (value -> *), joined by "; ".
+     */
+    QString recorded( const QStringList &qiNames ) const;
+
+    /**
+     * Refuses, naming the QI and the file or width, hierarchies that are not those a lookup
+     * recorded (recorded() of the run that made the release): another file's bytes, another
+     * width, or a file, intervals or neither where the release had another.
+     */
+    void checkRecorded( const QString &recorded, const QStringList &qiNames ) const;
 };
 
 //! A label of a hierarchy as the release writes it: its text, but "*" as NULL in a field that is not text.
@@ -76,6 +94,7 @@ struct VbasGeneralized
     VbasRecords writtenRecords { 0 }; //!< histograms (and sensitive pairs) over the written classes
     vbas::GeneralizationMetrics metrics;
     QStringList qiNames;
+    QString hierarchies; //!< the hierarchies it was generalized with, as the region lookup records them (VbasHierarchySettings::recorded)
 
     const vbas::NodeRelease &node() const { return *search.best; }
     //! "age_group = 2 of 4, sex = 0 of 1": each QI's level and its hierarchy's top level.

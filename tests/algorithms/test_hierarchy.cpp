@@ -20,6 +20,8 @@ class TestHierarchy : public QObject
     void intervalsOfBands();
     void intervalsOfNumbers();
     void intervalSplittingBandRefused();
+    void intervalAtABoundary();
+    void tinyWidthRefused();
     void intervalOfTextRefused();
     void suppressionOnly();
 };
@@ -159,6 +161,19 @@ void TestHierarchy::intervalSplittingBandRefused()
 {
   VBAS_COMPARE_REFUSAL( intervalRefusal( { "20-29", "30-39" }, 5 ), 0, "20-29", "an interval of width 5 would split the band '20-29'" );
   VBAS_COMPARE_REFUSAL( intervalRefusal( { "1", "2" }, 0 ), 0, "0", "positive" );
+}
+
+void TestHierarchy::intervalAtABoundary()
+{
+  // (0.6 - 0.5) / 0.1 is 0.9999999999999998 in doubles: 0.6 still falls in [0.6, 0.7), not [0.5, 0.6).
+  const Hierarchy h = Hierarchy::intervals( { "0.5", "0.6" }, 0.1 );
+  QCOMPARE( labels( h, 1 ), std::vector<std::string>( { "[0.5, 0.6)", "[0.6, 0.7)" } ) );
+}
+
+void TestHierarchy::tinyWidthRefused()
+{
+  // 25 + 1e-300 is 25 in a double: the message speaks of the width and the numbers, not of a band.
+  VBAS_COMPARE_REFUSAL( intervalRefusal( { "25", "30" }, 1e-300 ), 0, "25", "the width 1e-300 is too small for values such as '25'" );
 }
 
 void TestHierarchy::intervalOfTextRefused()

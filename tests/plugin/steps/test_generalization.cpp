@@ -7,15 +7,22 @@
 #include "qgis_test_util.h"
 #include "support/vbasqgiscompat.h"
 
+#include <QCryptographicHash>
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <qgsprocessingmodelalgorithm.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <set>
+#include <thread>
 
 using vbastest::Feedback;
 using vbastest::layerValue;
@@ -74,6 +81,10 @@ class TestGeneralization : public QObject
     void evaluateGeneralizedRelease();
     void componentReleasesAsAnonymize();
     void outputOntoAHierarchyFileRefused();
+    void specialHierarchyFilesRefused_data();
+    void specialHierarchyFilesRefused();
+    void qiNamesInAnyLetterCase();
+    void evaluateChecksTheHierarchies();
 
   private:
     //! The hand table: one aggregate (FIXED_SITES = 1) of the grid, F/30 x 20, M/30 x 3, M/40 x 3 in region r00; k = 5, limit 30 %.
@@ -318,6 +329,7 @@ void TestGeneralization::badHierarchiesRefused_data()
   QTest::newRow( "intervals syntax" ) << QString() << QByteArray() << "age:10" << "is not field=width";
   QTest::newRow( "intervals no QI" ) << QString() << QByteArray() << "weight=10" << "is not a QI field";
   QTest::newRow( "intervals of text" ) << QString() << QByteArray() << "sex=10" << "'F' is not a number";
+  QTest::newRow( "intervals too narrow" ) << QString() << QByteArray() << "age=1e-300" << "the width 1e-300 is too small for values such as '30'";
 }
 
 void TestGeneralization::badHierarchiesRefused()
@@ -507,6 +519,171 @@ void TestGeneralization::outputOntoAHierarchyFileRefused()
       QCOMPARE( original.readAll(), before );
       original.close();
     }
+}
+
+namespace
+{
+//! From 5 s on, opens and closes a FIFO for writing until destroyed: a run blocked opening it to read then reads an empty file, and a test fails instead of hanging.
+class FifoUnblocker
+{
+  public:
+    explicit FifoUnblocker( const QByteArray &path )
+      : mThread( [this, path] {
+        for ( int waited = 0; !mDone; waited += 50 )
+        {
+          std::this_thread::sleep_for( std::chrono::milliseconds( 50 ) );
+          const int fd = waited >= 5000 ? ::open( path.constData(), O_WRONLY | O_NONBLOCK ) : -1;
+          if ( fd >= 0 )
+            ::close( fd );
+        }
+      } )
+    {
+    }
+    ~FifoUnblocker()
+    {
+      mDone = true;
+      mThread.join();
+    }
+
+  private:
+    std::atomic<bool> mDone { false };
+    std::thread mThread;
+};
+} // namespace
+
+void TestGeneralization::specialHierarchyFilesRefused_data()
+{
+  QTest::addColumn<QString>( "kind" );
+  QTest::newRow( "folder" ) << "a folder";
+  QTest::newRow( "FIFO" ) << "a FIFO";
+}
+
+void TestGeneralization::specialHierarchyFilesRefused()
+{
+  // A folder or a FIFO given as a hierarchy file is refused as what it is, at once: before its name is
+  // matched to a QI (the folder), before it is opened (a FIFO would block the run until a writer came).
+  QFETCH( QString, kind );
+  QTemporaryDir dir;
+  QVERIFY( dir.isValid() );
+  const QString path = dir.filePath( kind == QLatin1String( "a folder" ) ? QStringLiteral( "hierarchies" ) : QStringLiteral( "sex.csv" ) );
+  if ( kind == QLatin1String( "a folder" ) )
+    QVERIFY( QDir().mkpath( path ) );
+  else
+    QCOMPARE( ::mkfifo( QFile::encodeName( path ).constData(), 0600 ), 0 );
+  const FifoUnblocker unblocker( QFile::encodeName( path ) );
+  auto regions = vbastest::grid();
+  auto records = handRecords();
+  QVariantMap p = handParameters( regions.get(), records.get() );
+  p.insert( QStringLiteral( "HIERARCHIES" ), QStringList { path } );
+  QElapsedTimer timer;
+  timer.start();
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "HIERARCHIES: %1 is %2, not a hierarchy file" ).arg( path, kind ) ), qPrintable( feedback.error() ) );
+  QVERIFY( timer.elapsed() < 5000 );
+}
+
+void TestGeneralization::qiNamesInAnyLetterCase()
+{
+  // Hierarchy files and INTERVALS name QIs as QI_FIELDS names fields: in any letter case; the field's own name is used from then on.
+  QTemporaryDir dir;
+  QVERIFY( dir.isValid() );
+  const QString upper = dir.filePath( QStringLiteral( "AGE_GROUP.csv" ) );
+  QVERIFY( QFile::copy( kHierarchy, upper ) );
+  QVariantMap p = vbastest::sampleParameters( mRegions.get(), mPatients.get() );
+  p.insert( QStringLiteral( "HIERARCHIES" ), QStringList { upper } );
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QCOMPARE( r.value( QStringLiteral( "LATTICE_SIZE" ) ).toLongLong(), 16 );
+  QgsVectorLayer *release = vbastest::output( r, QStringLiteral( "ANONYMIZED" ), mContext );
+  QVERIFY( release );
+  QCOMPARE( release->fields().field( QStringLiteral( "age_group" ) ).type(), vbasqgis::Field::String );
+  // QI_FIELDS in capitals, the file as the field is spelled: the levels and the lookup name the field.
+  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "AGE_GROUP" ), QStringLiteral( "Sex" ), QStringLiteral( "race" ) } );
+  p.insert( QStringLiteral( "HIERARCHIES" ), QStringList { kHierarchy } );
+  const QVariantMap capitals = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QCOMPARE( capitals.value( QStringLiteral( "LEVELS" ) ), r.value( QStringLiteral( "LEVELS" ) ) );
+  QVERIFY( capitals.value( QStringLiteral( "LEVELS" ) ).toString().startsWith( QStringLiteral( "age_group = " ) ) );
+  // INTERVALS=AGE=10 for the field age: as age=10 (intervalsReleaseText).
+  auto regions = vbastest::grid();
+  auto records = handRecords();
+  QVariantMap hand = handParameters( regions.get(), records.get() );
+  hand.insert( QStringLiteral( "INTERVALS" ), QStringLiteral( "AGE=10" ) );
+  hand.insert( QStringLiteral( "SUPPRESSION_LIMIT" ), 0 );
+  hand.insert( QStringLiteral( "LOCAL_SUPPRESSION" ), false );
+  const QVariantMap intervals = vbastest::run( QStringLiteral( "vbas:anonymize" ), hand, mContext, true );
+  QCOMPARE( intervals.value( QStringLiteral( "LEVELS" ) ).toString(), QStringLiteral( "sex = 0 of 1, age = 2 of 2" ) );
+  QCOMPARE( vbastest::output( intervals, QStringLiteral( "ANONYMIZED" ), mContext )->fields().field( QStringLiteral( "age" ) ).type(), vbasqgis::Field::String );
+}
+
+void TestGeneralization::evaluateChecksTheHierarchies()
+{
+  // The lookup records each QI's hierarchy; vbas:evaluate refuses others (a file edited since, another
+  // width) before writing anything, and evaluates a lookup written before the record with a warning.
+  QTemporaryDir dir;
+  QVERIFY( dir.isValid() );
+  const QString sexFile = dir.filePath( QStringLiteral( "sex.csv" ) );
+  const auto writeSex = [&sexFile]( const QByteArray &content ) {
+    QFile file( sexFile );
+    QVERIFY( file.open( QIODevice::WriteOnly | QIODevice::Truncate ) );
+    file.write( content );
+  };
+  writeSex( "F;*\nM;*\n" );
+  auto regions = vbastest::grid();
+  auto records = handRecords();
+  QVariantMap p = handParameters( regions.get(), records.get() );
+  p.insert( QStringLiteral( "HIERARCHIES" ), QStringList { sexFile } );
+  p.insert( QStringLiteral( "INTERVALS" ), QStringLiteral( "age=10" ) );
+  p.insert( QStringLiteral( "SUPPRESSION_LIMIT" ), 0 );
+  p.insert( QStringLiteral( "LOCAL_SUPPRESSION" ), false );
+  const QVariantMap made = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QgsVectorLayer *lookup = vbastest::output( made, QStringLiteral( "LOOKUP" ), mContext );
+  QgsVectorLayer *sites = vbastest::output( made, QStringLiteral( "SITE_POINTS" ), mContext );
+  QVERIFY( lookup && sites );
+  const QString digest = QString::fromLatin1( QCryptographicHash::hash( QByteArray( "F;*\nM;*\n" ), QCryptographicHash::Sha256 ).toHex() );
+  QCOMPARE( lookup->uniqueValues( lookup->fields().lookupField( QStringLiteral( "hierarchies" ) ) ), QSet<QVariant>( { QStringLiteral( "sex=sex.csv sha256:%1; age=10" ).arg( digest ) } ) );
+
+  QVariantMap e = vbastest::inputParameters( regions.get(), QStringLiteral( "id" ), records.get(), QStringLiteral( "region" ), { QStringLiteral( "sex" ), QStringLiteral( "age" ) } );
+  for ( const char *sink : { "SITE_POINTS", "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI" } )
+    e.remove( sink );
+  const QString evaluation = dir.filePath( QStringLiteral( "evaluation.csv" ) );
+  e.insert( QStringLiteral( "EVALUATION" ), evaluation );
+  e.insert( QStringLiteral( "SITES" ), layerValue( sites ) );
+  e.insert( QStringLiteral( "LOOKUP" ), layerValue( lookup ) );
+  e.insert( QStringLiteral( "K" ), 5 );
+  e.insert( QStringLiteral( "HIERARCHIES" ), QStringList { sexFile } );
+  e.insert( QStringLiteral( "INTERVALS" ), QStringLiteral( "age=10" ) );
+  e.insert( QStringLiteral( "LOCAL_SUPPRESSION" ), false );
+  Feedback same;
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:evaluate" ), e, mContext, true, &same );
+  QCOMPARE( r.value( QStringLiteral( "RELEASED" ) ), made.value( QStringLiteral( "RELEASED" ) ) );
+  QVERIFY( !same.warned( QStringLiteral( "could not be checked" ) ) );
+  QVERIFY( QFile::remove( evaluation ) );
+
+  // sex.csv edited after the run, as many levels as before: refused, naming the file and the QI.
+  writeSex( "F;X\nM;X\n" );
+  Feedback edited;
+  vbastest::run( QStringLiteral( "vbas:evaluate" ), e, mContext, false, &edited );
+  QVERIFY2( edited.error().contains( QStringLiteral( "HIERARCHIES: the QI field sex has the hierarchy file %1 (sha256 " ).arg( sexFile ) ), qPrintable( edited.error() ) );
+  QVERIFY2( edited.error().contains( QStringLiteral( "the release used the hierarchy file sex.csv (sha256 %1...)" ).arg( digest.left( 12 ) ) ), qPrintable( edited.error() ) );
+  QVERIFY( !QFile::exists( evaluation ) );
+  writeSex( "F;*\nM;*\n" );
+
+  // Another width, as many levels (20: [20, 40), [40, 60)): refused, naming the QI and both widths.
+  e.insert( QStringLiteral( "INTERVALS" ), QStringLiteral( "age=20" ) );
+  Feedback wider;
+  vbastest::run( QStringLiteral( "vbas:evaluate" ), e, mContext, false, &wider );
+  QVERIFY2( wider.error().contains( QStringLiteral( "INTERVALS: the QI field age has intervals of width 20 here, but the region lookup records that the release used intervals of width 10" ) ),
+            qPrintable( wider.error() ) );
+  QVERIFY( !QFile::exists( evaluation ) );
+  e.insert( QStringLiteral( "INTERVALS" ), QStringLiteral( "age=10" ) );
+
+  // A lookup written before the hierarchies were recorded: evaluated, with a warning.
+  QVERIFY( lookup->dataProvider()->deleteAttributes( { lookup->fields().lookupField( QStringLiteral( "hierarchies" ) ) } ) );
+  lookup->updateFields();
+  Feedback old;
+  const QVariantMap oldResult = vbastest::run( QStringLiteral( "vbas:evaluate" ), e, mContext, true, &old );
+  QCOMPARE( oldResult.value( QStringLiteral( "RELEASED" ) ), made.value( QStringLiteral( "RELEASED" ) ) );
+  QVERIFY2( old.warned( QStringLiteral( "the hierarchy files and intervals given could not be checked" ) ), qPrintable( old.warnings.join( '\n' ) ) );
 }
 
 QTEST_MAIN( TestGeneralization )
