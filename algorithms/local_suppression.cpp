@@ -47,6 +47,14 @@ std::vector<std::size_t> placeGroups( const std::vector<std::size_t> &unplaced, 
   return rest;
 }
 
+std::int64_t recordsOf( const std::vector<std::size_t> &entries, const SparseHistograms &ecs )
+{
+  std::int64_t records = 0;
+  for ( const std::size_t e : entries )
+    records += ecs.counts[e];
+  return records;
+}
+
 } // namespace
 
 std::vector<std::uint32_t> starSets( const std::vector<double> &weight, std::uint32_t free )
@@ -85,7 +93,9 @@ ValueSuppression suppressValues( const SparseHistograms &ecs, const std::vector<
         unplaced.push_back( e );
         s.smallClassRecords += ecs.counts[e];
       }
-    for ( std::size_t i = 0; i < sets.size() && !unplaced.empty(); ++i )
+    // Once fewer than k records are left unplaced no group of them reaches k: they are dropped
+    // without trying the remaining sets (up to 2^q of them).
+    for ( std::size_t i = 0; i < sets.size() && recordsOf( unplaced, ecs ) >= k; ++i )
       unplaced = placeGroups( unplaced, ecs, labels, qiCount, sets[i], k, s );
     for ( const std::size_t e : unplaced )
     {

@@ -25,8 +25,13 @@ struct ValueSuppression
     std::int64_t droppedRecords = 0;
 };
 
-//! The largest number of QIs local suppression takes (it tries subsets of them).
-constexpr std::size_t kMaxLocallySuppressedQis = 16;
+/**
+ * The largest number of QIs local suppression takes. At every lattice node it tries, in each aggregate, up to
+ * 2^q - 1 star sets, each a sort of the records still unplaced: with 2 levels a QI the lattice holds 2^q nodes
+ * too, so the work grows about as 4^q. At 8 QIs a search on 100,000 records ends in minutes on 2 cores; 12 QIs
+ * on 3,000 records did not end in a minute (docs/benchmarks.md, Local suppression).
+ */
+constexpr std::size_t kMaxLocallySuppressedQis = 8;
 
 /**
  * The star sets local suppression tries, in order: fewest QIs first, then the least weight

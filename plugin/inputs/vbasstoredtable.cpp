@@ -151,6 +151,7 @@ class SqliteTable : public VbasStoredTable
   private:
     VbasSqliteCatalog::Table mTable;
     QString mFilter; //!< the layer's subset string
+    QStringList mKey;
 };
 
 //! The bits of the spellings in formats that text is of a value of type T (bit i: formats[i]).
@@ -312,16 +313,21 @@ class ShapefileTable : public VbasStoredTable
 class PostgresTable : public VbasStoredTable
 {
   public:
-    PostgresTable( const QString &uri, const QString &filter )
+    //! key: the columns naming a row (QGIS's key), or none for a table QGIS reads by its ctid.
+    PostgresTable( const QString &uri, const QString &filter, const QStringList &key )
       : mUri( uri )
       , mFilter( filter )
+      , mKey( key )
     {}
 
     void check( const QgsFields &fields, const QgsAttributeList &checked, const QString &rowKind ) const override
     {
       const QgsDataSourceUri uri( mUri );
-      // A key of several columns comes quoted already ("a","b").
-      const QString key = uri.keyColumn().isEmpty() ? QStringLiteral( "ctid" ) : uri.keyColumn().startsWith( '"' ) ? uri.keyColumn() : QgsSqliteUtils::quotedIdentifier( uri.keyColumn() );
+      // Without a key QGIS names the source's key "tid", a column the table does not have: the rows are named by their ctid.
+      QStringList quoted;
+      for ( const QString &column : mKey )
+        quoted << QgsSqliteUtils::quotedIdentifier( column );
+      const QString key = mKey.isEmpty() ? QStringLiteral( "ctid" ) : quoted.join( QLatin1String( ", " ) );
       const QString from = uri.table().startsWith( '(' ) ? uri.table() + QStringLiteral( " AS vbas_query" )
                            : uri.schema().isEmpty()       ? QgsSqliteUtils::quotedIdentifier( uri.table() )
                                                           : QgsSqliteUtils::quotedIdentifier( uri.schema() ) + '.' + QgsSqliteUtils::quotedIdentifier( uri.table() );
@@ -336,7 +342,7 @@ class PostgresTable : public VbasStoredTable
                                 .arg( key, from, mFilter.isEmpty() ? QString() : QStringLiteral( "(%1) AND " ).arg( mFilter ), QgsSqliteUtils::quotedIdentifier( fields.at( i ).name() ) );
           const QList<QVariantList> rows = db->executeSql( sql );
           if ( !rows.isEmpty() && !rows.first().isEmpty() )
-            throw QgsProcessingException( storedMessage( StartsWithBom, QObject::tr( "%1 with %2 %3" ).arg( rowKind, uri.keyColumn().isEmpty() ? key : uri.keyColumn(), rows.first().first().toString() ), fields.at( i ), QString(), QString() ) );
+            throw QgsProcessingException( storedMessage( StartsWithBom, QObject::tr( "%1 with %2 %3" ).arg( rowKind, mKey.isEmpty() ? key : mKey.join( QLatin1String( ", " ) ), rows.first().first().toString() ), fields.at( i ), QString(), QString() ) );
         }
       }
       catch ( const QgsProviderConnectionException &e )
@@ -348,6 +354,7 @@ class PostgresTable : public VbasStoredTable
   private:
     QString mUri;
     QString mFilter; //!< the layer's subset string
+    QStringList mKey;
 };
 
 } // namespace
@@ -359,7 +366,12 @@ std::unique_ptr<VbasStoredTable> VbasStoredTable::of( const QgsVectorLayer *laye
   if ( !layer || !layer->dataProvider() )
     return nullptr;
   if ( layer->providerType() == QLatin1String( "postgres" ) )
-    return std::make_unique<PostgresTable>( layer->source(), layer->subsetString() );
+  {
+    QStringList key;
+    for ( const int i : layer->dataProvider()->pkAttributeIndexes() )
+      key << layer->dataProvider()->fields().at( i ).name();
+    return std::make_unique<PostgresTable>( layer->source(), layer->subsetString(), key );
+  }
   const QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() );
   const QString path = parts.value( QStringLiteral( "path" ) ).toString();
   const QString storage = layer->providerType() == QLatin1String( "ogr" ) ? layer->dataProvider()->storageType() : QString();

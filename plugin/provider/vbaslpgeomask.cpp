@@ -426,25 +426,57 @@ std::optional<double> VbasLpGeomask::smallestEpsilon( const vbas::lp::Problem &p
   std::optional<vbas::lp::FeasibilityLp> feasibility; // each epsilon's solve starts from the last one's basis
   if ( direct )
     feasibility.emplace( problem );
+  const auto feasible = [&]( vbas::lp::Problem p ) {
+    p.epsilon *= 1 - kSolveMargin; // as the run solves it
+    try
+    {
+      VbasCoreProgress progress( feedback );
+      return direct ? notCanceled( feasibility->solve( p.epsilon, &progress ), feedback ) : solveWith( p, false, feedback );
+    }
+    catch ( const vbas::lp::SolverError & )
+    {
+      return solveWith( p, !direct, feedback );
+    }
+  };
+  // An epsilon tried as the run tries it: transition probabilities its own solver gives and its recount accepts.
+  const auto run = [&]( const vbas::lp::Problem &p ) { return accepted( problem, advised( p.epsilon ), feedback ); };
   try
   {
-    return vbas::lp::minimumEpsilon( problem, mEpsilonTolerance, [&]( vbas::lp::Problem p ) {
-      p.epsilon *= 1 - kSolveMargin; // as the run solves it
-      try
-      {
-        VbasCoreProgress progress( feedback );
-        return direct ? notCanceled( feasibility->solve( p.epsilon, &progress ), feedback ) : solveWith( p, false, feedback );
-      }
-      catch ( const vbas::lp::SolverError & )
-      {
-        return solveWith( p, !direct, feedback );
-      }
-    } );
+    std::optional<double> smallest = vbas::lp::minimumEpsilon( problem, mEpsilonTolerance, feasible );
+    // The advice is an EPSILON the run accepts: once, at populations of 1e-6 to 1e12, the run's solver stopped
+    // without an answer at the feasible epsilon advised. Then the search is done again, each epsilon tried by a run.
+    if ( smallest && accepted( problem, advised( *smallest ), feedback ).probability.empty() )
+      smallest = vbas::lp::minimumEpsilon( problem, mEpsilonTolerance, run );
+    return smallest ? std::optional<double>( advised( *smallest ) ) : std::nullopt;
   }
   catch ( const vbas::lp::SolverError &e )
   {
     undecided = QString::fromStdString( e.what() );
     return std::nullopt;
+  }
+}
+
+double VbasLpGeomask::advised( double epsilon )
+{
+  const double printed = QString::number( epsilon, 'g', 12 ).toDouble();
+  return printed >= epsilon ? printed : QString::number( printed + std::pow( 10.0, std::floor( std::log10( epsilon ) ) - 11 ), 'g', 12 ).toDouble();
+}
+
+vbas::lp::Solution VbasLpGeomask::accepted( vbas::lp::Problem problem, double epsilon, QgsProcessingFeedback *feedback ) const
+{
+  problem.epsilon = epsilon * ( 1 - kSolveMargin );
+  bool direct = mSolver == Solver::Direct || ( mSolver == Solver::Automatic && problem.candidates.pairs() <= kDirectPairs );
+  try
+  {
+    vbas::lp::Solution solution = solveOrFallBack( problem, direct, feedback );
+    if ( solution.status == vbas::lp::Status::Infeasible || solution.probability.empty() || !( vbas::lp::maxReidentification( problem, vbas::lp::publishedProbabilities( solution.probability ) ) <= epsilon ) )
+      return {};
+    return solution;
+  }
+  catch ( const QgsProcessingException & ) // no answer that can be trusted
+  {
+    VbasInterrupt::throwIfCanceled( feedback );
+    return {};
   }
 }
 

@@ -49,8 +49,17 @@ class VbasLpGeomask : public VbasAlgorithm
      */
     Solved solve( const vbas::lp::Problem &problem, const VbasCodes &codes, QgsProcessingFeedback *feedback ) const;
     Solved solveBy( const vbas::lp::Problem &problem, const VbasCodes &codes, bool direct, QgsProcessingFeedback *feedback ) const;
-    //! The smallest feasible epsilon (vbas::lp::minimumEpsilon: the direct LP, warm-started, up to kFallbackPairs pairs, column generation when it cannot tell or above); nothing, with undecided saying why, when the solvers cannot tell, or when even 1 is infeasible.
+    /**
+     * The smallest feasible epsilon (vbas::lp::minimumEpsilon: the direct LP without costs, warm-started, up to
+     * kFallbackPairs pairs, column generation when it cannot tell or above), as advised, when the run accepts it;
+     * otherwise the smallest the run accepts, each epsilon tried by accepted. Nothing, with undecided saying why,
+     * when the solvers cannot tell, or when even 1 is infeasible.
+     */
     std::optional<double> smallestEpsilon( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback, QString &undecided ) const;
+    //! epsilon rounded up to the 12 significant digits a message gives it with: the value advised is the value tried.
+    static double advised( double epsilon );
+    //! The run's solution at epsilon (solver and fallback as solve chooses them); no probabilities when it would be refused.
+    vbas::lp::Solution accepted( vbas::lp::Problem problem, double epsilon, QgsProcessingFeedback *feedback ) const;
     QString unhideable( const vbas::lp::Problem &problem, const VbasCodes &codes ) const;
     vbas::lp::Solution solveWith( const vbas::lp::Problem &problem, bool direct, QgsProcessingFeedback *feedback ) const;
     //! The solution, or the run refused when it was canceled.

@@ -427,7 +427,10 @@ QVariant vbasWrittenStar( bool text )
 void vbasRefuseLocalSuppression( std::size_t qiCount )
 {
   if ( qiCount > vbas::kMaxLocallySuppressedQis )
-    throw QgsProcessingException( QObject::tr( "LOCAL_SUPPRESSION takes at most %1 QIs; QI_FIELDS names %2: turn it off or name fewer QIs." ).arg( vbas::kMaxLocallySuppressedQis ).arg( qiCount ) );
+    throw QgsProcessingException( QObject::tr( "LOCAL_SUPPRESSION takes at most %1 QIs; QI_FIELDS names %2: turn it off or name fewer QIs (it tries every subset of the QIs at every "
+                                               "combination of levels, a work that doubles with each QI twice over)." )
+                                    .arg( vbas::kMaxLocallySuppressedQis )
+                                    .arg( qiCount ) );
 }
 
 VbasGeneralizationSettings VbasGeneralizationSettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QStringList &qiNames,

@@ -164,6 +164,7 @@ class TestPostgis : public QObject
 
     void roundTrip();
     void groupedCountMatchesRowByRow();
+    void recordsWithoutPrimaryKey();
     void looseTypesCountedAlike_data();
     void looseTypesCountedAlike();
     void randomTablesCountedAlike();
@@ -333,6 +334,32 @@ void TestPostgis::groupedCountMatchesRowByRow()
   QCOMPARE( mServer.number( "SELECT count(*) FROM rows_release" ), mServer.number( "SELECT count(*) FROM release" ) );
   QCOMPARE( mServer.number( multisetDifference( "SELECT " + kReleased + " FROM rows_release", "SELECT " + kReleased + " FROM release" ) ), 0LL );
   QCOMPARE( mServer.number( "SELECT count(*) FROM rows_lookup a JOIN lookup b USING (region_id) WHERE a.aggregate_id <> b.aggregate_id" ), 0LL );
+}
+
+void TestPostgis::recordsWithoutPrimaryKey()
+{
+  // The records in a table without a primary key, loaded as QGIS loads it (no key in the source, QGIS
+  // naming the rows by ctid): anonymized as the keyed table is (the same release, recounted), and the
+  // release, copied to a table without a key, checked alike.
+  QString out;
+  CHECKED( mServer.sql( QStringLiteral( "CREATE TABLE nokey_patients AS SELECT * FROM patients" ), out ) );
+  const QString unkeyed = QStringLiteral( "postgres://%1 table=\"public\".\"%2\"" ).arg( mServer.connection() );
+  QStringList parameters = anonymize( QStringLiteral( "patients" ), QStringLiteral( "nokey_" ) ) + QStringList { "GROUP_IN_SOURCE=true" };
+  parameters.replaceInStrings( QRegularExpression( QStringLiteral( "^RECORDS=.*" ) ), QStringLiteral( "RECORDS=" ) + unkeyed.arg( QStringLiteral( "nokey_patients" ) ) );
+  QJsonObject document;
+  e2e::ProcessResult run;
+  CHECKED( mQgis.runJson( QStringLiteral( "vbas:anonymize" ), parameters, mDir.path(), document, run ) );
+  const qint64 released = document.value( "results" ).toObject().value( "RELEASED" ).toVariant().toLongLong();
+  QCOMPARE( mServer.number( "SELECT count(*) FROM nokey_release" ), released );
+  QCOMPARE( mServer.number( multisetDifference( "SELECT " + kReleased + " FROM nokey_release", "SELECT " + kReleased + " FROM release" ) ), 0LL );
+
+  CHECKED( mServer.sql( QStringLiteral( "CREATE TABLE nokey_copy AS SELECT * FROM nokey_release" ), out ) );
+  CHECKED( mQgis.runJson( QStringLiteral( "vbas:checkanonymity" ),
+                          { "INPUT=" + unkeyed.arg( QStringLiteral( "nokey_copy" ) ), "QI_FIELDS=" + ( kQis + QStringList { "aggregate_id" } ).join( ';' ), QStringLiteral( "K=%1" ).arg( kK ) },
+                          mDir.path(), document, run ) );
+  const QJsonObject check = document.value( "results" ).toObject();
+  QCOMPARE( check.value( "PASS" ).toBool(), true );
+  QCOMPARE( check.value( "RECORDS" ).toVariant().toLongLong(), released );
 }
 
 QString TestPostgis::siteCount( const QString &table, const QStringList &qis, bool grouped, bool &countedInSource )

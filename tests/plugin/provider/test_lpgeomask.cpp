@@ -150,6 +150,7 @@ class TestLpGeomask : public QObject
     void populationBelowPatients();
     void solversAgreeAtExtremePopulations();
     void smallestEpsilonIsTheTrueOne();
+    void advisedEpsilonIsAccepted();
 
   private:
     QVariantMap parameters( QgsVectorLayer *codesLayer, QgsVectorLayer *patientsLayer ) const;
@@ -574,6 +575,36 @@ void TestLpGeomask::smallestEpsilonIsTheTrueOne()
   vbastest::Feedback refused;
   vbastest::run( QStringLiteral( "vbas:lpgeomask" ), p, below, false, &refused );
   QVERIFY2( refused.errors.join( ' ' ).contains( QStringLiteral( "No transition probabilities keep every re-identification probability" ) ), qPrintable( refused.errors.join( ' ' ) ) );
+}
+
+/**
+ * The ten codes of extremeLayers at EPSILON = 1e-12, below the smallest feasible epsilon: the run is refused with
+ * the smallest one it advises, and a run at that epsilon, with either solver, is accepted (the advice was once an
+ * epsilon whose transition probabilities the run's own recount then refused: 1.19e-11 advised, 1e-10 refused).
+ */
+void TestLpGeomask::advisedEpsilonIsAccepted()
+{
+  auto [c, pts] = extremeLayers();
+  QVariantMap p = parameters( c.get(), pts.get() );
+  p.insert( QStringLiteral( "NEIGHBOURS" ), 10 );
+  p.insert( QStringLiteral( "EPSILON" ), 1e-12 );
+  QgsProcessingContext context;
+  vbastest::Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:lpgeomask" ), p, context, false, &feedback );
+  const QString message = feedback.errors.join( ' ' );
+  const QRegularExpressionMatch match = QRegularExpression( QStringLiteral( "The smallest feasible epsilon is ([0-9.e+-]+) " ) ).match( message );
+  QVERIFY2( match.hasMatch(), qPrintable( message ) );
+  p.insert( QStringLiteral( "EPSILON" ), match.captured( 1 ).toDouble() );
+  for ( const int solver : { 0, 1, 2 } )
+  {
+    p.insert( QStringLiteral( "SOLVER" ), solver );
+    QgsProcessingContext at;
+    vbastest::Feedback accepted;
+    bool ok = false;
+    const QVariantMap r = QgsApplication::processingRegistry()->algorithmById( QStringLiteral( "vbas:lpgeomask" ) )->run( p, at, &accepted, &ok );
+    QVERIFY2( ok, qPrintable( QStringLiteral( "SOLVER %1 at the advised EPSILON = %2: %3" ).arg( solver ).arg( match.captured( 1 ), accepted.errors.join( ' ' ) ) ) );
+    QVERIFY( r.value( QStringLiteral( "MAX_REIDENTIFICATION" ) ).toDouble() <= p.value( QStringLiteral( "EPSILON" ) ).toDouble() );
+  }
 }
 
 QTEST_MAIN( TestLpGeomask )

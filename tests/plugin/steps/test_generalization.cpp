@@ -77,6 +77,7 @@ class TestGeneralization : public QObject
     void badHierarchiesRefused_data();
     void badHierarchiesRefused();
     void otherStepsRefused();
+    void tooManyLocallySuppressedQisRefused();
     void inAModel();
     void evaluateGeneralizedRelease();
     void componentReleasesAsAnonymize();
@@ -375,6 +376,41 @@ void TestGeneralization::otherStepsRefused()
   Feedback feedback;
   vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
   QVERIFY( feedback.errors.join( '\n' ).contains( QStringLiteral( "METHOD = ADC" ) ) );
+}
+
+void TestGeneralization::tooManyLocallySuppressedQisRefused()
+{
+  // Nine QIs with LOCAL_SUPPRESSION: refused at once, naming both parameters and the limit (the search
+  // at 16 QIs once ran for minutes on 3,000 records); without local suppression the nine are searched.
+  QStringList qis;
+  QString fields = QStringLiteral( "field=region:string" );
+  for ( int q = 1; q <= 9; ++q )
+  {
+    qis << QStringLiteral( "q%1" ).arg( q );
+    fields += QStringLiteral( "&field=q%1:string" ).arg( q );
+  }
+  QList<QVariantList> rows;
+  for ( int i = 0; i < 40; ++i )
+  {
+    QVariantList row { "r00" };
+    for ( int q = 0; q < 9; ++q )
+      row << QString( QChar( 'a' + ( i >> q ) % 2 ) );
+    rows << row;
+  }
+  auto regions = vbastest::grid();
+  auto records = vbastest::table( fields, rows );
+  QVariantMap p = handParameters( regions.get(), records.get() );
+  p.insert( QStringLiteral( "QI_FIELDS" ), qis );
+  QElapsedTimer timer;
+  timer.start();
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.errors.join( '\n' ).contains( QStringLiteral( "LOCAL_SUPPRESSION takes at most 8 QIs; QI_FIELDS names 9: turn it off or name fewer QIs" ) ),
+            qPrintable( feedback.errors.join( '\n' ) ) );
+  QVERIFY2( timer.elapsed() < 10000, qPrintable( QString::number( timer.elapsed() ) ) );
+  p.insert( QStringLiteral( "LOCAL_SUPPRESSION" ), false );
+  p.insert( QStringLiteral( "SUPPRESSION_LIMIT" ), 100 );
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
 }
 
 void TestGeneralization::inAModel()
