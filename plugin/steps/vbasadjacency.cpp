@@ -171,8 +171,8 @@ vbas::UnitConstraints constraints( const VbasBorderSteps &steps, const vbas::Rel
  */
 void refuseUnmetBudget( const VbasBorderSteps &steps, double startMeanPoint )
 {
-  if ( !steps.search || !( startMeanPoint > compactnessCap( steps ) ) )
-    return;
+  if ( !steps.search || !( startMeanPoint > compactnessCap( steps ) ) || !( steps.referenceMeanPoint > 0 ) )
+    return; // a reference of 0 (every unit one region) leaves no ratio to name
   const double smallest = std::ceil( 1e4 * startMeanPoint / steps.referenceMeanPoint ) / 1e4;
   throw QgsProcessingException( QObject::tr( "COMPACTNESS_BUDGET = %1 cannot be met: the Voronoi aggregation the suppression search starts from, which it returns when it finds "
                                              "nothing better, has a mean-point compactness of %2 x the reference already. The smallest budget that can be met is %2." )
