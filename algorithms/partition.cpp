@@ -25,13 +25,36 @@ bool releasesNothing( std::int64_t records, std::int64_t suppressed )
 //! Compactness may gather rounding over many moves: a cap is held with this relative margin.
 constexpr double kCapMargin = 1e-9;
 
+constexpr std::size_t kNone = static_cast<std::size_t>( -1 );
+
+/**
+ * The mean-point compactness of the regions `visit` passes to its callable (twice): sum w_r ||r_p - m||,
+ * m their weighted mean point; 0 when their weights sum to 0 (docs/method.md, "Mean-point compactness").
+ */
+template<class Visit> double spread( const std::vector<Point> &points, const std::vector<double> &weights, Visit visit )
+{
+  double weight = 0;
+  Point sum;
+  visit( [&]( std::size_t r ) {
+    weight += weights[r];
+    sum.x += weights[r] * points[r].x;
+    sum.y += weights[r] * points[r].y;
+  } );
+  if ( !( weight > 0 ) )
+    return 0;
+  double total = 0;
+  visit( [&]( std::size_t r ) { total += weights[r] * std::hypot( points[r].x - sum.x / weight, points[r].y - sum.y / weight ); } );
+  return total;
+}
+
 } // namespace
 
 Partition::Partition( std::vector<std::size_t> regionUnit, std::vector<Point> sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms,
-                      const RegionAdjacency &adjacency, std::int64_t k, const UnitConstraints &constraints )
+                      const RegionAdjacency &adjacency, std::int64_t k, const UnitConstraints &constraints, std::vector<double> weights )
   : mRegionUnit( std::move( regionUnit ) )
   , mSites( std::move( sites ) )
   , mPoints( regionPoints )
+  , mWeights( weights.empty() ? std::vector<double>( regionPoints.size(), 1.0 ) : std::move( weights ) )
   , mHistograms( regionHistograms )
   , mAdjacency( adjacency )
   , mK( k )
@@ -44,6 +67,8 @@ Partition::Partition( std::vector<std::size_t> regionUnit, std::vector<Point> si
 {
   if ( regionPoints.size() != mRegionUnit.size() || regionHistograms.rows() != mRegionUnit.size() || adjacency.regions() != mRegionUnit.size() )
     throw std::invalid_argument( "Partition: regions, points, histograms and adjacency differ in number" );
+  if ( mWeights.size() != mRegionUnit.size() || std::any_of( mWeights.begin(), mWeights.end(), []( double w ) { return !( w >= 0 && std::isfinite( w ) ); } ) )
+    throw std::invalid_argument( "Partition: a region's weight is missing, negative or not finite" );
   if ( std::any_of( regionHistograms.counts.begin(), regionHistograms.counts.end(), []( std::int64_t n ) { return n <= 0; } ) )
     throw std::invalid_argument( "Partition: a histogram entry holds no record" );
   const auto largest = std::max_element( regionHistograms.classes.begin(), regionHistograms.classes.end() );
@@ -66,6 +91,7 @@ Partition::Partition( std::vector<std::size_t> regionUnit, std::vector<Point> si
       mUnits[u].compactness += distance( r, mSites[u] );
     mScore.suppressed += mUnits[u].suppressed;
     mScore.compactness += mUnits[u].compactness;
+    mScore.meanPointCompactness += mUnits[u].meanPointCompactness;
     mScore.releasingNothing += releasesNothing( mUnits[u].records, mUnits[u].suppressed );
   }
   mScore.units = mSites.size();
@@ -83,6 +109,17 @@ std::int64_t Partition::ecRecords( std::size_t unit, std::uint32_t cls ) const
 double Partition::distance( std::size_t r, const Point &site ) const
 {
   return std::hypot( mPoints[r].x - site.x, mPoints[r].y - site.y );
+}
+
+double Partition::meanPointCompactness( std::size_t u, std::size_t without, std::size_t with ) const
+{
+  return spread( mPoints, mWeights, [&]( const auto &f ) {
+    for ( const std::size_t r : mMembers[u] )
+      if ( r != without )
+        f( r );
+    if ( with != kNone )
+      f( with );
+  } );
 }
 
 Partition::UnitTotals Partition::totals( const std::vector<std::size_t> &regions, Point &site ) const
@@ -110,6 +147,10 @@ Partition::UnitTotals Partition::totals( const std::vector<std::size_t> &regions
   mTouched.clear();
   for ( const std::size_t r : regions )
     t.compactness += distance( r, site );
+  t.meanPointCompactness = spread( mPoints, mWeights, [&regions]( const auto &f ) {
+    for ( const std::size_t r : regions )
+      f( r );
+  } );
   return t;
 }
 
@@ -121,8 +162,8 @@ bool Partition::withinRecordBounds( std::int64_t after, std::int64_t before ) co
 bool Partition::allowed( const Change &change ) const
 {
   // Within the cap with a margin for rounding, or above it and clearly lowered.
-  const double compactness = mScore.compactness + change.compactness;
-  const bool withinCap = compactness <= mConstraints.maxCompactness * ( 1 - kCapMargin ) || change.compactness < -kCapMargin * mScore.compactness;
+  const double compactness = mScore.meanPointCompactness + change.meanPointCompactness;
+  const bool withinCap = compactness <= mConstraints.maxMeanPointCompactness * ( 1 - kCapMargin ) || change.meanPointCompactness < -kCapMargin * mScore.meanPointCompactness;
   const std::size_t releasingNothing = static_cast<std::size_t>( static_cast<std::ptrdiff_t>( mScore.releasingNothing ) + change.releasingNothing );
   const bool withinNothing = releasingNothing <= mConstraints.maxReleasingNothing || change.releasingNothing <= 0;
   return withinCap && withinNothing;
@@ -155,6 +196,7 @@ Partition::Change Partition::regionMove( std::size_t r, std::size_t to )
   const UnitTotals &t = mUnits[to];
   change.suppressed = fromChange + toChange;
   change.compactness = distance( r, mSites[to] ) - distance( r, mSites[from] );
+  change.meanPointCompactness = meanPointCompactness( from, r, kNone ) + meanPointCompactness( to, kNone, r ) - f.meanPointCompactness - t.meanPointCompactness;
   change.releasingNothing = ( releasesNothing( f.records - records, f.suppressed + fromChange ) - releasesNothing( f.records, f.suppressed ) )
                             + ( releasesNothing( t.records + records, t.suppressed + toChange ) - releasesNothing( t.records, t.suppressed ) );
   const bool bounds = withinRecordBounds( f.records - records, f.records ) && withinRecordBounds( t.records + records, t.records );
@@ -186,6 +228,12 @@ void Partition::applyRegionMove( std::size_t r, std::size_t to )
   mScore.releasingNothing -= nothingBefore;
   unplace( r );
   place( r, to );
+  for ( const std::size_t u : { from, to } )
+  {
+    const double before = mUnits[u].meanPointCompactness;
+    mUnits[u].meanPointCompactness = meanPointCompactness( u, kNone, kNone );
+    mScore.meanPointCompactness += mUnits[u].meanPointCompactness - before;
+  }
 }
 
 Partition::Change Partition::reform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &units )
@@ -206,6 +254,7 @@ Partition::Change Partition::reform( const std::vector<std::pair<std::size_t, st
     const UnitTotals &before = mUnits[u];
     change.suppressed += after.suppressed - before.suppressed;
     change.compactness += after.compactness - before.compactness;
+    change.meanPointCompactness += after.meanPointCompactness - before.meanPointCompactness;
     change.releasingNothing += releasesNothing( after.records, after.suppressed ) - releasesNothing( before.records, before.suppressed );
     bounds = bounds && !kept.empty() && withinRecordBounds( after.records, before.records );
   }
@@ -231,6 +280,7 @@ void Partition::applyReform( const std::vector<std::pair<std::size_t, std::size_
     mUnits[u] = totals( mMembers[u], mSites[u] );
     mScore.suppressed += mUnits[u].suppressed - before.suppressed;
     mScore.compactness += mUnits[u].compactness - before.compactness;
+    mScore.meanPointCompactness += mUnits[u].meanPointCompactness - before.meanPointCompactness;
     mScore.releasingNothing += releasesNothing( mUnits[u].records, mUnits[u].suppressed );
     mScore.releasingNothing -= releasesNothing( before.records, before.suppressed );
   }
@@ -243,6 +293,13 @@ Partition::Change Partition::recentre( std::size_t u ) const
   change.compactness = totals( mMembers[u], site ).compactness - mUnits[u].compactness;
   change.allowed = allowed( change );
   return change;
+}
+
+bool Partition::keepsBounds() const
+{
+  const auto withinRecords = [this]( const UnitTotals &t ) { return t.records >= mConstraints.minRecords && t.records <= mConstraints.maxRecords; };
+  return mScore.meanPointCompactness <= mConstraints.maxMeanPointCompactness && mScore.releasingNothing <= mConstraints.maxReleasingNothing
+         && std::all_of( mUnits.begin(), mUnits.end(), withinRecords );
 }
 
 void Partition::applyRecentre( std::size_t u )

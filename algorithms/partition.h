@@ -1,7 +1,8 @@
 // A partition of the regions into a fixed number of units (aggregates), each with a site, scored
 // incrementally from the per-region histograms: the records suppressed (ECs (unit, class) below k,
-// paper sec. 3.3), compactness (eq. 20: region point to its unit's site), the units releasing nothing,
-// and the constraints every optimising step honours (docs/method.md, "Constraints").
+// paper sec. 3.3), compactness (eq. 20: region point to its unit's site), the mean-point compactness
+// (metrics.h: region point to its unit's weighted mean point, which the budget holds), the units
+// releasing nothing, and the constraints every optimising step honours (docs/method.md, "Constraints").
 #pragma once
 
 #include "contiguity.h"
@@ -25,7 +26,7 @@ namespace vbas
  */
 struct UnitConstraints
 {
-    double maxCompactness = std::numeric_limits<double>::infinity(); //!< eq. 20 over all regions
+    double maxMeanPointCompactness = std::numeric_limits<double>::infinity(); //!< over all regions (vbas::meanPointCompactness)
     std::int64_t minRecords = 0;                                     //!< records in every unit
     std::int64_t maxRecords = std::numeric_limits<std::int64_t>::max(); //!< records in any unit
     std::size_t maxReleasingNothing = std::numeric_limits<std::size_t>::max(); //!< units whose every record is suppressed
@@ -35,7 +36,8 @@ struct UnitConstraints
 struct PartitionScore
 {
     std::int64_t suppressed = 0;
-    double compactness = 0;
+    double compactness = 0;          //!< eq. 20, to the sites
+    double meanPointCompactness = 0; //!< to the units' weighted mean points
     std::size_t releasingNothing = 0;
     std::size_t units = 0;
 };
@@ -49,16 +51,18 @@ class Partition
   public:
     /**
      * regionUnit: the unit of each region, every unit in 0 .. sites.size() - 1 holding at least one
-     * region; sites: the site of each unit. Throws std::invalid_argument otherwise.
+     * region; sites: the site of each unit; weights: each region's weight in the mean-point
+     * compactness (empty: 1 each). Throws std::invalid_argument otherwise.
      */
     Partition( std::vector<std::size_t> regionUnit, std::vector<Point> sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms,
-               const RegionAdjacency &adjacency, std::int64_t k, const UnitConstraints &constraints );
+               const RegionAdjacency &adjacency, std::int64_t k, const UnitConstraints &constraints, std::vector<double> weights = {} );
 
     //! The change of the scores (after - before) and whether the constraints allow it.
     struct Change
     {
         std::int64_t suppressed = 0;
         double compactness = 0;
+        double meanPointCompactness = 0;
         std::ptrdiff_t releasingNothing = 0;
         bool allowed = false;
     };
@@ -82,6 +86,12 @@ class Partition
     //! Whether a unit that held `before` records keeps the record floor and ceiling holding `after` (or is no further from them).
     bool withinRecordBounds( std::int64_t after, std::int64_t before ) const;
 
+    /**
+     * Whether the partition keeps every bound as it stands: the mean-point compactness at most the cap,
+     * every unit within the record floor and ceiling, the units releasing nothing at most the limit.
+     */
+    bool keepsBounds() const;
+
     const PartitionScore &score() const { return mScore; }
     std::size_t units() const { return mSites.size(); }
     std::size_t regions() const { return mRegionUnit.size(); }
@@ -104,11 +114,14 @@ class Partition
         std::int64_t records = 0;
         std::int64_t suppressed = 0;
         double compactness = 0;
+        double meanPointCompactness = 0;
     };
 
     static std::uint64_t key( std::size_t unit, std::uint32_t cls ) { return std::uint64_t( unit ) << 32 | cls; }
     std::int64_t ecRecords( std::size_t unit, std::uint32_t cls ) const;
     double distance( std::size_t r, const Point &site ) const;
+    //! The mean-point compactness of unit u's regions without `without` and with `with` (either may be npos).
+    double meanPointCompactness( std::size_t u, std::size_t without, std::size_t with ) const;
     //! The change of the suppressed records of r's unit and of unit `to` when r moves there.
     std::pair<std::int64_t, std::int64_t> suppressionChanges( std::size_t r, std::size_t to ) const;
     //! The totals unit u would have holding exactly `regions`, with its site at their mean.
@@ -122,6 +135,7 @@ class Partition
     std::vector<std::size_t> mRegionUnit;
     std::vector<Point> mSites;
     const std::vector<Point> &mPoints;
+    std::vector<double> mWeights;
     const SparseHistograms &mHistograms;
     const RegionAdjacency &mAdjacency;
     std::int64_t mK;

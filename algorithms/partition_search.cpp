@@ -407,11 +407,12 @@ namespace
 
 bool better( const PartitionScore &a, const PartitionScore &b )
 {
-  return a.suppressed < b.suppressed || ( a.suppressed == b.suppressed && a.compactness < b.compactness );
+  return a.suppressed < b.suppressed || ( a.suppressed == b.suppressed && a.meanPointCompactness < b.meanPointCompactness );
 }
 
-void keepBest( SearchResult &result, const Partition &partition )
+void keepBest( SearchResult &result, const Partition &partition, bool keepsBounds )
 {
+  result.boundsKept = keepsBounds;
   result.best = partition.score();
   result.regionUnit = partition.regionUnit();
   result.sites = partition.sites();
@@ -419,7 +420,7 @@ void keepBest( SearchResult &result, const Partition &partition )
 
 void report( Progress &progress, const SearchResult &result, const Partition &partition, double percent )
 {
-  const double ratio = result.start.compactness > 0 ? partition.score().compactness / result.start.compactness : 1;
+  const double ratio = result.start.meanPointCompactness > 0 ? partition.score().meanPointCompactness / result.start.meanPointCompactness : 1;
   progress.report( percent, "suppressed " + std::to_string( partition.score().suppressed ) + " (best " + std::to_string( result.best.suppressed ) + ", start "
                               + std::to_string( result.start.suppressed ) + "), compactness " + std::to_string( ratio ) + " x the start's" );
 }
@@ -519,11 +520,11 @@ SearchResult searchPartition( Partition &partition, const SearchSettings &settin
   const Clock::time_point start = Clock::now();
   SearchResult result;
   result.start = partition.score();
-  keepBest( result, partition );
+  keepBest( result, partition, partition.keepsBounds() );
   Search search( partition, settings, result );
-  // Late acceptance on the suppressed records, compactness (as a share of the start's) breaking ties.
-  const double scale = result.start.compactness > 0 ? result.start.compactness : 1;
-  const auto cost = [scale]( const PartitionScore &s ) { return static_cast<double>( s.suppressed ) + s.compactness / scale; };
+  // Late acceptance on the suppressed records, the mean-point compactness (as a share of the start's) breaking ties.
+  const double scale = result.start.meanPointCompactness > 0 ? result.start.meanPointCompactness : 1;
+  const auto cost = [scale]( const PartitionScore &s ) { return static_cast<double>( s.suppressed ) + s.meanPointCompactness / scale; };
   double current = cost( partition.score() );
   std::vector<double> history( std::max<std::size_t>( settings.history, 1 ), current );
   double lastReport = 0;
@@ -532,7 +533,7 @@ SearchResult searchPartition( Partition &partition, const SearchSettings &settin
     const Clock::time_point moveStart = Clock::now();
     double &late = history[result.moves++ % history.size()];
     const Proposal p = search.propose( std::max( late, current ) - current );
-    const double candidate = current + static_cast<double>( p.change.suppressed ) + p.change.compactness / scale;
+    const double candidate = current + static_cast<double>( p.change.suppressed ) + p.change.meanPointCompactness / scale;
     const bool accept = p.kind != Proposal::Kind::None && p.change.allowed && ( candidate <= late || candidate <= current );
     if ( accept )
     {
@@ -548,9 +549,11 @@ SearchResult searchPartition( Partition &partition, const SearchSettings &settin
     ++result.accepted;
     if ( settings.afterAccept )
       settings.afterAccept( partition );
-    if ( better( partition.score(), result.best ) )
+    // The best partition that keeps every bound; the start until one does (docs/method.md, "Suppression search").
+    const bool improves = better( partition.score(), result.best ) || ( !result.boundsKept && partition.score().suppressed <= result.start.suppressed );
+    if ( improves && partition.keepsBounds() )
     {
-      keepBest( result, partition );
+      keepBest( result, partition, true );
       result.bestMove = result.moves;
       result.bestSeconds = secondsSince( start );
     }

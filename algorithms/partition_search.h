@@ -4,7 +4,7 @@
 // over four moves: a region to a neighbouring unit, two adjacent units recombined (merged, then split
 // along a random spanning tree at its best edge), two adjacent units merged while another is split
 // (the count kept), and a site moved to the mean of its unit's region points (eq. 12-13). Anytime:
-// the best partition seen is returned.
+// the best partition seen that keeps every bound is returned (the start when none does).
 #pragma once
 
 #include "partition.h"
@@ -50,6 +50,7 @@ struct SearchResult
 {
     std::vector<std::size_t> regionUnit; //!< of the best partition seen
     std::vector<Point> sites;
+    bool boundsKept = false; //!< whether that partition keeps every bound (Partition::keepsBounds): false only when it is the start, which breaks one
     PartitionScore start;
     PartitionScore best;
     std::uint64_t moves = 0;    //!< trial moves made (maxMoves = this repeats the run exactly)
@@ -83,8 +84,9 @@ BoundaryRefinement refineBoundaries( Partition &partition );
 /**
  * Lowers the records suppressed in `partition` by moves that keep its units (count, non-empty, one
  * piece each: a move never splits a unit) and its constraints. The lexicographic best (suppressed
- * records, then compactness) is returned; progress shows both; a cancel stops at once with
- * SearchStop::Canceled.
+ * records, then mean-point compactness) among the partitions met that keep every bound and suppress
+ * no more than the start is returned; when none does, the start (boundsKept false). Progress shows
+ * both; a cancel stops at once with SearchStop::Canceled.
  */
 SearchResult searchPartition( Partition &partition, const SearchSettings &settings, Progress *progress = nullptr );
 

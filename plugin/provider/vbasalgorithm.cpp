@@ -189,9 +189,12 @@ void VbasAlgorithm::addConstraintParameters()
 
 QString VbasAlgorithm::constraintHelp()
 {
-  return QObject::tr( "<b>Compactness budget</b> (COMPACTNESS_BUDGET, default 1): the compactness of the result (eq. 20, the distances from the region points to their sites) "
-                      "at most this many times that of the start: the Voronoi cells of the balanced-density sites for the same number of sites (computed also for ADC's random "
-                      "seeding); in Voronoi aggregation, the Voronoi cells of the given sites. A positive number.<br>"
+  return QObject::tr( "<b>Compactness budget</b> (COMPACTNESS_BUDGET, default 1): the compactness of the result at most this many times that of the start: the Voronoi cells "
+                      "of the balanced-density sites for the same number of sites (computed also for ADC's random seeding); in Voronoi aggregation, the Voronoi cells of the given "
+                      "sites. ADC holds it on eq. 20 (the distances from the region points to their sites); REFINE_BOUNDARIES and SEARCH on the mean-point compactness (the "
+                      "population-weighted distances from the region points to their unit's population-weighted mean point), which does not depend on where the sites are. A "
+                      "positive number; with SEARCH, a budget below what the Voronoi aggregation already uses is refused, with the smallest that can be met "
+                      "(1 after balanced density).<br>"
                       "<b>Record floor</b> (RECORD_FLOOR, default 0.25): every unit holds at least this share of the mean unit's records, ceil(RECORD_FLOOR x records / units). "
                       "From 0 to 1.<br>"
                       "<b>Record ceiling</b> (RECORD_CEILING, default 0: none): every unit holds at most this many times the mean unit's records, floor(RECORD_CEILING x records / units). "
@@ -199,7 +202,9 @@ QString VbasAlgorithm::constraintHelp()
                       "more (NUE rises); a ceiling of 3 to 4 keeps the units near the sizes balanced density gives. 0, or at least 1.<br>"
                       "Every step that optimises the units keeps both (ADC, REFINE_BOUNDARIES and SEARCH; CONTIGUOUS does not, it is made whatever it costs), and keeps every "
                       "unit: a move is refused when it empties a unit, cuts one in two, raises the number of units releasing nothing, takes the compactness above the cap or a "
-                      "unit below the floor. A constraint the start already breaks is never made worse.<br>" );
+                      "unit below the floor. A constraint the start already breaks is never made worse; for REFINE_BOUNDARIES and SEARCH, the floor and ceiling are first "
+                      "lowered and raised to the smallest and largest unit of the Voronoi aggregation where it breaks them. SEARCH releases the best partition that keeps every "
+                      "bound and suppresses no more than the Voronoi aggregation, or else the Voronoi aggregation itself (a warning says so).<br>" );
 }
 
 void VbasAlgorithm::addContiguityParameter()
@@ -368,6 +373,8 @@ void VbasAlgorithm::addAggregationOutputs()
   addNumberOutput( QStringLiteral( "UNITS_IN_PIECES" ), QObject::tr( "Aggregates in more than one piece" ) );
   addNumberOutput( QStringLiteral( "UNITS_RELEASING_NOTHING" ), QObject::tr( "Aggregates releasing no record" ) );
   addNumberOutput( QStringLiteral( "COMPACTNESS_USED" ), QObject::tr( "Compactness (eq. 20) as a share of the start's" ) );
+  addNumberOutput( QStringLiteral( "MEAN_POINT_COMPACTNESS" ), QObject::tr( "Mean-point compactness" ) );
+  addNumberOutput( QStringLiteral( "MEAN_POINT_COMPACTNESS_USED" ), QObject::tr( "Mean-point compactness as a share of the start's" ) );
 }
 
 void VbasAlgorithm::addEvaluationOutputs()
@@ -513,8 +520,10 @@ QString VbasAlgorithm::aggregationOutputsHelp() const
                         "only when some site has no nearest region, which the log warns about. <b>RELEASED</b>, <b>SUPPRESSED</b>: counts.<br>"
                         "<b>UNITS_IN_PIECES</b>: aggregates whose regions are not all connected through shared borders (an island counts as connected to the region "
                         "nearest to it); 0 for a point layer. <b>UNITS_RELEASING_NOTHING</b>: aggregates all of whose records are suppressed. <b>COMPACTNESS_USED</b>: the "
-                        "compactness of the result (eq. 20) divided by the compactness of the start (the Voronoi cells of the balanced-density sites, or of the given sites): "
-                        "what the compactness budget allows is COMPACTNESS_BUDGET.<br>" )
+                        "compactness of the result (eq. 20, to the sites written) divided by the compactness of the start (the Voronoi cells of the balanced-density sites, or of the given sites). "
+                        "<b>MEAN_POINT_COMPACTNESS</b>: the sum over the regions of population x the distance from the region point to its aggregate's population-weighted mean "
+                        "point, in working-CRS units (the same rule for every method, whatever its sites). <b>MEAN_POINT_COMPACTNESS_USED</b>: that over the start's: what "
+                        "REFINE_BOUNDARIES and SEARCH keep at most COMPACTNESS_BUDGET.<br>" )
          + outputsHelp();
 }
 

@@ -84,14 +84,16 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mPlacement.seed ) );
   vbas::Release voronoi = vbas::voronoiRelease( placement.sites, regions.points, records.histograms, mRelease.k );
   // The budget is a ratio to the balanced-density start, which ADC's constraints hold; with balanced density, the start is that.
-  const double reference = placement.constraints ? placement.constraints->referenceCompactness : vbasCompactness( regions, voronoi, placement.sites );
+  const VbasCompactnessReference reference = placement.constraints ? VbasCompactnessReference { placement.constraints->referenceCompactness, placement.constraints->referenceMeanPointCompactness }
+                                                                   : vbasCompactnessOf( regions, records, voronoi, placement.sites );
   VbasBorderSteps borderSteps = mBorderSteps;
-  borderSteps.compactnessCap = mConstraints.compactnessBudget * reference;
+  borderSteps.compactnessBudget = mConstraints.compactnessBudget;
+  borderSteps.referenceMeanPoint = reference.meanPoint;
   borderSteps.recordFloor = mConstraints.recordFloor;
   borderSteps.recordCeiling = mConstraints.recordCeiling;
   const VbasBorderResult units = vbasBorderRelease( regions, records, std::move( voronoi ), placement.sites, mRelease.k, borderSteps, &steps );
   const vbas::Release &release = units.release;
-  outputs.insert( vbasUnitOutputs( units, regions, reference ) );
+  outputs.insert( vbasUnitOutputs( units, regions, records, reference ) );
   if ( !records.encoder.classCodes().empty() )
     outputs.insert( vbasLossOutputs( vbasReleaseLoss( records, release, mRelease.k ) ) );
   vbasLogRelease( release, placement.sites.size(), mRelease.k, feedback );

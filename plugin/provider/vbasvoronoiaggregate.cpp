@@ -59,9 +59,10 @@ QVariantMap VbasVoronoiAggregate::processAlgorithm( const QVariantMap &, QgsProc
   const VbasRecords records = mInputs.readRecords( regions, &steps );
   const VbasSites sites = mInputs.readSites( regions, context );
   vbas::Release voronoi = vbas::voronoiRelease( sites.points, regions.points, records.histograms, mRelease.k );
-  const double startCompactness = vbasCompactness( regions, voronoi, sites.points ); // the budget is a ratio to the given sites' start
+  const VbasCompactnessReference start = vbasCompactnessOf( regions, records, voronoi, sites.points ); // the budget is a ratio to the given sites' start
   VbasBorderSteps borderSteps = mBorderSteps;
-  borderSteps.compactnessCap = mConstraints.compactnessBudget * startCompactness;
+  borderSteps.compactnessBudget = mConstraints.compactnessBudget;
+  borderSteps.referenceMeanPoint = start.meanPoint;
   steps.setCurrentStep( 2 );
   const VbasBorderResult units = vbasBorderRelease( regions, records, std::move( voronoi ), sites.points, mRelease.k, borderSteps, &steps );
   const vbas::Release &release = units.release;
@@ -69,7 +70,7 @@ QVariantMap VbasVoronoiAggregate::processAlgorithm( const QVariantMap &, QgsProc
   steps.setCurrentStep( 3 );
   const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
   QVariantMap outputs = VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, units.sites, sites.ids, release, dissolved, mRelease, steps, 3 );
-  outputs.insert( vbasUnitOutputs( units, regions, startCompactness ) );
+  outputs.insert( vbasUnitOutputs( units, regions, records, start ) );
   outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mBorderSteps.seed ) );
   mOutputs.commit( context, outputs );

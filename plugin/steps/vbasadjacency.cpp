@@ -9,6 +9,7 @@
 
 #include <qgsgeometryengine.h>
 #include <qgsprocessingalgorithm.h>
+#include <qgsexception.h>
 #include <qgsprocessingfeedback.h>
 #include <qgsprocessingparameters.h>
 #include <qgsspatialindex.h>
@@ -139,14 +140,44 @@ std::size_t releasingNothing( const vbas::Release &release )
   return static_cast<std::size_t>( std::count_if( summaries.begin(), summaries.end(), []( const vbas::AggregateSummary &a ) { return a.released == 0; } ) );
 }
 
-//! The constraints of the border steps on a grouping: the cap, the floor (a share of the mean unit's records) and the units releasing nothing now.
+//! The mean-point compactness the budget allows.
+double compactnessCap( const VbasBorderSteps &steps )
+{
+  return std::isinf( steps.compactnessBudget ) ? steps.compactnessBudget : steps.compactnessBudget * steps.referenceMeanPoint;
+}
+
+/**
+ * The constraints of the border steps on the Voronoi release: the cap; the floor and ceiling (shares of
+ * the mean unit's records), lowered and raised to its smallest and largest unit where it breaks them,
+ * so that it keeps them all (docs/method.md, "Constraints on the units"); the units releasing nothing now.
+ */
 vbas::UnitConstraints constraints( const VbasBorderSteps &steps, const vbas::Release &release, std::size_t units )
 {
   vbas::UnitConstraints c;
-  c.maxCompactness = steps.compactnessCap;
+  c.maxMeanPointCompactness = compactnessCap( steps );
   std::tie( c.minRecords, c.maxRecords ) = vbasRecordBounds( { 1, steps.recordFloor, steps.recordCeiling }, release.aggregation.ecs.total(), units );
+  for ( const vbas::AggregateSummary &a : vbas::summarize( release.aggregation.ecs, release.suppression ) )
+  {
+    c.minRecords = std::min( c.minRecords, a.records );
+    c.maxRecords = std::max( c.maxRecords, a.records );
+  }
   c.maxReleasingNothing = releasingNothing( release );
   return c;
+}
+
+/**
+ * Refuses, before SEARCH, a budget the start (the Voronoi release, which the search returns when it
+ * finds nothing that keeps the bounds) already breaks, naming the smallest budget that can be met.
+ */
+void refuseUnmetBudget( const VbasBorderSteps &steps, double startMeanPoint )
+{
+  if ( !steps.search || !( startMeanPoint > compactnessCap( steps ) ) || !( steps.referenceMeanPoint > 0 ) )
+    return; // a reference of 0 (every unit one region) leaves no ratio to name
+  const double smallest = std::ceil( 1e4 * startMeanPoint / steps.referenceMeanPoint ) / 1e4;
+  throw QgsProcessingException( QObject::tr( "COMPACTNESS_BUDGET = %1 cannot be met: the Voronoi aggregation the suppression search starts from, which it returns when it finds "
+                                             "nothing better, has a mean-point compactness of %2 x the reference already. The smallest budget that can be met is %2." )
+                                  .arg( steps.compactnessBudget, 0, 'g', 6 )
+                                  .arg( smallest, 0, 'f', 4 ) );
 }
 
 //! REFINE_BOUNDARIES on the partition, logged.
@@ -196,25 +227,37 @@ std::size_t unitsInPieces( const std::vector<std::size_t> &regionGroup, const vb
   return pieces;
 }
 
-//! REFINE_BOUNDARIES and SEARCH on a grouping of site indices, whose sites they may move; returns the search's moves.
-std::uint64_t partitionSteps( std::vector<std::size_t> &regionGroup, std::vector<vbas::Point> &sites, const vbas::UnitConstraints &unitConstraints, const VbasRegions &regions,
-                              const VbasRecords &records, const vbas::RegionAdjacency &adjacency, std::int64_t k, const VbasBorderSteps &steps, QgsProcessingFeedback *feedback )
+//! What REFINE_BOUNDARIES and SEARCH did: the search's moves, and whether its result keeps every bound and the suppressed records it reaches.
+struct PartitionStepsResult
+{
+    std::uint64_t moves = 0;
+    bool boundsKept = true;
+    std::int64_t suppressed = 0;
+};
+
+//! REFINE_BOUNDARIES and SEARCH on a grouping of site indices, whose sites they may move.
+PartitionStepsResult partitionSteps( std::vector<std::size_t> &regionGroup, std::vector<vbas::Point> &sites, const vbas::UnitConstraints &unitConstraints, const VbasRegions &regions,
+                                     const VbasRecords &records, const vbas::RegionAdjacency &adjacency, std::int64_t k, const VbasBorderSteps &steps, QgsProcessingFeedback *feedback )
 {
   std::vector<std::size_t> units = regionGroup;
   const std::vector<std::size_t> ids = vbas::denseGroups( units );
   std::vector<vbas::Point> unitSites;
   for ( const std::size_t id : ids )
     unitSites.push_back( sites[id] );
-  vbas::Partition partition( units, unitSites, regions.points, records.histograms, adjacency, k, unitConstraints );
+  vbas::Partition partition( units, unitSites, regions.points, records.histograms, adjacency, k, unitConstraints, vbasRegionPopulation( regions, records ) );
   if ( steps.refineBoundaries )
     refinementStep( partition, feedback );
-  std::uint64_t moves = 0;
+  PartitionStepsResult result;
   units = partition.regionUnit();
   unitSites = partition.sites();
+  result.boundsKept = partition.keepsBounds();
+  result.suppressed = partition.score().suppressed;
   if ( steps.search )
   {
     vbas::SearchResult s = searchStep( partition, steps, feedback );
-    moves = s.moves;
+    result.moves = s.moves;
+    result.boundsKept = s.boundsKept;
+    result.suppressed = s.best.suppressed;
     units = std::move( s.regionUnit );
     unitSites = std::move( s.sites );
   }
@@ -222,7 +265,22 @@ std::uint64_t partitionSteps( std::vector<std::size_t> &regionGroup, std::vector
     regionGroup[r] = ids[units[r]];
   for ( std::size_t u = 0; u < ids.size(); ++u )
     sites[ids[u]] = unitSites[u];
-  return moves;
+  return result;
+}
+
+//! Whether SEARCH's result is dropped for the Voronoi release: it breaks a bound or suppresses more (logged as a warning).
+bool searchDropped( const PartitionStepsResult &s, const vbas::Release &voronoi, QgsProcessingFeedback *feedback )
+{
+  const std::int64_t start = voronoi.suppression.suppressedRecords;
+  if ( s.boundsKept && s.suppressed <= start )
+    return false;
+  feedback->pushWarning( s.boundsKept ? QObject::tr( "Suppression search: its best partition in one piece per unit suppresses %1 records, more than the %2 of the Voronoi aggregation; "
+                                                     "the Voronoi aggregation is released (units may be in pieces: UNITS_IN_PIECES)." )
+                                          .arg( s.suppressed )
+                                          .arg( start )
+                                      : QObject::tr( "Suppression search: no partition in one piece per unit that keeps COMPACTNESS_BUDGET, RECORD_FLOOR and RECORD_CEILING was found; the "
+                                                     "Voronoi aggregation is released (units may be in pieces: UNITS_IN_PIECES). A longer TIME_LIMIT or a larger budget may find one." ) );
+  return true;
 }
 
 } // namespace
@@ -240,6 +298,7 @@ VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecord
     result.sites = std::move( sites );
     return result;
   }
+  refuseUnmetBudget( steps, vbasMeanPointCompactness( regions, records, release ) );
   const vbas::RegionAdjacency adjacency = vbasBridgedAdjacency( regions, feedback );
   std::vector<std::size_t> regionGroup = release.regionGroup;
   const std::size_t units = release.aggregation.aggregateGroup.size();
@@ -247,7 +306,15 @@ VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecord
   if ( steps.contiguous || steps.search )
     contiguityStep( regionGroup, adjacency, records, units, k, feedback );
   if ( steps.refineBoundaries || steps.search )
-    result.searchMoves = partitionSteps( regionGroup, sites, unitConstraints, regions, records, adjacency, k, steps, feedback );
+  {
+    std::vector<vbas::Point> moved = sites;
+    const PartitionStepsResult s = partitionSteps( regionGroup, moved, unitConstraints, regions, records, adjacency, k, steps, feedback );
+    result.searchMoves = s.moves;
+    if ( steps.search && searchDropped( s, release, feedback ) )
+      regionGroup = release.regionGroup;
+    else
+      sites = std::move( moved );
+  }
   result.unitsInPieces = unitsInPieces( regionGroup, adjacency );
   result.release = regionGroup == release.regionGroup ? std::move( release ) : vbas::release( std::move( regionGroup ), records.histograms, k );
   result.sites = std::move( sites );
@@ -276,12 +343,25 @@ double vbasCompactness( const VbasRegions &regions, const vbas::Release &release
   return vbas::compactness( regions.points, regionSites );
 }
 
-QVariantMap vbasUnitOutputs( const VbasBorderResult &result, const VbasRegions &regions, double startCompactness )
+double vbasMeanPointCompactness( const VbasRegions &regions, const VbasRecords &records, const vbas::Release &release )
+{
+  return vbas::meanPointCompactness( regions.points, release.regionGroup, vbasRegionPopulation( regions, records ) );
+}
+
+VbasCompactnessReference vbasCompactnessOf( const VbasRegions &regions, const VbasRecords &records, const vbas::Release &release, const std::vector<vbas::Point> &sites )
+{
+  return { vbasCompactness( regions, release, sites ), vbasMeanPointCompactness( regions, records, release ) };
+}
+
+QVariantMap vbasUnitOutputs( const VbasBorderResult &result, const VbasRegions &regions, const VbasRecords &records, const VbasCompactnessReference &start )
 {
   const std::size_t nothing = releasingNothing( result.release );
-  const double compactness = vbasCompactness( regions, result.release, result.sites );
+  const VbasCompactnessReference now = vbasCompactnessOf( regions, records, result.release, result.sites );
+  const auto ratio = []( double value, double reference ) { return reference > 0 ? value / reference : 1.0; };
   return { { QStringLiteral( "UNITS_IN_PIECES" ), static_cast<qlonglong>( result.unitsInPieces ) },
            { QStringLiteral( "UNITS_RELEASING_NOTHING" ), static_cast<qlonglong>( nothing ) },
-           { QStringLiteral( "COMPACTNESS_USED" ), startCompactness > 0 ? compactness / startCompactness : 1.0 },
+           { QStringLiteral( "COMPACTNESS_USED" ), ratio( now.compactness, start.compactness ) },
+           { QStringLiteral( "MEAN_POINT_COMPACTNESS" ), now.meanPoint },
+           { QStringLiteral( "MEAN_POINT_COMPACTNESS_USED" ), ratio( now.meanPoint, start.meanPoint ) },
            { QStringLiteral( "SEARCH_MOVES_MADE" ), static_cast<qlonglong>( result.searchMoves ) } };
 }

@@ -620,7 +620,7 @@ VbasReleaseLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release
 QVariantMap vbasGeneralizedUnitOutputs( const VbasGeneralized &g, const VbasRegions &regions, std::int64_t k, QgsProcessingFeedback *feedback )
 {
   const VbasBorderResult units = vbasBorderRelease( regions, g.writtenRecords, g.release, g.placement.sites, k, VbasBorderSteps(), feedback );
-  QVariantMap outputs = vbasUnitOutputs( units, regions, vbasCompactness( regions, units.release, units.sites ) );
+  QVariantMap outputs = vbasUnitOutputs( units, regions, g.writtenRecords, vbasCompactnessOf( regions, g.writtenRecords, units.release, units.sites ) );
   outputs.remove( QStringLiteral( "SEARCH_MOVES_MADE" ) ); // no search
   return outputs;
 }

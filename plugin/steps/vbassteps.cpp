@@ -242,20 +242,16 @@ void logAdc( const vbas::AdcResult &adc, const VbasPlacementSettings &settings, 
     feedback->pushWarning( QObject::tr( "ADC stopped after MAX_ITERATIONS = %1 trial moves, with the best sites so far." ).arg( settings.adc.maxMoves ) );
 }
 
-//! Eq. 20 over the Voronoi clusters of sites: every region point to its nearest site.
-double voronoiCompactness( const std::vector<vbas::Point> &sites, const std::vector<vbas::Point> &regionPoints )
-{
-  std::vector<vbas::Point> regionSites;
-  for ( const std::size_t s : vbas::locateRegions( regionPoints, vbas::VoronoiDiagram( sites ) ) )
-    regionSites.push_back( sites[s] );
-  return vbas::compactness( regionPoints, regionSites );
-}
-
-//! The constraints for as many units as the balanced-density sites reference.
+//! The constraints for as many units as the balanced-density sites reference: eq. 20 and the mean-point compactness of their Voronoi clusters.
 VbasConstraints constraintsFor( const VbasConstraintSettings &settings, const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &reference )
 {
   VbasConstraints constraints;
-  constraints.referenceCompactness = voronoiCompactness( reference, regions.points );
+  const std::vector<std::size_t> clusters = vbas::locateRegions( regions.points, vbas::VoronoiDiagram( reference ) );
+  std::vector<vbas::Point> regionSites;
+  for ( const std::size_t s : clusters )
+    regionSites.push_back( reference[s] );
+  constraints.referenceCompactness = vbas::compactness( regions.points, regionSites );
+  constraints.referenceMeanPointCompactness = vbas::meanPointCompactness( regions.points, clusters, vbasRegionPopulation( regions, records ) );
   constraints.compactnessCap = settings.compactnessBudget * constraints.referenceCompactness;
   std::tie( constraints.recordFloor, constraints.recordCeiling ) = vbasRecordBounds( settings, records.histograms.total(), reference.size() );
   return constraints;

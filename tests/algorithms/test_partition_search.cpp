@@ -1,5 +1,6 @@
 // The partition a search works on, its moves and constraints, and the suppression search itself, on
 // hand-built cases and on random grids, every accepted move checked by an independent recount.
+#include "metrics.h"
 #include "partition_search.h"
 #include "test_util.h"
 
@@ -20,6 +21,9 @@ class TestPartitionSearch : public QObject
     void moveThatSplitsAUnitIsRefused();
     void recordFloorAndCapRefuseMoves();
     void reformRecentresSites();
+    void meanPointCompactnessByHand();
+    void meanPointCapRefusesMoves();
+    void searchKeepsBoundsOrReturnsStart();
     void everyAcceptedMoveRecounts();
     void constraintsHoldOnRandomInstances();
     void sameSeedSamePartition();
@@ -69,6 +73,7 @@ struct Grid
           borders.push_back( { r, r + 1, 1.0 + random() % 3 } );
         if ( y + 1 < side )
           borders.push_back( { r, r + side, 1.0 + random() % 3 } );
+        weights.push_back( static_cast<double>( random() % 6 ) ); // some regions weigh nothing
         const std::size_t unit = ( y / 3 ) * blocks + x / 3;
         units.push_back( unit );
         sums[unit].x += points.back().x;
@@ -85,6 +90,7 @@ struct Grid
       adjacency = regionAdjacency( side * side, borders );
     }
     std::vector<Point> points;
+    std::vector<double> weights;
     Groups units;
     std::vector<Point> sites;
     SparseHistograms histograms;
@@ -94,8 +100,9 @@ struct Grid
 //! The scores of a partition recounted from scratch with maps, sharing nothing with Partition.
 struct Recount
 {
-    Recount( const Groups &units, const std::vector<Point> &sites, const std::vector<Point> &points, const SparseHistograms &h, std::int64_t k )
+    Recount( const Groups &units, const std::vector<Point> &sites, const std::vector<Point> &points, const SparseHistograms &h, std::int64_t k, const std::vector<double> &weights = {} )
     {
+      meanPoint = meanPointRecount( units, points, weights.empty() ? std::vector<double>( units.size(), 1.0 ) : weights );
       std::map<std::pair<std::size_t, std::uint32_t>, std::int64_t> ecs;
       for ( std::size_t r = 0; r < units.size(); ++r )
       {
@@ -116,8 +123,30 @@ struct Recount
       for ( const auto &[unit, n] : records )
         releasingNothing += released[unit] == 0;
     }
+    //! Sum of w_r times the distance from r to the weighted mean point of its unit's regions, unit by unit with maps.
+    static double meanPointRecount( const Groups &units, const std::vector<Point> &points, const std::vector<double> &weights )
+    {
+      std::map<std::size_t, std::vector<std::size_t>> members;
+      for ( std::size_t r = 0; r < units.size(); ++r )
+        members[units[r]].push_back( r );
+      double total = 0;
+      for ( const auto &[unit, regions] : members )
+      {
+        double w = 0, x = 0, y = 0;
+        for ( const std::size_t r : regions )
+        {
+          w += weights[r];
+          x += weights[r] * points[r].x;
+          y += weights[r] * points[r].y;
+        }
+        for ( const std::size_t r : regions )
+          total += w > 0 ? weights[r] * std::sqrt( std::pow( points[r].x - x / w, 2 ) + std::pow( points[r].y - y / w, 2 ) ) : 0;
+      }
+      return total;
+    }
     std::int64_t suppressed = 0;
     double compactness = 0;
+    double meanPoint = 0;
     std::size_t releasingNothing = 0;
     std::map<std::size_t, std::int64_t> records; //!< of each unit holding a region
 };
@@ -237,14 +266,8 @@ void TestPartitionSearch::recordFloorAndCapRefuseMoves()
   QVERIFY( !Partition( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, ceiling ).regionMove( 1, 1 ).allowed );
   ceiling.maxRecords = 12;
   QVERIFY( Partition( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, ceiling ).regionMove( 1, 1 ).allowed );
-  // The move raises compactness by |1 - 2.5| - |1 - 0.5| = 1, to 3: a cap of 2.5 refuses it, 3.5 allows it.
-  UnitConstraints cap;
-  cap.maxCompactness = 2.5;
-  Partition capped( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, cap );
-  QCOMPARE( capped.regionMove( 1, 1 ).compactness, 1.0 );
-  QVERIFY( !capped.regionMove( 1, 1 ).allowed );
-  cap.maxCompactness = 3.5;
-  QVERIFY( Partition( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, cap ).regionMove( 1, 1 ).allowed );
+  // The move raises compactness (eq. 20) by |1 - 2.5| - |1 - 0.5| = 1, to 3; the cap is on the mean-point compactness (meanPointCapRefusesMoves).
+  QCOMPARE( Partition( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, UnitConstraints() ).regionMove( 1, 1 ).compactness, 1.0 );
   // At k = 8 both units release their 8 records. Region 1 to unit 1 leaves unit 0 with 4 records, all
   // suppressed: one more unit releasing nothing, refused with a limit of 0.
   UnitConstraints nothing;
@@ -277,6 +300,94 @@ void TestPartitionSearch::reformRecentresSites()
   QCOMPARE( q.recentre( 1 ).compactness, -1.0 );
 }
 
+void TestPartitionSearch::meanPointCompactnessByHand()
+{
+  // A 3 x 2 grid, region r = 3y + x at (x, y); units {0, 1, 3} (bottom left) and {2, 4, 5} (top right).
+  // Weights 2, 1, 1 | 1, 1, 2 (regions 0 and 5 weigh 2). Unit 0's weighted mean: (0 + 1 + 0) / 4,
+  // (0 + 0 + 1) / 4 = (0.25, 0.25); region 0 is sqrt(0.125) from it (x 2), regions 1 and 3 sqrt(0.625).
+  // Unit 1 is unit 0 turned half round (1, 0.5): the same. Total 4 sqrt(0.125) + 4 sqrt(0.625).
+  const std::vector<Point> points { { 0, 0 }, { 1, 0 }, { 2, 0 }, { 0, 1 }, { 1, 1 }, { 2, 1 } };
+  const Groups units { 0, 0, 1, 0, 1, 1 };
+  const std::vector<double> weights { 2, 1, 1, 1, 1, 2 };
+  const double weighted = 4 * std::sqrt( 0.125 ) + 4 * std::sqrt( 0.625 );
+  QVERIFY( std::abs( meanPointCompactness( points, units, weights ) - weighted ) < 1e-12 );
+  // Unweighted: unit 0's mean (1/3, 1/3); region 0 is sqrt(2)/3 from it, regions 1 and 3 sqrt(5)/3; twice over.
+  const double plain = 2 * ( std::sqrt( 2.0 ) + 2 * std::sqrt( 5.0 ) ) / 3;
+  QVERIFY( std::abs( meanPointCompactness( points, units, std::vector<double>( 6, 1.0 ) ) - plain ) < 1e-12 );
+  // A unit weighing nothing adds nothing: unit 1 at weight 0 leaves unit 0's 2 sqrt(0.125) + 2 sqrt(0.625).
+  QVERIFY( std::abs( meanPointCompactness( points, units, { 2, 1, 0, 1, 0, 0 } ) - weighted / 2 ) < 1e-12 );
+  // The partition scores the same whatever its sites: it depends on the units only (eq. 20 does not).
+  std::vector<Border> borders { { 0, 1, 1 }, { 1, 2, 1 }, { 3, 4, 1 }, { 4, 5, 1 }, { 0, 3, 1 }, { 1, 4, 1 }, { 2, 5, 1 } };
+  const RegionAdjacency adjacency = regionAdjacency( 6, borders );
+  const SparseHistograms h = vbastest::histograms( classZeroRows( { 1, 1, 1, 1, 1, 1 } ) );
+  const Partition near( units, { { 0.25, 0.25 }, { 1.75, 0.75 } }, points, h, adjacency, 2, UnitConstraints(), weights );
+  const Partition far( units, { { -5, 7 }, { 40, 0 } }, points, h, adjacency, 2, UnitConstraints(), weights );
+  QVERIFY( std::abs( near.score().meanPointCompactness - weighted ) < 1e-12 );
+  QVERIFY( std::abs( far.score().meanPointCompactness - weighted ) < 1e-12 );
+  QVERIFY( far.score().compactness > near.score().compactness );
+}
+
+void TestPartitionSearch::meanPointCapRefusesMoves()
+{
+  // Path 0-1-2-3 (points 0..3), weights 1, 1, 3, 1; units {0, 1} and {2, 3}. Unit 0's mean 0.5: 0.5 + 0.5;
+  // unit 1's (6 + 3) / 4 = 2.25: 3 x 0.25 + 0.75. Total 2.5.
+  const Path path( 4 );
+  const SparseHistograms h = vbastest::histograms( classZeroRows( { 4, 4, 4, 4 } ) );
+  const std::vector<Point> sites { { 0.5, 0 }, { 2.5, 0 } };
+  const std::vector<double> weights { 1, 1, 3, 1 };
+  const auto partition = [&]( double cap ) {
+    UnitConstraints c;
+    c.maxMeanPointCompactness = cap;
+    return Partition( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, c, weights );
+  };
+  QVERIFY( std::abs( partition( 10 ).score().meanPointCompactness - 2.5 ) < 1e-12 );
+  // Region 1 to unit 1: {0} scores 0; {1, 2, 3} has mean (1 + 6 + 3) / 5 = 2: 1 + 0 + 1 = 2. Change -0.5:
+  // allowed even under a cap of 2.4 that the start breaks (the move lowers it).
+  QVERIFY( std::abs( partition( 10 ).regionMove( 1, 1 ).meanPointCompactness + 0.5 ) < 1e-12 );
+  QVERIFY( partition( 2.4 ).regionMove( 1, 1 ).allowed );
+  QVERIFY( !partition( 2.4 ).keepsBounds() );
+  // Region 2 to unit 0: {0, 1, 2} has mean (0 + 1 + 6) / 5 = 1.4: 1.4 + 0.4 + 3 x 0.6 = 3.6; {3} scores 0.
+  // Change +1.1: a cap of 3.5 refuses it, 3.7 allows it.
+  QVERIFY( std::abs( partition( 10 ).regionMove( 2, 0 ).meanPointCompactness - 1.1 ) < 1e-12 );
+  QVERIFY( !partition( 3.5 ).regionMove( 2, 0 ).allowed );
+  QVERIFY( partition( 3.7 ).regionMove( 2, 0 ).allowed );
+  // Applied, the scores follow: 3.6.
+  Partition moved = partition( 3.7 );
+  moved.applyRegionMove( 2, 0 );
+  QVERIFY( std::abs( moved.score().meanPointCompactness - 3.6 ) < 1e-12 );
+}
+
+void TestPartitionSearch::searchKeepsBoundsOrReturnsStart()
+{
+  // Property, on random grids whose start breaks the cap in half the cases (as a start made contiguous
+  // may): the partition returned, recounted from its regions alone, has every unit non-empty and in
+  // one piece, suppresses no more than the start, and keeps the cap, floor, ceiling and units
+  // releasing nothing, or else it is the start itself (reported as not keeping them).
+  for ( unsigned seed = 20; seed <= 31; ++seed )
+  {
+    const Grid g( 15, seed, 8 );
+    const std::int64_t k = 4;
+    const Recount start( g.units, g.sites, g.points, g.histograms, k, g.weights );
+    UnitConstraints c;
+    c.maxMeanPointCompactness = ( seed % 2 ? 0.9 : 1.02 ) * start.meanPoint;
+    c.minRecords = static_cast<std::int64_t>( std::ceil( 0.25 * static_cast<double>( g.histograms.total() ) / static_cast<double>( g.sites.size() ) ) );
+    c.maxRecords = 3 * g.histograms.total() / static_cast<std::int64_t>( g.sites.size() );
+    c.maxReleasingNothing = start.releasingNothing;
+    Partition p( g.units, g.sites, g.points, g.histograms, g.adjacency, k, c, g.weights );
+    const SearchResult result = searchPartition( p, byMoves( seed, 1 + seed % 3 * 3000 ) );
+    const Recount end( result.regionUnit, result.sites, g.points, g.histograms, k, g.weights );
+    QCOMPARE( end.records.size(), g.sites.size() );
+    QVERIFY( onePieceEach( result.regionUnit, g.adjacency ) );
+    QVERIFY( end.suppressed <= start.suppressed );
+    QCOMPARE( end.suppressed, result.best.suppressed );
+    bool kept = end.meanPoint <= c.maxMeanPointCompactness && end.releasingNothing <= c.maxReleasingNothing;
+    for ( const auto &[unit, n] : end.records )
+      kept = kept && n >= c.minRecords && n <= c.maxRecords;
+    QVERIFY2( kept || result.regionUnit == g.units, qPrintable( QStringLiteral( "seed %1: %2 over a cap of %3" ).arg( seed ).arg( end.meanPoint ).arg( c.maxMeanPointCompactness ) ) );
+    QCOMPARE( result.boundsKept, kept );
+  }
+}
+
 void TestPartitionSearch::everyAcceptedMoveRecounts()
 {
   // After every accepted move of every kind, the partition's incremental scores equal a recount from
@@ -292,6 +403,7 @@ void TestPartitionSearch::everyAcceptedMoveRecounts()
       const Recount recount( q.regionUnit(), q.sites(), g.points, g.histograms, k );
       QCOMPARE( q.score().suppressed, recount.suppressed );
       QVERIFY( std::abs( q.score().compactness - recount.compactness ) < 1e-9 * recount.compactness );
+      QVERIFY( std::abs( q.score().meanPointCompactness - recount.meanPoint ) < 1e-9 * recount.meanPoint );
       QCOMPARE( q.score().releasingNothing, recount.releasingNothing );
       QCOMPARE( recount.records.size(), g.sites.size() );
       QVERIFY( onePieceEach( q.regionUnit(), g.adjacency ) );
@@ -299,6 +411,7 @@ void TestPartitionSearch::everyAcceptedMoveRecounts()
     };
     const SearchResult result = searchPartition( p, settings );
     QVERIFY( checked > 100 );
+    QVERIFY( result.boundsKept );
     QVERIFY( result.best.suppressed < result.start.suppressed );
     QVERIFY( result.recombinations.accepted > 0 );
     QVERIFY( result.mergeSplits.accepted > 0 );
@@ -318,9 +431,9 @@ void TestPartitionSearch::constraintsHoldOnRandomInstances()
   {
     const Grid g( 18, seed, 10 );
     const std::int64_t k = 4;
-    const Recount start( g.units, g.sites, g.points, g.histograms, k );
+    const Recount start( g.units, g.sites, g.points, g.histograms, k, g.weights );
     UnitConstraints c;
-    c.maxCompactness = 1.05 * start.compactness;
+    c.maxMeanPointCompactness = 1.05 * start.meanPoint;
     c.minRecords = static_cast<std::int64_t>( std::ceil( 0.25 * static_cast<double>( g.histograms.total() ) / static_cast<double>( g.sites.size() ) ) );
     c.maxReleasingNothing = start.releasingNothing;
     for ( const auto &[unit, n] : start.records )
@@ -328,13 +441,14 @@ void TestPartitionSearch::constraintsHoldOnRandomInstances()
       QVERIFY2( n >= c.minRecords, "the start keeps the floor" );
       c.maxRecords = std::max( c.maxRecords == std::numeric_limits<std::int64_t>::max() ? 0 : c.maxRecords, n ); // the largest unit at the start: a ceiling that binds
     }
-    Partition p( g.units, g.sites, g.points, g.histograms, g.adjacency, k, c );
+    Partition p( g.units, g.sites, g.points, g.histograms, g.adjacency, k, c, g.weights );
     SearchSettings settings = byMoves( seed, 15000 );
     std::size_t checked = 0;
     settings.afterAccept = [&]( const Partition &q ) {
       ++checked;
-      const Recount now( q.regionUnit(), q.sites(), g.points, g.histograms, k );
-      QVERIFY2( now.compactness <= c.maxCompactness, qPrintable( QStringLiteral( "%1 %2 %3" ).arg( now.compactness, 0, 'g', 17 ).arg( q.score().compactness, 0, 'g', 17 ).arg( c.maxCompactness, 0, 'g', 17 ) ) );
+      const Recount now( q.regionUnit(), q.sites(), g.points, g.histograms, k, g.weights );
+      QVERIFY2( now.meanPoint <= c.maxMeanPointCompactness,
+                qPrintable( QStringLiteral( "%1 %2 %3" ).arg( now.meanPoint, 0, 'g', 17 ).arg( q.score().meanPointCompactness, 0, 'g', 17 ).arg( c.maxMeanPointCompactness, 0, 'g', 17 ) ) );
       QVERIFY( now.releasingNothing <= c.maxReleasingNothing );
       for ( const auto &[unit, n] : now.records )
         QVERIFY( n >= c.minRecords && n <= c.maxRecords );

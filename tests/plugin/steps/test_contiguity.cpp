@@ -250,6 +250,7 @@ class TestContiguity : public QObject
     void refinementMovesBoundaryRegion();
     void refinementOnSampleLayers();
     void searchOnSampleLayers();
+    void searchKeepsItsBounds();
     void canceledDuringSearch();
 
   private:
@@ -482,7 +483,8 @@ void TestContiguity::refinementMovesBoundaryRegion()
   // r00, r01, r02 hold F only, which no move changes. r10 borders r00 and r11 (site 1): there site 2's
   // M goes (-1) and site 1's becomes 2 (-1), and site 2 keeps {r20, r21}, connected: moved. r11 back
   // to site 2 or to site 3 would leave its M alone in site 1; the others hold F only. Pass 2 moves
-  // nothing. Site 1 is {r00, r10, r11} and r22: 3 -> 2 parts; all 20 records released.
+  // nothing. Site 1 is {r00, r10, r11} and r22: 3 -> 2 parts; all 20 records released. The move
+  // loosens the units (their mean-point compactness rises), so the budget is 2, not the default 1.
   auto regions = layout();
   QList<std::tuple<QString, QString, int>> rows;
   for ( const char *region : { "r00", "r01", "r02", "r10", "r11", "r12", "r20", "r21", "r22" } )
@@ -491,6 +493,7 @@ void TestContiguity::refinementMovesBoundaryRegion()
   auto recs = records( rows );
   QVariantMap p = parameters( regions.get(), recs.get(), 2, false );
   p.insert( QStringLiteral( "REFINE_BOUNDARIES" ), true );
+  p.insert( QStringLiteral( "COMPACTNESS_BUDGET" ), 2 );
   Feedback feedback;
   const QVariantMap r = run( p, &feedback );
   QVERIFY2( feedback.saw( QStringLiteral( "Boundary refinement: 1 boundary region(s) moved to a neighbouring aggregate in 2 pass(es). Suppressed records: 2 before, 0 after." ) ),
@@ -572,7 +575,7 @@ void TestContiguity::searchOnSampleLayers()
   QCOMPARE( searched.value( QStringLiteral( "AGGREGATES" ) ), plain.value( QStringLiteral( "AGGREGATES" ) ) );
   const qlonglong suppressed = searched.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong();
   QVERIFY2( suppressed < plain.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong(), qPrintable( QStringLiteral( "%1 suppressed" ).arg( suppressed ) ) );
-  QVERIFY( searched.value( QStringLiteral( "COMPACTNESS_USED" ) ).toDouble() <= 1.0 );
+  QVERIFY( searched.value( QStringLiteral( "MEAN_POINT_COMPACTNESS_USED" ) ).toDouble() <= 1.0 );
   QCOMPARE( searched.value( QStringLiteral( "UNITS_IN_PIECES" ) ).toInt(), 0 );
   QCOMPARE( searched.value( QStringLiteral( "UNITS_RELEASING_NOTHING" ) ).toInt(), 0 );
 
@@ -588,6 +591,34 @@ void TestContiguity::searchOnSampleLayers()
   const qlonglong floor = static_cast<qlonglong>( std::ceil( 0.25 * 40000 / units.records.size() ) );
   for ( auto it = units.records.constBegin(); it != units.records.constEnd(); ++it )
     QVERIFY2( it.value() >= floor, qPrintable( QStringLiteral( "aggregate %1 holds %2 records, below the floor %3" ).arg( it.key() ).arg( it.value() ).arg( floor ) ) );
+}
+
+void TestContiguity::searchKeepsItsBounds()
+{
+  // SEARCH for a single trial move starts from the units made contiguous, which suppress more and break
+  // the budget: what is released keeps the budget (on the mean-point compactness) and suppresses no
+  // more than the run without the search. A budget below the start's is
+  // refused before anything is written, naming COMPACTNESS_BUDGET and the smallest that can be met.
+  QVariantMap p = vbastest::sampleParameters( mTracts.get(), mPatients.get() );
+  const QVariantMap plain = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QCOMPARE( plain.value( QStringLiteral( "MEAN_POINT_COMPACTNESS_USED" ) ).toDouble(), 1.0 );
+  p.insert( QStringLiteral( "SEARCH" ), true );
+  p.insert( QStringLiteral( "SEARCH_MOVES" ), 1 );
+  p.insert( QStringLiteral( "SEED" ), 7 );
+  const QVariantMap searched = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QVERIFY2( searched.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong() <= plain.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong(),
+            qPrintable( QStringLiteral( "%1 suppressed, %2 without the search" ).arg( searched.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong() ).arg( plain.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong() ) ) );
+  const double used = searched.value( QStringLiteral( "MEAN_POINT_COMPACTNESS_USED" ) ).toDouble();
+  QVERIFY2( used <= 1.0, qPrintable( QString::number( used, 'g', 17 ) ) );
+
+  p.insert( QStringLiteral( "COMPACTNESS_BUDGET" ), 1e-300 );
+  QTemporaryDir dir;
+  p.insert( QStringLiteral( "ANONYMIZED" ), dir.filePath( QStringLiteral( "anonymized.gpkg" ) ) );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  QVERIFY2( feedback.errors.join( ' ' ).contains( QLatin1String( "COMPACTNESS_BUDGET = 1e-300 cannot be met" ) ) && feedback.errors.join( ' ' ).contains( QLatin1String( "can be met is 1.0000" ) ),
+            qPrintable( feedback.errors.join( ' ' ) ) );
+  QCOMPARE( vbastest::entries( dir.path() ), QStringList() );
 }
 
 void TestContiguity::canceledDuringSearch()
