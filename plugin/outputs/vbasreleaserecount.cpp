@@ -76,7 +76,11 @@ void vbasRecountRelease( const VbasOutput &anonymized, const QStringList &qiName
   std::optional<vbas::AnonymityReport> report;
   anonymized.readWritten( [&]( QgsVectorLayer &layer ) { report = recountLayer( layer, qiNames, countField, k, context ); } );
   const Expected e = expected( release );
-  if ( report->records != e.records || report->ecs != e.classes || report->smallestEc != e.smallest )
+  // A destination may store different values alike (-0 and 0, one instant at two UTC offsets, a list
+  // as its JSON text): its classes then join whole classes of the run, each already at least k. Any
+  // other difference means the run did not count what it wrote.
+  const bool joined = report->records == e.records && report->ecs < e.classes && report->smallestEc >= e.smallest;
+  if ( !joined && ( report->records != e.records || report->ecs != e.classes || report->smallestEc != e.smallest ) )
     throw QgsProcessingException( QObject::tr( "The recount of the release as written differs from the run's own count: %1 records in %2 classes, the smallest of %3, where the run "
                                                "counted %4 records in %5 classes, the smallest of %6. This is a fault of VBAS, please report it with the run's log. Nothing was written." )
                                     .arg( report->records )
@@ -85,6 +89,18 @@ void vbasRecountRelease( const VbasOutput &anonymized, const QStringList &qiName
                                     .arg( e.records )
                                     .arg( e.classes )
                                     .arg( shown( e.smallest ) ) );
+  if ( joined )
+  {
+    feedback->pushWarning( QObject::tr( "The destination of the release stores some different QI values alike (-0 and 0, one date and time at two UTC offsets, or a list as its "
+                                        "text, say), so the release as written holds %1 classes, the smallest of %2, where the run counted %3, the smallest of %4. Each written "
+                                        "class joins whole classes of the run, each of k records or more: the release is k-anonymous, but RELEASED_ECS, SMALLEST_EC and the "
+                                        "measures of the classes count the run's finer classes." )
+                             .arg( report->ecs )
+                             .arg( shown( report->smallestEc ) )
+                             .arg( e.classes )
+                             .arg( shown( e.smallest ) ) );
+    return;
+  }
   feedback->pushInfo( QObject::tr( "The release as written, recounted from its stored values: %1 records in %2 classes, the smallest of %3, as the run counted." )
                         .arg( report->records )
                         .arg( report->ecs )
