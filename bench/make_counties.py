@@ -184,21 +184,27 @@ def records_per_county(args, centre, geoms, counties, rng):
     return n, area
 
 
-def county_marginals(centre, rng, provinces):
-    """Per county and QI: the west/east marginals of paper_comparison.py mixed by position, times the
-    county's province factor (Dirichlet around the mean marginals, paper_comparison's concentration)."""
-    t = np.clip(0.75 * (centre[:, 0] - mk.XMIN) / mk.WIDTH + 0.25 * (centre[:, 1] - mk.YMIN) / mk.HEIGHT, 0, 1)
+def nearest_provinces(centre, rng, provinces):
+    """The province of each county: the nearest of `provinces` counties drawn at random."""
     pc_centres = centre[rng.choice(len(centre), size=provinces, replace=False)]
-    province = np.argmin(np.hypot(centre[:, None, 0] - pc_centres[None, :, 0],
-                                  centre[:, None, 1] - pc_centres[None, :, 1]), axis=1)
+    return np.argmin(np.hypot(centre[:, None, 0] - pc_centres[None, :, 0],
+                              centre[:, None, 1] - pc_centres[None, :, 1]), axis=1)
+
+
+def county_marginals(centre, province, rng, box=(mk.XMIN, mk.YMIN, mk.WIDTH, mk.HEIGHT)):
+    """Per county and QI: the west/east marginals of paper_comparison.py mixed by position in box (x, y,
+    width, height), times the factor of the county's province (0, 1, ...: Dirichlet around the mean
+    marginals, paper_comparison's concentration, drawn once per province)."""
+    t = np.clip(0.75 * (centre[:, 0] - box[0]) / box[2] + 0.25 * (centre[:, 1] - box[1]) / box[3], 0, 1)
     out = {}
     for name in QI_FIELDS:
         west, east = base_marginals("west", name), base_marginals("east", name)
         mean = (west + east) / 2
-        factor = np.array([rng.dirichlet(mean * pc.DIRICHLET_CONCENTRATION) / mean for _ in range(provinces)])
+        factor = np.array([rng.dirichlet(mean * pc.DIRICHLET_CONCENTRATION) / mean
+                           for _ in range(province.max() + 1)])
         p = ((1 - t)[:, None] * west + t[:, None] * east) * factor[province]
         out[name] = p / p.sum(axis=1, keepdims=True)
-    return out, province
+    return out
 
 
 def write_records(path, ids, n, marginals, rng):
@@ -258,7 +264,8 @@ def main():
     mk.write_polygons(paths["regions.gpkg"], ids, geoms)
     centre = np.array([g.Centroid().GetPoint_2D() for g in geoms])
     n, area = records_per_county(args, centre, geoms, counties, rng)
-    marginals, province = county_marginals(centre, rng, args.provinces)
+    province = nearest_provinces(centre, rng, args.provinces)
+    marginals = county_marginals(centre, province, rng)
     write_records(paths["records.gpkg"], ids, n, marginals, rng)
     convex = np.array([g.GetArea() / g.ConvexHull().GetArea() for g in geoms])
     pct = lambda v, q: float(np.percentile(v, q))  # noqa: E731

@@ -95,12 +95,12 @@ def region_ids(n):
     return ["R%06d" % (i + 1) for i in range(n)]
 
 
-def write_polygons(path, ids, geoms):
-    """A regions layer "regions" (region_id, polygons) in EPSG:3857."""
+def write_polygons(path, ids, geoms, epsg=3857, kind=ogr.wkbPolygon):
+    """A regions layer "regions" (region_id, geometries of type kind) in EPSG:epsg."""
     srs = osr.SpatialReference()
-    srs.ImportFromEPSG(3857)
+    srs.ImportFromEPSG(epsg)
     ds = ogr.GetDriverByName("GPKG").CreateDataSource(path)
-    layer = ds.CreateLayer("regions", srs, ogr.wkbPolygon, options=["FID=fid", "GEOMETRY_NAME=geom"])
+    layer = ds.CreateLayer("regions", srs, kind, options=["FID=fid", "GEOMETRY_NAME=geom"])
     layer.CreateField(ogr.FieldDefn("region_id", ogr.OFTString))
     defn = layer.GetLayerDefn()
     layer.StartTransaction()

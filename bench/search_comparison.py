@@ -6,9 +6,11 @@ scipy):
 
     /usr/bin/python3 bench/search_comparison.py --out /tmp/search-comparison.md --json-out /tmp/search-comparison.json
 
-Inputs: bench/make_counties.py's counties (about 3,000 irregular regions with islands, a population
-gradient and QI marginals that differ by area), generated into --data (kept when the parameters are the
-same). For the 3-QI and the 4-QI selection, k = --k, every row asks for the same number of units
+Inputs (--geography): bench/make_counties.py's generated counties (about 3,000 irregular regions with
+islands, a population gradient and QI marginals that differ by area; the default), or with
+`--geography us-counties` bench/make_us_counties.py's 3,076 real US counties with generated records
+(needs `apt-get install --no-install-recommends r-cran-maps`); generated into --data (kept when the
+parameters are the same). For the 3-QI and the 4-QI selection, k = --k, every row asks for the same number of units
 (MODEL=3, FIXED_SITES = --sites, default the regions / 3.3, the unit count of the paper's method on the
 real counties) and runs vbas:anonymize headless (`qgis_process.bin --json run`), one run at a time, on a
 snapshot of the plugin installed in build/qgis-profile (copied into a temporary profile). ROWS below
@@ -86,6 +88,9 @@ QI_SETS = [("3 QIs", mc.QI_FIELDS[:3]), ("4 QIs", mc.QI_FIELDS)]
 # unit in one piece, no more units releasing nothing, the paper's method's unit count, within 60 s).
 TARGET_SUPPRESSED, TARGET_COMPACTNESS, TARGET_SECONDS = 0.75, 1.0, 60.0
 OUTPUTS = ("SITE_POINTS", "LOOKUP", "ANONYMIZED")
+# --geography: the script that makes the inputs (in bench/), and its default folder.
+GEOGRAPHIES = {"generated": "make_counties.py", "us-counties": "make_us_counties.py"}
+DEFAULT_DATA = {"generated": "/tmp/vbas-counties", "us-counties": "/tmp/vbas-us-counties"}
 
 
 def log(msg):
@@ -402,6 +407,23 @@ def check_notes(label, r):
     return ["%s / %s: %s." % (label, r["row"], "; ".join(notes))] if notes else []
 
 
+def inputs_sentence(meta):
+    i, rpc = meta["inputs"], meta["inputs"]["records_per_county"]
+    generator = GEOGRAPHIES[meta.get("geography", "generated")]
+    options = " ".join("--%s %s" % (k.replace("_", "-"), v) for k, v in i["parameters"].items() if k != "format")
+    if "islands" in i:
+        kind = "%s regions (%d single islands, %d in an archipelago)" % (pc.fmt(i["regions"]), i["islands"], i["archipelago"])
+    else:
+        kind = "%s real US counties (%d in several pieces; %d states, each its own QI factor), generated records" % (
+            pc.fmt(i["regions"]), i["in_pieces"], i["states"])
+    return ("Inputs (`bench/%s %s`): %s, %s records, %s-%s records per region (5th-95th percentile %s-%s, median %s), "
+            "QIs %s. %d shared borders, %d island bridges." % (
+                generator, options, kind, pc.fmt(i["records"]), pc.fmt(rpc["min"]), pc.fmt(rpc["max"]),
+                pc.fmt(rpc["p5"]), pc.fmt(rpc["p95"]), pc.fmt(rpc["median"]),
+                ", ".join("%s (%d)" % (q, len(v)) for q, v in i["qi_categories"].items()),
+                meta["borders"], meta["bridges"]))
+
+
 def report(results, meta):
     i = meta["inputs"]
     lines = ["# Suppression at the same unit count: balanced density, ADC and the optimiser", "",
@@ -411,16 +433,7 @@ def report(results, meta):
                  meta["host"], meta["started"], len(results), meta["elapsed"] / 60.0, meta["load_start"],
                  meta["load_end"]), "",
              "Plugin under test: %s." % meta["plugin"], "",
-             "Inputs (`bench/make_counties.py %s`): %s regions (%d single islands, %d in an archipelago), "
-             "%s records, %s-%s records per region (5th-95th percentile %s-%s, median %s), QIs %s. "
-             "%d shared borders, %d island bridges." % (
-                 " ".join("--%s %s" % (k.replace("_", "-"), v) for k, v in i["parameters"].items() if k != "format"),
-                 pc.fmt(i["regions"]), i["islands"], i["archipelago"], pc.fmt(i["records"]),
-                 pc.fmt(i["records_per_county"]["min"]), pc.fmt(i["records_per_county"]["max"]),
-                 pc.fmt(i["records_per_county"]["p5"]), pc.fmt(i["records_per_county"]["p95"]),
-                 pc.fmt(i["records_per_county"]["median"]),
-                 ", ".join("%s (%d)" % (q, len(v)) for q, v in i["qi_categories"].items()),
-                 meta["borders"], meta["bridges"]), "",
+             inputs_sentence(meta), "",
              "Every row: MODEL=3 FIXED_SITES=%d, K=%d, SEED=%d. *units*: non-empty aggregates in LOOKUP; *x paper*: "
              "the ratio to the plain balanced-density row of the same QIs; compactness eq. 20 from the regions' "
              "centroids to SITE_POINTS; mean-point: the mean-point compactness (records x km, in millions), each "
@@ -457,8 +470,12 @@ def main():
     parser.add_argument("--out", default="/tmp/search-comparison.md", help="Markdown table (default %(default)s)")
     parser.add_argument("--json-out", default=None, help="also write the raw results as JSON here")
     parser.add_argument("--from-json", default=None, help="run nothing: rebuild the table from a --json-out file")
-    parser.add_argument("--data", default="/tmp/vbas-counties", help="inputs folder (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=20261126, help="bench/make_counties.py --seed")
+    parser.add_argument("--geography", choices=sorted(GEOGRAPHIES), default="generated",
+                        help="generated counties (make_counties.py) or the real US counties with generated records "
+                             "(make_us_counties.py, needs r-cran-maps); default %(default)s")
+    parser.add_argument("--data", default=None, help="inputs folder (default /tmp/vbas-counties or /tmp/vbas-us-counties)")
+    parser.add_argument("--seed", type=int, default=20261126, help="the input generator's --seed")
+    parser.add_argument("--records", type=int, default=None, help="the input generator's --records (default its own)")
     parser.add_argument("--sites", type=int, default=0, help="FIXED_SITES of every row (default: regions / 3.3)")
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument("--run-seed", type=int, default=1, help="SEED of every run")
@@ -482,8 +499,10 @@ def main():
 
     started = datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M")
     load_start, t0 = pc.load1(), time.monotonic()
-    subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "make_counties.py"),
-                    "--out", args.data, "--seed", str(args.seed)], check=True)
+    args.data = args.data or DEFAULT_DATA[args.geography]
+    subprocess.run([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), GEOGRAPHIES[args.geography]),
+                    "--out", args.data, "--seed", str(args.seed)] + (["--records", str(args.records)] if args.records else []),
+                   check=True)
     with open(os.path.join(args.data, "counties.json")) as f:
         counties = json.load(f)
     args.sites = args.sites or round(counties["regions"] / 3.3)
@@ -508,7 +527,7 @@ def main():
                 results.append(run_row(inputs, args.data, label, qis, row, params, args, env, work))
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    meta = {"argv": sys.argv[1:], "host": pc.host_description(), "started": started,
+    meta = {"argv": sys.argv[1:], "geography": args.geography, "host": pc.host_description(), "started": started,
             "elapsed": time.monotonic() - t0, "load_start": load_start, "load_end": pc.load1(), "k": args.k,
             "sites": args.sites, "run_seed": args.run_seed, "plugin": plugin, "inputs": counties,
             "borders": len(inputs["links"]) - inputs["bridges"], "bridges": inputs["bridges"]}
