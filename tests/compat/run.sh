@@ -28,7 +28,9 @@ mapfile -t commands < <(grep -m 2 '^    [^ ]' "$source_repo/README.md" | sed 's/
 say "README command 1: ${commands[0]}"
 say "README command 2: ${commands[1]}"
 start=$(date +%s)
-fresh_root "$source_bundle:/mnt/source:ro" "$packages:/mnt/packages:rw" -- '
+# The compiler's output is kept between runs beside the root (ccache, which .ci/setup uses).
+mkdir -p "$cache/$suite/ccache"
+fresh_root "$source_bundle:/mnt/source:ro" "$packages:/mnt/packages:rw" "$cache/$suite/ccache:/root/.cache/ccache:rw" -- '
 set -euo pipefail
 git -c advice.detachedHead=false -c init.defaultBranch=main clone -q /mnt/source/vbas.bundle /root/vbas
 cd /root/vbas
