@@ -7,6 +7,10 @@
   check_docs.py html REPOSITORY HELP      every Markdown page has its HTML page in HELP, with a title, and
         every relative link and image of every HTML page resolves to a file inside HELP (and its
         #anchor to an id of that page)
+  check_docs.py architecture REPOSITORY   the architecture map (docs/development.md, section
+        "Architecture") names every source file of algorithms/ and plugin/ (by its path, its name or its
+        name without .h/.cpp, in backticks), and every file it names in a table's first column or as
+        `vbas...` exists
 
 Each problem is printed as file:line: what; the exit code is 1 if there is any.
 """
@@ -172,9 +176,55 @@ def check_html(repository, help_dir):
     return problems
 
 
+SOURCE_SUFFIXES = (".h", ".cpp", ".py")
+FILE_LIKE = re.compile(r"^[a-z0-9_]+(?:\.h|\.cpp|\.py)?$")
+
+
+def source_files(repository):
+    """The source files of algorithms/ and plugin/, relative to the repository."""
+    found = []
+    for room in ("algorithms", "plugin"):
+        for folder, _, files in os.walk(os.path.join(repository, room)):
+            found += [os.path.relpath(os.path.join(folder, f), repository) for f in files if f.endswith(SOURCE_SUFFIXES)]
+    return sorted(found)
+
+
+def architecture_section(repository):
+    """(first line number, lines) of docs/development.md's section "Architecture" and its subsections."""
+    with open(os.path.join(repository, "docs", "development.md"), encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    start = lines.index("## Architecture")
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("## ")), len(lines))
+    return start + 1, lines[start:end]
+
+
+def check_architecture(repository):
+    first, lines = architecture_section(repository)
+    files = source_files(repository)
+    stems = {os.path.splitext(os.path.basename(f))[0] for f in files} | {os.path.basename(f) for f in files}
+    named, problems = set(), []
+    for number, line in enumerate(lines, first):
+        tokens = [t.strip() for t in re.findall(r"`([^`]+)`", line)]
+        named.update(tokens)
+        named.update(os.path.basename(t) for t in tokens)
+        cells = line.split("|")
+        leading = re.findall(r"`([^`]+)`", cells[1]) if line.startswith("|") and len(cells) > 2 else []
+        for token in leading + [t for t in tokens if re.match(r"^vbas[a-z0-9]+(?:\.h|\.cpp)?$", t)]:
+            if FILE_LIKE.match(os.path.basename(token)) and os.path.basename(token) not in stems:
+                problems.append("docs/development.md:%d: the architecture map names %s, which is no file of algorithms/ or plugin/" % (number, token))
+    for path in files:
+        if not {path, os.path.basename(path), os.path.splitext(os.path.basename(path))[0]} & named:
+            problems.append("docs/development.md: the architecture map does not name %s" % path)
+    return problems
+
+
 def main():
-    mode, repository, other = sys.argv[1:4]
-    problems = check_links(repository, other) if mode == "links" else check_html(repository, other)
+    mode, repository = sys.argv[1:3]
+    other = sys.argv[3] if len(sys.argv) > 3 else None
+    if mode == "architecture":
+        problems = check_architecture(repository)
+    else:
+        problems = check_links(repository, other) if mode == "links" else check_html(repository, other)
     for problem in problems:
         print(problem)
     print("%d problems" % len(problems) if problems else "No problems", file=sys.stderr)
