@@ -3,11 +3,11 @@
 // checked against a recount from scratch (the Voronoi cells of the sites, the ECs of each cell, the
 // constraints: no empty cluster, compactness cap, record floor, clusters releasing nothing) written here,
 // apart from adc.cpp.
-#include "adc.h"
-#include "aggregation.h"
-#include "random.h"
+#include "algorithms/aggregation/adc.h"
+#include "algorithms/aggregation/aggregation.h"
+#include "algorithms/base/random.h"
 #include "test_util.h"
-#include "voronoi.h"
+#include "algorithms/aggregation/voronoi.h"
 
 #include <map>
 #include <numeric>

@@ -12,7 +12,7 @@
 //   t(A) = 0.5 (|0.75 - 0.4| + |0.25 - 0.3| + |0 - 0.3|) = 0.5 (0.35 + 0.05 + 0.3) = 0.35
 //   t(B) = 0.5 (|1 - 0.4| + 0.3 + 0.3)                   = 0.5 * 1.2             = 0.6
 //   t(C) = 0.5 (0.4 + |0.4 - 0.3| + |0.6 - 0.3|)         = 0.5 * 0.8             = 0.4
-#include "anonymity_check.h"
+#include "algorithms/metrics/anonymity_check.h"
 
 #include "test_util.h"
 

@@ -1,9 +1,9 @@
 // Contiguity of aggregates: the region adjacency, islands bridged, the fragments of a grouping, the
 // reassignment of detached fragments and the refinement of boundaries, on small hand-built adjacencies. Region r's group is
 // regionGroup[r]; every border is listed with its length.
-#include "contiguity.h"
-#include "partition_search.h"
-#include "release.h"
+#include "algorithms/aggregation/contiguity.h"
+#include "algorithms/aggregation/partition_search.h"
+#include "algorithms/aggregation/release.h"
 #include "test_util.h"
 
 #include <map>

@@ -1,6 +1,6 @@
 // DistinctCount: the HyperLogLog estimate behind the "nearly unique field" warning. Its standard error
 // is 1.04 / sqrt( 4096 ) = 1.6 %, so 5 % is three standard errors; the hash is fixed, so are the results.
-#include "distinct_count.h"
+#include "algorithms/metrics/distinct_count.h"
 
 #include <QtTest>
 

@@ -1,7 +1,7 @@
 // QI encoding and per-region sparse histograms (dense class ids, region -> class -> count).
-#include "histograms.h"
-#include "qi_encoding.h"
-#include "site_count.h"
+#include "algorithms/base/histograms.h"
+#include "algorithms/base/qi_encoding.h"
+#include "algorithms/aggregation/site_count.h"
 #include "test_util.h"
 
 #include <algorithm>

@@ -1,12 +1,12 @@
 // Global recoding, local suppression, the information lost at a node and the lattice search
 // (docs/method.md, Generalization): hand-worked tables, and on random instances the search against
 // every node of the lattice, each release recounted from its records as written.
-#include "aggregation.h"
-#include "generalization_metrics.h"
-#include "generalized_release.h"
-#include "lattice.h"
-#include "nue.h"
-#include "random.h"
+#include "algorithms/aggregation/aggregation.h"
+#include "algorithms/generalization/generalization_metrics.h"
+#include "algorithms/generalization/generalized_release.h"
+#include "algorithms/generalization/lattice.h"
+#include "algorithms/metrics/nue.h"
+#include "algorithms/base/random.h"
 #include "test_util.h"
 
 #include <map>

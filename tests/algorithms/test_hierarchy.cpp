@@ -1,6 +1,6 @@
 // Generalization hierarchies (docs/method.md, Generalization): ARX's rows, the built-in intervals and
 // value -> "*", and every hierarchy refused with the line and value at fault.
-#include "hierarchy.h"
+#include "algorithms/generalization/hierarchy.h"
 #include "test_util.h"
 
 using namespace vbas;

@@ -1,8 +1,8 @@
 // LP geomasking: hand-solved instances, Jung and El Emam's three special cases, WCMB against
 // Revised, column generation against the direct LP on seeded random instances, the minimum-epsilon
 // bisection, the seeded randomisation and the candidate sets against a brute-force search.
-#include "geomask.h"
-#include "random.h"
+#include "algorithms/lp/geomask.h"
+#include "algorithms/base/random.h"
 #include "test_util.h"
 
 #include <algorithm>

@@ -14,15 +14,15 @@
 //   Sensitive values (x, y, z) of the same records:
 //   r0: c0 {x:2, y:1}, c1 {x:1}   r1: c0 {z:2}   r2: c0 {x:1}, c1 {x:1, y:3}   r3: c1 {y:2}
 //   released ECs: A.c0 = {x:2, y:1, z:2} (5), B.c1 = {x:1, y:5} (6); released q = x 3/11, y 6/11, z 2/11
-#include "aggregation.h"
-#include "histograms.h"
-#include "metrics.h"
-#include "nue.h"
-#include "release.h"
-#include "sensitive.h"
-#include "suppression.h"
+#include "algorithms/aggregation/aggregation.h"
+#include "algorithms/base/histograms.h"
+#include "algorithms/metrics/metrics.h"
+#include "algorithms/metrics/nue.h"
+#include "algorithms/aggregation/release.h"
+#include "algorithms/metrics/sensitive.h"
+#include "algorithms/aggregation/suppression.h"
 #include "test_util.h"
-#include "voronoi.h"
+#include "algorithms/aggregation/voronoi.h"
 
 #include <array>
 #include <cmath>

@@ -1,7 +1,7 @@
 // The partition a search works on, its moves and constraints, and the suppression search itself, on
 // hand-built cases and on random grids, every accepted move checked by an independent recount.
-#include "metrics.h"
-#include "partition_search.h"
+#include "algorithms/metrics/metrics.h"
+#include "algorithms/aggregation/partition_search.h"
 #include "test_util.h"
 
 #include <cmath>

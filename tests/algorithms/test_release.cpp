@@ -1,7 +1,7 @@
 // The release step (paper sec. 3.3) and the recount that checks the release pass against the first pass
 // (vbas::Recount), with the find-only lookups of the QI encoder that the release pass uses.
-#include "qi_encoding.h"
-#include "release.h"
+#include "algorithms/base/qi_encoding.h"
+#include "algorithms/aggregation/release.h"
 #include "test_util.h"
 
 using namespace vbas;

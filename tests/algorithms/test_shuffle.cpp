@@ -1,7 +1,7 @@
 // Random and ExternalShuffle: the release order must be reproducible for a seed, uniformly random, and
 // independent of the input order, in memory and spilled to disk, and no record may be lost on the way.
-#include "random.h"
-#include "shuffle.h"
+#include "algorithms/base/random.h"
+#include "algorithms/base/shuffle.h"
 
 #include <QDir>
 #include <QFile>

@@ -1,6 +1,6 @@
 // StringIndex: the map behind QI value codes, class ids and region ids. Two different strings must
 // never share an id (that would merge different QI values into one equivalence class).
-#include "string_index.h"
+#include "algorithms/base/string_index.h"
 
 #include <QtTest>
 #include <string>

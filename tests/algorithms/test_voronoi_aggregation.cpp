@@ -1,9 +1,9 @@
 // Voronoi aggregation and suppression (paper sec. 3.3; nearest site, ties to the lower index).
-#include "aggregation.h"
-#include "histograms.h"
-#include "suppression.h"
+#include "algorithms/aggregation/aggregation.h"
+#include "algorithms/base/histograms.h"
+#include "algorithms/aggregation/suppression.h"
 #include "test_util.h"
-#include "voronoi.h"
+#include "algorithms/aggregation/voronoi.h"
 
 #include <stdexcept>
 
