@@ -2,7 +2,7 @@
 #include "algorithms/base/histograms.h"
 #include "algorithms/base/qi_encoding.h"
 #include "algorithms/aggregation/site_count.h"
-#include "test_util.h"
+#include "tests/algorithms/test_util.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Generalization hierarchies (docs/method.md, Generalization): ARX's rows, the built-in intervals and
 // value -> "*", and every hierarchy refused with the line and value at fault.
 #include "algorithms/generalization/hierarchy.h"
-#include "test_util.h"
+#include "tests/algorithms/test_util.h"
 
 using namespace vbas;
 

@@ -3,7 +3,7 @@
 // bisection, the seeded randomisation and the candidate sets against a brute-force search.
 #include "algorithms/lp/geomask.h"
 #include "algorithms/base/random.h"
-#include "test_util.h"
+#include "tests/algorithms/test_util.h"
 
 #include <algorithm>
 #include <chrono>

@@ -2,7 +2,7 @@
 // hand-built cases and on random grids, every accepted move checked by an independent recount.
 #include "algorithms/metrics/metrics.h"
 #include "algorithms/aggregation/partition_search.h"
-#include "test_util.h"
+#include "tests/algorithms/test_util.h"
 
 #include <cmath>
 #include <limits>

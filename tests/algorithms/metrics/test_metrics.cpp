@@ -21,7 +21,7 @@
 #include "algorithms/aggregation/release.h"
 #include "algorithms/metrics/sensitive.h"
 #include "algorithms/aggregation/suppression.h"
-#include "test_util.h"
+#include "tests/algorithms/test_util.h"
 #include "algorithms/aggregation/voronoi.h"
 
 #include <array>

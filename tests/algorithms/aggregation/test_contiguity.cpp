@@ -4,7 +4,7 @@
 #include "algorithms/aggregation/contiguity.h"
 #include "algorithms/aggregation/partition_search.h"
 #include "algorithms/aggregation/release.h"
-#include "test_util.h"
+#include "tests/algorithms/test_util.h"
 
 #include <map>
 #include <random>

@@ -6,7 +6,7 @@
 #include "algorithms/aggregation/adc.h"
 #include "algorithms/aggregation/aggregation.h"
 #include "algorithms/base/random.h"
-#include "test_util.h"
+#include "tests/algorithms/test_util.h"
 #include "algorithms/aggregation/voronoi.h"
 
 #include <map>

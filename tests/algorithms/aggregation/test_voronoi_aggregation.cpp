@@ -2,7 +2,7 @@
 #include "algorithms/aggregation/aggregation.h"
 #include "algorithms/base/histograms.h"
 #include "algorithms/aggregation/suppression.h"
-#include "test_util.h"
+#include "tests/algorithms/test_util.h"
 #include "algorithms/aggregation/voronoi.h"
 
 #include <stdexcept>

@@ -1,7 +1,7 @@
 // Site number approximation, dynamic GAPS cutoff (paper sec. 3.1, eq. 1-6; docs/method.md, Details the paper leaves open).
 #include "algorithms/base/geometry.h"
 #include "algorithms/aggregation/site_count.h"
-#include "test_util.h"
+#include "tests/algorithms/test_util.h"
 
 #include <cmath>
 

@@ -7,7 +7,7 @@
 #include "algorithms/generalization/lattice.h"
 #include "algorithms/metrics/nue.h"
 #include "algorithms/base/random.h"
-#include "test_util.h"
+#include "tests/algorithms/test_util.h"
 
 #include <map>
 #include <tuple>

@@ -1,7 +1,7 @@
 // Site location selection by balanced density (paper sec. 3.2.1, eq. 7-13; docs/method.md, Details the paper leaves open).
 // Every point set is small enough to draw: "pop" lists are in the order the walk visits the points.
 #include "algorithms/aggregation/balanced_density.h"
-#include "test_util.h"
+#include "tests/algorithms/test_util.h"
 
 #include <stdexcept>
 

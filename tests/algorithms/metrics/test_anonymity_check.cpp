@@ -14,7 +14,7 @@
 //   t(C) = 0.5 (0.4 + |0.4 - 0.3| + |0.6 - 0.3|)         = 0.5 * 0.8             = 0.4
 #include "algorithms/metrics/anonymity_check.h"
 
-#include "test_util.h"
+#include "tests/algorithms/test_util.h"
 
 #include <stdexcept>
 #include <string>

@@ -2,7 +2,7 @@
 // (vbas::Recount), with the find-only lookups of the QI encoder that the release pass uses.
 #include "algorithms/base/qi_encoding.h"
 #include "algorithms/aggregation/release.h"
-#include "test_util.h"
+#include "tests/algorithms/test_util.h"
 
 using namespace vbas;
 
