@@ -18,16 +18,16 @@
 // Prints records/second per stage, peak RSS (getrusage ru_maxrss) and bytes per record, and one
 // machine-readable line starting with "BENCH_CORE" for bench/run_bench.sh.
 
-#include "aggregation.h"
-#include "adc.h"
-#include "balanced_density.h"
-#include "histograms.h"
-#include "metrics.h"
-#include "qi_encoding.h"
-#include "release.h"
-#include "shuffle.h"
-#include "site_count.h"
-#include "voronoi.h"
+#include "algorithms/aggregation/aggregation.h"
+#include "algorithms/aggregation/adc.h"
+#include "algorithms/aggregation/balanced_density.h"
+#include "algorithms/base/histograms.h"
+#include "algorithms/metrics/metrics.h"
+#include "algorithms/base/qi_encoding.h"
+#include "algorithms/aggregation/release.h"
+#include "algorithms/base/shuffle.h"
+#include "algorithms/aggregation/site_count.h"
+#include "algorithms/aggregation/voronoi.h"
 
 #include <sys/resource.h>
 #include <unistd.h>

@@ -3,8 +3,8 @@
 // Usage: bench_lp <m> <direct|cg> [seed]. Not a test. The default seed is 2: seed 1 draws a code of 286 people
 // whose nearest-30 neighbourhood reaches only 785 other people (it needs 834), so its nearest-30 LP is
 // infeasible, while Ottawa's nearest-30 LP is feasible (the paper's 1,686 m at epsilon = 0.2).
-#include "geomask.h"
-#include "random.h"
+#include "algorithms/lp/geomask.h"
+#include "algorithms/base/random.h"
 
 #include <chrono>
 #include <cmath>

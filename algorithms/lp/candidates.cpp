@@ -2,7 +2,7 @@
 // Revised-LP of Jung and El Emam; or every code within a radius), from a CGAL k-d tree. Haversine
 // searches run on 3-D unit-sphere points, where the chord length is monotone in the great-circle
 // distance; Euclidean ones on (x, y, 0). Reported distances are then computed by distance() itself.
-#include "geomask.h"
+#include "algorithms/lp/geomask.h"
 
 #include <CGAL/Fuzzy_sphere.h>
 #include <CGAL/Orthogonal_k_neighbor_search.h>

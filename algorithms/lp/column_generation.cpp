@@ -4,10 +4,10 @@
 // slack columns that keep u_i within [centre_i - delta_i, centre_i + delta_i]. A large master is solved by
 // CLP's barrier while the gap is wide, then by primal simplex warm-started between rounds (new columns enter
 // non-basic): see MasterSolver.
-#include "clp_status.h"
-#include "columns.h"
-#include "geomask.h"
-#include "model.h"
+#include "algorithms/lp/clp_status.h"
+#include "algorithms/lp/columns.h"
+#include "algorithms/lp/geomask.h"
+#include "algorithms/lp/model.h"
 
 #include <algorithm>
 #include <cmath>

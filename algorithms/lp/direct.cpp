@@ -2,10 +2,10 @@
 // auxiliary column per destination, Q_j = sum_k n_k P_kj, so that each re-identification constraint
 // Q_j - (c_i / epsilon) P_ij >= 0 has two non-zeros; constraints of codes with n_i >= c_i / epsilon
 // are dropped (eq. 9: they hold for every P >= 0).
-#include "clp_status.h"
-#include "columns.h"
-#include "geomask.h"
-#include "model.h"
+#include "algorithms/lp/clp_status.h"
+#include "algorithms/lp/columns.h"
+#include "algorithms/lp/geomask.h"
+#include "algorithms/lp/model.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
 // The parts of LP geomasking that need no solver (docs/method.md, LP geomasking): checks, the re-identification probability
 // recomputed from P, P as it is published, the minimum-epsilon bisection and the seeded randomisation.
-#include "geomask.h"
-#include "model.h"
+#include "algorithms/lp/geomask.h"
+#include "algorithms/lp/model.h"
 
-#include "random.h"
+#include "algorithms/base/random.h"
 
 #include <algorithm>
 #include <cmath>

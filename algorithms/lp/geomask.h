@@ -6,7 +6,7 @@
 // pairs (i, j), j among the codes i may move to.
 #pragma once
 
-#include "progress.h"
+#include "algorithms/base/progress.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -2,7 +2,7 @@
 // and the candidate pairs grouped by destination.
 #pragma once
 
-#include "geomask.h"
+#include "algorithms/lp/geomask.h"
 
 #include <chrono>
 

@@ -4,7 +4,7 @@
 // bad value is refused with the row or the code and the value, before anything is written.
 #pragma once
 
-#include "lp/geomask.h"
+#include "algorithms/lp/geomask.h"
 
 #include <qgscoordinatereferencesystem.h>
 #include <qgsfeature.h>

@@ -4,7 +4,7 @@
 // a byte order mark, quoted values across lines), every field text.
 #pragma once
 
-#include "hierarchy.h"
+#include "algorithms/generalization/hierarchy.h"
 
 #include <QString>
 

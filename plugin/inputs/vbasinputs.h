@@ -5,11 +5,11 @@
 #pragma once
 
 #include "support/vbasqgiscompat.h"
-#include "geometry.h"
-#include "histograms.h"
-#include "qi_encoding.h"
-#include "sensitive.h"
-#include "string_index.h"
+#include "algorithms/base/geometry.h"
+#include "algorithms/base/histograms.h"
+#include "algorithms/base/qi_encoding.h"
+#include "algorithms/metrics/sensitive.h"
+#include "algorithms/base/string_index.h"
 #include "inputs/vbasgroupedcount.h"
 #include "support/vbaslocation.h"
 #include "inputs/vbaspointlocator.h"

@@ -3,7 +3,7 @@
 // and the reason when a value cannot be taken exactly.
 #pragma once
 
-#include "qi_encoding.h"
+#include "algorithms/base/qi_encoding.h"
 
 #include <qgsfeature.h>
 #include <qgsfields.h>

@@ -5,7 +5,7 @@
 // that make a release.
 #pragma once
 
-#include "anonymity_check.h"
+#include "algorithms/metrics/anonymity_check.h"
 
 #include <qgsfeature.h>
 

@@ -4,7 +4,7 @@
 // none with the steps that made the release.
 #pragma once
 
-#include "release.h"
+#include "algorithms/aggregation/release.h"
 
 #include <QStringList>
 

@@ -1,9 +1,9 @@
 #include "outputs/vbasreleasewriter.h"
 #include "support/vbasqgiscompat.h"
 
-#include "distinct_count.h"
-#include "region_follower.h"
-#include "shuffle.h"
+#include "algorithms/metrics/distinct_count.h"
+#include "algorithms/metrics/region_follower.h"
+#include "algorithms/base/shuffle.h"
 #include "support/vbasinterrupt.h"
 #include "support/vbasvaluecodec.h"
 #include "support/vbasworker.h"

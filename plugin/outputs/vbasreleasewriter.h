@@ -7,7 +7,7 @@
 // their order nor their feature ids (fresh, 1..n) tell anything about the input, whoever holds SEED.
 #pragma once
 
-#include "release.h"
+#include "algorithms/aggregation/release.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
 #include "steps/vbasgeneralization.h"

@@ -5,8 +5,8 @@
 // Counts only: no record value ever reaches the page.
 #pragma once
 
-#include "metrics.h"
-#include "release.h"
+#include "algorithms/metrics/metrics.h"
+#include "algorithms/aggregation/release.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
 

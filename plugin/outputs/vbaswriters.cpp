@@ -5,7 +5,7 @@
 #include "support/vbasinterrupt.h"
 #include "outputs/vbasreleasewriter.h"
 #include "steps/vbassteps.h"
-#include "voronoi.h"
+#include "algorithms/aggregation/voronoi.h"
 
 #include <qgsgeometrycollection.h>
 #include <qgslinestring.h>

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "support/vbasqgiscompat.h"
-#include "metrics.h"
-#include "release.h"
+#include "algorithms/metrics/metrics.h"
+#include "algorithms/aggregation/release.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
 #include "steps/vbasgeneralization.h"

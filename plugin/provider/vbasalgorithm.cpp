@@ -1,8 +1,8 @@
 #include "provider/vbasalgorithm.h"
 #include "support/vbasqgiscompat.h"
 
-#include "local_suppression.h"
-#include "metrics.h"
+#include "algorithms/generalization/local_suppression.h"
+#include "algorithms/metrics/metrics.h"
 #include "inputs/vbasinputs.h"
 #include "inputs/vbasrecordreader.h"
 #include "provider/vbasdestination.h"

@@ -46,10 +46,10 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     //! COMPACTNESS_BUDGET and RECORD_FLOOR, the constraints of the steps that optimise the units (VbasConstraintSettings); their help text.
     void addConstraintParameters();
     static QString constraintHelp();
-    //! CONTIGUOUS: reassign the detached parts of the aggregates (algorithms/contiguity.h); its help text.
+    //! CONTIGUOUS: reassign the detached parts of the aggregates (algorithms/aggregation/contiguity.h); its help text.
     void addContiguityParameter();
     static QString contiguityHelp();
-    //! REFINE_BOUNDARIES: move single boundary regions between aggregates (algorithms/contiguity.h); its help text.
+    //! REFINE_BOUNDARIES: move single boundary regions between aggregates (algorithms/aggregation/contiguity.h); its help text.
     void addRefinementParameter();
     static QString refinementHelp();
     //! SEARCH, TIME_LIMIT and SEARCH_MOVES: the suppression search after the aggregation.

@@ -1,7 +1,7 @@
 #include "provider/vbasanonymize.h"
 #include "support/vbasqgiscompat.h"
 
-#include "metrics.h"
+#include "algorithms/metrics/metrics.h"
 #include "steps/vbasadjacency.h"
 #include "outputs/vbasreport.h"
 #include "outputs/vbaswriters.h"

@@ -3,7 +3,7 @@
 // the steps that make a release.
 #pragma once
 
-#include "anonymity_check.h"
+#include "algorithms/metrics/anonymity_check.h"
 #include "inputs/vbastablerecount.h"
 #include "provider/vbasalgorithm.h"
 #include "outputs/vbasoutputset.h"

@@ -1,8 +1,8 @@
 #include "provider/vbasevaluate.h"
 #include "support/vbasqgiscompat.h"
 
-#include "metrics.h"
-#include "release.h"
+#include "algorithms/metrics/metrics.h"
+#include "algorithms/aggregation/release.h"
 #include "outputs/vbasreport.h"
 #include "steps/vbasgeneralization.h"
 #include "outputs/vbaswriters.h"

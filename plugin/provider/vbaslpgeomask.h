@@ -4,7 +4,7 @@
 #pragma once
 
 #include "support/vbasqgiscompat.h"
-#include "lp/geomask.h"
+#include "algorithms/lp/geomask.h"
 #include "provider/vbasalgorithm.h"
 #include "inputs/vbascodes.h"
 #include "outputs/vbasoutputset.h"

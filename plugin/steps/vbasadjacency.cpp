@@ -4,8 +4,8 @@
 #include "support/vbasinterrupt.h"
 #include "steps/vbassteps.h"
 
-#include "metrics.h"
-#include "partition_search.h"
+#include "algorithms/metrics/metrics.h"
+#include "algorithms/aggregation/partition_search.h"
 
 #include <qgsgeometryengine.h>
 #include <qgsprocessingalgorithm.h>

@@ -1,11 +1,11 @@
-// The borders of the regions layer through GEOS, and the steps on them (algorithms/
+// The borders of the regions layer through GEOS, and the steps on them (algorithms/aggregation/
 // contiguity.h, partition_search.h): CONTIGUOUS, the detached parts of the aggregates joined to a
 // neighbouring aggregate; REFINE_BOUNDARIES, single boundary regions moved; SEARCH, the suppression search.
 #pragma once
 
-#include "contiguity.h"
-#include "geometry.h"
-#include "release.h"
+#include "algorithms/aggregation/contiguity.h"
+#include "algorithms/base/geometry.h"
+#include "algorithms/aggregation/release.h"
 #include "inputs/vbasinputs.h"
 
 #include <QVariantMap>

@@ -4,7 +4,7 @@
 #include "support/vbasinterrupt.h"
 #include "support/vbasvaluecodec.h"
 
-#include "site_count.h"
+#include "algorithms/aggregation/site_count.h"
 
 #include <qgsprocessingalgorithm.h>
 #include <qgsexception.h>

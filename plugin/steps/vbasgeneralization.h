@@ -4,9 +4,9 @@
 // each node, and the release as written at the node chosen.
 #pragma once
 
-#include "generalization_metrics.h"
-#include "generalized_release.h"
-#include "lattice.h"
+#include "algorithms/generalization/generalization_metrics.h"
+#include "algorithms/generalization/generalized_release.h"
+#include "algorithms/generalization/lattice.h"
 #include "steps/vbassteps.h"
 #include "support/vbaslocation.h"
 

@@ -1,7 +1,7 @@
 #include "support/vbasqgiscompat.h"
 #include "steps/vbassteps.h"
 
-#include "aggregation.h"
+#include "algorithms/aggregation/aggregation.h"
 #include "support/vbasinterrupt.h"
 
 #include <qgsexception.h>

@@ -3,13 +3,13 @@
 // is refused with the user's own value, never rounded), and the calls into the core.
 #pragma once
 
-#include "metrics.h"
-#include "progress.h"
+#include "algorithms/metrics/metrics.h"
+#include "algorithms/base/progress.h"
 
-#include "adc.h"
-#include "balanced_density.h"
-#include "release.h"
-#include "site_count.h"
+#include "algorithms/aggregation/adc.h"
+#include "algorithms/aggregation/balanced_density.h"
+#include "algorithms/aggregation/release.h"
+#include "algorithms/aggregation/site_count.h"
 #include "inputs/vbasinputs.h"
 
 #include <QVariantMap>
@@ -21,7 +21,7 @@ class QgsProcessingAlgorithm;
 class QgsProcessingContext;
 class QgsProcessingFeedback;
 
-//! The core's progress and cancel interface (algorithms/progress.h) on a Processing feedback: cancel and caught signals cancel.
+//! The core's progress and cancel interface (algorithms/base/progress.h) on a Processing feedback: cancel and caught signals cancel.
 class VbasCoreProgress : public vbas::Progress
 {
   public:

@@ -1,8 +1,8 @@
 // Small helpers shared by the core unit tests.
 #pragma once
 
-#include "geometry.h"
-#include "histograms.h"
+#include "algorithms/base/geometry.h"
+#include "algorithms/base/histograms.h"
 
 #include <QString>
 #include <QtTest>

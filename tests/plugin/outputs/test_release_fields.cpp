@@ -7,7 +7,7 @@
 //   and a named field that follows the regions or is (nearly) unique is refused unless it is a QI.
 #include "qgis_test_util.h"
 
-#include "random.h"
+#include "algorithms/base/random.h"
 
 #include <QTemporaryDir>
 

@@ -1,0 +1,829 @@
+#include "algorithms/aggregation/adc.h"
+
+#include "algorithms/aggregation/aggregation.h"
+#include "algorithms/aggregation/delaunay.h"
+#include "algorithms/base/flat_map.h"
+#include "algorithms/base/random.h"
+#include "algorithms/aggregation/voronoi.h"
+
+#include <CGAL/Fuzzy_iso_box.h>
+#include <CGAL/Kd_tree.h>
+#include <CGAL/Search_traits_2.h>
+#include <CGAL/Search_traits_adapter.h>
+#include <CGAL/property_map.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+
+namespace vbas
+{
+
+namespace
+{
+
+using delaunay::Kernel;
+using delaunay::squaredDistance;
+using Triangulation = delaunay::Triangulation;
+using Vertex = Triangulation::Vertex_handle;
+using Point2 = Kernel::Point_2;
+using PointMap = CGAL::Pointer_property_map<Point2>::type;
+using SearchTraits = CGAL::Search_traits_adapter<std::size_t, PointMap, CGAL::Search_traits_2<Kernel>>;
+using KdTree = CGAL::Kd_tree<SearchTraits>;
+using Box = CGAL::Fuzzy_iso_box<SearchTraits>;
+
+/**
+ * Whether p is inside or on the closed polygon ring (even-odd rule, exact predicates). Written here
+ * because CGAL's bounded_side_2 requires a simple polygon, and the polygon through a hull site's
+ * neighbours, closed across the outside of the hull, need not be simple.
+ */
+bool inPolygon( const std::vector<Point2> &ring, const Point2 &p )
+{
+  bool inside = false;
+  for ( std::size_t i = 0; i < ring.size(); ++i )
+  {
+    const Point2 &a = ring[i];
+    const Point2 &b = ring[( i + 1 ) % ring.size()];
+    const CGAL::Orientation turn = CGAL::orientation( a, b, p );
+    if ( turn == CGAL::COLLINEAR && CGAL::collinear_are_ordered_along_line( a, p, b ) )
+      return true;
+    // The edge crosses the ray from p toward +x: it straddles p's height with p on its left going up.
+    if ( ( a.y() > p.y() ) != ( b.y() > p.y() ) && ( turn == CGAL::LEFT_TURN ) == ( b.y() > a.y() ) )
+      inside = !inside;
+  }
+  return inside;
+}
+
+//! The region points in a k-d tree: a neighbourhood polygon's candidates come from a box query.
+class PointIndex
+{
+  public:
+    explicit PointIndex( const std::vector<Point> &points )
+    {
+      for ( const Point &p : points )
+        mPoints.emplace_back( p.x, p.y );
+      std::vector<std::size_t> indices( points.size() );
+      std::iota( indices.begin(), indices.end(), std::size_t( 0 ) );
+      mTree = std::make_unique<KdTree>( indices.begin(), indices.end(), KdTree::Splitter(), SearchTraits( CGAL::make_property_map( mPoints ) ) );
+      mTree->build();
+    }
+
+    //! The points inside or on ring (at least 3 vertices).
+    std::vector<std::uint32_t> inside( const std::vector<Point2> &ring ) const
+    {
+      const CGAL::Bbox_2 box = CGAL::bbox_2( ring.begin(), ring.end() );
+      std::vector<std::size_t> candidates;
+      mTree->search( std::back_inserter( candidates ), Box( Point2( box.xmin(), box.ymin() ), Point2( box.xmax(), box.ymax() ), 0, mTree->traits() ) );
+      std::vector<std::uint32_t> result;
+      for ( const std::size_t r : candidates )
+        if ( inPolygon( ring, mPoints[r] ) )
+          result.push_back( static_cast<std::uint32_t>( r ) );
+      return result;
+    }
+
+  private:
+    std::vector<Point2> mPoints;
+    std::unique_ptr<KdTree> mTree;
+};
+
+//! A region that changes cluster in a trial.
+struct Move
+{
+    std::uint32_t region;
+    std::uint32_t from;
+    std::uint32_t to;
+};
+
+//! What the objectives and the constraints read of one cluster.
+struct Score
+{
+    std::int64_t anonymity = 0;
+    std::int64_t suppressed = 0;
+    double compactness = 0;
+    std::int64_t records = 0;
+    std::size_t regions = 0;
+
+    //! A cluster with regions whose every record is in an EC below k.
+    bool releasesNothing() const { return regions > 0 && suppressed == records; }
+};
+
+//! A trial that was scored and failed, and what its outcome depended on.
+struct FailedTrial
+{
+    std::uint64_t clock = 0; //!< commits made before it
+    std::int64_t alpha = 0;
+    double compactness = 0; //!< eq. 20 over all clusters
+    Point target;
+    std::vector<std::uint32_t> affected;
+};
+
+class Clustering
+{
+  public:
+    Clustering( const std::vector<Point> &seeds, const std::vector<Point> &points, const SparseHistograms &histograms, const AdcSettings &settings );
+    AdcResult run( Progress *progress );
+
+  private:
+    enum class Visit
+    {
+      Unchanged,
+      Committed,
+      Restart, //!< the cluster's anonymity rose: start again from the lowest clusters
+      Stopped,
+    };
+
+    // The clusters and their scores.
+    std::int64_t ecSize( std::size_t cluster, std::uint32_t cls ) const;
+    std::int64_t anonymity( std::size_t cluster ) const;
+    std::int64_t alpha() const { return mLevels.begin()->first; }
+    std::int64_t objective() const;
+    double compactness( std::uint32_t cluster ) const;
+    Score score( std::uint32_t cluster ) const;
+    AdcStatus status() const;
+    bool reachedGoal() const;
+    void count( std::uint32_t cluster, std::uint32_t region, std::int64_t sign );
+    void resize( std::uint32_t cluster, std::int64_t from, std::int64_t to ) { resizeIn( mBelowK[cluster], mClusterSuppressed[cluster], from, to ); }
+    void resizeIn( std::vector<std::pair<std::int64_t, std::uint32_t>> &belowK, std::int64_t &suppressed, std::int64_t from, std::int64_t to ) const;
+    void shiftLevel( std::int64_t from, std::int64_t to );
+
+    // Passes and targets.
+    std::vector<std::uint32_t> targetClusters() const;
+    bool isTarget( std::size_t cluster, std::uint32_t cls ) const;
+    Visit visit( std::uint32_t cluster, Progress *progress, double percent );
+    std::vector<std::uint32_t> neighbourhood( std::uint32_t cluster ) const;
+    std::vector<std::pair<Point, std::uint32_t>> targets( std::uint32_t cluster, const std::vector<std::uint32_t> &hood ) const;
+    Point targetPosition( const std::vector<std::uint32_t> &hood, std::uint32_t cls ) const;
+
+    // One trial.
+    bool trial( std::uint32_t site, std::uint32_t cls, const Point &target );
+    std::vector<std::uint32_t> neighbours( std::uint32_t site ) const;
+    std::vector<Point2> neighbourPolygon( std::uint32_t site ) const;
+    void moveSite( std::uint32_t site, const Point &p );
+    std::vector<Move> reassign( const std::vector<std::uint32_t> &affected ) const;
+    std::vector<Score> scoresAfter( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves );
+    void apply( const std::vector<Move> &moves );
+    bool keepsConstraints( const std::vector<Score> &before, const std::vector<Score> &after ) const;
+    bool improves( const std::vector<std::uint32_t> &affected, const std::vector<Score> &before, const std::vector<Score> &after );
+    void commit( const std::vector<std::uint32_t> &affected, const std::vector<Score> &before, const std::vector<Score> &after );
+    bool knownToFail( std::uint32_t site, std::uint32_t cls, const Point &target, const std::vector<std::uint32_t> &affected ) const;
+    static std::uint64_t key( std::uint64_t high, std::uint32_t low ) { return ( high << 32 ) | low; }
+
+    const std::vector<Point> &mPoints;
+    const SparseHistograms &mHistograms;
+    const AdcSettings &mSettings;
+    const PointIndex mIndex;
+
+    std::vector<Point> mSites;
+    Triangulation mTriangulation;
+    std::vector<Vertex> mVertices;                         //!< of each site; none for a repeated position
+    std::vector<std::size_t> mCluster;                     //!< of each region
+    std::vector<std::vector<std::uint32_t>> mMembers;      //!< regions of each cluster, increasing
+    FlatMap<std::int64_t> mEcs;                            //!< (cluster, class) -> records, present when > 0
+    //! Per cluster: (EC size below k, ECs of that size) by increasing size. A few entries at most: a flat
+    //! vector, so the trials' many updates allocate nothing (a std::map did, and dominated a trial).
+    std::vector<std::vector<std::pair<std::int64_t, std::uint32_t>>> mBelowK;
+    std::vector<std::int64_t> mClusterSuppressed;          //!< records in ECs below k, per cluster
+    std::vector<double> mCompactness;                      //!< eq. 20 per cluster, as of its last change
+    double mTotalCompactness = 0;                          //!< their sum, kept as they change
+    std::vector<std::int64_t> mRecords;                    //!< records per cluster
+    std::map<std::int64_t, std::int64_t> mLevels;          //!< anonymity -> clusters at it
+    std::int64_t mSuppressed = 0;
+
+    std::uint64_t mClock = 0;                              //!< commits so far
+    std::vector<std::uint64_t> mChanged;                   //!< per site: the clock of the last commit that touched it
+    std::vector<std::int64_t> mDelta;                      //!< per class: scratch of scoresAfter, all zero between calls
+    std::vector<std::uint32_t> mDeltaCluster;              //!< per class: the last cluster (+1) whose scoring touched it
+    std::unordered_map<std::uint64_t, FailedTrial> mFailed; //!< by (site, class)
+    AdcStatus mStatus;
+    AdcStop mStop = AdcStop::NoImprovement;
+};
+
+Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point> &points, const SparseHistograms &histograms, const AdcSettings &settings )
+  : mPoints( points )
+  , mHistograms( histograms )
+  , mSettings( settings )
+  , mIndex( points )
+  , mSites( seeds )
+  , mVertices( seeds.size() )
+  , mCluster( locateRegions( points, VoronoiDiagram( seeds ) ) )
+  , mMembers( seeds.size() )
+  , mBelowK( seeds.size() )
+  , mClusterSuppressed( seeds.size(), 0 )
+  , mCompactness( seeds.size(), 0 )
+  , mRecords( seeds.size(), 0 )
+  , mChanged( seeds.size(), 0 )
+{
+  const std::size_t classes = histograms.classes.empty() ? 0 : *std::max_element( histograms.classes.begin(), histograms.classes.end() ) + std::size_t( 1 );
+  mDelta.assign( classes, 0 );
+  mDeltaCluster.assign( classes, 0 );
+  for ( std::size_t s = 0; s < seeds.size(); ++s )
+  {
+    const std::size_t before = mTriangulation.number_of_vertices();
+    const Vertex vertex = mTriangulation.insert( Point2( seeds[s].x, seeds[s].y ) );
+    if ( mTriangulation.number_of_vertices() > before ) // a repeated position stays with the lower site
+    {
+      vertex->info() = s;
+      mVertices[s] = vertex;
+    }
+  }
+  for ( std::size_t r = 0; r < points.size(); ++r )
+  {
+    mMembers[mCluster[r]].push_back( static_cast<std::uint32_t>( r ) );
+    count( static_cast<std::uint32_t>( mCluster[r] ), static_cast<std::uint32_t>( r ), 1 );
+  }
+  for ( std::uint32_t s = 0; s < seeds.size(); ++s )
+  {
+    mCompactness[s] = compactness( s );
+    mTotalCompactness += mCompactness[s];
+    ++mLevels[anonymity( s )];
+    mSuppressed += mClusterSuppressed[s];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The clusters and their scores
+
+std::int64_t Clustering::ecSize( std::size_t cluster, std::uint32_t cls ) const
+{
+  const std::int64_t *size = mEcs.find( key( cluster, cls ) );
+  return size ? *size : 0;
+}
+
+//! The smallest EC of the cluster, capped at k: anything at k or above (or no records) is done.
+std::int64_t Clustering::anonymity( std::size_t cluster ) const
+{
+  return mBelowK[cluster].empty() ? mSettings.k : mBelowK[cluster].front().first;
+}
+
+//! Eq. 14: f = alpha * |R| - |R_alpha|, |R| the number of sites, so f rises with alpha (eq. 15-17).
+std::int64_t Clustering::objective() const
+{
+  return alpha() * static_cast<std::int64_t>( mSites.size() ) - mLevels.begin()->second;
+}
+
+//! Eq. 20 over one cluster: the distances from its region points to its site, in region order.
+double Clustering::compactness( std::uint32_t cluster ) const
+{
+  double sum = 0;
+  for ( const std::uint32_t r : mMembers[cluster] )
+    sum += std::sqrt( squaredDistance( mPoints[r], mSites[cluster] ) );
+  return sum;
+}
+
+Score Clustering::score( std::uint32_t cluster ) const
+{
+  return { anonymity( cluster ), mClusterSuppressed[cluster], mCompactness[cluster], mRecords[cluster], mMembers[cluster].size() };
+}
+
+AdcStatus Clustering::status() const
+{
+  AdcStatus s = mStatus;
+  s.alpha = alpha();
+  s.clustersAtAlpha = mLevels.begin()->second;
+  s.objective = objective();
+  s.suppressed = mSuppressed;
+  s.compactness = mTotalCompactness;
+  for ( std::uint32_t c = 0; c < mSites.size(); ++c )
+  {
+    const Score cluster = score( c );
+    s.clusters += cluster.regions > 0;
+    s.releasingNothing += cluster.releasesNothing();
+  }
+  return s;
+}
+
+bool Clustering::reachedGoal() const
+{
+  return mSettings.objective == AdcObjective::Anonymity ? alpha() >= mSettings.k : mSuppressed == 0;
+}
+
+//! Adds (sign 1) or removes (sign -1) one region's records to the ECs of cluster.
+void Clustering::count( std::uint32_t cluster, std::uint32_t region, std::int64_t sign )
+{
+  for ( std::size_t e = mHistograms.offsets[region]; e < mHistograms.offsets[region + 1]; ++e )
+  {
+    const std::uint64_t ec = key( cluster, mHistograms.classes[e] );
+    std::int64_t &size = mEcs.findOrInsert( ec, 0 );
+    const std::int64_t from = size;
+    size += sign * mHistograms.counts[e];
+    mRecords[cluster] += sign * mHistograms.counts[e];
+    const std::int64_t to = size;
+    if ( to == 0 )
+      mEcs.erase( ec );
+    resize( cluster, from, to );
+  }
+}
+
+//! One EC went from `from` to `to` records: the suppressed records and the sizes below k of its cluster follow.
+void Clustering::resizeIn( std::vector<std::pair<std::int64_t, std::uint32_t>> &belowK, std::int64_t &suppressed, std::int64_t from, std::int64_t to ) const
+{
+  const auto at = [&belowK]( std::int64_t size ) { return std::lower_bound( belowK.begin(), belowK.end(), std::make_pair( size, std::uint32_t( 0 ) ) ); };
+  if ( from > 0 && from < mSettings.k )
+  {
+    suppressed -= from;
+    const auto it = at( from );
+    if ( --it->second == 0 )
+      belowK.erase( it );
+  }
+  if ( to > 0 && to < mSettings.k )
+  {
+    suppressed += to;
+    const auto it = at( to );
+    if ( it != belowK.end() && it->first == to )
+      ++it->second;
+    else
+      belowK.insert( it, { to, 1 } );
+  }
+}
+
+void Clustering::shiftLevel( std::int64_t from, std::int64_t to )
+{
+  if ( --mLevels[from] == 0 )
+    mLevels.erase( from );
+  ++mLevels[to];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Passes and targets
+
+//! Eq. 14: the clusters at alpha; Suppression: the clusters with suppressed records. In site order.
+std::vector<std::uint32_t> Clustering::targetClusters() const
+{
+  std::vector<std::uint32_t> clusters;
+  for ( std::uint32_t s = 0; s < mSites.size(); ++s )
+  {
+    const bool target = mSettings.objective == AdcObjective::Anonymity ? anonymity( s ) == alpha() && alpha() < mSettings.k : mClusterSuppressed[s] > 0;
+    if ( target )
+      clusters.push_back( s );
+  }
+  return clusters;
+}
+
+//! A bottleneck EC of a lowest cluster (eq. 14), or an EC below k (Suppression).
+bool Clustering::isTarget( std::size_t cluster, std::uint32_t cls ) const
+{
+  const std::int64_t size = ecSize( cluster, cls );
+  if ( mSettings.objective == AdcObjective::Suppression )
+    return size > 0 && size < mSettings.k;
+  return size > 0 && size == anonymity( cluster ) && size == alpha() && size < mSettings.k;
+}
+
+Clustering::Visit Clustering::visit( std::uint32_t cluster, Progress *progress, double percent )
+{
+  const std::int64_t start = anonymity( cluster );
+  std::vector<std::uint32_t> hood = neighbourhood( cluster );
+  const std::uint64_t planned = mClock;
+  std::uint64_t gathered = mClock;
+  bool committed = false;
+  for ( const auto &[position, cls] : targets( cluster, hood ) )
+  {
+    if ( !isTarget( cluster, cls ) )
+      continue; // an earlier commit in this cluster changed the EC
+    if ( mStatus.tried >= mSettings.maxMoves || ( progress && progress->canceled() ) )
+    {
+      mStop = mStatus.tried >= mSettings.maxMoves ? AdcStop::MaxMoves : AdcStop::Canceled;
+      return Visit::Stopped;
+    }
+    if ( gathered != mClock ) // a commit moved sites or regions since the neighbourhood was gathered
+    {
+      hood = neighbourhood( cluster );
+      gathered = mClock;
+    }
+    if ( trial( cluster, cls, planned == mClock ? position : targetPosition( hood, cls ) ) )
+    {
+      committed = true;
+      if ( mSettings.objective == AdcObjective::Anonymity && anonymity( cluster ) > start )
+        return Visit::Restart;
+    }
+    if ( progress && mStatus.tried % 256 == 0 )
+    {
+      const AdcStatus s = status();
+      progress->report( percent, "ADC pass " + std::to_string( s.passes ) + ": alpha " + std::to_string( s.alpha ) + " (" + std::to_string( s.clustersAtAlpha ) + " clusters), f "
+                                   + std::to_string( s.objective ) + ", suppressed " + std::to_string( s.suppressed ) + "; moves tried " + std::to_string( s.tried ) + ", committed "
+                                   + std::to_string( s.committed ) );
+    }
+  }
+  return committed ? Visit::Committed : Visit::Unchanged;
+}
+
+/**
+ * The neighbourhood of a cluster (paper sec. 3.2.2): its Voronoi cell, whose points are its members,
+ * union the polygon through the sites of its Voronoi neighbours in order. Increasing region indices.
+ */
+std::vector<std::uint32_t> Clustering::neighbourhood( std::uint32_t cluster ) const
+{
+  std::vector<std::uint32_t> hood = mMembers[cluster];
+  const std::vector<Point2> polygon = neighbourPolygon( cluster );
+  if ( polygon.size() >= 3 )
+  {
+    const std::vector<std::uint32_t> inside = mIndex.inside( polygon );
+    hood.insert( hood.end(), inside.begin(), inside.end() );
+    std::sort( hood.begin(), hood.end() );
+    hood.erase( std::unique( hood.begin(), hood.end() ), hood.end() );
+  }
+  return hood;
+}
+
+/**
+ * The target classes of a cluster with the position each would move its site to, ordered by that
+ * position (then class): an order that does not depend on how the records were sorted, and two
+ * classes with the same position make the same move.
+ */
+std::vector<std::pair<Point, std::uint32_t>> Clustering::targets( std::uint32_t cluster, const std::vector<std::uint32_t> &hood ) const
+{
+  std::vector<std::uint32_t> classes;
+  for ( const std::uint32_t r : mMembers[cluster] )
+    for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
+      if ( isTarget( cluster, mHistograms.classes[e] ) )
+        classes.push_back( mHistograms.classes[e] );
+  std::sort( classes.begin(), classes.end() );
+  classes.erase( std::unique( classes.begin(), classes.end() ), classes.end() );
+  std::vector<double> sx( classes.size(), 0 ), sy( classes.size(), 0 ), sw( classes.size(), 0 );
+  for ( const std::uint32_t r : hood )
+    for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
+    {
+      const auto it = std::lower_bound( classes.begin(), classes.end(), mHistograms.classes[e] );
+      if ( it == classes.end() || *it != mHistograms.classes[e] )
+        continue;
+      const std::size_t i = static_cast<std::size_t>( it - classes.begin() );
+      const double w = static_cast<double>( mHistograms.counts[e] );
+      sx[i] += mPoints[r].x * w;
+      sy[i] += mPoints[r].y * w;
+      sw[i] += w;
+    }
+  std::vector<std::pair<Point, std::uint32_t>> result;
+  for ( std::size_t i = 0; i < classes.size(); ++i )
+    result.push_back( { { sx[i] / sw[i], sy[i] / sw[i] }, classes[i] } );
+  std::sort( result.begin(), result.end(), []( const auto &a, const auto &b ) { return std::tie( a.first.x, a.first.y, a.second ) < std::tie( b.first.x, b.first.y, b.second ); } );
+  return result;
+}
+
+//! Eq. 18-19: the mean of the neighbourhood's points holding members of cls, weighted by those members.
+Point Clustering::targetPosition( const std::vector<std::uint32_t> &hood, std::uint32_t cls ) const
+{
+  double sx = 0, sy = 0, sw = 0;
+  for ( const std::uint32_t r : hood )
+  {
+    const std::size_t e = mHistograms.find( r, cls );
+    if ( e == SparseHistograms::npos )
+      continue;
+    const double w = static_cast<double>( mHistograms.counts[e] );
+    sx += mPoints[r].x * w;
+    sy += mPoints[r].y * w;
+    sw += w;
+  }
+  return { sx / sw, sy / sw };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One trial
+
+/**
+ * Moves site to target and scores the move incrementally: only the clusters whose Voronoi cells
+ * change (the site and its neighbours before and after the move) are re-assigned, and only the
+ * regions that change cluster update the EC counts. The scores are worked out before anything
+ * but the site moves: the regions and counts change only for a move that is kept.
+ */
+bool Clustering::trial( std::uint32_t site, std::uint32_t cls, const Point &target )
+{
+  ++mStatus.tried;
+  const Point origin = mSites[site];
+  if ( target.x == origin.x && target.y == origin.y )
+    return false;
+  std::vector<std::uint32_t> affected = neighbours( site );
+  if ( mTriangulation.move_if_no_collision( mVertices[site], Point2( target.x, target.y ) ) != mVertices[site] )
+    return false; // another site is there
+  mSites[site] = target;
+  const std::vector<std::uint32_t> moved = neighbours( site );
+  affected.insert( affected.end(), moved.begin(), moved.end() );
+  affected.push_back( site );
+  std::sort( affected.begin(), affected.end() );
+  affected.erase( std::unique( affected.begin(), affected.end() ), affected.end() );
+  if ( knownToFail( site, cls, target, affected ) )
+  {
+    moveSite( site, origin );
+    return false;
+  }
+  ++mStatus.evaluated;
+  std::vector<Score> before;
+  for ( const std::uint32_t a : affected )
+    before.push_back( score( a ) );
+  const std::vector<Move> moves = reassign( affected );
+  const std::vector<Score> after = scoresAfter( affected, moves );
+  if ( keepsConstraints( before, after ) && improves( affected, before, after ) )
+  {
+    apply( moves );
+    commit( affected, before, after );
+    return true;
+  }
+  moveSite( site, origin );
+  mFailed[key( site, cls )] = { mClock, alpha(), mTotalCompactness, target, std::move( affected ) };
+  return false;
+}
+
+//! The sites adjacent to site in the Delaunay triangulation (all of them while the sites are collinear).
+std::vector<std::uint32_t> Clustering::neighbours( std::uint32_t site ) const
+{
+  std::vector<std::uint32_t> result;
+  if ( mTriangulation.dimension() < 2 )
+  {
+    for ( auto v = mTriangulation.finite_vertices_begin(); v != mTriangulation.finite_vertices_end(); ++v )
+      if ( v->info() != site )
+        result.push_back( static_cast<std::uint32_t>( v->info() ) );
+    return result;
+  }
+  auto circulator = mTriangulation.incident_vertices( mVertices[site] );
+  const auto done = circulator;
+  do
+  {
+    if ( !mTriangulation.is_infinite( circulator ) )
+      result.push_back( static_cast<std::uint32_t>( circulator->info() ) );
+  } while ( ++circulator != done );
+  return result;
+}
+
+/**
+ * The polygon through the sites of the Voronoi cells adjacent to site's cell, in order around it
+ * (CGAL circulates counterclockwise; the paper's clockwise traversal draws the same polygon). Cells
+ * that meet only at a Voronoi vertex (four co-circular sites) are not adjacent. On the hull the
+ * traversal starts after the outside, so the closing edge crosses it.
+ */
+std::vector<Point2> Clustering::neighbourPolygon( std::uint32_t site ) const
+{
+  std::vector<Point2> ring;
+  if ( mTriangulation.dimension() < 2 )
+    return ring;
+  const Vertex v = mVertices[site];
+  std::vector<Triangulation::Edge> edges;
+  auto circulator = mTriangulation.incident_edges( v );
+  const auto done = circulator;
+  do
+    edges.push_back( *circulator );
+  while ( ++circulator != done );
+  const auto outside = std::find_if( edges.begin(), edges.end(), [&]( const Triangulation::Edge &e ) { return mTriangulation.is_infinite( e ); } );
+  if ( outside != edges.end() )
+    std::rotate( edges.begin(), outside + 1, edges.end() );
+  for ( const auto &[face, i] : edges )
+  {
+    if ( mTriangulation.is_infinite( face, i ) )
+      continue;
+    const auto mirror = face->neighbor( i );
+    const bool zeroLength = !mTriangulation.is_infinite( face ) && !mTriangulation.is_infinite( mirror )
+                            && mTriangulation.side_of_oriented_circle( face, mTriangulation.mirror_vertex( face, i )->point() ) == CGAL::ON_ORIENTED_BOUNDARY;
+    if ( zeroLength )
+      continue;
+    const Vertex a = face->vertex( Triangulation::cw( i ) );
+    ring.push_back( ( a == v ? face->vertex( Triangulation::ccw( i ) ) : a )->point() );
+  }
+  return ring;
+}
+
+void Clustering::moveSite( std::uint32_t site, const Point &p )
+{
+  mTriangulation.move_if_no_collision( mVertices[site], Point2( p.x, p.y ) );
+  mSites[site] = p;
+}
+
+//! The regions of the affected clusters that now lie nearer another affected site (ties: lower site).
+std::vector<Move> Clustering::reassign( const std::vector<std::uint32_t> &affected ) const
+{
+  std::vector<Move> moves;
+  for ( const std::uint32_t from : affected )
+    for ( const std::uint32_t r : mMembers[from] )
+    {
+      std::uint32_t best = affected.front();
+      double bestDistance = squaredDistance( mPoints[r], mSites[best] );
+      for ( const std::uint32_t s : affected )
+      {
+        const double d = squaredDistance( mPoints[r], mSites[s] );
+        if ( d < bestDistance )
+        {
+          best = s;
+          bestDistance = d;
+        }
+      }
+      if ( best != from )
+        moves.push_back( { r, from, best } );
+    }
+  return moves;
+}
+
+/**
+ * The scores of the affected clusters once moves are made, without making them: each cluster's EC
+ * sizes change by its arriving minus its leaving regions' records, summed per class in a scratch array.
+ */
+std::vector<Score> Clustering::scoresAfter( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves )
+{
+  std::vector<Score> after;
+  std::vector<std::uint32_t> classes, members;
+  for ( const std::uint32_t a : affected )
+  {
+    classes.clear();
+    members = mMembers[a];
+    std::int64_t records = mRecords[a];
+    for ( const Move &move : moves )
+    {
+      const std::int64_t sign = move.to == a ? 1 : move.from == a ? -1 : 0;
+      if ( sign == 0 )
+        continue;
+      if ( sign > 0 )
+        members.push_back( move.region );
+      else
+        members.erase( std::find( members.begin(), members.end(), move.region ) );
+      for ( std::size_t e = mHistograms.offsets[move.region]; e < mHistograms.offsets[move.region + 1]; ++e )
+      {
+        const std::uint32_t cls = mHistograms.classes[e];
+        if ( mDeltaCluster[cls] != a + 1 )
+        {
+          mDeltaCluster[cls] = a + 1;
+          classes.push_back( cls );
+        }
+        mDelta[cls] += sign * mHistograms.counts[e];
+        records += sign * mHistograms.counts[e];
+      }
+    }
+    Score score { 0, mClusterSuppressed[a], 0, records, members.size() };
+    auto belowK = mBelowK[a];
+    for ( const std::uint32_t cls : classes )
+    {
+      const std::int64_t from = ecSize( a, cls );
+      resizeIn( belowK, score.suppressed, from, from + mDelta[cls] );
+      mDelta[cls] = 0;
+      mDeltaCluster[cls] = 0;
+    }
+    score.anonymity = belowK.empty() ? mSettings.k : belowK.front().first;
+    std::sort( members.begin(), members.end() ); // the order compactness() sums in once the moves are made
+    for ( const std::uint32_t r : members )
+      score.compactness += std::sqrt( squaredDistance( mPoints[r], mSites[a] ) );
+    after.push_back( score );
+  }
+  return after;
+}
+
+void Clustering::apply( const std::vector<Move> &moves )
+{
+  for ( const Move &move : moves )
+  {
+    std::vector<std::uint32_t> &source = mMembers[move.from];
+    source.erase( std::lower_bound( source.begin(), source.end(), move.region ) );
+    std::vector<std::uint32_t> &destination = mMembers[move.to];
+    destination.insert( std::lower_bound( destination.begin(), destination.end(), move.region ), move.region );
+    count( move.from, move.region, -1 );
+    count( move.to, move.region, 1 );
+    mCluster[move.region] = move.to;
+  }
+}
+
+/**
+ * Whether a trial keeps the constraints (docs/method.md, ADC: clusters and constraints): it empties no
+ * cluster, raises no count of clusters releasing nothing, and makes neither the compactness cap nor the
+ * record floor worse. Incremental: the affected clusters' scores and the compactness sum.
+ */
+bool Clustering::keepsConstraints( const std::vector<Score> &before, const std::vector<Score> &after ) const
+{
+  double compactness = 0;
+  std::int64_t releasingNothing = 0;
+  for ( std::size_t i = 0; i < before.size(); ++i )
+  {
+    if ( before[i].regions > 0 && after[i].regions == 0 )
+      return false;
+    if ( after[i].records < mSettings.minClusterRecords && after[i].records < before[i].records )
+      return false;
+    if ( after[i].records > mSettings.maxClusterRecords && after[i].records > before[i].records )
+      return false;
+    compactness += after[i].compactness - before[i].compactness;
+    releasingNothing += static_cast<std::int64_t>( after[i].releasesNothing() ) - static_cast<std::int64_t>( before[i].releasesNothing() );
+  }
+  return releasingNothing <= 0 && ( compactness <= 0 || mTotalCompactness + compactness <= mSettings.maxCompactness );
+}
+
+/**
+ * Eq. 14: whether f rises (levels shifted to the new anonymities and back). Suppression: whether the
+ * suppressed records drop, or stay and compactness drops (by more than rounding).
+ */
+bool Clustering::improves( const std::vector<std::uint32_t> &affected, const std::vector<Score> &before, const std::vector<Score> &after )
+{
+  if ( mSettings.objective == AdcObjective::Suppression )
+  {
+    std::int64_t suppressed = 0;
+    double compactnessBefore = 0, compactnessAfter = 0;
+    for ( std::size_t i = 0; i < affected.size(); ++i )
+    {
+      suppressed += after[i].suppressed - before[i].suppressed;
+      compactnessBefore += before[i].compactness;
+      compactnessAfter += after[i].compactness;
+    }
+    return suppressed < 0 || ( suppressed == 0 && compactnessAfter < compactnessBefore * ( 1 - 1e-9 ) );
+  }
+  const std::int64_t f = objective();
+  for ( std::size_t i = 0; i < affected.size(); ++i )
+    shiftLevel( before[i].anonymity, after[i].anonymity );
+  const bool better = objective() > f;
+  for ( std::size_t i = 0; i < affected.size(); ++i )
+    shiftLevel( after[i].anonymity, before[i].anonymity );
+  return better;
+}
+
+void Clustering::commit( const std::vector<std::uint32_t> &affected, const std::vector<Score> &before, const std::vector<Score> &after )
+{
+  ++mClock;
+  for ( std::size_t i = 0; i < affected.size(); ++i )
+  {
+    shiftLevel( before[i].anonymity, after[i].anonymity );
+    mSuppressed += after[i].suppressed - before[i].suppressed;
+    mTotalCompactness += after[i].compactness - before[i].compactness;
+    mCompactness[affected[i]] = after[i].compactness;
+    mChanged[affected[i]] = mClock;
+  }
+  ++mStatus.committed;
+  if ( mSettings.afterCommit )
+    mSettings.afterCommit( mSites, mCluster, status() );
+}
+
+/**
+ * Whether this trial failed before with the same target and affected clusters, none of which changed
+ * since, at the same alpha and a compactness sum no lower: its outcome depends on nothing else (eq. 14
+ * compares the affected clusters' levels with alpha; Suppression only their scores; the compactness cap
+ * the sum), so it would fail again.
+ */
+bool Clustering::knownToFail( std::uint32_t site, std::uint32_t cls, const Point &target, const std::vector<std::uint32_t> &affected ) const
+{
+  if ( !mSettings.reuseFailedTrials )
+    return false;
+  const auto it = mFailed.find( key( site, cls ) );
+  if ( it == mFailed.end() )
+    return false;
+  const FailedTrial &failed = it->second;
+  if ( failed.target.x != target.x || failed.target.y != target.y || failed.affected != affected )
+    return false;
+  if ( mSettings.objective == AdcObjective::Anonymity && failed.alpha != alpha() )
+    return false;
+  if ( mTotalCompactness < failed.compactness && std::isfinite( mSettings.maxCompactness ) )
+    return false;
+  return std::all_of( affected.begin(), affected.end(), [&]( std::uint32_t a ) { return mChanged[a] <= failed.clock; } );
+}
+
+AdcResult Clustering::run( Progress *progress )
+{
+  AdcResult result;
+  result.before = status();
+  while ( !reachedGoal() )
+  {
+    ++mStatus.passes;
+    const std::vector<std::uint32_t> clusters = targetClusters();
+    Visit outcome = Visit::Unchanged;
+    bool committed = false;
+    for ( std::size_t i = 0; i < clusters.size() && outcome != Visit::Restart && outcome != Visit::Stopped; ++i )
+    {
+      outcome = visit( clusters[i], progress, 100.0 * static_cast<double>( i ) / static_cast<double>( clusters.size() ) );
+      committed = committed || outcome != Visit::Unchanged;
+    }
+    if ( outcome == Visit::Stopped || !committed )
+      break;
+  }
+  if ( reachedGoal() )
+    mStop = AdcStop::ReachedK;
+  result.sites = mSites;
+  result.regionCluster = locateRegions( mPoints, VoronoiDiagram( mSites ) );
+  result.after = status();
+  result.stop = mStop;
+  return result;
+}
+
+} // namespace
+
+AdcResult anonymityDrivenClustering( const std::vector<Point> &seeds, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms, const AdcSettings &settings,
+                                     Progress *progress )
+{
+  if ( seeds.empty() )
+    throw std::invalid_argument( "anonymity-driven clustering needs at least one seed" );
+  if ( settings.k < 2 )
+    throw std::invalid_argument( "k must be at least 2" );
+  if ( regionPoints.size() != regionHistograms.rows() )
+    throw std::invalid_argument( "one histogram per region point is needed" );
+  Clustering clustering( seeds, regionPoints, regionHistograms, settings );
+  return clustering.run( progress );
+}
+
+std::vector<Point> randomSites( const std::vector<Point> &regionPoints, std::size_t sites, std::uint64_t seed )
+{
+  if ( sites < 1 || sites > regionPoints.size() )
+    throw std::invalid_argument( "the number of sites must be between 1 and the number of regions" );
+  std::vector<std::size_t> order( regionPoints.size() );
+  std::iota( order.begin(), order.end(), std::size_t( 0 ) );
+  Random random( seed );
+  std::vector<Point> result;
+  for ( std::size_t i = 0; i < sites; ++i ) // the first `sites` steps of a Fisher-Yates shuffle
+  {
+    std::swap( order[i], order[i + static_cast<std::size_t>( random.below( order.size() - i ) )] );
+    result.push_back( regionPoints[order[i]] );
+  }
+  return result;
+}
+
+} // namespace vbas

@@ -1,0 +1,367 @@
+#include "algorithms/aggregation/partition.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace vbas
+{
+
+namespace
+{
+
+//! Records suppressed in an EC of n records: all of them when n < k (paper sec. 3.3).
+std::int64_t suppressedIn( std::int64_t n, std::int64_t k )
+{
+  return n < k ? n : 0;
+}
+
+//! A unit releases nothing when every one of its records is suppressed (or it holds none).
+bool releasesNothing( std::int64_t records, std::int64_t suppressed )
+{
+  return records == suppressed;
+}
+
+//! Compactness may gather rounding over many moves: a cap is held with this relative margin.
+constexpr double kCapMargin = 1e-9;
+
+constexpr std::size_t kNone = static_cast<std::size_t>( -1 );
+
+/**
+ * The mean-point compactness of the regions `visit` passes to its callable (twice): sum w_r ||r_p - m||,
+ * m their weighted mean point; 0 when their weights sum to 0 (docs/method.md, "Mean-point compactness").
+ */
+template<class Visit> double spread( const std::vector<Point> &points, const std::vector<double> &weights, Visit visit )
+{
+  double weight = 0;
+  Point sum;
+  visit( [&]( std::size_t r ) {
+    weight += weights[r];
+    sum.x += weights[r] * points[r].x;
+    sum.y += weights[r] * points[r].y;
+  } );
+  if ( !( weight > 0 ) )
+    return 0;
+  double total = 0;
+  visit( [&]( std::size_t r ) { total += weights[r] * std::hypot( points[r].x - sum.x / weight, points[r].y - sum.y / weight ); } );
+  return total;
+}
+
+} // namespace
+
+Partition::Partition( std::vector<std::size_t> regionUnit, std::vector<Point> sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms,
+                      const RegionAdjacency &adjacency, std::int64_t k, const UnitConstraints &constraints, std::vector<double> weights )
+  : mRegionUnit( std::move( regionUnit ) )
+  , mSites( std::move( sites ) )
+  , mPoints( regionPoints )
+  , mWeights( weights.empty() ? std::vector<double>( regionPoints.size(), 1.0 ) : std::move( weights ) )
+  , mHistograms( regionHistograms )
+  , mAdjacency( adjacency )
+  , mK( k )
+  , mConstraints( constraints )
+  , mMembers( mSites.size() )
+  , mPosition( mRegionUnit.size() )
+  , mUnits( mSites.size() )
+  , mSeen( mRegionUnit.size(), 0 )
+  , mTarget( mRegionUnit.size(), 0 )
+{
+  if ( regionPoints.size() != mRegionUnit.size() || regionHistograms.rows() != mRegionUnit.size() || adjacency.regions() != mRegionUnit.size() )
+    throw std::invalid_argument( "Partition: regions, points, histograms and adjacency differ in number" );
+  if ( mWeights.size() != mRegionUnit.size() || std::any_of( mWeights.begin(), mWeights.end(), []( double w ) { return !( w >= 0 && std::isfinite( w ) ); } ) )
+    throw std::invalid_argument( "Partition: a region's weight is missing, negative or not finite" );
+  if ( std::any_of( regionHistograms.counts.begin(), regionHistograms.counts.end(), []( std::int64_t n ) { return n <= 0; } ) )
+    throw std::invalid_argument( "Partition: a histogram entry holds no record" );
+  const auto largest = std::max_element( regionHistograms.classes.begin(), regionHistograms.classes.end() );
+  mScratch.assign( largest == regionHistograms.classes.end() ? 0 : *largest + std::size_t( 1 ), 0 );
+  for ( std::size_t r = 0; r < mRegionUnit.size(); ++r )
+  {
+    if ( mRegionUnit[r] >= mSites.size() )
+      throw std::invalid_argument( "Partition: a region's unit has no site" );
+    mPosition[r] = mMembers[mRegionUnit[r]].size();
+    mMembers[mRegionUnit[r]].push_back( r );
+  }
+  for ( std::size_t u = 0; u < mSites.size(); ++u )
+  {
+    if ( mMembers[u].empty() )
+      throw std::invalid_argument( "Partition: a unit holds no region" );
+    Point mean;
+    mUnits[u] = totals( mMembers[u], mean );
+    mUnits[u].compactness = 0;
+    for ( const std::size_t r : mMembers[u] )
+      mUnits[u].compactness += distance( r, mSites[u] );
+    mScore.suppressed += mUnits[u].suppressed;
+    mScore.compactness += mUnits[u].compactness;
+    mScore.meanPointCompactness += mUnits[u].meanPointCompactness;
+    mScore.releasingNothing += releasesNothing( mUnits[u].records, mUnits[u].suppressed );
+  }
+  mScore.units = mSites.size();
+  for ( std::size_t r = 0; r < mRegionUnit.size(); ++r )
+    for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
+      mEcs.findOrInsert( key( mRegionUnit[r], mHistograms.classes[e] ), 0 ) += mHistograms.counts[e];
+}
+
+std::int64_t Partition::ecRecords( std::size_t unit, std::uint32_t cls ) const
+{
+  const std::int64_t *n = mEcs.find( key( unit, cls ) );
+  return n ? *n : 0;
+}
+
+double Partition::distance( std::size_t r, const Point &site ) const
+{
+  return std::hypot( mPoints[r].x - site.x, mPoints[r].y - site.y );
+}
+
+double Partition::meanPointCompactness( std::size_t u, std::size_t without, std::size_t with ) const
+{
+  return spread( mPoints, mWeights, [&]( const auto &f ) {
+    for ( const std::size_t r : mMembers[u] )
+      if ( r != without )
+        f( r );
+    if ( with != kNone )
+      f( with );
+  } );
+}
+
+Partition::UnitTotals Partition::totals( const std::vector<std::size_t> &regions, Point &site ) const
+{
+  site = Point();
+  for ( const std::size_t r : regions )
+  {
+    site.x += mPoints[r].x / static_cast<double>( regions.size() );
+    site.y += mPoints[r].y / static_cast<double>( regions.size() );
+    for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
+    {
+      std::int64_t &ec = mScratch[mHistograms.classes[e]];
+      if ( ec == 0 )
+        mTouched.push_back( mHistograms.classes[e] );
+      ec += mHistograms.counts[e];
+    }
+  }
+  UnitTotals t;
+  for ( const std::uint32_t cls : mTouched )
+  {
+    t.records += mScratch[cls];
+    t.suppressed += suppressedIn( mScratch[cls], mK );
+    mScratch[cls] = 0;
+  }
+  mTouched.clear();
+  for ( const std::size_t r : regions )
+    t.compactness += distance( r, site );
+  t.meanPointCompactness = spread( mPoints, mWeights, [&regions]( const auto &f ) {
+    for ( const std::size_t r : regions )
+      f( r );
+  } );
+  return t;
+}
+
+bool Partition::withinRecordBounds( std::int64_t after, std::int64_t before ) const
+{
+  return ( after >= mConstraints.minRecords || after >= before ) && ( after <= mConstraints.maxRecords || after <= before );
+}
+
+bool Partition::allowed( const Change &change ) const
+{
+  // Within the cap with a margin for rounding, or above it and clearly lowered.
+  const double compactness = mScore.meanPointCompactness + change.meanPointCompactness;
+  const bool withinCap = compactness <= mConstraints.maxMeanPointCompactness * ( 1 - kCapMargin ) || change.meanPointCompactness < -kCapMargin * mScore.meanPointCompactness;
+  const std::size_t releasingNothing = static_cast<std::size_t>( static_cast<std::ptrdiff_t>( mScore.releasingNothing ) + change.releasingNothing );
+  const bool withinNothing = releasingNothing <= mConstraints.maxReleasingNothing || change.releasingNothing <= 0;
+  return withinCap && withinNothing;
+}
+
+std::pair<std::int64_t, std::int64_t> Partition::suppressionChanges( std::size_t r, std::size_t to ) const
+{
+  const std::size_t from = mRegionUnit[r];
+  std::pair<std::int64_t, std::int64_t> changes;
+  for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
+  {
+    const std::int64_t n = mHistograms.counts[e];
+    const std::int64_t a = ecRecords( from, mHistograms.classes[e] );
+    const std::int64_t b = ecRecords( to, mHistograms.classes[e] );
+    changes.first += suppressedIn( a - n, mK ) - suppressedIn( a, mK );
+    changes.second += suppressedIn( b + n, mK ) - suppressedIn( b, mK );
+  }
+  return changes;
+}
+
+Partition::Change Partition::regionMove( std::size_t r, std::size_t to )
+{
+  const std::size_t from = mRegionUnit[r];
+  Change change;
+  if ( from == to || mMembers[from].size() == 1 )
+    return change;
+  const auto [fromChange, toChange] = suppressionChanges( r, to );
+  const std::int64_t records = mHistograms.rowTotal( r );
+  const UnitTotals &f = mUnits[from];
+  const UnitTotals &t = mUnits[to];
+  change.suppressed = fromChange + toChange;
+  change.compactness = distance( r, mSites[to] ) - distance( r, mSites[from] );
+  change.meanPointCompactness = meanPointCompactness( from, r, kNone ) + meanPointCompactness( to, kNone, r ) - f.meanPointCompactness - t.meanPointCompactness;
+  change.releasingNothing = ( releasesNothing( f.records - records, f.suppressed + fromChange ) - releasesNothing( f.records, f.suppressed ) )
+                            + ( releasesNothing( t.records + records, t.suppressed + toChange ) - releasesNothing( t.records, t.suppressed ) );
+  const bool bounds = withinRecordBounds( f.records - records, f.records ) && withinRecordBounds( t.records + records, t.records );
+  change.allowed = bounds && allowed( change ) && keepsPieces( r );
+  return change;
+}
+
+void Partition::applyRegionMove( std::size_t r, std::size_t to )
+{
+  const std::size_t from = mRegionUnit[r];
+  const auto [fromChange, toChange] = suppressionChanges( r, to );
+  const std::int64_t records = mHistograms.rowTotal( r );
+  const std::size_t nothingBefore = releasesNothing( mUnits[from].records, mUnits[from].suppressed ) + releasesNothing( mUnits[to].records, mUnits[to].suppressed );
+  for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
+  {
+    mEcs.findOrInsert( key( from, mHistograms.classes[e] ), 0 ) -= mHistograms.counts[e];
+    mEcs.findOrInsert( key( to, mHistograms.classes[e] ), 0 ) += mHistograms.counts[e];
+  }
+  const double compactness = distance( r, mSites[to] ) - distance( r, mSites[from] );
+  mUnits[from].records -= records;
+  mUnits[to].records += records;
+  mUnits[from].suppressed += fromChange;
+  mUnits[to].suppressed += toChange;
+  mUnits[from].compactness -= distance( r, mSites[from] );
+  mUnits[to].compactness += distance( r, mSites[to] );
+  mScore.suppressed += fromChange + toChange;
+  mScore.compactness += compactness;
+  mScore.releasingNothing += releasesNothing( mUnits[from].records, mUnits[from].suppressed ) + releasesNothing( mUnits[to].records, mUnits[to].suppressed );
+  mScore.releasingNothing -= nothingBefore;
+  unplace( r );
+  place( r, to );
+  for ( const std::size_t u : { from, to } )
+  {
+    const double before = mUnits[u].meanPointCompactness;
+    mUnits[u].meanPointCompactness = meanPointCompactness( u, kNone, kNone );
+    mScore.meanPointCompactness += mUnits[u].meanPointCompactness - before;
+  }
+}
+
+Partition::Change Partition::reform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &units )
+{
+  Change change;
+  bool bounds = true;
+  for ( const std::size_t u : units )
+  {
+    std::vector<std::size_t> kept;
+    for ( const std::size_t r : mMembers[u] )
+      if ( std::none_of( regions.begin(), regions.end(), [r]( const auto &m ) { return m.first == r; } ) )
+        kept.push_back( r );
+    for ( const auto &[r, to] : regions )
+      if ( to == u )
+        kept.push_back( r );
+    Point site;
+    const UnitTotals after = totals( kept, site );
+    const UnitTotals &before = mUnits[u];
+    change.suppressed += after.suppressed - before.suppressed;
+    change.compactness += after.compactness - before.compactness;
+    change.meanPointCompactness += after.meanPointCompactness - before.meanPointCompactness;
+    change.releasingNothing += releasesNothing( after.records, after.suppressed ) - releasesNothing( before.records, before.suppressed );
+    bounds = bounds && !kept.empty() && withinRecordBounds( after.records, before.records );
+  }
+  change.allowed = bounds && allowed( change );
+  return change;
+}
+
+void Partition::applyReform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &units )
+{
+  for ( const auto &[r, to] : regions )
+  {
+    for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
+    {
+      mEcs.findOrInsert( key( mRegionUnit[r], mHistograms.classes[e] ), 0 ) -= mHistograms.counts[e];
+      mEcs.findOrInsert( key( to, mHistograms.classes[e] ), 0 ) += mHistograms.counts[e];
+    }
+    unplace( r );
+    place( r, to );
+  }
+  for ( const std::size_t u : units )
+  {
+    const UnitTotals before = mUnits[u];
+    mUnits[u] = totals( mMembers[u], mSites[u] );
+    mScore.suppressed += mUnits[u].suppressed - before.suppressed;
+    mScore.compactness += mUnits[u].compactness - before.compactness;
+    mScore.meanPointCompactness += mUnits[u].meanPointCompactness - before.meanPointCompactness;
+    mScore.releasingNothing += releasesNothing( mUnits[u].records, mUnits[u].suppressed );
+    mScore.releasingNothing -= releasesNothing( before.records, before.suppressed );
+  }
+}
+
+Partition::Change Partition::recentre( std::size_t u ) const
+{
+  Point site;
+  Change change;
+  change.compactness = totals( mMembers[u], site ).compactness - mUnits[u].compactness;
+  change.allowed = allowed( change );
+  return change;
+}
+
+bool Partition::keepsBounds() const
+{
+  const auto withinRecords = [this]( const UnitTotals &t ) { return t.records >= mConstraints.minRecords && t.records <= mConstraints.maxRecords; };
+  return mScore.meanPointCompactness <= mConstraints.maxMeanPointCompactness && mScore.releasingNothing <= mConstraints.maxReleasingNothing
+         && std::all_of( mUnits.begin(), mUnits.end(), withinRecords );
+}
+
+void Partition::applyRecentre( std::size_t u )
+{
+  applyReform( {}, { u } );
+}
+
+void Partition::place( std::size_t r, std::size_t u )
+{
+  mRegionUnit[r] = u;
+  mPosition[r] = mMembers[u].size();
+  mMembers[u].push_back( r );
+}
+
+void Partition::unplace( std::size_t r )
+{
+  std::vector<std::size_t> &m = mMembers[mRegionUnit[r]];
+  const std::size_t last = m.back();
+  m[mPosition[r]] = last;
+  mPosition[last] = mPosition[r];
+  m.pop_back();
+}
+
+/**
+ * Whether r's unit keeps its pieces without r: the regions of the unit that border r are still
+ * connected to one another within the unit once r is gone. A breadth-first search over the unit's
+ * regions from one of them, which stops once it has reached them all.
+ */
+bool Partition::keepsPieces( std::size_t r )
+{
+  ++mStamp;
+  const std::size_t unit = mRegionUnit[r];
+  std::size_t targets = 0;
+  for ( std::size_t e = mAdjacency.offsets[r]; e < mAdjacency.offsets[r + 1]; ++e )
+  {
+    const std::size_t n = mAdjacency.neighbours[e];
+    if ( mRegionUnit[n] == unit && mTarget[n] != mStamp )
+    {
+      mTarget[n] = mStamp;
+      ++targets;
+      mQueue.assign( 1, n );
+    }
+  }
+  if ( targets <= 1 ) // r is a piece of its own, which goes, or no path within the unit runs through it
+    return true;
+  mSeen[r] = mStamp;
+  mSeen[mQueue.front()] = mStamp;
+  std::size_t reached = 1;
+  for ( std::size_t i = 0; i < mQueue.size() && reached < targets; ++i )
+  {
+    const std::size_t q = mQueue[i];
+    for ( std::size_t e = mAdjacency.offsets[q]; e < mAdjacency.offsets[q + 1]; ++e )
+    {
+      const std::size_t n = mAdjacency.neighbours[e];
+      if ( mRegionUnit[n] != unit || mSeen[n] == mStamp )
+        continue;
+      mSeen[n] = mStamp;
+      reached += mTarget[n] == mStamp;
+      mQueue.push_back( n );
+    }
+  }
+  return reached == targets;
+}
+
+} // namespace vbas

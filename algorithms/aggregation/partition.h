@@ -1,0 +1,154 @@
+// A partition of the regions into a fixed number of units (aggregates), each with a site, scored
+// incrementally from the per-region histograms: the records suppressed (ECs (unit, class) below k,
+// paper sec. 3.3), compactness (eq. 20: region point to its unit's site), the mean-point compactness
+// (metrics.h: region point to its unit's weighted mean point, which the budget holds), the units
+// releasing nothing, and the constraints every optimising step honours (docs/method.md, "Constraints").
+#pragma once
+
+#include "algorithms/aggregation/contiguity.h"
+#include "algorithms/base/flat_map.h"
+#include "algorithms/base/geometry.h"
+#include "algorithms/base/histograms.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+namespace vbas
+{
+
+/**
+ * What every move must honour. A constraint the partition already breaks may stay broken, but no
+ * move makes it worse: a unit below the record floor loses no records, one above the ceiling gains
+ * none, a compactness above the cap does not rise, and no unit falls into more pieces.
+ */
+struct UnitConstraints
+{
+    double maxMeanPointCompactness = std::numeric_limits<double>::infinity(); //!< over all regions (vbas::meanPointCompactness)
+    std::int64_t minRecords = 0;                                     //!< records in every unit
+    std::int64_t maxRecords = std::numeric_limits<std::int64_t>::max(); //!< records in any unit
+    std::size_t maxReleasingNothing = std::numeric_limits<std::size_t>::max(); //!< units whose every record is suppressed
+};
+
+//! The scores of a partition.
+struct PartitionScore
+{
+    std::int64_t suppressed = 0;
+    double compactness = 0;          //!< eq. 20, to the sites
+    double meanPointCompactness = 0; //!< to the units' weighted mean points
+    std::size_t releasingNothing = 0;
+    std::size_t units = 0;
+};
+
+/**
+ * The state of a search: each region's unit, each unit's regions, site and totals, and the records of
+ * every EC (unit, class). Units are dense indices 0 .. units - 1 and never become empty.
+ */
+class Partition
+{
+  public:
+    /**
+     * regionUnit: the unit of each region, every unit in 0 .. sites.size() - 1 holding at least one
+     * region; sites: the site of each unit; weights: each region's weight in the mean-point
+     * compactness (empty: 1 each). Throws std::invalid_argument otherwise.
+     */
+    Partition( std::vector<std::size_t> regionUnit, std::vector<Point> sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms,
+               const RegionAdjacency &adjacency, std::int64_t k, const UnitConstraints &constraints, std::vector<double> weights = {} );
+
+    //! The change of the scores (after - before) and whether the constraints allow it.
+    struct Change
+    {
+        std::int64_t suppressed = 0;
+        double compactness = 0;
+        double meanPointCompactness = 0;
+        std::ptrdiff_t releasingNothing = 0;
+        bool allowed = false;
+    };
+
+    //! Region r moving to unit `to` (a neighbour unit): refused when r's unit would be left empty or in more pieces.
+    Change regionMove( std::size_t r, std::size_t to );
+    void applyRegionMove( std::size_t r, std::size_t to );
+
+    /**
+     * Whole units re-formed: every region of `regions` goes to the unit given beside it, and each
+     * unit of `units` (those the regions come from and go to) gets its site at the mean of its region
+     * points (eq. 12-13). The caller keeps every unit non-empty and in one piece.
+     */
+    Change reform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &units );
+    void applyReform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &units );
+
+    //! Unit u's site moved to the mean of its region points (eq. 12-13).
+    Change recentre( std::size_t u ) const;
+    void applyRecentre( std::size_t u );
+
+    //! Whether a unit that held `before` records keeps the record floor and ceiling holding `after` (or is no further from them).
+    bool withinRecordBounds( std::int64_t after, std::int64_t before ) const;
+
+    /**
+     * Whether the partition keeps every bound as it stands: the mean-point compactness at most the cap,
+     * every unit within the record floor and ceiling, the units releasing nothing at most the limit.
+     */
+    bool keepsBounds() const;
+
+    const PartitionScore &score() const { return mScore; }
+    std::size_t units() const { return mSites.size(); }
+    std::size_t regions() const { return mRegionUnit.size(); }
+    std::size_t unitOf( std::size_t r ) const { return mRegionUnit[r]; }
+    const std::vector<std::size_t> &members( std::size_t u ) const { return mMembers[u]; }
+    std::int64_t unitRecords( std::size_t u ) const { return mUnits[u].records; }
+    std::int64_t unitSuppressed( std::size_t u ) const { return mUnits[u].suppressed; }
+    const std::vector<std::size_t> &regionUnit() const { return mRegionUnit; }
+    const std::vector<Point> &sites() const { return mSites; }
+    const RegionAdjacency &adjacency() const { return mAdjacency; }
+    const SparseHistograms &histograms() const { return mHistograms; }
+    std::int64_t k() const { return mK; }
+    //! One more than the largest class id of the histograms.
+    std::size_t classCount() const { return mScratch.size(); }
+    const UnitConstraints &constraints() const { return mConstraints; }
+
+  private:
+    struct UnitTotals
+    {
+        std::int64_t records = 0;
+        std::int64_t suppressed = 0;
+        double compactness = 0;
+        double meanPointCompactness = 0;
+    };
+
+    static std::uint64_t key( std::size_t unit, std::uint32_t cls ) { return std::uint64_t( unit ) << 32 | cls; }
+    std::int64_t ecRecords( std::size_t unit, std::uint32_t cls ) const;
+    double distance( std::size_t r, const Point &site ) const;
+    //! The mean-point compactness of unit u's regions without `without` and with `with` (either may be npos).
+    double meanPointCompactness( std::size_t u, std::size_t without, std::size_t with ) const;
+    //! The change of the suppressed records of r's unit and of unit `to` when r moves there.
+    std::pair<std::int64_t, std::int64_t> suppressionChanges( std::size_t r, std::size_t to ) const;
+    //! The totals unit u would have holding exactly `regions`, with its site at their mean.
+    UnitTotals totals( const std::vector<std::size_t> &regions, Point &site ) const;
+    bool allowed( const Change &change ) const;
+
+    void place( std::size_t r, std::size_t u );
+    void unplace( std::size_t r );
+    bool keepsPieces( std::size_t r );
+
+    std::vector<std::size_t> mRegionUnit;
+    std::vector<Point> mSites;
+    const std::vector<Point> &mPoints;
+    std::vector<double> mWeights;
+    const SparseHistograms &mHistograms;
+    const RegionAdjacency &mAdjacency;
+    std::int64_t mK;
+    UnitConstraints mConstraints;
+    std::vector<std::vector<std::size_t>> mMembers;
+    std::vector<std::size_t> mPosition; //!< of each region in its unit's members
+    std::vector<UnitTotals> mUnits;
+    FlatMap<std::int64_t> mEcs;
+    PartitionScore mScore;
+    std::vector<std::size_t> mSeen, mTarget, mQueue; //!< keepsPieces' search, marked with a stamp per check
+    mutable std::vector<std::int64_t> mScratch;     //!< totals' records by class id, all 0 between calls
+    mutable std::vector<std::uint32_t> mTouched;    //!< the classes totals met
+    std::size_t mStamp = 0;
+};
+
+} // namespace vbas

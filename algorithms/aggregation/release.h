@@ -1,0 +1,59 @@
+// The release step (paper sec. 3.3): regions grouped into aggregates, the ECs of each aggregate merged, and
+// every EC below k suppressed. Voronoi aggregation, the whole pipeline, the evaluation and the
+// benchmark all build a release through here. Recount checks the pass that writes the release
+// against the counts it was built from.
+#pragma once
+
+#include "algorithms/aggregation/aggregation.h"
+#include "algorithms/base/geometry.h"
+#include "algorithms/base/histograms.h"
+#include "algorithms/aggregation/suppression.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace vbas
+{
+
+struct Release
+{
+    std::vector<std::size_t> regionGroup; //!< group of each region: its nearest site, or a lookup's aggregate
+    Aggregation aggregation;
+    Suppression suppression;
+};
+
+//! The release of regions grouped by regionGroup (any ids), with every EC below k suppressed.
+Release release( std::vector<std::size_t> regionGroup, const SparseHistograms &regionHistograms, std::int64_t k );
+
+//! The release of the Voronoi aggregation: every region joins its nearest site (ties to the lower site index).
+Release voronoiRelease( const std::vector<Point> &sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms, std::int64_t k );
+
+/**
+ * Whether each entry (region, class) of the region histograms is suppressed: its class is below k in
+ * the region's aggregate. Worked out once per entry, so a pass over the records looks up one flag.
+ */
+std::vector<char> suppressedEntries( const SparseHistograms &regionHistograms, const Aggregation &aggregation, const Suppression &suppression );
+
+/**
+ * The records of a second pass counted again against the histograms of the first: every row must
+ * land on an entry (region, class) the first pass counted, and in the end every entry must hold
+ * exactly the records it held then. Anything else means the table changed between the passes.
+ */
+class Recount
+{
+  public:
+    explicit Recount( const SparseHistograms &counted );
+
+    //! The entry of (region, cls), its count increased by count; SparseHistograms::npos if the first pass never saw it.
+    std::size_t add( std::uint32_t region, std::uint32_t cls, std::int64_t count );
+
+    //! The first entry whose recount differs from the first pass, or SparseHistograms::npos when all agree.
+    std::size_t firstDifference() const;
+
+  private:
+    const SparseHistograms &mCounted;
+    std::vector<std::int64_t> mRecounted;
+};
+
+} // namespace vbas

@@ -1,0 +1,116 @@
+#include "algorithms/generalization/local_suppression.h"
+
+#include <algorithm>
+#include <bitset>
+#include <tuple>
+
+namespace vbas
+{
+
+namespace
+{
+
+constexpr std::uint32_t kStarred = ~std::uint32_t( 0 ); //!< a starred label in a grouping key
+
+int bits( std::uint32_t set )
+{
+  return static_cast<int>( std::bitset<32>( set ).count() );
+}
+
+//! The entries of `unplaced` whose group (labels with `set` starred) holds at least k records get `set`; the others are returned.
+std::vector<std::size_t> placeGroups( const std::vector<std::size_t> &unplaced, const SparseHistograms &ecs, const std::vector<std::uint32_t> &labels, std::size_t qiCount, std::uint32_t set,
+                                      std::int64_t k, ValueSuppression &s )
+{
+  const auto key = [&]( std::size_t e, std::size_t q ) { return ( set >> q & 1 ) ? kStarred : labels[ecs.classes[e] * qiCount + q]; };
+  const auto less = [&]( std::size_t a, std::size_t b ) {
+    for ( std::size_t q = 0; q < qiCount; ++q )
+      if ( key( a, q ) != key( b, q ) )
+        return key( a, q ) < key( b, q );
+    return false;
+  };
+  std::vector<std::size_t> sorted = unplaced;
+  std::sort( sorted.begin(), sorted.end(), less );
+  std::vector<std::size_t> rest;
+  for ( std::size_t first = 0, last = 0; first < sorted.size(); first = last )
+  {
+    std::int64_t records = 0;
+    for ( last = first; last < sorted.size() && !less( sorted[first], sorted[last] ); ++last )
+      records += ecs.counts[sorted[last]];
+    for ( std::size_t i = first; i < last; ++i )
+    {
+      if ( records >= k )
+        s.starred[sorted[i]] = set;
+      else
+        rest.push_back( sorted[i] );
+    }
+  }
+  return rest;
+}
+
+std::int64_t recordsOf( const std::vector<std::size_t> &entries, const SparseHistograms &ecs )
+{
+  std::int64_t records = 0;
+  for ( const std::size_t e : entries )
+    records += ecs.counts[e];
+  return records;
+}
+
+} // namespace
+
+std::vector<std::uint32_t> starSets( const std::vector<double> &weight, std::uint32_t free )
+{
+  const std::size_t q = weight.size(); // at most kMaxLocallySuppressedQis
+  std::vector<std::tuple<int, double, std::uint32_t>> sets;
+  for ( std::uint32_t set = 1; set < ( std::uint32_t( 1 ) << q ); ++set )
+  {
+    if ( set & free )
+      continue;
+    double w = 0;
+    for ( std::size_t i = 0; i < q; ++i )
+      if ( set >> i & 1 )
+        w += weight[i];
+    sets.emplace_back( bits( set ), w, set );
+  }
+  std::sort( sets.begin(), sets.end() );
+  std::vector<std::uint32_t> ordered;
+  for ( const auto &set : sets )
+    ordered.push_back( std::get<2>( set ) );
+  return ordered;
+}
+
+ValueSuppression suppressValues( const SparseHistograms &ecs, const std::vector<std::uint32_t> &labels, std::size_t qiCount, const std::vector<std::uint32_t> &sets, std::int64_t k )
+{
+  ValueSuppression s;
+  s.starred.assign( ecs.classes.size(), 0 );
+  s.dropped.assign( ecs.classes.size(), 0 );
+  const std::uint32_t all = qiCount >= 32 ? ~std::uint32_t( 0 ) : ( std::uint32_t( 1 ) << qiCount ) - 1;
+  for ( std::size_t row = 0; row < ecs.rows(); ++row )
+  {
+    std::vector<std::size_t> unplaced;
+    for ( std::size_t e = ecs.offsets[row]; e < ecs.offsets[row + 1]; ++e )
+      if ( ecs.counts[e] < k )
+      {
+        unplaced.push_back( e );
+        s.smallClassRecords += ecs.counts[e];
+      }
+    // Once fewer than k records are left unplaced no group of them reaches k: they are dropped
+    // without trying the remaining sets (up to 2^q of them).
+    for ( std::size_t i = 0; i < sets.size() && recordsOf( unplaced, ecs ) >= k; ++i )
+      unplaced = placeGroups( unplaced, ecs, labels, qiCount, sets[i], k, s );
+    for ( const std::size_t e : unplaced )
+    {
+      s.dropped[e] = 1;
+      s.starred[e] = all;
+      s.droppedRecords += ecs.counts[e];
+    }
+  }
+  for ( std::size_t e = 0; e < ecs.classes.size(); ++e )
+    if ( s.starred[e] && !s.dropped[e] )
+    {
+      s.starredRecords += ecs.counts[e];
+      s.starredValues += ecs.counts[e] * bits( s.starred[e] );
+    }
+  return s;
+}
+
+} // namespace vbas

@@ -1,0 +1,87 @@
+// The evaluation of a release (paper sec. 3.4, docs/method.md): every metric defined once, in metrics.cpp's table, with its
+// table field, number output, label, formula and meaning; the plugin builds the metrics table, the
+// number outputs, the help text and the report from that table. The values come from one pass over
+// the release's histograms.
+#pragma once
+
+#include "algorithms/aggregation/aggregation.h"
+#include "algorithms/base/geometry.h"
+#include "algorithms/base/histograms.h"
+#include "algorithms/metrics/sensitive.h"
+#include "algorithms/aggregation/suppression.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <vector>
+
+namespace vbas
+{
+
+//! Eq. 20: sum over the initial regions of the distance from the region point to its aggregate's site.
+double compactness( const std::vector<Point> &regionPoints, const std::vector<Point> &regionSites );
+
+/**
+ * Mean-point compactness (docs/method.md, "Mean-point compactness"): eq. 20 with each region's
+ * distance taken to the weighted mean point of its unit's region points instead of to a site, and
+ * weighted: sum over the regions r of w_r ||r_p - m_u||, m_u = sum w_r r_p / sum w_r over the regions
+ * of r's unit u. It depends on the units only, not on where a method puts their sites. weights: one
+ * per region (the population basis); a unit whose weights sum to 0 adds 0.
+ */
+double meanPointCompactness( const std::vector<Point> &regionPoints, const std::vector<std::size_t> &regionUnit, const std::vector<double> &weights );
+
+//! Eq. 22-23: -sum_i log2 Pr(R_i | R'_i) over the records, given the records of each region.
+double nonUniformEntropy( const std::vector<std::int64_t> &regionRecords, const std::vector<std::size_t> &regionAggregate );
+
+//! Released records of each initial region.
+std::vector<std::int64_t> releasedPerRegion( const SparseHistograms &regionHistograms, const Aggregation &aggregation, const Suppression &suppression );
+
+//! The risk before release: records of each initial region in (region, QI) classes smaller than k.
+std::vector<std::int64_t> recordsInSmallClasses( const SparseHistograms &regionHistograms, std::int64_t k );
+
+//! What the metrics are computed from.
+struct MetricInputs
+{
+    const std::vector<Point> &regionPoints;
+    const std::vector<Point> &regionSites; //!< the site of each region's aggregate
+    const SparseHistograms &regionHistograms;
+    const Aggregation &aggregation;
+    const Suppression &suppression;
+    std::int64_t k;
+    double riskThreshold = 0.2;                   //!< a record is at risk above 1 / |E| > riskThreshold
+    const SensitiveHistograms *sensitive = nullptr; //!< CM, l-diversity and t-closeness need it
+    double runSeconds = 0;                        //!< the running time of the evaluated run
+};
+
+/**
+ * A metric's value: wide enough that every count up to 2^63 (records, released, suppressed) is
+ * exact, where a double is exact only to 2^53; real metrics lose nothing either.
+ */
+using MetricNumber = long double;
+static_assert( std::numeric_limits<MetricNumber>::digits >= 63, "a metric holds every 64-bit count exactly" );
+
+struct ReleaseFacts; //!< the tallies of one pass over the release (metrics.cpp)
+
+struct Metric
+{
+    const char *field;   //!< the column of the metrics table
+    const char *output;  //!< the number output; nullptr: table only
+    const char *label;
+    const char *formula; //!< with its source: the paper's equation or the metric's author
+    const char *meaning; //!< what it tells a custodian, in a sentence
+    bool whole;          //!< a count: an integer column
+    std::optional<MetricNumber> ( *value )( const ReleaseFacts & ); //!< nothing: does not apply (no sensitive field, no released EC)
+};
+
+//! Every metric, in table order.
+const std::vector<Metric> &metrics();
+
+//! The value of every metric, in metrics() order.
+using MetricValues = std::vector<std::optional<MetricNumber>>;
+MetricValues measure( const MetricInputs &inputs );
+
+//! The value of the metric with this field in values (values in metrics() order).
+std::optional<MetricNumber> metricValue( const MetricValues &values, const char *field );
+
+} // namespace vbas

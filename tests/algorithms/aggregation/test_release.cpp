@@ -1,0 +1,131 @@
+// The release step (paper sec. 3.3) and the recount that checks the release pass against the first pass
+// (vbas::Recount), with the find-only lookups of the QI encoder that the release pass uses.
+#include "algorithms/base/qi_encoding.h"
+#include "algorithms/aggregation/release.h"
+#include "tests/algorithms/test_util.h"
+
+using namespace vbas;
+
+class TestRelease : public QObject
+{
+    Q_OBJECT
+
+  private slots:
+    void groupsMergeAndSuppress();
+    void groupIdsAnyOrder();
+    void voronoiReleaseLocatesRegions();
+    void suppressedEntriesPerRegion();
+    void recountAgrees();
+    void recountFindsChanges();
+    void encoderFindsOnlyWhatItSaw();
+};
+
+namespace
+{
+//! r0: class 0 x2, class 1 x1; r1: class 0 x3; r2: class 1 x4.
+SparseHistograms threeRegions()
+{
+  return vbastest::histograms( { { { 0, 2 }, { 1, 1 } }, { { 0, 3 } }, { { 1, 4 } } } );
+}
+} // namespace
+
+void TestRelease::groupsMergeAndSuppress()
+{
+  // Regions 0 and 1 form aggregate 0: class 0 has 2 + 3 = 5 records, class 1 has 1 (< k = 3,
+  // suppressed). Region 2 alone is aggregate 1: class 1 has 4 (released). Released 5 + 4 = 9, suppressed 1.
+  const Release r = release( { 0, 0, 1 }, threeRegions(), 3 );
+  QCOMPARE( r.regionGroup, std::vector<std::size_t>( { 0, 0, 1 } ) );
+  QCOMPARE( r.aggregation.regionAggregate, std::vector<std::size_t>( { 0, 0, 1 } ) );
+  QCOMPARE( r.aggregation.ecs.rows(), std::size_t( 2 ) );
+  QCOMPARE( r.aggregation.ecs.counts, std::vector<std::int64_t>( { 5, 1, 4 } ) );
+  QCOMPARE( r.suppression.suppressed, std::vector<char>( { 0, 1, 0 } ) );
+  QCOMPARE( r.suppression.releasedRecords, std::int64_t( 9 ) );
+  QCOMPARE( r.suppression.suppressedRecords, std::int64_t( 1 ) );
+}
+
+void TestRelease::groupIdsAnyOrder()
+{
+  // Groups 7, 3, 7: aggregates are numbered by increasing group, so group 3 (region 1) is aggregate 0
+  // and group 7 (regions 0 and 2) is aggregate 1, holding class 0 x2 and class 1 x1 + 4 = 5.
+  const Release r = release( { 7, 3, 7 }, threeRegions(), 2 );
+  QCOMPARE( r.aggregation.regionAggregate, std::vector<std::size_t>( { 1, 0, 1 } ) );
+  QCOMPARE( r.aggregation.aggregateGroup, std::vector<std::size_t>( { 3, 7 } ) );
+  QCOMPARE( r.aggregation.ecs.counts, std::vector<std::int64_t>( { 3, 2, 5 } ) );
+  QCOMPARE( r.suppression.suppressedRecords, std::int64_t( 0 ) );
+}
+
+void TestRelease::voronoiReleaseLocatesRegions()
+{
+  // Sites (0, 0) and (10, 0); region points at x = 1, 9 and 4 are nearest to sites 0, 1 and 0.
+  const Release r = voronoiRelease( { { 0, 0 }, { 10, 0 } }, { { 1, 0 }, { 9, 0 }, { 4, 0 } }, threeRegions(), 3 );
+  QCOMPARE( r.regionGroup, std::vector<std::size_t>( { 0, 1, 0 } ) );
+  // Aggregate 0 = regions 0 and 2: class 0 x2 (suppressed), class 1 x1 + 4 = 5; aggregate 1 = region 1: class 0 x3.
+  QCOMPARE( r.aggregation.ecs.counts, std::vector<std::int64_t>( { 2, 5, 3 } ) );
+  QCOMPARE( r.suppression.suppressedRecords, std::int64_t( 2 ) );
+}
+
+void TestRelease::suppressedEntriesPerRegion()
+{
+  // As in groupsMergeAndSuppress: class 1 is suppressed in aggregate 0 (regions 0 and 1) but not in
+  // aggregate 1 (region 2). Entries: r0 class 0, r0 class 1, r1 class 0, r2 class 1.
+  const SparseHistograms histograms = threeRegions();
+  const Release r = release( { 0, 0, 1 }, histograms, 3 );
+  QCOMPARE( suppressedEntries( histograms, r.aggregation, r.suppression ), std::vector<char>( { 0, 1, 0, 0 } ) );
+}
+
+void TestRelease::recountAgrees()
+{
+  const SparseHistograms counted = threeRegions();
+  Recount recount( counted );
+  QCOMPARE( recount.add( 0, 0, 2 ), std::size_t( 0 ) );
+  QCOMPARE( recount.add( 2, 1, 1 ), std::size_t( 3 ) ); // rows may come in any order and split counts
+  QCOMPARE( recount.add( 1, 0, 3 ), std::size_t( 2 ) );
+  QCOMPARE( recount.add( 0, 1, 1 ), std::size_t( 1 ) );
+  QCOMPARE( recount.firstDifference(), std::size_t( 3 ) ); // 3 of region 2's 4 records still to come
+  QCOMPARE( recount.add( 2, 1, 3 ), std::size_t( 3 ) );
+  QCOMPARE( recount.firstDifference(), SparseHistograms::npos );
+}
+
+void TestRelease::recountFindsChanges()
+{
+  const SparseHistograms counted = threeRegions();
+  Recount changedClass( counted );
+  QCOMPARE( changedClass.add( 1, 1, 1 ), SparseHistograms::npos ); // region 1 never had class 1
+  QCOMPARE( changedClass.add( 9, 0, 1 ), SparseHistograms::npos ); // no region 9
+  Recount missing( counted );
+  missing.add( 0, 0, 2 );
+  missing.add( 1, 0, 3 );
+  missing.add( 2, 1, 4 );
+  QCOMPARE( missing.firstDifference(), std::size_t( 1 ) ); // (region 0, class 1) lost its record
+  Recount extra( counted );
+  extra.add( 0, 0, 3 );
+  extra.add( 0, 1, 1 );
+  extra.add( 1, 0, 3 );
+  extra.add( 2, 1, 4 );
+  QCOMPARE( extra.firstDifference(), std::size_t( 0 ) ); // (region 0, class 0) has 3, not 2
+}
+
+void TestRelease::encoderFindsOnlyWhatItSaw()
+{
+  // One QI. F gets code 0, NULL code 1, M code 2 (codes are dense in order of appearance).
+  QiEncoder encoder( 1 );
+  QCOMPARE( encoder.valueCode( 0, std::string_view( "F" ) ), 0u );
+  QCOMPARE( encoder.valueCode( 0, std::nullopt ), 1u );
+  QCOMPARE( encoder.valueCode( 0, std::string_view( "M" ) ), 2u );
+  QCOMPARE( encoder.findValueCode( 0, std::string_view( "M" ) ), std::optional<std::uint32_t>( 2 ) );
+  QCOMPARE( encoder.findValueCode( 0, std::nullopt ), std::optional<std::uint32_t>( 1 ) );
+  QVERIFY( !encoder.findValueCode( 0, std::string_view( "X" ) ) );
+  const std::uint32_t f = 0, m = 2, null = 1;
+  QCOMPARE( encoder.classId( &m ), 0u );
+  QCOMPARE( encoder.classId( &f ), 1u );
+  QCOMPARE( encoder.findClass( &f ), std::optional<std::uint32_t>( 1 ) );
+  QVERIFY( !encoder.findClass( &null ) ); // NULL is a known value but no record had it as a class
+  QCOMPARE( encoder.classCount(), std::size_t( 2 ) );
+
+  QiEncoder unseenNull( 1 );
+  unseenNull.valueCode( 0, std::string_view( "F" ) );
+  QVERIFY( !unseenNull.findValueCode( 0, std::nullopt ) );
+}
+
+QTEST_APPLESS_MAIN( TestRelease )
+#include "test_release.moc"
