@@ -49,7 +49,7 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     //! CONTIGUOUS: reassign the detached parts of the aggregates (algorithms/aggregation/contiguity.h); its help text.
     void addContiguityParameter();
     static QString contiguityHelp();
-    //! REFINE_BOUNDARIES: move single boundary regions between aggregates (algorithms/aggregation/contiguity.h); its help text.
+    //! REFINE_BOUNDARIES: move single boundary regions between aggregates (algorithms/aggregation/partition_search.h); its help text.
     void addRefinementParameter();
     static QString refinementHelp();
     //! SEARCH, TIME_LIMIT and SEARCH_MOVES: the suppression search after the aggregation.

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "provider/vbasalgorithm.h"
-#include "steps/vbasadjacency.h"
+#include "steps/vbaspartitionsearch.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
 #include "outputs/vbasreport.h"

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "steps/vbasadjacency.h"
+#include "steps/vbaspartitionsearch.h"
 #include "provider/vbasalgorithm.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"

@@ -1,5 +1,5 @@
 #include "steps/vbasgeneralization.h"
-#include "steps/vbasadjacency.h"
+#include "steps/vbaspartitionsearch.h"
 #include "inputs/vbashierarchyfile.h"
 #include "support/vbasinterrupt.h"
 #include "support/vbasvaluecodec.h"

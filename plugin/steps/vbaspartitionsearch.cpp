@@ -1,0 +1,271 @@
+#include "steps/vbaspartitionsearch.h"
+
+#include "steps/vbasadjacency.h"
+#include "steps/vbassteps.h"
+#include "support/vbasinterrupt.h"
+
+#include "algorithms/aggregation/partition_search.h"
+#include "algorithms/metrics/metrics.h"
+
+#include <qgsexception.h>
+#include <qgsprocessingalgorithm.h>
+#include <qgsprocessingfeedback.h>
+#include <qgsprocessingparameters.h>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+namespace
+{
+
+//! CONTIGUOUS on the grouping, logged; returns the parts moved.
+std::size_t contiguityStep( std::vector<std::size_t> &regionGroup, const vbas::RegionAdjacency &adjacency, const VbasRecords &records, std::size_t aggregates, std::int64_t k,
+                            QgsProcessingFeedback *feedback )
+{
+  vbas::Contiguity c = vbas::makeContiguous( regionGroup, adjacency, records.histograms, k );
+  feedback->pushInfo( QObject::tr( "Contiguity: %1 aggregates in %2 connected parts; %3 detached part(s) joined the neighbouring aggregate they share the longest border with; "
+                                   "%4 parts remain. Suppressed records: %5 before, %6 after (what contiguity cost)." )
+                        .arg( aggregates )
+                        .arg( c.fragmentsBefore )
+                        .arg( c.reassigned )
+                        .arg( c.fragmentsAfter )
+                        .arg( c.suppressedBefore )
+                        .arg( c.suppressedAfter ) );
+  regionGroup = std::move( c.regionGroup );
+  return c.reassigned;
+}
+
+//! The aggregates of a release all of whose records are suppressed.
+std::size_t releasingNothing( const vbas::Release &release )
+{
+  const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( release.aggregation.ecs, release.suppression );
+  return static_cast<std::size_t>( std::count_if( summaries.begin(), summaries.end(), []( const vbas::AggregateSummary &a ) { return a.released == 0; } ) );
+}
+
+//! The mean-point compactness the budget allows.
+double compactnessCap( const VbasBorderSteps &steps )
+{
+  return std::isinf( steps.compactnessBudget ) ? steps.compactnessBudget : steps.compactnessBudget * steps.referenceMeanPoint;
+}
+
+/**
+ * The constraints of the border steps on the Voronoi release: the cap; the floor and ceiling (shares of
+ * the mean unit's records), lowered and raised to its smallest and largest unit where it breaks them,
+ * so that it keeps them all (docs/method.md, "Constraints on the units"); the units releasing nothing now.
+ */
+vbas::UnitConstraints constraints( const VbasBorderSteps &steps, const vbas::Release &release, std::size_t units )
+{
+  vbas::UnitConstraints c;
+  c.maxMeanPointCompactness = compactnessCap( steps );
+  std::tie( c.minRecords, c.maxRecords ) = vbasRecordBounds( { 1, steps.recordFloor, steps.recordCeiling }, release.aggregation.ecs.total(), units );
+  for ( const vbas::AggregateSummary &a : vbas::summarize( release.aggregation.ecs, release.suppression ) )
+  {
+    c.minRecords = std::min( c.minRecords, a.records );
+    c.maxRecords = std::max( c.maxRecords, a.records );
+  }
+  c.maxReleasingNothing = releasingNothing( release );
+  return c;
+}
+
+/**
+ * Refuses, before SEARCH, a budget the start (the Voronoi release, which the search returns when it
+ * finds nothing that keeps the bounds) already breaks, naming the smallest budget that can be met.
+ */
+void refuseUnmetBudget( const VbasBorderSteps &steps, double startMeanPoint )
+{
+  if ( !steps.search || !( startMeanPoint > compactnessCap( steps ) ) || !( steps.referenceMeanPoint > 0 ) )
+    return; // a reference of 0 (every unit one region) leaves no ratio to name
+  const double smallest = std::ceil( 1e4 * startMeanPoint / steps.referenceMeanPoint ) / 1e4;
+  throw QgsProcessingException( QObject::tr( "COMPACTNESS_BUDGET = %1 cannot be met: the Voronoi aggregation the suppression search starts from, which it returns when it finds "
+                                             "nothing better, has a mean-point compactness of %2 x the reference already. The smallest budget that can be met is %2." )
+                                  .arg( steps.compactnessBudget, 0, 'g', 6 )
+                                  .arg( smallest, 0, 'f', 4 ) );
+}
+
+//! REFINE_BOUNDARIES on the partition, logged.
+void refinementStep( vbas::Partition &partition, QgsProcessingFeedback *feedback )
+{
+  const vbas::BoundaryRefinement b = vbas::refineBoundaries( partition );
+  feedback->pushInfo( QObject::tr( "Boundary refinement: %1 boundary region(s) moved to a neighbouring aggregate in %2 pass(es). Suppressed records: %3 before, %4 after." )
+                        .arg( b.moves )
+                        .arg( b.passes )
+                        .arg( b.suppressedBefore )
+                        .arg( b.suppressedAfter ) );
+}
+
+//! SEARCH on the partition, logged with the cost per move; the best partition and its sites replace the partition's. Throws when canceled.
+vbas::SearchResult searchStep( vbas::Partition &partition, const VbasBorderSteps &steps, QgsProcessingFeedback *feedback )
+{
+  vbas::SearchSettings settings;
+  settings.seed = steps.seed;
+  settings.timeLimit = steps.timeLimit;
+  settings.maxMoves = steps.maxMoves;
+  VbasCoreProgress progress( feedback );
+  vbas::SearchResult s = vbas::searchPartition( partition, settings, &progress );
+  if ( s.stop == vbas::SearchStop::Canceled )
+    VbasInterrupt::throwIfCanceled( feedback );
+  const auto perMove = []( const vbas::MoveStats &m ) { return QStringLiteral( "%1 tried, %2 kept, %3 µs each" ).arg( m.tried ).arg( m.accepted ).arg( m.tried ? 1e6 * m.seconds / m.tried : 0, 0, 'f', 1 ); };
+  feedback->pushInfo( QObject::tr( "Suppression search: %1 trial moves in %2 s (%3). Suppressed records: %4 at the start, %5 in the best partition (found after %10 trial moves, %11 s). Moves: regions %6; "
+                                   "recombinations %7; merge-splits %8; sites recentred %9." )
+                        .arg( s.moves )
+                        .arg( s.seconds, 0, 'f', 1 )
+                        .arg( s.stop == vbas::SearchStop::TimeLimit ? QObject::tr( "TIME_LIMIT reached" ) : s.stop == vbas::SearchStop::MaxMoves ? QObject::tr( "SEARCH_MOVES reached" ) : QObject::tr( "nothing left to suppress" ) )
+                        .arg( s.start.suppressed )
+                        .arg( s.best.suppressed )
+                        .arg( perMove( s.regionMoves ), perMove( s.recombinations ), perMove( s.mergeSplits ), perMove( s.recentres ) )
+                        .arg( s.bestMove )
+                        .arg( s.bestSeconds, 0, 'f', 1 ) );
+  return s;
+}
+
+//! The aggregates of a grouping in more than one piece.
+std::size_t unitsInPieces( const std::vector<std::size_t> &regionGroup, const vbas::RegionAdjacency &adjacency )
+{
+  std::vector<std::size_t> groups = vbas::fragments( regionGroup, adjacency ).fragmentGroup;
+  std::sort( groups.begin(), groups.end() );
+  std::size_t pieces = 0;
+  for ( std::size_t i = 1; i < groups.size(); ++i )
+    pieces += groups[i] == groups[i - 1] && ( i == 1 || groups[i - 1] != groups[i - 2] );
+  return pieces;
+}
+
+//! What REFINE_BOUNDARIES and SEARCH did: the search's moves, and whether its result keeps every bound and the suppressed records it reaches.
+struct PartitionStepsResult
+{
+    std::uint64_t moves = 0;
+    bool boundsKept = true;
+    std::int64_t suppressed = 0;
+};
+
+//! REFINE_BOUNDARIES and SEARCH on a grouping of site indices, whose sites they may move.
+PartitionStepsResult partitionSteps( std::vector<std::size_t> &regionGroup, std::vector<vbas::Point> &sites, const vbas::UnitConstraints &unitConstraints, const VbasRegions &regions,
+                                     const VbasRecords &records, const vbas::RegionAdjacency &adjacency, std::int64_t k, const VbasBorderSteps &steps, QgsProcessingFeedback *feedback )
+{
+  std::vector<std::size_t> units = regionGroup;
+  const std::vector<std::size_t> ids = vbas::denseGroups( units );
+  std::vector<vbas::Point> unitSites;
+  for ( const std::size_t id : ids )
+    unitSites.push_back( sites[id] );
+  vbas::Partition partition( units, unitSites, regions.points, records.histograms, adjacency, k, unitConstraints, vbasRegionPopulation( regions, records ) );
+  if ( steps.refineBoundaries )
+    refinementStep( partition, feedback );
+  PartitionStepsResult result;
+  units = partition.regionUnit();
+  unitSites = partition.sites();
+  result.boundsKept = partition.keepsBounds();
+  result.suppressed = partition.score().suppressed;
+  if ( steps.search )
+  {
+    vbas::SearchResult s = searchStep( partition, steps, feedback );
+    result.moves = s.moves;
+    result.boundsKept = s.boundsKept;
+    result.suppressed = s.best.suppressed;
+    units = std::move( s.regionUnit );
+    unitSites = std::move( s.sites );
+  }
+  for ( std::size_t r = 0; r < units.size(); ++r )
+    regionGroup[r] = ids[units[r]];
+  for ( std::size_t u = 0; u < ids.size(); ++u )
+    sites[ids[u]] = unitSites[u];
+  return result;
+}
+
+//! Whether SEARCH's result is dropped for the Voronoi release: it breaks a bound or suppresses more (logged as a warning).
+bool searchDropped( const PartitionStepsResult &s, const vbas::Release &voronoi, QgsProcessingFeedback *feedback )
+{
+  const std::int64_t start = voronoi.suppression.suppressedRecords;
+  if ( s.boundsKept && s.suppressed <= start )
+    return false;
+  feedback->pushWarning( s.boundsKept ? QObject::tr( "Suppression search: its best partition in one piece per unit suppresses %1 records, more than the %2 of the Voronoi aggregation; "
+                                                     "the Voronoi aggregation is released (units may be in pieces: UNITS_IN_PIECES)." )
+                                          .arg( s.suppressed )
+                                          .arg( start )
+                                      : QObject::tr( "Suppression search: no partition in one piece per unit that keeps COMPACTNESS_BUDGET, RECORD_FLOOR and RECORD_CEILING was found; the "
+                                                     "Voronoi aggregation is released (units may be in pieces: UNITS_IN_PIECES). A longer TIME_LIMIT or a larger budget may find one." ) );
+  return true;
+}
+
+} // namespace
+
+VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::vector<vbas::Point> sites, std::int64_t k,
+                                    const VbasBorderSteps &steps, QgsProcessingFeedback *feedback )
+{
+  VbasBorderResult result;
+  if ( !vbasHasBorders( regions ) )
+  {
+    for ( const auto &[on, name] : { std::make_pair( steps.contiguous, "CONTIGUOUS" ), std::make_pair( steps.refineBoundaries, "REFINE_BOUNDARIES" ), std::make_pair( steps.search, "SEARCH" ) } )
+      if ( on )
+        feedback->pushInfo( QObject::tr( "%1 has no effect: the regions are points, which share no borders." ).arg( name ) );
+    result.release = std::move( release );
+    result.sites = std::move( sites );
+    return result;
+  }
+  refuseUnmetBudget( steps, vbasMeanPointCompactness( regions, records, release ) );
+  const vbas::RegionAdjacency adjacency = vbasBridgedAdjacency( regions, feedback );
+  std::vector<std::size_t> regionGroup = release.regionGroup;
+  const std::size_t units = release.aggregation.aggregateGroup.size();
+  const vbas::UnitConstraints unitConstraints = constraints( steps, release, units );
+  if ( steps.contiguous || steps.search )
+    contiguityStep( regionGroup, adjacency, records, units, k, feedback );
+  if ( steps.refineBoundaries || steps.search )
+  {
+    std::vector<vbas::Point> moved = sites;
+    const PartitionStepsResult s = partitionSteps( regionGroup, moved, unitConstraints, regions, records, adjacency, k, steps, feedback );
+    result.searchMoves = s.moves;
+    if ( steps.search && searchDropped( s, release, feedback ) )
+      regionGroup = release.regionGroup;
+    else
+      sites = std::move( moved );
+  }
+  result.unitsInPieces = unitsInPieces( regionGroup, adjacency );
+  result.release = regionGroup == release.regionGroup ? std::move( release ) : vbas::release( std::move( regionGroup ), records.histograms, k );
+  result.sites = std::move( sites );
+  return result;
+}
+
+VbasBorderSteps VbasBorderSteps::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed )
+{
+  VbasBorderSteps steps;
+  const auto flag = [&]( const QString &name ) { return QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( name ), parameters, context ); };
+  steps.contiguous = flag( QStringLiteral( "CONTIGUOUS" ) );
+  steps.refineBoundaries = flag( QStringLiteral( "REFINE_BOUNDARIES" ) );
+  steps.search = flag( QStringLiteral( "SEARCH" ) );
+  steps.timeLimit = QgsProcessingParameters::parameterAsDouble( algorithm.parameterDefinition( QStringLiteral( "TIME_LIMIT" ) ), parameters, context );
+  const std::int64_t moves = vbasWholeNumber( algorithm, parameters, QStringLiteral( "SEARCH_MOVES" ), context );
+  steps.maxMoves = moves > 0 ? static_cast<std::uint64_t>( moves ) : std::numeric_limits<std::uint64_t>::max();
+  steps.seed = seed;
+  return steps;
+}
+
+double vbasCompactness( const VbasRegions &regions, const vbas::Release &release, const std::vector<vbas::Point> &sites )
+{
+  std::vector<vbas::Point> regionSites;
+  for ( const std::size_t s : release.regionGroup )
+    regionSites.push_back( sites[s] );
+  return vbas::compactness( regions.points, regionSites );
+}
+
+double vbasMeanPointCompactness( const VbasRegions &regions, const VbasRecords &records, const vbas::Release &release )
+{
+  return vbas::meanPointCompactness( regions.points, release.regionGroup, vbasRegionPopulation( regions, records ) );
+}
+
+VbasCompactnessReference vbasCompactnessOf( const VbasRegions &regions, const VbasRecords &records, const vbas::Release &release, const std::vector<vbas::Point> &sites )
+{
+  return { vbasCompactness( regions, release, sites ), vbasMeanPointCompactness( regions, records, release ) };
+}
+
+QVariantMap vbasUnitOutputs( const VbasBorderResult &result, const VbasRegions &regions, const VbasRecords &records, const VbasCompactnessReference &start )
+{
+  const std::size_t nothing = releasingNothing( result.release );
+  const VbasCompactnessReference now = vbasCompactnessOf( regions, records, result.release, result.sites );
+  const auto ratio = []( double value, double reference ) { return reference > 0 ? value / reference : 1.0; };
+  return { { QStringLiteral( "UNITS_IN_PIECES" ), static_cast<qlonglong>( result.unitsInPieces ) },
+           { QStringLiteral( "UNITS_RELEASING_NOTHING" ), static_cast<qlonglong>( nothing ) },
+           { QStringLiteral( "COMPACTNESS_USED" ), ratio( now.compactness, start.compactness ) },
+           { QStringLiteral( "MEAN_POINT_COMPACTNESS" ), now.meanPoint },
+           { QStringLiteral( "MEAN_POINT_COMPACTNESS_USED" ), ratio( now.meanPoint, start.meanPoint ) },
+           { QStringLiteral( "SEARCH_MOVES_MADE" ), static_cast<qlonglong>( result.searchMoves ) } };
+}
