@@ -7,12 +7,14 @@
 #include "support/vbasvaluecodec.h"
 
 #include <qgsprocessingalgorithm.h>
+#include <qgsprocessingfeedback.h>
 #include <qgsprocessingparameters.h>
 #include <qgsvectordataprovider.h>
 #include <qgsvectorlayer.h>
 
 #include <cmath>
 #include <map>
+#include <utility>
 
 namespace
 {
@@ -372,6 +374,15 @@ VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessin
   vbasCheckNoOverlaps( regions.geometries, regions.ids, feedback );
   regions.extent = { extent.xMinimum(), extent.yMinimum(), extent.xMaximum(), extent.yMaximum() };
   return regions;
+}
+
+VbasRegionsAndRecords VbasInputs::readRegionsAndRecords( QgsProcessingContext &context, QgsProcessingMultiStepFeedback &steps, QgsProcessingFeedback *feedback ) const
+{
+  VbasInterrupt::throwIfCanceled( feedback );
+  VbasRegions regions = readRegions( context, &steps );
+  steps.setCurrentStep( 1 );
+  VbasRecords records = readRecords( regions, &steps );
+  return { std::move( regions ), std::move( records ) };
 }
 
 VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFeedback *feedback ) const

@@ -25,6 +25,7 @@
 #include <optional>
 
 class QgsProcessingAlgorithm;
+class QgsProcessingMultiStepFeedback;
 class QgsVectorLayer;
 
 //! The initial regions, read once.
@@ -95,6 +96,13 @@ QgsAttributeList vbasIdentityFields( const QgsProcessingAlgorithm &algorithm, co
 //! Refuses a number parameter of algorithm that is NaN or infinite, naming it.
 void vbasCheckFiniteNumbers( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
 
+//! The regions and their records, as every algorithm of the pipeline reads them first.
+struct VbasRegionsAndRecords
+{
+    VbasRegions regions;
+    VbasRecords records;
+};
+
 class VbasInputs
 {
   public:
@@ -111,6 +119,12 @@ class VbasInputs
      * VbasGroupedCount), else (and whenever the source's count fails) row by row.
      */
     VbasRecords readRecords( const VbasRegions &regions, QgsProcessingFeedback *feedback ) const;
+    /**
+     * The start every algorithm of the pipeline shares: a cancel made before the run is honoured (steps,
+     * a multi-step feedback over feedback, does not see it), then the regions as step 0 and their
+     * records as step 1 of steps.
+     */
+    VbasRegionsAndRecords readRegionsAndRecords( QgsProcessingContext &context, QgsProcessingMultiStepFeedback &steps, QgsProcessingFeedback *feedback ) const;
     //! The sites: their site_id field, or 1, 2, ... in layer order without one.
     VbasSites readSites( const VbasRegions &regions, QgsProcessingContext &context ) const;
     VbasLookup readLookup( const VbasRegions &regions, const VbasSites &sites, QgsProcessingFeedback *feedback ) const;

@@ -70,11 +70,10 @@ bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
 QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
   const VbasRun run( mOutputs );
-  VbasInterrupt::throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
   QgsProcessingMultiStepFeedback steps( 4, feedback );
-  const VbasRegions regions = mInputs.readRegions( context, &steps );
-  steps.setCurrentStep( 1 );
-  const VbasRecords records = mInputs.readRecords( regions, &steps );
+  const VbasRegionsAndRecords read = mInputs.readRegionsAndRecords( context, steps, feedback );
+  const VbasRegions &regions = read.regions;
+  const VbasRecords &records = read.records;
   if ( mGeneralization.active )
     return processGeneralized( regions, records, context, steps, feedback );
   const VbasSiteCount siteCount = vbasEstimateSiteCount( mSiteCount, regions, records, feedback );

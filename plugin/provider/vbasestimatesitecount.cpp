@@ -28,11 +28,10 @@ bool VbasEstimateSiteCount::prepareAlgorithm( const QVariantMap &parameters, Qgs
 QVariantMap VbasEstimateSiteCount::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
   const VbasRun run( mOutputs );
-  VbasInterrupt::throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
   QgsProcessingMultiStepFeedback steps( 2, feedback );
-  const VbasRegions regions = mInputs.readRegions( context, &steps );
-  steps.setCurrentStep( 1 );
-  const VbasRecords records = mInputs.readRecords( regions, &steps );
+  const VbasRegionsAndRecords read = mInputs.readRegionsAndRecords( context, steps, feedback );
+  const VbasRegions &regions = read.regions;
+  const VbasRecords &records = read.records;
   QVariantMap outputs = vbasSiteCountOutputs( vbasEstimateSiteCount( mSettings, regions, records, feedback ), records );
   outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
   mOutputs.commit( context, outputs );

@@ -77,11 +77,10 @@ bool VbasEvaluate::prepareAlgorithm( const QVariantMap &parameters, QgsProcessin
 QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
   const VbasRun run( mOutputs );
-  VbasInterrupt::throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
   QgsProcessingMultiStepFeedback steps( 3, feedback );
-  const VbasRegions regions = mInputs.readRegions( context, &steps );
-  steps.setCurrentStep( 1 );
-  const VbasRecords records = mInputs.readRecords( regions, &steps );
+  const VbasRegionsAndRecords read = mInputs.readRegionsAndRecords( context, steps, feedback );
+  const VbasRegions &regions = read.regions;
+  const VbasRecords &records = read.records;
   const VbasSites sites = mInputs.readSites( regions, context );
   const VbasLookup lookup = mInputs.readLookup( regions, sites, feedback );
   const std::optional<VbasGeneralized> generalized = generalizedAt( lookup, records, feedback );

@@ -56,11 +56,10 @@ bool VbasGeneralize::prepareAlgorithm( const QVariantMap &parameters, QgsProcess
 QVariantMap VbasGeneralize::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
   const VbasRun run( mOutputs );
-  VbasInterrupt::throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
   QgsProcessingMultiStepFeedback steps( 4, feedback );
-  const VbasRegions regions = mInputs.readRegions( context, &steps );
-  steps.setCurrentStep( 1 );
-  const VbasRecords records = mInputs.readRecords( regions, &steps );
+  const VbasRegionsAndRecords read = mInputs.readRegionsAndRecords( context, steps, feedback );
+  const VbasRegions &regions = read.regions;
+  const VbasRecords &records = read.records;
   const VbasGeneralized g = vbasGeneralize( mGeneralization, mSiteCount, mPlacement, VbasConstraintSettings(), regions, records, mRelease.k, mInputs.qiNames(), feedback );
   QVariantMap outputs = VbasAggregationOutputs::writeGeneralized( mOutputs, context, g, regions, records, mRelease.k, feedback );
   steps.setCurrentStep( 2 );

@@ -52,11 +52,10 @@ bool VbasVoronoiAggregate::prepareAlgorithm( const QVariantMap &parameters, QgsP
 QVariantMap VbasVoronoiAggregate::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
   const VbasRun run( mOutputs );
-  VbasInterrupt::throwIfCanceled( feedback ); // a multi-step feedback does not see an earlier cancel
   QgsProcessingMultiStepFeedback steps( 5, feedback );
-  const VbasRegions regions = mInputs.readRegions( context, &steps );
-  steps.setCurrentStep( 1 );
-  const VbasRecords records = mInputs.readRecords( regions, &steps );
+  const VbasRegionsAndRecords read = mInputs.readRegionsAndRecords( context, steps, feedback );
+  const VbasRegions &regions = read.regions;
+  const VbasRecords &records = read.records;
   const VbasSites sites = mInputs.readSites( regions, context );
   vbas::Release voronoi = vbas::voronoiRelease( sites.points, regions.points, records.histograms, mRelease.k );
   const VbasCompactnessReference start = vbasCompactnessOf( regions, records, voronoi, sites.points ); // the budget is a ratio to the given sites' start
