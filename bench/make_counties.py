@@ -180,8 +180,20 @@ def records_per_county(args, centre, geoms, counties, rng):
     density = np.array([len(m) for m in counties]) / area
     x = (centre[:, 0] - mk.XMIN) / mk.WIDTH
     weight = args.gradient ** x * (density / np.median(density)) ** 0.7 * rng.lognormal(0.0, 0.35, size=len(area))
-    n = np.maximum(np.round(weight * args.records / weight.sum()), args.min_records).astype(np.int64)
-    return n, area
+    return scaled_records(weight, args), area
+
+
+def scaled_records(weight, args):
+    """Records per county in proportion to weight, about args.records in all, at least args.min_records each."""
+    return np.maximum(np.round(weight * args.records / weight.sum()), args.min_records).astype(np.int64)
+
+
+def spread(n, area):
+    """What counties.json says of the records per county and the county areas (km2)."""
+    pct = lambda v, q: float(np.percentile(v, q))  # noqa: E731
+    return {"records_per_county": {"min": int(n.min()), "p5": pct(n, 5), "median": pct(n, 50), "p95": pct(n, 95),
+                                   "max": int(n.max()), "p95_over_p5": pct(n, 95) / pct(n, 5)},
+            "county_area_km2": {"p5": pct(area, 5), "median": pct(area, 50), "p95": pct(area, 95)}}
 
 
 def nearest_provinces(centre, rng, provinces):
@@ -276,9 +288,7 @@ def main():
         "archipelago": kinds.count("archipelago"), "island_ids": [i for i, k in zip(ids, kinds) if k != "mainland"],
         "records": int(n.sum()), "qi_fields": QI_FIELDS,
         "qi_categories": {q: categories(q) for q in QI_FIELDS},
-        "records_per_county": {"min": int(n.min()), "p5": pct(n, 5), "median": pct(n, 50), "p95": pct(n, 95),
-                               "max": int(n.max()), "p95_over_p5": pct(n, 95) / pct(n, 5)},
-        "county_area_km2": {"p5": pct(area, 5), "median": pct(area, 50), "p95": pct(area, 95)},
+        **spread(n, area),
         "area_over_convex_hull": {"p5": pct(convex, 5), "median": pct(convex, 50),
                                   "share_below_0.9": float(np.mean(convex < 0.9))},
         "provinces": int(args.provinces), "counties_per_province": np.bincount(province).tolist(),

@@ -119,8 +119,7 @@ def records_per_county(args, geoms, cities, to_albers, rng):
                 urban[i] += pop
                 break
     weight = (RURAL_PER_KM2 * area + urban) * rng.lognormal(0.0, 0.35, size=len(geoms))
-    n = np.maximum(np.round(weight * args.records / weight.sum()), args.min_records).astype(np.int64)
-    return n, area, int(np.count_nonzero(urban))
+    return mc.scaled_records(weight, args), area, int(np.count_nonzero(urban))
 
 
 def main():
@@ -150,15 +149,12 @@ def main():
     province = np.array([states.index(name.split(",")[0]) for name in names])
     marginals = mc.county_marginals(centre, province, rng, box=(low[0], low[1], *(high - low)))
     mc.write_records(paths["records.gpkg"], names, n, marginals, rng)
-    pct = lambda v, q: float(np.percentile(v, q))  # noqa: E731
     summary = {
         "parameters": params, "regions": len(names), "states": len(states),
         "in_pieces": sum(1 for g in geoms if g.GetGeometryCount() > 1), "with_cities": with_cities,
         "records": int(n.sum()), "qi_fields": mc.QI_FIELDS,
         "qi_categories": {q: mc.categories(q) for q in mc.QI_FIELDS},
-        "records_per_county": {"min": int(n.min()), "p5": pct(n, 5), "median": pct(n, 50), "p95": pct(n, 95),
-                               "max": int(n.max()), "p95_over_p5": pct(n, 95) / pct(n, 5)},
-        "county_area_km2": {"p5": pct(area, 5), "median": pct(area, 50), "p95": pct(area, 95)},
+        **mc.spread(n, area),
         "seconds": round(time.monotonic() - t0, 1),
     }
     with open(paths["counties.json"], "w") as f:
