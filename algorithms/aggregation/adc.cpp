@@ -2,6 +2,7 @@
 
 #include "algorithms/aggregation/aggregation.h"
 #include "algorithms/aggregation/delaunay.h"
+#include "algorithms/aggregation/mean_point.h"
 #include "algorithms/base/flat_map.h"
 #include "algorithms/base/random.h"
 #include "algorithms/aggregation/voronoi.h"
@@ -104,7 +105,8 @@ struct Score
 {
     std::int64_t anonymity = 0;
     std::int64_t suppressed = 0;
-    double compactness = 0;
+    double compactness = 0;          //!< eq. 20, to the site: the Suppression objective's tie-break
+    double meanPointCompactness = 0; //!< what the compactness budget holds (docs/method.md, "Mean-point compactness")
     std::int64_t records = 0;
     std::size_t regions = 0;
 
@@ -117,7 +119,7 @@ struct FailedTrial
 {
     std::uint64_t clock = 0; //!< commits made before it
     std::int64_t alpha = 0;
-    double compactness = 0; //!< eq. 20 over all clusters
+    double meanPointCompactness = 0; //!< over all clusters
     Point target;
     std::vector<std::uint32_t> affected;
 };
@@ -143,6 +145,7 @@ class Clustering
     std::int64_t alpha() const { return mLevels.begin()->first; }
     std::int64_t objective() const;
     double compactness( std::uint32_t cluster ) const;
+    double meanPointCompactness( const std::vector<std::uint32_t> &members ) const;
     Score score( std::uint32_t cluster ) const;
     AdcStatus status() const;
     bool reachedGoal() const;
@@ -176,6 +179,7 @@ class Clustering
     const std::vector<Point> &mPoints;
     const SparseHistograms &mHistograms;
     const AdcSettings &mSettings;
+    const std::vector<double> mWeights; //!< AdcSettings::regionWeights, or 1 each
     const PointIndex mIndex;
 
     std::vector<Point> mSites;
@@ -190,6 +194,8 @@ class Clustering
     std::vector<std::int64_t> mClusterSuppressed;          //!< records in ECs below k, per cluster
     std::vector<double> mCompactness;                      //!< eq. 20 per cluster, as of its last change
     double mTotalCompactness = 0;                          //!< their sum, kept as they change
+    std::vector<double> mMeanPointCompactness;             //!< per cluster, as of its last change
+    double mTotalMeanPointCompactness = 0;                 //!< their sum, what the budget holds
     std::vector<std::int64_t> mRecords;                    //!< records per cluster
     std::map<std::int64_t, std::int64_t> mLevels;          //!< anonymity -> clusters at it
     std::int64_t mSuppressed = 0;
@@ -207,6 +213,7 @@ Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point
   : mPoints( points )
   , mHistograms( histograms )
   , mSettings( settings )
+  , mWeights( settings.regionWeights.empty() ? std::vector<double>( points.size(), 1.0 ) : settings.regionWeights )
   , mIndex( points )
   , mSites( seeds )
   , mVertices( seeds.size() )
@@ -215,6 +222,7 @@ Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point
   , mBelowK( seeds.size() )
   , mClusterSuppressed( seeds.size(), 0 )
   , mCompactness( seeds.size(), 0 )
+  , mMeanPointCompactness( seeds.size(), 0 )
   , mRecords( seeds.size(), 0 )
   , mChanged( seeds.size(), 0 )
 {
@@ -240,6 +248,8 @@ Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point
   {
     mCompactness[s] = compactness( s );
     mTotalCompactness += mCompactness[s];
+    mMeanPointCompactness[s] = meanPointCompactness( mMembers[s] );
+    mTotalMeanPointCompactness += mMeanPointCompactness[s];
     ++mLevels[anonymity( s )];
     mSuppressed += mClusterSuppressed[s];
   }
@@ -275,9 +285,18 @@ double Clustering::compactness( std::uint32_t cluster ) const
   return sum;
 }
 
+//! The budget's measure over one cluster's regions (docs/method.md, "Mean-point compactness").
+double Clustering::meanPointCompactness( const std::vector<std::uint32_t> &members ) const
+{
+  return meanPointSpread( mPoints, mWeights, [&members]( const auto &f ) {
+    for ( const std::uint32_t r : members )
+      f( r );
+  } );
+}
+
 Score Clustering::score( std::uint32_t cluster ) const
 {
-  return { anonymity( cluster ), mClusterSuppressed[cluster], mCompactness[cluster], mRecords[cluster], mMembers[cluster].size() };
+  return { anonymity( cluster ), mClusterSuppressed[cluster], mCompactness[cluster], mMeanPointCompactness[cluster], mRecords[cluster], mMembers[cluster].size() };
 }
 
 AdcStatus Clustering::status() const
@@ -288,6 +307,7 @@ AdcStatus Clustering::status() const
   s.objective = objective();
   s.suppressed = mSuppressed;
   s.compactness = mTotalCompactness;
+  s.meanPointCompactness = mTotalMeanPointCompactness;
   for ( std::uint32_t c = 0; c < mSites.size(); ++c )
   {
     const Score cluster = score( c );
@@ -522,7 +542,7 @@ bool Clustering::trial( std::uint32_t site, std::uint32_t cls, const Point &targ
     return true;
   }
   moveSite( site, origin );
-  mFailed[key( site, cls )] = { mClock, alpha(), mTotalCompactness, target, std::move( affected ) };
+  mFailed[key( site, cls )] = { mClock, alpha(), mTotalMeanPointCompactness, target, std::move( affected ) };
   return false;
 }
 
@@ -647,7 +667,7 @@ std::vector<Score> Clustering::scoresAfter( const std::vector<std::uint32_t> &af
         records += sign * mHistograms.counts[e];
       }
     }
-    Score score { 0, mClusterSuppressed[a], 0, records, members.size() };
+    Score score { 0, mClusterSuppressed[a], 0, 0, records, members.size() };
     auto belowK = mBelowK[a];
     for ( const std::uint32_t cls : classes )
     {
@@ -660,6 +680,7 @@ std::vector<Score> Clustering::scoresAfter( const std::vector<std::uint32_t> &af
     std::sort( members.begin(), members.end() ); // the order compactness() sums in once the moves are made
     for ( const std::uint32_t r : members )
       score.compactness += std::sqrt( squaredDistance( mPoints[r], mSites[a] ) );
+    score.meanPointCompactness = members == mMembers[a] ? mMeanPointCompactness[a] : meanPointCompactness( members ); // a site's move alone leaves it
     after.push_back( score );
   }
   return after;
@@ -681,8 +702,9 @@ void Clustering::apply( const std::vector<Move> &moves )
 
 /**
  * Whether a trial keeps the constraints (docs/method.md, ADC: clusters and constraints): it empties no
- * cluster, raises no count of clusters releasing nothing, and makes neither the compactness cap nor the
- * record floor worse. Incremental: the affected clusters' scores and the compactness sum.
+ * cluster, raises no count of clusters releasing nothing, and makes none of the mean-point compactness
+ * cap, the record floor and the record ceiling worse. Incremental: the affected clusters' scores and the
+ * mean-point compactness sum.
  */
 bool Clustering::keepsConstraints( const std::vector<Score> &before, const std::vector<Score> &after ) const
 {
@@ -696,10 +718,10 @@ bool Clustering::keepsConstraints( const std::vector<Score> &before, const std::
       return false;
     if ( after[i].records > mSettings.maxClusterRecords && after[i].records > before[i].records )
       return false;
-    compactness += after[i].compactness - before[i].compactness;
+    compactness += after[i].meanPointCompactness - before[i].meanPointCompactness;
     releasingNothing += static_cast<std::int64_t>( after[i].releasesNothing() ) - static_cast<std::int64_t>( before[i].releasesNothing() );
   }
-  return releasingNothing <= 0 && ( compactness <= 0 || mTotalCompactness + compactness <= mSettings.maxCompactness );
+  return releasingNothing <= 0 && ( compactness <= 0 || mTotalMeanPointCompactness + compactness <= mSettings.maxMeanPointCompactness );
 }
 
 /**
@@ -738,6 +760,8 @@ void Clustering::commit( const std::vector<std::uint32_t> &affected, const std::
     mSuppressed += after[i].suppressed - before[i].suppressed;
     mTotalCompactness += after[i].compactness - before[i].compactness;
     mCompactness[affected[i]] = after[i].compactness;
+    mTotalMeanPointCompactness += after[i].meanPointCompactness - before[i].meanPointCompactness;
+    mMeanPointCompactness[affected[i]] = after[i].meanPointCompactness;
     mChanged[affected[i]] = mClock;
   }
   ++mStatus.committed;
@@ -747,9 +771,9 @@ void Clustering::commit( const std::vector<std::uint32_t> &affected, const std::
 
 /**
  * Whether this trial failed before with the same target and affected clusters, none of which changed
- * since, at the same alpha and a compactness sum no lower: its outcome depends on nothing else (eq. 14
- * compares the affected clusters' levels with alpha; Suppression only their scores; the compactness cap
- * the sum), so it would fail again.
+ * since, at the same alpha and a mean-point compactness sum no lower: its outcome depends on nothing else
+ * (eq. 14 compares the affected clusters' levels with alpha; Suppression only their scores; the
+ * compactness cap the sum), so it would fail again.
  */
 bool Clustering::knownToFail( std::uint32_t site, std::uint32_t cls, const Point &target, const std::vector<std::uint32_t> &affected ) const
 {
@@ -763,7 +787,7 @@ bool Clustering::knownToFail( std::uint32_t site, std::uint32_t cls, const Point
     return false;
   if ( mSettings.objective == AdcObjective::Anonymity && failed.alpha != alpha() )
     return false;
-  if ( mTotalCompactness < failed.compactness && std::isfinite( mSettings.maxCompactness ) )
+  if ( mTotalMeanPointCompactness < failed.meanPointCompactness && std::isfinite( mSettings.maxMeanPointCompactness ) )
     return false;
   return std::all_of( affected.begin(), affected.end(), [&]( std::uint32_t a ) { return mChanged[a] <= failed.clock; } );
 }
@@ -806,6 +830,8 @@ AdcResult anonymityDrivenClustering( const std::vector<Point> &seeds, const std:
     throw std::invalid_argument( "k must be at least 2" );
   if ( regionPoints.size() != regionHistograms.rows() )
     throw std::invalid_argument( "one histogram per region point is needed" );
+  if ( !settings.regionWeights.empty() && settings.regionWeights.size() != regionPoints.size() )
+    throw std::invalid_argument( "one weight per region point is needed" );
   Clustering clustering( seeds, regionPoints, regionHistograms, settings );
   return clustering.run( progress );
 }

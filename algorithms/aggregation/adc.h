@@ -32,6 +32,7 @@ struct AdcStatus
     std::int64_t objective = 0;       //!< f of eq. 14, with |R| = the number of sites
     std::int64_t suppressed = 0;      //!< records in ECs (cluster, QI class) below k
     double compactness = 0;           //!< eq. 20 over the current clusters
+    double meanPointCompactness = 0;  //!< vbas::meanPointCompactness of the current clusters, with AdcSettings::regionWeights
     std::int64_t clusters = 0;        //!< clusters holding at least one region point
     std::int64_t releasingNothing = 0; //!< of those, the clusters whose every record is in an EC below k
     std::uint64_t tried = 0;          //!< trial moves
@@ -54,11 +55,13 @@ struct AdcSettings
     /**
      * The constraints every trial keeps, besides never emptying a cluster and never raising the
      * clusters releasing nothing. A constraint already broken may stay broken, but no trial makes it worse:
-     * eq. 20 over all regions after the trial at most maxCompactness, or not above its value before;
-     * every cluster the trial changes holds at least minClusterRecords records, or no fewer than before,
-     * and at most maxClusterRecords, or no more than before.
+     * the mean-point compactness over all regions after the trial (vbas::meanPointCompactness with
+     * regionWeights, which does not depend on the sites) at most maxMeanPointCompactness, or not above
+     * its value before; every cluster the trial changes holds at least minClusterRecords records, or no
+     * fewer than before, and at most maxClusterRecords, or no more than before.
      */
-    double maxCompactness = std::numeric_limits<double>::infinity();
+    double maxMeanPointCompactness = std::numeric_limits<double>::infinity();
+    std::vector<double> regionWeights; //!< one per region point for the mean-point compactness (the population basis); empty: 1 each
     std::int64_t minClusterRecords = 0;
     std::int64_t maxClusterRecords = std::numeric_limits<std::int64_t>::max();
     using Callback = std::function<void( const std::vector<Point> &sites, const std::vector<std::size_t> &regionCluster, const AdcStatus &status )>;
@@ -92,10 +95,10 @@ struct AdcResult
  *   the class, weighted by the class's records in each (eq. 18-19); the neighbourhood is the cluster's
  *   own points plus the points in the polygon through its Voronoi neighbours' sites in order;
  * - a trial is committed only if it keeps the constraints (it empties no cluster, raises no count of
- *   clusters releasing nothing, and makes neither AdcSettings::maxCompactness nor minClusterRecords
- *   worse) and the objective improves; when a cluster's anonymity rises the pass starts again from the
+ *   clusters releasing nothing, and makes none of AdcSettings::maxMeanPointCompactness,
+ *   minClusterRecords and maxClusterRecords worse) and the objective improves; when a cluster's anonymity rises the pass starts again from the
  *   clusters now lowest; it ends at alpha >= k or after a pass that commits nothing.
- * Throws std::invalid_argument for no seeds, k < 2, or points and histograms that do not match.
+ * Throws std::invalid_argument for no seeds, k < 2, or points, histograms and weights that do not match.
  */
 AdcResult anonymityDrivenClustering( const std::vector<Point> &seeds, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms, const AdcSettings &settings,
                                      Progress *progress = nullptr );

@@ -1,5 +1,7 @@
 #include "algorithms/aggregation/partition.h"
 
+#include "algorithms/aggregation/mean_point.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -26,26 +28,6 @@ bool releasesNothing( std::int64_t records, std::int64_t suppressed )
 constexpr double kCapMargin = 1e-9;
 
 constexpr std::size_t kNone = static_cast<std::size_t>( -1 );
-
-/**
- * The mean-point compactness of the regions `visit` passes to its callable (twice): sum w_r ||r_p - m||,
- * m their weighted mean point; 0 when their weights sum to 0 (docs/method.md, "Mean-point compactness").
- */
-template<class Visit> double spread( const std::vector<Point> &points, const std::vector<double> &weights, Visit visit )
-{
-  double weight = 0;
-  Point sum;
-  visit( [&]( std::size_t r ) {
-    weight += weights[r];
-    sum.x += weights[r] * points[r].x;
-    sum.y += weights[r] * points[r].y;
-  } );
-  if ( !( weight > 0 ) )
-    return 0;
-  double total = 0;
-  visit( [&]( std::size_t r ) { total += weights[r] * std::hypot( points[r].x - sum.x / weight, points[r].y - sum.y / weight ); } );
-  return total;
-}
 
 } // namespace
 
@@ -113,7 +95,7 @@ double Partition::distance( std::size_t r, const Point &site ) const
 
 double Partition::meanPointCompactness( std::size_t u, std::size_t without, std::size_t with ) const
 {
-  return spread( mPoints, mWeights, [&]( const auto &f ) {
+  return meanPointSpread( mPoints, mWeights, [&]( const auto &f ) {
     for ( const std::size_t r : mMembers[u] )
       if ( r != without )
         f( r );
@@ -147,7 +129,7 @@ Partition::UnitTotals Partition::totals( const std::vector<std::size_t> &regions
   mTouched.clear();
   for ( const std::size_t r : regions )
     t.compactness += distance( r, site );
-  t.meanPointCompactness = spread( mPoints, mWeights, [&regions]( const auto &f ) {
+  t.meanPointCompactness = meanPointSpread( mPoints, mWeights, [&regions]( const auto &f ) {
     for ( const std::size_t r : regions )
       f( r );
   } );

@@ -18,27 +18,6 @@ double compactness( const std::vector<Point> &regionPoints, const std::vector<Po
   return sum;
 }
 
-double meanPointCompactness( const std::vector<Point> &regionPoints, const std::vector<std::size_t> &regionUnit, const std::vector<double> &weights )
-{
-  const std::size_t units = regionUnit.empty() ? 0 : *std::max_element( regionUnit.begin(), regionUnit.end() ) + 1;
-  std::vector<double> weight( units, 0 );
-  std::vector<Point> sum( units );
-  for ( std::size_t r = 0; r < regionPoints.size(); ++r )
-  {
-    weight[regionUnit[r]] += weights[r];
-    sum[regionUnit[r]].x += weights[r] * regionPoints[r].x;
-    sum[regionUnit[r]].y += weights[r] * regionPoints[r].y;
-  }
-  double total = 0;
-  for ( std::size_t r = 0; r < regionPoints.size(); ++r )
-  {
-    const std::size_t u = regionUnit[r];
-    if ( weight[u] > 0 )
-      total += weights[r] * std::hypot( regionPoints[r].x - sum[u].x / weight[u], regionPoints[r].y - sum[u].y / weight[u] );
-  }
-  return total;
-}
-
 double nonUniformEntropy( const std::vector<std::int64_t> &regionRecords, const std::vector<std::size_t> &regionAggregate )
 {
   // Each region's records generalised to their aggregate: eq. 22-23 is the plain NUE of that step.

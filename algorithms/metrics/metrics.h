@@ -5,6 +5,7 @@
 #pragma once
 
 #include "algorithms/aggregation/aggregation.h"
+#include "algorithms/aggregation/mean_point.h"
 #include "algorithms/base/geometry.h"
 #include "algorithms/base/histograms.h"
 #include "algorithms/metrics/sensitive.h"
@@ -21,15 +22,6 @@ namespace vbas
 
 //! Eq. 20: sum over the initial regions of the distance from the region point to its aggregate's site.
 double compactness( const std::vector<Point> &regionPoints, const std::vector<Point> &regionSites );
-
-/**
- * Mean-point compactness (docs/method.md, "Mean-point compactness"): eq. 20 with each region's
- * distance taken to the weighted mean point of its unit's region points instead of to a site, and
- * weighted: sum over the regions r of w_r ||r_p - m_u||, m_u = sum w_r r_p / sum w_r over the regions
- * of r's unit u. It depends on the units only, not on where a method puts their sites. weights: one
- * per region (the population basis); a unit whose weights sum to 0 adds 0.
- */
-double meanPointCompactness( const std::vector<Point> &regionPoints, const std::vector<std::size_t> &regionUnit, const std::vector<double> &weights );
 
 //! Eq. 22-23: -sum_i log2 Pr(R_i | R'_i) over the records, given the records of each region.
 double nonUniformEntropy( const std::vector<std::int64_t> &regionRecords, const std::vector<std::size_t> &regionAggregate );

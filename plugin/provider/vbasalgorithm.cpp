@@ -191,8 +191,8 @@ QString VbasAlgorithm::constraintHelp()
 {
   return QObject::tr( "<b>Compactness budget</b> (COMPACTNESS_BUDGET, default 1): the compactness of the result at most this many times that of the start: the Voronoi cells "
                       "of the balanced-density sites for the same number of sites (computed also for ADC's random seeding); in Voronoi aggregation, the Voronoi cells of the given "
-                      "sites. ADC holds it on eq. 20 (the distances from the region points to their sites); REFINE_BOUNDARIES and SEARCH on the mean-point compactness (the "
-                      "population-weighted distances from the region points to their unit's population-weighted mean point), which does not depend on where the sites are. A "
+                      "sites. ADC, REFINE_BOUNDARIES and SEARCH hold it on the mean-point compactness (the population-weighted distances from the region points to their unit's "
+                      "population-weighted mean point), which does not depend on where the sites are. A "
                       "positive number; with SEARCH, a budget below what the Voronoi aggregation already uses is refused, with the smallest that can be met "
                       "(1 after balanced density).<br>"
                       "<b>Record floor</b> (RECORD_FLOOR, default 0.25): every unit holds at least this share of the mean unit's records, ceil(RECORD_FLOOR x records / units). "
@@ -523,7 +523,7 @@ QString VbasAlgorithm::aggregationOutputsHelp() const
                         "compactness of the result (eq. 20, to the sites written) divided by the compactness of the start (the Voronoi cells of the balanced-density sites, or of the given sites). "
                         "<b>MEAN_POINT_COMPACTNESS</b>: the sum over the regions of population x the distance from the region point to its aggregate's population-weighted mean "
                         "point, in working-CRS units (the same rule for every method, whatever its sites). <b>MEAN_POINT_COMPACTNESS_USED</b>: that over the start's: what "
-                        "REFINE_BOUNDARIES and SEARCH keep at most COMPACTNESS_BUDGET.<br>" )
+                        "ADC, REFINE_BOUNDARIES and SEARCH keep at most COMPACTNESS_BUDGET.<br>" )
          + outputsHelp();
 }
 

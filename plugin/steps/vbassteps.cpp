@@ -210,7 +210,7 @@ vbas::Placement balancedDensity( vbas::SitePosition position, const VbasRegions 
 void logAdc( const vbas::AdcResult &adc, const VbasPlacementSettings &settings, const VbasConstraints &constraints, double budget, QgsProcessingFeedback *feedback )
 {
   const vbas::AdcStatus &a = adc.before, &b = adc.after;
-  feedback->pushInfo( QObject::tr( "Anonymity-driven clustering (%1): alpha %2 -> %3 (k = %4), f %5 -> %6, records in classes below k %7 -> %8, compactness %9 -> %10; "
+  feedback->pushInfo( QObject::tr( "Anonymity-driven clustering (%1): alpha %2 -> %3 (k = %4), f %5 -> %6, records in classes below k %7 -> %8, compactness (eq. 20) %9 -> %10; "
                                    "%11 trial moves (%12 scored), %13 kept, %14 passes; stopped: %15." )
                         .arg( settings.adc.objective == vbas::AdcObjective::Anonymity ? QObject::tr( "largest smallest EC" ) : QObject::tr( "fewest suppressed records" ) )
                         .arg( a.alpha )
@@ -228,14 +228,17 @@ void logAdc( const vbas::AdcResult &adc, const VbasPlacementSettings &settings, 
                         .arg( b.passes )
                         .arg( adcStop( adc.stop ) ) );
   feedback->pushInfo( QObject::tr( "ADC's constraints, none made worse by a kept move: clusters holding regions %1 -> %2 (none emptied), clusters releasing nothing %3 -> %4 (never more), "
-                                   "compactness at most %5 (COMPACTNESS_BUDGET %6 x %7, the balanced-density start), records per changed cluster at least %8 (RECORD_FLOOR) and at most %9 (RECORD_CEILING; 0: none)." )
+                                   "mean-point compactness %5 -> %6, at most %7 (COMPACTNESS_BUDGET %8 x %9, the balanced-density start), records per changed cluster at least %10 (RECORD_FLOOR) and at most "
+                                   "%11 (RECORD_CEILING; 0: none)." )
                         .arg( a.clusters )
                         .arg( b.clusters )
                         .arg( a.releasingNothing )
                         .arg( b.releasingNothing )
-                        .arg( constraints.compactnessCap, 0, 'f', 1 )
+                        .arg( a.meanPointCompactness, 0, 'f', 1 )
+                        .arg( b.meanPointCompactness, 0, 'f', 1 )
+                        .arg( constraints.meanPointCompactnessCap, 0, 'f', 1 )
                         .arg( budget )
-                        .arg( constraints.referenceCompactness, 0, 'f', 1 )
+                        .arg( constraints.referenceMeanPointCompactness, 0, 'f', 1 )
                         .arg( constraints.recordFloor )
                         .arg( constraints.recordCeiling == std::numeric_limits<std::int64_t>::max() ? 0 : constraints.recordCeiling ) );
   if ( adc.stop == vbas::AdcStop::MaxMoves )
@@ -252,7 +255,7 @@ VbasConstraints constraintsFor( const VbasConstraintSettings &settings, const Vb
     regionSites.push_back( reference[s] );
   constraints.referenceCompactness = vbas::compactness( regions.points, regionSites );
   constraints.referenceMeanPointCompactness = vbas::meanPointCompactness( regions.points, clusters, vbasRegionPopulation( regions, records ) );
-  constraints.compactnessCap = settings.compactnessBudget * constraints.referenceCompactness;
+  constraints.meanPointCompactnessCap = settings.compactnessBudget * constraints.referenceMeanPointCompactness;
   std::tie( constraints.recordFloor, constraints.recordCeiling ) = vbasRecordBounds( settings, records.histograms.total(), reference.size() );
   return constraints;
 }
@@ -306,7 +309,8 @@ VbasPlacement vbasPlaceSites( const VbasPlacementSettings &settings, const VbasC
     }
     result.constraints = constraintsFor( constraints, regions, records, density.sites );
     vbas::AdcSettings adc = settings.adc;
-    adc.maxCompactness = result.constraints->compactnessCap;
+    adc.maxMeanPointCompactness = result.constraints->meanPointCompactnessCap;
+    adc.regionWeights = vbasRegionPopulation( regions, records );
     adc.minClusterRecords = result.constraints->recordFloor;
     adc.maxClusterRecords = result.constraints->recordCeiling;
     VbasCoreProgress progress( feedback );

@@ -116,7 +116,7 @@ struct VbasPlacementSettings
 //! COMPACTNESS_BUDGET, RECORD_FLOOR and RECORD_CEILING: the constraints of the steps that optimise the units (docs/method.md, ADC: clusters and constraints).
 struct VbasConstraintSettings
 {
-    double compactnessBudget = 1.0; //!< ADC: eq. 20 of the result at most this many times that of the balanced-density start; REFINE_BOUNDARIES, SEARCH: the mean-point compactness
+    double compactnessBudget = 1.0; //!< ADC, REFINE_BOUNDARIES, SEARCH: the mean-point compactness of the result at most this many times that of the start
     double recordFloor = 0.25;      //!< every unit holds at least this share of the mean unit's records
     double recordCeiling = 0;       //!< every unit holds at most this multiple of the mean unit's records (0: no ceiling)
 
@@ -129,7 +129,7 @@ struct VbasConstraints
 {
     double referenceCompactness = 0;                                 //!< eq. 20 over the Voronoi clusters of the balanced-density sites
     double referenceMeanPointCompactness = 0;                        //!< vbas::meanPointCompactness of the same clusters (population basis)
-    double compactnessCap = std::numeric_limits<double>::infinity(); //!< COMPACTNESS_BUDGET x referenceCompactness
+    double meanPointCompactnessCap = std::numeric_limits<double>::infinity(); //!< COMPACTNESS_BUDGET x referenceMeanPointCompactness: what ADC holds
     std::int64_t recordFloor = 0;                                    //!< ceil(RECORD_FLOOR x records / units)
     std::int64_t recordCeiling = std::numeric_limits<std::int64_t>::max(); //!< floor(RECORD_CEILING x records / units), or no ceiling
 };

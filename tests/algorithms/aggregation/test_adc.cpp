@@ -9,6 +9,7 @@
 #include "tests/algorithms/test_util.h"
 #include "algorithms/aggregation/voronoi.h"
 
+#include <array>
 #include <map>
 #include <numeric>
 
@@ -23,6 +24,7 @@ class TestAdc : public QObject
     void suppressionObjectiveTakesTheSameMove();
     void noMoveHelps();
     void aMoveThatEmptiesAClusterIsRefused();
+    void theBudgetHoldsTheMeanPointCompactness();
     void randomSeedingIsDistinctAndRepeatable();
     void everyCommitMatchesARecount();
     void objectiveNeverWorsens();
@@ -61,8 +63,9 @@ struct Instance
     std::vector<Point> points;
     Rows rows;
     std::vector<Point> seeds;
+    std::vector<double> weights; //!< the records of each region, the population basis the plugin gives
     std::int64_t k = 2;
-    double maxCompactness = std::numeric_limits<double>::infinity();
+    double maxMeanPointCompactness = std::numeric_limits<double>::infinity();
     std::int64_t minClusterRecords = 0;
     std::int64_t maxClusterRecords = std::numeric_limits<std::int64_t>::max();
 };
@@ -82,6 +85,9 @@ Instance randomInstance( std::uint64_t seed )
       if ( random.below( c + 2 ) == 0 )
         row.push_back( { c, 1 + static_cast<std::int64_t>( random.below( 4 ) ) } );
     instance.rows.push_back( row );
+    instance.weights.push_back( 0 );
+    for ( const auto &entry : row )
+      instance.weights.back() += static_cast<double>( entry.second );
   }
   instance.k = 2 + static_cast<std::int64_t>( random.below( 4 ) );
   instance.seeds = randomSites( instance.points, 2 + random.below( regions / 4 ), seed );
@@ -89,11 +95,38 @@ Instance randomInstance( std::uint64_t seed )
 }
 
 /**
+ * The mean-point compactness recounted by hand (apart from mean_point.h): each cluster's weighted
+ * mean point from sums per cluster, then each region's weighted distance to it.
+ */
+double meanPoint( const std::vector<Point> &points, const std::vector<double> &weights, const std::vector<std::size_t> &cluster )
+{
+  std::map<std::size_t, std::array<double, 3>> sums; // weight, weighted x, weighted y
+  for ( std::size_t r = 0; r < points.size(); ++r )
+  {
+    std::array<double, 3> &sum = sums[cluster[r]];
+    sum[0] += weights[r];
+    sum[1] += weights[r] * points[r].x;
+    sum[2] += weights[r] * points[r].y;
+  }
+  double total = 0;
+  for ( std::size_t r = 0; r < points.size(); ++r )
+  {
+    const std::array<double, 3> &sum = sums[cluster[r]];
+    if ( sum[0] > 0 )
+      total += weights[r] * std::hypot( points[r].x - sum[1] / sum[0], points[r].y - sum[2] / sum[0] );
+  }
+  return total;
+}
+
+/**
  * The status of ADC recounted from scratch: every region to its nearest site (the Voronoi diagram),
  * the ECs of every cluster summed by hand, and eq. 14 with |R| = the number of sites.
  */
-AdcStatus recount( const std::vector<Point> &sites, const std::vector<Point> &points, const Rows &rows, std::int64_t k, std::vector<std::size_t> &cluster )
+AdcStatus recount( const std::vector<Point> &sites, const Instance &instance, std::vector<std::size_t> &cluster )
 {
+  const std::vector<Point> &points = instance.points;
+  const Rows &rows = instance.rows;
+  const std::int64_t k = instance.k;
   cluster = locateRegions( points, VoronoiDiagram( sites ) );
   std::map<std::pair<std::size_t, std::uint32_t>, std::int64_t> ecs;
   AdcStatus s;
@@ -110,6 +143,7 @@ AdcStatus recount( const std::vector<Point> &sites, const std::vector<Point> &po
     if ( size < k )
       s.suppressed += size;
   }
+  s.meanPointCompactness = meanPoint( points, instance.weights, cluster );
   s.alpha = *std::min_element( anonymity.begin(), anonymity.end() );
   s.clustersAtAlpha = std::count( anonymity.begin(), anonymity.end(), s.alpha );
   s.objective = s.alpha * static_cast<std::int64_t>( sites.size() ) - s.clustersAtAlpha;
@@ -122,7 +156,7 @@ struct Clusters
     std::vector<std::size_t> regionCluster;
     std::vector<std::int64_t> regions, records;
     std::int64_t releasingNothing = 0;
-    double compactness = 0;
+    double meanPointCompactness = 0;
 };
 
 Clusters bruteForce( const std::vector<Point> &sites, const Instance &instance )
@@ -140,7 +174,6 @@ Clusters bruteForce( const std::vector<Point> &sites, const Instance &instance )
         nearest = s;
     c.regionCluster.push_back( nearest );
     ++c.regions[nearest];
-    c.compactness += distance( nearest );
     for ( const auto &[cls, count] : instance.rows[r] )
     {
       ecs[{ nearest, cls }] += count;
@@ -153,18 +186,19 @@ Clusters bruteForce( const std::vector<Point> &sites, const Instance &instance )
       released[ec.first] += size;
   for ( std::size_t s = 0; s < sites.size(); ++s )
     c.releasingNothing += c.regions[s] > 0 && released[s] == 0;
+  c.meanPointCompactness = meanPoint( instance.points, instance.weights, c.regionCluster );
   return c;
 }
 
 /**
- * A compactness cap between 0.9 and 1.1 times the seeds' compactness (below it, already broken), and
+ * A mean-point compactness cap between 0.9 and 1.1 times the seeds' (below it, already broken), and
  * a record floor of up to 0.8 times the mean cluster's records (none for a third of the seeds).
  */
 void constrain( Instance &instance, std::uint64_t seed )
 {
   Random random( seed * 7919 );
   const Clusters start = bruteForce( instance.seeds, instance );
-  instance.maxCompactness = start.compactness * ( 0.9 + static_cast<double>( random.below( 201 ) ) / 1000 );
+  instance.maxMeanPointCompactness = start.meanPointCompactness * ( 0.9 + static_cast<double>( random.below( 201 ) ) / 1000 );
   const double mean = static_cast<double>( std::accumulate( start.records.begin(), start.records.end(), std::int64_t( 0 ) ) ) / static_cast<double>( instance.seeds.size() );
   const double share = random.below( 3 ) == 0 ? 0 : static_cast<double>( random.below( 81 ) ) / 100; // no floor: only the empty rule keeps clusters
   instance.minClusterRecords = static_cast<std::int64_t>( std::ceil( mean * share ) );
@@ -179,7 +213,8 @@ AdcResult run( const Instance &instance, AdcObjective objective, bool reuse = tr
   settings.objective = objective;
   settings.reuseFailedTrials = reuse;
   settings.afterCommit = check;
-  settings.maxCompactness = instance.maxCompactness;
+  settings.maxMeanPointCompactness = instance.maxMeanPointCompactness;
+  settings.regionWeights = instance.weights;
   settings.minClusterRecords = instance.minClusterRecords;
   settings.maxClusterRecords = instance.maxClusterRecords;
   return anonymityDrivenClustering( instance.seeds, instance.points, vbastest::histograms( instance.rows ), settings );
@@ -307,6 +342,39 @@ void TestAdc::aMoveThatEmptiesAClusterIsRefused()
   QCOMPARE( suppression.after.suppressed, std::int64_t( 2 ) );
 }
 
+void TestAdc::theBudgetHoldsTheMeanPointCompactness()
+{
+  // The move of oneMoveRaisesAlpha, weights 1. Mean-point compactness before: C {r0} 0; E {r1, r2},
+  // mean (8, 0.5), 2 x sqrt(2^2 + 0.5^2) = 2 sqrt(4.25); N, S, W one region each, 0. After: C {r0, r1},
+  // mean (3.5, 0), 2.5 + 2.5 = 5; E {r2} 0. Eq. 20 stays 9 (C 1 -> 10/3 + 5/3, E 4 + 1 -> 1, N, S, W 1
+  // each): a budget on eq. 20 would let the clusters loosen; the mean-point budget of 1 (the cap at the
+  // start's 2 sqrt(4.25)) refuses the move, and a cap of 5 keeps it.
+  const Diamond d( true );
+  AdcSettings settings;
+  settings.k = 2;
+  settings.maxMeanPointCompactness = 2 * std::sqrt( 4.25 );
+  const AdcResult held = anonymityDrivenClustering( d.sites, d.points, d.histograms, settings );
+  VBAS_COMPARE_NEAR( held.before.meanPointCompactness, 2 * std::sqrt( 4.25 ), 1e-12 );
+  VBAS_COMPARE_NEAR( held.before.compactness, 9.0, 1e-12 );
+  QCOMPARE( held.after.committed, std::uint64_t( 0 ) );
+  QCOMPARE( held.after.alpha, std::int64_t( 1 ) );
+  QVERIFY( held.stop == AdcStop::NoImprovement );
+  settings.maxMeanPointCompactness = 5;
+  const AdcResult kept = anonymityDrivenClustering( d.sites, d.points, d.histograms, settings );
+  QCOMPARE( kept.after.committed, std::uint64_t( 1 ) );
+  VBAS_COMPARE_NEAR( kept.after.meanPointCompactness, 5.0, 1e-12 );
+  VBAS_COMPARE_NEAR( kept.after.compactness, 9.0, 1e-12 );
+
+  // Weighted: r1 of weight 0 counts for nothing, so every cluster's mean point is its one weighted
+  // region and the compactness is 0 before and after: the move keeps a cap of 0.
+  settings.maxMeanPointCompactness = 0;
+  settings.regionWeights = { 1, 0, 1, 1, 1, 1 };
+  const AdcResult weighted = anonymityDrivenClustering( d.sites, d.points, d.histograms, settings );
+  QCOMPARE( weighted.before.meanPointCompactness, 0.0 );
+  QCOMPARE( weighted.after.committed, std::uint64_t( 1 ) );
+  QCOMPARE( weighted.after.meanPointCompactness, 0.0 );
+}
+
 void TestAdc::randomSeedingIsDistinctAndRepeatable()
 {
   std::vector<Point> points;
@@ -345,16 +413,17 @@ void TestAdc::everyCommitMatchesARecount()
       const AdcResult result = run( instance, objective, true, [&]( const std::vector<Point> &sites, const std::vector<std::size_t> &regionCluster, const AdcStatus &status ) {
         ++commits;
         std::vector<std::size_t> cluster;
-        const AdcStatus expected = recount( sites, instance.points, instance.rows, instance.k, cluster );
+        const AdcStatus expected = recount( sites, instance, cluster );
         const bool same = cluster == regionCluster && status.alpha == expected.alpha && status.clustersAtAlpha == expected.clustersAtAlpha && status.objective == expected.objective
-                          && status.suppressed == expected.suppressed && std::abs( status.compactness - expected.compactness ) <= 1e-9 * ( 1 + expected.compactness );
+                          && status.suppressed == expected.suppressed && std::abs( status.compactness - expected.compactness ) <= 1e-9 * ( 1 + expected.compactness )
+                          && std::abs( status.meanPointCompactness - expected.meanPointCompactness ) <= 1e-9 * ( 1 + expected.meanPointCompactness );
         if ( !same && ok )
           failure = QStringLiteral( "seed %1 commit %2: suppressed %3 vs %4, alpha %5 vs %6" ).arg( seed ).arg( status.committed ).arg( status.suppressed ).arg( expected.suppressed ).arg( status.alpha ).arg( expected.alpha );
         ok = ok && same;
       } );
       QVERIFY2( ok, qPrintable( failure ) );
       std::vector<std::size_t> cluster;
-      const AdcStatus expected = recount( result.sites, instance.points, instance.rows, instance.k, cluster );
+      const AdcStatus expected = recount( result.sites, instance, cluster );
       QCOMPARE( result.regionCluster, cluster );
       QCOMPARE( result.after.suppressed, expected.suppressed );
     }
@@ -403,14 +472,14 @@ void TestAdc::constraintsAreNeverMadeWorse()
       const AdcResult result = run( instance, objective, true, [&]( const std::vector<Point> &sites, const std::vector<std::size_t> &regionCluster, const AdcStatus &status ) {
         ++commits;
         const Clusters now = bruteForce( sites, instance );
-        const double slack = 1e-9 * ( 1 + previous.compactness );
+        const double slack = 1e-9 * ( 1 + previous.meanPointCompactness );
         QStringList problems;
         if ( now.regionCluster != regionCluster )
           problems << QStringLiteral( "the clusters differ from the nearest sites" );
         if ( std::count( now.regions.begin(), now.regions.end(), 0 ) > 0 )
           problems << QStringLiteral( "a cluster is empty" );
-        if ( now.compactness > instance.maxCompactness + slack && now.compactness > previous.compactness + slack )
-          problems << QStringLiteral( "compactness %1 -> %2 over the cap %3" ).arg( previous.compactness ).arg( now.compactness ).arg( instance.maxCompactness );
+        if ( now.meanPointCompactness > instance.maxMeanPointCompactness + slack && now.meanPointCompactness > previous.meanPointCompactness + slack )
+          problems << QStringLiteral( "mean-point compactness %1 -> %2 over the cap %3" ).arg( previous.meanPointCompactness ).arg( now.meanPointCompactness ).arg( instance.maxMeanPointCompactness );
         for ( std::size_t s = 0; s < sites.size(); ++s )
           if ( now.records[s] < instance.minClusterRecords && now.records[s] < previous.records[s] )
             problems << QStringLiteral( "cluster %1: records %2 -> %3 under the floor %4" ).arg( s ).arg( previous.records[s] ).arg( now.records[s] ).arg( instance.minClusterRecords );
@@ -423,7 +492,7 @@ void TestAdc::constraintsAreNeverMadeWorse()
           problems << QStringLiteral( "status: %1 clusters, %2 releasing nothing" ).arg( status.clusters ).arg( status.releasingNothing );
         if ( !problems.isEmpty() && failure.isEmpty() )
           failure = QStringLiteral( "seed %1 commit %2: %3" ).arg( seed ).arg( status.committed ).arg( problems.join( QStringLiteral( "; " ) ) );
-        capBroken += now.compactness > instance.maxCompactness;
+        capBroken += now.meanPointCompactness > instance.maxMeanPointCompactness;
         floorBroken += std::any_of( now.records.begin(), now.records.end(), [&]( std::int64_t r ) { return r < instance.minClusterRecords; } );
         ceilingBroken += std::any_of( now.records.begin(), now.records.end(), [&]( std::int64_t r ) { return r > instance.maxClusterRecords; } );
         previous = now;
@@ -439,11 +508,13 @@ void TestAdc::constraintsAreNeverMadeWorse()
 
 void TestAdc::reusingFailedTrialsChangesNothing()
 {
-  // Seeds 800-839 with the constraints: a trial refused at the compactness cap may pass once other
-  // commits lowered the compactness sum (seed 831 has one), so its failure is not reused then.
-  std::vector<std::uint64_t> seeds( 80 );
+  // Seeds 800-839 and 1127 with the constraints: a trial refused at the compactness cap may pass once
+  // other commits lowered the mean-point compactness sum (seed 1127 has one, with the fewest-suppressed
+  // objective), so its failure is not reused then.
+  std::vector<std::uint64_t> seeds( 81 );
   std::iota( seeds.begin(), seeds.begin() + 40, 200 );
   std::iota( seeds.begin() + 40, seeds.end(), 800 );
+  seeds.back() = 1127;
   std::uint64_t saved = 0;
   for ( const std::uint64_t seed : seeds )
     for ( const AdcObjective objective : { AdcObjective::Anonymity, AdcObjective::Suppression } )
@@ -501,7 +572,7 @@ void TestAdc::maxMovesAndCancelStopWithValidSites()
   QCOMPARE( canceled.after.tried, std::uint64_t( 2 ) );
   QCOMPARE( canceled.sites.size(), instance.seeds.size() );
   std::vector<std::size_t> cluster;
-  const AdcStatus expected = recount( canceled.sites, instance.points, instance.rows, instance.k, cluster );
+  const AdcStatus expected = recount( canceled.sites, instance, cluster );
   QCOMPARE( canceled.regionCluster, cluster );
   QCOMPARE( canceled.after.suppressed, expected.suppressed );
 }
@@ -515,6 +586,8 @@ void TestAdc::badArguments()
   QVERIFY_EXCEPTION_THROWN( anonymityDrivenClustering( d.sites, d.points, d.histograms, settings ), std::invalid_argument );
   settings.k = 2;
   QVERIFY_EXCEPTION_THROWN( anonymityDrivenClustering( d.sites, { { 0, 0 } }, d.histograms, settings ), std::invalid_argument );
+  settings.regionWeights = { 1, 1 }; // six regions
+  QVERIFY_EXCEPTION_THROWN( anonymityDrivenClustering( d.sites, d.points, d.histograms, settings ), std::invalid_argument );
 }
 
 QTEST_APPLESS_MAIN( TestAdc )

@@ -201,9 +201,10 @@ void TestAdcAlgorithms::adcNeedsQis()
 
 void TestAdcAlgorithms::budgetAndFloorHold()
 {
-  // 50 sites, where ADC's fewest-suppressed moves left alone make the aggregates 10 % less compact
-  // than balanced density's and leave one with 38 records. The cap is COMPACTNESS_BUDGET times
-  // balanced density's COMPACTNESS (eq. 20 of its release: its sites' Voronoi clusters); the floor
+  // 50 sites, where ADC's fewest-suppressed moves left alone make the aggregates less compact than
+  // balanced density's and leave one with 38 records. The cap is COMPACTNESS_BUDGET times balanced
+  // density's MEAN_POINT_COMPACTNESS (the same rule whatever the sites: ADC holding eq. 20 to its own
+  // sites instead ended at 1.0x of it with budget 1); the floor
   // ceil(RECORD_FLOOR * 40000 / 50) = 200, which balanced density's smallest aggregate (160 records)
   // already breaks: no aggregate may then end below the smaller of the two.
   const auto smallest = [&]( const QVariantMap &results ) {
@@ -215,14 +216,16 @@ void TestAdcAlgorithms::budgetAndFloorHold()
   p.insert( QStringLiteral( "MODEL" ), 3 );
   p.insert( QStringLiteral( "FIXED_SITES" ), 50 );
   const QVariantMap density = run( QStringLiteral( "vbas:anonymize" ), p );
-  const double reference = density.value( QStringLiteral( "COMPACTNESS" ) ).toDouble();
+  const double reference = density.value( QStringLiteral( "MEAN_POINT_COMPACTNESS" ) ).toDouble();
+  QVERIFY( reference > 0 );
   p.insert( QStringLiteral( "METHOD" ), 1 );
   for ( const double budget : { 1.0, 1.05 } )
   {
     p.insert( QStringLiteral( "COMPACTNESS_BUDGET" ), budget );
     const QVariantMap adc = run( QStringLiteral( "vbas:anonymize" ), p );
-    QVERIFY2( adc.value( QStringLiteral( "COMPACTNESS" ) ).toDouble() <= budget * reference * ( 1 + 1e-9 ),
-              qPrintable( QStringLiteral( "budget %1: %2 against %3" ).arg( budget ).arg( adc.value( QStringLiteral( "COMPACTNESS" ) ).toDouble() ).arg( reference ) ) );
+    const double used = adc.value( QStringLiteral( "MEAN_POINT_COMPACTNESS" ) ).toDouble();
+    QVERIFY2( used <= budget * reference * ( 1 + 1e-9 ), qPrintable( QStringLiteral( "budget %1: %2 against %3" ).arg( budget ).arg( used ).arg( reference ) ) );
+    QVERIFY( std::fabs( adc.value( QStringLiteral( "MEAN_POINT_COMPACTNESS_USED" ) ).toDouble() - used / reference ) < 1e-9 );
     QVERIFY( adc.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong() < density.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong() );
     QVERIFY2( smallest( adc ) >= std::min( smallest( density ), 200LL ), qPrintable( QString::number( smallest( adc ) ) ) );
     QCOMPARE( adc.value( QStringLiteral( "AGGREGATES" ) ).toInt(), 50 );
