@@ -424,6 +424,20 @@ def inputs_sentence(meta):
                 meta["borders"], meta["bridges"]))
 
 
+def merge_rerun(saved, rerun):
+    """The rows of saved with those run again in rerun put in their place (same QIs and configuration)."""
+    again = {(r["qis"], r["row"]): r for r in rerun["results"]}
+    unknown = set(again) - {(r["qis"], r["row"]) for r in saved["results"]}
+    if unknown:
+        sys.exit("rows run again that the first run does not have: %s" % sorted(unknown))
+    m = rerun["meta"]
+    note = "%s (`%s`, started %s UTC, load %s to %s; plugin %s)." % (
+        "; ".join("%s / %s" % key for key in again), shlex.join(m["argv"]), m["started"], m["load_start"],
+        m["load_end"], m["plugin"])
+    meta = dict(saved["meta"], reruns=saved["meta"].get("reruns", []) + [note])
+    return {"meta": meta, "results": [again.get((r["qis"], r["row"]), r) for r in saved["results"]]}
+
+
 def report(results, meta):
     i = meta["inputs"]
     lines = ["# Suppression at the same unit count: balanced density, ADC and the optimiser", "",
@@ -432,7 +446,8 @@ def report(results, meta):
              "start, %s at the end (the machine is shared: times are noisy)." % (
                  meta["host"], meta["started"], len(results), meta["elapsed"] / 60.0, meta["load_start"],
                  meta["load_end"]), "",
-             "Plugin under test: %s." % meta["plugin"], "",
+             "Plugin under test: %s." % meta["plugin"], ""] + [
+             "Rows run again: %s" % rerun for rerun in meta.get("reruns", [])] + [""] * bool(meta.get("reruns")) + [
              inputs_sentence(meta), "",
              "Every row: MODEL=3 FIXED_SITES=%d, K=%d, SEED=%d. *units*: non-empty aggregates in LOOKUP; *x paper*: "
              "the ratio to the plain balanced-density row of the same QIs; compactness eq. 20 from the regions' "
@@ -481,6 +496,9 @@ def main():
     parser.add_argument("--run-seed", type=int, default=1, help="SEED of every run")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds before a run is stopped and recorded")
     parser.add_argument("--only", action="append", default=[], help="run only rows whose label contains this")
+    parser.add_argument("--rerun-json", default=None,
+                        help="with --from-json: a later --json-out (of an --only run) whose rows replace those of the same "
+                             "QIs and configuration; its command, time, load and plugin are noted; --json-out keeps the result")
     parser.add_argument("--plugin", default=os.path.join(pc.ROOT, "build", "qgis-profile", "profiles", "default",
                                                          "python", "plugins", "vbas"), help="installed plugin folder")
     args = parser.parse_args()
@@ -488,6 +506,12 @@ def main():
     if args.from_json:
         with open(args.from_json) as f:
             saved = json.load(f)
+        if args.rerun_json:
+            with open(args.rerun_json) as f:
+                saved = merge_rerun(saved, json.load(f))
+            if args.json_out:
+                with open(args.json_out, "w") as f:
+                    json.dump(saved, f, indent=1)
         text = report(saved["results"], saved["meta"])
         print(text)
         with open(args.out, "w") as f:

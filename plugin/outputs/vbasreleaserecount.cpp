@@ -3,8 +3,10 @@
 #include "inputs/vbastablerecount.h"
 #include "outputs/vbasoutput.h"
 #include "support/vbasinterrupt.h"
+#include "support/vbasqgiscompat.h"
 
 #include <qgsexception.h>
+#include <qgsfields.h>
 #include <qgsprocessingfeedback.h>
 #include <qgsprocessingutils.h>
 #include <qgsvectorlayer.h>
@@ -42,6 +44,23 @@ QString shown( const std::optional<std::int64_t> &value )
   return value ? QString::number( *value ) : QObject::tr( "none" );
 }
 
+//! The QI fields, as the release declares them, whose kind a destination may store two different values of alike (named; "none" when none is).
+QString mayStoreAlike( const QgsFields &fields, const QStringList &qiNames )
+{
+  QStringList named;
+  for ( const QString &name : qiNames )
+  {
+    const int i = fields.lookupField( name );
+    if ( i < 0 )
+      continue;
+    const vbasqgis::FieldType type = fields.at( i ).type();
+    using namespace vbasqgis::Field;
+    if ( type == Double || type == DateTime || type == Time || type == List || type == StringList || type == Map )
+      named << name;
+  }
+  return named.isEmpty() ? QObject::tr( "none" ) : named.join( QStringLiteral( ", " ) );
+}
+
 /**
  * The recount's report of the release written to layer, refused when a class holds fewer than k
  * records: named by its aggregate and records alone (never its QI values: the log is read by others).
@@ -77,10 +96,20 @@ void vbasRecountRelease( const VbasOutput &anonymized, const QStringList &qiName
   anonymized.readWritten( [&]( QgsVectorLayer &layer ) { report = recountLayer( layer, qiNames, countField, k, context ); } );
   const Expected e = expected( release );
   // A destination may store different values alike (-0 and 0, one instant at two UTC offsets, a list
-  // as its JSON text): its classes then join whole classes of the run, each already at least k. Any
-  // other difference means the run did not count what it wrote.
-  const bool joined = report->records == e.records && report->ecs < e.classes && report->smallestEc >= e.smallest;
-  if ( !joined && ( report->records != e.records || report->ecs != e.classes || report->smallestEc != e.smallest ) )
+  // as its JSON text): its classes then join whole classes of the run. The release would still be
+  // k-anonymous, but the run's numbers would count classes that were never written, so it is refused
+  // (docs/outputs.md, "The release is recounted before it is kept").
+  if ( report->records == e.records && report->ecs < e.classes && report->smallestEc >= e.smallest )
+    throw QgsProcessingException( QObject::tr( "The destination of the release stores some different QI values alike, so the release as written would hold %1 classes, the smallest of %2, "
+                                               "where the run counted %3, the smallest of %4, and the run's numbers would describe classes that were never written. Nothing was written. "
+                                               "QI fields of a kind a destination may store alike (-0 and 0, one date and time at two UTC offsets, numbers beyond its precision, a list as its "
+                                               "text): %5. Make such values one in the records (with the Field calculator, say) or write the release to a format that keeps them apart." )
+                                    .arg( report->ecs )
+                                    .arg( shown( report->smallestEc ) )
+                                    .arg( e.classes )
+                                    .arg( shown( e.smallest ) )
+                                    .arg( mayStoreAlike( anonymized.fields(), qiNames ) ) );
+  if ( report->records != e.records || report->ecs != e.classes || report->smallestEc != e.smallest )
     throw QgsProcessingException( QObject::tr( "The recount of the release as written differs from the run's own count: %1 records in %2 classes, the smallest of %3, where the run "
                                                "counted %4 records in %5 classes, the smallest of %6. This is a fault of VBAS, please report it with the run's log. Nothing was written." )
                                     .arg( report->records )
@@ -89,18 +118,6 @@ void vbasRecountRelease( const VbasOutput &anonymized, const QStringList &qiName
                                     .arg( e.records )
                                     .arg( e.classes )
                                     .arg( shown( e.smallest ) ) );
-  if ( joined )
-  {
-    feedback->pushWarning( QObject::tr( "The destination of the release stores some different QI values alike (-0 and 0, one date and time at two UTC offsets, or a list as its "
-                                        "text, say), so the release as written holds %1 classes, the smallest of %2, where the run counted %3, the smallest of %4. Each written "
-                                        "class joins whole classes of the run, each of k records or more: the release is k-anonymous, but RELEASED_ECS, SMALLEST_EC and the "
-                                        "measures of the classes count the run's finer classes." )
-                             .arg( report->ecs )
-                             .arg( shown( report->smallestEc ) )
-                             .arg( e.classes )
-                             .arg( shown( e.smallest ) ) );
-    return;
-  }
   feedback->pushInfo( QObject::tr( "The release as written, recounted from its stored values: %1 records in %2 classes, the smallest of %3, as the run counted." )
                         .arg( report->records )
                         .arg( report->ecs )

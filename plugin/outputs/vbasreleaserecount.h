@@ -18,7 +18,8 @@ class VbasOutput;
  * Recounts the finished, not yet committed, release anonymized: its classes keyed by the fields
  * qiNames and aggregate_id, each row standing for countField's records (empty: one). Throws, naming
  * a class by its aggregate and records only, when a class holds fewer than k records, or when the
- * records, the classes or the smallest class differ from release's own (what every output reports).
+ * records, the classes or the smallest class differ from release's own (what every output reports),
+ * including when the destination stored different values alike and so joined classes of the run.
  */
 void vbasRecountRelease( const VbasOutput &anonymized, const QStringList &qiNames, const QString &countField, const vbas::Release &release, std::int64_t k, QgsProcessingContext &context,
                          QgsProcessingFeedback *feedback );

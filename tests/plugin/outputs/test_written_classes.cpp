@@ -95,6 +95,7 @@ class TestWrittenClasses : public QObject
     void nullAndTextNullKeptApart();
     void binaryAndListValues();
     void starWrittenAsNullJoinsNull();
+    void destinationJoiningClassesIsRefused();
     void randomStoredValues();
 
   private:
@@ -227,6 +228,32 @@ void TestWrittenClasses::starWrittenAsNullJoinsNull()
   checkRelease( r, path, { QStringLiteral( "sex" ), QStringLiteral( "age" ) }, 5, QStringLiteral( "star as NULL" ) );
   QCOMPARE( r.value( QStringLiteral( "SMALLEST_EC" ) ).toLongLong(), 11 );
   QCOMPARE( r.value( QStringLiteral( "RELEASED_ECS" ) ).toLongLong(), 2 );
+}
+
+void TestWrittenClasses::destinationJoiningClassesIsRefused()
+{
+  // A real QI d with 5 records of -0.0 and 5 of 0.0 (age 30 each): two classes of 5 for the run, which
+  // keeps values apart by what they store. A GeoPackage stores -0.0 as 0, one class of 10: the release
+  // would be k-anonymous, but RELEASED_ECS 2 and SMALLEST_EC 5 would count classes never written, so
+  // the run is refused, naming d, and writes nothing. Into memory, where they stay apart, it runs.
+  QList<QVariantList> rows;
+  for ( int i = 0; i < 5; ++i )
+    rows << QVariantList { "r00", -0.0, 30 } << QVariantList { "r00", 0.0, 30 };
+  auto records = vbastest::table( QStringLiteral( "field=region:string&field=d:double&field=age:integer" ), rows );
+  const QString path = mDir->filePath( QStringLiteral( "joined.gpkg" ) );
+  QVariantMap p = parameters( mRegions.get(), records.get(), { QStringLiteral( "d" ), QStringLiteral( "age" ) }, path );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  const QString error = feedback.errors.join( ' ' );
+  QVERIFY2( error.contains( QStringLiteral( "stores some different QI values alike, so the release as written would hold 1 classes, the smallest of 10, where the run counted 2, the smallest of 5" ) ),
+            qPrintable( error ) );
+  QVERIFY2( error.contains( QStringLiteral( "a list as its text): d. " ) ), qPrintable( error ) );
+  QVERIFY( !QFile::exists( path ) );
+
+  p.insert( QStringLiteral( "ANONYMIZED" ), QgsProcessing::TEMPORARY_OUTPUT );
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
+  QCOMPARE( r.value( QStringLiteral( "RELEASED_ECS" ) ).toLongLong(), 2 );
+  QCOMPARE( r.value( QStringLiteral( "SMALLEST_EC" ) ).toLongLong(), 5 );
 }
 
 void TestWrittenClasses::randomStoredValues()

@@ -882,6 +882,13 @@ class TestProperty : public QObject
     void runCase( Case &c, QStringList &problems );
     void checkFailure( const Case &c, const Feedback &feedback, const QString &folder, QStringList &problems );
     /**
+     * A good case refused because its GeoPackage release would store different QI values alike: right
+     * when the same run with every output in memory succeeds (its release checked as any other) and
+     * that release, written to a GeoPackage by QGIS's own writer, comes back with fewer classes.
+     * fieldsRefusal: as checkRelease's refusal (parameters are then without RELEASE_FIELDS).
+     */
+    void checkJoinRefusal( Case &c, QVariantMap parameters, const QString &error, const QString &fieldsRefusal, QStringList &problems );
+    /**
      * Checks the release of a run that succeeded. refusal: the error of the same run with c.named,
      * refused for them (this run is without RELEASE_FIELDS), or empty when this run is the one with them.
      */
@@ -898,7 +905,7 @@ class TestProperty : public QObject
     QMap<QString, int> mBrokenProperties; //!< property -> cases that broke it
     QList<double> mOrderCorrelations;     //!< Spearman per case with enough released rows
     // Coverage, for the summary line.
-    int mSucceeded = 0, mRefused = 0, mFieldRefusals = 0, mFileCases = 0, mReleasedRows = 0;
+    int mSucceeded = 0, mRefused = 0, mFieldRefusals = 0, mJoinRefusals = 0, mFileCases = 0, mReleasedRows = 0;
     QMap<QString, int> mQiReleased; //!< QI field -> cases where it was a QI and rows were released
 };
 
@@ -981,7 +988,7 @@ void TestProperty::randomCases()
   for ( const double rho : mOrderCorrelations )
     meanOrder += rho / mOrderCorrelations.size();
   if ( !mFailedCases.isEmpty() || mOnlyCase >= 0 || qEnvironmentVariableIsSet( "VBAS_PROPERTY_VERBOSE" ) )
-    qInfo().noquote() << QStringLiteral( "base seed 0x%1: %2 succeeded, %3 refused (%10 for their RELEASE_FIELDS), %4 with GeoPackage outputs, %5 released rows checked; "
+    qInfo().noquote() << QStringLiteral( "base seed 0x%1: %2 succeeded, %3 refused (%10 for their RELEASE_FIELDS, %11 for QI values their GeoPackage release stores alike), %4 with GeoPackage outputs, %5 released rows checked; "
                                          "cases releasing rows per QI: %6; mean Spearman %8 over %9 cases; %7 s" )
                            .arg( mBaseSeed, 0, 16 )
                            .arg( mSucceeded )
@@ -992,7 +999,8 @@ void TestProperty::randomCases()
                            .arg( timer.elapsed() / 1000.0 )
                            .arg( meanOrder, 0, 'f', 4 )
                            .arg( mOrderCorrelations.size() )
-                           .arg( mFieldRefusals );
+                           .arg( mFieldRefusals )
+                           .arg( mJoinRefusals );
   QVERIFY2( mFailedCases.isEmpty(), qPrintable( QStringLiteral( "%1 of %2 case(s) failed: %3. Broken: %4" )
                                                   .arg( mFailedCases.size() )
                                                   .arg( mOnlyCase >= 0 ? 1 : mCases )
@@ -1066,7 +1074,9 @@ void TestProperty::runCase( Case &c, QStringList &problems )
     const QVariantMap results = anonymize->run( p, context, &feedback, &ok );
     // A good case may be refused for its RELEASE_FIELDS: checkRelease judges whether rightly.
     const bool fieldsRefused = expectOk && !ok && feedback.error().contains( QStringLiteral( "RELEASE_FIELDS: the released field" ) );
-    if ( ok != expectOk && !fieldsRefused )
+    // And one whose GeoPackage release would join classes: checkJoinRefusal judges whether rightly.
+    const bool joinRefused = expectOk && !ok && c.outputs != Outputs::Memory && feedback.error().contains( QStringLiteral( "stores some different QI values alike" ) );
+    if ( ok != expectOk && !fieldsRefused && !joinRefused )
       problems << QStringLiteral( "outcome: the run %1 (%2 error message(s), %3 characters)" ).arg( ok ? "succeeded on a bad input" : "failed on a good input" ).arg( feedback.errors.size() ).arg( feedback.error().size() );
     if ( !ok )
     {
@@ -1079,6 +1089,11 @@ void TestProperty::runCase( Case &c, QStringList &problems )
       if ( expectOk )
         checkRelease( c, results, context, dir.path(), QString(), problems );
     }
+    if ( joinRefused )
+    {
+      ++mJoinRefusals;
+      checkJoinRefusal( c, p, feedback.error(), QString(), problems );
+    }
     if ( fieldsRefused )
     {
       ++mFieldRefusals;
@@ -1087,6 +1102,8 @@ void TestProperty::runCase( Case &c, QStringList &problems )
       const QVariantMap rerun = anonymize->run( p, withoutNamed, &again, &ok ); // the same SEED: the same release content
       if ( ok )
         checkRelease( c, rerun, withoutNamed, dir.path(), feedback.error(), problems );
+      else if ( c.outputs != Outputs::Memory && again.error().contains( QStringLiteral( "stores some different QI values alike" ) ) )
+        checkJoinRefusal( c, p, again.error(), feedback.error(), problems );
       else
         problems << QStringLiteral( "outcome: refused for RELEASE_FIELDS, the run without them failed too (%1 characters)" ).arg( again.error().size() );
     }
@@ -1109,6 +1126,48 @@ void TestProperty::checkFailure( const Case &c, const Feedback &feedback, const 
     problems << QStringLiteral( "error: the run failed without a message" );
   else if ( !error.contains( c.errorMustName ) || !error.contains( c.errorMustAlsoName ) )
     problems << QStringLiteral( "error: the message (%1 characters) does not name the problem (%2)" ).arg( error.size() ).arg( QString::fromLatin1( badName( c.bad ) ) );
+}
+
+void TestProperty::checkJoinRefusal( Case &c, QVariantMap parameters, const QString &error, const QString &fieldsRefusal, QStringList &problems )
+{
+  const QStringList named = QRegularExpression( QStringLiteral( "may store alike \\([^)]*\\): ([^.]*)\\." ) ).match( error ).captured( 1 ).split( QStringLiteral( ", " ) );
+  if ( !std::any_of( c.qis.begin(), c.qis.end(), [&]( const QString &qi ) { return named.contains( qi ); } ) )
+    problems << QStringLiteral( "join refusal: the message names none of the QI fields" );
+  for ( const QString &sink : kSinks )
+    parameters.insert( sink, QgsProcessing::TEMPORARY_OUTPUT );
+  const Outputs outputs = c.outputs;
+  c.outputs = Outputs::Memory;
+  QTemporaryDir empty;
+  QgsProcessingContext context;
+  Feedback feedback;
+  bool ok = false;
+  const QVariantMap results = QgsApplication::processingRegistry()->algorithmById( QStringLiteral( "vbas:anonymize" ) )->run( parameters, context, &feedback, &ok );
+  if ( !ok )
+    problems << QStringLiteral( "join refusal: the same run in memory failed too (%1 characters)" ).arg( feedback.error().size() );
+  else
+    checkRelease( c, results, context, empty.path(), fieldsRefusal, problems );
+  c.outputs = outputs;
+  QgsVectorLayer *release = ok ? vbastest::output( results, QStringLiteral( "ANONYMIZED" ), context ) : nullptr;
+  if ( !release )
+    return;
+  // The classes (aggregate_id and the QIs, exactly) of the release in memory and through a GeoPackage.
+  const auto classes = [&]( const QList<Row> &rows ) {
+    std::set<QByteArray> keys;
+    for ( const Row &row : rows )
+    {
+      Key key( true );
+      key << row.values.value( QStringLiteral( "aggregate_id" ) ).toLongLong();
+      for ( const QString &qi : c.qis )
+        key << listInOneWidth( row.values.value( qi ) );
+      keys.insert( key.bytes() );
+    }
+    return keys.size();
+  };
+  QString writeError;
+  const QList<Row> back = throughGeoPackage( release, empty.path(), writeError );
+  const std::size_t inMemory = classes( readRows( release ) ), written = classes( back );
+  if ( back.isEmpty() || written >= inMemory )
+    problems << QStringLiteral( "join refusal: the release in memory has %1 classes, %2 once through a GeoPackage: nothing joins" ).arg( inMemory ).arg( written );
 }
 
 void TestProperty::checkRelease( const Case &c, const QVariantMap &results, QgsProcessingContext &context, const QString &folder, const QString &refusal, QStringList &problems )
@@ -1296,6 +1355,15 @@ void TestProperty::checkRelease( const Case &c, const QVariantMap &results, QgsP
     problems << QStringLiteral( "k-anonymity: %1 of the %2 classes written hold fewer than k = %3 records (smallest %4)" ).arg( small ).arg( writtenGroups.size() ).arg( k ).arg( smallest );
   if ( writtenWeight != released )
     problems << QStringLiteral( "release: its rows stand for %1 records, RELEASED says %2" ).arg( writtenWeight ).arg( released );
+  // Every number counts the classes as written, never finer ones of the run (a run whose destination
+  // would join its classes is refused: checkJoinRefusal).
+  const qlonglong writtenSmallest = writtenGroups.empty() ? 0 : smallest;
+  if ( static_cast<qlonglong>( writtenGroups.size() ) != results.value( QStringLiteral( "RELEASED_ECS" ) ).toLongLong() || writtenSmallest != results.value( QStringLiteral( "SMALLEST_EC" ) ).toLongLong() )
+    problems << QStringLiteral( "numbers: RELEASED_ECS %1 and SMALLEST_EC %2, where the release as written holds %3 classes, the smallest of %4" )
+                  .arg( results.value( QStringLiteral( "RELEASED_ECS" ) ).toLongLong() )
+                  .arg( results.value( QStringLiteral( "SMALLEST_EC" ) ).toLongLong() )
+                  .arg( writtenGroups.size() )
+                  .arg( writtenSmallest );
 
   // 3. The released rows are exactly those of the classes of k or more: per class (aggregate + QI
   // values), the multiset of rows. With a GeoPackage release both sides are values as a GeoPackage
@@ -1303,8 +1371,8 @@ void TestProperty::checkRelease( const Case &c, const QVariantMap &results, QgsP
   // the identity, and nothing else is normalised: a double keeps the 5 decimals of the memory field's
   // declared precision (1/3 reads 0.33333, 0.1 + 0.2 reads 0.3, -0.0 reads 0), a datetime loses its
   // milliseconds, a time becomes text without milliseconds, and the lists become comma-joined text;
-  // integers come back in the width of the GeoPackage column. Such values can only merge classes, so
-  // what is read back may hold bigger classes than the plugin formed, never smaller ones (property 2).
+  // integers come back in the width of the GeoPackage column. In QIs such values would merge classes,
+  // which the run refuses (checkJoinRefusal); in other released fields they change rows, not classes.
   QStringList releasedNames = expectedNames;
   releasedNames.removeAll( QStringLiteral( "fid" ) );
   releasedNames.removeAll( QStringLiteral( "aggregate_id" ) );
