@@ -3,7 +3,7 @@
   python3 plugin_repository.py BUILD_FOLDER SOURCE_FOLDER
 
 Merges the build's ZIP and a ZIP of the same plugin folder made for another QGIS release into one
-repository with .ci/plugin-repository, fetches its plugins.xml through a file:// URL with QGIS's own
+repository with tools/plugin-repository, fetches its plugins.xml through a file:// URL with QGIS's own
 Plugin Manager code (pyplugin_installer), which keeps only the entries compatible with the running QGIS:
 exactly the build's ZIP must remain, and its range must hold this QGIS release and no other. Then the
 ZIP, fetched from its download_url, is unpacked into a fresh QGIS profile, where qgis_process enables
@@ -36,7 +36,7 @@ def other_release(version):
 
 def make_repository(build, source, work):
     """A repository holding the build's ZIP and one made for the next patch release."""
-    tool = [sys.executable, str(source / ".ci" / "plugin-repository")]
+    tool = [sys.executable, str(source / "tools" / "plugin-repository")]
     built = sorted((build / "plugin-repository").glob("vbas.*.zip"))
     if len(built) != 1:
         fail("the build wrote %d plugin ZIPs, not one" % len(built))

@@ -1,8 +1,8 @@
-"""What .ci/plugin-repository refuses, and what it leaves out (ctest: plugin_repository_refusals).
+"""What tools/plugin-repository refuses, and what it leaves out (ctest: plugin_repository_refusals).
 
   python3 plugin_repository_refusals.py TOOL
 
-Runs TOOL (.ci/plugin-repository) on plugin folders and ZIPs made here, no build needed. Every ZIP
+Runs TOOL (tools/plugin-repository) on plugin folders and ZIPs made here, no build needed. Every ZIP
 `merge` or `index` cannot serve safely is refused with exit status 1 and one line naming it, no
 traceback, and the repository stays as it was (the refused ZIP is not in it, plugins.xml unchanged, a
 later merge works); a ZIP of a served name with other content needs --replace; the same ZIP again
