@@ -10,7 +10,7 @@
 #include "algorithms/aggregation/release.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
-#include "steps/vbasgeneralization.h"
+#include "pipeline/vbasgeneralization.h"
 
 class QgsFeatureSource;
 class QgsProcessingFeedback;

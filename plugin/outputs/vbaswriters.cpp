@@ -4,7 +4,7 @@
 
 #include "support/vbasinterrupt.h"
 #include "outputs/vbasreleasewriter.h"
-#include "steps/vbassteps.h"
+#include "pipeline/vbassteps.h"
 #include "algorithms/aggregation/voronoi.h"
 
 #include <qgsgeometrycollection.h>

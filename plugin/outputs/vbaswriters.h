@@ -8,7 +8,7 @@
 #include "algorithms/aggregation/release.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
-#include "steps/vbasgeneralization.h"
+#include "pipeline/vbasgeneralization.h"
 
 #include <QVariantMap>
 

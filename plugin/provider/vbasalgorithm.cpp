@@ -6,7 +6,7 @@
 #include "inputs/vbasinputs.h"
 #include "inputs/vbasrecordreader.h"
 #include "provider/vbasdestination.h"
-#include "steps/vbassteps.h"
+#include "pipeline/vbassteps.h"
 
 #include <qgsprocessingoutputs.h>
 #include <qgsprocessingparameters.h>

@@ -55,7 +55,7 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     //! SEARCH, TIME_LIMIT and SEARCH_MOVES: the suppression search after the aggregation.
     void addSearchParameters();
     static QString searchHelp();
-    //! HIERARCHIES, INTERVALS, GENERALIZE, SUPPRESSION_LIMIT, LOCAL_SUPPRESSION, LOSS_METRIC and the generalization outputs (steps/vbasgeneralization.h).
+    //! HIERARCHIES, INTERVALS, GENERALIZE, SUPPRESSION_LIMIT, LOCAL_SUPPRESSION, LOSS_METRIC and the generalization outputs (pipeline/vbasgeneralization.h).
     //! HIERARCHIES and INTERVALS.
     void addHierarchyParameters();
     void addLocalSuppressionParameter();

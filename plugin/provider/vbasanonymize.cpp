@@ -2,7 +2,7 @@
 #include "support/vbasqgiscompat.h"
 
 #include "algorithms/metrics/metrics.h"
-#include "steps/vbaspartitionsearch.h"
+#include "pipeline/vbaspartitionsearch.h"
 #include "outputs/vbasreport.h"
 #include "outputs/vbaswriters.h"
 

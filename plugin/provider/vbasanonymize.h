@@ -1,12 +1,12 @@
 #pragma once
 
 #include "provider/vbasalgorithm.h"
-#include "steps/vbaspartitionsearch.h"
+#include "pipeline/vbaspartitionsearch.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
 #include "outputs/vbasreport.h"
-#include "steps/vbasgeneralization.h"
-#include "steps/vbassteps.h"
+#include "pipeline/vbasgeneralization.h"
+#include "pipeline/vbassteps.h"
 
 #include <QElapsedTimer>
 
@@ -24,7 +24,7 @@ class VbasAnonymize : public VbasAlgorithm
     QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
 
   private:
-    //! The pipeline with generalization (steps/vbasgeneralization.h): the lattice search, then its release.
+    //! The pipeline with generalization (pipeline/vbasgeneralization.h): the lattice search, then its release.
     QVariantMap processGeneralized( const VbasRegions &regions, const VbasRecords &records, QgsProcessingContext &context, QgsProcessingMultiStepFeedback &steps, QgsProcessingFeedback *feedback );
     //! The release's outputs, the evaluation and the report; outputs the number outputs so far.
     QVariantMap writeRelease( const VbasRegions &regions, const VbasRecords &records, const VbasRecords &measured, const std::vector<vbas::Point> &sites, const vbas::Release &release,

@@ -5,7 +5,7 @@
 #include "inputs/vbasstoredvalues.h"
 #include "support/vbasinterrupt.h"
 #include "inputs/vbasrecordreader.h"
-#include "steps/vbassteps.h"
+#include "pipeline/vbassteps.h"
 
 #include <qgsprocessingoutputs.h>
 #include <qgsprocessingparameters.h>

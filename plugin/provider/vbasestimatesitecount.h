@@ -3,7 +3,7 @@
 #include "provider/vbasalgorithm.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
-#include "steps/vbassteps.h"
+#include "pipeline/vbassteps.h"
 
 #include <QElapsedTimer>
 

@@ -4,7 +4,7 @@
 #include "algorithms/metrics/metrics.h"
 #include "algorithms/aggregation/release.h"
 #include "outputs/vbasreport.h"
-#include "steps/vbasgeneralization.h"
+#include "pipeline/vbasgeneralization.h"
 #include "outputs/vbaswriters.h"
 
 #include <qgsprocessingoutputs.h>

@@ -4,7 +4,7 @@
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
 #include "outputs/vbasreport.h"
-#include "steps/vbasgeneralization.h"
+#include "pipeline/vbasgeneralization.h"
 
 #include <optional>
 

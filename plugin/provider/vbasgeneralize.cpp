@@ -42,7 +42,7 @@ bool VbasGeneralize::prepareAlgorithm( const QVariantMap &parameters, QgsProcess
   mInputs.prepare( *this, parameters, context );
   mSiteCount = VbasSiteCountSettings::read( *this, parameters, context );
   mRelease = VbasReleaseSettings::read( *this, parameters, context );
-  mPlacement = VbasPlacementSettings::balancedDensity( *this, parameters, context );
+  mPlacement = VbasPlacementSettings::readBalancedDensityOnly( *this, parameters, context );
   QList<VbasLocation> inputs = mInputs.locations();
   mGeneralization = VbasGeneralizationSettings::read( *this, parameters, context, mInputs.qiNames(), inputs );
   mGeneralization.hierarchies.readFieldTypes( mInputs.records()->fields(), mInputs.recordFields().qis );

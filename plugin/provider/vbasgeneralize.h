@@ -3,8 +3,8 @@
 #include "provider/vbasalgorithm.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
-#include "steps/vbasgeneralization.h"
-#include "steps/vbassteps.h"
+#include "pipeline/vbasgeneralization.h"
+#include "pipeline/vbassteps.h"
 
 #include <QElapsedTimer>
 

@@ -4,7 +4,7 @@
 
 #include "inputs/vbasinputs.h"
 #include "support/vbasinterrupt.h"
-#include "steps/vbassteps.h"
+#include "pipeline/vbassteps.h"
 #include "support/vbasvaluecodec.h"
 
 #include <qgsprocessingoutputs.h>

@@ -2,7 +2,7 @@
 #include "support/vbasqgiscompat.h"
 #include "provider/vbasdestination.h"
 
-#include "steps/vbassteps.h"
+#include "pipeline/vbassteps.h"
 #include "outputs/vbaswriters.h"
 
 #include <qgsprocessingoutputs.h>

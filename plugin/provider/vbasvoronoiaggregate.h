@@ -1,10 +1,10 @@
 #pragma once
 
-#include "steps/vbaspartitionsearch.h"
+#include "pipeline/vbaspartitionsearch.h"
 #include "provider/vbasalgorithm.h"
 #include "inputs/vbasinputs.h"
 #include "outputs/vbasoutputset.h"
-#include "steps/vbassteps.h"
+#include "pipeline/vbassteps.h"
 
 #include <QElapsedTimer>
 

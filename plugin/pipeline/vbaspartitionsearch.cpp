@@ -1,7 +1,7 @@
-#include "steps/vbaspartitionsearch.h"
+#include "pipeline/vbaspartitionsearch.h"
 
-#include "steps/vbasadjacency.h"
-#include "steps/vbassteps.h"
+#include "pipeline/vbasadjacency.h"
+#include "pipeline/vbassteps.h"
 #include "support/vbasinterrupt.h"
 
 #include "algorithms/aggregation/partition_search.h"

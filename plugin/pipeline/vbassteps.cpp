@@ -1,5 +1,5 @@
 #include "support/vbasqgiscompat.h"
-#include "steps/vbassteps.h"
+#include "pipeline/vbassteps.h"
 
 #include "algorithms/aggregation/aggregation.h"
 #include "support/vbasinterrupt.h"
@@ -153,7 +153,7 @@ std::uint64_t vbasSeed( const QgsProcessingAlgorithm &algorithm, const QVariantM
                                                                          : QRandomGenerator::system()->generate64() % static_cast<std::uint64_t>( kMaxSeed + 1 );
 }
 
-VbasPlacementSettings VbasPlacementSettings::balancedDensity( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context )
+VbasPlacementSettings VbasPlacementSettings::readBalancedDensityOnly( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context )
 {
   VbasPlacementSettings settings;
   settings.position = QgsProcessingParameters::parameterAsEnum( definition( algorithm, QStringLiteral( "SITE_POSITION" ) ), parameters, context ) == 1 ? vbas::SitePosition::Median : vbas::SitePosition::Mean;
@@ -162,7 +162,7 @@ VbasPlacementSettings VbasPlacementSettings::balancedDensity( const QgsProcessin
 
 VbasPlacementSettings VbasPlacementSettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed )
 {
-  VbasPlacementSettings settings = balancedDensity( algorithm, parameters, context );
+  VbasPlacementSettings settings = readBalancedDensityOnly( algorithm, parameters, context );
   const auto enumValue = [&]( const char *name ) { return QgsProcessingParameters::parameterAsEnum( definition( algorithm, QLatin1String( name ) ), parameters, context ); };
   settings.method = enumValue( "METHOD" ) == 1 ? Method::Adc : Method::BalancedDensity;
   settings.seeding = enumValue( "SEEDING" ) == 1 ? Seeding::Random : Seeding::BalancedDensity;
@@ -195,7 +195,8 @@ QString adcStop( vbas::AdcStop stop )
   return QStringLiteral( "canceled" );
 }
 
-vbas::Placement balancedDensity( vbas::SitePosition position, const VbasRegions &regions, const std::vector<double> &population, std::size_t sites )
+//! vbas::balancedDensity (eq. 7-13), its refusal of bad arguments as a QgsProcessingException.
+vbas::Placement placeByBalancedDensity( vbas::SitePosition position, const VbasRegions &regions, const std::vector<double> &population, std::size_t sites )
 {
   try
   {
@@ -287,7 +288,7 @@ VbasConstraintSettings VbasConstraintSettings::read( const QgsProcessingAlgorith
 
 VbasConstraints vbasConstraints( const VbasConstraintSettings &settings, const VbasRegions &regions, const VbasRecords &records, std::size_t sites, vbas::SitePosition position )
 {
-  return constraintsFor( settings, regions, records, balancedDensity( position, regions, vbasRegionPopulation( regions, records ), sites ).sites );
+  return constraintsFor( settings, regions, records, placeByBalancedDensity( position, regions, vbasRegionPopulation( regions, records ), sites ).sites );
 }
 
 VbasPlacement vbasPlaceSites( const VbasPlacementSettings &settings, const VbasConstraintSettings &constraints, const VbasRegions &regions, const VbasRecords &records, std::size_t sites,
@@ -295,7 +296,7 @@ VbasPlacement vbasPlaceSites( const VbasPlacementSettings &settings, const VbasC
 {
   if ( sites < 1 || sites > static_cast<std::size_t>( regions.ids.size() ) )
     throw QgsProcessingException( QObject::tr( "The number of sites (%1) must be between 1 and the number of regions, %2." ).arg( sites ).arg( regions.ids.size() ) );
-  const vbas::Placement density = balancedDensity( settings.position, regions, vbasRegionPopulation( regions, records ), sites );
+  const vbas::Placement density = placeByBalancedDensity( settings.position, regions, vbasRegionPopulation( regions, records ), sites );
   VbasPlacement result;
   result.sites = density.sites;
   result.siteRow = density.cellRow;

@@ -1,5 +1,5 @@
 // The borders of the regions layer through GEOS: which regions are neighbours, and the bridges that
-// link islands to the rest. The steps on them are in steps/vbaspartitionsearch.h.
+// link islands to the rest. The steps on them are in pipeline/vbaspartitionsearch.h.
 #pragma once
 
 #include "algorithms/aggregation/contiguity.h"

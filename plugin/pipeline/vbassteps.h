@@ -1,4 +1,4 @@
-// Folder steps/: the settings the algorithms share and their calls into the core (algorithms/), beside the regions' borders.
+// Folder pipeline/: the settings the algorithms share and their calls into the core (algorithms/), beside the regions' borders.
 // The steps the algorithms share: their settings, read and checked in prepareAlgorithm (a bad value
 // is refused with the user's own value, never rounded), and the calls into the core.
 #pragma once
@@ -107,8 +107,8 @@ struct VbasPlacementSettings
     vbas::AdcSettings adc; //!< k, objective and MAX_ITERATIONS
     std::uint64_t seed = 0; //!< of the random seeding
 
-    //! Balanced density, at SITE_POSITION.
-    static VbasPlacementSettings balancedDensity( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
+    //! The settings of an algorithm that places by balanced density only: SITE_POSITION.
+    static VbasPlacementSettings readBalancedDensityOnly( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
     //! Refuses ADC without QIs (QI_FIELDS) before anything is read.
     static VbasPlacementSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed );
 };

@@ -1,4 +1,4 @@
-#include "steps/vbasadjacency.h"
+#include "pipeline/vbasadjacency.h"
 
 #include "support/vbasinterrupt.h"
 #include "support/vbasqgiscompat.h"

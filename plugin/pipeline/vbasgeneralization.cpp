@@ -1,5 +1,5 @@
-#include "steps/vbasgeneralization.h"
-#include "steps/vbaspartitionsearch.h"
+#include "pipeline/vbasgeneralization.h"
+#include "pipeline/vbaspartitionsearch.h"
 #include "inputs/vbashierarchyfile.h"
 #include "support/vbasinterrupt.h"
 #include "support/vbasvaluecodec.h"

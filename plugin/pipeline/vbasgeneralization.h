@@ -1,4 +1,4 @@
-// Folder steps/: the settings the algorithms share and their calls into the core (algorithms/), beside the regions' borders.
+// Folder pipeline/: the settings the algorithms share and their calls into the core (algorithms/), beside the regions' borders.
 // Generalization chosen with the geography (docs/generalization.md): the QIs' hierarchies (ARX files,
 // intervals, value -> "*"), the lattice search with the site count and balanced density placed for
 // each node, and the release as written at the node chosen.
@@ -7,7 +7,7 @@
 #include "algorithms/generalization/generalization_metrics.h"
 #include "algorithms/generalization/generalized_release.h"
 #include "algorithms/generalization/lattice.h"
-#include "steps/vbassteps.h"
+#include "pipeline/vbassteps.h"
 #include "support/vbaslocation.h"
 
 #include <QMap>
