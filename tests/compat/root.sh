@@ -14,6 +14,18 @@
 # (a size: 4g), the copy-on-write layer is in memory, and removing it afterwards costs nothing.
 # bookworm is Debian 12 (QGIS 3.22), trixie Debian 13 (QGIS 3.40 LTR), forky Debian's testing suite
 # (QGIS 3.44).
+#
+#   dir=$(cached_layer NAME KEY SOURCE:TARGET:ro|rw ... -- SCRIPT ARGS...)
+#   FRESH_ROOT_LAYERS=$dir fresh_root ... -- SCRIPT ARGS...
+#
+# Installing QGIS's packages takes minutes that CI cannot spend on every run, so what a script installs
+# can be kept as a layer over the base: cached_layer runs SCRIPT once in a fresh root and keeps what it
+# changed as $cache/<suite>/layers/NAME-KEY, and fresh_root with FRESH_ROOT_LAYERS (folders, the top
+# first, ":" between) starts over the base and those layers. KEY names what the layer was made from
+# (a hash of the script that installs the packages, of the package's dependencies): a changed KEY
+# makes a new layer. A layer older than VBAS_LAYER_DAYS days (default 7) is made again, so Debian's
+# updates come in; with no layers (VBAS_COMPAT_CACHE empty, or a first run) everything is installed
+# from nothing, as on a fresh machine.
 
 suite=${1:?usage: source tests/compat/root.sh bookworm|trixie|forky}
 case "$suite" in bookworm|trixie|forky) ;; *) echo "Unknown suite '$suite': bookworm, trixie or forky" >&2; exit 2 ;; esac
@@ -61,15 +73,19 @@ fresh_root() {
   run=$(mktemp -d "$cache/$suite/run.XXXXXX")
   mkdir -p "$run/layer" "$run/root"
   # Inside a private mount and PID namespace: the overlay, /proc, /sys, /dev, the binds, then chroot.
+  local lower=$base
+  [ -z "${FRESH_ROOT_LAYERS:-}" ] || lower="$FRESH_ROOT_LAYERS:$base"
+  # With FRESH_ROOT_KEEP (a folder), the root's changes are written there, and kept (cached_layer).
+  local layer=${FRESH_ROOT_KEEP:-$run/layer}
   unshare --mount --pid --fork --kill-child --propagation private bash -s -- \
-      "$base" "$run" "$archives" "${CI:-}" "${FRESH_ROOT_TMPFS:-}" "${#binds[@]}" "${binds[@]}" "$@" <<'INSIDE' || status=$?
+      "$lower" "$run" "$layer" "$archives" "${CI:-}" "${FRESH_ROOT_TMPFS:-}" "${#binds[@]}" "${binds[@]}" "$@" <<'INSIDE' || status=$?
 set -euo pipefail
-base=$1 run=$2 archives=$3 ci=$4 tmpfs=$5 count=$6
-shift 6
-root="$run/root" layer="$run/layer"
+lower=$1 run=$2 layer=$3 archives=$4 ci=$5 tmpfs=$6 count=$7
+shift 7
+root="$run/root"
 [ -z "$tmpfs" ] || mount -t tmpfs -o "size=$tmpfs" tmpfs "$layer"
 mkdir -p "$layer/upper" "$layer/work"
-mount -t overlay overlay -o "lowerdir=$base,upperdir=$layer/upper,workdir=$layer/work" "$root"
+mount -t overlay overlay -o "lowerdir=$lower,upperdir=$layer/upper,workdir=$layer/work" "$root"
 # dpkg without fsync, as Debian's container images run it: a root that lives for one run needs no
 # crash safety, and installing QGIS's ~700 packages takes minutes less.
 echo force-unsafe-io > "$root/etc/dpkg/dpkg.cfg.d/vbas-unsafe-io"
@@ -92,4 +108,27 @@ chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb CI="$ci" \
 INSIDE
   rm -rf "$run"
   return "$status"
+}
+
+cached_layer() {
+  local name=$1 key=$2
+  shift 2
+  local dir="$cache/$suite/layers/$name-$key"
+  mkdir -p "$cache/$suite/layers"
+  exec 8> "$cache/$suite/layers/$name.lock"
+  flock 8
+  # A layer is kept while it is younger than the base it was made over, and younger than the days allowed.
+  if [ -d "$dir" ] && [ "$dir" -nt "$base" ] && [ -n "$(find "$dir" -maxdepth 0 -mtime "-${VBAS_LAYER_DAYS:-7}")" ]; then
+    say "Using the cached root layer $name-$key" >&2
+  else
+    say "Making the root layer $name-$key" >&2
+    rm -rf "$cache/$suite/layers/$name-"*
+    mkdir -p "$dir.tmp"
+    FRESH_ROOT_KEEP="$dir.tmp" FRESH_ROOT_TMPFS='' fresh_root "$@" >&2 || { rm -rf "$dir.tmp"; exit 1; }
+    rm -rf "$dir.tmp/work"
+    mv "$dir.tmp/upper" "$dir"
+    rm -rf "$dir.tmp"
+  fi
+  flock -u 8
+  echo "$dir"
 }

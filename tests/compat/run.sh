@@ -25,12 +25,21 @@ git -C "$source_repo" bundle create -q "$source_bundle/vbas.bundle" HEAD
 mapfile -t commands < <(grep -m 2 '^    [^ ]' "$source_repo/README.md" | sed 's/^    //')
 [ ${#commands[@]} = 2 ] || { echo "README.md does not start with two commands" >&2; exit 1; }
 
+# The Debian packages .ci/setup installs (.ci/packages), kept as a layer of the root made again when
+# .ci/packages changes (root.sh, cached_layer): README's commands find them installed.
+packages_layer=$(cached_layer packages "$(git -C "$source_repo" show HEAD:.ci/packages | sha256sum | cut -c1-16)" "$source_bundle:/mnt/source:ro" -- '
+set -euo pipefail
+git -c advice.detachedHead=false clone -q /mnt/source/vbas.bundle /root/packages-of
+bash /root/packages-of/.ci/packages > /root/packages.log 2>&1 || { tail -30 /root/packages.log; exit 1; }
+rm -rf /root/packages-of /root/packages.log
+')
+
 say "README command 1: ${commands[0]}"
 say "README command 2: ${commands[1]}"
 start=$(date +%s)
 # The compiler's output is kept between runs beside the root (ccache, which .ci/setup uses).
 mkdir -p "$cache/$suite/ccache"
-fresh_root "$source_bundle:/mnt/source:ro" "$packages:/mnt/packages:rw" "$cache/$suite/ccache:/root/.cache/ccache:rw" -- '
+FRESH_ROOT_LAYERS=$packages_layer fresh_root "$source_bundle:/mnt/source:ro" "$packages:/mnt/packages:rw" "$cache/$suite/ccache:/root/.cache/ccache:rw" -- '
 set -euo pipefail
 git -c advice.detachedHead=false -c init.defaultBranch=main clone -q /mnt/source/vbas.bundle /root/vbas
 cd /root/vbas
