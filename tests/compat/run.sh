@@ -29,7 +29,7 @@ mapfile -t commands < <(grep -m 2 '^    [^ ]' "$source_repo/README.md" | sed 's/
 # .ci/packages changes (root.sh, cached_layer): README's commands find them installed.
 packages_layer=$(cached_layer packages "$(git -C "$source_repo" show HEAD:.ci/packages | sha256sum | cut -c1-16)" "$source_bundle:/mnt/source:ro" -- '
 set -euo pipefail
-git -c advice.detachedHead=false clone -q /mnt/source/vbas.bundle /root/packages-of
+git -c advice.detachedHead=false -c init.defaultBranch=main clone -q /mnt/source/vbas.bundle /root/packages-of
 bash /root/packages-of/.ci/packages > /root/packages.log 2>&1 || { tail -30 /root/packages.log; exit 1; }
 rm -rf /root/packages-of /root/packages.log
 ')
