@@ -26,16 +26,6 @@
 namespace
 {
 
-//! Above this many candidate pairs the column generation solver is chosen automatically (the direct LP is the better choice for small instances).
-constexpr std::size_t kDirectPairs = 40000;
-//! Up to this many candidate pairs, the direct LP is tried when column generation stalls or fails.
-constexpr std::size_t kFallbackPairs = 10 * kDirectPairs;
-/**
- * The LP is solved at epsilon (1 - kSolveMargin): its binding constraints then hold with room for the
- * round-off of the solvers and of the 15 digits written, so the bound recounted from TRANSITIONS is at
- * most epsilon itself (recounted from the outputs, docs/outputs.md), which the run checks before anything is written.
- */
-constexpr double kSolveMargin = 1e-9;
 //! A released field is (nearly) unique when it takes at least this share of distinct values over at least kFewestRowsToJudge rows (as vbas:anonymize judges).
 constexpr double kNearlyUnique = 0.9;
 constexpr std::size_t kFewestRowsToJudge = 20;
@@ -154,7 +144,7 @@ QString VbasLpGeomask::shortHelpString() const
                       "A code holding more patients than its population is refused with Revised-LP (its bound counts at most n_i patients there), a warning with WCMB-LP. "
                       "An optimum is reported only once recounted from P and the solver's duals; a solver that gives no answer that can be trusted, or column generation "
                       "that stalls, hands over to the other solver, with a line in the log, and the run is refused with the reason when neither gives one.<br>" )
-           .arg( kDirectPairs )
+           .arg( vbas::lp::kDirectPairs )
            .arg( kNearlyUnique * 100 )
            .arg( kFewestRowsToJudge )
          + outputsHelp();
@@ -226,7 +216,7 @@ bool VbasLpGeomask::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   if ( radius.isValid() && !radius.isNull() && !radius.toString().isEmpty() && !( mRadius > 0 && std::isfinite( mRadius ) ) )
     throw QgsProcessingException( QObject::tr( "RADIUS must be a distance above 0 (RADIUS = %1)." ).arg( radius.toString() ) );
   mModel = parameterAsEnum( parameters, QStringLiteral( "MODEL" ), context ) == 1 ? vbas::lp::Model::Wcmb : vbas::lp::Model::Revised;
-  mSolver = static_cast<Solver>( parameterAsEnum( parameters, QStringLiteral( "SOLVER" ), context ) );
+  mSolver = static_cast<vbas::lp::Solver>( parameterAsEnum( parameters, QStringLiteral( "SOLVER" ), context ) );
   readSeed( parameters, context );
   mFindMinEpsilon = parameterAsBoolean( parameters, QStringLiteral( "FIND_MIN_EPSILON" ), context );
   mEpsilonTolerance = parameterAsDouble( parameters, QStringLiteral( "EPSILON_TOLERANCE" ), context );
@@ -332,59 +322,35 @@ VbasOutputSchema VbasLpGeomask::randomisedSchema() const
   return schema;
 }
 
-vbas::lp::Solution VbasLpGeomask::solveWith( const vbas::lp::Problem &problem, bool direct, QgsProcessingFeedback *feedback ) const
+QString VbasLpGeomask::why( const vbas::lp::Failure &failure )
 {
-  VbasCoreProgress progress( feedback );
-  return notCanceled( direct ? vbas::lp::solveDirect( problem, &progress ) : vbas::lp::solveColumnGeneration( problem, {}, &progress ), feedback );
+  switch ( failure.kind )
+  {
+    case vbas::lp::Failure::Kind::Stalled:
+      return QObject::tr( "Column generation stopped after %1 rounds without proving an optimum (its rounds stopped improving either bound, or its bound does not prove its objective)." ).arg( failure.rounds );
+    case vbas::lp::Failure::Kind::LimitWithoutAnswer:
+      return QObject::tr( "the solver stopped on its iteration or time limit before it found any." );
+    case vbas::lp::Failure::Kind::SolverError:
+      break;
+  }
+  return QString::fromStdString( failure.error ) + '.';
 }
 
-vbas::lp::Solution VbasLpGeomask::notCanceled( vbas::lp::Solution solution, QgsProcessingFeedback *feedback )
+void VbasLpGeomask::logPass( const vbas::lp::Pass &pass, bool refused, QgsProcessingFeedback *feedback ) const
 {
-  if ( solution.status == vbas::lp::Status::Canceled )
-  {
-    VbasInterrupt::throwIfCanceled( feedback ); // a signal: its own message
-    throw QgsProcessingException( QObject::tr( "Canceled: nothing was written." ) );
-  }
-  return solution;
+  for ( const vbas::lp::Fallback &fallback : pass.fallbacks )
+    feedback->pushInfo( QObject::tr( "%1 Solving by %2 instead." ).arg( why( fallback.why ), fallback.from == vbas::lp::Method::Direct ? QObject::tr( "column generation" ) : QObject::tr( "the direct LP" ) ) );
+  if ( refused )
+    return;
+  if ( pass.smallestEpsilon )
+    feedback->pushInfo( QObject::tr( "The smallest feasible epsilon is %1 (%2)." ).arg( *pass.smallestEpsilon, 0, 'g', 12 ).arg( tolerance() ) );
+  if ( !pass.undecided.empty() )
+    feedback->pushWarning( QObject::tr( "The smallest feasible epsilon could not be found (%1): MIN_EPSILON is empty." ).arg( QString::fromStdString( pass.undecided ) ) );
 }
 
-vbas::lp::Solution VbasLpGeomask::solveOrFallBack( const vbas::lp::Problem &problem, bool &direct, QgsProcessingFeedback *feedback ) const
+QString VbasLpGeomask::tolerance() const
 {
-  std::optional<vbas::lp::Solution> first;
-  QString why;
-  try
-  {
-    first = solveWith( problem, direct, feedback );
-    if ( direct || first->status != vbas::lp::Status::Limit )
-      return *first;
-    why = QObject::tr( "Column generation stopped after %1 rounds without proving an optimum (its rounds stopped improving either bound, or its bound does not prove its objective)." ).arg( first->rounds );
-  }
-  catch ( const vbas::lp::SolverError &e )
-  {
-    why = QString::fromStdString( e.what() ) + '.';
-  }
-  if ( !direct && problem.candidates.pairs() > kFallbackPairs ) // too large for the direct LP
-    return limitOrRefuse( first, why, problem );
-  feedback->pushInfo( QObject::tr( "%1 Solving by %2 instead." ).arg( why, direct ? QObject::tr( "column generation" ) : QObject::tr( "the direct LP" ) ) );
-  try
-  {
-    const vbas::lp::Solution second = solveWith( problem, !direct, feedback );
-    direct = !direct;
-    return second;
-  }
-  catch ( const vbas::lp::SolverError &e )
-  {
-    return limitOrRefuse( first, why + ' ' + QString::fromStdString( e.what() ) + '.', problem );
-  }
-}
-
-vbas::lp::Solution VbasLpGeomask::limitOrRefuse( const std::optional<vbas::lp::Solution> &stopped, const QString &why, const vbas::lp::Problem &problem ) const
-{
-  if ( stopped && !stopped->probability.empty() )
-    return *stopped; // STATUS limit, with its proven GAP
-  throw QgsProcessingException( QObject::tr( "No transition probabilities that can be trusted at EPSILON = %1: %2 Nothing was written. Try a larger EPSILON, or fewer NEIGHBOURS (or a smaller RADIUS)." )
-                                  .arg( problem.epsilon / ( 1 - kSolveMargin ) )
-                                  .arg( why ) );
+  return QObject::tr( "the true one lies within %1% below it" ).arg( mEpsilonTolerance * 100 );
 }
 
 //! The quick proof of infeasibility (a code whose caps cannot sum to 1, vbas::lp::unhideableCode) at the EPSILON given, as a sentence naming the code, or nothing.
@@ -403,115 +369,56 @@ QString VbasLpGeomask::unhideable( const vbas::lp::Problem &problem, const VbasC
     .arg( std::ceil( code->needed ) );
 }
 
-VbasLpGeomask::Solved VbasLpGeomask::solve( const vbas::lp::Problem &problem, const VbasCodes &codes, QgsProcessingFeedback *feedback ) const
+vbas::lp::Pass VbasLpGeomask::solve( const vbas::lp::Problem &problem, const VbasCodes &codes, QgsProcessingFeedback *feedback ) const
 {
-  const bool direct = mSolver == Solver::Direct || ( mSolver == Solver::Automatic && problem.candidates.pairs() <= kDirectPairs );
-  Solved solved = solveBy( problem, codes, direct, feedback );
-  if ( direct && mSolver == Solver::Automatic && !( solved.reidentification <= mEpsilon ) )
+  VbasCoreProgress progress( feedback );
+  vbas::lp::PolicyOutcome outcome = vbas::lp::solveByPolicy( problem, { mSolver, mEpsilon, mFindMinEpsilon, mEpsilonTolerance }, &progress );
+  const bool refused = outcome.verdict == vbas::lp::Verdict::Canceled || outcome.verdict == vbas::lp::Verdict::Untrusted || outcome.verdict == vbas::lp::Verdict::Infeasible;
+  logPass( outcome.passes.front(), refused && !outcome.resolved(), feedback );
+  if ( outcome.resolved() )
   {
-    feedback->pushInfo( QObject::tr( "The direct LP's round-off allows a re-identification probability of %1 at these populations: solving by column generation instead." ).arg( solved.reidentification ) );
-    solved = solveBy( problem, codes, false, feedback );
+    feedback->pushInfo( QObject::tr( "The direct LP's round-off allows a re-identification probability of %1 at these populations: solving by column generation instead." ).arg( outcome.passes.front().reidentification ) );
+    logPass( outcome.passes.back(), refused, feedback );
   }
-  if ( !( solved.reidentification <= mEpsilon ) )
-    throw QgsProcessingException( QObject::tr( "The solver's transition probabilities allow a re-identification probability of %1, above EPSILON = %2: nothing is written.%3" )
-                                    .arg( solved.reidentification )
-                                    .arg( mEpsilon )
-                                    .arg( direct ? QObject::tr( " Try SOLVER = column generation." ) : QString() ) );
-  return solved;
-}
-
-std::optional<double> VbasLpGeomask::smallestEpsilon( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback, QString &undecided ) const
-{
-  const bool direct = problem.candidates.pairs() <= kFallbackPairs; // without costs, the direct LP only looks for a feasible P: the quicker
-  std::optional<vbas::lp::FeasibilityLp> feasibility; // each epsilon's solve starts from the last one's basis
-  if ( direct )
-    feasibility.emplace( problem );
-  const auto feasible = [&]( vbas::lp::Problem p ) {
-    p.epsilon *= 1 - kSolveMargin; // as the run solves it
-    try
+  vbas::lp::Pass &pass = outcome.passes.back();
+  switch ( outcome.verdict )
+  {
+    case vbas::lp::Verdict::Canceled:
+      VbasInterrupt::throwIfCanceled( feedback ); // a signal: its own message
+      throw QgsProcessingException( QObject::tr( "Canceled: nothing was written." ) );
+    case vbas::lp::Verdict::Untrusted:
     {
-      VbasCoreProgress progress( feedback );
-      return direct ? notCanceled( feasibility->solve( p.epsilon, &progress ), feedback ) : solveWith( p, false, feedback );
+      QStringList whys;
+      for ( const vbas::lp::Failure &failure : pass.refused )
+        whys << why( failure );
+      throw QgsProcessingException( QObject::tr( "No transition probabilities that can be trusted at EPSILON = %1: %2 Nothing was written. Try a larger EPSILON, or fewer NEIGHBOURS (or a smaller RADIUS)." )
+                                      .arg( problem.epsilon / ( 1 - vbas::lp::kSolveMargin ) )
+                                      .arg( whys.join( ' ' ) ) );
     }
-    catch ( const vbas::lp::SolverError & )
-    {
-      return solveWith( p, !direct, feedback );
-    }
-  };
-  // An epsilon tried as the run tries it: transition probabilities its own solver gives and its recount accepts.
-  const auto run = [&]( const vbas::lp::Problem &p ) { return accepted( problem, advised( p.epsilon ), feedback ); };
-  try
-  {
-    std::optional<double> smallest = vbas::lp::minimumEpsilon( problem, mEpsilonTolerance, feasible );
-    // The advice is an EPSILON the run accepts: once, at populations of 1e-6 to 1e12, the run's solver stopped
-    // without an answer at the feasible epsilon advised. Then the search is done again, each epsilon tried by a run.
-    if ( smallest && accepted( problem, advised( *smallest ), feedback ).probability.empty() )
-      smallest = vbas::lp::minimumEpsilon( problem, mEpsilonTolerance, run );
-    return smallest ? std::optional<double>( advised( *smallest ) ) : std::nullopt;
+    case vbas::lp::Verdict::Infeasible:
+      throw QgsProcessingException( infeasible( pass ) + unhideable( problem, codes ) );
+    case vbas::lp::Verdict::AboveEpsilon:
+      throw QgsProcessingException( QObject::tr( "The solver's transition probabilities allow a re-identification probability of %1, above EPSILON = %2: nothing is written.%3" )
+                                      .arg( pass.reidentification )
+                                      .arg( mEpsilon )
+                                      .arg( outcome.chosen == vbas::lp::Method::Direct ? QObject::tr( " Try SOLVER = column generation." ) : QString() ) );
+    case vbas::lp::Verdict::Accepted:
+      break;
   }
-  catch ( const vbas::lp::SolverError &e )
-  {
-    undecided = QString::fromStdString( e.what() );
-    return std::nullopt;
-  }
+  return std::move( pass );
 }
 
-double VbasLpGeomask::advised( double epsilon )
+QString VbasLpGeomask::infeasible( const vbas::lp::Pass &pass ) const
 {
-  const double printed = QString::number( epsilon, 'g', 12 ).toDouble();
-  return printed >= epsilon ? printed : QString::number( printed + std::pow( 10.0, std::floor( std::log10( epsilon ) ) - 11 ), 'g', 12 ).toDouble();
-}
-
-vbas::lp::Solution VbasLpGeomask::accepted( vbas::lp::Problem problem, double epsilon, QgsProcessingFeedback *feedback ) const
-{
-  problem.epsilon = epsilon * ( 1 - kSolveMargin );
-  bool direct = mSolver == Solver::Direct || ( mSolver == Solver::Automatic && problem.candidates.pairs() <= kDirectPairs );
-  try
-  {
-    vbas::lp::Solution solution = solveOrFallBack( problem, direct, feedback );
-    if ( solution.status == vbas::lp::Status::Infeasible || solution.probability.empty() || !( vbas::lp::maxReidentification( problem, vbas::lp::publishedProbabilities( solution.probability ) ) <= epsilon ) )
-      return {};
-    return solution;
-  }
-  catch ( const QgsProcessingException & ) // no answer that can be trusted
-  {
-    VbasInterrupt::throwIfCanceled( feedback );
-    return {};
-  }
-}
-
-VbasLpGeomask::Solved VbasLpGeomask::solveBy( const vbas::lp::Problem &problem, const VbasCodes &codes, bool direct, QgsProcessingFeedback *feedback ) const
-{
-  vbas::lp::Solution solution = solveOrFallBack( problem, direct, feedback );
-  if ( solution.status == vbas::lp::Status::Limit && solution.probability.empty() )
-    limitOrRefuse( std::nullopt, QObject::tr( "the solver stopped on its iteration or time limit before it found any." ), problem );
-  std::optional<double> smallest;
-  QString undecided;
-  if ( mFindMinEpsilon || solution.status == vbas::lp::Status::Infeasible )
-    smallest = smallestEpsilon( problem, feedback, undecided );
-  const QString tolerance = QObject::tr( "the true one lies within %1% below it" ).arg( mEpsilonTolerance * 100 );
-  if ( solution.status == vbas::lp::Status::Infeasible )
-  {
-    const QString neighbours = mRadius > 0 ? QObject::tr( "a larger RADIUS" ) : QObject::tr( "more NEIGHBOURS (now %1)" ).arg( mNeighbours );
-    const QString start = QObject::tr( "No transition probabilities keep every re-identification probability at most EPSILON = %1 with these candidates." ).arg( mEpsilon );
-    QString message;
-    if ( smallest )
-      message = start + QObject::tr( " The smallest feasible epsilon is %1 (%2): use EPSILON = %1 or more, or %3." ).arg( *smallest, 0, 'g', 12 ).arg( tolerance, neighbours );
-    else if ( !undecided.isEmpty() )
-      message = start + QObject::tr( " The smallest feasible epsilon could not be found (%1): try a larger EPSILON, or %2." ).arg( undecided, neighbours );
-    else
-      message = QObject::tr( "No transition probabilities keep the re-identification probability at most EPSILON = %1, nor even at 1, with these candidates: use %2%3." )
-                  .arg( mEpsilon )
-                  .arg( neighbours, mModel == vbas::lp::Model::Wcmb ? QObject::tr( ", or the Revised-LP model" ) : QString() );
-    throw QgsProcessingException( message + unhideable( problem, codes ) );
-  }
-  if ( smallest )
-    feedback->pushInfo( QObject::tr( "The smallest feasible epsilon is %1 (%2)." ).arg( *smallest, 0, 'g', 12 ).arg( tolerance ) );
-  if ( !undecided.isEmpty() )
-    feedback->pushWarning( QObject::tr( "The smallest feasible epsilon could not be found (%1): MIN_EPSILON is empty." ).arg( undecided ) );
-  std::vector<double> published = vbas::lp::publishedProbabilities( solution.probability );
-  const double reidentification = vbas::lp::maxReidentification( problem, published );
-  return { std::move( solution ), std::move( published ), reidentification, smallest };
+  const QString neighbours = mRadius > 0 ? QObject::tr( "a larger RADIUS" ) : QObject::tr( "more NEIGHBOURS (now %1)" ).arg( mNeighbours );
+  const QString start = QObject::tr( "No transition probabilities keep every re-identification probability at most EPSILON = %1 with these candidates." ).arg( mEpsilon );
+  if ( pass.smallestEpsilon )
+    return start + QObject::tr( " The smallest feasible epsilon is %1 (%2): use EPSILON = %1 or more, or %3." ).arg( *pass.smallestEpsilon, 0, 'g', 12 ).arg( tolerance(), neighbours );
+  if ( !pass.undecided.empty() )
+    return start + QObject::tr( " The smallest feasible epsilon could not be found (%1): try a larger EPSILON, or %2." ).arg( QString::fromStdString( pass.undecided ), neighbours );
+  return QObject::tr( "No transition probabilities keep the re-identification probability at most EPSILON = %1, nor even at 1, with these candidates: use %2%3." )
+    .arg( mEpsilon )
+    .arg( neighbours, mModel == vbas::lp::Model::Wcmb ? QObject::tr( ", or the Revised-LP model" ) : QString() );
 }
 
 void VbasLpGeomask::writeTransitions( VbasOutput &output, const vbas::lp::Problem &problem, const std::vector<double> &published, const VbasCodes &codes )
@@ -545,13 +452,13 @@ QVariantMap VbasLpGeomask::processAlgorithm( const QVariantMap &, QgsProcessingC
   vbas::lp::Problem problem;
   problem.population = codes.population;
   problem.patients = static_cast<std::int64_t>( patients.origins.size() );
-  problem.epsilon = mEpsilon * ( 1 - kSolveMargin );
+  problem.epsilon = mEpsilon * ( 1 - vbas::lp::kSolveMargin );
   problem.model = mModel;
   problem.candidates = mRadius > 0 ? vbas::lp::radiusCandidates( codes.locations, codes.distance, mRadius )
                                    : vbas::lp::nearestCandidates( codes.locations, codes.distance, static_cast<std::size_t>( std::min<std::int64_t>( mNeighbours, codes.ids.size() ) ) );
   QElapsedTimer timer;
   timer.start();
-  const Solved solved = solve( problem, codes, feedback );
+  const vbas::lp::Pass solved = solve( problem, codes, feedback );
   const vbas::lp::Solution &solution = solved.solution;
   const double seconds = timer.elapsed() / 1000.0;
 

@@ -5,6 +5,7 @@
 
 #include "support/vbasqgiscompat.h"
 #include "algorithms/lp/geomask.h"
+#include "algorithms/lp/solve_policy.h"
 #include "provider/vbasalgorithm.h"
 #include "inputs/vbascodes.h"
 #include "outputs/vbasoutputset.h"
@@ -27,51 +28,21 @@ class VbasLpGeomask : public VbasAlgorithm
     QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
 
   private:
-    enum class Solver
-    {
-      Automatic,
-      ColumnGeneration,
-      Direct,
-    };
-
-    struct Solved
-    {
-        vbas::lp::Solution solution;
-        std::vector<double> published;        //!< P as TRANSITIONS holds it (vbas::lp::publishedProbabilities): the draws use it
-        double reidentification = 0;          //!< recounted from published
-        std::optional<double> smallestEpsilon; //!< with FIND_MIN_EPSILON
-    };
-
     /**
-     * The solution whose published P keeps every re-identification probability at most mEpsilon; the automatic
-     * solver turns to column generation when the direct LP's round-off breaks it. An infeasible epsilon is
-     * refused with the epsilon or m to try, a P above epsilon with nothing written.
+     * The solution whose published P keeps every re-identification probability at most mEpsilon, by the core's
+     * policy (vbas::lp::solveByPolicy), its fallbacks and findings in the log. Refuses the run, saying why, when the
+     * policy gives no such P: no P that can be trusted, an infeasible epsilon (with the epsilon or m to try), a P above epsilon, a cancel.
      */
-    Solved solve( const vbas::lp::Problem &problem, const VbasCodes &codes, QgsProcessingFeedback *feedback ) const;
-    Solved solveBy( const vbas::lp::Problem &problem, const VbasCodes &codes, bool direct, QgsProcessingFeedback *feedback ) const;
-    /**
-     * The smallest feasible epsilon (vbas::lp::minimumEpsilon: the direct LP without costs, warm-started, up to
-     * kFallbackPairs pairs, column generation when it cannot tell or above), as advised, when the run accepts it;
-     * otherwise the smallest the run accepts, each epsilon tried by accepted. Nothing, with undecided saying why,
-     * when the solvers cannot tell, or when even 1 is infeasible.
-     */
-    std::optional<double> smallestEpsilon( const vbas::lp::Problem &problem, QgsProcessingFeedback *feedback, QString &undecided ) const;
-    //! epsilon rounded up to the 12 significant digits a message gives it with: the value advised is the value tried.
-    static double advised( double epsilon );
-    //! The run's solution at epsilon (solver and fallback as solve chooses them); no probabilities when it would be refused.
-    vbas::lp::Solution accepted( vbas::lp::Problem problem, double epsilon, QgsProcessingFeedback *feedback ) const;
+    vbas::lp::Pass solve( const vbas::lp::Problem &problem, const VbasCodes &codes, QgsProcessingFeedback *feedback ) const;
+    //! The pass's fallbacks in the log, and unless the run is refused, its smallest epsilon or why it could not be found.
+    void logPass( const vbas::lp::Pass &pass, bool refused, QgsProcessingFeedback *feedback ) const;
+    //! Why a solver gave no transition probabilities that can be trusted, as a sentence.
+    static QString why( const vbas::lp::Failure &failure );
+    //! The refusal of an infeasible EPSILON: the smallest feasible epsilon, or why it is not known, or the m or model to try.
+    QString infeasible( const vbas::lp::Pass &pass ) const;
+    //! How close the smallest epsilon given is (EPSILON_TOLERANCE).
+    QString tolerance() const;
     QString unhideable( const vbas::lp::Problem &problem, const VbasCodes &codes ) const;
-    vbas::lp::Solution solveWith( const vbas::lp::Problem &problem, bool direct, QgsProcessingFeedback *feedback ) const;
-    //! The solution, or the run refused when it was canceled.
-    static vbas::lp::Solution notCanceled( vbas::lp::Solution solution, QgsProcessingFeedback *feedback );
-    /**
-     * solveWith, and once by the other solver, with a line in the log, when it gives no answer that can be trusted
-     * (vbas::lp::SolverError) or column generation stalls (not to the direct LP above kFallbackPairs pairs); direct
-     * tells which solver answered. Refuses the run, saying why, when neither gives transition probabilities.
-     */
-    vbas::lp::Solution solveOrFallBack( const vbas::lp::Problem &problem, bool &direct, QgsProcessingFeedback *feedback ) const;
-    //! The stopped solution when it holds transition probabilities (STATUS limit); otherwise refuses the run with why.
-    vbas::lp::Solution limitOrRefuse( const std::optional<vbas::lp::Solution> &stopped, const QString &why, const vbas::lp::Problem &problem ) const;
     //! RELEASE_FIELDS as field indexes of the patients, refusing a missing field, their code and their feature id.
     void readReleasedFields( const QVariantMap &parameters, QgsProcessingContext &context );
     //! Refuses a released field that is (nearly) unique or follows the original code, naming it and why.
@@ -95,7 +66,7 @@ class VbasLpGeomask : public VbasAlgorithm
     std::int64_t mNeighbours = 30;
     double mRadius = 0;
     vbas::lp::Model mModel = vbas::lp::Model::Revised;
-    Solver mSolver = Solver::Automatic;
+    vbas::lp::Solver mSolver = vbas::lp::Solver::Automatic;
     std::uint64_t mSeed = 0; //!< a secret: in no output and not in the log
     bool mSeedGiven = false;
     bool mFindMinEpsilon = false;
