@@ -368,19 +368,19 @@ int main( int argc, char **argv )
   // 4. Voronoi diagram + locateRegions.
   t0 = Clock::now();
   const vbas::VoronoiDiagram diagram( placement.sites );
-  const std::vector<std::size_t> regionSite = vbas::locateRegions( points, diagram );
+  const std::vector<std::size_t> regionAggregate = vbas::locateRegions( points, diagram );
   stages[3].seconds = seconds( t0, Clock::now() );
 
   // 5. The release step: aggregate + suppress.
   t0 = Clock::now();
-  const vbas::Release release = vbas::release( regionSite, histograms, k );
+  const vbas::Release release = vbas::release( regionAggregate, histograms, k );
   stages[4].seconds = seconds( t0, Clock::now() );
 
   // 6. Evaluate.
   t0 = Clock::now();
   std::vector<vbas::Point> regionSites;
   regionSites.reserve( regionCount );
-  for ( const std::size_t s : regionSite )
+  for ( const std::size_t s : regionAggregate )
     regionSites.push_back( placement.sites[s] );
   const vbas::MetricValues ev = vbas::measure( { points, regionSites, histograms, release.aggregation, release.suppression, k } );
   stages[5].seconds = seconds( t0, Clock::now() );
@@ -401,7 +401,7 @@ int main( int argc, char **argv )
       for ( std::size_t q = 0; q < qiCount; ++q )
         codes[q] = *encoder.findValueCode( q, std::string_view( *chunkValues[i * qiCount + q] ) );
       const std::size_t entry = recount.add( chunkRegion[i], *encoder.findClass( codes.data() ), 1 );
-      chunkRegion[i] = suppressed[entry] ? ~0u : static_cast<std::uint32_t>( release.aggregation.regionAggregate[chunkRegion[i]] );
+      chunkRegion[i] = suppressed[entry] ? ~0u : static_cast<std::uint32_t>( release.aggregation.regionAggregateIndex[chunkRegion[i]] );
     }
     Clock::time_point t2 = Clock::now();
     for ( std::size_t i = 0; i < n; ++i )

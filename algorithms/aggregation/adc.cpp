@@ -813,7 +813,7 @@ AdcResult Clustering::run( Progress *progress )
   if ( reachedGoal() )
     mStop = AdcStop::ReachedK;
   result.sites = mSites;
-  result.regionCluster = locateRegions( mPoints, VoronoiDiagram( mSites ) );
+  result.regionAggregate = locateRegions( mPoints, VoronoiDiagram( mSites ) );
   result.after = status();
   result.stop = mStop;
   return result;

@@ -64,8 +64,8 @@ struct AdcSettings
     std::vector<double> regionWeights; //!< one per region point for the mean-point compactness (the population basis); empty: 1 each
     std::int64_t minClusterRecords = 0;
     std::int64_t maxClusterRecords = std::numeric_limits<std::int64_t>::max();
-    using Callback = std::function<void( const std::vector<Point> &sites, const std::vector<std::size_t> &regionCluster, const AdcStatus &status )>;
-    //! Called after every committed move with the sites, each region's cluster and the status (for checks).
+    using Callback = std::function<void( const std::vector<Point> &sites, const std::vector<std::size_t> &regionAggregate, const AdcStatus &status )>;
+    //! Called after every committed move with the sites, each region's aggregate (its cluster) and the status (for checks).
     Callback afterCommit;
 };
 
@@ -80,7 +80,7 @@ enum class AdcStop
 struct AdcResult
 {
     std::vector<Point> sites;               //!< one per seed, moved
-    std::vector<std::size_t> regionCluster; //!< the nearest site of each region point
+    std::vector<std::size_t> regionAggregate; //!< the aggregate of each region point: its nearest site
     AdcStatus before;                       //!< at the seeds
     AdcStatus after;
     AdcStop stop = AdcStop::NoImprovement;

@@ -14,20 +14,20 @@ std::vector<std::size_t> locateRegions( const std::vector<Point> &regionPoints, 
   return sites;
 }
 
-Aggregation aggregate( const std::vector<std::size_t> &regionGroup, const SparseHistograms &regionHistograms )
+Aggregation aggregate( const std::vector<std::size_t> &regionAggregate, const SparseHistograms &regionHistograms )
 {
   Aggregation result;
-  result.aggregateGroup = regionGroup;
-  std::sort( result.aggregateGroup.begin(), result.aggregateGroup.end() );
-  result.aggregateGroup.erase( std::unique( result.aggregateGroup.begin(), result.aggregateGroup.end() ), result.aggregateGroup.end() );
+  result.aggregateId = regionAggregate;
+  std::sort( result.aggregateId.begin(), result.aggregateId.end() );
+  result.aggregateId.erase( std::unique( result.aggregateId.begin(), result.aggregateId.end() ), result.aggregateId.end() );
 
   // The ECs of an aggregate: its member regions' histogram entries, counted again by aggregate.
-  HistogramBuilder ecs( result.aggregateGroup.size() );
-  for ( std::size_t r = 0; r < regionGroup.size(); ++r )
+  HistogramBuilder ecs( result.aggregateId.size() );
+  for ( std::size_t r = 0; r < regionAggregate.size(); ++r )
   {
-    const auto it = std::lower_bound( result.aggregateGroup.begin(), result.aggregateGroup.end(), regionGroup[r] );
-    const auto a = static_cast<std::uint32_t>( it - result.aggregateGroup.begin() );
-    result.regionAggregate.push_back( a );
+    const auto it = std::lower_bound( result.aggregateId.begin(), result.aggregateId.end(), regionAggregate[r] );
+    const auto a = static_cast<std::uint32_t>( it - result.aggregateId.begin() );
+    result.regionAggregateIndex.push_back( a );
     for ( std::size_t e = regionHistograms.offsets[r]; e < regionHistograms.offsets[r + 1]; ++e )
       ecs.add( a, regionHistograms.classes[e], regionHistograms.counts[e] );
   }

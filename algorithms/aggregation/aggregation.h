@@ -1,5 +1,5 @@
-// Construction of the aggregation (paper sec. 3.3): regions grouped by their Voronoi cell (or any other
-// grouping, such as a lookup table), and the ECs of each group's member regions merged.
+// Construction of the aggregation (paper sec. 3.3): regions joined to aggregates by their Voronoi cell (or
+// any other regionAggregate, such as a lookup table's), and the ECs of each aggregate's member regions merged.
 #pragma once
 
 #include "algorithms/base/geometry.h"
@@ -14,8 +14,8 @@ namespace vbas
 
 struct Aggregation
 {
-    std::vector<std::size_t> regionAggregate; //!< aggregate index of each initial region
-    std::vector<std::size_t> aggregateGroup;  //!< group (site) of each aggregate, increasing
+    std::vector<std::size_t> regionAggregateIndex; //!< the aggregate index of each region (algorithms/README.md, Glossary)
+    std::vector<std::size_t> aggregateId;           //!< the aggregate id of each aggregate index, increasing
     SparseHistograms ecs;                     //!< per aggregate: class -> records, the output ECs
 };
 
@@ -23,9 +23,9 @@ struct Aggregation
 std::vector<std::size_t> locateRegions( const std::vector<Point> &regionPoints, const VoronoiDiagram &diagram );
 
 /**
- * One aggregate per group that holds at least one region, numbered in increasing group order; the
+ * One aggregate index per aggregate id that holds at least one region, in increasing id order; the
  * aggregate's ECs are the merged histograms of its member regions.
  */
-Aggregation aggregate( const std::vector<std::size_t> &regionGroup, const SparseHistograms &regionHistograms );
+Aggregation aggregate( const std::vector<std::size_t> &regionAggregate, const SparseHistograms &regionHistograms );
 
 } // namespace vbas

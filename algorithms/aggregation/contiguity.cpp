@@ -135,30 +135,30 @@ BridgedAdjacency bridgeIslands( const RegionAdjacency &adjacency, const std::vec
   return result;
 }
 
-Fragments fragments( const std::vector<std::size_t> &regionGroup, const RegionAdjacency &adjacency )
+Fragments fragments( const std::vector<std::size_t> &regionAggregate, const RegionAdjacency &adjacency )
 {
   constexpr std::size_t unseen = ~std::size_t( 0 );
   Fragments result;
-  result.regionFragment.assign( regionGroup.size(), unseen );
+  result.regionFragment.assign( regionAggregate.size(), unseen );
   std::vector<std::size_t> stack;
   // A new fragment starts at each region not reached yet, so fragments come in order of their lowest region.
-  for ( std::size_t start = 0; start < regionGroup.size(); ++start )
+  for ( std::size_t start = 0; start < regionAggregate.size(); ++start )
   {
     if ( result.regionFragment[start] != unseen )
       continue;
     const std::size_t fragment = result.count();
-    const std::size_t group = regionGroup[start];
-    result.fragmentGroup.push_back( group );
+    const std::size_t id = regionAggregate[start];
+    result.fragmentAggregate.push_back( id );
     result.regionFragment[start] = fragment;
     stack.push_back( start );
-    while ( !stack.empty() ) // depth-first, over borders within the group only
+    while ( !stack.empty() ) // depth-first, over borders within the aggregate only
     {
       const std::size_t r = stack.back();
       stack.pop_back();
       for ( std::size_t e = adjacency.offsets[r]; e < adjacency.offsets[r + 1]; ++e )
       {
         const std::size_t n = adjacency.neighbours[e];
-        if ( regionGroup[n] == group && result.regionFragment[n] == unseen )
+        if ( regionAggregate[n] == id && result.regionFragment[n] == unseen )
         {
           result.regionFragment[n] = fragment;
           stack.push_back( n );
@@ -174,9 +174,9 @@ namespace
 
 constexpr std::size_t kNone = ~std::size_t( 0 );
 
-std::int64_t suppressedRecords( const std::vector<std::size_t> &regionGroup, const SparseHistograms &regionHistograms, std::int64_t k )
+std::int64_t suppressedRecords( const std::vector<std::size_t> &regionAggregate, const SparseHistograms &regionHistograms, std::int64_t k )
 {
-  return suppress( aggregate( regionGroup, regionHistograms ).ecs, k ).suppressedRecords;
+  return suppress( aggregate( regionAggregate, regionHistograms ).ecs, k ).suppressedRecords;
 }
 
 //! The regions of each fragment, increasing: fragment f holds regions[offsets[f]] .. regions[offsets[f + 1] - 1].
@@ -200,47 +200,47 @@ Members members( const Fragments &parts )
   return m;
 }
 
-//! The main fragment of each group: most records; ties: most regions; then the lowest region (the lower fragment).
-std::vector<std::size_t> mainFragments( const Fragments &parts, const Members &m, const SparseHistograms &regionHistograms, std::size_t groups )
+//! The main fragment of each aggregate: most records; ties: most regions; then the lowest region (the lower fragment).
+std::vector<std::size_t> mainFragments( const Fragments &parts, const Members &m, const SparseHistograms &regionHistograms, std::size_t aggregates )
 {
   struct Candidate
   {
-    std::int64_t records = -1; // below any fragment's, so the first fragment of a group wins
+    std::int64_t records = -1; // below any fragment's, so the first fragment of an aggregate wins
     std::size_t regions = 0;
     std::size_t fragment = kNone;
   };
-  std::vector<Candidate> best( groups );
+  std::vector<Candidate> best( aggregates );
   for ( std::size_t f = 0; f < parts.count(); ++f )
   {
     Candidate c { 0, m.offsets[f + 1] - m.offsets[f], f };
     for ( std::size_t i = m.offsets[f]; i < m.offsets[f + 1]; ++i )
       c.records += regionHistograms.rowTotal( m.regions[i] );
-    Candidate &b = best[parts.fragmentGroup[f]];
+    Candidate &b = best[parts.fragmentAggregate[f]];
     if ( c.records > b.records || ( c.records == b.records && c.regions > b.regions ) )
       b = c;
   }
-  std::vector<std::size_t> main( groups );
+  std::vector<std::size_t> main( aggregates );
   std::transform( best.begin(), best.end(), main.begin(), []( const Candidate &c ) { return c.fragment; } );
   return main;
 }
 
 
-//! The group other than `group` that fragment f shares the longest border with (ties: the lower group), or kNone.
-std::size_t longestBorderGroup( std::size_t f, const Members &m, std::size_t group, const std::vector<std::size_t> &regionGroup, const RegionAdjacency &adjacency )
+//! The aggregate other than `own` that fragment f shares the longest border with (ties: the lower aggregate), or kNone.
+std::size_t longestBorderAggregate( std::size_t f, const Members &m, std::size_t own, const std::vector<std::size_t> &regionAggregate, const RegionAdjacency &adjacency )
 {
-  std::vector<std::pair<std::size_t, double>> borders; // (group, length) of each border leaving the fragment
+  std::vector<std::pair<std::size_t, double>> borders; // (aggregate, length) of each border leaving the fragment
   for ( std::size_t i = m.offsets[f]; i < m.offsets[f + 1]; ++i )
   {
     const std::size_t r = m.regions[i];
     for ( std::size_t e = adjacency.offsets[r]; e < adjacency.offsets[r + 1]; ++e )
-      if ( regionGroup[adjacency.neighbours[e]] != group )
-        borders.emplace_back( regionGroup[adjacency.neighbours[e]], adjacency.borderLengths[e] );
+      if ( regionAggregate[adjacency.neighbours[e]] != own )
+        borders.emplace_back( regionAggregate[adjacency.neighbours[e]], adjacency.borderLengths[e] );
   }
   std::size_t best = kNone;
   double bestLength = 0;
-  for ( const auto &[other, length] : bordersByGroup( std::move( borders ) ) )
+  for ( const auto &[other, length] : bordersByAggregate( std::move( borders ) ) )
   {
-    if ( best == kNone || length > bestLength ) // strictly longer: a tie keeps the lower group (a bridge has length 0)
+    if ( best == kNone || length > bestLength ) // strictly longer: a tie keeps the lower aggregate (a bridge has length 0)
     {
       best = other;
       bestLength = length;
@@ -251,26 +251,26 @@ std::size_t longestBorderGroup( std::size_t f, const Members &m, std::size_t gro
 
 /**
  * One pass over the detached fragments of parts, in fragment order (their lowest region), moving
- * each to its longest-border neighbour, whatever it costs; returns the moves. A group that received a
- * fragment has had fragments merged, so its own fragments wait for the next pass; the other groups'
+ * each to its longest-border neighbour, whatever it costs; returns the moves. An aggregate that received a
+ * fragment has had fragments merged, so its own fragments wait for the next pass; the other aggregates'
  * fragments are still exactly their connected components.
  */
-std::size_t reassignPass( std::vector<std::size_t> &regionGroup, const Fragments &parts, const RegionAdjacency &adjacency, const SparseHistograms &regionHistograms, std::size_t groups )
+std::size_t reassignPass( std::vector<std::size_t> &regionAggregate, const Fragments &parts, const RegionAdjacency &adjacency, const SparseHistograms &regionHistograms, std::size_t aggregates )
 {
   const Members m = members( parts );
-  const std::vector<std::size_t> main = mainFragments( parts, m, regionHistograms, groups );
-  std::vector<char> received( groups, 0 );
+  const std::vector<std::size_t> main = mainFragments( parts, m, regionHistograms, aggregates );
+  std::vector<char> received( aggregates, 0 );
   std::size_t moves = 0;
   for ( std::size_t f = 0; f < parts.count(); ++f )
   {
-    const std::size_t from = parts.fragmentGroup[f];
+    const std::size_t from = parts.fragmentAggregate[f];
     if ( main[from] == f || received[from] )
       continue;
-    const std::size_t to = longestBorderGroup( f, m, from, regionGroup, adjacency );
+    const std::size_t to = longestBorderAggregate( f, m, from, regionAggregate, adjacency );
     if ( to == kNone )
       continue;
     for ( std::size_t i = m.offsets[f]; i < m.offsets[f + 1]; ++i )
-      regionGroup[m.regions[i]] = to;
+      regionAggregate[m.regions[i]] = to;
     received[to] = 1;
     ++moves;
   }
@@ -279,46 +279,46 @@ std::size_t reassignPass( std::vector<std::size_t> &regionGroup, const Fragments
 
 } // namespace
 
-std::vector<std::pair<std::size_t, double>> bordersByGroup( std::vector<std::pair<std::size_t, double>> borders )
+std::vector<std::pair<std::size_t, double>> bordersByAggregate( std::vector<std::pair<std::size_t, double>> borders )
 {
   std::sort( borders.begin(), borders.end() );
-  std::vector<std::pair<std::size_t, double>> groups;
-  for ( const auto &[group, length] : borders )
+  std::vector<std::pair<std::size_t, double>> summed;
+  for ( const auto &[id, length] : borders )
   {
-    if ( groups.empty() || groups.back().first != group )
-      groups.emplace_back( group, 0 );
-    groups.back().second += length;
+    if ( summed.empty() || summed.back().first != id )
+      summed.emplace_back( id, 0 );
+    summed.back().second += length;
   }
-  return groups;
+  return summed;
 }
 
-std::vector<std::size_t> denseGroups( std::vector<std::size_t> &regionGroup )
+std::vector<std::size_t> denseAggregates( std::vector<std::size_t> &regionAggregate )
 {
-  std::vector<std::size_t> ids = regionGroup;
+  std::vector<std::size_t> ids = regionAggregate;
   std::sort( ids.begin(), ids.end() );
   ids.erase( std::unique( ids.begin(), ids.end() ), ids.end() );
-  for ( std::size_t &g : regionGroup )
+  for ( std::size_t &g : regionAggregate )
     g = static_cast<std::size_t>( std::lower_bound( ids.begin(), ids.end(), g ) - ids.begin() );
   return ids;
 }
 
-Contiguity makeContiguous( std::vector<std::size_t> regionGroup, const RegionAdjacency &adjacency, const SparseHistograms &regionHistograms, std::int64_t k )
+Contiguity makeContiguous( std::vector<std::size_t> regionAggregate, const RegionAdjacency &adjacency, const SparseHistograms &regionHistograms, std::int64_t k )
 {
   Contiguity result;
-  result.suppressedBefore = suppressedRecords( regionGroup, regionHistograms, k );
+  result.suppressedBefore = suppressedRecords( regionAggregate, regionHistograms, k );
 
-  const std::vector<std::size_t> ids = denseGroups( regionGroup );
+  const std::vector<std::size_t> ids = denseAggregates( regionAggregate );
 
-  // Termination: a move takes a whole connected component F out of its group (one fragment fewer
-  // there) and joins it to m >= 1 fragments of a neighbouring group (m fragments become one), so
-  // each move lowers the total number of fragments by m >= 1. No group ever loses its main fragment,
-  // so there are never fewer fragments than groups: the passes stop after finitely many moves.
+  // Termination: a move takes a whole connected component F out of its aggregate (one fragment fewer
+  // there) and joins it to m >= 1 fragments of a neighbouring aggregate (m fragments become one), so
+  // each move lowers the total number of fragments by m >= 1. No aggregate ever loses its main fragment,
+  // so there are never fewer fragments than aggregates: the passes stop after finitely many moves.
   for ( bool first = true;; first = false )
   {
-    const Fragments parts = fragments( regionGroup, adjacency );
+    const Fragments parts = fragments( regionAggregate, adjacency );
     if ( first )
       result.fragmentsBefore = parts.count();
-    const std::size_t moves = reassignPass( regionGroup, parts, adjacency, regionHistograms, ids.size() );
+    const std::size_t moves = reassignPass( regionAggregate, parts, adjacency, regionHistograms, ids.size() );
     result.reassigned += moves;
     if ( moves == 0 )
     {
@@ -328,10 +328,10 @@ Contiguity makeContiguous( std::vector<std::size_t> regionGroup, const RegionAdj
   }
   result.kept = result.fragmentsAfter - ids.size();
 
-  for ( std::size_t &g : regionGroup )
+  for ( std::size_t &g : regionAggregate )
     g = ids[g];
-  result.suppressedAfter = suppressedRecords( regionGroup, regionHistograms, k );
-  result.regionGroup = std::move( regionGroup );
+  result.suppressedAfter = suppressedRecords( regionAggregate, regionHistograms, k );
+  result.regionAggregate = std::move( regionAggregate );
   return result;
 }
 

@@ -1,7 +1,7 @@
 // Contiguity of aggregates (docs/method.md): a region joins the Voronoi cell of its region point
 // (paper sec. 3.3), so an aggregate may come in detached parts, or enclose a region of another aggregate.
 // The regions' adjacency (borders of positive length, islands bridged), the connected parts
-// ("fragments") of each group, and the reassignment of detached fragments to the neighbouring group
+// ("fragments") of each aggregate, and the reassignment of detached fragments to the neighbouring aggregate
 // they share the longest border with, whatever that costs (the cost is reported).
 #pragma once
 
@@ -56,52 +56,52 @@ struct BridgedAdjacency
  */
 BridgedAdjacency bridgeIslands( const RegionAdjacency &adjacency, const std::vector<Point> &regionPoints );
 
-//! The fragments of a grouping: the connected components of each group's regions.
+//! The fragments of a regionAggregate: the connected components of each aggregate's regions.
 struct Fragments
 {
     std::vector<std::size_t> regionFragment; //!< fragment of each region
-    std::vector<std::size_t> fragmentGroup;  //!< group of each fragment
+    std::vector<std::size_t> fragmentAggregate;  //!< the aggregate id of each fragment
 
-    std::size_t count() const { return fragmentGroup.size(); }
+    std::size_t count() const { return fragmentAggregate.size(); }
 };
 
 /**
- * The fragments of regionGroup (any group ids, such as the site of each region): the connected
- * components of each group's regions, in the adjacency restricted to borders within the group.
+ * The fragments of regionAggregate (any aggregate ids, such as the site of each region): the connected
+ * components of each aggregate's regions, in the adjacency restricted to borders within the aggregate.
  * Fragments are numbered in increasing order of their lowest region index.
  */
-Fragments fragments( const std::vector<std::size_t> &regionGroup, const RegionAdjacency &adjacency );
+Fragments fragments( const std::vector<std::size_t> &regionAggregate, const RegionAdjacency &adjacency );
 
 /**
- * Groups as dense indices 0 .. groups - 1, in the order of their ids, so that ties going to the
- * lower index go to the lower id: regionGroup is renumbered, and the ids are returned by index.
+ * Aggregates as dense indices 0 .. aggregates - 1, in the order of their ids, so that ties going to the
+ * lower index go to the lower id: regionAggregate is renumbered, and the ids are returned by index.
  */
-std::vector<std::size_t> denseGroups( std::vector<std::size_t> &regionGroup );
+std::vector<std::size_t> denseAggregates( std::vector<std::size_t> &regionAggregate );
 
-//! Borders (group, length) summed by group, by increasing group.
-std::vector<std::pair<std::size_t, double>> bordersByGroup( std::vector<std::pair<std::size_t, double>> borders );
+//! Borders (aggregate, length) summed by aggregate, by increasing aggregate id.
+std::vector<std::pair<std::size_t, double>> bordersByAggregate( std::vector<std::pair<std::size_t, double>> borders );
 
-//! A grouping made contiguous, with what it took.
+//! A partition made contiguous, with what it took.
 struct Contiguity
 {
-    std::vector<std::size_t> regionGroup;
+    std::vector<std::size_t> regionAggregate;
     std::size_t fragmentsBefore = 0;
     std::size_t fragmentsAfter = 0;
-    std::size_t reassigned = 0; //!< detached fragments that joined another group
-    std::size_t kept = 0;       //!< detached fragments left in their group in the end (no neighbouring group)
+    std::size_t reassigned = 0; //!< detached fragments that joined another aggregate
+    std::size_t kept = 0;       //!< detached fragments left in their aggregate in the end (no neighbouring aggregate)
     std::int64_t suppressedBefore = 0;
     std::int64_t suppressedAfter = 0;
 };
 
 /**
- * Every group of more than one fragment keeps its main fragment (most records; ties: most regions;
+ * Every aggregate of more than one fragment keeps its main fragment (most records; ties: most regions;
  * then the fragment holding the lowest region index), and each detached fragment joins the
- * neighbouring group it shares the longest border with (ties: the lower group id; a bridge counts
- * as a border of length 0), even when that raises the records suppressed (in ECs (group, class)
+ * neighbouring aggregate it shares the longest border with (ties: the lower aggregate id; a bridge counts
+ * as a border of length 0), even when that raises the records suppressed (in ECs (aggregate, class)
  * below k): suppressedBefore and suppressedAfter say what it cost. Only a fragment without a
- * neighbour in another group stays (none does once the islands are bridged). Fragments are taken in
+ * neighbour in another aggregate stays (none does once the islands are bridged). Fragments are taken in
  * order of their lowest region index, in passes until one moves nothing.
  */
-Contiguity makeContiguous( std::vector<std::size_t> regionGroup, const RegionAdjacency &adjacency, const SparseHistograms &regionHistograms, std::int64_t k );
+Contiguity makeContiguous( std::vector<std::size_t> regionAggregate, const RegionAdjacency &adjacency, const SparseHistograms &regionHistograms, std::int64_t k );
 
 } // namespace vbas

@@ -34,11 +34,11 @@ template<class Visit> double meanPointSpread( const std::vector<Point> &points, 
 
 /**
  * Mean-point compactness of a partition: eq. 20 with each region's distance taken to the weighted
- * mean point of its unit's region points instead of to a site, and weighted: sum over the regions r
- * of w_r ||r_p - m_u||, m_u = sum w_r r_p / sum w_r over the regions of r's unit u. It depends on the
- * units only, not on where a method puts their sites. weights: one per region (the population
- * basis); a unit whose weights sum to 0 adds 0.
+ * mean point of its aggregate's region points instead of to a site, and weighted: sum over the regions r
+ * of w_r ||r_p - m_u||, m_u = sum w_r r_p / sum w_r over the regions of r's aggregate u. It depends on the
+ * aggregates only, not on where a method puts their sites. weights: one per region (the population
+ * basis); an aggregate whose weights sum to 0 adds 0.
  */
-double meanPointCompactness( const std::vector<Point> &regionPoints, const std::vector<std::size_t> &regionUnit, const std::vector<double> &weights );
+double meanPointCompactness( const std::vector<Point> &regionPoints, const std::vector<std::size_t> &regionAggregate, const std::vector<double> &weights );
 
 } // namespace vbas

@@ -31,9 +31,9 @@ constexpr std::size_t kNone = static_cast<std::size_t>( -1 );
 
 } // namespace
 
-Partition::Partition( std::vector<std::size_t> regionUnit, std::vector<Point> sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms,
+Partition::Partition( std::vector<std::size_t> regionAggregate, std::vector<Point> sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms,
                       const RegionAdjacency &adjacency, std::int64_t k, const UnitConstraints &constraints, std::vector<double> weights )
-  : mRegionUnit( std::move( regionUnit ) )
+  : mRegionAggregate( std::move( regionAggregate ) )
   , mSites( std::move( sites ) )
   , mPoints( regionPoints )
   , mWeights( weights.empty() ? std::vector<double>( regionPoints.size(), 1.0 ) : std::move( weights ) )
@@ -42,25 +42,25 @@ Partition::Partition( std::vector<std::size_t> regionUnit, std::vector<Point> si
   , mK( k )
   , mConstraints( constraints )
   , mMembers( mSites.size() )
-  , mPosition( mRegionUnit.size() )
+  , mPosition( mRegionAggregate.size() )
   , mUnits( mSites.size() )
-  , mSeen( mRegionUnit.size(), 0 )
-  , mTarget( mRegionUnit.size(), 0 )
+  , mSeen( mRegionAggregate.size(), 0 )
+  , mTarget( mRegionAggregate.size(), 0 )
 {
-  if ( regionPoints.size() != mRegionUnit.size() || regionHistograms.rows() != mRegionUnit.size() || adjacency.regions() != mRegionUnit.size() )
+  if ( regionPoints.size() != mRegionAggregate.size() || regionHistograms.rows() != mRegionAggregate.size() || adjacency.regions() != mRegionAggregate.size() )
     throw std::invalid_argument( "Partition: regions, points, histograms and adjacency differ in number" );
-  if ( mWeights.size() != mRegionUnit.size() || std::any_of( mWeights.begin(), mWeights.end(), []( double w ) { return !( w >= 0 && std::isfinite( w ) ); } ) )
+  if ( mWeights.size() != mRegionAggregate.size() || std::any_of( mWeights.begin(), mWeights.end(), []( double w ) { return !( w >= 0 && std::isfinite( w ) ); } ) )
     throw std::invalid_argument( "Partition: a region's weight is missing, negative or not finite" );
   if ( std::any_of( regionHistograms.counts.begin(), regionHistograms.counts.end(), []( std::int64_t n ) { return n <= 0; } ) )
     throw std::invalid_argument( "Partition: a histogram entry holds no record" );
   const auto largest = std::max_element( regionHistograms.classes.begin(), regionHistograms.classes.end() );
   mScratch.assign( largest == regionHistograms.classes.end() ? 0 : *largest + std::size_t( 1 ), 0 );
-  for ( std::size_t r = 0; r < mRegionUnit.size(); ++r )
+  for ( std::size_t r = 0; r < mRegionAggregate.size(); ++r )
   {
-    if ( mRegionUnit[r] >= mSites.size() )
+    if ( mRegionAggregate[r] >= mSites.size() )
       throw std::invalid_argument( "Partition: a region's unit has no site" );
-    mPosition[r] = mMembers[mRegionUnit[r]].size();
-    mMembers[mRegionUnit[r]].push_back( r );
+    mPosition[r] = mMembers[mRegionAggregate[r]].size();
+    mMembers[mRegionAggregate[r]].push_back( r );
   }
   for ( std::size_t u = 0; u < mSites.size(); ++u )
   {
@@ -77,9 +77,9 @@ Partition::Partition( std::vector<std::size_t> regionUnit, std::vector<Point> si
     mScore.releasingNothing += releasesNothing( mUnits[u].records, mUnits[u].suppressed );
   }
   mScore.units = mSites.size();
-  for ( std::size_t r = 0; r < mRegionUnit.size(); ++r )
+  for ( std::size_t r = 0; r < mRegionAggregate.size(); ++r )
     for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
-      mEcs.findOrInsert( key( mRegionUnit[r], mHistograms.classes[e] ), 0 ) += mHistograms.counts[e];
+      mEcs.findOrInsert( key( mRegionAggregate[r], mHistograms.classes[e] ), 0 ) += mHistograms.counts[e];
 }
 
 std::int64_t Partition::ecRecords( std::size_t unit, std::uint32_t cls ) const
@@ -153,7 +153,7 @@ bool Partition::allowed( const Change &change ) const
 
 std::pair<std::int64_t, std::int64_t> Partition::suppressionChanges( std::size_t r, std::size_t to ) const
 {
-  const std::size_t from = mRegionUnit[r];
+  const std::size_t from = mRegionAggregate[r];
   std::pair<std::int64_t, std::int64_t> changes;
   for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
   {
@@ -168,7 +168,7 @@ std::pair<std::int64_t, std::int64_t> Partition::suppressionChanges( std::size_t
 
 Partition::Change Partition::regionMove( std::size_t r, std::size_t to )
 {
-  const std::size_t from = mRegionUnit[r];
+  const std::size_t from = mRegionAggregate[r];
   Change change;
   if ( from == to || mMembers[from].size() == 1 )
     return change;
@@ -188,7 +188,7 @@ Partition::Change Partition::regionMove( std::size_t r, std::size_t to )
 
 void Partition::applyRegionMove( std::size_t r, std::size_t to )
 {
-  const std::size_t from = mRegionUnit[r];
+  const std::size_t from = mRegionAggregate[r];
   const auto [fromChange, toChange] = suppressionChanges( r, to );
   const std::int64_t records = mHistograms.rowTotal( r );
   const std::size_t nothingBefore = releasesNothing( mUnits[from].records, mUnits[from].suppressed ) + releasesNothing( mUnits[to].records, mUnits[to].suppressed );
@@ -250,7 +250,7 @@ void Partition::applyReform( const std::vector<std::pair<std::size_t, std::size_
   {
     for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
     {
-      mEcs.findOrInsert( key( mRegionUnit[r], mHistograms.classes[e] ), 0 ) -= mHistograms.counts[e];
+      mEcs.findOrInsert( key( mRegionAggregate[r], mHistograms.classes[e] ), 0 ) -= mHistograms.counts[e];
       mEcs.findOrInsert( key( to, mHistograms.classes[e] ), 0 ) += mHistograms.counts[e];
     }
     unplace( r );
@@ -291,14 +291,14 @@ void Partition::applyRecentre( std::size_t u )
 
 void Partition::place( std::size_t r, std::size_t u )
 {
-  mRegionUnit[r] = u;
+  mRegionAggregate[r] = u;
   mPosition[r] = mMembers[u].size();
   mMembers[u].push_back( r );
 }
 
 void Partition::unplace( std::size_t r )
 {
-  std::vector<std::size_t> &m = mMembers[mRegionUnit[r]];
+  std::vector<std::size_t> &m = mMembers[mRegionAggregate[r]];
   const std::size_t last = m.back();
   m[mPosition[r]] = last;
   mPosition[last] = mPosition[r];
@@ -313,12 +313,12 @@ void Partition::unplace( std::size_t r )
 bool Partition::keepsPieces( std::size_t r )
 {
   ++mStamp;
-  const std::size_t unit = mRegionUnit[r];
+  const std::size_t unit = mRegionAggregate[r];
   std::size_t targets = 0;
   for ( std::size_t e = mAdjacency.offsets[r]; e < mAdjacency.offsets[r + 1]; ++e )
   {
     const std::size_t n = mAdjacency.neighbours[e];
-    if ( mRegionUnit[n] == unit && mTarget[n] != mStamp )
+    if ( mRegionAggregate[n] == unit && mTarget[n] != mStamp )
     {
       mTarget[n] = mStamp;
       ++targets;
@@ -336,7 +336,7 @@ bool Partition::keepsPieces( std::size_t r )
     for ( std::size_t e = mAdjacency.offsets[q]; e < mAdjacency.offsets[q + 1]; ++e )
     {
       const std::size_t n = mAdjacency.neighbours[e];
-      if ( mRegionUnit[n] != unit || mSeen[n] == mStamp )
+      if ( mRegionAggregate[n] != unit || mSeen[n] == mStamp )
         continue;
       mSeen[n] = mStamp;
       reached += mTarget[n] == mStamp;

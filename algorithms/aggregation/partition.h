@@ -50,11 +50,11 @@ class Partition
 {
   public:
     /**
-     * regionUnit: the unit of each region, every unit in 0 .. sites.size() - 1 holding at least one
-     * region; sites: the site of each unit; weights: each region's weight in the mean-point
+     * regionAggregate: the aggregate of each region, every aggregate in 0 .. sites.size() - 1 holding at least one
+     * region; sites: the site of each aggregate; weights: each region's weight in the mean-point
      * compactness (empty: 1 each). Throws std::invalid_argument otherwise.
      */
-    Partition( std::vector<std::size_t> regionUnit, std::vector<Point> sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms,
+    Partition( std::vector<std::size_t> regionAggregate, std::vector<Point> sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms,
                const RegionAdjacency &adjacency, std::int64_t k, const UnitConstraints &constraints, std::vector<double> weights = {} );
 
     //! The change of the scores (after - before) and whether the constraints allow it.
@@ -94,12 +94,12 @@ class Partition
 
     const PartitionScore &score() const { return mScore; }
     std::size_t units() const { return mSites.size(); }
-    std::size_t regions() const { return mRegionUnit.size(); }
-    std::size_t unitOf( std::size_t r ) const { return mRegionUnit[r]; }
+    std::size_t regions() const { return mRegionAggregate.size(); }
+    std::size_t unitOf( std::size_t r ) const { return mRegionAggregate[r]; }
     const std::vector<std::size_t> &members( std::size_t u ) const { return mMembers[u]; }
     std::int64_t unitRecords( std::size_t u ) const { return mUnits[u].records; }
     std::int64_t unitSuppressed( std::size_t u ) const { return mUnits[u].suppressed; }
-    const std::vector<std::size_t> &regionUnit() const { return mRegionUnit; }
+    const std::vector<std::size_t> &regionAggregate() const { return mRegionAggregate; }
     const std::vector<Point> &sites() const { return mSites; }
     const RegionAdjacency &adjacency() const { return mAdjacency; }
     const SparseHistograms &histograms() const { return mHistograms; }
@@ -132,7 +132,7 @@ class Partition
     void unplace( std::size_t r );
     bool keepsPieces( std::size_t r );
 
-    std::vector<std::size_t> mRegionUnit;
+    std::vector<std::size_t> mRegionAggregate;
     std::vector<Point> mSites;
     const std::vector<Point> &mPoints;
     std::vector<double> mWeights;

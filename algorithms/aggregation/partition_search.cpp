@@ -414,7 +414,7 @@ void keepBest( SearchResult &result, const Partition &partition, bool keepsBound
 {
   result.boundsKept = keepsBounds;
   result.best = partition.score();
-  result.regionUnit = partition.regionUnit();
+  result.regionAggregate = partition.regionAggregate();
   result.sites = partition.sites();
 }
 
@@ -466,7 +466,7 @@ std::vector<std::pair<std::size_t, double>> neighbourUnits( std::size_t r, const
   for ( std::size_t e = adjacency.offsets[r]; e < adjacency.offsets[r + 1]; ++e )
     if ( partition.unitOf( adjacency.neighbours[e] ) != partition.unitOf( r ) )
       borders.emplace_back( partition.unitOf( adjacency.neighbours[e] ), adjacency.borderLengths[e] );
-  return bordersByGroup( std::move( borders ) );
+  return bordersByAggregate( std::move( borders ) );
 }
 
 //! One pass of the boundary refinement: every site moved to the mean of its unit where that lowers compactness, then the region moves; returns those.

@@ -48,7 +48,7 @@ struct MoveStats
 
 struct SearchResult
 {
-    std::vector<std::size_t> regionUnit; //!< of the best partition seen
+    std::vector<std::size_t> regionAggregate; //!< the aggregate of each region in the best partition seen
     std::vector<Point> sites;
     bool boundsKept = false; //!< whether that partition keeps every bound (Partition::keepsBounds): false only when it is the start, which breaks one
     PartitionScore start;

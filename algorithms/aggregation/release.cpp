@@ -5,12 +5,12 @@
 namespace vbas
 {
 
-Release release( std::vector<std::size_t> regionGroup, const SparseHistograms &regionHistograms, std::int64_t k )
+Release release( std::vector<std::size_t> regionAggregate, const SparseHistograms &regionHistograms, std::int64_t k )
 {
   Release result;
-  result.aggregation = aggregate( regionGroup, regionHistograms );
+  result.aggregation = aggregate( regionAggregate, regionHistograms );
   result.suppression = suppress( result.aggregation.ecs, k );
-  result.regionGroup = std::move( regionGroup );
+  result.regionAggregate = std::move( regionAggregate );
   return result;
 }
 
@@ -24,7 +24,7 @@ std::vector<char> suppressedEntries( const SparseHistograms &regionHistograms, c
   std::vector<char> suppressed( regionHistograms.counts.size() );
   for ( std::size_t r = 0; r < regionHistograms.rows(); ++r )
     for ( std::size_t e = regionHistograms.offsets[r]; e < regionHistograms.offsets[r + 1]; ++e )
-      suppressed[e] = suppression.suppressed[aggregation.ecs.find( aggregation.regionAggregate[r], regionHistograms.classes[e] )];
+      suppressed[e] = suppression.suppressed[aggregation.ecs.find( aggregation.regionAggregateIndex[r], regionHistograms.classes[e] )];
   return suppressed;
 }
 

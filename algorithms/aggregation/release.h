@@ -1,4 +1,4 @@
-// The release step (paper sec. 3.3): regions grouped into aggregates, the ECs of each aggregate merged, and
+// The release step (paper sec. 3.3): regions joined into aggregates, the ECs of each aggregate merged, and
 // every EC below k suppressed. Voronoi aggregation, the whole pipeline, the evaluation and the
 // benchmark all build a release through here. Recount checks the pass that writes the release
 // against the counts it was built from.
@@ -18,13 +18,13 @@ namespace vbas
 
 struct Release
 {
-    std::vector<std::size_t> regionGroup; //!< group of each region: its nearest site, or a lookup's aggregate
+    std::vector<std::size_t> regionAggregate; //!< the aggregate id of each region: its site, or a lookup's aggregate
     Aggregation aggregation;
     Suppression suppression;
 };
 
-//! The release of regions grouped by regionGroup (any ids), with every EC below k suppressed.
-Release release( std::vector<std::size_t> regionGroup, const SparseHistograms &regionHistograms, std::int64_t k );
+//! The release of the aggregates of regionAggregate (any ids), with every EC below k suppressed.
+Release release( std::vector<std::size_t> regionAggregate, const SparseHistograms &regionHistograms, std::int64_t k );
 
 //! The release of the Voronoi aggregation: every region joins its nearest site (ties to the lower site index).
 Release voronoiRelease( const std::vector<Point> &sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms, std::int64_t k );

@@ -80,7 +80,7 @@ std::vector<std::tuple<std::size_t, std::size_t, std::int64_t>> queries( const s
 } // namespace
 
 GeneralizationMetrics generalizationMetrics( const std::vector<QiHierarchy> &qis, const LatticeNode &node, const std::vector<std::uint32_t> &classCodes,
-                                             const SparseHistograms &regionHistograms, const WrittenClasses &written, const std::vector<std::size_t> &regionAggregate )
+                                             const SparseHistograms &regionHistograms, const WrittenClasses &written, const std::vector<std::size_t> &regionAggregateIndex )
 {
   const std::size_t qiCount = qis.size();
   GeneralizationMetrics m;
@@ -101,10 +101,10 @@ GeneralizationMetrics generalizationMetrics( const std::vector<QiHierarchy> &qis
 
   // ARE: each aggregate's released records spread evenly over its regions and the values under each label.
   std::vector<std::vector<std::size_t>> members;
-  for ( std::size_t r = 0; r < regionAggregate.size(); ++r )
+  for ( std::size_t r = 0; r < regionAggregateIndex.size(); ++r )
   {
-    members.resize( std::max( members.size(), regionAggregate[r] + 1 ) );
-    members[regionAggregate[r]].push_back( r );
+    members.resize( std::max( members.size(), regionAggregateIndex[r] + 1 ) );
+    members[regionAggregateIndex[r]].push_back( r );
   }
   double error = 0;
   for ( const std::vector<std::size_t> &regions : members )

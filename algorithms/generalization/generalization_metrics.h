@@ -23,11 +23,11 @@ struct GeneralizationMetrics
 
 /**
  * The metrics of node's release as written. regionHistograms: the records of each region over the
- * original classes (classCodes: qis.size() codes per class); regionAggregate: each region's
+ * original classes (classCodes: qis.size() codes per class); regionAggregateIndex: each region's
  * aggregate. A query's estimate spreads each released class of the region's aggregate evenly over
  * the aggregate's regions and over the values under its label (under every value for "*").
  */
 GeneralizationMetrics generalizationMetrics( const std::vector<QiHierarchy> &qis, const LatticeNode &node, const std::vector<std::uint32_t> &classCodes,
-                                             const SparseHistograms &regionHistograms, const WrittenClasses &written, const std::vector<std::size_t> &regionAggregate );
+                                             const SparseHistograms &regionHistograms, const WrittenClasses &written, const std::vector<std::size_t> &regionAggregateIndex );
 
 } // namespace vbas

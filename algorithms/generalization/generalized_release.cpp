@@ -42,7 +42,7 @@ WrittenClasses writtenClasses( const SparseHistograms &regionHistograms, const N
   }
   for ( std::size_t region = 0; region < regionHistograms.rows(); ++region )
   {
-    const std::size_t aggregate = node.aggregation->regionAggregate[region];
+    const std::size_t aggregate = node.aggregation->regionAggregateIndex[region];
     for ( std::size_t e = regionHistograms.offsets[region]; e < regionHistograms.offsets[region + 1]; ++e )
     {
       const std::size_t ec = node.ecs.find( aggregate, node.generalization.classOf[regionHistograms.classes[e]] );
@@ -70,10 +70,10 @@ SensitiveHistograms writtenSensitive( const SensitiveHistograms &sensitive, cons
 
 Release writtenRelease( const WrittenClasses &written, const NodeRelease &node, std::int64_t k )
 {
-  std::vector<std::size_t> regionGroup;
-  for ( const std::size_t a : node.aggregation->regionAggregate )
-    regionGroup.push_back( node.aggregation->aggregateGroup[a] );
-  return release( std::move( regionGroup ), written.regions, k );
+  std::vector<std::size_t> regionAggregate;
+  for ( const std::size_t a : node.aggregation->regionAggregateIndex )
+    regionAggregate.push_back( node.aggregation->aggregateId[a] );
+  return release( std::move( regionAggregate ), written.regions, k );
 }
 
 } // namespace vbas

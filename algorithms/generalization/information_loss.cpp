@@ -126,15 +126,15 @@ double LossModel::starredNue( std::size_t q, std::size_t level, const std::vecto
   return genericNonUniformEntropy( records );
 }
 
-double LossModel::geographicNue( const std::vector<std::size_t> &regionAggregate, const std::vector<std::int64_t> &dropped ) const
+double LossModel::geographicNue( const std::vector<std::size_t> &regionAggregateIndex, const std::vector<std::int64_t> &dropped ) const
 {
   // Level 1: every record from its region to its aggregate; level 2: the dropped records from their aggregate to the root.
   std::vector<std::int64_t> aggregateRecords( dropped.size(), 0 );
   for ( std::size_t r = 0; r < mRegionRecords.size(); ++r )
-    aggregateRecords[regionAggregate[r]] += mRegionRecords[r];
+    aggregateRecords[regionAggregateIndex[r]] += mRegionRecords[r];
   double bits = 0;
   for ( std::size_t r = 0; r < mRegionRecords.size(); ++r )
-    bits += bitsOf( mRegionRecords[r], aggregateRecords[regionAggregate[r]] );
+    bits += bitsOf( mRegionRecords[r], aggregateRecords[regionAggregateIndex[r]] );
   std::int64_t allDropped = 0;
   for ( const std::int64_t d : dropped )
     allDropped += d;
@@ -144,7 +144,7 @@ double LossModel::geographicNue( const std::vector<std::size_t> &regionAggregate
 }
 
 NodeLoss LossModel::loss( const LatticeNode &node, const SparseHistograms &ecs, const std::vector<std::uint32_t> &labels, const ValueSuppression &s,
-                          const std::vector<std::size_t> &regionAggregate ) const
+                          const std::vector<std::size_t> &regionAggregateIndex ) const
 {
   const std::size_t qiCount = mQis.size();
   std::vector<std::vector<std::int64_t>> starred( qiCount );
@@ -179,14 +179,14 @@ NodeLoss LossModel::loss( const LatticeNode &node, const SparseHistograms &ecs, 
       lm += n * ( 1.0 - l.lmOfLabel[label] );
     }
   }
-  loss.genericNue += geographicNue( regionAggregate, dropped );
+  loss.genericNue += geographicNue( regionAggregateIndex, dropped );
   for ( const std::int64_t n : mRegionRecords )
     loss.genericNueMax += bitsOf( n, mRecords );
   // The geography: a record released in an aggregate of several regions is at level 1 of 2, a dropped one at 2.
   std::vector<std::size_t> members( ecs.rows(), 0 );
-  for ( const std::size_t a : regionAggregate )
+  for ( const std::size_t a : regionAggregateIndex )
     ++members[a];
-  const double regions = static_cast<double>( regionAggregate.size() );
+  const double regions = static_cast<double>( regionAggregateIndex.size() );
   for ( std::size_t a = 0; a < ecs.rows(); ++a )
   {
     const double released = static_cast<double>( aggregateRecords[a] - dropped[a] );

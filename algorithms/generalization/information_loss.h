@@ -53,10 +53,10 @@ class LossModel
 
     /**
      * The loss at node of the ECs ecs (aggregate, generalized class; labels as Generalization::labels)
-     * with suppression s, regionAggregate the aggregate of each region.
+     * with suppression s, regionAggregateIndex the aggregate of each region.
      */
     NodeLoss loss( const LatticeNode &node, const SparseHistograms &ecs, const std::vector<std::uint32_t> &labels, const ValueSuppression &s,
-                   const std::vector<std::size_t> &regionAggregate ) const;
+                   const std::vector<std::size_t> &regionAggregateIndex ) const;
 
   private:
     //! Per QI and level: loss with every record at that level.
@@ -72,7 +72,7 @@ class LossModel
     //! Generic NUE of the starred records of QI q from level `level` up, given their records per label.
     double starredNue( std::size_t q, std::size_t level, const std::vector<std::int64_t> &starred ) const;
     //! The geography's generic NUE with these records dropped per aggregate.
-    double geographicNue( const std::vector<std::size_t> &regionAggregate, const std::vector<std::int64_t> &dropped ) const;
+    double geographicNue( const std::vector<std::size_t> &regionAggregateIndex, const std::vector<std::int64_t> &dropped ) const;
 
     const std::vector<QiHierarchy> &mQis;
     std::vector<std::int64_t> mRegionRecords;

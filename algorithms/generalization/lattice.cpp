@@ -86,7 +86,7 @@ NodeRelease evaluateNode( const LatticeNode &node, const std::vector<QiHierarchy
   r.ecs = remap( r.aggregation->ecs, r.generalization.classOf );
   const std::vector<std::uint32_t> sets = settings.localSuppression ? starSets( model.information( node ), singleLabelQis( qis, node ) ) : std::vector<std::uint32_t>();
   r.suppression = suppressValues( r.ecs, r.generalization.labels, qis.size(), sets, settings.k );
-  r.loss = model.loss( node, r.ecs, r.generalization.labels, r.suppression, r.aggregation->regionAggregate );
+  r.loss = model.loss( node, r.ecs, r.generalization.labels, r.suppression, r.aggregation->regionAggregateIndex );
   return r;
 }
 

@@ -18,12 +18,12 @@ double compactness( const std::vector<Point> &regionPoints, const std::vector<Po
   return sum;
 }
 
-double nonUniformEntropy( const std::vector<std::int64_t> &regionRecords, const std::vector<std::size_t> &regionAggregate )
+double nonUniformEntropy( const std::vector<std::int64_t> &regionRecords, const std::vector<std::size_t> &regionAggregateIndex )
 {
   // Each region's records generalised to their aggregate: eq. 22-23 is the plain NUE of that step.
   std::vector<Generalised> records;
   for ( std::size_t r = 0; r < regionRecords.size(); ++r )
-    records.push_back( { regionRecords[r], { static_cast<std::uint32_t>( r ), static_cast<std::uint32_t>( regionAggregate[r] ) }, 1 } );
+    records.push_back( { regionRecords[r], { static_cast<std::uint32_t>( r ), static_cast<std::uint32_t>( regionAggregateIndex[r] ) }, 1 } );
   return nonUniformEntropy( records );
 }
 
@@ -168,12 +168,12 @@ const std::vector<Metric> kMetrics {
 std::vector<Generalised> geographicHierarchy( const MetricInputs &in, const std::vector<std::int64_t> &released, bool allSuppressed )
 {
   std::vector<std::size_t> members( in.aggregation.ecs.rows(), 0 );
-  for ( const std::size_t a : in.aggregation.regionAggregate )
+  for ( const std::size_t a : in.aggregation.regionAggregateIndex )
     ++members[a];
   std::vector<Generalised> records;
   for ( std::size_t r = 0; r < released.size(); ++r )
   {
-    const std::size_t a = in.aggregation.regionAggregate[r];
+    const std::size_t a = in.aggregation.regionAggregateIndex[r];
     const std::vector<std::uint32_t> path { static_cast<std::uint32_t>( r ), static_cast<std::uint32_t>( a ), 0 };
     const std::int64_t all = in.regionHistograms.rowTotal( r );
     records.push_back( { allSuppressed ? 0 : released[r], path, members[a] > 1 ? 1u : 0u } );
@@ -188,9 +188,9 @@ void tallyGeography( const MetricInputs &in, ReleaseFacts &f )
   std::vector<std::int64_t> all( in.regionHistograms.rows() );
   for ( std::size_t r = 0; r < all.size(); ++r )
     all[r] = in.regionHistograms.rowTotal( r );
-  f.nueAll = nonUniformEntropy( all, in.aggregation.regionAggregate );
+  f.nueAll = nonUniformEntropy( all, in.aggregation.regionAggregateIndex );
   const std::vector<std::int64_t> released = releasedPerRegion( in.regionHistograms, in.aggregation, in.suppression );
-  f.nue = nonUniformEntropy( released, in.aggregation.regionAggregate );
+  f.nue = nonUniformEntropy( released, in.aggregation.regionAggregateIndex );
   const std::vector<Generalised> hierarchy = geographicHierarchy( in, released, false );
   f.genericNue = genericNonUniformEntropy( hierarchy );
   f.genericNueAllSuppressed = genericNonUniformEntropy( geographicHierarchy( in, released, true ) );

@@ -24,7 +24,7 @@ namespace vbas
 double compactness( const std::vector<Point> &regionPoints, const std::vector<Point> &regionSites );
 
 //! Eq. 22-23: -sum_i log2 Pr(R_i | R'_i) over the records, given the records of each region.
-double nonUniformEntropy( const std::vector<std::int64_t> &regionRecords, const std::vector<std::size_t> &regionAggregate );
+double nonUniformEntropy( const std::vector<std::int64_t> &regionRecords, const std::vector<std::size_t> &regionAggregateIndex );
 
 //! Released records of each initial region.
 std::vector<std::int64_t> releasedPerRegion( const SparseHistograms &regionHistograms, const Aggregation &aggregation, const Suppression &suppression );

@@ -43,20 +43,20 @@ void RegionFollower::add( std::uint32_t region, std::string_view value )
   }
 }
 
-std::size_t RegionFollower::splitAggregate( const std::vector<std::size_t> &regionAggregate ) const
+std::size_t RegionFollower::splitAggregate( const std::vector<std::size_t> &regionAggregateIndex ) const
 {
   if ( mSeveral )
     return npos;
   std::size_t aggregates = 0;
-  for ( const std::size_t a : regionAggregate )
+  for ( const std::size_t a : regionAggregateIndex )
     aggregates = std::max( aggregates, a + 1 );
   std::vector<std::uint64_t> value( aggregates, 0 );
   std::vector<bool> seen( aggregates, false ), split( aggregates, false );
-  for ( std::size_t r = 0; r < regionAggregate.size(); ++r )
+  for ( std::size_t r = 0; r < regionAggregateIndex.size(); ++r )
   {
     if ( mState[r] == State::None )
       continue;
-    const std::size_t a = regionAggregate[r];
+    const std::size_t a = regionAggregateIndex[r];
     if ( seen[a] && value[a] != mValue[r] )
       split[a] = true;
     seen[a] = true;

@@ -29,9 +29,9 @@ class RegionFollower
     /**
      * When every region holds a single value (the field is a function of the region), the first
      * aggregate whose regions hold different values; npos when some region holds several values or
-     * no aggregate is split. regionAggregate: the aggregate of each region.
+     * no aggregate is split. regionAggregateIndex: the aggregate of each region.
      */
-    std::size_t splitAggregate( const std::vector<std::size_t> &regionAggregate ) const;
+    std::size_t splitAggregate( const std::vector<std::size_t> &regionAggregateIndex ) const;
 
   private:
     enum class State : std::uint8_t

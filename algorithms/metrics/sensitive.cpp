@@ -50,7 +50,7 @@ std::vector<std::tuple<std::size_t, std::uint32_t, std::int64_t>> ecValues( cons
     {
       const std::uint32_t pair = sensitive.pairs.classes[e];
       if ( sensitive.pairs.counts[e] > 0 )
-        cells.emplace_back( aggregation.ecs.find( aggregation.regionAggregate[r], sensitive.pairClass[pair] ), sensitive.pairValue[pair], sensitive.pairs.counts[e] );
+        cells.emplace_back( aggregation.ecs.find( aggregation.regionAggregateIndex[r], sensitive.pairClass[pair] ), sensitive.pairValue[pair], sensitive.pairs.counts[e] );
     }
   std::sort( cells.begin(), cells.end() );
   std::size_t kept = 0;

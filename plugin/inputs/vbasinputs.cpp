@@ -564,9 +564,9 @@ VbasLookup VbasInputs::readLookup( const VbasRegions &regions, const VbasSites &
   if ( regionIndex < 0 || aggregateIndex < 0 || siteIndex < 0 )
     throw QgsProcessingException( QObject::tr( "The region lookup needs the fields region_id, aggregate_id and site_id." ) );
   const std::size_t regionCount = static_cast<std::size_t>( regions.ids.size() );
-  std::vector<qlonglong> regionAggregateId( regionCount );
+  std::vector<qlonglong> regionLookupId( regionCount );
   std::vector<bool> seen( regionCount, false );
-  std::map<qlonglong, std::size_t> aggregateGroups;
+  std::map<qlonglong, std::size_t> lookupIndex;
   VbasLookup lookup;
   lookup.regionSites.resize( regionCount );
   QgsFeatureIterator it = mLookup->getFeatures( QgsFeatureRequest().setFlags( vbasqgis::NoGeometry ) );
@@ -581,7 +581,7 @@ VbasLookup VbasInputs::readLookup( const VbasRegions &regions, const VbasSites &
     if ( seen[*r] )
       throw QgsProcessingException( QObject::tr( "The region lookup names region '%1' more than once." ).arg( region ) );
     bool okAggregate = false, okSite = false;
-    const qlonglong aggregateId = f.attribute( aggregateIndex ).toLongLong( &okAggregate );
+    const qlonglong lookupId = f.attribute( aggregateIndex ).toLongLong( &okAggregate );
     const qlonglong siteId = f.attribute( siteIndex ).toLongLong( &okSite );
     const auto site = std::lower_bound( sites.ids.begin(), sites.ids.end(), siteId );
     if ( !okAggregate || !okSite || site == sites.ids.end() || *site != siteId )
@@ -591,17 +591,17 @@ VbasLookup VbasInputs::readLookup( const VbasRegions &regions, const VbasSites &
     if ( hierarchiesIndex >= 0 )
       lookup.hierarchies = sameOnEveryRow( f, hierarchiesIndex, region, lookup.hierarchies.value_or( QString() ) );
     seen[*r] = true;
-    regionAggregateId[*r] = aggregateId;
-    aggregateGroups.emplace( aggregateId, 0 );
+    regionLookupId[*r] = lookupId;
+    lookupIndex.emplace( lookupId, 0 );
     lookup.regionSites[*r] = sites.points[static_cast<std::size_t>( site - sites.ids.begin() )];
   }
   const auto missing = std::find( seen.begin(), seen.end(), false );
   if ( missing != seen.end() )
     throw QgsProcessingException( QObject::tr( "Region '%1' has no row in the region lookup." ).arg( regions.ids[static_cast<int>( missing - seen.begin() )].toString() ) );
-  std::size_t group = 0;
-  for ( auto &entry : aggregateGroups )
-    entry.second = group++;
-  for ( const qlonglong id : regionAggregateId )
-    lookup.regionGroup.push_back( aggregateGroups[id] );
+  std::size_t index = 0;
+  for ( auto &entry : lookupIndex )
+    entry.second = index++;
+  for ( const qlonglong id : regionLookupId )
+    lookup.regionAggregate.push_back( lookupIndex[id] );
   return lookup;
 }

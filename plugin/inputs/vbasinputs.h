@@ -74,7 +74,7 @@ struct VbasSites
 //! The aggregate and the site of every region, from a region lookup table.
 struct VbasLookup
 {
-    std::vector<std::size_t> regionGroup; //!< the aggregate of each region, as an index of increasing aggregate ids
+    std::vector<std::size_t> regionAggregate; //!< the aggregate of each region: the index of its aggregate_id among the lookup's, increasing
     std::vector<vbas::Point> regionSites; //!< the site of each region's aggregate, working CRS
     QString qiLevels;                     //!< of a generalized release: its qi_levels, the same on every row; else empty
     std::optional<QString> hierarchies;   //!< its hierarchies field, the same on every row; none without the field (a lookup written before it)

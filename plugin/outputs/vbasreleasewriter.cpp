@@ -57,12 +57,12 @@ class NamedFields
     }
 
     //! Throws naming every named field (names, in order) that would reveal the region of a record or identify it among rows released rows.
-    void refuseRevealing( const QStringList &names, const std::vector<std::size_t> &regionAggregate, std::int64_t rows ) const
+    void refuseRevealing( const QStringList &names, const std::vector<std::size_t> &regionAggregateIndex, std::int64_t rows ) const
     {
       QStringList reasons;
       for ( int i = 0; i < names.size(); ++i )
       {
-        const std::size_t split = mFollowers[static_cast<std::size_t>( i )].splitAggregate( regionAggregate );
+        const std::size_t split = mFollowers[static_cast<std::size_t>( i )].splitAggregate( regionAggregateIndex );
         const double values = mDistinct[static_cast<std::size_t>( i )].estimate();
         if ( split != vbas::RegionFollower::npos )
           reasons << QObject::tr( "'%1' carries finer geography than the release: each original region's released records hold one value of it, and aggregate %2 joins "
@@ -191,7 +191,7 @@ class VbasReleaseWriter::Check
         if ( other < roles.others.size() && roles.others[other] == roles.released[i] )
           mNamed.add( other++, *region, std::string_view( mRow ).substr( start ) );
       }
-      VbasValueCodec::encode( static_cast<qlonglong>( mWriter.mRelease.aggregation.regionAggregate[*region] + 1 ), mRow );
+      VbasValueCodec::encode( static_cast<qlonglong>( mWriter.mRelease.aggregation.regionAggregateIndex[*region] + 1 ), mRow );
       mShuffle.add( mRow );
       ++mReleasedRows;
       mReleasedRecords += count;
@@ -212,7 +212,7 @@ class VbasReleaseWriter::Check
       QStringList names;
       for ( const int index : mWriter.mRoles.others )
         names << mWriter.mRecords.fields().at( index ).name();
-      mNamed.refuseRevealing( names, mWriter.mRelease.aggregation.regionAggregate, mReleasedRows );
+      mNamed.refuseRevealing( names, mWriter.mRelease.aggregation.regionAggregateIndex, mReleasedRows );
     }
 
   private:

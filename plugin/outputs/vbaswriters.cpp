@@ -53,15 +53,15 @@ VbasOutputSchema VbasSitesOutput::schema( const QString &name, const QgsCoordina
            vbasqgis::WkbType::Point, crs };
 }
 
-void VbasSitesOutput::write( VbasOutput &output, const VbasRegions &regions, const std::vector<vbas::Point> &sites, const std::vector<std::size_t> &regionSite, const std::vector<double> &regionPopulation,
+void VbasSitesOutput::write( VbasOutput &output, const VbasRegions &regions, const std::vector<vbas::Point> &sites, const std::vector<std::size_t> &regionAggregate, const std::vector<double> &regionPopulation,
                              const std::vector<std::size_t> &siteRow )
 {
   std::vector<qlonglong> members( sites.size(), 0 );
   std::vector<double> population( sites.size(), 0 );
-  for ( std::size_t r = 0; r < regionSite.size(); ++r )
+  for ( std::size_t r = 0; r < regionAggregate.size(); ++r )
   {
-    ++members[regionSite[r]];
-    population[regionSite[r]] += regionPopulation[r];
+    ++members[regionAggregate[r]];
+    population[regionAggregate[r]] += regionPopulation[r];
   }
   for ( std::size_t s = 0; s < sites.size(); ++s )
   {
@@ -93,8 +93,8 @@ void VbasLookupOutput::write( VbasOutput &output, const VbasRegions &regions, co
 {
   for ( int r = 0; r < regions.ids.size(); ++r )
   {
-    const std::size_t a = release.aggregation.regionAggregate[static_cast<std::size_t>( r )];
-    QVector<QVariant> row { regions.ids[r], vbasAggregateId( a ), siteIds[release.aggregation.aggregateGroup[a]] };
+    const std::size_t a = release.aggregation.regionAggregateIndex[static_cast<std::size_t>( r )];
+    QVector<QVariant> row { regions.ids[r], vbasAggregateId( a ), siteIds[release.aggregation.aggregateId[a]] };
     if ( !levels.isEmpty() )
       row << levels << hierarchies;
     add( output, row );
@@ -113,10 +113,10 @@ VbasOutputSchema VbasAggregatedOutput::schema( vbasqgis::WkbType regionsType, co
 
 QVector<QgsGeometry> vbasDissolve( const VbasRegions &regions, const vbas::Aggregation &aggregation, QgsProcessingFeedback *feedback )
 {
-  const std::size_t aggregates = aggregation.aggregateGroup.size();
+  const std::size_t aggregates = aggregation.aggregateId.size();
   std::vector<QVector<QgsGeometry>> memberGeometries( aggregates );
   for ( int r = 0; r < regions.ids.size(); ++r )
-    memberGeometries[aggregation.regionAggregate[static_cast<std::size_t>( r )]].append( regions.geometries[r] );
+    memberGeometries[aggregation.regionAggregateIndex[static_cast<std::size_t>( r )]].append( regions.geometries[r] );
   QVector<QgsGeometry> dissolved;
   for ( std::size_t a = 0; a < aggregates; ++a )
   {
@@ -131,9 +131,9 @@ QVector<QgsGeometry> vbasDissolve( const VbasRegions &regions, const vbas::Aggre
 void VbasAggregatedOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const QVector<QgsGeometry> &dissolved, const std::vector<qlonglong> &siteIds )
 {
   const vbas::Aggregation &aggregation = release.aggregation;
-  std::vector<QStringList> memberIds( aggregation.aggregateGroup.size() );
+  std::vector<QStringList> memberIds( aggregation.aggregateId.size() );
   for ( int r = 0; r < regions.ids.size(); ++r )
-    memberIds[aggregation.regionAggregate[static_cast<std::size_t>( r )]].append( regions.ids[r].toString() );
+    memberIds[aggregation.regionAggregateIndex[static_cast<std::size_t>( r )]].append( regions.ids[r].toString() );
   const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( aggregation.ecs, release.suppression );
   for ( std::size_t a = 0; a < memberIds.size(); ++a )
   {
@@ -141,7 +141,7 @@ void VbasAggregatedOutput::write( VbasOutput &output, const VbasRegions &regions
     const auto *parts = qgsgeometry_cast<const QgsGeometryCollection *>( geometry.constGet() ); // detached parts of a polygon aggregate
     const vbas::AggregateSummary &s = summaries[a];
     add( output,
-         { vbasAggregateId( a ), siteIds[aggregation.aggregateGroup[a]], static_cast<qlonglong>( memberIds[a].size() ), memberIds[a].join( QLatin1Char( ',' ) ), static_cast<qlonglong>( s.records ),
+         { vbasAggregateId( a ), siteIds[aggregation.aggregateId[a]], static_cast<qlonglong>( memberIds[a].size() ), memberIds[a].join( QLatin1Char( ',' ) ), static_cast<qlonglong>( s.records ),
            static_cast<qlonglong>( s.released ), static_cast<qlonglong>( s.suppressed ), static_cast<qlonglong>( s.smallestReleasedEc ), parts ? QVariant( static_cast<qlonglong>( parts->numGeometries() ) ) : QVariant() },
          geometry );
   }
@@ -156,7 +156,7 @@ VbasOutputSchema VbasCellsOutput::schema( const QgsCoordinateReferenceSystem &cr
 void VbasCellsOutput::write( VbasOutput &output, const VbasRegions &regions, const std::vector<vbas::Point> &sites, const vbas::Release &release, const std::vector<qlonglong> &siteIds )
 {
   const vbas::VoronoiDiagram diagram( sites );
-  const std::vector<std::size_t> &groups = release.aggregation.aggregateGroup;
+  const std::vector<std::size_t> &ids = release.aggregation.aggregateId;
   for ( std::size_t s = 0; s < sites.size(); ++s )
   {
     const std::vector<vbas::Point> ring = diagram.cell( s, regions.extent );
@@ -168,9 +168,9 @@ void VbasCellsOutput::write( VbasOutput &output, const VbasRegions &regions, con
     points.append( points.front() );
     auto polygon = std::make_unique<QgsPolygon>();
     polygon->setExteriorRing( new QgsLineString( points ) );
-    const auto it = std::lower_bound( groups.begin(), groups.end(), s );
-    const QVariant aggregateId = it != groups.end() && *it == s ? QVariant( vbasAggregateId( static_cast<std::size_t>( it - groups.begin() ) ) ) : QVariant();
-    add( output, { siteIds[s], aggregateId }, toLayer( QgsGeometry( polygon.release() ), regions ) );
+    const auto it = std::lower_bound( ids.begin(), ids.end(), s );
+    const QVariant aggregate = it != ids.end() && *it == s ? QVariant( vbasAggregateId( static_cast<std::size_t>( it - ids.begin() ) ) ) : QVariant();
+    add( output, { siteIds[s], aggregate }, toLayer( QgsGeometry( polygon.release() ), regions ) );
   }
   output.finish();
 }
@@ -217,7 +217,7 @@ void VbasAggregateMetricsOutput::write( VbasOutput &output, const QVector<QgsGeo
   const vbas::Aggregation &aggregation = release.aggregation;
   const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( aggregation.ecs, release.suppression );
   std::vector<qlonglong> regionCount( summaries.size(), 0 );
-  for ( const std::size_t a : aggregation.regionAggregate )
+  for ( const std::size_t a : aggregation.regionAggregateIndex )
     ++regionCount[a];
   std::optional<vbas::AggregateDiversity> diversity;
   if ( sensitive )
@@ -286,7 +286,7 @@ QVariantMap VbasAggregationOutputs::write( VbasOutputSet &outputs, QgsProcessing
   VbasReleaseWriter( *inputs.records(), inputs.recordFields(), regions, records, release, generalized ).write( anonymized, settings.memoryBudget, &feedback );
   const int count = inputs.recordFields().count;
   vbasRecountRelease( anonymized, inputs.qiNames(), count < 0 ? QString() : inputs.records()->fields().at( count ).name(), release, settings.k, context, &feedback );
-  return { { QStringLiteral( "AGGREGATES" ), static_cast<qlonglong>( release.aggregation.aggregateGroup.size() ) },
+  return { { QStringLiteral( "AGGREGATES" ), static_cast<qlonglong>( release.aggregation.aggregateId.size() ) },
            { QStringLiteral( "RELEASED" ), static_cast<qlonglong>( release.suppression.releasedRecords ) },
            { QStringLiteral( "SUPPRESSED" ), static_cast<qlonglong>( release.suppression.suppressedRecords ) } };
 }
@@ -307,6 +307,6 @@ QVariantMap VbasAggregationOutputs::writeGeneralized( VbasOutputSet &outputs, Qg
   numbers.insert( vbasGeneralizedUnitOutputs( g, regions, k, feedback ) );
   vbasLogRelease( g.release, g.placement.sites.size(), k, feedback );
   if ( VbasOutput *sites = outputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
-    VbasSitesOutput::write( *sites, regions, g.placement.sites, g.release.regionGroup, vbasRegionPopulation( regions, records ), g.placement.siteRow );
+    VbasSitesOutput::write( *sites, regions, g.placement.sites, g.release.regionAggregate, vbasRegionPopulation( regions, records ), g.placement.siteRow );
   return numbers;
 }

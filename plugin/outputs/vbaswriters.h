@@ -21,11 +21,11 @@ namespace VbasSitesOutput
 {
 VbasOutputSchema schema( const QString &name, const QgsCoordinateReferenceSystem &crs );
 /**
- * Writes the final sites with their aggregates in the partition released, regionSite giving each
- * region's site: regions and population (regionPopulation summed: the basis of balanced density) of
+ * Writes the final sites with their aggregates in the partition released, regionAggregate giving each
+ * region's aggregate, its site index: regions and population (regionPopulation summed: the basis of balanced density) of
  * the site's aggregate, used = 1 when it holds a region, row = siteRow + 1 (NULL when siteRow is empty).
  */
-void write( VbasOutput &output, const VbasRegions &regions, const std::vector<vbas::Point> &sites, const std::vector<std::size_t> &regionSite, const std::vector<double> &regionPopulation,
+void write( VbasOutput &output, const VbasRegions &regions, const std::vector<vbas::Point> &sites, const std::vector<std::size_t> &regionAggregate, const std::vector<double> &regionPopulation,
             const std::vector<std::size_t> &siteRow );
 } // namespace VbasSitesOutput
 

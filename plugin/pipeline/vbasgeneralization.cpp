@@ -270,7 +270,7 @@ void writeOut( VbasGeneralized &g, const VbasRecords &records, const std::vector
   g.writtenRecords.histograms = g.written.regions;
   if ( records.sensitive )
     g.writtenRecords.sensitive = vbas::writtenSensitive( *records.sensitive, records.histograms, g.written );
-  g.metrics = vbas::generalizationMetrics( g.qis, g.node().node, records.encoder.classCodes(), records.histograms, g.written, g.node().aggregation->regionAggregate );
+  g.metrics = vbas::generalizationMetrics( g.qis, g.node().node, records.encoder.classCodes(), records.histograms, g.written, g.node().aggregation->regionAggregateIndex );
 }
 
 //! The node of qi_levels ("age_group = 2 of 4, sex = 0 of 1"), each level and top checked against qis.
@@ -504,7 +504,7 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
     if ( it == placed.end() )
     {
       VbasPlacement p = vbasPlaceSites( placement, constraints, regions, records, count.sites, &quiet );
-      auto aggregation = std::make_shared<const vbas::Aggregation>( vbas::aggregate( p.regionSite, records.histograms ) );
+      auto aggregation = std::make_shared<const vbas::Aggregation>( vbas::aggregate( p.regionAggregate, records.histograms ) );
       it = placed.emplace( count.sites, Placed { count, std::move( p ), std::move( aggregation ) } ).first;
     }
     return it->second.aggregation;
@@ -552,7 +552,7 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
 }
 
 VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, bool localSuppression, const QString &levels, const VbasRecords &records,
-                                   const std::vector<std::size_t> &regionGroup, std::int64_t k, const QStringList &qiNames )
+                                   const std::vector<std::size_t> &regionAggregate, std::int64_t k, const QStringList &qiNames )
 {
   VbasGeneralized g;
   g.qiNames = qiNames;
@@ -563,7 +563,7 @@ VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, boo
   const std::vector<std::int64_t> classRecords = records.histograms.classTotals( records.encoder.classCount() );
   const std::vector<std::int64_t> regionRecords = records.histograms.rowTotals();
   const vbas::LossModel model( g.qis, codes, classRecords, regionRecords );
-  const auto aggregation = std::make_shared<const vbas::Aggregation>( vbas::aggregate( regionGroup, records.histograms ) );
+  const auto aggregation = std::make_shared<const vbas::Aggregation>( vbas::aggregate( regionAggregate, records.histograms ) );
   vbas::LatticeSettings settings;
   settings.k = k;
   settings.localSuppression = localSuppression;
@@ -612,9 +612,9 @@ VbasReleaseLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release
   paper.suppression = vbas::suppressValues( paper.ecs, paper.generalization.labels, qis.size(), {}, k );
   const std::vector<std::int64_t> regionRecords = records.histograms.rowTotals();
   const vbas::LossModel model( qis, codes, records.histograms.classTotals( records.encoder.classCount() ), regionRecords );
-  const vbas::NodeLoss loss = model.loss( paper.node, paper.ecs, paper.generalization.labels, paper.suppression, release.aggregation.regionAggregate );
+  const vbas::NodeLoss loss = model.loss( paper.node, paper.ecs, paper.generalization.labels, paper.suppression, release.aggregation.regionAggregateIndex );
   const vbas::WrittenClasses written = vbas::writtenClasses( records.histograms, paper );
-  return { loss, vbas::generalizationMetrics( qis, paper.node, codes, records.histograms, written, release.aggregation.regionAggregate ) };
+  return { loss, vbas::generalizationMetrics( qis, paper.node, codes, records.histograms, written, release.aggregation.regionAggregateIndex ) };
 }
 
 QVariantMap vbasGeneralizedUnitOutputs( const VbasGeneralized &g, const VbasRegions &regions, std::int64_t k, QgsProcessingFeedback *feedback )

@@ -120,12 +120,12 @@ struct VbasReleaseLoss
 
 /**
  * The release at the levels a region lookup records (qi_levels, as VbasGeneralized::levels writes
- * them) in the lookup's aggregation (regionGroup), with local suppression or without: what
+ * them) in the lookup's aggregation (regionAggregate), with local suppression or without: what
  * vbas:evaluate measures. Refuses levels that name other QIs than QI_FIELDS, in another order, or a
  * level or top that the QI's hierarchy (its file, its intervals, or value -> "*") does not have.
  */
 VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, bool localSuppression, const QString &levels, const VbasRecords &records,
-                                   const std::vector<std::size_t> &regionGroup, std::int64_t k, const QStringList &qiNames );
+                                   const std::vector<std::size_t> &regionAggregate, std::int64_t k, const QStringList &qiNames );
 
 /**
  * The information loss of a release without generalization (every QI at level 0, the ECs below k

@@ -20,11 +20,11 @@
 namespace
 {
 
-//! CONTIGUOUS on the grouping, logged; returns the parts moved.
-std::size_t contiguityStep( std::vector<std::size_t> &regionGroup, const vbas::RegionAdjacency &adjacency, const VbasRecords &records, std::size_t aggregates, std::int64_t k,
+//! CONTIGUOUS on the partition, logged; returns the parts moved.
+std::size_t contiguityStep( std::vector<std::size_t> &regionAggregate, const vbas::RegionAdjacency &adjacency, const VbasRecords &records, std::size_t aggregates, std::int64_t k,
                             QgsProcessingFeedback *feedback )
 {
-  vbas::Contiguity c = vbas::makeContiguous( regionGroup, adjacency, records.histograms, k );
+  vbas::Contiguity c = vbas::makeContiguous( regionAggregate, adjacency, records.histograms, k );
   feedback->pushInfo( QObject::tr( "Contiguity: %1 aggregates in %2 connected parts; %3 detached part(s) joined the neighbouring aggregate they share the longest border with; "
                                    "%4 parts remain. Suppressed records: %5 before, %6 after (what contiguity cost)." )
                         .arg( aggregates )
@@ -33,7 +33,7 @@ std::size_t contiguityStep( std::vector<std::size_t> &regionGroup, const vbas::R
                         .arg( c.fragmentsAfter )
                         .arg( c.suppressedBefore )
                         .arg( c.suppressedAfter ) );
-  regionGroup = std::move( c.regionGroup );
+  regionAggregate = std::move( c.regionAggregate );
   return c.reassigned;
 }
 
@@ -120,14 +120,14 @@ vbas::SearchResult searchStep( vbas::Partition &partition, const VbasBorderSteps
   return s;
 }
 
-//! The aggregates of a grouping in more than one piece.
-std::size_t unitsInPieces( const std::vector<std::size_t> &regionGroup, const vbas::RegionAdjacency &adjacency )
+//! The aggregates of a partition in more than one piece.
+std::size_t unitsInPieces( const std::vector<std::size_t> &regionAggregate, const vbas::RegionAdjacency &adjacency )
 {
-  std::vector<std::size_t> groups = vbas::fragments( regionGroup, adjacency ).fragmentGroup;
-  std::sort( groups.begin(), groups.end() );
+  std::vector<std::size_t> fragmentAggregate = vbas::fragments( regionAggregate, adjacency ).fragmentAggregate;
+  std::sort( fragmentAggregate.begin(), fragmentAggregate.end() );
   std::size_t pieces = 0;
-  for ( std::size_t i = 1; i < groups.size(); ++i )
-    pieces += groups[i] == groups[i - 1] && ( i == 1 || groups[i - 1] != groups[i - 2] );
+  for ( std::size_t i = 1; i < fragmentAggregate.size(); ++i )
+    pieces += fragmentAggregate[i] == fragmentAggregate[i - 1] && ( i == 1 || fragmentAggregate[i - 1] != fragmentAggregate[i - 2] );
   return pieces;
 }
 
@@ -139,12 +139,12 @@ struct PartitionStepsResult
     std::int64_t suppressed = 0;
 };
 
-//! REFINE_BOUNDARIES and SEARCH on a grouping of site indices, whose sites they may move.
-PartitionStepsResult partitionSteps( std::vector<std::size_t> &regionGroup, std::vector<vbas::Point> &sites, const vbas::UnitConstraints &unitConstraints, const VbasRegions &regions,
+//! REFINE_BOUNDARIES and SEARCH on a partition of site indices, whose sites they may move.
+PartitionStepsResult partitionSteps( std::vector<std::size_t> &regionAggregate, std::vector<vbas::Point> &sites, const vbas::UnitConstraints &unitConstraints, const VbasRegions &regions,
                                      const VbasRecords &records, const vbas::RegionAdjacency &adjacency, std::int64_t k, const VbasBorderSteps &steps, QgsProcessingFeedback *feedback )
 {
-  std::vector<std::size_t> units = regionGroup;
-  const std::vector<std::size_t> ids = vbas::denseGroups( units );
+  std::vector<std::size_t> units = regionAggregate;
+  const std::vector<std::size_t> ids = vbas::denseAggregates( units );
   std::vector<vbas::Point> unitSites;
   for ( const std::size_t id : ids )
     unitSites.push_back( sites[id] );
@@ -152,7 +152,7 @@ PartitionStepsResult partitionSteps( std::vector<std::size_t> &regionGroup, std:
   if ( steps.refineBoundaries )
     refinementStep( partition, feedback );
   PartitionStepsResult result;
-  units = partition.regionUnit();
+  units = partition.regionAggregate();
   unitSites = partition.sites();
   result.boundsKept = partition.keepsBounds();
   result.suppressed = partition.score().suppressed;
@@ -162,11 +162,11 @@ PartitionStepsResult partitionSteps( std::vector<std::size_t> &regionGroup, std:
     result.moves = s.moves;
     result.boundsKept = s.boundsKept;
     result.suppressed = s.best.suppressed;
-    units = std::move( s.regionUnit );
+    units = std::move( s.regionAggregate );
     unitSites = std::move( s.sites );
   }
   for ( std::size_t r = 0; r < units.size(); ++r )
-    regionGroup[r] = ids[units[r]];
+    regionAggregate[r] = ids[units[r]];
   for ( std::size_t u = 0; u < ids.size(); ++u )
     sites[ids[u]] = unitSites[u];
   return result;
@@ -204,23 +204,23 @@ VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecord
   }
   refuseUnmetBudget( steps, vbasMeanPointCompactness( regions, records, release ) );
   const vbas::RegionAdjacency adjacency = vbasBridgedAdjacency( regions, feedback );
-  std::vector<std::size_t> regionGroup = release.regionGroup;
-  const std::size_t units = release.aggregation.aggregateGroup.size();
+  std::vector<std::size_t> regionAggregate = release.regionAggregate;
+  const std::size_t units = release.aggregation.aggregateId.size();
   const vbas::UnitConstraints unitConstraints = constraints( steps, release, units );
   if ( steps.contiguous || steps.search )
-    contiguityStep( regionGroup, adjacency, records, units, k, feedback );
+    contiguityStep( regionAggregate, adjacency, records, units, k, feedback );
   if ( steps.refineBoundaries || steps.search )
   {
     std::vector<vbas::Point> moved = sites;
-    const PartitionStepsResult s = partitionSteps( regionGroup, moved, unitConstraints, regions, records, adjacency, k, steps, feedback );
+    const PartitionStepsResult s = partitionSteps( regionAggregate, moved, unitConstraints, regions, records, adjacency, k, steps, feedback );
     result.searchMoves = s.moves;
     if ( steps.search && searchDropped( s, release, feedback ) )
-      regionGroup = release.regionGroup;
+      regionAggregate = release.regionAggregate;
     else
       sites = std::move( moved );
   }
-  result.unitsInPieces = unitsInPieces( regionGroup, adjacency );
-  result.release = regionGroup == release.regionGroup ? std::move( release ) : vbas::release( std::move( regionGroup ), records.histograms, k );
+  result.unitsInPieces = unitsInPieces( regionAggregate, adjacency );
+  result.release = regionAggregate == release.regionAggregate ? std::move( release ) : vbas::release( std::move( regionAggregate ), records.histograms, k );
   result.sites = std::move( sites );
   return result;
 }
@@ -242,14 +242,14 @@ VbasBorderSteps VbasBorderSteps::read( const QgsProcessingAlgorithm &algorithm, 
 double vbasCompactness( const VbasRegions &regions, const vbas::Release &release, const std::vector<vbas::Point> &sites )
 {
   std::vector<vbas::Point> regionSites;
-  for ( const std::size_t s : release.regionGroup )
+  for ( const std::size_t s : release.regionAggregate )
     regionSites.push_back( sites[s] );
   return vbas::compactness( regions.points, regionSites );
 }
 
 double vbasMeanPointCompactness( const VbasRegions &regions, const VbasRecords &records, const vbas::Release &release )
 {
-  return vbas::meanPointCompactness( regions.points, release.regionGroup, vbasRegionPopulation( regions, records ) );
+  return vbas::meanPointCompactness( regions.points, release.regionAggregate, vbasRegionPopulation( regions, records ) );
 }
 
 VbasCompactnessReference vbasCompactnessOf( const VbasRegions &regions, const VbasRecords &records, const vbas::Release &release, const std::vector<vbas::Point> &sites )

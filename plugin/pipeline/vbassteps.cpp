@@ -320,21 +320,21 @@ VbasPlacement vbasPlaceSites( const VbasPlacementSettings &settings, const VbasC
     logAdc( *result.adc, settings, *result.constraints, constraints.compactnessBudget, feedback );
     result.sites = result.adc->sites;
   }
-  result.regionSite = result.adc ? result.adc->regionCluster : vbas::locateRegions( regions.points, vbas::VoronoiDiagram( result.sites ) );
+  result.regionAggregate = result.adc ? result.adc->regionAggregate : vbas::locateRegions( regions.points, vbas::VoronoiDiagram( result.sites ) );
   return result;
 }
 
-std::size_t vbasNonEmptyAggregates( const std::vector<std::size_t> &regionSite, std::size_t sites, QgsProcessingFeedback *feedback )
+std::size_t vbasNonEmptyAggregates( const std::vector<std::size_t> &regionAggregate, std::size_t sites, QgsProcessingFeedback *feedback )
 {
-  std::vector<std::size_t> used = regionSite;
+  std::vector<std::size_t> used = regionAggregate;
   std::sort( used.begin(), used.end() );
   used.erase( std::unique( used.begin(), used.end() ), used.end() );
-  const std::size_t asked = std::min( sites, regionSite.size() );
+  const std::size_t asked = std::min( sites, regionAggregate.size() );
   if ( used.size() < asked )
     feedback->pushWarning( QObject::tr( "%1 sites were asked for (%2 regions), but only %3 aggregates hold regions. A site with no nearest region (every region point is "
                                         "nearer another site, or as near one with a lower site id) makes no aggregate: %4 here, so there are fewer units than asked for." )
                              .arg( sites )
-                             .arg( regionSite.size() )
+                             .arg( regionAggregate.size() )
                              .arg( used.size() )
                              .arg( sites - used.size() ) );
   return used.size();
@@ -373,11 +373,11 @@ void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64
   const vbas::Suppression &s = release.suppression;
   feedback->pushInfo( QObject::tr( "%1 sites, %2 aggregated regions; %3 records released, %4 suppressed (k = %5)." )
                         .arg( sites )
-                        .arg( release.aggregation.aggregateGroup.size() )
+                        .arg( release.aggregation.aggregateId.size() )
                         .arg( s.releasedRecords )
                         .arg( s.suppressedRecords )
                         .arg( k ) );
-  vbasNonEmptyAggregates( release.regionGroup, sites, feedback );
+  vbasNonEmptyAggregates( release.regionAggregate, sites, feedback );
   if ( s.releasedRecords == 0 )
     feedback->pushWarning( QObject::tr( "The release is empty: every equivalence class has fewer than k = %1 records." ).arg( k ) );
   else if ( s.suppressedRecords > s.releasedRecords )

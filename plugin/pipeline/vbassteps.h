@@ -149,7 +149,7 @@ struct VbasPlacement
 {
     std::vector<vbas::Point> sites;
     std::vector<std::size_t> siteRow;    //!< balanced density's row of each site, bottom first (also ADC's balanced-density seeding); empty for random seeding
-    std::vector<std::size_t> regionSite; //!< the nearest site of each region: the clusters, which Voronoi aggregation makes the aggregates
+    std::vector<std::size_t> regionAggregate; //!< the aggregate of each region: its nearest site (Voronoi aggregation, ADC's clusters)
     std::optional<vbas::AdcResult> adc;
     std::optional<VbasConstraints> constraints; //!< those ADC kept
 };
@@ -162,10 +162,10 @@ VbasPlacement vbasPlaceSites( const VbasPlacementSettings &settings, const VbasC
                               QgsProcessingFeedback *feedback );
 
 /**
- * The aggregates that hold at least one region, regionSite giving each region's site (a partition of
+ * The aggregates that hold at least one region, regionAggregate giving each region's aggregate (a partition of
  * the regions among `sites` sites), with a warning when they are fewer than min(sites, regions).
  */
-std::size_t vbasNonEmptyAggregates( const std::vector<std::size_t> &regionSite, std::size_t sites, QgsProcessingFeedback *feedback );
+std::size_t vbasNonEmptyAggregates( const std::vector<std::size_t> &regionAggregate, std::size_t sites, QgsProcessingFeedback *feedback );
 
 //! ADC_MOVES_TRIED, ADC_MOVES_COMMITTED, ADC_ALPHA, ADC_SUPPRESSED and ADC_STOP.
 QVariantMap vbasPlacementOutputs( const VbasPlacement &placement );

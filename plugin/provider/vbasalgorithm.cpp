@@ -183,27 +183,27 @@ void VbasAlgorithm::addKParameter()
 void VbasAlgorithm::addConstraintParameters()
 {
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "COMPACTNESS_BUDGET" ), QObject::tr( "Compactness budget (times the balanced-density start)" ), vbasqgis::NumberType::Double, 1.0, false, 0 ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RECORD_FLOOR" ), QObject::tr( "Record floor (share of the mean unit's records)" ), vbasqgis::NumberType::Double, 0.25, false, 0, 1 ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RECORD_CEILING" ), QObject::tr( "Record ceiling (times the mean unit's records; 0: none)" ), vbasqgis::NumberType::Double, 0, false, 0 ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RECORD_FLOOR" ), QObject::tr( "Record floor (share of the mean aggregate's records)" ), vbasqgis::NumberType::Double, 0.25, false, 0, 1 ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RECORD_CEILING" ), QObject::tr( "Record ceiling (times the mean aggregate's records; 0: none)" ), vbasqgis::NumberType::Double, 0, false, 0 ) );
 }
 
 QString VbasAlgorithm::constraintHelp()
 {
   return QObject::tr( "<b>Compactness budget</b> (COMPACTNESS_BUDGET, default 1): the compactness of the result at most this many times that of the start: the Voronoi cells "
                       "of the balanced-density sites for the same number of sites (computed also for ADC's random seeding); in Voronoi aggregation, the Voronoi cells of the given "
-                      "sites. ADC, REFINE_BOUNDARIES and SEARCH hold it on the mean-point compactness (the population-weighted distances from the region points to their unit's "
+                      "sites. ADC, REFINE_BOUNDARIES and SEARCH hold it on the mean-point compactness (the population-weighted distances from the region points to their aggregate's "
                       "population-weighted mean point), which does not depend on where the sites are. A "
                       "positive number; with SEARCH, a budget below what the Voronoi aggregation already uses is refused, with the smallest that can be met "
                       "(1 after balanced density).<br>"
-                      "<b>Record floor</b> (RECORD_FLOOR, default 0.25): every unit holds at least this share of the mean unit's records, ceil(RECORD_FLOOR x records / units). "
+                      "<b>Record floor</b> (RECORD_FLOOR, default 0.25): every aggregate holds at least this share of the mean aggregate's records, ceil(RECORD_FLOOR x records / aggregates). "
                       "From 0 to 1.<br>"
-                      "<b>Record ceiling</b> (RECORD_CEILING, default 0: none): every unit holds at most this many times the mean unit's records, floor(RECORD_CEILING x records / units). "
-                      "Without it, fewer records are suppressed partly by gathering the records of dense areas into a few large units, which generalises their geography "
-                      "more (NUE rises); a ceiling of 3 to 4 keeps the units near the sizes balanced density gives. 0, or at least 1.<br>"
-                      "Every step that optimises the units keeps both (ADC, REFINE_BOUNDARIES and SEARCH; CONTIGUOUS does not, it is made whatever it costs), and keeps every "
-                      "unit: a move is refused when it empties a unit, cuts one in two, raises the number of units releasing nothing, takes the compactness above the cap or a "
-                      "unit below the floor. A constraint the start already breaks is never made worse; for REFINE_BOUNDARIES and SEARCH, the floor and ceiling are first "
-                      "lowered and raised to the smallest and largest unit of the Voronoi aggregation where it breaks them. SEARCH releases the best partition that keeps every "
+                      "<b>Record ceiling</b> (RECORD_CEILING, default 0: none): every aggregate holds at most this many times the mean aggregate's records, floor(RECORD_CEILING x records / aggregates). "
+                      "Without it, fewer records are suppressed partly by gathering the records of dense areas into a few large aggregates, which generalises their geography "
+                      "more (NUE rises); a ceiling of 3 to 4 keeps the aggregates near the sizes balanced density gives. 0, or at least 1.<br>"
+                      "Every step that optimises the aggregates keeps both (ADC, REFINE_BOUNDARIES and SEARCH; CONTIGUOUS does not, it is made whatever it costs), and keeps every "
+                      "aggregate: a move is refused when it empties an aggregate, cuts one in two, raises the number of aggregates releasing nothing, takes the compactness above the cap or an "
+                      "aggregate below the floor. A constraint the start already breaks is never made worse; for REFINE_BOUNDARIES and SEARCH, the floor and ceiling are first "
+                      "lowered and raised to the smallest and largest aggregate of the Voronoi aggregation where it breaks them. SEARCH releases the best partition that keeps every "
                       "bound and suppresses no more than the Voronoi aggregation, or else the Voronoi aggregation itself (a warning says so).<br>" );
 }
 
@@ -488,7 +488,7 @@ QString VbasAlgorithm::placementHelp()
   return QObject::tr( "<b>Site location method</b>: Balanced density (paper sec. 3.2.1): rows of equal population from bottom to top (eq. 7-9), cells of equal population from left to right (eq. 10-11), one site per cell. "
                       "Anonymity-driven clustering (ADC, paper sec. 3.2.2): starts from the seeding's sites and moves them, one trial at a time, toward the region points that hold members of "
                       "the clusters' smallest equivalence classes (eq. 18-19: the mean of those points in the cluster's neighbourhood, weighted by their members); a move is kept only when "
-                      "the objective improves and the constraints hold (see Compactness budget): it never empties a cluster, so every site keeps a unit. It needs the QIs and k, and costs more time; it lowers suppression where the sites of balanced density leave small classes behind.<br>"
+                      "the objective improves and the constraints hold (see Compactness budget): it never empties a cluster, so every site keeps an aggregate. It needs the QIs and k, and costs more time; it lowers suppression where the sites of balanced density leave small classes behind.<br>"
                       "<b>Site position in its cell</b>: the mean of the cell's region points, as eq. 12-13 are written, or their median (balanced density, and ADC's balanced-density seeding).<br>"
                       "<b>ADC objective</b>: Largest smallest EC (the paper's eq. 14: f = alpha |R| - |R_alpha|, alpha the smallest EC of any cluster; it stops at alpha >= k, or when it "
                       "cannot raise the clusters at alpha: always when one QI combination has fewer than k records in the whole table, and often sooner, as one move rarely clears every class of alpha records from a cluster), or Fewest suppressed records (beyond the "

@@ -97,7 +97,7 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
     outputs.insert( vbasLossOutputs( vbasReleaseLoss( records, release, mRelease.k ) ) );
   vbasLogRelease( release, placement.sites.size(), mRelease.k, feedback );
   if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
-    VbasSitesOutput::write( *sites, regions, units.sites, release.regionGroup, vbasRegionPopulation( regions, records ), placement.siteRow );
+    VbasSitesOutput::write( *sites, regions, units.sites, release.regionAggregate, vbasRegionPopulation( regions, records ), placement.siteRow );
   return writeRelease( regions, records, records, units.sites, release, outputs, context, steps, feedback, nullptr );
 }
 
@@ -119,7 +119,7 @@ QVariantMap VbasAnonymize::writeRelease( const VbasRegions &regions, const VbasR
   outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, sites, VbasAggregationOutputs::siteIds( sites.size() ), release, dissolved, mRelease, steps, 2, generalized ) );
 
   std::vector<vbas::Point> regionSites;
-  for ( const std::size_t s : release.regionGroup )
+  for ( const std::size_t s : release.regionAggregate )
     regionSites.push_back( sites[s] );
   const vbas::MetricValues values = vbasMeasure( regions, measured, regionSites, release, mRelease.k, mRiskThreshold, mTimer.elapsed() / 1000.0, feedback );
   outputs.insert( VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values ) );

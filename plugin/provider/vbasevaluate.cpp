@@ -84,7 +84,7 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
   const VbasSites sites = mInputs.readSites( regions, context );
   const VbasLookup lookup = mInputs.readLookup( regions, sites, feedback );
   const std::optional<VbasGeneralized> generalized = generalizedAt( lookup, records, feedback );
-  const vbas::Release release = generalized ? generalized->release : vbas::release( lookup.regionGroup, records.histograms, mK );
+  const vbas::Release release = generalized ? generalized->release : vbas::release( lookup.regionAggregate, records.histograms, mK );
   const VbasRecords &measured = generalized ? generalized->writtenRecords : records;
   const vbas::MetricValues values = vbasMeasure( regions, measured, lookup.regionSites, release, mK, mRiskThreshold, mRunSeconds, feedback );
   QVariantMap outputs = VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values );
@@ -118,5 +118,5 @@ std::optional<VbasGeneralized> VbasEvaluate::generalizedAt( const VbasLookup &lo
                                         "given could not be checked against those of the release: if they are not the run's, the numbers are of a release that was never written." ) );
   if ( mLocalSuppression )
     vbasRefuseLocalSuppression( static_cast<std::size_t>( mInputs.qiNames().size() ) );
-  return vbasGeneralizedAt( mHierarchies, mLocalSuppression, lookup.qiLevels, records, lookup.regionGroup, mK, mInputs.qiNames() );
+  return vbasGeneralizedAt( mHierarchies, mLocalSuppression, lookup.qiLevels, records, lookup.regionAggregate, mK, mInputs.qiNames() );
 }

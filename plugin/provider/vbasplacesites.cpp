@@ -66,9 +66,9 @@ QVariantMap VbasPlaceSites::processAlgorithm( const QVariantMap &, QgsProcessing
   const VbasRecords records = needsRecords ? mInputs.readRecords( regions, &steps ) : VbasRecords( 0 );
   steps.setCurrentStep( 2 );
   const VbasPlacement placement = vbasPlaceSites( mPlacement, mConstraints, regions, records, mSites, &steps );
-  VbasSitesOutput::write( mOutputs.create( QStringLiteral( "SITE_POINTS" ), context ), regions, placement.sites, placement.regionSite, vbasRegionPopulation( regions, records ), placement.siteRow );
+  VbasSitesOutput::write( mOutputs.create( QStringLiteral( "SITE_POINTS" ), context ), regions, placement.sites, placement.regionAggregate, vbasRegionPopulation( regions, records ), placement.siteRow );
   QVariantMap outputs = vbasPlacementOutputs( placement );
-  outputs.insert( QStringLiteral( "AGGREGATES" ), static_cast<qlonglong>( vbasNonEmptyAggregates( placement.regionSite, mSites, feedback ) ) );
+  outputs.insert( QStringLiteral( "AGGREGATES" ), static_cast<qlonglong>( vbasNonEmptyAggregates( placement.regionAggregate, mSites, feedback ) ) );
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mPlacement.seed ) );
   outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
   mOutputs.commit( context, outputs );

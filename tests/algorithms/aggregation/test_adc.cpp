@@ -153,7 +153,7 @@ AdcStatus recount( const std::vector<Point> &sites, const Instance &instance, st
 //! What the constraints read of the clusters, recounted by brute force: nearest site by a scan of all sites.
 struct Clusters
 {
-    std::vector<std::size_t> regionCluster;
+    std::vector<std::size_t> regionAggregate;
     std::vector<std::int64_t> regions, records;
     std::int64_t releasingNothing = 0;
     double meanPointCompactness = 0;
@@ -172,7 +172,7 @@ Clusters bruteForce( const std::vector<Point> &sites, const Instance &instance )
     for ( std::size_t s = 1; s < sites.size(); ++s )
       if ( distance( s ) < distance( nearest ) )
         nearest = s;
-    c.regionCluster.push_back( nearest );
+    c.regionAggregate.push_back( nearest );
     ++c.regions[nearest];
     for ( const auto &[cls, count] : instance.rows[r] )
     {
@@ -186,7 +186,7 @@ Clusters bruteForce( const std::vector<Point> &sites, const Instance &instance )
       released[ec.first] += size;
   for ( std::size_t s = 0; s < sites.size(); ++s )
     c.releasingNothing += c.regions[s] > 0 && released[s] == 0;
-  c.meanPointCompactness = meanPoint( instance.points, instance.weights, c.regionCluster );
+  c.meanPointCompactness = meanPoint( instance.points, instance.weights, c.regionAggregate );
   return c;
 }
 
@@ -253,7 +253,7 @@ void TestAdc::oneMoveRaisesAlpha()
   QCOMPARE( result.sites[0].y, 0.0 );
   for ( std::size_t s = 1; s < 5; ++s )
     VBAS_COMPARE_POINT( result.sites[s], d.sites[s].x, d.sites[s].y );
-  QCOMPARE( result.regionCluster, std::vector<std::size_t>( { 0, 0, 2, 1, 3, 4 } ) );
+  QCOMPARE( result.regionAggregate, std::vector<std::size_t>( { 0, 0, 2, 1, 3, 4 } ) );
   QCOMPARE( result.after.alpha, std::int64_t( 2 ) );
   QCOMPARE( result.after.objective, std::int64_t( 5 ) );
   QCOMPARE( result.after.suppressed, std::int64_t( 0 ) );
@@ -326,7 +326,7 @@ void TestAdc::aMoveThatEmptiesAClusterIsRefused()
   QCOMPARE( result.after.committed, std::uint64_t( 0 ) );
   QCOMPARE( result.after.tried, std::uint64_t( 2 ) );
   VBAS_COMPARE_POINT( result.sites[0], 0, 0 );
-  QCOMPARE( result.regionCluster, std::vector<std::size_t>( { 0, 2, 1, 3, 4 } ) );
+  QCOMPARE( result.regionAggregate, std::vector<std::size_t>( { 0, 2, 1, 3, 4 } ) );
   QCOMPARE( result.after.objective, std::int64_t( 3 ) );
   QVERIFY( result.stop == AdcStop::NoImprovement );
 
@@ -338,7 +338,7 @@ void TestAdc::aMoveThatEmptiesAClusterIsRefused()
   QCOMPARE( suppression.after.committed, std::uint64_t( 1 ) );
   VBAS_COMPARE_POINT( suppression.sites[0], 0, 0 );
   VBAS_COMPARE_POINT( suppression.sites[2], 6, 0 );
-  QCOMPARE( suppression.regionCluster, std::vector<std::size_t>( { 0, 2, 1, 3, 4 } ) );
+  QCOMPARE( suppression.regionAggregate, std::vector<std::size_t>( { 0, 2, 1, 3, 4 } ) );
   QCOMPARE( suppression.after.suppressed, std::int64_t( 2 ) );
 }
 
@@ -410,11 +410,11 @@ void TestAdc::everyCommitMatchesARecount()
       const Instance instance = randomInstance( seed );
       bool ok = true;
       QString failure;
-      const AdcResult result = run( instance, objective, true, [&]( const std::vector<Point> &sites, const std::vector<std::size_t> &regionCluster, const AdcStatus &status ) {
+      const AdcResult result = run( instance, objective, true, [&]( const std::vector<Point> &sites, const std::vector<std::size_t> &regionAggregate, const AdcStatus &status ) {
         ++commits;
         std::vector<std::size_t> cluster;
         const AdcStatus expected = recount( sites, instance, cluster );
-        const bool same = cluster == regionCluster && status.alpha == expected.alpha && status.clustersAtAlpha == expected.clustersAtAlpha && status.objective == expected.objective
+        const bool same = cluster == regionAggregate && status.alpha == expected.alpha && status.clustersAtAlpha == expected.clustersAtAlpha && status.objective == expected.objective
                           && status.suppressed == expected.suppressed && std::abs( status.compactness - expected.compactness ) <= 1e-9 * ( 1 + expected.compactness )
                           && std::abs( status.meanPointCompactness - expected.meanPointCompactness ) <= 1e-9 * ( 1 + expected.meanPointCompactness );
         if ( !same && ok )
@@ -424,7 +424,7 @@ void TestAdc::everyCommitMatchesARecount()
       QVERIFY2( ok, qPrintable( failure ) );
       std::vector<std::size_t> cluster;
       const AdcStatus expected = recount( result.sites, instance, cluster );
-      QCOMPARE( result.regionCluster, cluster );
+      QCOMPARE( result.regionAggregate, cluster );
       QCOMPARE( result.after.suppressed, expected.suppressed );
     }
   QVERIFY2( commits > 100, qPrintable( QStringLiteral( "only %1 commits: the instances test too little" ).arg( commits ) ) );
@@ -469,12 +469,12 @@ void TestAdc::constraintsAreNeverMadeWorse()
       Clusters previous = bruteForce( instance.seeds, instance );
       QVERIFY( std::count( previous.regions.begin(), previous.regions.end(), 0 ) == 0 ); // seeds at distinct region points
       QString failure;
-      const AdcResult result = run( instance, objective, true, [&]( const std::vector<Point> &sites, const std::vector<std::size_t> &regionCluster, const AdcStatus &status ) {
+      const AdcResult result = run( instance, objective, true, [&]( const std::vector<Point> &sites, const std::vector<std::size_t> &regionAggregate, const AdcStatus &status ) {
         ++commits;
         const Clusters now = bruteForce( sites, instance );
         const double slack = 1e-9 * ( 1 + previous.meanPointCompactness );
         QStringList problems;
-        if ( now.regionCluster != regionCluster )
+        if ( now.regionAggregate != regionAggregate )
           problems << QStringLiteral( "the clusters differ from the nearest sites" );
         if ( std::count( now.regions.begin(), now.regions.end(), 0 ) > 0 )
           problems << QStringLiteral( "a cluster is empty" );
@@ -524,7 +524,7 @@ void TestAdc::reusingFailedTrialsChangesNothing()
         constrain( instance, seed );
       const AdcResult reused = run( instance, objective, true );
       const AdcResult scored = run( instance, objective, false );
-      QCOMPARE( reused.regionCluster, scored.regionCluster );
+      QCOMPARE( reused.regionAggregate, scored.regionAggregate );
       for ( std::size_t s = 0; s < reused.sites.size(); ++s )
         VBAS_COMPARE_POINT( reused.sites[s], scored.sites[s].x, scored.sites[s].y );
       QCOMPARE( reused.after.tried, scored.after.tried );
@@ -573,7 +573,7 @@ void TestAdc::maxMovesAndCancelStopWithValidSites()
   QCOMPARE( canceled.sites.size(), instance.seeds.size() );
   std::vector<std::size_t> cluster;
   const AdcStatus expected = recount( canceled.sites, instance, cluster );
-  QCOMPARE( canceled.regionCluster, cluster );
+  QCOMPARE( canceled.regionAggregate, cluster );
   QCOMPARE( canceled.after.suppressed, expected.suppressed );
 }
 

@@ -1,6 +1,6 @@
-// Contiguity of aggregates: the region adjacency, islands bridged, the fragments of a grouping, the
-// reassignment of detached fragments and the refinement of boundaries, on small hand-built adjacencies. Region r's group is
-// regionGroup[r]; every border is listed with its length.
+// Contiguity of aggregates: the region adjacency, islands bridged, the fragments of a partition, the
+// reassignment of detached fragments and the refinement of boundaries, on small hand-built adjacencies. Region r's aggregate is
+// regionAggregate[r]; every border is listed with its length.
 #include "algorithms/aggregation/contiguity.h"
 #include "algorithms/aggregation/partition_search.h"
 #include "algorithms/aggregation/release.h"
@@ -23,13 +23,13 @@ class TestContiguity : public QObject
     void islandsBridged();
     void repairMadeWhenSuppressionRises();
     void moveAllowedWhenSuppressionDoesNotRise();
-    void neighbourTieGoesToLowerGroup();
+    void neighbourTieGoesToLowerAggregate();
     void mainFragmentTies();
     void enclaveJoinsItsSurroundings();
     void isolatedFragmentStays();
     void everyDetachedFragmentMoves();
     void bridgedIslandJoins();
-    void receivingGroupWaitsForNextPass();
+    void receivingAggregateWaitsForNextPass();
     void terminatesAtFixedPoint();
     void refinementLowersSuppression();
     void refinementPrefersLargestDrop();
@@ -51,45 +51,45 @@ SparseHistograms classZero( const std::vector<std::int64_t> &counts )
   return vbastest::histograms( rows );
 }
 
-using Groups = std::vector<std::size_t>;
+using RegionAggregate = std::vector<std::size_t>;
 
-//! Records suppressed by a grouping, counted with a map of ECs (group, class): every EC below k whole.
-std::int64_t recountSuppressed( const Groups &groups, const SparseHistograms &h, std::int64_t k )
+//! Records suppressed by a partition, counted with a map of ECs (aggregate, class): every EC below k whole.
+std::int64_t recountSuppressed( const RegionAggregate &regionAggregate, const SparseHistograms &h, std::int64_t k )
 {
   std::map<std::pair<std::size_t, std::uint32_t>, std::int64_t> ecs;
-  for ( std::size_t r = 0; r < groups.size(); ++r )
+  for ( std::size_t r = 0; r < regionAggregate.size(); ++r )
     for ( std::size_t e = h.offsets[r]; e < h.offsets[r + 1]; ++e )
-      ecs[{ groups[r], h.classes[e] }] += h.counts[e];
+      ecs[{ regionAggregate[r], h.classes[e] }] += h.counts[e];
   std::int64_t suppressed = 0;
   for ( const auto &ec : ecs )
     suppressed += ec.second < k ? ec.second : 0;
   return suppressed;
 }
 
-//! The fragments of each group.
-std::map<std::size_t, std::size_t> fragmentsByGroup( const Groups &groups, const RegionAdjacency &a )
+//! The fragments of each aggregate.
+std::map<std::size_t, std::size_t> fragmentsByAggregate( const RegionAggregate &regionAggregate, const RegionAdjacency &a )
 {
   std::map<std::size_t, std::size_t> counts;
-  for ( const std::size_t g : fragments( groups, a ).fragmentGroup )
+  for ( const std::size_t g : fragments( regionAggregate, a ).fragmentAggregate )
     ++counts[g];
   return counts;
 }
 
-//! REFINE_BOUNDARIES on a grouping of any ids, without constraints: what it did, and the grouping after it.
+//! REFINE_BOUNDARIES on a partition of any ids, without constraints: what it did, and the partition after it.
 struct Refined : BoundaryRefinement
 {
-    Groups regionGroup;
+    RegionAggregate regionAggregate;
 };
 
-Refined refine( Groups groups, const RegionAdjacency &a, const SparseHistograms &h, std::int64_t k )
+Refined refine( RegionAggregate regionAggregate, const RegionAdjacency &a, const SparseHistograms &h, std::int64_t k )
 {
-  const std::vector<std::size_t> ids = denseGroups( groups );
-  const std::vector<Point> points( groups.size() );
-  Partition partition( groups, std::vector<Point>( ids.size() ), points, h, a, k, UnitConstraints() );
+  const std::vector<std::size_t> ids = denseAggregates( regionAggregate );
+  const std::vector<Point> points( regionAggregate.size() );
+  Partition partition( regionAggregate, std::vector<Point>( ids.size() ), points, h, a, k, UnitConstraints() );
   Refined refined;
   static_cast<BoundaryRefinement &>( refined ) = refineBoundaries( partition );
-  for ( std::size_t r = 0; r < groups.size(); ++r )
-    refined.regionGroup.push_back( ids[partition.unitOf( r )] );
+  for ( std::size_t r = 0; r < regionAggregate.size(); ++r )
+    refined.regionAggregate.push_back( ids[partition.unitOf( r )] );
   return refined;
 }
 } // namespace
@@ -107,19 +107,19 @@ void TestContiguity::adjacencyIsCsr()
 
 void TestContiguity::fragmentCounts()
 {
-  // A path 0-1-2-3-4-5 with groups 0 0 1 0 1 1: group 0 is {0, 1} and {3}, group 1 is {2} and {4, 5}.
+  // A path 0-1-2-3-4-5 with aggregates 0 0 1 0 1 1: aggregate 0 is {0, 1} and {3}, aggregate 1 is {2} and {4, 5}.
   // Numbered by lowest region: {0, 1} = 0, {2} = 1, {3} = 2, {4, 5} = 3.
   const RegionAdjacency path = regionAdjacency( 6, { { 0, 1, 1 }, { 1, 2, 1 }, { 2, 3, 1 }, { 3, 4, 1 }, { 4, 5, 1 } } );
   const Fragments f = fragments( { 0, 0, 1, 0, 1, 1 }, path );
   QCOMPARE( f.count(), std::size_t( 4 ) );
   QCOMPARE( f.regionFragment, std::vector<std::size_t>( { 0, 0, 1, 2, 3, 3 } ) );
-  QCOMPARE( f.fragmentGroup, std::vector<std::size_t>( { 0, 1, 0, 1 } ) );
+  QCOMPARE( f.fragmentAggregate, std::vector<std::size_t>( { 0, 1, 0, 1 } ) );
 
-  // Group ids are any ids: 7 7 3 7 3 3 has the same fragments.
-  QCOMPARE( fragments( { 7, 7, 3, 7, 3, 3 }, path ).fragmentGroup, std::vector<std::size_t>( { 7, 3, 7, 3 } ) );
+  // Aggregate ids are any ids: 7 7 3 7 3 3 has the same fragments.
+  QCOMPARE( fragments( { 7, 7, 3, 7, 3, 3 }, path ).fragmentAggregate, std::vector<std::size_t>( { 7, 3, 7, 3 } ) );
 
-  // A 2 x 2 grid 0 1 / 2 3 with the diagonal 0, 3 in group 0: they touch at a corner only (no border),
-  // so group 0 has two fragments and group 1 ({1, 2}, also diagonal) two more.
+  // A 2 x 2 grid 0 1 / 2 3 with the diagonal 0, 3 in aggregate 0: they touch at a corner only (no border),
+  // so aggregate 0 has two fragments and aggregate 1 ({1, 2}, also diagonal) two more.
   const RegionAdjacency square = regionAdjacency( 4, { { 0, 1, 1 }, { 0, 2, 1 }, { 1, 3, 1 }, { 2, 3, 1 } } );
   QCOMPARE( fragments( { 0, 1, 1, 0 }, square ).count(), std::size_t( 4 ) );
   QCOMPARE( fragments( { 0, 0, 1, 1 }, square ).count(), std::size_t( 2 ) );
@@ -127,12 +127,12 @@ void TestContiguity::fragmentCounts()
 
 void TestContiguity::detachedFragmentToLongestBorder()
 {
-  // Group 0 = {0} (5 records) and {3} (2 records, detached); group 1 = {1}, group 2 = {2}.
-  // Region 3 borders 1 over 1 and 2 over 3: it joins group 2 although group 1 is the lower one.
-  // k = 2, one class: group 0 goes from 7 to 5 records, group 2 from 3 to 5: nothing suppressed.
+  // Aggregate 0 = {0} (5 records) and {3} (2 records, detached); aggregate 1 = {1}, aggregate 2 = {2}.
+  // Region 3 borders 1 over 1 and 2 over 3: it joins aggregate 2 although aggregate 1 is the lower one.
+  // k = 2, one class: aggregate 0 goes from 7 to 5 records, aggregate 2 from 3 to 5: nothing suppressed.
   const RegionAdjacency a = regionAdjacency( 4, { { 0, 1, 1 }, { 1, 2, 1 }, { 3, 1, 1 }, { 3, 2, 3 } } );
   const Contiguity c = makeContiguous( { 0, 1, 2, 0 }, a, classZero( { 5, 3, 3, 2 } ), 2 );
-  QCOMPARE( c.regionGroup, Groups( { 0, 1, 2, 2 } ) );
+  QCOMPARE( c.regionAggregate, RegionAggregate( { 0, 1, 2, 2 } ) );
   QCOMPARE( c.fragmentsBefore, std::size_t( 4 ) );
   QCOMPARE( c.fragmentsAfter, std::size_t( 3 ) );
   QCOMPARE( c.reassigned, std::size_t( 1 ) );
@@ -143,12 +143,12 @@ void TestContiguity::detachedFragmentToLongestBorder()
 
 void TestContiguity::borderSummedOverFragment()
 {
-  // Group 0's detached fragment {3, 4} borders group 1 over 1 (region 3) + 1.5 (region 4) = 2.5 and
-  // group 2 over 2 (region 3): the fragment's whole border counts, so it joins group 1, although
-  // its longest single border is with group 2.
+  // Aggregate 0's detached fragment {3, 4} borders aggregate 1 over 1 (region 3) + 1.5 (region 4) = 2.5 and
+  // aggregate 2 over 2 (region 3): the fragment's whole border counts, so it joins aggregate 1, although
+  // its longest single border is with aggregate 2.
   const RegionAdjacency a = regionAdjacency( 5, { { 0, 1, 1 }, { 0, 2, 1 }, { 1, 2, 1 }, { 3, 4, 1 }, { 3, 1, 1 }, { 4, 1, 1.5 }, { 3, 2, 2 } } );
   const Contiguity c = makeContiguous( { 0, 1, 2, 0, 0 }, a, classZero( { 10, 3, 3, 1, 1 } ), 2 );
-  QCOMPARE( c.regionGroup, Groups( { 0, 1, 2, 1, 1 } ) );
+  QCOMPARE( c.regionAggregate, RegionAggregate( { 0, 1, 2, 1, 1 } ) );
   QCOMPARE( c.fragmentsBefore, std::size_t( 4 ) );
   QCOMPARE( c.fragmentsAfter, std::size_t( 3 ) );
   QCOMPARE( c.reassigned, std::size_t( 1 ) );
@@ -176,14 +176,14 @@ void TestContiguity::islandsBridged()
 
 void TestContiguity::repairMadeWhenSuppressionRises()
 {
-  // k = 3. Group 0 = {0} (class 0 x3, class 1 x2) and the detached {2} (class 1 x1); group 1 = {1}
-  // (class 0 x3), the only neighbour of 2. Group 0's class 1 holds 3 records, released. Moving 2
-  // leaves 2 there (suppressed) and makes an EC of 1 in group 1 (suppressed): 0 -> 3 suppressed. It is
-  // the only repair that makes the groups contiguous, and it is made: contiguity is not traded away.
+  // k = 3. Aggregate 0 = {0} (class 0 x3, class 1 x2) and the detached {2} (class 1 x1); aggregate 1 = {1}
+  // (class 0 x3), the only neighbour of 2. Aggregate 0's class 1 holds 3 records, released. Moving 2
+  // leaves 2 there (suppressed) and makes an EC of 1 in aggregate 1 (suppressed): 0 -> 3 suppressed. It is
+  // the only repair that makes the aggregates contiguous, and it is made: contiguity is not traded away.
   const SparseHistograms h = vbastest::histograms( { { { 0, 3 }, { 1, 2 } }, { { 0, 3 } }, { { 1, 1 } } } );
   const RegionAdjacency a = regionAdjacency( 3, { { 0, 1, 1 }, { 1, 2, 1 } } );
   const Contiguity c = makeContiguous( { 0, 1, 0 }, a, h, 3 );
-  QCOMPARE( c.regionGroup, Groups( { 0, 1, 1 } ) );
+  QCOMPARE( c.regionAggregate, RegionAggregate( { 0, 1, 1 } ) );
   QCOMPARE( c.fragmentsBefore, std::size_t( 3 ) );
   QCOMPARE( c.fragmentsAfter, std::size_t( 2 ) );
   QCOMPARE( c.reassigned, std::size_t( 1 ) );
@@ -195,46 +195,46 @@ void TestContiguity::repairMadeWhenSuppressionRises()
 void TestContiguity::moveAllowedWhenSuppressionDoesNotRise()
 {
   const RegionAdjacency a = regionAdjacency( 3, { { 0, 1, 1 }, { 1, 2, 1 } } );
-  // k = 3. Group 0 = {0} (class 0 x3) and the detached {2} (class 1 x1); group 1 = {1} (class 0 x3,
-  // class 1 x2). Before: class 1 has 1 record in group 0 and 2 in group 1, all 3 suppressed. After the
-  // move group 1's class 1 holds 3: nothing suppressed.
+  // k = 3. Aggregate 0 = {0} (class 0 x3) and the detached {2} (class 1 x1); aggregate 1 = {1} (class 0 x3,
+  // class 1 x2). Before: class 1 has 1 record in aggregate 0 and 2 in aggregate 1, all 3 suppressed. After the
+  // move aggregate 1's class 1 holds 3: nothing suppressed.
   const Contiguity lower = makeContiguous( { 0, 1, 0 }, a, vbastest::histograms( { { { 0, 3 } }, { { 0, 3 }, { 1, 2 } }, { { 1, 1 } } } ), 3 );
-  QCOMPARE( lower.regionGroup, Groups( { 0, 1, 1 } ) );
+  QCOMPARE( lower.regionAggregate, RegionAggregate( { 0, 1, 1 } ) );
   QCOMPARE( lower.suppressedBefore, std::int64_t( 3 ) );
   QCOMPARE( lower.suppressedAfter, std::int64_t( 0 ) );
 
-  // Group 1 without class 1: the record is suppressed in group 0 before and in group 1 after (1 -> 1),
+  // Aggregate 1 without class 1: the record is suppressed in aggregate 0 before and in aggregate 1 after (1 -> 1),
   // which is no rise: the fragment moves.
   const Contiguity same = makeContiguous( { 0, 1, 0 }, a, vbastest::histograms( { { { 0, 3 } }, { { 0, 3 } }, { { 1, 1 } } } ), 3 );
-  QCOMPARE( same.regionGroup, Groups( { 0, 1, 1 } ) );
+  QCOMPARE( same.regionAggregate, RegionAggregate( { 0, 1, 1 } ) );
   QCOMPARE( same.reassigned, std::size_t( 1 ) );
   QCOMPARE( same.suppressedBefore, std::int64_t( 1 ) );
   QCOMPARE( same.suppressedAfter, std::int64_t( 1 ) );
 }
 
-void TestContiguity::neighbourTieGoesToLowerGroup()
+void TestContiguity::neighbourTieGoesToLowerAggregate()
 {
-  // Group 5 = {0} (main) and {3}; region 3 borders region 1 (group 7) and region 2 (group 3) over 1
-  // each: a tie, which the lower group id, 3, wins, though region 1 comes first.
+  // Aggregate 5 = {0} (main) and {3}; region 3 borders region 1 (aggregate 7) and region 2 (aggregate 3) over 1
+  // each: a tie, which the lower aggregate id, 3, wins, though region 1 comes first.
   const RegionAdjacency a = regionAdjacency( 4, { { 0, 1, 1 }, { 0, 2, 1 }, { 3, 1, 1 }, { 3, 2, 1 } } );
   const Contiguity c = makeContiguous( { 5, 7, 3, 5 }, a, classZero( { 5, 3, 3, 2 } ), 2 );
-  QCOMPARE( c.regionGroup, Groups( { 5, 7, 3, 3 } ) );
+  QCOMPARE( c.regionAggregate, RegionAggregate( { 5, 7, 3, 3 } ) );
 }
 
 void TestContiguity::mainFragmentTies()
 {
-  // Path 0-1-2-3. Groups 0 1 0 0: group 0 = {0} (4 records) and {2, 3} (2 + 2 = 4 records): a tie on
-  // records, which {2, 3} wins with more regions, so {0} is the detached one and joins group 1.
+  // Path 0-1-2-3. Aggregates 0 1 0 0: aggregate 0 = {0} (4 records) and {2, 3} (2 + 2 = 4 records): a tie on
+  // records, which {2, 3} wins with more regions, so {0} is the detached one and joins aggregate 1.
   const RegionAdjacency path = regionAdjacency( 4, { { 0, 1, 1 }, { 1, 2, 1 }, { 2, 3, 1 } } );
   const Contiguity byRegions = makeContiguous( { 0, 1, 0, 0 }, path, classZero( { 4, 5, 2, 2 } ), 2 );
-  QCOMPARE( byRegions.regionGroup, Groups( { 1, 1, 0, 0 } ) );
+  QCOMPARE( byRegions.regionAggregate, RegionAggregate( { 1, 1, 0, 0 } ) );
 
-  // Groups 1 0 1 0, 5 or 3 records per region. Group 1 = {0}, {2} (5 records each, one region each):
-  // the fragment of the lowest region, {0}, is the main one. Group 0 = {1}, {3}, main {1}. Pass 1:
-  // {2} borders group 0 over 1 + 1 and joins it; group 0 received a fragment, so its {3} waits. Pass 2:
-  // group 0 = {1, 2, 3}, one fragment. The one move merged 3 fragments: 4 -> 2.
+  // Aggregates 1 0 1 0, 5 or 3 records per region. Aggregate 1 = {0}, {2} (5 records each, one region each):
+  // the fragment of the lowest region, {0}, is the main one. Aggregate 0 = {1}, {3}, main {1}. Pass 1:
+  // {2} borders aggregate 0 over 1 + 1 and joins it; aggregate 0 received a fragment, so its {3} waits. Pass 2:
+  // aggregate 0 = {1, 2, 3}, one fragment. The one move merged 3 fragments: 4 -> 2.
   const Contiguity byRegion = makeContiguous( { 1, 0, 1, 0 }, path, classZero( { 5, 3, 5, 3 } ), 2 );
-  QCOMPARE( byRegion.regionGroup, Groups( { 1, 0, 0, 0 } ) );
+  QCOMPARE( byRegion.regionAggregate, RegionAggregate( { 1, 0, 0, 0 } ) );
   QCOMPARE( byRegion.fragmentsBefore, std::size_t( 4 ) );
   QCOMPARE( byRegion.fragmentsAfter, std::size_t( 2 ) );
   QCOMPARE( byRegion.reassigned, std::size_t( 1 ) );
@@ -243,12 +243,12 @@ void TestContiguity::mainFragmentTies()
 
 void TestContiguity::enclaveJoinsItsSurroundings()
 {
-  // Regions 0-3 (group 0) form a ring around region 4 (group 1), which borders all four; group 1's
-  // main fragment is region 5 (5 records), bordering region 2. The enclave {4} has group 0 as its
-  // only neighbour and joins it: 4 -> 5 records there, 6 -> 5 in group 1, nothing suppressed (k = 2).
+  // Regions 0-3 (aggregate 0) form a ring around region 4 (aggregate 1), which borders all four; aggregate 1's
+  // main fragment is region 5 (5 records), bordering region 2. The enclave {4} has aggregate 0 as its
+  // only neighbour and joins it: 4 -> 5 records there, 6 -> 5 in aggregate 1, nothing suppressed (k = 2).
   const RegionAdjacency a = regionAdjacency( 6, { { 0, 1, 1 }, { 1, 2, 1 }, { 2, 3, 1 }, { 3, 0, 1 }, { 4, 0, 1 }, { 4, 1, 1 }, { 4, 2, 1 }, { 4, 3, 1 }, { 5, 2, 1 } } );
   const Contiguity c = makeContiguous( { 0, 0, 0, 0, 1, 1 }, a, classZero( { 1, 1, 1, 1, 1, 5 } ), 2 );
-  QCOMPARE( c.regionGroup, Groups( { 0, 0, 0, 0, 0, 1 } ) );
+  QCOMPARE( c.regionAggregate, RegionAggregate( { 0, 0, 0, 0, 0, 1 } ) );
   QCOMPARE( c.fragmentsBefore, std::size_t( 3 ) );
   QCOMPARE( c.fragmentsAfter, std::size_t( 2 ) );
   QCOMPARE( c.reassigned, std::size_t( 1 ) );
@@ -256,9 +256,9 @@ void TestContiguity::enclaveJoinsItsSurroundings()
 
 void TestContiguity::isolatedFragmentStays()
 {
-  // Region 2 (group 0, detached from region 0) has no border at all, an island: it stays.
+  // Region 2 (aggregate 0, detached from region 0) has no border at all, an island: it stays.
   const Contiguity c = makeContiguous( { 0, 1, 0 }, regionAdjacency( 3, { { 0, 1, 1 } } ), classZero( { 3, 3, 1 } ), 2 );
-  QCOMPARE( c.regionGroup, Groups( { 0, 1, 0 } ) );
+  QCOMPARE( c.regionAggregate, RegionAggregate( { 0, 1, 0 } ) );
   QCOMPARE( c.fragmentsAfter, std::size_t( 3 ) );
   QCOMPARE( c.reassigned, std::size_t( 0 ) );
   QCOMPARE( c.kept, std::size_t( 1 ) );
@@ -266,15 +266,15 @@ void TestContiguity::isolatedFragmentStays()
 
 void TestContiguity::everyDetachedFragmentMoves()
 {
-  // k = 3. Group 0 = {0} (class 0 x3, class 1 x2) + detached {2} (class 1 x1); group 1 = {1} (class 0
-  // x3); group 2 = {3} (class 0 x3) + detached {4} (class 1 x2). Regions 2 and 4 border region 1 only.
-  // Suppressed before: group 2's class 1 (2). Pass 1: {2} joins group 1 (group 0's class 1 falls to 2,
-  // suppressed; group 1's class 1 is 1); {4}, of group 2, which received nothing, joins group 1 too
-  // (group 1's class 1 reaches 3, released). Pass 2 moves nothing. Suppressed after: group 0's class 1 (2).
+  // k = 3. Aggregate 0 = {0} (class 0 x3, class 1 x2) + detached {2} (class 1 x1); aggregate 1 = {1} (class 0
+  // x3); aggregate 2 = {3} (class 0 x3) + detached {4} (class 1 x2). Regions 2 and 4 border region 1 only.
+  // Suppressed before: aggregate 2's class 1 (2). Pass 1: {2} joins aggregate 1 (aggregate 0's class 1 falls to 2,
+  // suppressed; aggregate 1's class 1 is 1); {4}, of aggregate 2, which received nothing, joins aggregate 1 too
+  // (aggregate 1's class 1 reaches 3, released). Pass 2 moves nothing. Suppressed after: aggregate 0's class 1 (2).
   const SparseHistograms h = vbastest::histograms( { { { 0, 3 }, { 1, 2 } }, { { 0, 3 } }, { { 1, 1 } }, { { 0, 3 } }, { { 1, 2 } } } );
   const RegionAdjacency a = regionAdjacency( 5, { { 0, 1, 1 }, { 1, 2, 1 }, { 1, 3, 1 }, { 1, 4, 1 } } );
   const Contiguity c = makeContiguous( { 0, 1, 0, 2, 2 }, a, h, 3 );
-  QCOMPARE( c.regionGroup, Groups( { 0, 1, 1, 2, 1 } ) );
+  QCOMPARE( c.regionAggregate, RegionAggregate( { 0, 1, 1, 2, 1 } ) );
   QCOMPARE( c.fragmentsBefore, std::size_t( 5 ) );
   QCOMPARE( c.fragmentsAfter, std::size_t( 3 ) );
   QCOMPARE( c.reassigned, std::size_t( 2 ) );
@@ -285,25 +285,25 @@ void TestContiguity::everyDetachedFragmentMoves()
 
 void TestContiguity::bridgedIslandJoins()
 {
-  // Region 2 (group 0) is an island, detached from region 0; bridged to its nearest region point,
-  // region 1's (group 1), it joins group 1 over the bridge, the only link it has.
+  // Region 2 (aggregate 0) is an island, detached from region 0; bridged to its nearest region point,
+  // region 1's (aggregate 1), it joins aggregate 1 over the bridge, the only link it has.
   const BridgedAdjacency b = bridgeIslands( regionAdjacency( 3, { { 0, 1, 1 } } ), { { 0, 0 }, { 1, 0 }, { 3, 0 } } );
   const Contiguity c = makeContiguous( { 0, 1, 0 }, b.adjacency, classZero( { 3, 3, 1 } ), 2 );
-  QCOMPARE( c.regionGroup, Groups( { 0, 1, 1 } ) );
+  QCOMPARE( c.regionAggregate, RegionAggregate( { 0, 1, 1 } ) );
   QCOMPARE( c.fragmentsAfter, std::size_t( 2 ) );
   QCOMPARE( c.kept, std::size_t( 0 ) );
 }
 
-void TestContiguity::receivingGroupWaitsForNextPass()
+void TestContiguity::receivingAggregateWaitsForNextPass()
 {
-  // Path 0-1-2-3, groups 0 1 0 1, records 5 1 1 5 (k = 2). Group 0 = {0} (main) + {2}; group 1 = {3}
-  // (main) + {1}. Pass 1: {1} borders group 0 over 1 + 1 and joins it, which connects {2} to group 0's
+  // Path 0-1-2-3, aggregates 0 1 0 1, records 5 1 1 5 (k = 2). Aggregate 0 = {0} (main) + {2}; aggregate 1 = {3}
+  // (main) + {1}. Pass 1: {1} borders aggregate 0 over 1 + 1 and joins it, which connects {2} to aggregate 0's
   // main part through region 1. So {2}, computed before the move, is no detached fragment any more:
-  // group 0 received a fragment and its fragments wait for pass 2, where group 0 is {0, 1, 2}, one
-  // fragment. (Moved in pass 1, region 2 would have joined group 1, its longest border, 3.)
+  // aggregate 0 received a fragment and its fragments wait for pass 2, where aggregate 0 is {0, 1, 2}, one
+  // fragment. (Moved in pass 1, region 2 would have joined aggregate 1, its longest border, 3.)
   const RegionAdjacency path = regionAdjacency( 4, { { 0, 1, 1 }, { 1, 2, 1 }, { 2, 3, 3 } } );
   const Contiguity c = makeContiguous( { 0, 1, 0, 1 }, path, classZero( { 5, 1, 1, 5 } ), 2 );
-  QCOMPARE( c.regionGroup, Groups( { 0, 0, 0, 1 } ) );
+  QCOMPARE( c.regionAggregate, RegionAggregate( { 0, 0, 0, 1 } ) );
   QCOMPARE( c.fragmentsBefore, std::size_t( 4 ) );
   QCOMPARE( c.fragmentsAfter, std::size_t( 2 ) );
   QCOMPARE( c.reassigned, std::size_t( 1 ) );
@@ -311,9 +311,9 @@ void TestContiguity::receivingGroupWaitsForNextPass()
 
 void TestContiguity::terminatesAtFixedPoint()
 {
-  // A 30 x 30 grid (borders of random lengths) with random groups and classes: the passes end, no
-  // group is lost, each move removed at least one fragment, the counts
-  // agree with a release of the new grouping, and a second run moves nothing.
+  // A 30 x 30 grid (borders of random lengths) with random aggregates and classes: the passes end, no
+  // aggregate is lost, each move removed at least one fragment, the counts
+  // agree with a release of the new partition, and a second run moves nothing.
   std::mt19937 random( 6 );
   const std::size_t side = 30, n = side * side;
   std::vector<Border> borders;
@@ -325,18 +325,18 @@ void TestContiguity::terminatesAtFixedPoint()
       borders.push_back( { r, r + side, 1.0 + random() % 4 } );
   }
   const RegionAdjacency a = regionAdjacency( n, borders );
-  Groups groups;
+  RegionAggregate regionAggregate;
   std::vector<std::vector<std::pair<std::uint32_t, std::int64_t>>> rows;
   for ( std::size_t r = 0; r < n; ++r )
   {
-    groups.push_back( random() % 40 );
+    regionAggregate.push_back( random() % 40 );
     rows.push_back( { { static_cast<std::uint32_t>( random() % 3 ), static_cast<std::int64_t>( 1 + random() % 3 ) } } );
   }
   const SparseHistograms h = vbastest::histograms( rows );
   const std::int64_t k = 5;
-  const Contiguity c = makeContiguous( groups, a, h, k );
+  const Contiguity c = makeContiguous( regionAggregate, a, h, k );
 
-  Groups before = groups, after = c.regionGroup;
+  RegionAggregate before = regionAggregate, after = c.regionAggregate;
   std::sort( before.begin(), before.end() );
   std::sort( after.begin(), after.end() );
   before.erase( std::unique( before.begin(), before.end() ), before.end() );
@@ -344,29 +344,29 @@ void TestContiguity::terminatesAtFixedPoint()
   QCOMPARE( after, before );
   QVERIFY( c.reassigned > 0 );
   QVERIFY( c.fragmentsBefore - c.fragmentsAfter >= c.reassigned );
-  QCOMPARE( c.fragmentsAfter, fragments( c.regionGroup, a ).count() );
+  QCOMPARE( c.fragmentsAfter, fragments( c.regionAggregate, a ).count() );
   QCOMPARE( c.kept, c.fragmentsAfter - after.size() );
-  QCOMPARE( c.suppressedBefore, release( groups, h, k ).suppression.suppressedRecords );
-  QCOMPARE( c.suppressedAfter, release( c.regionGroup, h, k ).suppression.suppressedRecords );
+  QCOMPARE( c.suppressedBefore, release( regionAggregate, h, k ).suppression.suppressedRecords );
+  QCOMPARE( c.suppressedAfter, release( c.regionAggregate, h, k ).suppression.suppressedRecords );
 
-  const Contiguity again = makeContiguous( c.regionGroup, a, h, k );
+  const Contiguity again = makeContiguous( c.regionAggregate, a, h, k );
   QCOMPARE( again.reassigned, std::size_t( 0 ) );
-  QCOMPARE( again.regionGroup, c.regionGroup );
+  QCOMPARE( again.regionAggregate, c.regionAggregate );
   QCOMPARE( again.fragmentsBefore, c.fragmentsAfter );
 }
 
 void TestContiguity::refinementLowersSuppression()
 {
-  // Path 0-1-2-3, groups 0 0 1 1, k = 3. Region 0: class 0 x3; 1: class 1 x1; 2: class 0 x3, class 1 x2;
-  // 3: class 0 x3. Suppressed: class 1 in group 0 (1) and in group 1 (2): 3. Pass 1: region 0 borders
-  // no other group; region 1 to group 1: group 0's class 1 goes (-1), group 1's reaches 3 (-2): a drop
-  // of 3, and group 0 keeps region 0: moved. Regions 2 and 3 border group 1 only. Pass 2: region 0 is
-  // group 0's last region, so it stays; region 1 back to group 0 would raise suppression by 3. Nothing
+  // Path 0-1-2-3, aggregates 0 0 1 1, k = 3. Region 0: class 0 x3; 1: class 1 x1; 2: class 0 x3, class 1 x2;
+  // 3: class 0 x3. Suppressed: class 1 in aggregate 0 (1) and in aggregate 1 (2): 3. Pass 1: region 0 borders
+  // no other aggregate; region 1 to aggregate 1: aggregate 0's class 1 goes (-1), aggregate 1's reaches 3 (-2): a drop
+  // of 3, and aggregate 0 keeps region 0: moved. Regions 2 and 3 border aggregate 1 only. Pass 2: region 0 is
+  // aggregate 0's last region, so it stays; region 1 back to aggregate 0 would raise suppression by 3. Nothing
   // moves: 1 move, 2 passes, 3 -> 0 suppressed.
   const SparseHistograms h = vbastest::histograms( { { { 0, 3 } }, { { 1, 1 } }, { { 0, 3 }, { 1, 2 } }, { { 0, 3 } } } );
   const RegionAdjacency path = regionAdjacency( 4, { { 0, 1, 1 }, { 1, 2, 1 }, { 2, 3, 1 } } );
   const Refined b = refine( { 0, 0, 1, 1 }, path, h, 3 );
-  QCOMPARE( b.regionGroup, Groups( { 0, 1, 1, 1 } ) );
+  QCOMPARE( b.regionAggregate, RegionAggregate( { 0, 1, 1, 1 } ) );
   QCOMPARE( b.moves, std::size_t( 1 ) );
   QCOMPARE( b.passes, std::size_t( 2 ) );
   QCOMPARE( b.suppressedBefore, std::int64_t( 3 ) );
@@ -375,72 +375,72 @@ void TestContiguity::refinementLowersSuppression()
 
 void TestContiguity::refinementPrefersLargestDrop()
 {
-  // k = 3. Group 5 = {0, 1}: region 0 class 1 x1, region 1 class 0 x3 (bordering region 0 only).
-  // Region 0 borders region 2 (group 7) and region 3 (group 3). Region 2: class 0 x3, class 1 x1;
-  // region 3: class 0 x3, class 1 x2. To group 7: group 5's class 1 goes (-1), group 7's becomes 2,
-  // still suppressed (+1): no drop. To group 3: -1, and group 3's class 1 reaches 3 (-2): a drop of 3.
-  // Region 0 joins group 3 although its border with group 7 (3) is the longer one.
+  // k = 3. Aggregate 5 = {0, 1}: region 0 class 1 x1, region 1 class 0 x3 (bordering region 0 only).
+  // Region 0 borders region 2 (aggregate 7) and region 3 (aggregate 3). Region 2: class 0 x3, class 1 x1;
+  // region 3: class 0 x3, class 1 x2. To aggregate 7: aggregate 5's class 1 goes (-1), aggregate 7's becomes 2,
+  // still suppressed (+1): no drop. To aggregate 3: -1, and aggregate 3's class 1 reaches 3 (-2): a drop of 3.
+  // Region 0 joins aggregate 3 although its border with aggregate 7 (3) is the longer one.
   const RegionAdjacency a = regionAdjacency( 4, { { 0, 1, 1 }, { 0, 2, 3 }, { 0, 3, 1 } } );
   const Refined largest = refine( { 5, 5, 7, 3 }, a, vbastest::histograms( { { { 1, 1 } }, { { 0, 3 } }, { { 0, 3 }, { 1, 1 } }, { { 0, 3 }, { 1, 2 } } } ), 3 );
-  QCOMPARE( largest.regionGroup, Groups( { 3, 5, 7, 3 } ) );
+  QCOMPARE( largest.regionAggregate, RegionAggregate( { 3, 5, 7, 3 } ) );
   QCOMPARE( largest.suppressedBefore, std::int64_t( 4 ) );
   QCOMPARE( largest.suppressedAfter, std::int64_t( 1 ) );
 
-  // Region 2 with class 1 x2 too: both moves drop 3. The longer border wins: group 7 (3 against 1).
+  // Region 2 with class 1 x2 too: both moves drop 3. The longer border wins: aggregate 7 (3 against 1).
   const SparseHistograms tie = vbastest::histograms( { { { 1, 1 } }, { { 0, 3 } }, { { 0, 3 }, { 1, 2 } }, { { 0, 3 }, { 1, 2 } } } );
-  QCOMPARE( refine( { 5, 5, 7, 3 }, a, tie, 3 ).regionGroup, Groups( { 7, 5, 7, 3 } ) );
-  // Borders of 1 each: the lower group id, 3, wins, though region 2 comes first.
+  QCOMPARE( refine( { 5, 5, 7, 3 }, a, tie, 3 ).regionAggregate, RegionAggregate( { 7, 5, 7, 3 } ) );
+  // Borders of 1 each: the lower aggregate id, 3, wins, though region 2 comes first.
   const RegionAdjacency even = regionAdjacency( 4, { { 0, 1, 1 }, { 0, 2, 1 }, { 0, 3, 1 } } );
-  QCOMPARE( refine( { 5, 5, 7, 3 }, even, tie, 3 ).regionGroup, Groups( { 3, 5, 7, 3 } ) );
+  QCOMPARE( refine( { 5, 5, 7, 3 }, even, tie, 3 ).regionAggregate, RegionAggregate( { 3, 5, 7, 3 } ) );
 }
 
 void TestContiguity::refinementRefusesSplit()
 {
-  // k = 3. Path 0-1-2 in group 0, region 3 (group 1) bordering region 1. Regions 0, 2: class 0 x3;
-  // region 1: class 1 x1; region 3: class 0 x3, class 1 x2. Region 1 to group 1 would drop suppression
-  // by 3 (1 in group 0, 2 in group 1), but would cut group 0 into {0} and {2}: refused. Regions 0 and
-  // 2 border no other group; region 3 is group 1's only region. 1 pass, nothing moves.
+  // k = 3. Path 0-1-2 in aggregate 0, region 3 (aggregate 1) bordering region 1. Regions 0, 2: class 0 x3;
+  // region 1: class 1 x1; region 3: class 0 x3, class 1 x2. Region 1 to aggregate 1 would drop suppression
+  // by 3 (1 in aggregate 0, 2 in aggregate 1), but would cut aggregate 0 into {0} and {2}: refused. Regions 0 and
+  // 2 border no other aggregate; region 3 is aggregate 1's only region. 1 pass, nothing moves.
   const SparseHistograms h = vbastest::histograms( { { { 0, 3 } }, { { 1, 1 } }, { { 0, 3 } }, { { 0, 3 }, { 1, 2 } } } );
   const Refined path = refine( { 0, 0, 0, 1 }, regionAdjacency( 4, { { 0, 1, 1 }, { 1, 2, 1 }, { 1, 3, 1 } } ), h, 3 );
-  QCOMPARE( path.regionGroup, Groups( { 0, 0, 0, 1 } ) );
+  QCOMPARE( path.regionAggregate, RegionAggregate( { 0, 0, 0, 1 } ) );
   QCOMPARE( path.moves, std::size_t( 0 ) );
   QCOMPARE( path.passes, std::size_t( 1 ) );
   QCOMPARE( path.suppressedAfter, std::int64_t( 3 ) );
 
   // With a border 0-2 as well, {0, 2} stays connected without region 1: it moves, 3 -> 0.
   const Refined ring = refine( { 0, 0, 0, 1 }, regionAdjacency( 4, { { 0, 1, 1 }, { 1, 2, 1 }, { 1, 3, 1 }, { 0, 2, 1 } } ), h, 3 );
-  QCOMPARE( ring.regionGroup, Groups( { 0, 1, 0, 1 } ) );
+  QCOMPARE( ring.regionAggregate, RegionAggregate( { 0, 1, 0, 1 } ) );
   QCOMPARE( ring.suppressedAfter, std::int64_t( 0 ) );
 }
 
 void TestContiguity::refinementKeepsFragmentCount()
 {
-  // Group 0 already in two fragments: the path 0-1-2 and the detached region 4; region 3 (group 1)
+  // Aggregate 0 already in two fragments: the path 0-1-2 and the detached region 4; region 3 (aggregate 1)
   // borders regions 1 and 4. k = 3; region 3: class 0 x3, class 1 x2; regions 0, 2: class 0 x3.
-  // Region 1 with class 1 x1, region 4 with class 0 x3: region 1 to group 1 would drop suppression by
-  // 3 but cut {0, 1, 2} in two, 2 -> 3 fragments: refused, although group 0 is not contiguous anyway.
-  // Region 4 to group 1 drops nothing. Nothing moves.
+  // Region 1 with class 1 x1, region 4 with class 0 x3: region 1 to aggregate 1 would drop suppression by
+  // 3 but cut {0, 1, 2} in two, 2 -> 3 fragments: refused, although aggregate 0 is not contiguous anyway.
+  // Region 4 to aggregate 1 drops nothing. Nothing moves.
   const RegionAdjacency a = regionAdjacency( 5, { { 0, 1, 1 }, { 1, 2, 1 }, { 1, 3, 1 }, { 3, 4, 1 } } );
   const Refined split = refine( { 0, 0, 0, 1, 0 }, a, vbastest::histograms( { { { 0, 3 } }, { { 1, 1 } }, { { 0, 3 } }, { { 0, 3 }, { 1, 2 } }, { { 0, 3 } } } ), 3 );
-  QCOMPARE( split.regionGroup, Groups( { 0, 0, 0, 1, 0 } ) );
+  QCOMPARE( split.regionAggregate, RegionAggregate( { 0, 0, 0, 1, 0 } ) );
   QCOMPARE( split.moves, std::size_t( 0 ) );
 
   // The class 1 record in region 4 instead (region 1: class 0 x3): region 4 is a fragment of its own,
-  // and its move to group 1 drops suppression by 3 and group 0's fragments from 2 to 1.
+  // and its move to aggregate 1 drops suppression by 3 and aggregate 0's fragments from 2 to 1.
   const Refined detached = refine( { 0, 0, 0, 1, 0 }, a, vbastest::histograms( { { { 0, 3 } }, { { 0, 3 } }, { { 0, 3 } }, { { 0, 3 }, { 1, 2 } }, { { 1, 1 } } } ), 3 );
-  QCOMPARE( detached.regionGroup, Groups( { 0, 0, 0, 1, 1 } ) );
+  QCOMPARE( detached.regionAggregate, RegionAggregate( { 0, 0, 0, 1, 1 } ) );
   QCOMPARE( detached.suppressedBefore, std::int64_t( 3 ) );
   QCOMPARE( detached.suppressedAfter, std::int64_t( 0 ) );
-  QCOMPARE( fragments( detached.regionGroup, a ).count(), std::size_t( 2 ) );
+  QCOMPARE( fragments( detached.regionAggregate, a ).count(), std::size_t( 2 ) );
 }
 
 void TestContiguity::refinementNeedsStrictDrop()
 {
-  // Path 0-1-2, groups 0 0 1, k = 3. Region 0: class 0 x3; region 1: class 1 x1; region 2: class 0 x3.
-  // Region 1 to group 1: its record is suppressed in group 0 before and in group 1 after (1 -> 1), no
+  // Path 0-1-2, aggregates 0 0 1, k = 3. Region 0: class 0 x3; region 1: class 1 x1; region 2: class 0 x3.
+  // Region 1 to aggregate 1: its record is suppressed in aggregate 0 before and in aggregate 1 after (1 -> 1), no
   // strict drop: it stays (makeContiguous would move a detached fragment on such a tie).
   const Refined b = refine( { 0, 0, 1 }, regionAdjacency( 3, { { 0, 1, 1 }, { 1, 2, 1 } } ), vbastest::histograms( { { { 0, 3 } }, { { 1, 1 } }, { { 0, 3 } } } ), 3 );
-  QCOMPARE( b.regionGroup, Groups( { 0, 0, 1 } ) );
+  QCOMPARE( b.regionAggregate, RegionAggregate( { 0, 0, 1 } ) );
   QCOMPARE( b.moves, std::size_t( 0 ) );
   QCOMPARE( b.passes, std::size_t( 1 ) );
   QCOMPARE( b.suppressedBefore, std::int64_t( 1 ) );
@@ -449,18 +449,18 @@ void TestContiguity::refinementNeedsStrictDrop()
 
 void TestContiguity::refinementLaterPassEnablesMove()
 {
-  // k = 3. Group 0 = {0, 1, 2, 6}, group 1 = {3}, group 2 = {4, 5}. Borders: 0-1, 0-2, 0-3, 1-4, 2-4,
+  // k = 3. Aggregate 0 = {0, 1, 2, 6}, aggregate 1 = {3}, aggregate 2 = {4, 5}. Borders: 0-1, 0-2, 0-3, 1-4, 2-4,
   // 4-5, 1-6. Region 0: class 1 x1; 1, 2, 5: class 0 x3; 3: class 0 x3, class 1 x2; 4: class 2 x2;
-  // 6: class 2 x1. Suppressed: group 0's class 1 (1) and class 2 (1), group 1's class 1 (2), group 2's
+  // 6: class 2 x1. Suppressed: aggregate 0's class 1 (1) and class 2 (1), aggregate 1's class 1 (2), aggregate 2's
   // class 2 (2): 6.
-  // Pass 1: region 0 to group 1 drops 3, but group 0 would fall into {1, 6} and {2}: refused. Regions 1
-  // and 2 to group 2 move class 0 only: no drop. Region 4 to group 0 (group 2 keeps region 5): group 2's
-  // class 2 goes (-2), group 0's reaches 3 (-1): moved. Pass 2: {1, 2, 4, 6} is connected without
-  // region 0 now (1-4-2), so region 0 joins group 1 (-3). Pass 3 moves nothing: 2 moves, 6 -> 0.
+  // Pass 1: region 0 to aggregate 1 drops 3, but aggregate 0 would fall into {1, 6} and {2}: refused. Regions 1
+  // and 2 to aggregate 2 move class 0 only: no drop. Region 4 to aggregate 0 (aggregate 2 keeps region 5): aggregate 2's
+  // class 2 goes (-2), aggregate 0's reaches 3 (-1): moved. Pass 2: {1, 2, 4, 6} is connected without
+  // region 0 now (1-4-2), so region 0 joins aggregate 1 (-3). Pass 3 moves nothing: 2 moves, 6 -> 0.
   const RegionAdjacency a = regionAdjacency( 7, { { 0, 1, 1 }, { 0, 2, 1 }, { 0, 3, 1 }, { 1, 4, 1 }, { 2, 4, 1 }, { 4, 5, 1 }, { 1, 6, 1 } } );
   const SparseHistograms h = vbastest::histograms( { { { 1, 1 } }, { { 0, 3 } }, { { 0, 3 } }, { { 0, 3 }, { 1, 2 } }, { { 2, 2 } }, { { 0, 3 } }, { { 2, 1 } } } );
   const Refined b = refine( { 0, 0, 0, 1, 2, 2, 0 }, a, h, 3 );
-  QCOMPARE( b.regionGroup, Groups( { 1, 0, 0, 1, 0, 2, 0 } ) );
+  QCOMPARE( b.regionAggregate, RegionAggregate( { 1, 0, 0, 1, 0, 2, 0 } ) );
   QCOMPARE( b.moves, std::size_t( 2 ) );
   QCOMPARE( b.passes, std::size_t( 3 ) );
   QCOMPARE( b.suppressedBefore, std::int64_t( 6 ) );
@@ -469,9 +469,9 @@ void TestContiguity::refinementLaterPassEnablesMove()
 
 void TestContiguity::refinementNeverRaisesSuppression()
 {
-  // 30 x 30 grids (borders of random lengths), random classes, and groups either at random (scattered
+  // 30 x 30 grids (borders of random lengths), random classes, and aggregates either at random (scattered
   // in many fragments) or as 3 x 3 blocks (contiguous), then made contiguous: the passes end, every
-  // group keeps a region, no group gains fragments, each move drops suppression by at least 1, the
+  // aggregate keeps a region, no aggregate gains fragments, each move drops suppression by at least 1, the
   // counts agree with an independent recount, and a second run moves nothing in one pass.
   const std::size_t side = 30, n = side * side;
   const std::int64_t k = 10;
@@ -487,11 +487,11 @@ void TestContiguity::refinementNeverRaisesSuppression()
         borders.push_back( { r, r + side, 1.0 + random() % 4 } );
     }
     const RegionAdjacency a = regionAdjacency( n, borders );
-    Groups groups;
+    RegionAggregate regionAggregate;
     std::vector<std::vector<std::pair<std::uint32_t, std::int64_t>>> rows;
     for ( std::size_t r = 0; r < n; ++r )
     {
-      groups.push_back( seed % 2 ? random() % 60 : ( r / side / 3 ) * 10 + r % side / 3 );
+      regionAggregate.push_back( seed % 2 ? random() % 60 : ( r / side / 3 ) * 10 + r % side / 3 );
       rows.emplace_back();
       for ( std::uint32_t cls = 0; cls < 8; ++cls )
         if ( random() % 3 == 0 )
@@ -499,22 +499,22 @@ void TestContiguity::refinementNeverRaisesSuppression()
     }
     const SparseHistograms h = vbastest::histograms( rows );
     if ( seed > 4 )
-      groups = makeContiguous( groups, a, h, k ).regionGroup;
-    const Refined b = refine( groups, a, h, k );
+      regionAggregate = makeContiguous( regionAggregate, a, h, k ).regionAggregate;
+    const Refined b = refine( regionAggregate, a, h, k );
 
-    QCOMPARE( b.suppressedBefore, recountSuppressed( groups, h, k ) );
-    QCOMPARE( b.suppressedAfter, recountSuppressed( b.regionGroup, h, k ) );
+    QCOMPARE( b.suppressedBefore, recountSuppressed( regionAggregate, h, k ) );
+    QCOMPARE( b.suppressedAfter, recountSuppressed( b.regionAggregate, h, k ) );
     QVERIFY( b.moves > 0 );
     QVERIFY( b.suppressedBefore - b.suppressedAfter >= static_cast<std::int64_t>( b.moves ) );
-    const std::map<std::size_t, std::size_t> before = fragmentsByGroup( groups, a ), after = fragmentsByGroup( b.regionGroup, a );
-    QCOMPARE( after.size(), before.size() ); // every group keeps a region
-    for ( const auto &[group, count] : after )
-      QVERIFY2( count <= before.at( group ), qPrintable( QStringLiteral( "seed %1, group %2: %3 -> %4 fragments" ).arg( seed ).arg( group ).arg( before.at( group ) ).arg( count ) ) );
+    const std::map<std::size_t, std::size_t> before = fragmentsByAggregate( regionAggregate, a ), after = fragmentsByAggregate( b.regionAggregate, a );
+    QCOMPARE( after.size(), before.size() ); // every aggregate keeps a region
+    for ( const auto &[id, count] : after )
+      QVERIFY2( count <= before.at( id ), qPrintable( QStringLiteral( "seed %1, aggregate %2: %3 -> %4 fragments" ).arg( seed ).arg( id ).arg( before.at( id ) ).arg( count ) ) );
 
-    const Refined again = refine( b.regionGroup, a, h, k );
+    const Refined again = refine( b.regionAggregate, a, h, k );
     QCOMPARE( again.moves, std::size_t( 0 ) );
     QCOMPARE( again.passes, std::size_t( 1 ) );
-    QCOMPARE( again.regionGroup, b.regionGroup );
+    QCOMPARE( again.regionAggregate, b.regionAggregate );
   }
 }
 

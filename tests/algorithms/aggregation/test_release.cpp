@@ -11,8 +11,8 @@ class TestRelease : public QObject
     Q_OBJECT
 
   private slots:
-    void groupsMergeAndSuppress();
-    void groupIdsAnyOrder();
+    void aggregatesMergeAndSuppress();
+    void aggregateIdsAnyOrder();
     void voronoiReleaseLocatesRegions();
     void suppressedEntriesPerRegion();
     void recountAgrees();
@@ -29,13 +29,13 @@ SparseHistograms threeRegions()
 }
 } // namespace
 
-void TestRelease::groupsMergeAndSuppress()
+void TestRelease::aggregatesMergeAndSuppress()
 {
   // Regions 0 and 1 form aggregate 0: class 0 has 2 + 3 = 5 records, class 1 has 1 (< k = 3,
   // suppressed). Region 2 alone is aggregate 1: class 1 has 4 (released). Released 5 + 4 = 9, suppressed 1.
   const Release r = release( { 0, 0, 1 }, threeRegions(), 3 );
-  QCOMPARE( r.regionGroup, std::vector<std::size_t>( { 0, 0, 1 } ) );
-  QCOMPARE( r.aggregation.regionAggregate, std::vector<std::size_t>( { 0, 0, 1 } ) );
+  QCOMPARE( r.regionAggregate, std::vector<std::size_t>( { 0, 0, 1 } ) );
+  QCOMPARE( r.aggregation.regionAggregateIndex, std::vector<std::size_t>( { 0, 0, 1 } ) );
   QCOMPARE( r.aggregation.ecs.rows(), std::size_t( 2 ) );
   QCOMPARE( r.aggregation.ecs.counts, std::vector<std::int64_t>( { 5, 1, 4 } ) );
   QCOMPARE( r.suppression.suppressed, std::vector<char>( { 0, 1, 0 } ) );
@@ -43,13 +43,13 @@ void TestRelease::groupsMergeAndSuppress()
   QCOMPARE( r.suppression.suppressedRecords, std::int64_t( 1 ) );
 }
 
-void TestRelease::groupIdsAnyOrder()
+void TestRelease::aggregateIdsAnyOrder()
 {
-  // Groups 7, 3, 7: aggregates are numbered by increasing group, so group 3 (region 1) is aggregate 0
-  // and group 7 (regions 0 and 2) is aggregate 1, holding class 0 x2 and class 1 x1 + 4 = 5.
+  // Aggregate ids 7, 3, 7: aggregate indexes go by increasing id, so id 3 (region 1) is index 0
+  // and id 7 (regions 0 and 2) is index 1, holding class 0 x2 and class 1 x1 + 4 = 5.
   const Release r = release( { 7, 3, 7 }, threeRegions(), 2 );
-  QCOMPARE( r.aggregation.regionAggregate, std::vector<std::size_t>( { 1, 0, 1 } ) );
-  QCOMPARE( r.aggregation.aggregateGroup, std::vector<std::size_t>( { 3, 7 } ) );
+  QCOMPARE( r.aggregation.regionAggregateIndex, std::vector<std::size_t>( { 1, 0, 1 } ) );
+  QCOMPARE( r.aggregation.aggregateId, std::vector<std::size_t>( { 3, 7 } ) );
   QCOMPARE( r.aggregation.ecs.counts, std::vector<std::int64_t>( { 3, 2, 5 } ) );
   QCOMPARE( r.suppression.suppressedRecords, std::int64_t( 0 ) );
 }
@@ -58,7 +58,7 @@ void TestRelease::voronoiReleaseLocatesRegions()
 {
   // Sites (0, 0) and (10, 0); region points at x = 1, 9 and 4 are nearest to sites 0, 1 and 0.
   const Release r = voronoiRelease( { { 0, 0 }, { 10, 0 } }, { { 1, 0 }, { 9, 0 }, { 4, 0 } }, threeRegions(), 3 );
-  QCOMPARE( r.regionGroup, std::vector<std::size_t>( { 0, 1, 0 } ) );
+  QCOMPARE( r.regionAggregate, std::vector<std::size_t>( { 0, 1, 0 } ) );
   // Aggregate 0 = regions 0 and 2: class 0 x2 (suppressed), class 1 x1 + 4 = 5; aggregate 1 = region 1: class 0 x3.
   QCOMPARE( r.aggregation.ecs.counts, std::vector<std::int64_t>( { 2, 5, 3 } ) );
   QCOMPARE( r.suppression.suppressedRecords, std::int64_t( 2 ) );
@@ -66,7 +66,7 @@ void TestRelease::voronoiReleaseLocatesRegions()
 
 void TestRelease::suppressedEntriesPerRegion()
 {
-  // As in groupsMergeAndSuppress: class 1 is suppressed in aggregate 0 (regions 0 and 1) but not in
+  // As in aggregatesMergeAndSuppress: class 1 is suppressed in aggregate 0 (regions 0 and 1) but not in
   // aggregate 1 (region 2). Entries: r0 class 0, r0 class 1, r1 class 0, r2 class 1.
   const SparseHistograms histograms = threeRegions();
   const Release r = release( { 0, 0, 1 }, histograms, 3 );

@@ -201,8 +201,8 @@ void TestVoronoiAggregation::aggregateMergesHistograms()
   // a0 {c1:3}; a1 {c0:2+1 = 3, c1:1, c2:4}; a2 {c1:1}.
   const SparseHistograms h = vbastest::histograms( { { { 0, 2 }, { 1, 1 } }, { { 1, 3 } }, { { 0, 1 }, { 2, 4 } }, { { 1, 1 } } } );
   const Aggregation agg = aggregate( { 2, 0, 2, 5 }, h );
-  QCOMPARE( agg.aggregateGroup, std::vector<std::size_t>( { 0, 2, 5 } ) );
-  QCOMPARE( agg.regionAggregate, std::vector<std::size_t>( { 1, 0, 1, 2 } ) );
+  QCOMPARE( agg.aggregateId, std::vector<std::size_t>( { 0, 2, 5 } ) );
+  QCOMPARE( agg.regionAggregateIndex, std::vector<std::size_t>( { 1, 0, 1, 2 } ) );
   QCOMPARE( agg.ecs.rows(), std::size_t( 3 ) );
   QCOMPARE( agg.ecs.offsets, std::vector<std::size_t>( { 0, 1, 4, 5 } ) );
   QCOMPARE( agg.ecs.classes, std::vector<std::uint32_t>( { 1, 0, 1, 2, 1 } ) );
@@ -218,8 +218,8 @@ void TestVoronoiAggregation::siteWithoutRegionsYieldsNoAggregate()
   const std::vector<std::size_t> groups = locateRegions( { { 1, 0 }, { 9, 0 }, { 11, 0 } }, d );
   QCOMPARE( groups, std::vector<std::size_t>( { 0, 2, 2 } ) );
   const Aggregation agg = aggregate( groups, vbastest::histograms( { { { 0, 1 } }, { { 0, 2 } }, { { 1, 5 } } } ) );
-  QCOMPARE( agg.aggregateGroup, std::vector<std::size_t>( { 0, 2 } ) );
-  QCOMPARE( agg.regionAggregate, std::vector<std::size_t>( { 0, 1, 1 } ) );
+  QCOMPARE( agg.aggregateId, std::vector<std::size_t>( { 0, 2 } ) );
+  QCOMPARE( agg.regionAggregateIndex, std::vector<std::size_t>( { 0, 1, 1 } ) );
   // a0 {c0:1}; a1 {c0:2, c1:5}
   QCOMPARE( agg.ecs.offsets, std::vector<std::size_t>( { 0, 1, 3 } ) );
   QCOMPARE( agg.ecs.counts, std::vector<std::int64_t>( { 1, 2, 5 } ) );

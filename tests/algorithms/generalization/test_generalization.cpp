@@ -212,7 +212,7 @@ void recountWritten( const NodeRelease &r, const std::vector<QiHierarchy> &qis, 
     for ( std::size_t i = regions.offsets[region]; i < regions.offsets[region + 1]; ++i )
     {
       const std::uint32_t c = regions.classes[i];
-      const std::size_t a = r.aggregation->regionAggregate[region];
+      const std::size_t a = r.aggregation->regionAggregateIndex[region];
       const std::size_t e = entry.at( { a, r.generalization.classOf[c] } );
       if ( r.suppression.dropped[e] )
       {
@@ -247,7 +247,7 @@ double genericNueByRecords( const NodeRelease &r, const std::vector<QiHierarchy>
     for ( std::size_t i = regions.offsets[region]; i < regions.offsets[region + 1]; ++i )
     {
       const std::uint32_t c = regions.classes[i];
-      const std::size_t a = r.aggregation->regionAggregate[region];
+      const std::size_t a = r.aggregation->regionAggregateIndex[region];
       const std::size_t e = entry.at( { a, r.generalization.classOf[c] } );
       for ( std::size_t q = 0; q < qis.size(); ++q )
       {

@@ -95,7 +95,7 @@ void TestMetrics::exampleIsAsDrawn()
 {
   // Nearest sites: r0 d^2 16 vs 45; r1 9 vs 10; r2 116 vs 25; r3 101 vs 16 -> A, A, B, B.
   const Example ex;
-  QCOMPARE( ex.aggregation.regionAggregate, std::vector<std::size_t>( { 0, 0, 1, 1 } ) );
+  QCOMPARE( ex.aggregation.regionAggregateIndex, std::vector<std::size_t>( { 0, 0, 1, 1 } ) );
   QCOMPARE( ex.aggregation.ecs.counts, std::vector<std::int64_t>( { 5, 1, 1, 6 } ) );
   QCOMPARE( ex.suppression.suppressed, std::vector<char>( { 0, 1, 1, 0 } ) );
 }

@@ -231,7 +231,7 @@ void TestPartitionSearch::moveThatEmptiesAUnitIsRefused()
   const SearchResult result = searchPartition( p, SearchSettings() );
   QCOMPARE( result.best.suppressed, std::int64_t( 0 ) );
   QCOMPARE( result.best.units, std::size_t( 2 ) );
-  QVERIFY( result.regionUnit[1] == result.regionUnit[2] && result.regionUnit[0] != result.regionUnit[1] ); // {0} and {1, 2}, whichever unit is which
+  QVERIFY( result.regionAggregate[1] == result.regionAggregate[2] && result.regionAggregate[0] != result.regionAggregate[1] ); // {0} and {1, 2}, whichever unit is which
   QCOMPARE( result.stop, SearchStop::NothingSuppressed );
 }
 
@@ -375,15 +375,15 @@ void TestPartitionSearch::searchKeepsBoundsOrReturnsStart()
     c.maxReleasingNothing = start.releasingNothing;
     Partition p( g.units, g.sites, g.points, g.histograms, g.adjacency, k, c, g.weights );
     const SearchResult result = searchPartition( p, byMoves( seed, 1 + seed % 3 * 3000 ) );
-    const Recount end( result.regionUnit, result.sites, g.points, g.histograms, k, g.weights );
+    const Recount end( result.regionAggregate, result.sites, g.points, g.histograms, k, g.weights );
     QCOMPARE( end.records.size(), g.sites.size() );
-    QVERIFY( onePieceEach( result.regionUnit, g.adjacency ) );
+    QVERIFY( onePieceEach( result.regionAggregate, g.adjacency ) );
     QVERIFY( end.suppressed <= start.suppressed );
     QCOMPARE( end.suppressed, result.best.suppressed );
     bool kept = end.meanPoint <= c.maxMeanPointCompactness && end.releasingNothing <= c.maxReleasingNothing;
     for ( const auto &[unit, n] : end.records )
       kept = kept && n >= c.minRecords && n <= c.maxRecords;
-    QVERIFY2( kept || result.regionUnit == g.units, qPrintable( QStringLiteral( "seed %1: %2 over a cap of %3" ).arg( seed ).arg( end.meanPoint ).arg( c.maxMeanPointCompactness ) ) );
+    QVERIFY2( kept || result.regionAggregate == g.units, qPrintable( QStringLiteral( "seed %1: %2 over a cap of %3" ).arg( seed ).arg( end.meanPoint ).arg( c.maxMeanPointCompactness ) ) );
     QCOMPARE( result.boundsKept, kept );
   }
 }
@@ -400,13 +400,13 @@ void TestPartitionSearch::everyAcceptedMoveRecounts()
     SearchSettings settings = byMoves( seed, 20000 );
     std::size_t checked = 0;
     settings.afterAccept = [&]( const Partition &q ) {
-      const Recount recount( q.regionUnit(), q.sites(), g.points, g.histograms, k );
+      const Recount recount( q.regionAggregate(), q.sites(), g.points, g.histograms, k );
       QCOMPARE( q.score().suppressed, recount.suppressed );
       QVERIFY( std::abs( q.score().compactness - recount.compactness ) < 1e-9 * recount.compactness );
       QVERIFY( std::abs( q.score().meanPointCompactness - recount.meanPoint ) < 1e-9 * recount.meanPoint );
       QCOMPARE( q.score().releasingNothing, recount.releasingNothing );
       QCOMPARE( recount.records.size(), g.sites.size() );
-      QVERIFY( onePieceEach( q.regionUnit(), g.adjacency ) );
+      QVERIFY( onePieceEach( q.regionAggregate(), g.adjacency ) );
       ++checked;
     };
     const SearchResult result = searchPartition( p, settings );
@@ -416,7 +416,7 @@ void TestPartitionSearch::everyAcceptedMoveRecounts()
     QVERIFY( result.recombinations.accepted > 0 );
     QVERIFY( result.mergeSplits.accepted > 0 );
     QVERIFY( result.regionMoves.accepted > 0 );
-    const Recount best( result.regionUnit, result.sites, g.points, g.histograms, k );
+    const Recount best( result.regionAggregate, result.sites, g.points, g.histograms, k );
     QCOMPARE( best.suppressed, result.best.suppressed );
     QCOMPARE( result.moves, std::uint64_t( 20000 ) );
     QCOMPARE( result.stop, SearchStop::MaxMoves );
@@ -446,7 +446,7 @@ void TestPartitionSearch::constraintsHoldOnRandomInstances()
     std::size_t checked = 0;
     settings.afterAccept = [&]( const Partition &q ) {
       ++checked;
-      const Recount now( q.regionUnit(), q.sites(), g.points, g.histograms, k, g.weights );
+      const Recount now( q.regionAggregate(), q.sites(), g.points, g.histograms, k, g.weights );
       QVERIFY2( now.meanPoint <= c.maxMeanPointCompactness,
                 qPrintable( QStringLiteral( "%1 %2 %3" ).arg( now.meanPoint, 0, 'g', 17 ).arg( q.score().meanPointCompactness, 0, 'g', 17 ).arg( c.maxMeanPointCompactness, 0, 'g', 17 ) ) );
       QVERIFY( now.releasingNothing <= c.maxReleasingNothing );
@@ -468,10 +468,10 @@ void TestPartitionSearch::sameSeedSamePartition()
     return searchPartition( p, byMoves( seed, 5000 ) );
   };
   const SearchResult a = run( 42 ), b = run( 42 ), c = run( 43 );
-  QCOMPARE( a.regionUnit, b.regionUnit );
+  QCOMPARE( a.regionAggregate, b.regionAggregate );
   QCOMPARE( a.best.suppressed, b.best.suppressed );
   QCOMPARE( a.accepted, b.accepted );
-  QVERIFY( a.regionUnit != c.regionUnit );
+  QVERIFY( a.regionAggregate != c.regionAggregate );
 }
 
 void TestPartitionSearch::canceledSearchStops()
