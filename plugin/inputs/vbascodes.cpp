@@ -1,9 +1,9 @@
-#include "inputs/vbascodes.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/inputs/vbascodes.h"
+#include "plugin/support/vbasqgiscompat.h"
 
-#include "support/vbasinterrupt.h"
-#include "inputs/vbasrecordreader.h"
-#include "support/vbasvaluecodec.h"
+#include "plugin/support/vbasinterrupt.h"
+#include "plugin/inputs/vbasrecordreader.h"
+#include "plugin/support/vbasvaluecodec.h"
 
 #include <qgscoordinatetransform.h>
 #include <qgsexception.h>

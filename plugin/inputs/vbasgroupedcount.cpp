@@ -1,8 +1,8 @@
-#include "support/vbasqgiscompat.h"
-#include "inputs/vbasgroupedcount.h"
+#include "plugin/support/vbasqgiscompat.h"
+#include "plugin/inputs/vbasgroupedcount.h"
 
-#include "support/vbassecrets.h"
-#include "support/vbassqlitecatalog.h"
+#include "plugin/support/vbassecrets.h"
+#include "plugin/support/vbassqlitecatalog.h"
 
 #include <qgsdatasourceuri.h>
 #include <qgsexception.h>

@@ -9,7 +9,7 @@
 // layer's own provider: groups that provider reads alike are counted as one class, as row by row.
 #pragma once
 
-#include "inputs/vbasrecordreader.h"
+#include "plugin/inputs/vbasrecordreader.h"
 
 #include <qgsvectorlayer.h>
 #include <qgsvectorlayerfeatureiterator.h>

@@ -1,6 +1,6 @@
-#include "inputs/vbashierarchyfile.h"
-#include "inputs/vbasstoredrows.h"
-#include "support/vbasfilekind.h"
+#include "plugin/inputs/vbashierarchyfile.h"
+#include "plugin/inputs/vbasstoredrows.h"
+#include "plugin/support/vbasfilekind.h"
 
 #include <qgsexception.h>
 

@@ -1,10 +1,10 @@
-#include "inputs/vbasinputs.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/inputs/vbasinputs.h"
+#include "plugin/support/vbasqgiscompat.h"
 
-#include "inputs/vbasoverlaps.h"
-#include "support/vbasinterrupt.h"
-#include "support/vbassecrets.h"
-#include "support/vbasvaluecodec.h"
+#include "plugin/inputs/vbasoverlaps.h"
+#include "plugin/support/vbasinterrupt.h"
+#include "plugin/support/vbassecrets.h"
+#include "plugin/support/vbasvaluecodec.h"
 
 #include <qgsprocessingalgorithm.h>
 #include <qgsprocessingfeedback.h>

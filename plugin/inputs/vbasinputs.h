@@ -4,17 +4,17 @@
 // anything is read or written.
 #pragma once
 
-#include "support/vbasqgiscompat.h"
+#include "plugin/support/vbasqgiscompat.h"
 #include "algorithms/base/geometry.h"
 #include "algorithms/base/histograms.h"
 #include "algorithms/base/qi_encoding.h"
 #include "algorithms/metrics/sensitive.h"
 #include "algorithms/base/string_index.h"
-#include "inputs/vbasgroupedcount.h"
-#include "support/vbaslocation.h"
-#include "inputs/vbaspointlocator.h"
-#include "inputs/vbasrecordreader.h"
-#include "inputs/vbasstoredtable.h"
+#include "plugin/inputs/vbasgroupedcount.h"
+#include "plugin/support/vbaslocation.h"
+#include "plugin/inputs/vbaspointlocator.h"
+#include "plugin/inputs/vbasrecordreader.h"
+#include "plugin/inputs/vbasstoredtable.h"
 
 #include <qgscoordinatereferencesystem.h>
 #include <qgscoordinatetransform.h>

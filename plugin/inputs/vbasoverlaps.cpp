@@ -1,7 +1,7 @@
-#include "inputs/vbasoverlaps.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/inputs/vbasoverlaps.h"
+#include "plugin/support/vbasqgiscompat.h"
 
-#include "support/vbasinterrupt.h"
+#include "plugin/support/vbasinterrupt.h"
 
 #include <qgsgeometryengine.h>
 #include <qgsexception.h>

@@ -1,8 +1,8 @@
-#include "inputs/vbaspointlocator.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/inputs/vbaspointlocator.h"
+#include "plugin/support/vbasqgiscompat.h"
 
-#include "inputs/vbasinputs.h"
-#include "inputs/vbasrecordreader.h"
+#include "plugin/inputs/vbasinputs.h"
+#include "plugin/inputs/vbasrecordreader.h"
 
 #include <qgsexception.h>
 #include <qgspoint.h>

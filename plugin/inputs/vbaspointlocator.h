@@ -4,7 +4,7 @@
 // point on a shared boundary belongs to every region it touches and goes to the one with the lowest id.
 #pragma once
 
-#include "support/vbasqgiscompat.h"
+#include "plugin/support/vbasqgiscompat.h"
 #include <qgscoordinatetransform.h>
 #include <qgsfeatureid.h>
 #include <qgsgeometryengine.h>

@@ -1,7 +1,7 @@
-#include "support/vbasqgiscompat.h"
-#include "inputs/vbasrecordreader.h"
+#include "plugin/support/vbasqgiscompat.h"
+#include "plugin/inputs/vbasrecordreader.h"
 
-#include "support/vbasvaluecodec.h"
+#include "plugin/support/vbasvaluecodec.h"
 
 #include <qgsexception.h>
 

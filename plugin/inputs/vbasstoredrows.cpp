@@ -1,4 +1,4 @@
-#include "inputs/vbasstoredrows.h"
+#include "plugin/inputs/vbasstoredrows.h"
 
 #include <qgsexception.h>
 

@@ -1,9 +1,9 @@
-#include "inputs/vbasstoredtable.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/inputs/vbasstoredtable.h"
+#include "plugin/support/vbasqgiscompat.h"
 
-#include "inputs/vbasstoredrows.h"
-#include "support/vbasdatabase.h"
-#include "support/vbassqlitecatalog.h"
+#include "plugin/inputs/vbasstoredrows.h"
+#include "plugin/support/vbasdatabase.h"
+#include "plugin/support/vbassqlitecatalog.h"
 
 #include <qgsdatasourceuri.h>
 #include <qgsproviderregistry.h>

@@ -1,8 +1,8 @@
-#include "inputs/vbasstoredvalues.h"
-#include "inputs/vbasstoredrows.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/inputs/vbasstoredvalues.h"
+#include "plugin/inputs/vbasstoredrows.h"
+#include "plugin/support/vbasqgiscompat.h"
 
-#include "support/vbassqlitecatalog.h"
+#include "plugin/support/vbassqlitecatalog.h"
 
 #include <qgsdatasourceuri.h>
 #include <qgsexception.h>

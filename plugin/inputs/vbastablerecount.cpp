@@ -1,8 +1,8 @@
-#include "inputs/vbastablerecount.h"
+#include "plugin/inputs/vbastablerecount.h"
 
-#include "inputs/vbasrecordreader.h"
-#include "inputs/vbasstoredvalues.h"
-#include "support/vbasinterrupt.h"
+#include "plugin/inputs/vbasrecordreader.h"
+#include "plugin/inputs/vbasstoredvalues.h"
+#include "plugin/support/vbasinterrupt.h"
 
 #include <qgsexception.h>
 #include <qgsprocessingfeedback.h>

@@ -1,5 +1,5 @@
-#include "outputs/vbasgdal.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/outputs/vbasgdal.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include <qgsexception.h>
 

@@ -1,13 +1,13 @@
 // One output of a run, written under a temporary name and moved into place: a temporary layer, a
 // file (or several, for a shapefile) beside its destination, a staging table in the destination's
 // database (renamed over the destination in one step), or a document written whole.
-#include "outputs/vbasoutput.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/outputs/vbasoutput.h"
+#include "plugin/support/vbasqgiscompat.h"
 
-#include "support/vbasdatabase.h"
-#include "support/vbasfilekind.h"
-#include "outputs/vbasgdal.h"
-#include "outputs/vbastemporaries.h"
+#include "plugin/support/vbasdatabase.h"
+#include "plugin/support/vbasfilekind.h"
+#include "plugin/outputs/vbasgdal.h"
+#include "plugin/outputs/vbastemporaries.h"
 
 #include <qgsdatasourceuri.h>
 #include <qgsexception.h>

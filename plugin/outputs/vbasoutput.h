@@ -2,10 +2,10 @@
 // into place by its VbasOutputSet.
 #pragma once
 
-#include "outputs/vbastemporaries.h"
-#include "support/vbasinterrupt.h"
-#include "support/vbaslocation.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/outputs/vbastemporaries.h"
+#include "plugin/support/vbasinterrupt.h"
+#include "plugin/support/vbaslocation.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include <qgscoordinatereferencesystem.h>
 #include <qgsfeature.h>

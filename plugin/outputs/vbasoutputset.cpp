@@ -1,7 +1,7 @@
-#include "outputs/vbasoutputset.h"
+#include "plugin/outputs/vbasoutputset.h"
 
-#include "outputs/vbasstyles.h"
-#include "outputs/vbastemporaries.h"
+#include "plugin/outputs/vbasstyles.h"
+#include "plugin/outputs/vbastemporaries.h"
 
 #include <qgsexception.h>
 #include <qgsprocessingalgorithm.h>

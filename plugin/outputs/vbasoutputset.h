@@ -11,9 +11,9 @@
 // removed by the next run only when their lock proves that run gone (VbasTemporaries).
 #pragma once
 
-#include "outputs/vbasoutput.h"
-#include "support/vbasinterrupt.h"
-#include "support/vbaslocation.h"
+#include "plugin/outputs/vbasoutput.h"
+#include "plugin/support/vbasinterrupt.h"
+#include "plugin/support/vbaslocation.h"
 
 #include <QSet>
 #include <QVariantMap>

@@ -1,9 +1,9 @@
-#include "outputs/vbasreleaserecount.h"
+#include "plugin/outputs/vbasreleaserecount.h"
 
-#include "inputs/vbastablerecount.h"
-#include "outputs/vbasoutput.h"
-#include "support/vbasinterrupt.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/inputs/vbastablerecount.h"
+#include "plugin/outputs/vbasoutput.h"
+#include "plugin/support/vbasinterrupt.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include <qgsexception.h>
 #include <qgsfields.h>

@@ -1,12 +1,12 @@
-#include "outputs/vbasreleasewriter.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/outputs/vbasreleasewriter.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include "algorithms/metrics/distinct_count.h"
 #include "algorithms/metrics/region_follower.h"
 #include "algorithms/base/shuffle.h"
-#include "support/vbasinterrupt.h"
-#include "support/vbasvaluecodec.h"
-#include "support/vbasworker.h"
+#include "plugin/support/vbasinterrupt.h"
+#include "plugin/support/vbasvaluecodec.h"
+#include "plugin/support/vbasworker.h"
 
 #include <qgsexception.h>
 #include <qgsfeaturerequest.h>

@@ -8,9 +8,9 @@
 #pragma once
 
 #include "algorithms/aggregation/release.h"
-#include "inputs/vbasinputs.h"
-#include "outputs/vbasoutputset.h"
-#include "pipeline/vbasgeneralization.h"
+#include "plugin/inputs/vbasinputs.h"
+#include "plugin/outputs/vbasoutputset.h"
+#include "plugin/pipeline/vbasgeneralization.h"
 
 class QgsFeatureSource;
 class QgsProcessingFeedback;

@@ -1,6 +1,6 @@
-#include "outputs/vbasreport.h"
-#include "support/vbasqgiscompat.h"
-#include "support/vbassecrets.h"
+#include "plugin/outputs/vbasreport.h"
+#include "plugin/support/vbasqgiscompat.h"
+#include "plugin/support/vbassecrets.h"
 
 #include <qgsapplication.h>
 #include <qgsprocessingalgorithm.h>

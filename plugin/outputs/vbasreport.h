@@ -7,8 +7,8 @@
 
 #include "algorithms/metrics/metrics.h"
 #include "algorithms/aggregation/release.h"
-#include "inputs/vbasinputs.h"
-#include "outputs/vbasoutputset.h"
+#include "plugin/inputs/vbasinputs.h"
+#include "plugin/outputs/vbasoutputset.h"
 
 #include <QByteArray>
 #include <QList>

@@ -1,5 +1,5 @@
-#include "outputs/vbasstyles.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/outputs/vbasstyles.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include <qgsclassificationquantile.h>
 #include <qgscolorramp.h>

@@ -6,7 +6,7 @@
 // post-processor.
 #pragma once
 
-#include "outputs/vbasoutput.h"
+#include "plugin/outputs/vbasoutput.h"
 
 #include <memory>
 

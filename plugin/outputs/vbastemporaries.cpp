@@ -1,7 +1,7 @@
-#include "outputs/vbastemporaries.h"
+#include "plugin/outputs/vbastemporaries.h"
 
-#include "outputs/vbasgdal.h"
-#include "support/vbaslocation.h"
+#include "plugin/outputs/vbasgdal.h"
+#include "plugin/support/vbaslocation.h"
 
 #include <qgsdatasourceuri.h>
 

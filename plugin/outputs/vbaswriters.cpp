@@ -1,10 +1,10 @@
-#include "outputs/vbaswriters.h"
-#include "outputs/vbasreleaserecount.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/outputs/vbaswriters.h"
+#include "plugin/outputs/vbasreleaserecount.h"
+#include "plugin/support/vbasqgiscompat.h"
 
-#include "support/vbasinterrupt.h"
-#include "outputs/vbasreleasewriter.h"
-#include "pipeline/vbassteps.h"
+#include "plugin/support/vbasinterrupt.h"
+#include "plugin/outputs/vbasreleasewriter.h"
+#include "plugin/pipeline/vbassteps.h"
 #include "algorithms/aggregation/voronoi.h"
 
 #include <qgsgeometrycollection.h>

@@ -3,12 +3,12 @@
 // The release has its own writer, VbasReleaseWriter.
 #pragma once
 
-#include "support/vbasqgiscompat.h"
+#include "plugin/support/vbasqgiscompat.h"
 #include "algorithms/metrics/metrics.h"
 #include "algorithms/aggregation/release.h"
-#include "inputs/vbasinputs.h"
-#include "outputs/vbasoutputset.h"
-#include "pipeline/vbasgeneralization.h"
+#include "plugin/inputs/vbasinputs.h"
+#include "plugin/outputs/vbasoutputset.h"
+#include "plugin/pipeline/vbasgeneralization.h"
 
 #include <QVariantMap>
 

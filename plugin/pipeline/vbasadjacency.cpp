@@ -1,7 +1,7 @@
-#include "pipeline/vbasadjacency.h"
+#include "plugin/pipeline/vbasadjacency.h"
 
-#include "support/vbasinterrupt.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/support/vbasinterrupt.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include <qgsgeometryengine.h>
 #include <qgsprocessingfeedback.h>

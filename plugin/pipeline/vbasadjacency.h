@@ -4,7 +4,7 @@
 
 #include "algorithms/aggregation/contiguity.h"
 #include "algorithms/base/geometry.h"
-#include "inputs/vbasinputs.h"
+#include "plugin/inputs/vbasinputs.h"
 
 class QgsProcessingFeedback;
 

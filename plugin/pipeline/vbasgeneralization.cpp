@@ -1,8 +1,8 @@
-#include "pipeline/vbasgeneralization.h"
-#include "pipeline/vbaspartitionsearch.h"
-#include "inputs/vbashierarchyfile.h"
-#include "support/vbasinterrupt.h"
-#include "support/vbasvaluecodec.h"
+#include "plugin/pipeline/vbasgeneralization.h"
+#include "plugin/pipeline/vbaspartitionsearch.h"
+#include "plugin/inputs/vbashierarchyfile.h"
+#include "plugin/support/vbasinterrupt.h"
+#include "plugin/support/vbasvaluecodec.h"
 
 #include "algorithms/aggregation/site_count.h"
 

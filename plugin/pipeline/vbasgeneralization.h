@@ -7,8 +7,8 @@
 #include "algorithms/generalization/generalization_metrics.h"
 #include "algorithms/generalization/generalized_release.h"
 #include "algorithms/generalization/lattice.h"
-#include "pipeline/vbassteps.h"
-#include "support/vbaslocation.h"
+#include "plugin/pipeline/vbassteps.h"
+#include "plugin/support/vbaslocation.h"
 
 #include <QMap>
 #include <QSet>

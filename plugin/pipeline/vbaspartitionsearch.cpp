@@ -1,8 +1,8 @@
-#include "pipeline/vbaspartitionsearch.h"
+#include "plugin/pipeline/vbaspartitionsearch.h"
 
-#include "pipeline/vbasadjacency.h"
-#include "pipeline/vbassteps.h"
-#include "support/vbasinterrupt.h"
+#include "plugin/pipeline/vbasadjacency.h"
+#include "plugin/pipeline/vbassteps.h"
+#include "plugin/support/vbasinterrupt.h"
 
 #include "algorithms/aggregation/partition_search.h"
 #include "algorithms/metrics/metrics.h"

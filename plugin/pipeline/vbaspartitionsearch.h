@@ -6,7 +6,7 @@
 
 #include "algorithms/aggregation/release.h"
 #include "algorithms/base/geometry.h"
-#include "inputs/vbasinputs.h"
+#include "plugin/inputs/vbasinputs.h"
 
 #include <QVariantMap>
 

@@ -1,8 +1,8 @@
-#include "support/vbasqgiscompat.h"
-#include "pipeline/vbassteps.h"
+#include "plugin/support/vbasqgiscompat.h"
+#include "plugin/pipeline/vbassteps.h"
 
 #include "algorithms/aggregation/aggregation.h"
-#include "support/vbasinterrupt.h"
+#include "plugin/support/vbasinterrupt.h"
 
 #include <qgsexception.h>
 #include <qgsprocessingalgorithm.h>

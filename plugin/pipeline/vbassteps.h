@@ -10,7 +10,7 @@
 #include "algorithms/aggregation/balanced_density.h"
 #include "algorithms/aggregation/release.h"
 #include "algorithms/aggregation/site_count.h"
-#include "inputs/vbasinputs.h"
+#include "plugin/inputs/vbasinputs.h"
 
 #include <QVariantMap>
 

@@ -1,12 +1,12 @@
-#include "provider/vbasalgorithm.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/provider/vbasalgorithm.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include "algorithms/generalization/local_suppression.h"
 #include "algorithms/metrics/metrics.h"
-#include "inputs/vbasinputs.h"
-#include "inputs/vbasrecordreader.h"
-#include "provider/vbasdestination.h"
-#include "pipeline/vbassteps.h"
+#include "plugin/inputs/vbasinputs.h"
+#include "plugin/inputs/vbasrecordreader.h"
+#include "plugin/provider/vbasdestination.h"
+#include "plugin/pipeline/vbassteps.h"
 
 #include <qgsprocessingoutputs.h>
 #include <qgsprocessingparameters.h>

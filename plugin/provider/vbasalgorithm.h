@@ -3,7 +3,7 @@
 // are collaborators: VbasInputs, vbassteps.h, VbasOutputSet and the writers.
 #pragma once
 
-#include "support/vbasqgiscompat.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include <qgsprocessingalgorithm.h>
 

@@ -1,10 +1,10 @@
-#include "provider/vbasanonymize.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/provider/vbasanonymize.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include "algorithms/metrics/metrics.h"
-#include "pipeline/vbaspartitionsearch.h"
-#include "outputs/vbasreport.h"
-#include "outputs/vbaswriters.h"
+#include "plugin/pipeline/vbaspartitionsearch.h"
+#include "plugin/outputs/vbasreport.h"
+#include "plugin/outputs/vbaswriters.h"
 
 #include <qgsprocessingoutputs.h>
 #include <qgsprocessingparameters.h>

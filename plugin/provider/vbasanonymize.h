@@ -1,12 +1,12 @@
 #pragma once
 
-#include "provider/vbasalgorithm.h"
-#include "pipeline/vbaspartitionsearch.h"
-#include "inputs/vbasinputs.h"
-#include "outputs/vbasoutputset.h"
-#include "outputs/vbasreport.h"
-#include "pipeline/vbasgeneralization.h"
-#include "pipeline/vbassteps.h"
+#include "plugin/provider/vbasalgorithm.h"
+#include "plugin/pipeline/vbaspartitionsearch.h"
+#include "plugin/inputs/vbasinputs.h"
+#include "plugin/outputs/vbasoutputset.h"
+#include "plugin/outputs/vbasreport.h"
+#include "plugin/pipeline/vbasgeneralization.h"
+#include "plugin/pipeline/vbassteps.h"
 
 #include <QElapsedTimer>
 

@@ -1,11 +1,11 @@
-#include "provider/vbascheckanonymity.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/provider/vbascheckanonymity.h"
+#include "plugin/support/vbasqgiscompat.h"
 
-#include "inputs/vbasinputs.h"
-#include "inputs/vbasstoredvalues.h"
-#include "support/vbasinterrupt.h"
-#include "inputs/vbasrecordreader.h"
-#include "pipeline/vbassteps.h"
+#include "plugin/inputs/vbasinputs.h"
+#include "plugin/inputs/vbasstoredvalues.h"
+#include "plugin/support/vbasinterrupt.h"
+#include "plugin/inputs/vbasrecordreader.h"
+#include "plugin/pipeline/vbassteps.h"
 
 #include <qgsprocessingoutputs.h>
 #include <qgsprocessingparameters.h>

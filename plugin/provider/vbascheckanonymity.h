@@ -4,9 +4,9 @@
 #pragma once
 
 #include "algorithms/metrics/anonymity_check.h"
-#include "inputs/vbastablerecount.h"
-#include "provider/vbasalgorithm.h"
-#include "outputs/vbasoutputset.h"
+#include "plugin/inputs/vbastablerecount.h"
+#include "plugin/provider/vbasalgorithm.h"
+#include "plugin/outputs/vbasoutputset.h"
 
 #include <qgsprocessingutils.h>
 

@@ -4,7 +4,7 @@
 // "When a model fails").
 #pragma once
 
-#include "outputs/vbasoutputset.h"
+#include "plugin/outputs/vbasoutputset.h"
 
 #include <qgsexception.h>
 #include <qgsprocessingcontext.h>

@@ -1,4 +1,4 @@
-#include "provider/vbasestimatesitecount.h"
+#include "plugin/provider/vbasestimatesitecount.h"
 
 QString VbasEstimateSiteCount::shortHelpString() const
 {

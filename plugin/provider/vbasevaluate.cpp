@@ -1,11 +1,11 @@
-#include "provider/vbasevaluate.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/provider/vbasevaluate.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include "algorithms/metrics/metrics.h"
 #include "algorithms/aggregation/release.h"
-#include "outputs/vbasreport.h"
-#include "pipeline/vbasgeneralization.h"
-#include "outputs/vbaswriters.h"
+#include "plugin/outputs/vbasreport.h"
+#include "plugin/pipeline/vbasgeneralization.h"
+#include "plugin/outputs/vbaswriters.h"
 
 #include <qgsprocessingoutputs.h>
 #include <qgsprocessingparameters.h>

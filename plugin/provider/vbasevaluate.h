@@ -1,10 +1,10 @@
 #pragma once
 
-#include "provider/vbasalgorithm.h"
-#include "inputs/vbasinputs.h"
-#include "outputs/vbasoutputset.h"
-#include "outputs/vbasreport.h"
-#include "pipeline/vbasgeneralization.h"
+#include "plugin/provider/vbasalgorithm.h"
+#include "plugin/inputs/vbasinputs.h"
+#include "plugin/outputs/vbasoutputset.h"
+#include "plugin/outputs/vbasreport.h"
+#include "plugin/pipeline/vbasgeneralization.h"
 
 #include <optional>
 

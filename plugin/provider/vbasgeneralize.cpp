@@ -1,7 +1,7 @@
-#include "provider/vbasgeneralize.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/provider/vbasgeneralize.h"
+#include "plugin/support/vbasqgiscompat.h"
 
-#include "outputs/vbaswriters.h"
+#include "plugin/outputs/vbaswriters.h"
 
 #include <qgsprocessingoutputs.h>
 #include <qgsprocessingparameters.h>

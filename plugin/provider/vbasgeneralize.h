@@ -1,10 +1,10 @@
 #pragma once
 
-#include "provider/vbasalgorithm.h"
-#include "inputs/vbasinputs.h"
-#include "outputs/vbasoutputset.h"
-#include "pipeline/vbasgeneralization.h"
-#include "pipeline/vbassteps.h"
+#include "plugin/provider/vbasalgorithm.h"
+#include "plugin/inputs/vbasinputs.h"
+#include "plugin/outputs/vbasoutputset.h"
+#include "plugin/pipeline/vbasgeneralization.h"
+#include "plugin/pipeline/vbassteps.h"
 
 #include <QElapsedTimer>
 

@@ -1,11 +1,11 @@
-#include "provider/vbaslpgeomask.h"
-#include "support/vbasqgiscompat.h"
-#include "provider/vbasdestination.h"
+#include "plugin/provider/vbaslpgeomask.h"
+#include "plugin/support/vbasqgiscompat.h"
+#include "plugin/provider/vbasdestination.h"
 
-#include "inputs/vbasinputs.h"
-#include "support/vbasinterrupt.h"
-#include "pipeline/vbassteps.h"
-#include "support/vbasvaluecodec.h"
+#include "plugin/inputs/vbasinputs.h"
+#include "plugin/support/vbasinterrupt.h"
+#include "plugin/pipeline/vbassteps.h"
+#include "plugin/support/vbasvaluecodec.h"
 
 #include <qgsprocessingoutputs.h>
 #include <qgsprocessingparameters.h>

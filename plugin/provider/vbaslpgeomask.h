@@ -3,12 +3,12 @@
 // minimises the expected movement while keeping every re-identification probability at most epsilon.
 #pragma once
 
-#include "support/vbasqgiscompat.h"
+#include "plugin/support/vbasqgiscompat.h"
 #include "algorithms/lp/geomask.h"
 #include "algorithms/lp/solve_policy.h"
-#include "provider/vbasalgorithm.h"
-#include "inputs/vbascodes.h"
-#include "outputs/vbasoutputset.h"
+#include "plugin/provider/vbasalgorithm.h"
+#include "plugin/inputs/vbascodes.h"
+#include "plugin/outputs/vbasoutputset.h"
 
 #include <qgsprocessingutils.h>
 

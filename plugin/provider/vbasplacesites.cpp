@@ -1,9 +1,9 @@
-#include "provider/vbasplacesites.h"
-#include "support/vbasqgiscompat.h"
-#include "provider/vbasdestination.h"
+#include "plugin/provider/vbasplacesites.h"
+#include "plugin/support/vbasqgiscompat.h"
+#include "plugin/provider/vbasdestination.h"
 
-#include "pipeline/vbassteps.h"
-#include "outputs/vbaswriters.h"
+#include "plugin/pipeline/vbassteps.h"
+#include "plugin/outputs/vbaswriters.h"
 
 #include <qgsprocessingoutputs.h>
 #include <qgsprocessingparameters.h>

@@ -1,13 +1,13 @@
-#include "provider/vbasprovider.h"
-#include "provider/vbasanonymize.h"
-#include "provider/vbascheckanonymity.h"
-#include "provider/vbasestimatesitecount.h"
-#include "provider/vbasevaluate.h"
-#include "provider/vbasgeneralize.h"
-#include "provider/vbaslpgeomask.h"
-#include "provider/vbasplacesites.h"
-#include "provider/vbasvoronoiaggregate.h"
-#include "provider/vbasguarded.h"
+#include "plugin/provider/vbasprovider.h"
+#include "plugin/provider/vbasanonymize.h"
+#include "plugin/provider/vbascheckanonymity.h"
+#include "plugin/provider/vbasestimatesitecount.h"
+#include "plugin/provider/vbasevaluate.h"
+#include "plugin/provider/vbasgeneralize.h"
+#include "plugin/provider/vbaslpgeomask.h"
+#include "plugin/provider/vbasplacesites.h"
+#include "plugin/provider/vbasvoronoiaggregate.h"
+#include "plugin/provider/vbasguarded.h"
 
 #include <QIcon>
 

@@ -1,7 +1,7 @@
-#include "provider/vbasvoronoiaggregate.h"
-#include "support/vbasqgiscompat.h"
+#include "plugin/provider/vbasvoronoiaggregate.h"
+#include "plugin/support/vbasqgiscompat.h"
 
-#include "outputs/vbaswriters.h"
+#include "plugin/outputs/vbaswriters.h"
 
 #include <qgsprocessingoutputs.h>
 #include <qgsprocessingparameters.h>

@@ -1,10 +1,10 @@
 #pragma once
 
-#include "pipeline/vbaspartitionsearch.h"
-#include "provider/vbasalgorithm.h"
-#include "inputs/vbasinputs.h"
-#include "outputs/vbasoutputset.h"
-#include "pipeline/vbassteps.h"
+#include "plugin/pipeline/vbaspartitionsearch.h"
+#include "plugin/provider/vbasalgorithm.h"
+#include "plugin/inputs/vbasinputs.h"
+#include "plugin/outputs/vbasoutputset.h"
+#include "plugin/pipeline/vbassteps.h"
 
 #include <QElapsedTimer>
 

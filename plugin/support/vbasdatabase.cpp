@@ -1,4 +1,4 @@
-#include "support/vbasdatabase.h"
+#include "plugin/support/vbasdatabase.h"
 
 #include <qgsprovidermetadata.h>
 #include <qgsproviderregistry.h>

@@ -1,4 +1,4 @@
-#include "support/vbasfilekind.h"
+#include "plugin/support/vbasfilekind.h"
 
 #include <QFile>
 #include <QObject>

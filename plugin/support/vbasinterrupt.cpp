@@ -1,4 +1,4 @@
-#include "support/vbasinterrupt.h"
+#include "plugin/support/vbasinterrupt.h"
 
 #include <qgsapplication.h>
 #include <qgsexception.h>

@@ -1,8 +1,8 @@
-#include "support/vbaslocation.h"
+#include "plugin/support/vbaslocation.h"
 
-#include "support/vbaspostgrescatalog.h"
-#include "support/vbassecrets.h"
-#include "support/vbassqlitecatalog.h"
+#include "plugin/support/vbaspostgrescatalog.h"
+#include "plugin/support/vbassecrets.h"
+#include "plugin/support/vbassqlitecatalog.h"
 
 #include <qgsdatasourceuri.h>
 #include <qgsproviderregistry.h>

@@ -1,6 +1,6 @@
-#include "support/vbaspostgrescatalog.h"
+#include "plugin/support/vbaspostgrescatalog.h"
 
-#include "support/vbasdatabase.h"
+#include "plugin/support/vbasdatabase.h"
 
 #include <qgsexception.h>
 

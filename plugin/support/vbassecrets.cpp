@@ -1,4 +1,4 @@
-#include "support/vbassecrets.h"
+#include "plugin/support/vbassecrets.h"
 
 #include <qgsdatasourceuri.h>
 

@@ -1,4 +1,4 @@
-#include "support/vbassqlitecatalog.h"
+#include "plugin/support/vbassqlitecatalog.h"
 
 #include <qgsproviderregistry.h>
 #include <qgsvectorlayer.h>

@@ -1,4 +1,4 @@
-#include "support/vbasvaluecodec.h"
+#include "plugin/support/vbasvaluecodec.h"
 
 #include <QDateTime>
 #include <QObject>

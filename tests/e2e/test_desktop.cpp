@@ -9,7 +9,7 @@
 // class's fill colour, the aggregates' outlines, the cells' lines and the sites must show. The images stay in the build tree
 // (their paths are printed) for a human to look at. Xvfb and QGIS run in process groups of their own
 // that are killed when the test ends, whatever happens, and die with the test if it is killed.
-#include "e2e_util.h"
+#include "tests/e2e/e2e_util.h"
 
 #include <QImage>
 #include <QJsonArray>

@@ -8,7 +8,7 @@
 //
 // Privacy: the log only ever gets counts and aggregate metrics, never the contents of a record.
 
-#include "e2e_util.h"
+#include "tests/e2e/e2e_util.h"
 
 #include <QHash>
 #include <QRegularExpression>

@@ -11,7 +11,7 @@
 //
 // Privacy: the log only ever gets counts, file names and statistics, never the contents of a record.
 
-#include "e2e_util.h"
+#include "tests/e2e/e2e_util.h"
 
 #include <QHash>
 #include <QJsonArray>

@@ -14,8 +14,8 @@
 //
 // Privacy: only counts are printed, never a record.
 
-#include "e2e_util.h"
-#include "random_pg_records.h"
+#include "tests/e2e/e2e_util.h"
+#include "tests/e2e/random_pg_records.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -2,7 +2,7 @@
 // sample layers through qgis_process, headless Chromium (Debian's package) takes a screenshot, and
 // the screenshot must show the maps and the histogram in their colours. A copy of the report without
 // its drawings must fail the same check, so the check can fail.
-#include "e2e_util.h"
+#include "tests/e2e/e2e_util.h"
 
 #include <QImage>
 #include <QRegularExpression>

@@ -3,7 +3,7 @@
 // QgsProcessingAlgorithm::run.
 #pragma once
 
-#include "provider/vbasprovider.h"
+#include "plugin/provider/vbasprovider.h"
 
 #include <qgsapplication.h>
 #include <qgsprocessingalgorithm.h>

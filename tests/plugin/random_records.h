@@ -6,7 +6,7 @@
 // seed, over the region ids of the grid(); writeRecords() writes any such table.
 #pragma once
 
-#include "qgis_test_util.h"
+#include "tests/plugin/qgis_test_util.h"
 
 #include <QRandomGenerator>
 

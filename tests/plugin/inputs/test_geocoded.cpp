@@ -1,8 +1,8 @@
 // Geocoded records (no region id field): records with a point and no region field are located in the
 // regions by point in polygon. Hand-placed points on the 3 x 3 grid, inside, on shared edges and
 // corners and outside, with the region of each worked out by hand; every release recounted here.
-#include "qgis_test_util.h"
-#include "support/vbasqgiscompat.h"
+#include "tests/plugin/qgis_test_util.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include <QTemporaryDir>
 

@@ -5,8 +5,8 @@
 // (random_records.h), count the same both ways. An algorithm that
 // writes a release counts row by row (the release pass checks every released value of
 // every row against the first pass), so a table edited between the passes aborts the run.
-#include "qgis_test_util.h"
-#include "random_records.h"
+#include "tests/plugin/qgis_test_util.h"
+#include "tests/plugin/random_records.h"
 
 #include <QTemporaryDir>
 

@@ -1,8 +1,8 @@
 // Values and numbers in the inputs (docs/preparing-data.md): values taken as stored or refused naming
 // the row, counts given as plain digits, finite number parameters, a population in every region,
 // polygon regions, and record points without a CRS. Every refusal is checked with its message.
-#include "qgis_test_util.h"
-#include "support/vbasqgiscompat.h"
+#include "tests/plugin/qgis_test_util.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include <QTemporaryDir>
 #include <QUrl>

@@ -2,7 +2,7 @@
 // through QgsProcessingAlgorithm::run: a format works, and the file read back holds the release
 // whole and k-anonymous, or it is refused before anything is written for its true reason. Files are
 // read back and recounted with GDAL's OGR C API here, not with the plugin's code.
-#include "qgis_test_util.h"
+#include "tests/plugin/qgis_test_util.h"
 
 #include <algorithm>
 

@@ -5,7 +5,7 @@
 // removed only by proof that their run is gone, special files are never replaced, and writing beside
 // an input keeps that file's journal mode. Tables are read back with SQLite and GDAL here, not with
 // the plugin's code.
-#include "qgis_test_util.h"
+#include "tests/plugin/qgis_test_util.h"
 
 #include <QCryptographicHash>
 #include <QProcess>

@@ -5,7 +5,7 @@
 // - the fields: every column but the QIs once went out by default, a second location column (a copy of
 //   the region id) included. Now only the QIs, the sensitive and the count field go out unless named,
 //   and a named field that follows the regions or is (nearly) unique is refused unless it is a QI.
-#include "qgis_test_util.h"
+#include "tests/plugin/qgis_test_util.h"
 
 #include "algorithms/base/random.h"
 

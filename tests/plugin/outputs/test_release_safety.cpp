@@ -3,7 +3,7 @@
 // between the passes, a failed write, the release's feature ids, outputs over inputs, bad
 // counts, K and settings, shapefile names, database tables and the warnings (stale temporaries: test_ownership.cpp).
 // Expected counts are worked out by hand next to each test; no record content is ever printed.
-#include "qgis_test_util.h"
+#include "tests/plugin/qgis_test_util.h"
 
 #include <qgsabstractdatabaseproviderconnection.h>
 #include <qgsprovidermetadata.h>

@@ -6,9 +6,9 @@
 // AGGREGATE_METRICS, which vbas:evaluate is about to declare, are checked on hand-made layers. In every
 // loading order the sites end above the cells above the fills, and a later loading stays above an
 // earlier one. A run without a project registers nothing to load (qgis_process).
-#include "qgis_test_util.h"
-#include "support/vbasqgiscompat.h"
-#include "outputs/vbasstyles.h"
+#include "tests/plugin/qgis_test_util.h"
+#include "plugin/support/vbasqgiscompat.h"
+#include "plugin/outputs/vbasstyles.h"
 
 #include <qgsfillsymbollayer.h>
 #include <qgsgraduatedsymbolrenderer.h>

@@ -5,9 +5,9 @@
 // that feeds random mixtures of stored values through every release path and recounts each written
 // GeoPackage release here with SQLite itself (typeof and quote of every stored value: no QGIS, no
 // plugin code). No record content is printed.
-#include "qgis_test_util.h"
-#include "random_records.h"
-#include "support/vbasqgiscompat.h"
+#include "tests/plugin/qgis_test_util.h"
+#include "tests/plugin/random_records.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include <QDataStream>
 #include <QRandomGenerator>

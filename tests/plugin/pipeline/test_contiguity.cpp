@@ -1,7 +1,7 @@
 // The steps on the regions' borders through vbas:voronoiaggregate and vbas:anonymize: the parts field
 // of AGGREGATED, CONTIGUOUS, REFINE_BOUNDARIES and SEARCH, on a hand-built 3 x 3 layout where a Voronoi
 // aggregate falls apart, on points, and on the sample layers, every release recounted from its outputs.
-#include "qgis_test_util.h"
+#include "tests/plugin/qgis_test_util.h"
 
 #include <qgscurve.h>
 #include <qgspolygon.h>

@@ -4,8 +4,8 @@
 // hierarchy file has at the chosen level) and passed by vbas:checkanonymity; a hand-worked table for
 // local suppression and the field types; every bad hierarchy refused with nothing written. No record
 // content is printed.
-#include "qgis_test_util.h"
-#include "support/vbasqgiscompat.h"
+#include "tests/plugin/qgis_test_util.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include <QCryptographicHash>
 #include <QElapsedTimer>

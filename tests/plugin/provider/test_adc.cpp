@@ -3,7 +3,7 @@
 // ANONYMIZED grouped by aggregate and QI values); the same SEED repeats a run; the row order of the
 // records does not matter; COMPACTNESS_BUDGET and RECORD_FLOOR hold on the release; MAX_ITERATIONS and
 // cancel stop ADC; ADC without QIs is refused.
-#include "qgis_test_util.h"
+#include "tests/plugin/qgis_test_util.h"
 
 #include <QTemporaryDir>
 

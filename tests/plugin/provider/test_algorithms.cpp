@@ -1,7 +1,7 @@
 // Every VBAS algorithm run through QgsProcessingAlgorithm::run on small hand-drawn layers, with the
 // expected values worked out by hand from the paper's equations, and the bad inputs of the issue.
-#include "qgis_test_util.h"
-#include "support/vbasqgiscompat.h"
+#include "tests/plugin/qgis_test_util.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include <QTemporaryDir>
 #include <cmath>

@@ -3,7 +3,7 @@
 // deliberately broken copies of the sample release with the violating ECs expected by hand; l and t
 // are worked out by hand on a small table; bad input is refused before anything is written. No
 // record content is printed.
-#include "qgis_test_util.h"
+#include "tests/plugin/qgis_test_util.h"
 
 #include <QProcess>
 #include <QRandomGenerator>

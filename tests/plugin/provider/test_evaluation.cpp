@@ -1,7 +1,7 @@
 // The full evaluation: every metric (docs/method.md) through vbas:evaluate on a hand-worked
 // example, the per-aggregate and per-region layers, the HTML report and the command that repeats the
 // run, and the sensitive field's bad inputs. Expected values are worked out by hand below.
-#include "qgis_test_util.h"
+#include "tests/plugin/qgis_test_util.h"
 
 #include <QFile>
 #include <QTemporaryDir>

@@ -1,8 +1,8 @@
 // The Help button of every algorithm's dialog: helpUrl() is the file URL of the algorithm's page of the
 // user guide installed in the plugin folder, help/algorithms/<name>.html; without that page it is empty
 // (QGIS then shows no Help button rather than one that opens a missing file).
-#include "qgis_test_util.h"
-#include "provider/vbasalgorithm.h"
+#include "tests/plugin/qgis_test_util.h"
+#include "plugin/provider/vbasalgorithm.h"
 
 #include <QTemporaryDir>
 

@@ -3,7 +3,7 @@
 // to 1e15 included; the randomised table holds no original code and only the fields named; the same seed
 // repeats the draws but not the order, and no seed is ever reported; an infeasible epsilon, bad inputs,
 // fields that would tell the original code and outputs over inputs are refused with nothing written.
-#include "qgis_test_util.h"
+#include "tests/plugin/qgis_test_util.h"
 
 #include <QElapsedTimer>
 #include <QRandomGenerator>

@@ -2,8 +2,8 @@
 // default, and an output not asked for is not written at all: no file, no temporary file, no memory layer,
 // no id in the results (checked through QgsProcessingAlgorithm::run on the sample layers, and through the
 // shipped models with only their mandatory outputs named). The number outputs are still given.
-#include "qgis_test_util.h"
-#include "support/vbasqgiscompat.h"
+#include "tests/plugin/qgis_test_util.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include <qgsprocessingmodelalgorithm.h>
 

@@ -15,8 +15,8 @@
 //
 // A case prints nothing when it passes. A failing case prints its number, its seed and the properties
 // it broke, with counts only: never a record's values (a crash prints the case too).
-#include "qgis_test_util.h"
-#include "support/vbasqgiscompat.h"
+#include "tests/plugin/qgis_test_util.h"
+#include "plugin/support/vbasqgiscompat.h"
 
 #include <qgsvectorfilewriter.h>
 

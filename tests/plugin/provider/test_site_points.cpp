@@ -2,7 +2,7 @@
 // population and used recounted here from a LOOKUP (placesites' sites aggregated by voronoiaggregate;
 // anonymize's own, after REFINE_BOUNDARIES moved regions), for both methods, on the sample layers with
 // 78 sites, where one balanced-density site has no nearest region: the warning says so.
-#include "qgis_test_util.h"
+#include "tests/plugin/qgis_test_util.h"
 
 #include <map>
 

@@ -2,10 +2,10 @@
 // hand-written connections of every form QGIS, GDAL and libpq take (an authcfg= stays), the run's
 // parameters and the "Repeat this run" command of the report, and the message of a layer that does
 // not load. The end-to-end check of every output of a run is e2e_postgis's passwordsNeverWritten.
-#include "qgis_test_util.h"
+#include "tests/plugin/qgis_test_util.h"
 
-#include "outputs/vbasreport.h"
-#include "support/vbassecrets.h"
+#include "plugin/outputs/vbasreport.h"
+#include "plugin/support/vbassecrets.h"
 
 namespace
 {

@@ -1,7 +1,7 @@
 // VbasValueCodec: the exact key of every attribute value QGIS returns. Two
 // different values never share a key (that would merge QI values into one equivalence class and
 // release classes below k); equal values always do; the release's rows decode to what was read.
-#include "support/vbasvaluecodec.h"
+#include "plugin/support/vbasvaluecodec.h"
 
 #include <QDateTime>
 #include <QPointF>
