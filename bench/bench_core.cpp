@@ -359,8 +359,8 @@ int main( int argc, char **argv )
     std::printf( "  ADC %-11s %9.3f s: %llu trial moves (%llu scored, %llu kept, %llu passes), %.1f us per trial, %.1f us per scored trial; "
                  "alpha %lld -> %lld, suppressed %lld -> %lld\n",
                  name, s, count( r.after.tried ), count( r.after.evaluated ), count( r.after.committed ), count( r.after.passes ), 1e6 * s / std::max<double>( 1, r.after.tried ),
-                 1e6 * s / std::max<double>( 1, r.after.evaluated ), static_cast<long long>( r.before.alpha ), static_cast<long long>( r.after.alpha ),
-                 static_cast<long long>( r.before.suppressed ), static_cast<long long>( r.after.suppressed ) );
+                 1e6 * s / std::max<double>( 1, r.after.evaluated ), static_cast<long long>( r.before.alpha ), static_cast<long long>( r.after.alpha ), static_cast<long long>( r.before.suppressed ),
+                 static_cast<long long>( r.after.suppressed ) );
     std::printf( "BENCH_ADC objective=%s seconds=%.6f tried=%llu evaluated=%llu committed=%llu suppressed_before=%lld suppressed_after=%lld\n", name, s, count( r.after.tried ),
                  count( r.after.evaluated ), count( r.after.committed ), static_cast<long long>( r.before.suppressed ), static_cast<long long>( r.after.suppressed ) );
   }
@@ -433,21 +433,21 @@ int main( int argc, char **argv )
   for ( const Stage &s : stages )
     totalSeconds += s.seconds;
 
-  std::printf( "bench_core: %zu regions, %lld records (%s), %zu QIs, k = %lld\n", regionCount, static_cast<long long>( recordCount ),
-               sorted ? "grouped by region" : "random region order", qiCount, static_cast<long long>( k ) );
-  std::printf( "  classes %zu, region histogram entries %zu, entropy %.4f, MaxCombs %.0f, cutoff %.1f, sites %zu, aggregates %zu\n",
-               encoder.classCount(), histograms.classes.size(), entropy, maxCombs, cutoff, sites, release.aggregation.ecs.rows() );
+  std::printf( "bench_core: %zu regions, %lld records (%s), %zu QIs, k = %lld\n", regionCount, static_cast<long long>( recordCount ), sorted ? "grouped by region" : "random region order", qiCount,
+               static_cast<long long>( k ) );
+  std::printf( "  classes %zu, region histogram entries %zu, entropy %.4f, MaxCombs %.0f, cutoff %.1f, sites %zu, aggregates %zu\n", encoder.classCount(), histograms.classes.size(), entropy, maxCombs,
+               cutoff, sites, release.aggregation.ecs.rows() );
   std::printf( "  shuffled %zu released records%s\n", drained, shuffle.spilled() ? " through spill files" : " in memory" );
   const auto metric = [&ev]( const char *field ) { return static_cast<double>( *vbas::metricValue( ev, field ) ); };
-  std::printf( "  released %.0f, suppressed %.0f (%.2f%%), released ECs %.0f, smallest %.0f\n", metric( "released" ), metric( "suppressed" ), metric( "suppressed_pct" ),
-               metric( "released_ecs" ), metric( "smallest_ec" ) );
+  std::printf( "  released %.0f, suppressed %.0f (%.2f%%), released ECs %.0f, smallest %.0f\n", metric( "released" ), metric( "suppressed" ), metric( "suppressed_pct" ), metric( "released_ecs" ),
+               metric( "smallest_ec" ) );
   std::printf( "  %-34s %12s %16s\n", "stage", "seconds", "records/s" );
   for ( const Stage &s : stages )
     std::printf( "  %-34s %12.6f %16.4g\n", s.name, s.seconds, s.seconds > 0 ? records / s.seconds : INFINITY );
   std::printf( "  %-34s %12.6f\n", "  of which HistogramBuilder::build", buildSeconds );
   std::printf( "  %-34s %12.6f %16.4g\n", "all stages", totalSeconds, records / totalSeconds );
-  std::printf( "  peak RSS %.1f MB (%.1f bytes/record); above the %.1f MB start: %.1f MB (%.1f bytes/record)\n", peak / 1e6, peak / records,
-               baselineRss / 1e6, ( peak - baselineRss ) / 1e6, ( peak - baselineRss ) / records );
+  std::printf( "  peak RSS %.1f MB (%.1f bytes/record); above the %.1f MB start: %.1f MB (%.1f bytes/record)\n", peak / 1e6, peak / records, baselineRss / 1e6, ( peak - baselineRss ) / 1e6,
+               ( peak - baselineRss ) / records );
 
   std::printf( "BENCH_CORE regions=%zu records=%lld", regionCount, static_cast<long long>( recordCount ) );
   for ( const Stage &s : stages )

@@ -18,9 +18,15 @@ using namespace vbas;
 namespace
 {
 
-double uniform( Random &random ) { return ( static_cast<double>( random.next() >> 11 ) + 0.5 ) * 0x1.0p-53; }
+double uniform( Random &random )
+{
+  return ( static_cast<double>( random.next() >> 11 ) + 0.5 ) * 0x1.0p-53;
+}
 
-double normal( Random &random ) { return std::sqrt( -2 * std::log( uniform( random ) ) ) * std::cos( 2 * M_PI * uniform( random ) ); }
+double normal( Random &random )
+{
+  return std::sqrt( -2 * std::log( uniform( random ) ) ) * std::cos( 2 * M_PI * uniform( random ) );
+}
 
 lp::Problem ottawaLike( std::size_t m, std::uint64_t seed )
 {
@@ -47,7 +53,10 @@ class Verbose : public Progress
 {
   public:
     bool canceled() const override { return false; }
-    void report( double, const std::string &status ) override { std::fprintf( stderr, "%.2f s %s\n", std::chrono::duration<double>( std::chrono::steady_clock::now() - mStart ).count(), status.c_str() ); }
+    void report( double, const std::string &status ) override
+    {
+      std::fprintf( stderr, "%.2f s %s\n", std::chrono::duration<double>( std::chrono::steady_clock::now() - mStart ).count(), status.c_str() );
+    }
 
   private:
     const std::chrono::steady_clock::time_point mStart = std::chrono::steady_clock::now();
@@ -69,5 +78,7 @@ int main( int argc, char **argv )
   Progress *progress = std::getenv( "BENCH_LP_VERBOSE" ) ? &verbose : nullptr;
   const lp::Solution solution = direct ? lp::solveDirect( problem, progress ) : lp::solveColumnGeneration( problem, {}, progress );
   const char *status[] = { "optimal", "infeasible", "canceled", "limit" };
-  std::printf( "m %zu %s: %s, objective %.6f, gap %.2g, rows %zu, columns %zu, rounds %zu, %.2f s, max re-identification %.6f\n", m, direct ? "direct" : "cg", status[int( solution.status )], solution.objective, solution.gap, solution.rows, solution.columns, solution.rounds, solution.seconds, solution.probability.empty() ? 0.0 : lp::maxReidentification( problem, solution.probability ) );
+  std::printf( "m %zu %s: %s, objective %.6f, gap %.2g, rows %zu, columns %zu, rounds %zu, %.2f s, max re-identification %.6f\n", m, direct ? "direct" : "cg", status[int( solution.status )],
+               solution.objective, solution.gap, solution.rows, solution.columns, solution.rounds, solution.seconds,
+               solution.probability.empty() ? 0.0 : lp::maxReidentification( problem, solution.probability ) );
 }

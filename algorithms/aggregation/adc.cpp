@@ -184,26 +184,26 @@ class Clustering
 
     std::vector<Point> mSites;
     Triangulation mTriangulation;
-    std::vector<Vertex> mVertices;                         //!< of each site; none for a repeated position
-    std::vector<std::size_t> mCluster;                     //!< of each region
-    std::vector<std::vector<std::uint32_t>> mMembers;      //!< regions of each cluster, increasing
-    FlatMap<std::int64_t> mEcs;                            //!< (cluster, class) -> records, present when > 0
+    std::vector<Vertex> mVertices;                    //!< of each site; none for a repeated position
+    std::vector<std::size_t> mCluster;                //!< of each region
+    std::vector<std::vector<std::uint32_t>> mMembers; //!< regions of each cluster, increasing
+    FlatMap<std::int64_t> mEcs;                       //!< (cluster, class) -> records, present when > 0
     //! Per cluster: (EC size below k, ECs of that size) by increasing size. A few entries at most: a flat
     //! vector, so the trials' many updates allocate nothing (a std::map did, and dominated a trial).
     std::vector<std::vector<std::pair<std::int64_t, std::uint32_t>>> mBelowK;
-    std::vector<std::int64_t> mClusterSuppressed;          //!< records in ECs below k, per cluster
-    std::vector<double> mCompactness;                      //!< eq. 20 per cluster, as of its last change
-    double mTotalCompactness = 0;                          //!< their sum, kept as they change
-    std::vector<double> mMeanPointCompactness;             //!< per cluster, as of its last change
-    double mTotalMeanPointCompactness = 0;                 //!< their sum, what the budget holds
-    std::vector<std::int64_t> mRecords;                    //!< records per cluster
-    std::map<std::int64_t, std::int64_t> mLevels;          //!< anonymity -> clusters at it
+    std::vector<std::int64_t> mClusterSuppressed; //!< records in ECs below k, per cluster
+    std::vector<double> mCompactness;             //!< eq. 20 per cluster, as of its last change
+    double mTotalCompactness = 0;                 //!< their sum, kept as they change
+    std::vector<double> mMeanPointCompactness;    //!< per cluster, as of its last change
+    double mTotalMeanPointCompactness = 0;        //!< their sum, what the budget holds
+    std::vector<std::int64_t> mRecords;           //!< records per cluster
+    std::map<std::int64_t, std::int64_t> mLevels; //!< anonymity -> clusters at it
     std::int64_t mSuppressed = 0;
 
-    std::uint64_t mClock = 0;                              //!< commits so far
-    std::vector<std::uint64_t> mChanged;                   //!< per site: the clock of the last commit that touched it
-    std::vector<std::int64_t> mDelta;                      //!< per class: scratch of scoresAfter, all zero between calls
-    std::vector<std::uint32_t> mDeltaCluster;              //!< per class: the last cluster (+1) whose scoring touched it
+    std::uint64_t mClock = 0;                               //!< commits so far
+    std::vector<std::uint64_t> mChanged;                    //!< per site: the clock of the last commit that touched it
+    std::vector<std::int64_t> mDelta;                       //!< per class: scratch of scoresAfter, all zero between calls
+    std::vector<std::uint32_t> mDeltaCluster;               //!< per class: the last cluster (+1) whose scoring touched it
     std::unordered_map<std::uint64_t, FailedTrial> mFailed; //!< by (site, class)
     AdcStatus mStatus;
     AdcStop mStop = AdcStop::NoImprovement;

@@ -27,18 +27,18 @@ enum class AdcObjective
 //! Where ADC is: what progress shows and the result reports.
 struct AdcStatus
 {
-    std::int64_t alpha = 0;           //!< global anonymity: the smallest EC of any cluster, capped at k (alpha >= k is done)
-    std::int64_t clustersAtAlpha = 0; //!< |R_alpha|
-    std::int64_t objective = 0;       //!< f of eq. 14, with |R| = the number of sites
-    std::int64_t suppressed = 0;      //!< records in ECs (cluster, QI class) below k
-    double compactness = 0;           //!< eq. 20 over the current clusters
-    double meanPointCompactness = 0;  //!< vbas::meanPointCompactness of the current clusters, with AdcSettings::regionWeights
-    std::int64_t clusters = 0;        //!< clusters holding at least one region point
+    std::int64_t alpha = 0;            //!< global anonymity: the smallest EC of any cluster, capped at k (alpha >= k is done)
+    std::int64_t clustersAtAlpha = 0;  //!< |R_alpha|
+    std::int64_t objective = 0;        //!< f of eq. 14, with |R| = the number of sites
+    std::int64_t suppressed = 0;       //!< records in ECs (cluster, QI class) below k
+    double compactness = 0;            //!< eq. 20 over the current clusters
+    double meanPointCompactness = 0;   //!< vbas::meanPointCompactness of the current clusters, with AdcSettings::regionWeights
+    std::int64_t clusters = 0;         //!< clusters holding at least one region point
     std::int64_t releasingNothing = 0; //!< of those, the clusters whose every record is in an EC below k
-    std::uint64_t tried = 0;          //!< trial moves
-    std::uint64_t evaluated = 0;      //!< trial moves re-scored (the others were known to fail, see AdcSettings)
-    std::uint64_t committed = 0;      //!< trial moves kept
-    std::uint64_t passes = 0;         //!< passes over the target clusters
+    std::uint64_t tried = 0;           //!< trial moves
+    std::uint64_t evaluated = 0;       //!< trial moves re-scored (the others were known to fail, see AdcSettings)
+    std::uint64_t committed = 0;       //!< trial moves kept
+    std::uint64_t passes = 0;          //!< passes over the target clusters
 };
 
 struct AdcSettings
@@ -79,9 +79,9 @@ enum class AdcStop
 
 struct AdcResult
 {
-    std::vector<Point> sites;               //!< one per seed, moved
+    std::vector<Point> sites;                 //!< one per seed, moved
     std::vector<std::size_t> regionAggregate; //!< the aggregate of each region point: its nearest site
-    AdcStatus before;                       //!< at the seeds
+    AdcStatus before;                         //!< at the seeds
     AdcStatus after;
     AdcStop stop = AdcStop::NoImprovement;
 };

@@ -15,8 +15,8 @@ namespace vbas
 struct Aggregation
 {
     std::vector<std::size_t> regionAggregateIndex; //!< the aggregate index of each region (algorithms/README.md, Glossary)
-    std::vector<std::size_t> aggregateId;           //!< the aggregate id of each aggregate index, increasing
-    SparseHistograms ecs;                     //!< per aggregate: class -> records, the output ECs
+    std::vector<std::size_t> aggregateId;          //!< the aggregate id of each aggregate index, increasing
+    SparseHistograms ecs;                          //!< per aggregate: class -> records, the output ECs
 };
 
 //! Nearest site of every region point (Euclidean, ties to the lower site index).

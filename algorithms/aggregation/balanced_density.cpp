@@ -72,12 +72,10 @@ std::vector<Group> cutRows( const std::vector<Point> &points, const std::vector<
 {
   Group order( points.size() );
   std::iota( order.begin(), order.end(), 0 );
-  std::sort( order.begin(), order.end(), [&points]( std::size_t a, std::size_t b ) {
-    return std::tie( points[a].y, points[a].x, a ) < std::tie( points[b].y, points[b].x, b );
-  } );
+  std::sort( order.begin(), order.end(), [&points]( std::size_t a, std::size_t b ) { return std::tie( points[a].y, points[a].x, a ) < std::tie( points[b].y, points[b].x, b ); } );
 
   const double rows = std::max( 1.0, roundHalfUp( std::sqrt( static_cast<double>( sites ) ) ) ); // eq. 7
-  const double target = roundHalfUp( total / rows );                                              // eq. 8
+  const double target = roundHalfUp( total / rows );                                             // eq. 8
   std::vector<Group> result = walk( order, population, target, std::numeric_limits<std::size_t>::max() );
 
   // A final row that ran out of points below p'/2 joins the row below it.
@@ -109,7 +107,7 @@ std::vector<Group> cutRows( const std::vector<Point> &points, const std::vector<
 //! Eq. 10-11: cells per row, summing to the number of sites.
 std::vector<std::size_t> cellsPerRow( const std::vector<Group> &rows, const std::vector<double> &population, std::size_t sites, double total )
 {
-  std::vector<double> share;     // s * r_alpha (eq. 10)
+  std::vector<double> share;      // s * r_alpha (eq. 10)
   std::vector<std::size_t> cells; // r_c (eq. 11)
   std::vector<std::size_t> most;
   for ( const Group &row : rows )
@@ -143,9 +141,7 @@ std::vector<std::size_t> cellsPerRow( const std::vector<Group> &rows, const std:
 //! Cuts one row, sorted by x, into exactly `count` cells.
 std::vector<Group> cutCells( Group row, const std::vector<Point> &points, const std::vector<double> &population, std::size_t count )
 {
-  std::sort( row.begin(), row.end(), [&points]( std::size_t a, std::size_t b ) {
-    return std::tie( points[a].x, points[a].y, a ) < std::tie( points[b].x, points[b].y, b );
-  } );
+  std::sort( row.begin(), row.end(), [&points]( std::size_t a, std::size_t b ) { return std::tie( points[a].x, points[a].y, a ) < std::tie( points[b].x, points[b].y, b ); } );
   std::vector<Group> cells = walk( row, population, roundHalfUp( groupPopulation( row, population ) / static_cast<double>( count ) ), count );
   while ( cells.size() < count )
   {

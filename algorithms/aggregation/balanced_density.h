@@ -17,10 +17,10 @@ enum class SitePosition
 
 struct Placement
 {
-    std::vector<Point> sites;                     //!< one site per cell
-    std::vector<double> cellPopulation;           //!< population of each cell
-    std::vector<std::vector<std::size_t>> cells;  //!< point indices of each cell
-    std::vector<std::size_t> cellRow;             //!< row of each cell, bottom row first
+    std::vector<Point> sites;                    //!< one site per cell
+    std::vector<double> cellPopulation;          //!< population of each cell
+    std::vector<std::vector<std::size_t>> cells; //!< point indices of each cell
+    std::vector<std::size_t> cellRow;            //!< row of each cell, bottom row first
 };
 
 /**

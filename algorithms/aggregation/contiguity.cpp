@@ -205,9 +205,9 @@ std::vector<std::size_t> mainFragments( const Fragments &parts, const Members &m
 {
   struct Candidate
   {
-    std::int64_t records = -1; // below any fragment's, so the first fragment of an aggregate wins
-    std::size_t regions = 0;
-    std::size_t fragment = kNone;
+      std::int64_t records = -1; // below any fragment's, so the first fragment of an aggregate wins
+      std::size_t regions = 0;
+      std::size_t fragment = kNone;
   };
   std::vector<Candidate> best( aggregates );
   for ( std::size_t f = 0; f < parts.count(); ++f )
@@ -223,7 +223,6 @@ std::vector<std::size_t> mainFragments( const Fragments &parts, const Members &m
   std::transform( best.begin(), best.end(), main.begin(), []( const Candidate &c ) { return c.fragment; } );
   return main;
 }
-
 
 //! The aggregate other than `own` that fragment f shares the longest border with (ties: the lower aggregate), or kNone.
 std::size_t longestBorderAggregate( std::size_t f, const Members &m, std::size_t own, const std::vector<std::size_t> &regionAggregate, const RegionAdjacency &adjacency )

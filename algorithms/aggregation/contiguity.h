@@ -59,8 +59,8 @@ BridgedAdjacency bridgeIslands( const RegionAdjacency &adjacency, const std::vec
 //! The fragments of a regionAggregate: the connected components of each aggregate's regions.
 struct Fragments
 {
-    std::vector<std::size_t> regionFragment; //!< fragment of each region
-    std::vector<std::size_t> fragmentAggregate;  //!< the aggregate id of each fragment
+    std::vector<std::size_t> regionFragment;    //!< fragment of each region
+    std::vector<std::size_t> fragmentAggregate; //!< the aggregate id of each fragment
 
     std::size_t count() const { return fragmentAggregate.size(); }
 };

@@ -16,7 +16,8 @@ namespace vbas
  * The mean-point compactness of one unit, the regions `visit` passes to its callable (it is called
  * twice): sum w_r ||r_p - m||, m their weighted mean point; 0 when their weights sum to 0.
  */
-template<class Visit> double meanPointSpread( const std::vector<Point> &points, const std::vector<double> &weights, Visit visit )
+template<class Visit>
+double meanPointSpread( const std::vector<Point> &points, const std::vector<double> &weights, Visit visit )
 {
   double weight = 0;
   Point sum;

@@ -26,9 +26,9 @@ namespace vbas
  */
 struct UnitConstraints
 {
-    double maxMeanPointCompactness = std::numeric_limits<double>::infinity(); //!< over all regions (vbas::meanPointCompactness)
-    std::int64_t minRecords = 0;                                     //!< records in every unit
-    std::int64_t maxRecords = std::numeric_limits<std::int64_t>::max(); //!< records in any unit
+    double maxMeanPointCompactness = std::numeric_limits<double>::infinity();  //!< over all regions (vbas::meanPointCompactness)
+    std::int64_t minRecords = 0;                                               //!< records in every unit
+    std::int64_t maxRecords = std::numeric_limits<std::int64_t>::max();        //!< records in any unit
     std::size_t maxReleasingNothing = std::numeric_limits<std::size_t>::max(); //!< units whose every record is suppressed
 };
 
@@ -54,8 +54,8 @@ class Partition
      * region; sites: the site of each aggregate; weights: each region's weight in the mean-point
      * compactness (empty: 1 each). Throws std::invalid_argument otherwise.
      */
-    Partition( std::vector<std::size_t> regionAggregate, std::vector<Point> sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms,
-               const RegionAdjacency &adjacency, std::int64_t k, const UnitConstraints &constraints, std::vector<double> weights = {} );
+    Partition( std::vector<std::size_t> regionAggregate, std::vector<Point> sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms, const RegionAdjacency &adjacency,
+               std::int64_t k, const UnitConstraints &constraints, std::vector<double> weights = {} );
 
     //! The change of the scores (after - before) and whether the constraints allow it.
     struct Change
@@ -146,8 +146,8 @@ class Partition
     FlatMap<std::int64_t> mEcs;
     PartitionScore mScore;
     std::vector<std::size_t> mSeen, mTarget, mQueue; //!< keepsPieces' search, marked with a stamp per check
-    mutable std::vector<std::int64_t> mScratch;     //!< totals' records by class id, all 0 between calls
-    mutable std::vector<std::uint32_t> mTouched;    //!< the classes totals met
+    mutable std::vector<std::int64_t> mScratch;      //!< totals' records by class id, all 0 between calls
+    mutable std::vector<std::uint32_t> mTouched;     //!< the classes totals met
     std::size_t mStamp = 0;
 };
 

@@ -62,7 +62,8 @@ class Search
       , mMark( partition.regions(), 0 )
       , mClassStamp( partition.classCount(), 0 )
       , mClassIndex( partition.classCount(), 0 )
-    {}
+    {
+    }
 
     //! A random move; slack: the largest rise of the cost that late acceptance would take now.
     Proposal propose( double slack )

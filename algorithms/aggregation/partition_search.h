@@ -19,10 +19,10 @@ namespace vbas
 
 struct SearchSettings
 {
-    std::uint64_t seed = 0;      //!< draws every choice: the same seed and moves give the same partition
-    double timeLimit = 60;       //!< seconds (TIME_LIMIT); the search stops at the first of this and maxMoves
+    std::uint64_t seed = 0; //!< draws every choice: the same seed and moves give the same partition
+    double timeLimit = 60;  //!< seconds (TIME_LIMIT); the search stops at the first of this and maxMoves
     std::uint64_t maxMoves = std::numeric_limits<std::uint64_t>::max();
-    std::size_t history = 1000;  //!< length of the late acceptance list
+    std::size_t history = 1000;         //!< length of the late acceptance list
     std::size_t largestRecombined = 64; //!< regions at most in the units a recombination or split re-forms
     //! Called after every accepted move (for checks).
     std::function<void( const Partition &partition )> afterAccept;
@@ -53,7 +53,7 @@ struct SearchResult
     bool boundsKept = false; //!< whether that partition keeps every bound (Partition::keepsBounds): false only when it is the start, which breaks one
     PartitionScore start;
     PartitionScore best;
-    std::uint64_t moves = 0;    //!< trial moves made (maxMoves = this repeats the run exactly)
+    std::uint64_t moves = 0; //!< trial moves made (maxMoves = this repeats the run exactly)
     std::uint64_t accepted = 0;
     std::uint64_t bestMove = 0; //!< the trial move that found the best partition
     double bestSeconds = 0;     //!< and when

@@ -12,7 +12,7 @@ namespace vbas
 
 struct Suppression
 {
-    std::vector<char> suppressed;          //!< per EC entry of the histograms: 1 if suppressed
+    std::vector<char> suppressed; //!< per EC entry of the histograms: 1 if suppressed
     std::int64_t releasedRecords = 0;
     std::int64_t suppressedRecords = 0;
 };

@@ -6,16 +6,16 @@ namespace vbas
 
 struct Point
 {
-  double x = 0;
-  double y = 0;
+    double x = 0;
+    double y = 0;
 };
 
 struct Extent
 {
-  double xMin = 0;
-  double yMin = 0;
-  double xMax = 0;
-  double yMax = 0;
+    double xMin = 0;
+    double yMin = 0;
+    double xMax = 0;
+    double yMax = 0;
 };
 
 //! R(x) of the paper: round halves up, floor(x + 0.5), not to even.

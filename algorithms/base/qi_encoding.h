@@ -55,7 +55,7 @@ class QiEncoder
     std::vector<StringIndex> mValues;
     std::vector<std::optional<std::uint32_t>> mNullCode;
     std::vector<std::vector<std::optional<std::string>>> mCodeValues; //!< [qi][code] -> value bytes
-    StringIndex mClasses;        //!< class ids of the code tuples, keyed by the tuples' bytes
+    StringIndex mClasses;                                             //!< class ids of the code tuples, keyed by the tuples' bytes
     std::vector<std::uint32_t> mClassCodes;
     std::size_t mClassCount = 0; //!< without QIs: 1 once a record was seen
 };

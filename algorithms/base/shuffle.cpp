@@ -38,7 +38,8 @@ class ExternalShuffle::SpillFile
   public:
     explicit SpillFile( std::string path )
       : mPath( std::move( path ) )
-    {}
+    {
+    }
 
     SpillFile( SpillFile &&other ) noexcept
       : mPath( std::move( other.mPath ) )
@@ -46,7 +47,8 @@ class ExternalShuffle::SpillFile
       , mExists( std::exchange( other.mExists, false ) )
       , mRecords( other.mRecords )
       , mCost( other.mCost )
-    {}
+    {
+    }
 
     SpillFile( const SpillFile & ) = delete;
     SpillFile &operator=( const SpillFile & ) = delete;
@@ -136,10 +138,7 @@ class ExternalShuffle::SpillFile
         fail( "Cannot write spill file", mPath, std::strerror( errno ) );
     }
 
-    [[noreturn]] void failRead()
-    {
-      fail( "Cannot read spill file", mPath, std::ferror( mFile ) ? std::strerror( errno ) : "unexpected end of file" );
-    }
+    [[noreturn]] void failRead() { fail( "Cannot read spill file", mPath, std::ferror( mFile ) ? std::strerror( errno ) : "unexpected end of file" ); }
 
     std::string mPath;
     std::FILE *mFile = nullptr;

@@ -64,12 +64,12 @@ class ExternalShuffle
     Random mRandom;
     std::size_t mBudget = 1;
     std::string mPrefix;
-    std::size_t mNextFile = 0;      //!< index of the next spill file
+    std::size_t mNextFile = 0; //!< index of the next spill file
     std::size_t mSize = 0;
     bool mSpilled = false;
     bool mDrained = false;
-    std::string mBytes;             //!< the records held in memory, back to back
-    std::vector<std::size_t> mEnds; //!< end of each record held in memory, in mBytes
+    std::string mBytes;              //!< the records held in memory, back to back
+    std::vector<std::size_t> mEnds;  //!< end of each record held in memory, in mBytes
     std::vector<SpillFile> mBuckets; //!< the spill files records are added to, once over the budget
 };
 

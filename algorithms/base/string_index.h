@@ -46,8 +46,8 @@ class StringIndex
     bool holds( std::uint32_t id, std::string_view text, const Key &key ) const;
 
     FlatMap<std::uint32_t> mByHash;
-    std::vector<Key> mKeys;            //!< key of each id
-    std::vector<std::string> mLong;    //!< text of each id longer than kExactKey bytes, else empty
+    std::vector<Key> mKeys;         //!< key of each id
+    std::vector<std::string> mLong; //!< text of each id longer than kExactKey bytes, else empty
     // Strings whose hash equals an earlier, different string's: exact but slower.
     std::unordered_map<std::string, std::uint32_t> mCollisions;
 };

@@ -22,15 +22,12 @@ struct Spread
     std::vector<std::vector<double>> perLabel; //!< [q][label]: records per value under it
     std::vector<double> everywhere;            //!< [q]: records per value, from "*"
 
-    double perValue( const QiHierarchy &qi, std::size_t q, std::size_t level, std::size_t value ) const
-    {
-      return everywhere[q] + perLabel[q][qi.hierarchy.labelId( level, value )];
-    }
+    double perValue( const QiHierarchy &qi, std::size_t q, std::size_t level, std::size_t value ) const { return everywhere[q] + perLabel[q][qi.hierarchy.labelId( level, value )]; }
 };
 
 //! The released records of the regions' entries, spread (ARE's uniform estimate).
-Spread spread( const std::vector<QiHierarchy> &qis, const LatticeNode &node, const std::vector<std::uint32_t> &classCodes, const SparseHistograms &regionHistograms,
-               const WrittenClasses &written, const std::vector<std::size_t> &regions )
+Spread spread( const std::vector<QiHierarchy> &qis, const LatticeNode &node, const std::vector<std::uint32_t> &classCodes, const SparseHistograms &regionHistograms, const WrittenClasses &written,
+               const std::vector<std::size_t> &regions )
 {
   const std::size_t qiCount = qis.size();
   Spread s;
@@ -60,8 +57,8 @@ Spread spread( const std::vector<QiHierarchy> &qis, const LatticeNode &node, con
 }
 
 //! One region's queries: (QI, hierarchy value, records), each once.
-std::vector<std::tuple<std::size_t, std::size_t, std::int64_t>> queries( const std::vector<QiHierarchy> &qis, const std::vector<std::uint32_t> &classCodes,
-                                                                         const SparseHistograms &regionHistograms, std::size_t r )
+std::vector<std::tuple<std::size_t, std::size_t, std::int64_t>> queries( const std::vector<QiHierarchy> &qis, const std::vector<std::uint32_t> &classCodes, const SparseHistograms &regionHistograms,
+                                                                         std::size_t r )
 {
   std::vector<std::tuple<std::size_t, std::size_t, std::int64_t>> all;
   for ( std::size_t e = regionHistograms.offsets[r]; e < regionHistograms.offsets[r + 1]; ++e )
@@ -79,8 +76,8 @@ std::vector<std::tuple<std::size_t, std::size_t, std::int64_t>> queries( const s
 
 } // namespace
 
-GeneralizationMetrics generalizationMetrics( const std::vector<QiHierarchy> &qis, const LatticeNode &node, const std::vector<std::uint32_t> &classCodes,
-                                             const SparseHistograms &regionHistograms, const WrittenClasses &written, const std::vector<std::size_t> &regionAggregateIndex )
+GeneralizationMetrics generalizationMetrics( const std::vector<QiHierarchy> &qis, const LatticeNode &node, const std::vector<std::uint32_t> &classCodes, const SparseHistograms &regionHistograms,
+                                             const WrittenClasses &written, const std::vector<std::size_t> &regionAggregateIndex )
 {
   const std::size_t qiCount = qis.size();
   GeneralizationMetrics m;

@@ -27,7 +27,7 @@ struct GeneralizationMetrics
  * aggregate. A query's estimate spreads each released class of the region's aggregate evenly over
  * the aggregate's regions and over the values under its label (under every value for "*").
  */
-GeneralizationMetrics generalizationMetrics( const std::vector<QiHierarchy> &qis, const LatticeNode &node, const std::vector<std::uint32_t> &classCodes,
-                                             const SparseHistograms &regionHistograms, const WrittenClasses &written, const std::vector<std::size_t> &regionAggregateIndex );
+GeneralizationMetrics generalizationMetrics( const std::vector<QiHierarchy> &qis, const LatticeNode &node, const std::vector<std::uint32_t> &classCodes, const SparseHistograms &regionHistograms,
+                                             const WrittenClasses &written, const std::vector<std::size_t> &regionAggregateIndex );
 
 } // namespace vbas

@@ -17,11 +17,11 @@ namespace vbas
 
 struct WrittenClasses
 {
-    std::vector<std::uint32_t> generalized; //!< per written class: a generalized class of it (its records are written alike on every QI)
-    std::vector<char> dropped;              //!< per written class: not released
-    std::vector<std::uint32_t> entryClass;  //!< per entry of the region histograms: its written class
+    std::vector<std::uint32_t> generalized;  //!< per written class: a generalized class of it (its records are written alike on every QI)
+    std::vector<char> dropped;               //!< per written class: not released
+    std::vector<std::uint32_t> entryClass;   //!< per entry of the region histograms: its written class
     std::vector<std::uint32_t> entryStarred; //!< per entry of the region histograms: the QIs its records are written with as "*"
-    SparseHistograms regions;               //!< per region: written class -> records
+    SparseHistograms regions;                //!< per region: written class -> records
 };
 
 /**

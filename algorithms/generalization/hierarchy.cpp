@@ -133,8 +133,9 @@ Hierarchy Hierarchy::fromRows( const std::vector<HierarchyRow> &rows )
   {
     const std::string value = row.fields.empty() ? std::string() : row.fields[0];
     if ( width( row ) != levels )
-      throw HierarchyError( row.line, value, "line " + std::to_string( row.line ) + " has " + std::to_string( width( row ) ) + " columns, line " + std::to_string( rows.front().line ) + " has " +
-                                               std::to_string( levels ) + ": every row needs a label at every level" );
+      throw HierarchyError( row.line, value,
+                            "line " + std::to_string( row.line ) + " has " + std::to_string( width( row ) ) + " columns, line " + std::to_string( rows.front().line ) + " has "
+                              + std::to_string( levels ) + ": every row needs a label at every level" );
     for ( std::size_t level = 1; level < levels; ++level )
       if ( row.fields[level].empty() )
         throw HierarchyError( row.line, value, "line " + std::to_string( row.line ) + ": the label of " + quoted( value ) + " at level " + std::to_string( level ) + " is empty" );
@@ -157,9 +158,9 @@ Hierarchy Hierarchy::fromRows( const std::vector<HierarchyRow> &rows )
         first = v;
       else if ( h.labelId( level + 1, *first ) != h.labelId( level + 1, v ) )
         throw HierarchyError( lines[v], h.value( v ),
-                              "line " + std::to_string( lines[v] ) + ": " + quoted( labelOf[level][v] ) + " at level " + std::to_string( level ) + " is under " + quoted( labelOf[level + 1][*first] ) +
-                                " at level " + std::to_string( level + 1 ) + " on line " + std::to_string( lines[*first] ) + " but under " + quoted( labelOf[level + 1][v] ) +
-                                " here: every level must be a coarsening of the one below" );
+                              "line " + std::to_string( lines[v] ) + ": " + quoted( labelOf[level][v] ) + " at level " + std::to_string( level ) + " is under " + quoted( labelOf[level + 1][*first] )
+                                + " at level " + std::to_string( level + 1 ) + " on line " + std::to_string( lines[*first] ) + " but under " + quoted( labelOf[level + 1][v] )
+                                + " here: every level must be a coarsening of the one below" );
     }
   }
   return h;
@@ -206,8 +207,9 @@ Hierarchy Hierarchy::intervals( const std::vector<std::string> &values, double w
       const double start = origin + i * w;
       const std::string from = formatNumber( start ), to = i < openInterval ? formatNumber( start + w ) : std::string( "inf" );
       if ( from == to ) // a double holds about 16 significant digits, a label 15
-        throw HierarchyError( 0, values[v], "the width " + formatNumber( w ) + " is too small for values such as " + quoted( values[v] ) + ": the interval of that width from " + from +
-                                              " would be labelled [" + from + ", " + to + "), its ends the same to the 15 significant digits of a label; choose a larger width" );
+        throw HierarchyError( 0, values[v],
+                              "the width " + formatNumber( w ) + " is too small for values such as " + quoted( values[v] ) + ": the interval of that width from " + from + " would be labelled [" + from
+                                + ", " + to + "), its ends the same to the 15 significant digits of a label; choose a larger width" );
       if ( i < openInterval && r.hi > start + w )
         throw HierarchyError( 0, values[v], "an interval of width " + formatNumber( w ) + " would split the band " + quoted( values[v] ) + ": choose a width that the bands divide" );
       labels.push_back( "[" + from + ", " + to + ")" );

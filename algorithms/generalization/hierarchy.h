@@ -28,7 +28,7 @@ class HierarchyError : public std::runtime_error
 {
   public:
     HierarchyError( std::size_t line, std::string value, const std::string &message );
-    std::size_t line;  //!< 0: no line (a built-in hierarchy)
+    std::size_t line; //!< 0: no line (a built-in hierarchy)
     std::string value;
 };
 
@@ -84,10 +84,10 @@ class Hierarchy
 
     std::vector<std::string> mValues;
     std::unordered_map<std::string, std::size_t> mIndex;
-    std::vector<std::vector<std::uint32_t>> mLabelOf;    //!< [level][value] -> label id
-    std::vector<std::vector<std::string>> mLabels;       //!< [level][label id] -> text
-    std::vector<std::vector<std::size_t>> mLeaves;       //!< [level][label id] -> values under it
-    std::vector<std::vector<std::size_t>> mFirst;        //!< [level][label id] -> first value under it
+    std::vector<std::vector<std::uint32_t>> mLabelOf; //!< [level][value] -> label id
+    std::vector<std::vector<std::string>> mLabels;    //!< [level][label id] -> text
+    std::vector<std::vector<std::size_t>> mLeaves;    //!< [level][label id] -> values under it
+    std::vector<std::vector<std::size_t>> mFirst;     //!< [level][label id] -> first value under it
 };
 
 } // namespace vbas

@@ -63,10 +63,10 @@ class LossModel
     struct Level
     {
         double genericNue = 0;
-        double steps = 0;                //!< records x level / star level
-        double lm = 0;                   //!< sum over records of LM
-        double information = 0;          //!< entropy of the labels, bits
-        std::vector<double> lmOfLabel;   //!< LM of a value with each label
+        double steps = 0;              //!< records x level / star level
+        double lm = 0;                 //!< sum over records of LM
+        double information = 0;        //!< entropy of the labels, bits
+        std::vector<double> lmOfLabel; //!< LM of a value with each label
     };
 
     //! Generic NUE of the starred records of QI q from level `level` up, given their records per label.

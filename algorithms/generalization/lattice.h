@@ -34,8 +34,8 @@ struct LatticeSettings
 //! The classes of a node, for the caller to count its sites by (paper eq. 1-6).
 struct NodeClasses
 {
-    std::vector<std::int64_t> classRecords;   //!< records of each generalized class
-    std::vector<std::size_t> categoryCounts;  //!< labels present of each QI (MaxCombs' |q|)
+    std::vector<std::int64_t> classRecords;  //!< records of each generalized class
+    std::vector<std::size_t> categoryCounts; //!< labels present of each QI (MaxCombs' |q|)
 };
 
 //! The aggregation a node's records are released in (its ECs over the original classes).

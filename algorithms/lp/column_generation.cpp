@@ -60,7 +60,7 @@ struct Vertex
 {
     std::uint32_t destination = 0;
     double reducedCost = 0;
-    double cost = 0; //!< sum_i d_ij v_i
+    double cost = 0;                                    //!< sum_i d_ij v_i
     std::vector<std::pair<std::size_t, double>> shares; //!< (inflow slot, v_i)
 };
 
@@ -115,18 +115,18 @@ class ColumnGeneration
     const model::Inflow mInflow;
     std::vector<double> mCap;    //!< min(a_i, 1) per code
     std::vector<double> mCapSum; //!< per destination, summed over its own origins (never one running sum: it lost precision)
-    double mLongest = 0; //!< the longest candidate distance: no feasible P moves anyone further
+    double mLongest = 0;         //!< the longest candidate distance: no feasible P moves anyone further
     double mBigM = 0;
 
     ClpSimplex mClp;
     MasterSolver mMasterSolver = MasterSolver::Simplex;
-    std::vector<double> mCost;        //!< of every generated column, for the switch back from phase 1
+    std::vector<double> mCost; //!< of every generated column, for the switch back from phase 1
     std::vector<std::size_t> mColumnStart { 0 };
     std::vector<std::pair<std::size_t, double>> mColumnShares;
     std::vector<double> mCentre, mDelta; //!< the box of the dual stabilisation
 
     std::size_t mRounds = 0;
-    std::size_t mStalled = 0; //!< rounds in a row that improved neither bound
+    std::size_t mStalled = 0;                                      //!< rounds in a row that improved neither bound
     double mLowerBound = -std::numeric_limits<double>::infinity(); //!< best Lagrangian bound (master units: metres x people)
     double mUpperBound = std::numeric_limits<double>::infinity();  //!< best feasible master objective
     std::vector<double> mBestLambda;
@@ -380,7 +380,8 @@ void ColumnGeneration::report()
     return;
   const double gap = std::isfinite( mUpperBound ) && mUpperBound > 0 ? ( mUpperBound - mLowerBound ) / mUpperBound : 1.0;
   const double percent = std::clamp( 100 * std::log10( std::max( gap, mSettings.gapTolerance ) ) / std::log10( mSettings.gapTolerance ), 0.0, 100.0 );
-  mProgress->report( percent, "round " + std::to_string( mRounds ) + ": objective " + ( std::isfinite( mUpperBound ) ? std::to_string( mUpperBound / mTotal ) : std::string( "-" ) ) + ", gap " + std::to_string( gap ) );
+  mProgress->report( percent, "round " + std::to_string( mRounds ) + ": objective " + ( std::isfinite( mUpperBound ) ? std::to_string( mUpperBound / mTotal ) : std::string( "-" ) ) + ", gap "
+                                + std::to_string( gap ) );
 }
 
 /**
@@ -434,7 +435,7 @@ ColumnGeneration::Outcome ColumnGeneration::iterate( Phase phase )
       const bool atEdge = widenBoxAtEdge( u, serious || found.empty() );
       if ( mMasterSolver == MasterSolver::Barrier && ( ( found.empty() && !atEdge ) || mLowerBound > ( 1 - BarrierGap ) * mClp.objectiveValue() ) )
         mMasterSolver = MasterSolver::Crossover; // the simplex ends every run, with a basic solution
-      else if ( found.empty() && !atEdge ) // the box is inactive: u is optimal for the full dual
+      else if ( found.empty() && !atEdge )       // the box is inactive: u is optimal for the full dual
         return feasible ? Outcome::Optimal : Outcome::ArtificialsLeft;
       setBox();
     }

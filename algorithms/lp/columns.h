@@ -29,7 +29,8 @@ class ColumnBuffer
     void load( ClpSimplex &model, const std::vector<double> &rowLower, const std::vector<double> &rowUpper ) const
     {
       const std::vector<double> lower( size(), 0.0 );
-      model.loadProblem( static_cast<int>( size() ), static_cast<int>( rowLower.size() ), starts().data(), mRows.data(), mElements.data(), lower.data(), mUpper.data(), mCost.data(), rowLower.data(), rowUpper.data() );
+      model.loadProblem( static_cast<int>( size() ), static_cast<int>( rowLower.size() ), starts().data(), mRows.data(), mElements.data(), lower.data(), mUpper.data(), mCost.data(), rowLower.data(),
+                         rowUpper.data() );
     }
 
     //! Appends the buffered columns to model (which keeps its basis: the new columns are non-basic at 0) and empties the buffer.

@@ -165,8 +165,8 @@ bool certificateProvesInfeasible( const Problem &problem, const Layout &rows, co
 {
   std::unique_ptr<double[]> ray( clp.infeasibilityRay() );
   const double *duals = clp.dualRowSolution();
-  return ( ray && provesInfeasible( problem, rows, std::vector<double>( ray.get(), ray.get() + clp.getNumRows() ) ) ) ||
-         ( duals && provesInfeasible( problem, rows, std::vector<double>( duals, duals + clp.getNumRows() ) ) );
+  return ( ray && provesInfeasible( problem, rows, std::vector<double>( ray.get(), ray.get() + clp.getNumRows() ) ) )
+         || ( duals && provesInfeasible( problem, rows, std::vector<double>( duals, duals + clp.getNumRows() ) ) );
 }
 
 //! Why P is not a verified optimum (rows, epsilon or the gap to the bound recounted), or nothing when it is.
@@ -175,7 +175,8 @@ std::optional<std::string> unverified( const Problem &problem, const Solution &s
   const Candidates &candidates = problem.candidates;
   for ( std::size_t i = 0; i < candidates.codes(); ++i )
   {
-    const double sum = std::accumulate( solution.probability.begin() + static_cast<std::ptrdiff_t>( candidates.offsets[i] ), solution.probability.begin() + static_cast<std::ptrdiff_t>( candidates.offsets[i + 1] ), 0.0 );
+    const double sum = std::accumulate( solution.probability.begin() + static_cast<std::ptrdiff_t>( candidates.offsets[i] ),
+                                        solution.probability.begin() + static_cast<std::ptrdiff_t>( candidates.offsets[i + 1] ), 0.0 );
     if ( !( std::abs( sum - 1 ) <= VerifyFeasibility ) )
       return "the probabilities of code " + std::to_string( i ) + " sum to " + std::to_string( sum ) + ", not 1";
   }

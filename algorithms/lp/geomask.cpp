@@ -136,7 +136,6 @@ double provenInfeasibleBelow( const Problem &problem )
   return std::min( below, 1.0 );
 }
 
-
 double maxReidentification( const Problem &problem, const std::vector<double> &probability )
 {
   // eq. 7: c_i P_ij / sum_k n_k P_kj over every pair with P_ij > 0.

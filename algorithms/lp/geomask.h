@@ -65,7 +65,7 @@ struct Problem
     double epsilon = 0.2;           //!< in (0, 1]
     Model model = Model::Revised;
     Candidates candidates;
-    bool feasibilityOnly = false;   //!< the direct LP without costs: only whether some P meets the constraints (minimumEpsilon), its objective not optimal
+    bool feasibilityOnly = false; //!< the direct LP without costs: only whether some P meets the constraints (minimumEpsilon), its objective not optimal
 };
 
 enum class Status
@@ -73,7 +73,7 @@ enum class Status
   Optimal,
   Infeasible, //!< no P meets the constraints for this epsilon and these candidates
   Canceled,
-  Limit,      //!< a round or time limit stopped the solver; the solution (if any: probability may be empty) is feasible but maybe not optimal
+  Limit, //!< a round or time limit stopped the solver; the solution (if any: probability may be empty) is feasible but maybe not optimal
 };
 
 /**
@@ -90,13 +90,13 @@ class SolverError : public std::runtime_error
 struct Solution
 {
     Status status = Status::Infeasible;
-    double objective = 0;              //!< expected movement per person: sum_i sum_j (n_i / N) d_ij P_ij
-    std::vector<double> probability;   //!< P_ij, one per candidate pair (aligned with Problem::candidates)
-    double lowerBound = 0;             //!< a proven lower bound on the optimum (column generation: Lagrangian)
-    double gap = 0;                    //!< (objective - lowerBound) / objective
-    std::size_t rows = 0;              //!< of the LP solved (the master's, for column generation)
-    std::size_t columns = 0;           //!< of the LP solved (generated columns, for column generation)
-    std::size_t rounds = 0;            //!< column-generation rounds (1 for the direct LP)
+    double objective = 0;            //!< expected movement per person: sum_i sum_j (n_i / N) d_ij P_ij
+    std::vector<double> probability; //!< P_ij, one per candidate pair (aligned with Problem::candidates)
+    double lowerBound = 0;           //!< a proven lower bound on the optimum (column generation: Lagrangian)
+    double gap = 0;                  //!< (objective - lowerBound) / objective
+    std::size_t rows = 0;            //!< of the LP solved (the master's, for column generation)
+    std::size_t columns = 0;         //!< of the LP solved (generated columns, for column generation)
+    std::size_t rounds = 0;          //!< column-generation rounds (1 for the direct LP)
     double seconds = 0;
 };
 
@@ -130,8 +130,8 @@ struct ColumnGenerationSettings
 {
     double gapTolerance = 1e-6; //!< stop when (objective - Lagrangian bound) / objective is below it
     std::size_t maxRounds = 100000;
-    double maxSeconds = 0;               //!< stop (Status::Limit) after a round that ends past it; 0: no limit
-    std::size_t stallRounds = 200;       //!< stop (Status::Limit) after this many rounds in a row that improve neither bound
+    double maxSeconds = 0;                 //!< stop (Status::Limit) after a round that ends past it; 0: no limit
+    std::size_t stallRounds = 200;         //!< stop (Status::Limit) after this many rounds in a row that improve neither bound
     std::size_t maxColumnsPerRound = 4000; //!< partial pricing: the most negative reduced costs only
 };
 

@@ -16,10 +16,16 @@ void validate( const Problem &problem );
 double c( const Problem &problem, std::size_t i );
 
 //! a_i = epsilon n_i / c_i (docs/method.md, column generation): the largest share of destination j's inflow that may come from i.
-inline double a( const Problem &problem, std::size_t i ) { return problem.epsilon * problem.population[i] / c( problem, i ); }
+inline double a( const Problem &problem, std::size_t i )
+{
+  return problem.epsilon * problem.population[i] / c( problem, i );
+}
 
 //! Whether code i's re-identification constraints are redundant: n_i >= c_i / epsilon (eq. 9: g(n_i) >= 0), i.e. a_i >= 1.
-inline bool redundant( const Problem &problem, std::size_t i ) { return problem.population[i] >= c( problem, i ) / problem.epsilon; }
+inline bool redundant( const Problem &problem, std::size_t i )
+{
+  return problem.population[i] >= c( problem, i ) / problem.epsilon;
+}
 
 //! N = sum_i n_i.
 double total( const Problem &problem );
@@ -28,7 +34,7 @@ double total( const Problem &problem );
 struct Inflow
 {
     std::vector<std::size_t> offsets;
-    std::vector<std::size_t> pairs;   //!< index p of the pair (i, j) in Problem::candidates
+    std::vector<std::size_t> pairs;     //!< index p of the pair (i, j) in Problem::candidates
     std::vector<std::uint32_t> origins; //!< its i
 };
 
@@ -53,6 +59,9 @@ double objective( const Problem &problem, const std::vector<double> &probability
 bool provenOptimal( const Problem &problem, double objective, double lowerBound );
 
 //! Seconds since start.
-inline double since( std::chrono::steady_clock::time_point start ) { return std::chrono::duration<double>( std::chrono::steady_clock::now() - start ).count(); }
+inline double since( std::chrono::steady_clock::time_point start )
+{
+  return std::chrono::duration<double>( std::chrono::steady_clock::now() - start ).count();
+}
 
 } // namespace vbas::lp::model

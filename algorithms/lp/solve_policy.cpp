@@ -12,7 +12,8 @@ namespace
 
 //! A solver stopped on Progress::canceled: the policy stops at once.
 struct CanceledSolve
-{};
+{
+};
 
 //! An answer, or why none can be trusted.
 struct Answer

@@ -82,11 +82,11 @@ struct Pass
     std::vector<Fallback> fallbacks; //!< in order: the solve's own, then those of the smallest-epsilon search
     std::vector<Failure> refused;    //!< why no solver gave P that can be trusted (the first's, then the other's); empty when one did
     Solution solution;
-    bool searched = false;                //!< whether the smallest epsilon was searched for
+    bool searched = false;                 //!< whether the smallest epsilon was searched for
     std::optional<double> smallestEpsilon; //!< as advised; nothing when undecided or when even 1 is infeasible
-    std::string undecided;                //!< why the smallest epsilon could not be found (a SolverError), or empty
-    std::vector<double> published;        //!< P as TRANSITIONS holds it (publishedProbabilities)
-    double reidentification = 0;          //!< recounted from published
+    std::string undecided;                 //!< why the smallest epsilon could not be found (a SolverError), or empty
+    std::vector<double> published;         //!< P as TRANSITIONS holds it (publishedProbabilities)
+    double reidentification = 0;           //!< recounted from published
 };
 
 enum class Verdict
@@ -102,7 +102,7 @@ struct PolicyOutcome
 {
     Verdict verdict = Verdict::Canceled;
     Method chosen = Method::Direct; //!< the first solver, by SOLVER and the pairs
-    std::vector<Pass> passes;      //!< one, or two when the automatic choice re-solved by column generation (the last may be cut short by a cancel)
+    std::vector<Pass> passes;       //!< one, or two when the automatic choice re-solved by column generation (the last may be cut short by a cancel)
     bool resolved() const { return passes.size() == 2; }
 };
 

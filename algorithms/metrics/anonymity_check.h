@@ -31,10 +31,10 @@ constexpr double kClosenessTolerance = 1e-12;
 //! One equivalence class as measured.
 struct EcMeasures
 {
-    std::string key;          //!< the EC's key as given to AnonymityCheck::add; set for the violating ECs of a report
+    std::string key; //!< the EC's key as given to AnonymityCheck::add; set for the violating ECs of a report
     std::int64_t records = 0;
-    std::int64_t l = 0;       //!< distinct sensitive values with records; 0 without a sensitive attribute
-    double t = 0;             //!< earth mover's distance to the table's distribution; 0 without a sensitive attribute
+    std::int64_t l = 0; //!< distinct sensitive values with records; 0 without a sensitive attribute
+    double t = 0;       //!< earth mover's distance to the table's distribution; 0 without a sensitive attribute
     bool violatesK = false;
     bool violatesL = false;
     bool violatesT = false;
@@ -71,7 +71,7 @@ class AnonymityCheck
   private:
     struct Ec
     {
-        std::string_view key;                          //!< the key held by mEcIndex
+        std::string_view key; //!< the key held by mEcIndex
         std::int64_t records = 0;
         std::map<std::uint32_t, std::int64_t> values; //!< sensitive value -> records
     };

@@ -56,18 +56,18 @@ struct ReleaseFacts
     std::int64_t suppressed = 0;
     std::size_t aggregates = 0;
     std::size_t releasedEcs = 0;
-    std::int64_t smallestEc = 0;     //!< released; 0 when nothing is released
-    double squaresReleased = 0;      //!< sum of |E|^2 over released ECs
-    double squaresAll = 0;           //!< over all ECs
-    std::int64_t atRisk = 0;         //!< released records with 1 / |E| > riskThreshold
+    std::int64_t smallestEc = 0; //!< released; 0 when nothing is released
+    double squaresReleased = 0;  //!< sum of |E|^2 over released ECs
+    double squaresAll = 0;       //!< over all ECs
+    std::int64_t atRisk = 0;     //!< released records with 1 / |E| > riskThreshold
     double compactness = 0;
     double nue = 0;
     double nueAll = 0;
     double genericNue = 0;
     double genericNueAllSuppressed = 0;
-    double generalisationSteps = 0;  //!< sum over records of h / |DGH| (Prec)
+    double generalisationSteps = 0; //!< sum over records of h / |DGH| (Prec)
     bool sensitive = false;
-    std::int64_t minority = 0;       //!< released records outside their EC's majority value
+    std::int64_t minority = 0; //!< released records outside their EC's majority value
     std::int64_t smallestL = 0;
     double largestT = 0;
 };

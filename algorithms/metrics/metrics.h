@@ -41,9 +41,9 @@ struct MetricInputs
     const Aggregation &aggregation;
     const Suppression &suppression;
     std::int64_t k;
-    double riskThreshold = 0.2;                   //!< a record is at risk above 1 / |E| > riskThreshold
+    double riskThreshold = 0.2;                     //!< a record is at risk above 1 / |E| > riskThreshold
     const SensitiveHistograms *sensitive = nullptr; //!< CM, l-diversity and t-closeness need it
-    double runSeconds = 0;                        //!< the running time of the evaluated run
+    double runSeconds = 0;                          //!< the running time of the evaluated run
 };
 
 /**
@@ -57,12 +57,12 @@ struct ReleaseFacts; //!< the tallies of one pass over the release (metrics.cpp)
 
 struct Metric
 {
-    const char *field;   //!< the column of the metrics table
-    const char *output;  //!< the number output; nullptr: table only
+    const char *field;  //!< the column of the metrics table
+    const char *output; //!< the number output; nullptr: table only
     const char *label;
-    const char *formula; //!< with its source: the paper's equation or the metric's author
-    const char *meaning; //!< what it tells a custodian, in a sentence
-    bool whole;          //!< a count: an integer column
+    const char *formula;                                            //!< with its source: the paper's equation or the metric's author
+    const char *meaning;                                            //!< what it tells a custodian, in a sentence
+    bool whole;                                                     //!< a count: an integer column
     std::optional<MetricNumber> ( *value )( const ReleaseFacts & ); //!< nothing: does not apply (no sensitive field, no released EC)
 };
 

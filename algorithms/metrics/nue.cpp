@@ -36,7 +36,8 @@ double nonUniformEntropy( const std::vector<Generalised> &records )
   std::vector<const Generalised *> all;
   for ( const Generalised &r : records )
     all.push_back( &r );
-  return entropyOfStep( all, []( const Generalised &r ) { return Node( 0, r.path[0] ); }, []( const Generalised &r ) { return Node( r.level, r.path[r.level] ); } );
+  return entropyOfStep(
+    all, []( const Generalised &r ) { return Node( 0, r.path[0] ); }, []( const Generalised &r ) { return Node( r.level, r.path[r.level] ); } );
 }
 
 double genericNonUniformEntropy( const std::vector<Generalised> &records )
@@ -51,7 +52,8 @@ double genericNonUniformEntropy( const std::vector<Generalised> &records )
     for ( const Generalised &r : records )
       if ( r.level >= n )
         affected.push_back( &r );
-    sum += entropyOfStep( affected, [n]( const Generalised &r ) { return Node( n - 1, r.path[n - 1] ); }, [n]( const Generalised &r ) { return Node( n, r.path[n] ); } );
+    sum += entropyOfStep(
+      affected, [n]( const Generalised &r ) { return Node( n - 1, r.path[n - 1] ); }, [n]( const Generalised &r ) { return Node( n, r.path[n] ); } );
   }
   return sum;
 }

@@ -18,10 +18,10 @@ namespace vbas
 //! The records of each region by pair (QI class, sensitive value); a pair's id is dense.
 struct SensitiveHistograms
 {
-    SparseHistograms pairs;              //!< per region: pair id -> records
+    SparseHistograms pairs;               //!< per region: pair id -> records
     std::vector<std::uint32_t> pairClass; //!< QI class of each pair
     std::vector<std::uint32_t> pairValue; //!< sensitive value (dense code) of each pair
-    std::size_t values = 0;              //!< distinct sensitive values
+    std::size_t values = 0;               //!< distinct sensitive values
 
     //! The QI-class histograms of the regions: each region's pairs merged by their class.
     SparseHistograms classHistograms() const;

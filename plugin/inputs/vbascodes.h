@@ -19,13 +19,13 @@ class QgsProcessingFeedback;
 
 struct VbasCodes
 {
-    QVector<QVariant> ids;                      //!< code of each row of the codes layer, layer order
-    QHash<QString, std::uint32_t> index;        //!< code key (VbasValueCodec::regionKey) -> code
+    QVector<QVariant> ids;                     //!< code of each row of the codes layer, layer order
+    QHash<QString, std::uint32_t> index;       //!< code key (VbasValueCodec::regionKey) -> code
     std::vector<vbas::lp::Location> locations; //!< longitude/latitude for Haversine, layer coordinates otherwise
     vbas::lp::Distance distance = vbas::lp::Distance::Euclidean;
     std::vector<double> population;
-    std::vector<std::int64_t> patientCounts;   //!< from the patient-count field; empty without one
-    QString distanceUnit;                       //!< "m", or the layer's unit for a projected CRS
+    std::vector<std::int64_t> patientCounts; //!< from the patient-count field; empty without one
+    QString distanceUnit;                    //!< "m", or the layer's unit for a projected CRS
 
     //! The code of a value, or nothing for NULL or an unknown code.
     std::optional<std::uint32_t> find( const QVariant &value ) const;
@@ -34,8 +34,8 @@ struct VbasCodes
 struct VbasPatients
 {
     QgsFields fields;
-    QVector<QgsAttributes> rows;            //!< every patient row, in table order (empty with a patient-count field)
-    std::vector<std::uint32_t> origins;     //!< the code of every patient
+    QVector<QgsAttributes> rows;        //!< every patient row, in table order (empty with a patient-count field)
+    std::vector<std::uint32_t> origins; //!< the code of every patient
 };
 
 struct VbasCodeFields

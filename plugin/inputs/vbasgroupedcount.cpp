@@ -72,7 +72,8 @@ Exact postgresExact( const QgsField &field )
 {
   const QString column = QgsSqliteUtils::quotedIdentifier( field.name() );
   const QString type = field.typeName().toLower();
-  const QString exact = type == QLatin1String( "float4" ) || type == QLatin1String( "float8" ) ? QStringLiteral( "%1send(%2)" ).arg( type, column ) : QStringLiteral( "(%1)::text COLLATE \"C\"" ).arg( column );
+  const QString exact
+    = type == QLatin1String( "float4" ) || type == QLatin1String( "float8" ) ? QStringLiteral( "%1send(%2)" ).arg( type, column ) : QStringLiteral( "(%1)::text COLLATE \"C\"" ).arg( column );
   const QString text = exact.startsWith( '(' ) ? exact : QStringLiteral( "encode(%1, 'hex')" ).arg( exact );
   return { exact, QStringLiteral( "CASE WHEN %1 IS NULL THEN 'null' ELSE 'value:' || %2 END" ).arg( exact, text ) };
 }
@@ -118,7 +119,8 @@ class FirstRows
       , mId( id )
       , mFields( fields )
       , mSeen( static_cast<std::size_t>( grouped.size() ) )
-    {}
+    {
+    }
 
     bool next( QgsFeature &feature )
     {
@@ -286,7 +288,8 @@ std::optional<VbasGroupedCount> VbasGroupedCount::plan( const QgsVectorLayer &re
     }
     // GDAL's PostgreSQL driver passes the query to the server and reads its groups through one cursor.
     plan.mPath = QStringLiteral( "PG:" ) + uri.connectionInfo( false );
-    plan.mSql = groupBy( fields, roles, idField, ( uri.schema().isEmpty() ? QString() : QgsSqliteUtils::quotedIdentifier( uri.schema() ) + '.' ) + QgsSqliteUtils::quotedIdentifier( uri.table() ), postgresExact );
+    plan.mSql = groupBy( fields, roles, idField, ( uri.schema().isEmpty() ? QString() : QgsSqliteUtils::quotedIdentifier( uri.schema() ) + '.' ) + QgsSqliteUtils::quotedIdentifier( uri.table() ),
+                         postgresExact );
     plan.mSourceName = QStringLiteral( "PostgreSQL" );
     return plan;
   }
@@ -304,7 +307,8 @@ VbasCountedRows VbasGroupedCount::groups() const
   } );
   OGRLayerH layer = dataset ? GDALDatasetExecuteSQL( dataset.get(), mSql.toUtf8().constData(), nullptr, nullptr ) : nullptr;
   if ( !layer )
-    throw QgsProcessingException( QObject::tr( "the source could not run the grouped query: %1" ).arg( VbasSecrets::withoutPasswords( QString::fromUtf8( CPLGetLastErrorMsg() ) ) ) ); // GDAL may name the dataset: its PG: connection
+    throw QgsProcessingException( QObject::tr( "the source could not run the grouped query: %1" )
+                                    .arg( VbasSecrets::withoutPasswords( QString::fromUtf8( CPLGetLastErrorMsg() ) ) ) ); // GDAL may name the dataset: its PG: connection
   std::shared_ptr<void> result( layer, [dataset]( void *l ) { GDALDatasetReleaseResultSet( dataset.get(), static_cast<OGRLayerH>( l ) ); } );
   VbasCountedRows grouped = resultFields();
   grouped.next = [rows = std::make_shared<FirstRows>( result, mRecords, groupedFields( mRoles ), mId, grouped.fields )]( QgsFeature &feature ) { return rows->next( feature ); };

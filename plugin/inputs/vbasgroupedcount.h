@@ -22,13 +22,13 @@
 struct VbasCountedRows
 {
     std::function<bool( QgsFeature & )> next; //!< the next row or group, false after the last
-    QgsFields fields;       //!< of the rows or groups
-    VbasRecordFields roles; //!< the region, QIs and sensitive field; the count (for groups: the summed records)
-    long long expected = 0; //!< rows, for the progress; 0: unknown
+    QgsFields fields;                         //!< of the rows or groups
+    VbasRecordFields roles;                   //!< the region, QIs and sensitive field; the count (for groups: the summed records)
+    long long expected = 0;                   //!< rows, for the progress; 0: unknown
     // Groups only (-1 for rows):
-    int rows = -1;          //!< the rows of each group
-    int bad = -1;           //!< rows of the group whose count is not a whole number from 0 to 2^53
-    int ids = -1;           //!< the sum of the group's feature ids, as text
+    int rows = -1; //!< the rows of each group
+    int bad = -1;  //!< rows of the group whose count is not a whole number from 0 to 2^53
+    int ids = -1;  //!< the sum of the group's feature ids, as text
 
     bool grouped() const { return ids >= 0; }
 };
@@ -57,11 +57,11 @@ class VbasGroupedCount
     //! The groups' fields and roles: the grouped fields as the table has them, then the query's own (as text).
     VbasCountedRows resultFields() const;
 
-    QString mPath;            //!< the GDAL dataset: the file, or PG: and the connection
-    QString mSql;             //!< the query
+    QString mPath; //!< the GDAL dataset: the file, or PG: and the connection
+    QString mSql;  //!< the query
     QString mSourceName;
-    QgsFields mFields;        //!< of the records table
-    VbasRecordFields mRoles;  //!< in the records table
-    int mId = -1;             //!< the feature id column
+    QgsFields mFields;                                     //!< of the records table
+    VbasRecordFields mRoles;                               //!< in the records table
+    int mId = -1;                                          //!< the feature id column
     std::shared_ptr<QgsVectorLayerFeatureSource> mRecords; //!< the records layer, to read each group's first row
 };

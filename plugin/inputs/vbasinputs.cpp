@@ -41,8 +41,7 @@ QgsCoordinateReferenceSystem workingCrs( const QgsCoordinateReferenceSystem &crs
   const QgsPointXY centre = QgsCoordinateTransform( crs, wgs84, context.transformContext() ).transform( extent.center() );
   const int zone = std::clamp( static_cast<int>( std::floor( ( centre.x() + 180.0 ) / 6.0 ) ) + 1, 1, 60 );
   const QgsCoordinateReferenceSystem utm( QStringLiteral( "EPSG:%1" ).arg( ( centre.y() >= 0 ? 32600 : 32700 ) + zone ) );
-  feedback->pushInfo( QObject::tr( "The regions layer has a geographic CRS (%1): distances are computed in %2 (%3)." )
-                        .arg( crs.authid(), utm.authid(), utm.description() ) );
+  feedback->pushInfo( QObject::tr( "The regions layer has a geographic CRS (%1): distances are computed in %2 (%3)." ).arg( crs.authid(), utm.authid(), utm.description() ) );
   return utm;
 }
 
@@ -143,9 +142,8 @@ QString shown( const QVariant &value )
 void addCount( std::int64_t &sum, std::int64_t count, std::int64_t row, QgsFeatureId id )
 {
   if ( __builtin_add_overflow( sum, count, &sum ) )
-    throw QgsProcessingException( QObject::tr( "%1: the counts add up to more than %2 records, the most a 64-bit count holds." )
-                                    .arg( VbasRecordReader::rowName( row, id ) )
-                                    .arg( std::numeric_limits<std::int64_t>::max() ) );
+    throw QgsProcessingException(
+      QObject::tr( "%1: the counts add up to more than %2 records, the most a 64-bit count holds." ).arg( VbasRecordReader::rowName( row, id ) ).arg( std::numeric_limits<std::int64_t>::max() ) );
 }
 
 //! The count of the records by their source, or why not: the whole table only (no selection or limit).
@@ -173,7 +171,8 @@ std::optional<VbasGroupedCount> planGrouped( const QgsProcessingAlgorithm &algor
 
 bool isTextOrNumber( vbasqgis::FieldType type )
 {
-  return type == vbasqgis::Field::String || type == vbasqgis::Field::Int || type == vbasqgis::Field::UInt || type == vbasqgis::Field::LongLong || type == vbasqgis::Field::ULongLong || type == vbasqgis::Field::Double;
+  return type == vbasqgis::Field::String || type == vbasqgis::Field::Int || type == vbasqgis::Field::UInt || type == vbasqgis::Field::LongLong || type == vbasqgis::Field::ULongLong
+         || type == vbasqgis::Field::Double;
 }
 
 } // namespace
@@ -260,8 +259,7 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   mDropOutside = has( QStringLiteral( "OUTSIDE_POINTS" ) ) && QgsProcessingParameters::parameterAsEnum( algorithm.parameterDefinition( QStringLiteral( "OUTSIDE_POINTS" ) ), parameters, context ) == 1;
   mTransformContext = context.transformContext();
   mRelease = has( QStringLiteral( "RELEASE_FIELDS" ) );
-  mRecordFields = VbasRecordReader::resolve( mRecords->fields(), recordRegion, mQiNames, text( QStringLiteral( "COUNT_FIELD" ) ),
-                                             released, identity, text( QStringLiteral( "SENSITIVE_FIELD" ) ) );
+  mRecordFields = VbasRecordReader::resolve( mRecords->fields(), recordRegion, mQiNames, text( QStringLiteral( "COUNT_FIELD" ) ), released, identity, text( QStringLiteral( "SENSITIVE_FIELD" ) ) );
   for ( int q = 0; q < mQiNames.size(); ++q )
     mQiNames[q] = mRecords->fields().at( mRecordFields.qis[q] ).name(); // the field's own name, however QI_FIELDS spelled it (any letter case)
   if ( !has( QStringLiteral( "GROUP_IN_SOURCE" ) ) || !QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "GROUP_IN_SOURCE" ) ), parameters, context ) )
@@ -354,10 +352,12 @@ VbasRegions VbasInputs::readRegions( QgsProcessingContext &context, QgsProcessin
       const QVariant given = f.attribute( populationIndex );
       if ( given.isNull() )
         throw QgsProcessingException( QObject::tr( "Region '%1': the population field '%2' is NULL. Give every region its population (0 for none), or leave "
-                                                   "POPULATION_FIELD empty to use the records per region." ).arg( idKey, mPopulationField ) );
+                                                   "POPULATION_FIELD empty to use the records per region." )
+                                        .arg( idKey, mPopulationField ) );
       const double population = given.toDouble( &ok );
       if ( !ok || population < 0 || !std::isfinite( population ) )
-        throw QgsProcessingException( QObject::tr( "Region '%1': the population field '%2' holds '%3', not a number >= 0." ).arg( idKey, mPopulationField, f.attribute( populationIndex ).toString() ) );
+        throw QgsProcessingException(
+          QObject::tr( "Region '%1': the population field '%2' holds '%3', not a number >= 0." ).arg( idKey, mPopulationField, f.attribute( populationIndex ).toString() ) );
       regions.population.push_back( population );
     }
     regions.index.insert( utf16( idKey ) );
@@ -422,7 +422,8 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
   if ( rows.roles.region < 0 )
   {
     if ( !vbasHasSrs( mRecords->sourceCrs() ) && vbasHasSrs( regions.crs ) )
-      feedback->pushWarning( QObject::tr( "The records layer has no CRS: its points are taken in the regions' CRS (%1)." ).arg( regions.crs.authid().isEmpty() ? regions.crs.description() : regions.crs.authid() ) );
+      feedback->pushWarning(
+        QObject::tr( "The records layer has no CRS: its points are taken in the regions' CRS (%1)." ).arg( regions.crs.authid().isEmpty() ? regions.crs.description() : regions.crs.authid() ) );
     records.locator = std::make_shared<VbasPointLocator>( regions, mRecords->sourceCrs(), mTransformContext );
     records.dropOutside = mDropOutside;
   }
@@ -502,8 +503,8 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
   }
   if ( total == 0 )
     throw QgsProcessingException( QObject::tr( "The records table holds no records: every count is 0." ) );
-  feedback->pushInfo( QObject::tr( "Read %1 record rows (%2 records) in %3 regions, %4 equivalence classes." )
-                        .arg( records.rows ).arg( total ).arg( regions.ids.size() ).arg( records.encoder.classCount() ) );
+  feedback->pushInfo(
+    QObject::tr( "Read %1 record rows (%2 records) in %3 regions, %4 equivalence classes." ).arg( records.rows ).arg( total ).arg( regions.ids.size() ).arg( records.encoder.classCount() ) );
   return records;
 }
 

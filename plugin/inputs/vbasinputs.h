@@ -34,12 +34,12 @@ struct VbasRegions
     QgsCoordinateReferenceSystem crs;        //!< of the regions layer
     QgsCoordinateReferenceSystem workingCrs; //!< distances are computed here (projected)
     QgsCoordinateTransform toWorking;
-    QVector<QVariant> ids;                   //!< region ids, in layer order
-    vbas::StringIndex index;                 //!< region key (VbasValueCodec::regionKey, UTF-16) -> region
-    QVector<QgsGeometry> geometries;         //!< repaired geometries, layer CRS
-    std::vector<vbas::Point> points;         //!< region points, working CRS
-    std::vector<double> population;          //!< population field values; empty when the basis is records
-    vbas::Extent extent;                     //!< of the regions, working CRS
+    QVector<QVariant> ids;           //!< region ids, in layer order
+    vbas::StringIndex index;         //!< region key (VbasValueCodec::regionKey, UTF-16) -> region
+    QVector<QgsGeometry> geometries; //!< repaired geometries, layer CRS
+    std::vector<vbas::Point> points; //!< region points, working CRS
+    std::vector<double> population;  //!< population field values; empty when the basis is records
+    vbas::Extent extent;             //!< of the regions, working CRS
 
     //! The region with this id, matched by its key; nothing for NULL or an unknown id. Throws for a value that is no region id.
     std::optional<std::uint32_t> find( const QVariant &id ) const;
@@ -50,18 +50,19 @@ struct VbasRecords
 {
     explicit VbasRecords( std::size_t qiCount )
       : encoder( qiCount )
-    {}
+    {
+    }
     vbas::QiEncoder encoder;
     vbas::SparseHistograms histograms;
     std::optional<vbas::SensitiveHistograms> sensitive; //!< with a sensitive field: the records per (region, class, value)
-    std::int64_t rows = 0;     //!< rows read, a row standing for its count of records
+    std::int64_t rows = 0;                              //!< rows read, a row standing for its count of records
     //! Counted row by row for a release: the digest of every row and every value the release takes from it.
     std::optional<VbasRowDigest> digest;
-    std::uint64_t idSum = 0;   //!< counted by the source (no digest): the sum of the rows' feature ids, modulo 2^64
+    std::uint64_t idSum = 0; //!< counted by the source (no digest): the sum of the rows' feature ids, modulo 2^64
     //! Records without a region field: their points located in the regions, the same way in every pass.
     std::shared_ptr<const VbasPointLocator> locator;
-    bool dropOutside = false;  //!< a located record outside every region is dropped (OUTSIDE_POINTS), not refused
-    std::int64_t outside = 0;  //!< records dropped as outside every region (the first pass's count, for the log)
+    bool dropOutside = false; //!< a located record outside every region is dropped (OUTSIDE_POINTS), not refused
+    std::int64_t outside = 0; //!< records dropped as outside every region (the first pass's count, for the log)
 };
 
 //! Sites read from a point layer, ordered by site id, in the working CRS.
@@ -75,9 +76,9 @@ struct VbasSites
 struct VbasLookup
 {
     std::vector<std::size_t> regionAggregate; //!< the aggregate of each region: the index of its aggregate_id among the lookup's, increasing
-    std::vector<vbas::Point> regionSites; //!< the site of each region's aggregate, working CRS
-    QString qiLevels;                     //!< of a generalized release: its qi_levels, the same on every row; else empty
-    std::optional<QString> hierarchies;   //!< its hierarchies field, the same on every row; none without the field (a lookup written before it)
+    std::vector<vbas::Point> regionSites;     //!< the site of each region's aggregate, working CRS
+    QString qiLevels;                         //!< of a generalized release: its qi_levels, the same on every row; else empty
+    std::optional<QString> hierarchies;       //!< its hierarchies field, the same on every row; none without the field (a lookup written before it)
 };
 
 /**
@@ -152,7 +153,7 @@ class VbasInputs
     QString mPopulationField;
     int mRegionPoint = 0;
     bool mDropOutside = false;
-    bool mRelease = false; //!< the algorithm writes a release: the row-by-row pass digests the released values (VbasRowDigest)
+    bool mRelease = false;                    //!< the algorithm writes a release: the row-by-row pass digests the released values (VbasRowDigest)
     std::optional<VbasGroupedCount> mGrouped; //!< the records counted by their data source
     QString mNotGrouped;                      //!< why not, when asked to
     QgsCoordinateTransformContext mTransformContext;

@@ -46,4 +46,3 @@ void vbasCheckNoOverlaps( const QVector<QgsGeometry> &geometries, const QVector<
     }
   }
 }
-

@@ -57,8 +57,8 @@ std::optional<std::uint32_t> VbasPointLocator::locate( const QgsGeometry &geomet
   if ( geometry.isNull() || geometry.isEmpty() )
     return std::nullopt;
   if ( geometry.type() != vbasqgis::PointGeometry || geometry.constGet()->partCount() != 1 )
-    throw QgsProcessingException( QObject::tr( "%1: its geometry is not a single point, so it cannot be located in a region. Give RECORD_REGION, or one point per record." )
-                                    .arg( VbasRecordReader::rowName( row, id ) ) );
+    throw QgsProcessingException(
+      QObject::tr( "%1: its geometry is not a single point, so it cannot be located in a region. Give RECORD_REGION, or one point per record." ).arg( VbasRecordReader::rowName( row, id ) ) );
   QgsPointXY xy = geometry.vertexAt( 0 );
   try
   {

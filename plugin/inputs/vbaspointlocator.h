@@ -36,8 +36,8 @@ class VbasPointLocator
     static bool locatable( vbasqgis::WkbType type );
 
   private:
-    QgsSpatialIndex mIndex;                                //!< region boxes, by region index
+    QgsSpatialIndex mIndex;                                   //!< region boxes, by region index
     std::vector<std::unique_ptr<QgsGeometryEngine>> mEngines; //!< prepared region polygons
-    std::vector<std::uint32_t> mRank;                      //!< of each region's id, lowest id first
+    std::vector<std::uint32_t> mRank;                         //!< of each region's id, lowest id first
     QgsCoordinateTransform mToRegions;
 };

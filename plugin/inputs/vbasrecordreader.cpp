@@ -25,7 +25,8 @@ int lookup( const QgsFields &fields, const QString &name, const QString &role )
 
 bool isTextOrNumber( vbasqgis::FieldType type )
 {
-  return type == vbasqgis::Field::String || type == vbasqgis::Field::Int || type == vbasqgis::Field::UInt || type == vbasqgis::Field::LongLong || type == vbasqgis::Field::ULongLong || type == vbasqgis::Field::Double;
+  return type == vbasqgis::Field::String || type == vbasqgis::Field::Int || type == vbasqgis::Field::UInt || type == vbasqgis::Field::LongLong || type == vbasqgis::Field::ULongLong
+         || type == vbasqgis::Field::Double;
 }
 
 //! Field types whose values VbasValueCodec keys exactly.
@@ -118,13 +119,14 @@ QgsAttributeList VbasRecordFields::read() const
   return QgsAttributeList( fields.begin(), fields.end() );
 }
 
-VbasRecordFields VbasRecordReader::resolve( const QgsFields &fields, const QString &regionField, const QStringList &qiFields, const QString &countField,
-                                            const QStringList &releaseFields, const QgsAttributeList &identityFields, const QString &sensitiveField )
+VbasRecordFields VbasRecordReader::resolve( const QgsFields &fields, const QString &regionField, const QStringList &qiFields, const QString &countField, const QStringList &releaseFields,
+                                            const QgsAttributeList &identityFields, const QString &sensitiveField )
 {
   VbasRecordFields roles;
   roles.region = regionField.isEmpty() ? -1 : lookup( fields, regionField, QObject::tr( "record region field, RECORD_REGION" ) );
   if ( roles.region >= 0 && !isTextOrNumber( fields.at( roles.region ).type() ) )
-    throw QgsProcessingException( QObject::tr( "The record region field '%1' is of type %2: region ids must be text or numbers." ).arg( regionField, vbasqgis::typeName( fields.at( roles.region ) ) ) );
+    throw QgsProcessingException(
+      QObject::tr( "The record region field '%1' is of type %2: region ids must be text or numbers." ).arg( regionField, vbasqgis::typeName( fields.at( roles.region ) ) ) );
   for ( const QString &qi : qiFields )
   {
     const int index = lookup( fields, qi, QObject::tr( "QI field, QI_FIELDS" ) );
@@ -140,7 +142,8 @@ VbasRecordFields VbasRecordReader::resolve( const QgsFields &fields, const QStri
   {
     roles.count = lookup( fields, countField, QObject::tr( "count field, COUNT_FIELD" ) );
     if ( roles.count == roles.region )
-      throw QgsProcessingException( QObject::tr( "The count field '%1' is also the record region field: a count says how many records a row stands for, a region id where they live." ).arg( countField ) );
+      throw QgsProcessingException(
+        QObject::tr( "The count field '%1' is also the record region field: a count says how many records a row stands for, a region id where they live." ).arg( countField ) );
     if ( roles.qis.contains( roles.count ) )
       throw QgsProcessingException( QObject::tr( "The count field '%1' is also a QI field: a count says how many records a row stands for, it is not a property of the records." ).arg( countField ) );
   }
@@ -150,7 +153,8 @@ VbasRecordFields VbasRecordReader::resolve( const QgsFields &fields, const QStri
     if ( roles.sensitive == roles.region || roles.sensitive == roles.count || roles.qis.contains( roles.sensitive ) )
       throw QgsProcessingException( QObject::tr( "The sensitive field '%1' is also the record region, count or a QI field: a field has one role." ).arg( sensitiveField ) );
     if ( !isKeyable( fields.at( roles.sensitive ).type() ) )
-      throw QgsProcessingException( QObject::tr( "The sensitive field '%1' is of type %2, whose values cannot be compared exactly." ).arg( sensitiveField, vbasqgis::typeName( fields.at( roles.sensitive ) ) ) );
+      throw QgsProcessingException(
+        QObject::tr( "The sensitive field '%1' is of type %2, whose values cannot be compared exactly." ).arg( sensitiveField, vbasqgis::typeName( fields.at( roles.sensitive ) ) ) );
   }
 
   // Released fields (docs/outputs.md): the QIs, the count and the sensitive field always; any other field only when named.
@@ -196,9 +200,7 @@ std::int64_t VbasRecordReader::countValue( const QVariant &value, const QString 
 {
   const std::optional<std::int64_t> count = wholeNumber( value );
   if ( !count )
-    throw QgsProcessingException( QObject::tr( "%1: the count field '%2' holds %3, not a whole number from 0 to %4." )
-                                    .arg( rowName( row, id ), countField, shown( value ) )
-                                    .arg( kVbasMaxCount ) );
+    throw QgsProcessingException( QObject::tr( "%1: the count field '%2' holds %3, not a whole number from 0 to %4." ).arg( rowName( row, id ), countField, shown( value ) ).arg( kVbasMaxCount ) );
   return *count;
 }
 
@@ -280,4 +282,3 @@ void VbasRowDigest::add( QgsFeatureId id, const std::optional<std::uint32_t> &lo
     mLanes[lane] += share; // modulo 2^64
   }
 }
-

@@ -23,12 +23,12 @@ constexpr std::int64_t kVbasMaxCount = std::int64_t( 1 ) << 53;
 //! The records table's fields in their roles.
 struct VbasRecordFields
 {
-    int region = -1;            //!< -1: the records are points, located in the regions (VbasPointLocator)
+    int region = -1; //!< -1: the records are points, located in the regions (VbasPointLocator)
     QgsAttributeList qis;
-    int count = -1;             //!< -1: every row is one record
-    int sensitive = -1;         //!< the sensitive attribute (l-diversity, t-closeness, CM); -1: none
-    QgsAttributeList released;  //!< the release's fields in table order: the QIs, the count, the sensitive field and the named fields
-    QgsAttributeList others;    //!< the named fields (RELEASE_FIELDS) that are neither QIs, the count nor the sensitive field
+    int count = -1;            //!< -1: every row is one record
+    int sensitive = -1;        //!< the sensitive attribute (l-diversity, t-closeness, CM); -1: none
+    QgsAttributeList released; //!< the release's fields in table order: the QIs, the count, the sensitive field and the named fields
+    QgsAttributeList others;   //!< the named fields (RELEASE_FIELDS) that are neither QIs, the count nor the sensitive field
 
     //! The fields the counting pass reads: the region, the QIs, the count and the sensitive field.
     QgsAttributeList counted() const;
@@ -72,7 +72,6 @@ class VbasRecordReader
 
     //! "record row 12 (feature id 11)".
     static QString rowName( std::int64_t row, QgsFeatureId id );
-
 
   private:
     //! The exact key of a field's value in a row: its bytes in mKey, or std::nullopt for NULL.

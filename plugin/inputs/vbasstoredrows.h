@@ -41,7 +41,8 @@ class VbasFileRows : public VbasStoredRows
     VbasFileRows( const QList<VbasStoredColumn> &columns, int fieldCount )
       : mColumns( columns )
       , mFieldCount( fieldCount )
-    {}
+    {
+    }
     QList<VbasStoredColumn> mColumns;
     int mFieldCount = 0;
 };

@@ -80,8 +80,7 @@ QString storedMessage( StoredProblem problem, const QString &row, const QgsField
                           "or give the field a type that holds it (text, say)." )
         .arg( row, field.name(), vbasqgis::typeName( field ), storage, quoted.left( 40 ) );
     case HoldsNul:
-      return QObject::tr( "%1: the field '%2' holds text with a NUL character (U+0000), after which QGIS drops the rest of the text. Remove the NUL from the value." )
-        .arg( row, field.name() );
+      return QObject::tr( "%1: the field '%2' holds text with a NUL character (U+0000), after which QGIS drops the rest of the text. Remove the NUL from the value." ).arg( row, field.name() );
     case Mixed:
       return QObject::tr( "%1: the field '%2' is of type %3 and stores %4, written another way than the earlier value %5 of the field, and QGIS would read both ways alike. "
                           "Write every value of the field one way." )
@@ -108,7 +107,8 @@ class SqliteTable : public VbasStoredTable
     SqliteTable( const VbasSqliteCatalog::Table &table, const QString &filter )
       : mTable( table )
       , mFilter( filter )
-    {}
+    {
+    }
 
     void check( const QgsFields &fields, const QgsAttributeList &checked, const QString &rowKind ) const override
     {
@@ -116,14 +116,16 @@ class SqliteTable : public VbasStoredTable
       for ( const int i : checked )
       {
         const QString column = QgsSqliteUtils::quotedIdentifier( fields.at( i ).name() );
-        columns << QStringLiteral( "%1 AS vbas_problem%2, typeof(%3) AS vbas_type%2, quote(%3) AS vbas_value%2" ).arg( storedProblem( fields.at( i ).type(), column ) ).arg( problems.size() ).arg( column );
+        columns
+          << QStringLiteral( "%1 AS vbas_problem%2, typeof(%3) AS vbas_type%2, quote(%3) AS vbas_value%2" ).arg( storedProblem( fields.at( i ).type(), column ) ).arg( problems.size() ).arg( column );
         problems << QStringLiteral( "vbas_problem%1 > 0" ).arg( problems.size() );
       }
       if ( columns.isEmpty() )
         return;
-      const QString sql = QStringLiteral( "SELECT * FROM (SELECT %1 AS vbas_fid, %2 FROM %3%4) WHERE %5 LIMIT 1" )
-                            .arg( mTable.fid.isEmpty() ? QStringLiteral( "rowid" ) : QgsSqliteUtils::quotedIdentifier( mTable.fid ), columns.join( QStringLiteral( ", " ) ), QgsSqliteUtils::quotedIdentifier( mTable.name ),
-                                  mFilter.isEmpty() ? QString() : QStringLiteral( " WHERE (%1)" ).arg( mFilter ), problems.join( QStringLiteral( " OR " ) ) );
+      const QString sql
+        = QStringLiteral( "SELECT * FROM (SELECT %1 AS vbas_fid, %2 FROM %3%4) WHERE %5 LIMIT 1" )
+            .arg( mTable.fid.isEmpty() ? QStringLiteral( "rowid" ) : QgsSqliteUtils::quotedIdentifier( mTable.fid ), columns.join( QStringLiteral( ", " ) ),
+                  QgsSqliteUtils::quotedIdentifier( mTable.name ), mFilter.isEmpty() ? QString() : QStringLiteral( " WHERE (%1)" ).arg( mFilter ), problems.join( QStringLiteral( " OR " ) ) );
       std::unique_ptr<void, decltype( &GDALClose )> dataset( GDALOpenEx( mTable.path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr ), &GDALClose );
       OGRLayerH result = dataset ? GDALDatasetExecuteSQL( dataset.get(), sql.toUtf8().constData(), nullptr, nullptr ) : nullptr;
       if ( !result )
@@ -137,8 +139,7 @@ class SqliteTable : public VbasStoredTable
       {
         const auto problem = static_cast<StoredProblem>( OGR_F_GetFieldAsInteger( row, field( QStringLiteral( "vbas_problem%1" ).arg( q ) ) ) );
         if ( problem != Fine )
-          message = storedMessage( problem, rowName( rowKind, fid ), fields.at( checked[q] ),
-                                   QString::fromUtf8( OGR_F_GetFieldAsString( row, field( QStringLiteral( "vbas_type%1" ).arg( q ) ) ) ),
+          message = storedMessage( problem, rowName( rowKind, fid ), fields.at( checked[q] ), QString::fromUtf8( OGR_F_GetFieldAsString( row, field( QStringLiteral( "vbas_type%1" ).arg( q ) ) ) ),
                                    QString::fromUtf8( OGR_F_GetFieldAsString( row, field( QStringLiteral( "vbas_value%1" ).arg( q ) ) ) ) );
       }
       if ( row )
@@ -220,7 +221,8 @@ class CsvTable : public VbasStoredTable
     CsvTable( const QString &path, const VbasCsvLayout &layout )
       : mPath( path )
       , mLayout( layout )
-    {}
+    {
+    }
 
     void check( const QgsFields &fields, const QgsAttributeList &checked, const QString &rowKind ) const override
     {
@@ -278,7 +280,8 @@ class ShapefileTable : public VbasStoredTable
   public:
     explicit ShapefileTable( const QString &path )
       : mPath( path )
-    {}
+    {
+    }
 
     void check( const QgsFields &fields, const QgsAttributeList &checked, const QString &rowKind ) const override
     {
@@ -318,7 +321,8 @@ class PostgresTable : public VbasStoredTable
       : mUri( uri )
       , mFilter( filter )
       , mKey( key )
-    {}
+    {
+    }
 
     void check( const QgsFields &fields, const QgsAttributeList &checked, const QString &rowKind ) const override
     {
@@ -329,8 +333,8 @@ class PostgresTable : public VbasStoredTable
         quoted << QgsSqliteUtils::quotedIdentifier( column );
       const QString key = mKey.isEmpty() ? QStringLiteral( "ctid" ) : quoted.join( QLatin1String( ", " ) );
       const QString from = uri.table().startsWith( '(' ) ? uri.table() + QStringLiteral( " AS vbas_query" )
-                           : uri.schema().isEmpty()       ? QgsSqliteUtils::quotedIdentifier( uri.table() )
-                                                          : QgsSqliteUtils::quotedIdentifier( uri.schema() ) + '.' + QgsSqliteUtils::quotedIdentifier( uri.table() );
+                           : uri.schema().isEmpty()      ? QgsSqliteUtils::quotedIdentifier( uri.table() )
+                                                         : QgsSqliteUtils::quotedIdentifier( uri.schema() ) + '.' + QgsSqliteUtils::quotedIdentifier( uri.table() );
       try
       {
         const std::unique_ptr<QgsAbstractDatabaseProviderConnection> db = VbasDatabase::connection( QStringLiteral( "postgres" ), mUri );
@@ -342,7 +346,9 @@ class PostgresTable : public VbasStoredTable
                                 .arg( key, from, mFilter.isEmpty() ? QString() : QStringLiteral( "(%1) AND " ).arg( mFilter ), QgsSqliteUtils::quotedIdentifier( fields.at( i ).name() ) );
           const QList<QVariantList> rows = db->executeSql( sql );
           if ( !rows.isEmpty() && !rows.first().isEmpty() )
-            throw QgsProcessingException( storedMessage( StartsWithBom, QObject::tr( "%1 with %2 %3" ).arg( rowKind, mKey.isEmpty() ? key : mKey.join( QLatin1String( ", " ) ), rows.first().first().toString() ), fields.at( i ), QString(), QString() ) );
+            throw QgsProcessingException( storedMessage( StartsWithBom,
+                                                         QObject::tr( "%1 with %2 %3" ).arg( rowKind, mKey.isEmpty() ? key : mKey.join( QLatin1String( ", " ) ), rows.first().first().toString() ),
+                                                         fields.at( i ), QString(), QString() ) );
         }
       }
       catch ( const QgsProviderConnectionException &e )

@@ -129,7 +129,8 @@ class SqliteRows : public FileRows
         {
           const QByteArray text = bytes( i );
           const std::optional<QString> plain = plainText( text );
-          return plain ? QStringLiteral( "'%1'" ).arg( QString( *plain ).replace( '\'', QLatin1String( "''" ) ) ) : QStringLiteral( "CAST(X'%1' AS TEXT)" ).arg( QString::fromLatin1( text.toHex().toUpper() ) );
+          return plain ? QStringLiteral( "'%1'" ).arg( QString( *plain ).replace( '\'', QLatin1String( "''" ) ) )
+                       : QStringLiteral( "CAST(X'%1' AS TEXT)" ).arg( QString::fromLatin1( text.toHex().toUpper() ) );
         }
         case SQLITE_BLOB:
           return QStringLiteral( "X'%1'" ).arg( QString::fromLatin1( bytes( i ).toHex().toUpper() ) );
@@ -308,7 +309,8 @@ class PostgresRows : public FileRows
       QStringList select { QgsSqliteUtils::quotedIdentifier( key ) };
       for ( const Column &column : columns )
         select << QgsSqliteUtils::quotedIdentifier( column.name ) + ( column.compared ? QStringLiteral( "::text" ) : QString() );
-      const QString from = uri.schema().isEmpty() ? QgsSqliteUtils::quotedIdentifier( uri.table() ) : QgsSqliteUtils::quotedIdentifier( uri.schema() ) + '.' + QgsSqliteUtils::quotedIdentifier( uri.table() );
+      const QString from
+        = uri.schema().isEmpty() ? QgsSqliteUtils::quotedIdentifier( uri.table() ) : QgsSqliteUtils::quotedIdentifier( uri.schema() ) + '.' + QgsSqliteUtils::quotedIdentifier( uri.table() );
       const QString where = uri.sql().trimmed().isEmpty() ? QString() : QStringLiteral( " WHERE (%1)" ).arg( uri.sql() );
       if ( PQstatus( mConnection.get() ) != CONNECTION_OK )
         fail( nullptr );
@@ -341,7 +343,7 @@ class PostgresRows : public FileRows
       const QString text = QString::fromUtf8( PQgetvalue( batch, mRow, i ), PQgetlength( batch, mRow, i ) );
       bool ok = false;
       const Oid type = PQftype( batch, i );
-      const bool whole = type == 20 || type == 21 || type == 23; // int8, int2, int4
+      const bool whole = type == 20 || type == 21 || type == 23;    // int8, int2, int4
       const bool real = type == 700 || type == 701 || type == 1700; // float4, float8, numeric
       const QVariant number = whole ? QVariant( text.toLongLong( &ok ) ) : real ? QVariant( text.toDouble( &ok ) ) : QVariant();
       return !compared && ok ? number : QVariant( text );

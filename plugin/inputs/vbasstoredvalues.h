@@ -24,10 +24,10 @@ class VbasStoredValues
     //! How the values are read, for the log and the VALUES_READ output.
     enum class Reading
     {
-      Qgis,    //!< as QGIS decodes them (a memory layer, another format, or a CSV with TYPED_CSV)
-      Sqlite,  //!< GeoPackage or SQLite: storage class and bytes
-      CsvText, //!< CSV or delimited text: the text of each field
-      Json,    //!< GeoJSON or GeoJSONSeq: the JSON type and value
+      Qgis,     //!< as QGIS decodes them (a memory layer, another format, or a CSV with TYPED_CSV)
+      Sqlite,   //!< GeoPackage or SQLite: storage class and bytes
+      CsvText,  //!< CSV or delimited text: the text of each field
+      Json,     //!< GeoJSON or GeoJSONSeq: the JSON type and value
       Postgres, //!< a PostgreSQL table: the text of each value (value::text)
     };
 

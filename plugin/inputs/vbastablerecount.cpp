@@ -117,9 +117,8 @@ vbas::AnonymityCheck VbasTableRecount::recount( QgsProcessingFeedback *feedback 
     }
     catch ( const std::overflow_error & )
     {
-      throw QgsProcessingException( QObject::tr( "%1: the counts add up to more than %2 records, the most a 64-bit count holds." )
-                                      .arg( VbasRecordReader::rowName( row, id ) )
-                                      .arg( std::numeric_limits<std::int64_t>::max() ) );
+      throw QgsProcessingException(
+        QObject::tr( "%1: the counts add up to more than %2 records, the most a 64-bit count holds." ).arg( VbasRecordReader::rowName( row, id ) ).arg( std::numeric_limits<std::int64_t>::max() ) );
     }
   }
   VbasInterrupt::throwIfCanceled( feedback );

@@ -30,7 +30,8 @@ struct Dataset
 {
     explicit Dataset( const QString &path, bool update )
       : handle( GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | ( update ? GDAL_OF_UPDATE : GDAL_OF_READONLY ), nullptr, nullptr, nullptr ) )
-    {}
+    {
+    }
     ~Dataset()
     {
       if ( handle )

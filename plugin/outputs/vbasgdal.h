@@ -35,9 +35,9 @@ QString layerName( const QString &path, const QString &layerName );
 //! A layer of a GDAL dataset as a reader sees it.
 struct ReadBack
 {
-    QStringList fields;       //!< its field names
-    long long features = -1;  //!< its features counted by reading them; -1 if it cannot be read
-    bool geometry = false;    //!< it has a geometry column
+    QStringList fields;      //!< its field names
+    long long features = -1; //!< its features counted by reading them; -1 if it cannot be read
+    bool geometry = false;   //!< it has a geometry column
 };
 ReadBack readBack( const QString &path, const QString &layerName );
 /**

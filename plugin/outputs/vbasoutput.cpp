@@ -79,7 +79,7 @@ QgsFeature testRow( const VbasOutputSchema &schema )
   if ( schema.wkbType == vbasqgis::WkbType::NoGeometry )
     return row;
   const vbasqgis::GeometryType kind = QgsWkbTypes::geometryType( schema.wkbType );
-  QgsGeometry geometry = QgsGeometry::fromWkt( kind == vbasqgis::PointGeometry ? QStringLiteral( "Point (0 0)" )
+  QgsGeometry geometry = QgsGeometry::fromWkt( kind == vbasqgis::PointGeometry     ? QStringLiteral( "Point (0 0)" )
                                                : kind == vbasqgis::PolygonGeometry ? QStringLiteral( "Polygon ((0 0, 1 0, 1 1, 0 0))" )
                                                                                    : QStringLiteral( "LineString (0 0, 1 1)" ) );
   if ( QgsWkbTypes::isMultiType( schema.wkbType ) )
@@ -217,16 +217,17 @@ void VbasOutput::checkFormat( const QString &driver, const QString &file, const 
                                     .arg( describe(), driver, back.features == 0 && mSchema.wkbType == vbasqgis::WkbType::NoGeometry ? QObject::tr( " (it keeps no row without geometry)" ) : QString(),
                                           back.features < 0 ? QObject::tr( "an unreadable file" ) : QObject::tr( "%1 rows" ).arg( back.features ) /* never 1 */, alternatives( driver ) ) );
   if ( mSchema.wkbType != vbasqgis::WkbType::NoGeometry && !back.geometry )
-    mWarning = QObject::tr( "%1: the %2 format keeps no geometry: the file holds the attributes only. Choose GeoPackage (.gpkg) or GeoJSON (.geojson) to keep the geometries." )
-                 .arg( describe(), driver );
+    mWarning
+      = QObject::tr( "%1: the %2 format keeps no geometry: the file holds the attributes only. Choose GeoPackage (.gpkg) or GeoJSON (.geojson) to keep the geometries." ).arg( describe(), driver );
   QStringList lost;
   for ( const QgsField &field : mSchema.fields )
     if ( !back.fields.contains( field.name() ) )
       lost << named( field.name() );
   if ( !lost.isEmpty() )
-    throw QgsProcessingException( QObject::tr( "%1: the %2 format would rename or drop the field(s) %3 (a test row written to it reads back with %4). Choose a format that keeps every name, such as %5." )
-                                    .arg( describe(), driver, lost.join( QStringLiteral( ", " ) ),
-                                          back.fields.isEmpty() ? QObject::tr( "no field" ) : QObject::tr( "the fields %1" ).arg( back.fields.join( QStringLiteral( ", " ) ) ), alternatives( driver ) ) );
+    throw QgsProcessingException(
+      QObject::tr( "%1: the %2 format would rename or drop the field(s) %3 (a test row written to it reads back with %4). Choose a format that keeps every name, such as %5." )
+        .arg( describe(), driver, lost.join( QStringLiteral( ", " ) ),
+              back.fields.isEmpty() ? QObject::tr( "no field" ) : QObject::tr( "the fields %1" ).arg( back.fields.join( QStringLiteral( ", " ) ) ), alternatives( driver ) ) );
 }
 
 QString VbasOutput::named( const QString &field ) const
@@ -242,7 +243,7 @@ void VbasOutput::refuseFidField( const QString &driver, const QString &fidColumn
     if ( fidColumn.isEmpty() || field.name().compare( fidColumn, Qt::CaseInsensitive ) != 0 )
       continue;
     const QString remedy = mSchema.namedBy.value( field.name() ) == QLatin1String( "RELEASE_FIELDS" ) ? QObject::tr( "Leave it out of RELEASE_FIELDS, rename it in the input, or" )
-                                                                                                       : QObject::tr( "Rename it in the input, or" );
+                                                                                                      : QObject::tr( "Rename it in the input, or" );
     throw QgsProcessingException( QObject::tr( "%1: the %2 format keeps each feature's own id in a column named %3, so the field %4 cannot be written beside it. %5 choose a "
                                                "format without such a column, such as %6. Nothing was written." )
                                     .arg( describe(), driver, fidColumn, named( field.name() ), remedy, alternatives( driver ) ) );
@@ -318,8 +319,8 @@ VbasLocation VbasOutput::checkTable()
   // GDAL's SQLite driver keeps its own layer list and geometry metadata, which renaming a table in a
   // transaction leaves stale: the reversible replace holds only for GeoPackage's driver.
   if ( mDriver != QLatin1String( "GPKG" ) )
-    throw QgsProcessingException( QObject::tr( "%1: tables are written into GeoPackage (.gpkg) files or PostgreSQL, not into a file named like %2. Nothing was written." )
-                                    .arg( describe(), QFileInfo( mPath ).fileName() ) );
+    throw QgsProcessingException(
+      QObject::tr( "%1: tables are written into GeoPackage (.gpkg) files or PostgreSQL, not into a file named like %2. Nothing was written." ).arg( describe(), QFileInfo( mPath ).fileName() ) );
   checkFolder();
   refuseSpecialFile( mPath );
   checkFormat( mDriver, QFileInfo( mPath ).fileName(), mTable );
@@ -348,8 +349,9 @@ void VbasOutput::checkPostgresRights() const
     throw QgsProcessingException( QObject::tr( "%1: could not ask the database server whether the table can be written: %2" ).arg( describe(), e.what() ) );
   }
   if ( rows.isEmpty() )
-    throw QgsProcessingException( mSchemaName.isEmpty() ? QObject::tr( "%1: no schema of the connection's search path exists to create the table in. Name a schema. Nothing was read or written." ).arg( describe() )
-                                                        : QObject::tr( "%1: the schema %2 does not exist. Nothing was read or written." ).arg( describe(), mSchemaName ) );
+    throw QgsProcessingException( mSchemaName.isEmpty()
+                                    ? QObject::tr( "%1: no schema of the connection's search path exists to create the table in. Name a schema. Nothing was read or written." ).arg( describe() )
+                                    : QObject::tr( "%1: the schema %2 does not exist. Nothing was read or written." ).arg( describe(), mSchemaName ) );
   const QStringList row = QVariant( rows.first() ).toStringList();
   const QString &user = row[0], &schema = row[1], &table = row[3], &kind = row[4], &owner = row[6];
   if ( row[2] != QLatin1String( "true" ) )
@@ -358,8 +360,7 @@ void VbasOutput::checkPostgresRights() const
                                                "create tables. Nothing was read or written." )
                                     .arg( describe(), user, schema ) );
   if ( !table.isEmpty() && kind != QLatin1String( "table" ) )
-    throw QgsProcessingException( QObject::tr( "%1: %2 is a %3, and an output replaces only a table. Choose another name. Nothing was read or written." )
-                                    .arg( describe(), table, kind ) );
+    throw QgsProcessingException( QObject::tr( "%1: %2 is a %3, and an output replaces only a table. Choose another name. Nothing was read or written." ).arg( describe(), table, kind ) );
   if ( !table.isEmpty() && row[5] != QLatin1String( "true" ) )
     throw QgsProcessingException( QObject::tr( "%1: the table %2 exists and belongs to %3, and only its owner may replace it; the user %4 is not. Choose another table name, or ask %3 "
                                                "to drop it or to grant you its role. Nothing was read or written." )
@@ -457,7 +458,8 @@ void VbasOutput::createFile( QgsProcessingContext &context )
     VbasInterrupt::registerFile( temporaryPath( path ) );
   QString written, layer;
   std::unique_ptr<QgsVectorFileWriter> writer( QgsVectorFileWriter::create( temporary, mSchema.fields, mSchema.wkbType, mSchema.crs, context.transformContext(),
-                                                                            VbasGdal::saveOptions( mDriver, file.completeBaseName(), mCreateOptions ), QgsFeatureSink::SinkFlags(), &written, &layer ) );
+                                                                            VbasGdal::saveOptions( mDriver, file.completeBaseName(), mCreateOptions ), QgsFeatureSink::SinkFlags(), &written,
+                                                                            &layer ) );
   if ( writer->hasError() )
     throw QgsProcessingException( QObject::tr( "%1: could not create the file: %2" ).arg( describe(), writer->errorMessage() ) );
   mSink = std::move( writer );
@@ -620,7 +622,9 @@ QString VbasOutput::commitFile()
     const QString temporary = temporaryPath( path );
     if ( !QFileInfo::exists( temporary ) )
       continue;
-    struct stat st {};
+    struct stat st
+    {
+    };
     if ( ::lstat( QFile::encodeName( path ).constData(), &st ) == 0 )
     {
       renameFile( path, VbasTemporaries::previousFile( mToken, path ) ); // kept until the whole set is in place

@@ -46,9 +46,9 @@ class VbasOutput
   public:
     enum class Kind
     {
-      Memory, //!< a temporary layer of the QGIS session
-      File,   //!< a file written by a GDAL driver
-      Table,  //!< a table in a GeoPackage file (ogr:) or a PostgreSQL database (postgres:)
+      Memory,   //!< a temporary layer of the QGIS session
+      File,     //!< a file written by a GDAL driver
+      Table,    //!< a table in a GeoPackage file (ogr:) or a PostgreSQL database (postgres:)
       Document, //!< a file written whole by the plugin (the HTML report)
     };
 
@@ -131,20 +131,20 @@ class VbasOutput
     QString mLayerName; //!< for QGIS: the name of the layer loaded on completion
     QVariantMap mCreateOptions;
     Kind mKind = Kind::File;
-    QString mPath;      //!< Memory: the layer name; File: the final file; Table: the database file (ogr) or the URI (postgres)
-    QString mProvider;  //!< Table: ogr or postgres
-    QString mTable;     //!< Table: the final table
+    QString mPath;     //!< Memory: the layer name; File: the final file; Table: the database file (ogr) or the URI (postgres)
+    QString mProvider; //!< Table: ogr or postgres
+    QString mTable;    //!< Table: the final table
     QString mSchemaName;
-    QString mDriver;    //!< File and ogr Table: the GDAL driver
-    QStringList mFiles; //!< File: the files the driver writes (a shapefile has several), final names
-    QHash<QString, QString> mWrittenAs; //!< File: the name the driver writes for a final file, where it differs (out.json as out.json.geojson)
-    QString mToken;     //!< the unique part of this output's temporary names
-    QString mWarning;   //!< what check() found the user should know (a format without geometry)
+    QString mDriver;                                            //!< File and ogr Table: the GDAL driver
+    QStringList mFiles;                                         //!< File: the files the driver writes (a shapefile has several), final names
+    QHash<QString, QString> mWrittenAs;                         //!< File: the name the driver writes for a final file, where it differs (out.json as out.json.geojson)
+    QString mToken;                                             //!< the unique part of this output's temporary names
+    QString mWarning;                                           //!< what check() found the user should know (a format without geometry)
     std::vector<std::unique_ptr<VbasTemporaries::Lock>> mLocks; //!< held while the output lives (lock files, a staging table's advisory lock): its temporaries are not stale
-    QStringList mLockedFolders; //!< the folders of mLocks' lock files, canonical: each locked once (the destination may be the temporary folder)
+    QStringList mLockedFolders;                                 //!< the folders of mLocks' lock files, canonical: each locked once (the destination may be the temporary folder)
     bool mDatabaseExisted = true;
-    QStringList mPlaced;   //!< File: the files moved into place
-    QStringList mPrevious; //!< File: the final names whose previous files were moved aside
+    QStringList mPlaced;       //!< File: the files moved into place
+    QStringList mPrevious;     //!< File: the final names whose previous files were moved aside
     bool mHadPrevious = false; //!< Table: the previous table was moved aside
     std::unique_ptr<QgsFeatureSink> mSink;
     std::unique_ptr<QgsVectorLayer> mMemoryLayer;

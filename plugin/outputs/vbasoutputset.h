@@ -40,8 +40,8 @@ class VbasOutputSet
      * destination that cannot be written, that is one of inputs or another output, or whose format
      * would rename or truncate a field. Removes the temporaries that killed runs left beside them.
      */
-    void prepare( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QList<VbasOutputSchema> &schemas,
-                  const QList<VbasLocation> &inputs, QgsProcessingFeedback *feedback );
+    void prepare( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QList<VbasOutputSchema> &schemas, const QList<VbasLocation> &inputs,
+                  QgsProcessingFeedback *feedback );
 
     //! Creates output name under its temporary name.
     VbasOutput &create( const QString &name, QgsProcessingContext &context );

@@ -47,7 +47,8 @@ class NamedFields
     NamedFields( int fields, std::size_t regions )
       : mDistinct( static_cast<std::size_t>( fields ) )
       , mFollowers( static_cast<std::size_t>( fields ), vbas::RegionFollower( regions ) )
-    {}
+    {
+    }
 
     //! A released row of region holds value in named field i.
     void add( int i, std::uint32_t region, std::string_view value )
@@ -198,10 +199,7 @@ class VbasReleaseWriter::Check
     }
 
     //! Every entry counted as in the first pass, and as many records released as the release says.
-    bool agrees() const
-    {
-      return mRecount.firstDifference() == vbas::SparseHistograms::npos && mReleasedRecords == mWriter.mRelease.suppression.releasedRecords;
-    }
+    bool agrees() const { return mRecount.firstDifference() == vbas::SparseHistograms::npos && mReleasedRecords == mWriter.mRelease.suppression.releasedRecords; }
 
     //! The same rows with the same values as the first pass, when it digested them (counted row by row).
     bool sameRows() const { return !mDigest || *mDigest == *mWriter.mCounted.digest; }

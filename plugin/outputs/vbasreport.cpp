@@ -180,7 +180,8 @@ QString riskMap( const VbasReportInputs &in )
              QObject::tr( "Region %1: %2 of %3 records in classes below k" ).arg( in.regions.ids[r].toString() ).arg( atRisk[static_cast<std::size_t>( r )] ).arg( records ) );
   }
   return map.svg( QStringLiteral( "risk-map" ), QObject::tr( "Initial regions shaded by the share of records in classes below k" ) )
-         + legend( kRiskRamp + QStringList { kNoRecords }, { QStringLiteral( "0" ), QStringLiteral( "up to 5%" ), QStringLiteral( "5 - 20%" ), QStringLiteral( "20 - 50%" ), QStringLiteral( "over 50%" ), QObject::tr( "no records" ) } );
+         + legend( kRiskRamp + QStringList { kNoRecords },
+                   { QStringLiteral( "0" ), QStringLiteral( "up to 5%" ), QStringLiteral( "5 - 20%" ), QStringLiteral( "20 - 50%" ), QStringLiteral( "over 50%" ), QObject::tr( "no records" ) } );
 }
 
 //! The EC sizes of the release before suppression, one bar per size up to 2k, then bins doubling in width.
@@ -207,14 +208,24 @@ QString ecHistogram( const VbasReportInputs &in )
     const double x = left + barW * static_cast<double>( b );
     const QString label = bins[b].first == bins[b].second ? QString::number( bins[b].first ) : QStringLiteral( "%1-%2" ).arg( bins[b].first ).arg( bins[b].second );
     body += QStringLiteral( "<rect x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" fill=\"%5\"><title>EC size %6: %7 ECs</title></rect>\n" )
-              .arg( x + 1, 0, 'f', 1 ).arg( top + plotH - h, 0, 'f', 1 ).arg( std::max( 1.0, barW - 2 ), 0, 'f', 1 ).arg( h, 0, 'f', 1 )
-              .arg( bins[b].second < in.k ? kSuppressedBar : kReleasedBar, label ).arg( counts[b] );
+              .arg( x + 1, 0, 'f', 1 )
+              .arg( top + plotH - h, 0, 'f', 1 )
+              .arg( std::max( 1.0, barW - 2 ), 0, 'f', 1 )
+              .arg( h, 0, 'f', 1 )
+              .arg( bins[b].second < in.k ? kSuppressedBar : kReleasedBar, label )
+              .arg( counts[b] );
     body += QStringLiteral( "<text x=\"%1\" y=\"%2\" font-size=\"9\" transform=\"rotate(45 %1 %2)\">%3</text>\n" ).arg( x + barW / 2, 0, 'f', 1 ).arg( top + plotH + 10 ).arg( label );
   }
   const auto kBin = std::find_if( bins.begin(), bins.end(), [&]( const auto &bin ) { return bin.first == in.k; } );
   const double kx = left + barW * static_cast<double>( kBin - bins.begin() );
-  body += QStringLiteral( "<line x1=\"%1\" y1=\"%2\" x2=\"%1\" y2=\"%3\" stroke=\"#000\" stroke-width=\"2\" stroke-dasharray=\"5 3\"/><text x=\"%4\" y=\"%5\" font-size=\"12\" font-weight=\"bold\">k = %6</text>\n" )
-            .arg( kx, 0, 'f', 1 ).arg( top - 4 ).arg( top + plotH ).arg( kx + 4, 0, 'f', 1 ).arg( top + 8 ).arg( in.k );
+  body += QStringLiteral(
+            "<line x1=\"%1\" y1=\"%2\" x2=\"%1\" y2=\"%3\" stroke=\"#000\" stroke-width=\"2\" stroke-dasharray=\"5 3\"/><text x=\"%4\" y=\"%5\" font-size=\"12\" font-weight=\"bold\">k = %6</text>\n" )
+            .arg( kx, 0, 'f', 1 )
+            .arg( top - 4 )
+            .arg( top + plotH )
+            .arg( kx + 4, 0, 'f', 1 )
+            .arg( top + 8 )
+            .arg( in.k );
   body += QStringLiteral( "<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" stroke=\"#000\"/>\n" ).arg( left ).arg( top + plotH ).arg( left + plotW );
   return QStringLiteral( "<svg id=\"ec-histogram\" role=\"img\" aria-label=\"%1\" width=\"640\" height=\"240\" viewBox=\"0 0 640 240\" xmlns=\"http://www.w3.org/2000/svg\">\n%2</svg>\n" )
            .arg( QObject::tr( "Histogram of EC sizes" ), body )
@@ -259,23 +270,27 @@ QByteArray vbasReport( const VbasReportInputs &in )
                      + QStringLiteral( "<table id=\"generalization\">" ) + generalization + QStringLiteral( "</table>\n" );
   const QString verdict = anonymous ? QObject::tr( "k-anonymous: every released equivalence class holds at least k = %1 records." ).arg( in.k )
                                     : QObject::tr( "NOT k-anonymous: a released equivalence class holds fewer than k = %1 records." ).arg( in.k );
-  const QString html = QStringLiteral( "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" ) + esc( in.title ) + QStringLiteral( "</title><style>" )
-                       + QString::fromLatin1( kStyle ) + QStringLiteral( "</style></head><body>\n<p id=\"audience\">" )
-                       + esc( QObject::tr( "For the data custodian only: not for publication. This page gives counts that the release does not tell, such as the records of each initial "
-                                           "region in classes below k." ) )
-                       + QStringLiteral( "</p>\n<h1>" ) + esc( in.title ) + QStringLiteral( "</h1><p>" )
-                       + esc( QObject::tr( "Made on %1 by VBAS for QGIS." ).arg( QDateTime::currentDateTime().toString( Qt::ISODate ) ) )
-                       + QStringLiteral( "</p><p class=\"verdict %1\">" ).arg( anonymous ? QStringLiteral( "ok" ) : QStringLiteral( "bad" ) ) + esc( verdict ) + QStringLiteral( "</p>\n<h2>Metrics</h2>" )
-                       + metricsTable( in ) + generalization
-                       + section( QObject::tr( "Released records by aggregated region" ),
-                                  QObject::tr( "Each aggregated region shaded by its released records (quantile classes); orange circles mark aggregated regions with suppressed records, their area growing with the count." ) )
-                       + releasedMap( in )
-                       + section( QObject::tr( "Risk before release" ),
-                                  QObject::tr( "Each initial region shaded by the share of its records that sit in (region, QI) classes smaller than k: where a release at the initial regions would have exposed patients, and what aggregation had to protect." ) )
-                       + riskMap( in )
-                       + section( QObject::tr( "Equivalence class sizes" ), QObject::tr( "Equivalence classes (aggregated region, QI values) by size before suppression: the classes left of k were suppressed." ) )
-                       + ecHistogram( in ) + QStringLiteral( "<h2>Parameters</h2><table id=\"parameters\">" ) + parameters
-                       + QStringLiteral( "</table><h2>Repeat this run</h2><pre id=\"command\">" ) + esc( in.command ) + QStringLiteral( "</pre></body></html>\n" );
+  const QString html
+    = QStringLiteral( "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" ) + esc( in.title ) + QStringLiteral( "</title><style>" ) + QString::fromLatin1( kStyle )
+      + QStringLiteral( "</style></head><body>\n<p id=\"audience\">" )
+      + esc( QObject::tr( "For the data custodian only: not for publication. This page gives counts that the release does not tell, such as the records of each initial "
+                          "region in classes below k." ) )
+      + QStringLiteral( "</p>\n<h1>" ) + esc( in.title ) + QStringLiteral( "</h1><p>" )
+      + esc( QObject::tr( "Made on %1 by VBAS for QGIS." ).arg( QDateTime::currentDateTime().toString( Qt::ISODate ) ) )
+      + QStringLiteral( "</p><p class=\"verdict %1\">" ).arg( anonymous ? QStringLiteral( "ok" ) : QStringLiteral( "bad" ) ) + esc( verdict ) + QStringLiteral( "</p>\n<h2>Metrics</h2>" )
+      + metricsTable( in ) + generalization
+      + section(
+        QObject::tr( "Released records by aggregated region" ),
+        QObject::tr( "Each aggregated region shaded by its released records (quantile classes); orange circles mark aggregated regions with suppressed records, their area growing with the count." ) )
+      + releasedMap( in )
+      + section(
+        QObject::tr( "Risk before release" ),
+        QObject::tr(
+          "Each initial region shaded by the share of its records that sit in (region, QI) classes smaller than k: where a release at the initial regions would have exposed patients, and what aggregation had to protect." ) )
+      + riskMap( in )
+      + section( QObject::tr( "Equivalence class sizes" ), QObject::tr( "Equivalence classes (aggregated region, QI values) by size before suppression: the classes left of k were suppressed." ) )
+      + ecHistogram( in ) + QStringLiteral( "<h2>Parameters</h2><table id=\"parameters\">" ) + parameters + QStringLiteral( "</table><h2>Repeat this run</h2><pre id=\"command\">" ) + esc( in.command )
+      + QStringLiteral( "</pre></body></html>\n" );
   return html.toUtf8();
 }
 
@@ -366,8 +381,15 @@ QString vbasProcessCommand( const QgsProcessingAlgorithm &algorithm, const VbasR
     lines << QObject::tr( "# This run used the QGIS profile '%1', qgis_process uses the default profile: enable the plugin vbas there first." ).arg( profileName );
   if ( parameters.passwordsLeftOut )
     lines << QObject::tr( "# The password of a connection was left out (passwords are never written): give it through ~/.pgpass or PGPASSWORD, or connect with authcfg=." );
-  QStringList words { QStringLiteral( "cd" ), quote( QDir::currentPath() ), QStringLiteral( "&&" ), QStringLiteral( "QT_QPA_PLATFORM=offscreen" ),
-                      QStringLiteral( "QGIS_CUSTOM_CONFIG_PATH=" ) + quote( QFileInfo( profiles.absolutePath() ).path() ), quote( qgisProcessProgram() ), QStringLiteral( "run" ), algorithm.id(), QStringLiteral( "--" ) };
+  QStringList words { QStringLiteral( "cd" ),
+                      quote( QDir::currentPath() ),
+                      QStringLiteral( "&&" ),
+                      QStringLiteral( "QT_QPA_PLATFORM=offscreen" ),
+                      QStringLiteral( "QGIS_CUSTOM_CONFIG_PATH=" ) + quote( QFileInfo( profiles.absolutePath() ).path() ),
+                      quote( qgisProcessProgram() ),
+                      QStringLiteral( "run" ),
+                      algorithm.id(),
+                      QStringLiteral( "--" ) };
   for ( const auto &[name, value] : parameters.values )
     words << quote( name + '=' + value );
   lines << words.join( QLatin1Char( ' ' ) );

@@ -36,7 +36,7 @@ struct VbasReportInputs
     std::int64_t k;
     const vbas::MetricValues &values;
     VbasRunParameters parameters;
-    QString command;                            //!< the qgis_process command that repeats the run
+    QString command;                               //!< the qgis_process command that repeats the run
     QList<QPair<QString, QString>> generalization; //!< with generalization: what it chose and did (vbasGeneralizationFacts); empty: no section
 };
 

@@ -41,11 +41,8 @@ struct Style
 const QMap<QString, Style> &styles()
 {
   static const QMap<QString, Style> kStyles {
-    { QStringLiteral( "REGION_RISK" ), { Look::Risk, 0 } },
-    { QStringLiteral( "AGGREGATE_METRICS" ), { Look::Released, 1 } },
-    { QStringLiteral( "AGGREGATED" ), { Look::Released, 2 } },
-    { QStringLiteral( "VORONOI" ), { Look::Cells, 3 } },
-    { QStringLiteral( "SITE_POINTS" ), { Look::Sites, 4 } },
+    { QStringLiteral( "REGION_RISK" ), { Look::Risk, 0 } }, { QStringLiteral( "AGGREGATE_METRICS" ), { Look::Released, 1 } }, { QStringLiteral( "AGGREGATED" ), { Look::Released, 2 } },
+    { QStringLiteral( "VORONOI" ), { Look::Cells, 3 } },    { QStringLiteral( "SITE_POINTS" ), { Look::Sites, 4 } },
   };
   return kStyles;
 }
@@ -79,7 +76,8 @@ std::unique_ptr<QgsGraduatedSymbolRenderer> graduated( const QString &field, Qgs
 //! released in kClasses quantile classes of the layer's own values, light to dark; ties can leave a class empty, it is dropped.
 std::unique_ptr<QgsFeatureRenderer> releasedRenderer( const QgsVectorLayer &layer )
 {
-  std::unique_ptr<QgsGraduatedSymbolRenderer> renderer = graduated( QStringLiteral( "released" ), classSymbol( layer.geometryType(), 0.4 ), new QgsColorBrewerColorRamp( QStringLiteral( "YlGnBu" ), kClasses ) );
+  std::unique_ptr<QgsGraduatedSymbolRenderer> renderer
+    = graduated( QStringLiteral( "released" ), classSymbol( layer.geometryType(), 0.4 ), new QgsColorBrewerColorRamp( QStringLiteral( "YlGnBu" ), kClasses ) );
   auto *quantiles = new QgsClassificationQuantile();
   quantiles->setLabelPrecision( 0 ); // counts
   renderer->setClassificationMethod( quantiles );
@@ -94,7 +92,8 @@ std::unique_ptr<QgsFeatureRenderer> releasedRenderer( const QgsVectorLayer &laye
 //! risk_share in the fixed classes of kRiskBreaks, white to dark red.
 std::unique_ptr<QgsFeatureRenderer> riskRenderer( const QgsVectorLayer &layer )
 {
-  std::unique_ptr<QgsGraduatedSymbolRenderer> renderer = graduated( QStringLiteral( "risk_share" ), classSymbol( layer.geometryType(), 0.2 ), new QgsGradientColorRamp( Qt::white, QColor( 165, 15, 21 ) ) );
+  std::unique_ptr<QgsGraduatedSymbolRenderer> renderer
+    = graduated( QStringLiteral( "risk_share" ), classSymbol( layer.geometryType(), 0.2 ), new QgsGradientColorRamp( Qt::white, QColor( 165, 15, 21 ) ) );
   for ( int i = 1; i < kRiskBreaks.size(); ++i )
     renderer->addClass( QgsRendererRange( kRiskBreaks[i - 1], kRiskBreaks[i], renderer->sourceSymbol()->clone(), QStringLiteral( "%1 – %2" ).arg( kRiskBreaks[i - 1] ).arg( kRiskBreaks[i] ) ) );
   renderer->updateColorRamp();
@@ -222,7 +221,6 @@ std::unique_ptr<QgsProcessingLayerPostProcessorInterface> VbasStyles::postProces
 
 QString VbasStyles::audienceText( VbasOutputSchema::Audience audience )
 {
-  return audience == VbasOutputSchema::Audience::Published
-           ? QObject::tr( "VBAS for QGIS: for publication. This layer is computed only from the released records (check it before you publish it)." )
-           : QObject::tr( "VBAS for QGIS: for the data custodian only, not for publication. This layer tells more than the released records." );
+  return audience == VbasOutputSchema::Audience::Published ? QObject::tr( "VBAS for QGIS: for publication. This layer is computed only from the released records (check it before you publish it)." )
+                                                           : QObject::tr( "VBAS for QGIS: for the data custodian only, not for publication. This layer tells more than the released records." );
 }

@@ -53,7 +53,9 @@ bool runIsGone( const QString &lockFile )
   const int fd = ::open( QFile::encodeName( lockFile ).constData(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC );
   if ( fd < 0 )
     return false; // no lock: nothing proves the run gone
-  struct stat st {};
+  struct stat st
+  {
+  };
   const bool gone = ::fstat( fd, &st ) == 0 && S_ISREG( st.st_mode ) && ::flock( fd, LOCK_EX | LOCK_NB ) == 0;
   ::close( fd );
   return gone;
@@ -88,7 +90,9 @@ QString firstValue( PGconn *connection, const QString &sql )
 
 bool isRegularFile( const QString &path )
 {
-  struct stat st {};
+  struct stat st
+  {
+  };
   return ::lstat( QFile::encodeName( path ).constData(), &st ) == 0 && S_ISREG( st.st_mode );
 }
 
@@ -216,7 +220,8 @@ void VbasTemporaries::removeStalePostgresTables( const QString &uri, const QStri
       continue; // held: its run lives, on whatever machine
     if ( match.captured( 1 ) == QLatin1String( "previous" ) )
       cleanup.previous << table;
-    else if ( !firstValue( connection, QStringLiteral( "DROP TABLE %1\"%2\"" ).arg( schema.isEmpty() ? QString() : '"' + QString( schema ).replace( '"', QLatin1String( "\"\"" ) ) + "\".", table ) ).isEmpty() )
+    else if ( !firstValue( connection, QStringLiteral( "DROP TABLE %1\"%2\"" ).arg( schema.isEmpty() ? QString() : '"' + QString( schema ).replace( '"', QLatin1String( "\"\"" ) ) + "\".", table ) )
+                 .isEmpty() )
       ++cleanup.removed;
   }
   PQclear( tables );

@@ -48,13 +48,16 @@ void add( VbasOutput &output, const QVector<QVariant> &values, const QgsGeometry
 VbasOutputSchema VbasSitesOutput::schema( const QString &name, const QgsCoordinateReferenceSystem &crs )
 {
   return { name,
-           fieldsOf( { { kSiteId, vbasqgis::Field::LongLong }, { QStringLiteral( "population" ), vbasqgis::Field::Double }, { QStringLiteral( "regions" ), vbasqgis::Field::LongLong },
-                       { QStringLiteral( "used" ), vbasqgis::Field::Int }, { QStringLiteral( "row" ), vbasqgis::Field::LongLong } } ),
+           fieldsOf( { { kSiteId, vbasqgis::Field::LongLong },
+                       { QStringLiteral( "population" ), vbasqgis::Field::Double },
+                       { QStringLiteral( "regions" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "used" ), vbasqgis::Field::Int },
+                       { QStringLiteral( "row" ), vbasqgis::Field::LongLong } } ),
            vbasqgis::WkbType::Point, crs };
 }
 
-void VbasSitesOutput::write( VbasOutput &output, const VbasRegions &regions, const std::vector<vbas::Point> &sites, const std::vector<std::size_t> &regionAggregate, const std::vector<double> &regionPopulation,
-                             const std::vector<std::size_t> &siteRow )
+void VbasSitesOutput::write( VbasOutput &output, const VbasRegions &regions, const std::vector<vbas::Point> &sites, const std::vector<std::size_t> &regionAggregate,
+                             const std::vector<double> &regionPopulation, const std::vector<std::size_t> &siteRow )
 {
   std::vector<qlonglong> members( sites.size(), 0 );
   std::vector<double> population( sites.size(), 0 );
@@ -88,8 +91,7 @@ VbasOutputSchema VbasLookupOutput::schema( const QgsField &regionId, bool genera
   return { QStringLiteral( "LOOKUP" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
 }
 
-void VbasLookupOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds, const QString &levels,
-                              const QString &hierarchies )
+void VbasLookupOutput::write( VbasOutput &output, const VbasRegions &regions, const vbas::Release &release, const std::vector<qlonglong> &siteIds, const QString &levels, const QString &hierarchies )
 {
   for ( int r = 0; r < regions.ids.size(); ++r )
   {
@@ -105,9 +107,15 @@ void VbasLookupOutput::write( VbasOutput &output, const VbasRegions &regions, co
 VbasOutputSchema VbasAggregatedOutput::schema( vbasqgis::WkbType regionsType, const QgsCoordinateReferenceSystem &crs )
 {
   return { QStringLiteral( "AGGREGATED" ),
-           fieldsOf( { { kAggregateId, vbasqgis::Field::LongLong }, { kSiteId, vbasqgis::Field::LongLong }, { QStringLiteral( "regions" ), vbasqgis::Field::LongLong }, { QStringLiteral( "members" ), vbasqgis::Field::String },
-                       { QStringLiteral( "records" ), vbasqgis::Field::LongLong }, { QStringLiteral( "released" ), vbasqgis::Field::LongLong }, { QStringLiteral( "suppressed" ), vbasqgis::Field::LongLong },
-                       { QStringLiteral( "smallest_ec" ), vbasqgis::Field::LongLong }, { QStringLiteral( "parts" ), vbasqgis::Field::LongLong } } ),
+           fieldsOf( { { kAggregateId, vbasqgis::Field::LongLong },
+                       { kSiteId, vbasqgis::Field::LongLong },
+                       { QStringLiteral( "regions" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "members" ), vbasqgis::Field::String },
+                       { QStringLiteral( "records" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "released" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "suppressed" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "smallest_ec" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "parts" ), vbasqgis::Field::LongLong } } ),
            QgsWkbTypes::multiType( regionsType ), crs };
 }
 
@@ -142,7 +150,8 @@ void VbasAggregatedOutput::write( VbasOutput &output, const VbasRegions &regions
     const vbas::AggregateSummary &s = summaries[a];
     add( output,
          { vbasAggregateId( a ), siteIds[aggregation.aggregateId[a]], static_cast<qlonglong>( memberIds[a].size() ), memberIds[a].join( QLatin1Char( ',' ) ), static_cast<qlonglong>( s.records ),
-           static_cast<qlonglong>( s.released ), static_cast<qlonglong>( s.suppressed ), static_cast<qlonglong>( s.smallestReleasedEc ), parts ? QVariant( static_cast<qlonglong>( parts->numGeometries() ) ) : QVariant() },
+           static_cast<qlonglong>( s.released ), static_cast<qlonglong>( s.suppressed ), static_cast<qlonglong>( s.smallestReleasedEc ),
+           parts ? QVariant( static_cast<qlonglong>( parts->numGeometries() ) ) : QVariant() },
          geometry );
   }
   output.finish();
@@ -206,9 +215,14 @@ QVariantMap VbasEvaluationOutput::write( VbasOutput *output, const vbas::MetricV
 VbasOutputSchema VbasAggregateMetricsOutput::schema( vbasqgis::WkbType regionsType, const QgsCoordinateReferenceSystem &crs )
 {
   return { QStringLiteral( "AGGREGATE_METRICS" ),
-           fieldsOf( { { kAggregateId, vbasqgis::Field::LongLong }, { QStringLiteral( "regions" ), vbasqgis::Field::LongLong }, { QStringLiteral( "records" ), vbasqgis::Field::LongLong },
-                       { QStringLiteral( "released" ), vbasqgis::Field::LongLong }, { QStringLiteral( "suppressed" ), vbasqgis::Field::LongLong }, { QStringLiteral( "smallest_ec" ), vbasqgis::Field::LongLong },
-                       { QStringLiteral( "l_diversity" ), vbasqgis::Field::LongLong }, { QStringLiteral( "t_closeness" ), vbasqgis::Field::Double } } ),
+           fieldsOf( { { kAggregateId, vbasqgis::Field::LongLong },
+                       { QStringLiteral( "regions" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "records" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "released" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "suppressed" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "smallest_ec" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "l_diversity" ), vbasqgis::Field::LongLong },
+                       { QStringLiteral( "t_closeness" ), vbasqgis::Field::Double } } ),
            QgsWkbTypes::multiType( regionsType ), crs };
 }
 
@@ -228,7 +242,8 @@ void VbasAggregateMetricsOutput::write( VbasOutput &output, const QVector<QgsGeo
     const bool diverse = diversity && s.released > 0;
     add( output,
          { vbasAggregateId( a ), regionCount[a], static_cast<qlonglong>( s.records ), static_cast<qlonglong>( s.released ), static_cast<qlonglong>( s.suppressed ),
-           static_cast<qlonglong>( s.smallestReleasedEc ), diverse ? QVariant( static_cast<qlonglong>( diversity->smallestL[a] ) ) : QVariant(), diverse ? QVariant( diversity->largestT[a] ) : QVariant() },
+           static_cast<qlonglong>( s.smallestReleasedEc ), diverse ? QVariant( static_cast<qlonglong>( diversity->smallestL[a] ) ) : QVariant(),
+           diverse ? QVariant( diversity->largestT[a] ) : QVariant() },
          dissolved[static_cast<int>( a )] );
   }
   output.finish();
@@ -240,7 +255,8 @@ VbasOutputSchema VbasRegionRiskOutput::schema( const QgsField &regionId, vbasqgi
   region.setName( QStringLiteral( "region_id" ) );
   QgsFields fields;
   fields.append( region );
-  for ( const QgsField &field : fieldsOf( { { QStringLiteral( "records" ), vbasqgis::Field::LongLong }, { QStringLiteral( "at_risk" ), vbasqgis::Field::LongLong }, { QStringLiteral( "risk_share" ), vbasqgis::Field::Double } } ) )
+  for ( const QgsField &field : fieldsOf(
+          { { QStringLiteral( "records" ), vbasqgis::Field::LongLong }, { QStringLiteral( "at_risk" ), vbasqgis::Field::LongLong }, { QStringLiteral( "risk_share" ), vbasqgis::Field::Double } } ) )
     fields.append( field );
   return { QStringLiteral( "REGION_RISK" ), fields, QgsWkbTypes::multiType( regionsType ), crs };
 }
@@ -254,7 +270,8 @@ void VbasRegionRiskOutput::write( VbasOutput &output, const VbasRegions &regions
     const std::int64_t risk = atRisk[static_cast<std::size_t>( r )];
     QgsGeometry geometry = regions.geometries[r];
     geometry.convertToMultiType();
-    add( output, { regions.ids[r], static_cast<qlonglong>( records ), static_cast<qlonglong>( risk ), records > 0 ? QVariant( static_cast<double>( risk ) / static_cast<double>( records ) ) : QVariant() },
+    add( output,
+         { regions.ids[r], static_cast<qlonglong>( records ), static_cast<qlonglong>( risk ), records > 0 ? QVariant( static_cast<double>( risk ) / static_cast<double>( records ) ) : QVariant() },
          geometry );
   }
   output.finish();
@@ -264,8 +281,8 @@ QList<VbasOutputSchema> VbasAggregationOutputs::schemas( const VbasInputs &input
 {
   const QgsFields regionFields = inputs.regionFields();
   const bool generalized = generalization && generalization->active;
-  return { VbasLookupOutput::schema( regionFields.at( regionFields.lookupField( inputs.regionIdField() ) ), generalized ),
-           VbasAggregatedOutput::schema( inputs.regionsWkbType(), inputs.regionsCrs() ), VbasCellsOutput::schema( inputs.regionsCrs() ),
+  return { VbasLookupOutput::schema( regionFields.at( regionFields.lookupField( inputs.regionIdField() ) ), generalized ), VbasAggregatedOutput::schema( inputs.regionsWkbType(), inputs.regionsCrs() ),
+           VbasCellsOutput::schema( inputs.regionsCrs() ),
            VbasReleaseWriter::schema( inputs.records()->fields(), inputs.recordFields(), generalized ? generalization->hierarchies.textFields() : QSet<QString>() ) };
 }
 

@@ -97,8 +97,8 @@ QList<VbasOutputSchema> schemas( const VbasInputs &inputs, const VbasGeneralizat
  * The numbers of a generalized release (its site count, its generalization, its units), logged, and
  * its SITE_POINTS when asked for.
  */
-QVariantMap writeGeneralized( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasGeneralized &generalized, const VbasRegions &regions, const VbasRecords &records,
-                              std::int64_t k, QgsProcessingFeedback *feedback );
+QVariantMap writeGeneralized( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasGeneralized &generalized, const VbasRegions &regions, const VbasRecords &records, std::int64_t k,
+                              QgsProcessingFeedback *feedback );
 
 //! The ids 1, 2, ..., count of sites placed in a run (the site_id the outputs write).
 std::vector<qlonglong> siteIds( std::size_t count );
@@ -107,7 +107,7 @@ std::vector<qlonglong> siteIds( std::size_t count );
  * Writes those of the four outputs asked for of a release built on sites (ids siteIds), its aggregates dissolved (read only
  * for AGGREGATED), as steps step and step + 1 of feedback, and returns the number outputs AGGREGATES, RELEASED and SUPPRESSED.
  */
-QVariantMap write( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasInputs &inputs, const VbasRegions &regions, const VbasRecords &records,
-                   const std::vector<vbas::Point> &sites, const std::vector<qlonglong> &siteIds, const vbas::Release &release, const QVector<QgsGeometry> &dissolved,
-                   const VbasReleaseSettings &settings, QgsProcessingMultiStepFeedback &feedback, int step, const VbasGeneralized *generalized = nullptr );
+QVariantMap write( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasInputs &inputs, const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &sites,
+                   const std::vector<qlonglong> &siteIds, const vbas::Release &release, const QVector<QgsGeometry> &dissolved, const VbasReleaseSettings &settings,
+                   QgsProcessingMultiStepFeedback &feedback, int step, const VbasGeneralized *generalized = nullptr );
 } // namespace VbasAggregationOutputs

@@ -132,7 +132,8 @@ QgsProcessingException noRow( const QString &name, const QString &text, const vb
                                                   "or spaces, and rows match values exactly: correct the row." )
                                        .arg( name, text, row ) );
   }
-  return QgsProcessingException( QObject::tr( "HIERARCHIES: the QI field %1 holds the value '%2', which its hierarchy file has no row for: add one (NULL stands for a missing value)." ).arg( name, text ) );
+  return QgsProcessingException(
+    QObject::tr( "HIERARCHIES: the QI field %1 holds the value '%2', which its hierarchy file has no row for: add one (NULL stands for a missing value)." ).arg( name, text ) );
 }
 
 /**
@@ -289,7 +290,10 @@ vbas::LatticeNode nodeOf( const QString &levels, const std::vector<vbas::QiHiera
     if ( top + 1 != qis[static_cast<std::size_t>( q )].hierarchy.levels() || level > top )
       throw QgsProcessingException( QObject::tr( "The region lookup's qi_levels give %1 level %2 of %3, but its hierarchy here has %4 levels above its values: "
                                                  "give the hierarchy files and intervals of the release (HIERARCHIES, INTERVALS)." )
-                                      .arg( qiNames[q] ).arg( level ).arg( top ).arg( qis[static_cast<std::size_t>( q )].hierarchy.levels() - 1 ) );
+                                      .arg( qiNames[q] )
+                                      .arg( level )
+                                      .arg( top )
+                                      .arg( qis[static_cast<std::size_t>( q )].hierarchy.levels() - 1 ) );
     node.push_back( level );
     rest = rest.mid( prefix.size() + m.capturedLength() );
   }
@@ -476,16 +480,16 @@ QString VbasGeneralized::levels() const
   return parts.join( QStringLiteral( ", " ) );
 }
 
-VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, const VbasSiteCountSettings &siteCount, const VbasPlacementSettings &placement,
-                                const VbasConstraintSettings &constraints, const VbasRegions &regions, const VbasRecords &records, std::int64_t k, const QStringList &qiNames,
-                                QgsProcessingFeedback *feedback )
+VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, const VbasSiteCountSettings &siteCount, const VbasPlacementSettings &placement, const VbasConstraintSettings &constraints,
+                                const VbasRegions &regions, const VbasRecords &records, std::int64_t k, const QStringList &qiNames, QgsProcessingFeedback *feedback )
 {
   VbasGeneralized g;
   g.qiNames = qiNames;
   g.hierarchies = settings.hierarchies.recorded( qiNames );
   g.qis = hierarchiesOf( settings.hierarchies, records, qiNames );
   if ( vbas::latticeSize( g.qis ) > 1e6 )
-    throw QgsProcessingException( QObject::tr( "The hierarchies give a lattice of %1 nodes; at most 1,000,000 are searched: give some QIs fewer levels." ).arg( vbas::latticeSize( g.qis ), 0, 'f', 0 ) );
+    throw QgsProcessingException(
+      QObject::tr( "The hierarchies give a lattice of %1 nodes; at most 1,000,000 are searched: give some QIs fewer levels." ).arg( vbas::latticeSize( g.qis ), 0, 'f', 0 ) );
   const double n = static_cast<double>( records.histograms.total() );
   const std::size_t regionCount = static_cast<std::size_t>( regions.ids.size() );
 
@@ -551,8 +555,8 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
   return g;
 }
 
-VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, bool localSuppression, const QString &levels, const VbasRecords &records,
-                                   const std::vector<std::size_t> &regionAggregate, std::int64_t k, const QStringList &qiNames )
+VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, bool localSuppression, const QString &levels, const VbasRecords &records, const std::vector<std::size_t> &regionAggregate,
+                                   std::int64_t k, const QStringList &qiNames )
 {
   VbasGeneralized g;
   g.qiNames = qiNames;
@@ -569,7 +573,8 @@ VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, boo
   settings.localSuppression = localSuppression;
   g.search.latticeSize = static_cast<std::size_t>( vbas::latticeSize( g.qis ) );
   g.search.evaluated = 1;
-  g.search.best = vbas::evaluateNode( node, g.qis, codes, classRecords, model, [&aggregation]( const vbas::LatticeNode &, const vbas::NodeClasses & ) { return aggregation; }, settings );
+  g.search.best = vbas::evaluateNode(
+    node, g.qis, codes, classRecords, model, [&aggregation]( const vbas::LatticeNode &, const vbas::NodeClasses & ) { return aggregation; }, settings );
   writeOut( g, records, hierarchies.releasedAsText, k );
   return g;
 }

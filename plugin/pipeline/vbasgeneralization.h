@@ -90,7 +90,7 @@ struct VbasGeneralized
     VbasSiteCount siteCount;    //!< of the chosen node
     VbasPlacement placement;    //!< of the chosen node's site count
     vbas::WrittenClasses written;
-    vbas::Release release;      //!< over the written classes: what the outputs and the metrics count
+    vbas::Release release;            //!< over the written classes: what the outputs and the metrics count
     VbasRecords writtenRecords { 0 }; //!< histograms (and sensitive pairs) over the written classes
     vbas::GeneralizationMetrics metrics;
     QStringList qiNames;
@@ -107,9 +107,8 @@ struct VbasGeneralized
  * placement computed once), logs the lattice size, the nodes evaluated and pruned, and refuses a
  * lattice where no node keeps the suppression limit. A cancel throws, as every canceled run does.
  */
-VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, const VbasSiteCountSettings &siteCount, const VbasPlacementSettings &placement,
-                                const VbasConstraintSettings &constraints, const VbasRegions &regions, const VbasRecords &records, std::int64_t k, const QStringList &qiNames,
-                                QgsProcessingFeedback *feedback );
+VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, const VbasSiteCountSettings &siteCount, const VbasPlacementSettings &placement, const VbasConstraintSettings &constraints,
+                                const VbasRegions &regions, const VbasRecords &records, std::int64_t k, const QStringList &qiNames, QgsProcessingFeedback *feedback );
 
 //! A release's information loss and its generalization metrics.
 struct VbasReleaseLoss
@@ -124,8 +123,8 @@ struct VbasReleaseLoss
  * vbas:evaluate measures. Refuses levels that name other QIs than QI_FIELDS, in another order, or a
  * level or top that the QI's hierarchy (its file, its intervals, or value -> "*") does not have.
  */
-VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, bool localSuppression, const QString &levels, const VbasRecords &records,
-                                   const std::vector<std::size_t> &regionAggregate, std::int64_t k, const QStringList &qiNames );
+VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, bool localSuppression, const QString &levels, const VbasRecords &records, const std::vector<std::size_t> &regionAggregate,
+                                   std::int64_t k, const QStringList &qiNames );
 
 /**
  * The information loss of a release without generalization (every QI at level 0, the ECs below k

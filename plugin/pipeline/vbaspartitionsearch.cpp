@@ -106,17 +106,21 @@ vbas::SearchResult searchStep( vbas::Partition &partition, const VbasBorderSteps
   vbas::SearchResult s = vbas::searchPartition( partition, settings, &progress );
   if ( s.stop == vbas::SearchStop::Canceled )
     VbasInterrupt::throwIfCanceled( feedback );
-  const auto perMove = []( const vbas::MoveStats &m ) { return QStringLiteral( "%1 tried, %2 kept, %3 µs each" ).arg( m.tried ).arg( m.accepted ).arg( m.tried ? 1e6 * m.seconds / m.tried : 0, 0, 'f', 1 ); };
-  feedback->pushInfo( QObject::tr( "Suppression search: %1 trial moves in %2 s (%3). Suppressed records: %4 at the start, %5 in the best partition (found after %10 trial moves, %11 s). Moves: regions %6; "
-                                   "recombinations %7; merge-splits %8; sites recentred %9." )
-                        .arg( s.moves )
-                        .arg( s.seconds, 0, 'f', 1 )
-                        .arg( s.stop == vbas::SearchStop::TimeLimit ? QObject::tr( "TIME_LIMIT reached" ) : s.stop == vbas::SearchStop::MaxMoves ? QObject::tr( "SEARCH_MOVES reached" ) : QObject::tr( "nothing left to suppress" ) )
-                        .arg( s.start.suppressed )
-                        .arg( s.best.suppressed )
-                        .arg( perMove( s.regionMoves ), perMove( s.recombinations ), perMove( s.mergeSplits ), perMove( s.recentres ) )
-                        .arg( s.bestMove )
-                        .arg( s.bestSeconds, 0, 'f', 1 ) );
+  const auto perMove
+    = []( const vbas::MoveStats &m ) { return QStringLiteral( "%1 tried, %2 kept, %3 µs each" ).arg( m.tried ).arg( m.accepted ).arg( m.tried ? 1e6 * m.seconds / m.tried : 0, 0, 'f', 1 ); };
+  feedback->pushInfo(
+    QObject::tr( "Suppression search: %1 trial moves in %2 s (%3). Suppressed records: %4 at the start, %5 in the best partition (found after %10 trial moves, %11 s). Moves: regions %6; "
+                 "recombinations %7; merge-splits %8; sites recentred %9." )
+      .arg( s.moves )
+      .arg( s.seconds, 0, 'f', 1 )
+      .arg( s.stop == vbas::SearchStop::TimeLimit  ? QObject::tr( "TIME_LIMIT reached" )
+            : s.stop == vbas::SearchStop::MaxMoves ? QObject::tr( "SEARCH_MOVES reached" )
+                                                   : QObject::tr( "nothing left to suppress" ) )
+      .arg( s.start.suppressed )
+      .arg( s.best.suppressed )
+      .arg( perMove( s.regionMoves ), perMove( s.recombinations ), perMove( s.mergeSplits ), perMove( s.recentres ) )
+      .arg( s.bestMove )
+      .arg( s.bestSeconds, 0, 'f', 1 ) );
   return s;
 }
 
@@ -189,8 +193,8 @@ bool searchDropped( const PartitionStepsResult &s, const vbas::Release &voronoi,
 
 } // namespace
 
-VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::vector<vbas::Point> sites, std::int64_t k,
-                                    const VbasBorderSteps &steps, QgsProcessingFeedback *feedback )
+VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::vector<vbas::Point> sites, std::int64_t k, const VbasBorderSteps &steps,
+                                    QgsProcessingFeedback *feedback )
 {
   VbasBorderResult result;
   if ( !vbasHasBorders( regions ) )
@@ -262,10 +266,7 @@ QVariantMap vbasUnitOutputs( const VbasBorderResult &result, const VbasRegions &
   const std::size_t nothing = releasingNothing( result.release );
   const VbasCompactnessReference now = vbasCompactnessOf( regions, records, result.release, result.sites );
   const auto ratio = []( double value, double reference ) { return reference > 0 ? value / reference : 1.0; };
-  return { { QStringLiteral( "UNITS_IN_PIECES" ), static_cast<qlonglong>( result.unitsInPieces ) },
-           { QStringLiteral( "UNITS_RELEASING_NOTHING" ), static_cast<qlonglong>( nothing ) },
-           { QStringLiteral( "COMPACTNESS_USED" ), ratio( now.compactness, start.compactness ) },
-           { QStringLiteral( "MEAN_POINT_COMPACTNESS" ), now.meanPoint },
-           { QStringLiteral( "MEAN_POINT_COMPACTNESS_USED" ), ratio( now.meanPoint, start.meanPoint ) },
-           { QStringLiteral( "SEARCH_MOVES_MADE" ), static_cast<qlonglong>( result.searchMoves ) } };
+  return { { QStringLiteral( "UNITS_IN_PIECES" ), static_cast<qlonglong>( result.unitsInPieces ) },      { QStringLiteral( "UNITS_RELEASING_NOTHING" ), static_cast<qlonglong>( nothing ) },
+           { QStringLiteral( "COMPACTNESS_USED" ), ratio( now.compactness, start.compactness ) },        { QStringLiteral( "MEAN_POINT_COMPACTNESS" ), now.meanPoint },
+           { QStringLiteral( "MEAN_POINT_COMPACTNESS_USED" ), ratio( now.meanPoint, start.meanPoint ) }, { QStringLiteral( "SEARCH_MOVES_MADE" ), static_cast<qlonglong>( result.searchMoves ) } };
 }

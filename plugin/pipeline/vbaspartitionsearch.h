@@ -21,16 +21,16 @@ class QgsProcessingFeedback;
 //! The steps on the regions' borders that follow the Voronoi release, and the constraints they honour (docs/method.md, "Constraints").
 struct VbasBorderSteps
 {
-    bool contiguous = false;       //!< CONTIGUOUS
-    bool refineBoundaries = false; //!< REFINE_BOUNDARIES
-    bool search = false;           //!< SEARCH, which makes the units contiguous first
-    double timeLimit = 30;         //!< TIME_LIMIT, seconds
+    bool contiguous = false;                                            //!< CONTIGUOUS
+    bool refineBoundaries = false;                                      //!< REFINE_BOUNDARIES
+    bool search = false;                                                //!< SEARCH, which makes the units contiguous first
+    double timeLimit = 30;                                              //!< TIME_LIMIT, seconds
     std::uint64_t maxMoves = std::numeric_limits<std::uint64_t>::max(); //!< SEARCH_MOVES (0 in the parameter: no limit)
-    std::uint64_t seed = 0;        //!< of the search
+    std::uint64_t seed = 0;                                             //!< of the search
     double compactnessBudget = std::numeric_limits<double>::infinity(); //!< COMPACTNESS_BUDGET: the mean-point compactness at most this times referenceMeanPoint
-    double referenceMeanPoint = 0; //!< the mean-point compactness the budget is a ratio to
-    double recordFloor = 0;        //!< RECORD_FLOOR: the share of the mean unit's records every unit keeps
-    double recordCeiling = 0;      //!< RECORD_CEILING: the multiple of the mean unit's records no unit passes (0: none)
+    double referenceMeanPoint = 0;                                      //!< the mean-point compactness the budget is a ratio to
+    double recordFloor = 0;                                             //!< RECORD_FLOOR: the share of the mean unit's records every unit keeps
+    double recordCeiling = 0;                                           //!< RECORD_CEILING: the multiple of the mean unit's records no unit passes (0: none)
 
     /**
      * CONTIGUOUS, REFINE_BOUNDARIES, SEARCH, TIME_LIMIT and SEARCH_MOVES; the search draws from seed.
@@ -43,9 +43,9 @@ struct VbasBorderSteps
 struct VbasBorderResult
 {
     vbas::Release release;
-    std::vector<vbas::Point> sites;   //!< by site index; the search moves the sites of the units it re-forms
-    std::size_t unitsInPieces = 0;    //!< aggregates in more than one piece (islands bridged); 0 for points
-    std::uint64_t searchMoves = 0;    //!< the search's trial moves (0 without it)
+    std::vector<vbas::Point> sites; //!< by site index; the search moves the sites of the units it re-forms
+    std::size_t unitsInPieces = 0;  //!< aggregates in more than one piece (islands bridged); 0 for points
+    std::uint64_t searchMoves = 0;  //!< the search's trial moves (0 without it)
 };
 
 //! What COMPACTNESS_USED and MEAN_POINT_COMPACTNESS_USED divide by: eq. 20 and the mean-point compactness of the start.
@@ -69,8 +69,8 @@ struct VbasCompactnessReference
  * when a region moved. Logs every step with its counts; a point layer is logged as having no borders
  * and returned as it is. A canceled search throws, as every canceled run does.
  */
-VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::vector<vbas::Point> sites, std::int64_t k,
-                                     const VbasBorderSteps &steps, QgsProcessingFeedback *feedback );
+VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::vector<vbas::Point> sites, std::int64_t k, const VbasBorderSteps &steps,
+                                    QgsProcessingFeedback *feedback );
 
 //! Eq. 20 of a release: every region point to the site of its aggregate (sites by site index).
 double vbasCompactness( const VbasRegions &regions, const vbas::Release &release, const std::vector<vbas::Point> &sites );

@@ -55,8 +55,9 @@ std::int64_t vbasWholeNumber( const QgsProcessingAlgorithm &algorithm, const QVa
   if ( given.isValid() && !given.canConvert<QgsProperty>() )
     given.toString().toDouble( &numeric );
   if ( !numeric || !std::isfinite( value ) || value != std::floor( value ) || value < number->minimum() || value > number->maximum() )
-    throw QgsProcessingException( QObject::tr( "%1 must be a whole number from %2 to %3 (%1 = %4)." )
-                                    .arg( name, QString::number( number->minimum(), 'f', 0 ), QString::number( number->maximum(), 'f', 0 ), given.isValid() ? asGiven( given ) : QString::number( value ) ) );
+    throw QgsProcessingException(
+      QObject::tr( "%1 must be a whole number from %2 to %3 (%1 = %4)." )
+        .arg( name, QString::number( number->minimum(), 'f', 0 ), QString::number( number->maximum(), 'f', 0 ), given.isValid() ? asGiven( given ) : QString::number( value ) ) );
   return static_cast<std::int64_t>( value );
 }
 
@@ -126,13 +127,16 @@ VbasSiteCount vbasEstimateSiteCount( const VbasSiteCountSettings &settings, cons
   result.population = std::accumulate( population.begin(), population.end(), 0.0 );
   if ( settings.model == VbasSiteCountSettings::Model::FixedSites )
     return result;
-  feedback->pushInfo( QObject::tr( "Entropy %1, max combinations %2, cutoff %3: %4 sites for %5 records." )
-                        .arg( result.entropy ).arg( result.maxCombs ).arg( result.cutoff ).arg( result.sites ).arg( n, 0, 'f', 0 ) );
+  feedback->pushInfo(
+    QObject::tr( "Entropy %1, max combinations %2, cutoff %3: %4 sites for %5 records." ).arg( result.entropy ).arg( result.maxCombs ).arg( result.cutoff ).arg( result.sites ).arg( n, 0, 'f', 0 ) );
   const double uncapped = result.cutoff > 0 ? vbas::roundHalfUp( n / result.cutoff ) : std::numeric_limits<double>::infinity();
   if ( uncapped > static_cast<double>( regionCount ) )
     feedback->pushWarning( QObject::tr( "The site count R(%1 records / cutoff %2) = %3 is more than the %4 regions: it is capped at %4, so no regions are merged and "
                                         "suppression alone must make the release k-anonymous." )
-                             .arg( n, 0, 'f', 0 ).arg( result.cutoff ).arg( uncapped, 0, 'f', 0 ).arg( regionCount ) );
+                             .arg( n, 0, 'f', 0 )
+                             .arg( result.cutoff )
+                             .arg( uncapped, 0, 'f', 0 )
+                             .arg( regionCount ) );
   return result;
 }
 
@@ -150,13 +154,14 @@ std::uint64_t vbasSeed( const QgsProcessingAlgorithm &algorithm, const QVariantM
 {
   const QVariant seed = parameters.value( QStringLiteral( "SEED" ) );
   return seed.isValid() && !seed.isNull() && !asGiven( seed ).isEmpty() ? static_cast<std::uint64_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "SEED" ), context ) )
-                                                                         : QRandomGenerator::system()->generate64() % static_cast<std::uint64_t>( kMaxSeed + 1 );
+                                                                        : QRandomGenerator::system()->generate64() % static_cast<std::uint64_t>( kMaxSeed + 1 );
 }
 
 VbasPlacementSettings VbasPlacementSettings::readBalancedDensityOnly( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context )
 {
   VbasPlacementSettings settings;
-  settings.position = QgsProcessingParameters::parameterAsEnum( definition( algorithm, QStringLiteral( "SITE_POSITION" ) ), parameters, context ) == 1 ? vbas::SitePosition::Median : vbas::SitePosition::Mean;
+  settings.position
+    = QgsProcessingParameters::parameterAsEnum( definition( algorithm, QStringLiteral( "SITE_POSITION" ) ), parameters, context ) == 1 ? vbas::SitePosition::Median : vbas::SitePosition::Mean;
   return settings;
 }
 
@@ -228,20 +233,21 @@ void logAdc( const vbas::AdcResult &adc, const VbasPlacementSettings &settings, 
                         .arg( b.committed )
                         .arg( b.passes )
                         .arg( adcStop( adc.stop ) ) );
-  feedback->pushInfo( QObject::tr( "ADC's constraints, none made worse by a kept move: clusters holding regions %1 -> %2 (none emptied), clusters releasing nothing %3 -> %4 (never more), "
-                                   "mean-point compactness %5 -> %6, at most %7 (COMPACTNESS_BUDGET %8 x %9, the balanced-density start), records per changed cluster at least %10 (RECORD_FLOOR) and at most "
-                                   "%11 (RECORD_CEILING; 0: none)." )
-                        .arg( a.clusters )
-                        .arg( b.clusters )
-                        .arg( a.releasingNothing )
-                        .arg( b.releasingNothing )
-                        .arg( a.meanPointCompactness, 0, 'f', 1 )
-                        .arg( b.meanPointCompactness, 0, 'f', 1 )
-                        .arg( constraints.meanPointCompactnessCap, 0, 'f', 1 )
-                        .arg( budget )
-                        .arg( constraints.referenceMeanPointCompactness, 0, 'f', 1 )
-                        .arg( constraints.recordFloor )
-                        .arg( constraints.recordCeiling == std::numeric_limits<std::int64_t>::max() ? 0 : constraints.recordCeiling ) );
+  feedback->pushInfo(
+    QObject::tr( "ADC's constraints, none made worse by a kept move: clusters holding regions %1 -> %2 (none emptied), clusters releasing nothing %3 -> %4 (never more), "
+                 "mean-point compactness %5 -> %6, at most %7 (COMPACTNESS_BUDGET %8 x %9, the balanced-density start), records per changed cluster at least %10 (RECORD_FLOOR) and at most "
+                 "%11 (RECORD_CEILING; 0: none)." )
+      .arg( a.clusters )
+      .arg( b.clusters )
+      .arg( a.releasingNothing )
+      .arg( b.releasingNothing )
+      .arg( a.meanPointCompactness, 0, 'f', 1 )
+      .arg( b.meanPointCompactness, 0, 'f', 1 )
+      .arg( constraints.meanPointCompactnessCap, 0, 'f', 1 )
+      .arg( budget )
+      .arg( constraints.referenceMeanPointCompactness, 0, 'f', 1 )
+      .arg( constraints.recordFloor )
+      .arg( constraints.recordCeiling == std::numeric_limits<std::int64_t>::max() ? 0 : constraints.recordCeiling ) );
   if ( adc.stop == vbas::AdcStop::MaxMoves )
     feedback->pushWarning( QObject::tr( "ADC stopped after MAX_ITERATIONS = %1 trial moves, with the best sites so far." ).arg( settings.adc.maxMoves ) );
 }
@@ -275,7 +281,8 @@ VbasConstraintSettings VbasConstraintSettings::read( const QgsProcessingAlgorith
   VbasConstraintSettings settings;
   settings.compactnessBudget = QgsProcessingParameters::parameterAsDouble( definition( algorithm, QStringLiteral( "COMPACTNESS_BUDGET" ) ), parameters, context );
   if ( !( settings.compactnessBudget > 0 && std::isfinite( settings.compactnessBudget ) ) )
-    throw QgsProcessingException( QObject::tr( "The compactness budget must be a positive number (COMPACTNESS_BUDGET = %1)." ).arg( asGiven( parameters.value( QStringLiteral( "COMPACTNESS_BUDGET" ) ) ) ) );
+    throw QgsProcessingException(
+      QObject::tr( "The compactness budget must be a positive number (COMPACTNESS_BUDGET = %1)." ).arg( asGiven( parameters.value( QStringLiteral( "COMPACTNESS_BUDGET" ) ) ) ) );
   settings.recordFloor = QgsProcessingParameters::parameterAsDouble( definition( algorithm, QStringLiteral( "RECORD_FLOOR" ) ), parameters, context );
   if ( !( settings.recordFloor >= 0 && settings.recordFloor <= 1 ) )
     throw QgsProcessingException( QObject::tr( "The record floor must be a share from 0 to 1 (RECORD_FLOOR = %1)." ).arg( asGiven( parameters.value( QStringLiteral( "RECORD_FLOOR" ) ) ) ) );
@@ -360,12 +367,13 @@ VbasReleaseSettings VbasReleaseSettings::read( const QgsProcessingAlgorithm &alg
   return settings;
 }
 
-vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k,
-                                double riskThreshold, double runSeconds, QgsProcessingFeedback *feedback )
+vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k, double riskThreshold,
+                                double runSeconds, QgsProcessingFeedback *feedback )
 {
   if ( records.sensitive )
     feedback->pushInfo( QObject::tr( "The sensitive field holds %n distinct value(s).", nullptr, static_cast<int>( records.sensitive->values ) ) );
-  return vbas::measure( { regions.points, regionSites, records.histograms, release.aggregation, release.suppression, k, riskThreshold, records.sensitive ? &*records.sensitive : nullptr, runSeconds } );
+  return vbas::measure(
+    { regions.points, regionSites, records.histograms, release.aggregation, release.suppression, k, riskThreshold, records.sensitive ? &*records.sensitive : nullptr, runSeconds } );
 }
 
 void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64_t k, QgsProcessingFeedback *feedback )

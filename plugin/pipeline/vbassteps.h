@@ -27,7 +27,8 @@ class VbasCoreProgress : public vbas::Progress
   public:
     explicit VbasCoreProgress( QgsProcessingFeedback *feedback )
       : mFeedback( feedback )
-    {}
+    {
+    }
     bool canceled() const override;
     void report( double percent, const std::string &status ) override;
 
@@ -104,7 +105,7 @@ struct VbasPlacementSettings
     Method method = Method::BalancedDensity;
     vbas::SitePosition position = vbas::SitePosition::Mean;
     Seeding seeding = Seeding::BalancedDensity;
-    vbas::AdcSettings adc; //!< k, objective and MAX_ITERATIONS
+    vbas::AdcSettings adc;  //!< k, objective and MAX_ITERATIONS
     std::uint64_t seed = 0; //!< of the random seeding
 
     //! The settings of an algorithm that places by balanced density only: SITE_POSITION.
@@ -127,11 +128,11 @@ struct VbasConstraintSettings
 //! The constraints in absolute terms, for a number of units.
 struct VbasConstraints
 {
-    double referenceCompactness = 0;                                 //!< eq. 20 over the Voronoi clusters of the balanced-density sites
-    double referenceMeanPointCompactness = 0;                        //!< vbas::meanPointCompactness of the same clusters (population basis)
+    double referenceCompactness = 0;                                          //!< eq. 20 over the Voronoi clusters of the balanced-density sites
+    double referenceMeanPointCompactness = 0;                                 //!< vbas::meanPointCompactness of the same clusters (population basis)
     double meanPointCompactnessCap = std::numeric_limits<double>::infinity(); //!< COMPACTNESS_BUDGET x referenceMeanPointCompactness: what ADC holds
-    std::int64_t recordFloor = 0;                                    //!< ceil(RECORD_FLOOR x records / units)
-    std::int64_t recordCeiling = std::numeric_limits<std::int64_t>::max(); //!< floor(RECORD_CEILING x records / units), or no ceiling
+    std::int64_t recordFloor = 0;                                             //!< ceil(RECORD_FLOOR x records / units)
+    std::int64_t recordCeiling = std::numeric_limits<std::int64_t>::max();    //!< floor(RECORD_CEILING x records / units), or no ceiling
 };
 
 //! The record floor and ceiling in records for `units` units of `records` records in all (the ceiling: no limit when RECORD_CEILING is 0).
@@ -148,7 +149,7 @@ VbasConstraints vbasConstraints( const VbasConstraintSettings &settings, const V
 struct VbasPlacement
 {
     std::vector<vbas::Point> sites;
-    std::vector<std::size_t> siteRow;    //!< balanced density's row of each site, bottom first (also ADC's balanced-density seeding); empty for random seeding
+    std::vector<std::size_t> siteRow;         //!< balanced density's row of each site, bottom first (also ADC's balanced-density seeding); empty for random seeding
     std::vector<std::size_t> regionAggregate; //!< the aggregate of each region: its nearest site (Voronoi aggregation, ADC's clusters)
     std::optional<vbas::AdcResult> adc;
     std::optional<VbasConstraints> constraints; //!< those ADC kept
@@ -174,7 +175,7 @@ QVariantMap vbasPlacementOutputs( const VbasPlacement &placement );
 struct VbasReleaseSettings
 {
     std::int64_t k = 5;
-    std::size_t memoryBudget = 0;  //!< bytes of released rows the shuffle holds in memory
+    std::size_t memoryBudget = 0; //!< bytes of released rows the shuffle holds in memory
 
     static VbasReleaseSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
 };
@@ -183,8 +184,8 @@ struct VbasReleaseSettings
  * Every metric (vbas::measure) of a release of records, the sites of the regions'
  * aggregates given; with a sensitive field, its distinct values go to the log (a count).
  */
-vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k,
-                                double riskThreshold, double runSeconds, QgsProcessingFeedback *feedback );
+vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k, double riskThreshold,
+                                double runSeconds, QgsProcessingFeedback *feedback );
 
 //! Logs a release's counts, with a warning when it is empty or suppresses more than half the records.
 void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64_t k, QgsProcessingFeedback *feedback );

@@ -95,9 +95,11 @@ void VbasAlgorithm::addRegionsParameters( bool withPoint, bool withPopulation )
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "REGIONS" ), QObject::tr( "Regions layer" ), vbasqgis::sourceTypes( { vbasqgis::VectorPolygon, vbasqgis::VectorPoint } ) ) );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "REGION_ID" ), QObject::tr( "Region id field" ), QVariant(), QStringLiteral( "REGIONS" ) ) );
   if ( withPoint )
-    addParameter( new QgsProcessingParameterEnum( QStringLiteral( "REGION_POINT" ), QObject::tr( "Region point" ), QStringList() << QObject::tr( "Centroid" ) << QObject::tr( "Point on surface" ), false, 0 ) );
+    addParameter(
+      new QgsProcessingParameterEnum( QStringLiteral( "REGION_POINT" ), QObject::tr( "Region point" ), QStringList() << QObject::tr( "Centroid" ) << QObject::tr( "Point on surface" ), false, 0 ) );
   if ( withPopulation )
-    addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_FIELD" ), QObject::tr( "Population field (empty: the number of records in each region)" ), QVariant(), QStringLiteral( "REGIONS" ), vbasqgis::FieldDataType::Numeric, false, true ) );
+    addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_FIELD" ), QObject::tr( "Population field (empty: the number of records in each region)" ), QVariant(),
+                                                   QStringLiteral( "REGIONS" ), vbasqgis::FieldDataType::Numeric, false, true ) );
 }
 
 void VbasAlgorithm::addRecordsParameters( Qis qis )
@@ -107,20 +109,24 @@ void VbasAlgorithm::addRecordsParameters( Qis qis )
                                                  QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Any, false, true ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "OUTSIDE_POINTS" ), QObject::tr( "Located records outside every region" ),
                                                 QStringList() << QObject::tr( "Refuse the run" ) << QObject::tr( "Drop them, with a warning" ), false, 0 ) );
-  auto grouped = std::make_unique<QgsProcessingParameterBoolean>( QStringLiteral( "GROUP_IN_SOURCE" ), QObject::tr( "Count the records in their data source (GeoPackage, SQLite, PostgreSQL)" ), false );
+  auto grouped
+    = std::make_unique<QgsProcessingParameterBoolean>( QStringLiteral( "GROUP_IN_SOURCE" ), QObject::tr( "Count the records in their data source (GeoPackage, SQLite, PostgreSQL)" ), false );
   grouped->setFlags( grouped->flags() | vbasqgis::ParameterAdvanced );
   addParameter( grouped.release() );
   if ( qis != Qis::None )
-    addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ), qis == Qis::Required ? QObject::tr( "Quasi-identifier fields" ) : QObject::tr( "Quasi-identifier fields (for anonymity-driven clustering)" ),
+    addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ),
+                                                   qis == Qis::Required ? QObject::tr( "Quasi-identifier fields" ) : QObject::tr( "Quasi-identifier fields (for anonymity-driven clustering)" ),
                                                    QVariant(), QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Any, true, qis == Qis::Optional ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "COUNT_FIELD" ), QObject::tr( "Count field (records per row; empty: one)" ), QVariant(), QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Numeric, false, true ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "COUNT_FIELD" ), QObject::tr( "Count field (records per row; empty: one)" ), QVariant(), QStringLiteral( "RECORDS" ),
+                                                 vbasqgis::FieldDataType::Numeric, false, true ) );
 }
 
 void VbasAlgorithm::addReleaseParameters()
 {
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "RELEASE_FIELDS" ), QObject::tr( "Other fields to release (empty: none)" ), QVariant(),
-                                                 QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Any, true, true ) );
-  auto memory = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SHUFFLE_MEMORY_MB" ), QObject::tr( "Memory for shuffling the release (MB)" ), vbasqgis::NumberType::Integer, 64, false, 1, 1048576 );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "RELEASE_FIELDS" ), QObject::tr( "Other fields to release (empty: none)" ), QVariant(), QStringLiteral( "RECORDS" ),
+                                                 vbasqgis::FieldDataType::Any, true, true ) );
+  auto memory = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SHUFFLE_MEMORY_MB" ), QObject::tr( "Memory for shuffling the release (MB)" ), vbasqgis::NumberType::Integer, 64, false,
+                                                                1, 1048576 );
   memory->setFlags( memory->flags() | vbasqgis::ParameterAdvanced );
   addParameter( memory.release() );
 }
@@ -136,8 +142,13 @@ void VbasAlgorithm::addSeedParameter( const QString &description )
 
 void VbasAlgorithm::addSiteCountParameters()
 {
-  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "MODEL" ), QObject::tr( "Site count model" ), QStringList() << QObject::tr( "Entropy" ) << QObject::tr( "Max combinations" ) << QObject::tr( "Fixed cutoff" ) << QObject::tr( "Fixed number of sites" ), false, 0 ) );
-  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "COEFFICIENTS" ), QObject::tr( "Cutoff coefficients" ), QStringList() << QObject::tr( "Western Canada (1588, 0.42)" ) << QObject::tr( "Central Canada (1436, 0.43)" ) << QObject::tr( "Eastern Canada (1978, 0.304)" ) << QObject::tr( "Custom" ), false, 1 ) );
+  addParameter( new QgsProcessingParameterEnum(
+    QStringLiteral( "MODEL" ), QObject::tr( "Site count model" ),
+    QStringList() << QObject::tr( "Entropy" ) << QObject::tr( "Max combinations" ) << QObject::tr( "Fixed cutoff" ) << QObject::tr( "Fixed number of sites" ), false, 0 ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "COEFFICIENTS" ), QObject::tr( "Cutoff coefficients" ),
+                                                QStringList() << QObject::tr( "Western Canada (1588, 0.42)" ) << QObject::tr( "Central Canada (1436, 0.43)" )
+                                                              << QObject::tr( "Eastern Canada (1978, 0.304)" ) << QObject::tr( "Custom" ),
+                                                false, 1 ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "EXP_B0" ), QObject::tr( "Custom e^B0" ), vbasqgis::NumberType::Double, 1436, false, 0 ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "B1" ), QObject::tr( "Custom B1" ), vbasqgis::NumberType::Double, 0.43 ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "FIXED_CUTOFF" ), QObject::tr( "Fixed cutoff (records per site)" ), vbasqgis::NumberType::Double, 1000, false, 0 ) );
@@ -155,16 +166,21 @@ void VbasAlgorithm::addSiteCountParameters()
 
 void VbasAlgorithm::addSitePositionParameter()
 {
-  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SITE_POSITION" ), QObject::tr( "Site position in its cell" ), QStringList() << QObject::tr( "Mean (eq. 12-13)" ) << QObject::tr( "Median" ), false, 0 ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SITE_POSITION" ), QObject::tr( "Site position in its cell" ),
+                                                QStringList() << QObject::tr( "Mean (eq. 12-13)" ) << QObject::tr( "Median" ), false, 0 ) );
 }
 
 void VbasAlgorithm::addPlacementParameters()
 {
-  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "METHOD" ), QObject::tr( "Site location method" ), QStringList() << QObject::tr( "Balanced density" ) << QObject::tr( "Anonymity-driven clustering (ADC)" ), false, 0 ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "METHOD" ), QObject::tr( "Site location method" ),
+                                                QStringList() << QObject::tr( "Balanced density" ) << QObject::tr( "Anonymity-driven clustering (ADC)" ), false, 0 ) );
   addSitePositionParameter();
-  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "OBJECTIVE" ), QObject::tr( "ADC objective" ), QStringList() << QObject::tr( "Largest smallest EC (paper, eq. 14)" ) << QObject::tr( "Fewest suppressed records" ), false, 0 ) );
-  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SEEDING" ), QObject::tr( "ADC seeding" ), QStringList() << QObject::tr( "Balanced density" ) << QObject::tr( "Random region points (SEED)" ), false, 0 ) );
-  auto iterations = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "MAX_ITERATIONS" ), QObject::tr( "ADC: most trial moves" ), vbasqgis::NumberType::Integer, 10000000, false, 1, kMaxInt );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "OBJECTIVE" ), QObject::tr( "ADC objective" ),
+                                                QStringList() << QObject::tr( "Largest smallest EC (paper, eq. 14)" ) << QObject::tr( "Fewest suppressed records" ), false, 0 ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SEEDING" ), QObject::tr( "ADC seeding" ),
+                                                QStringList() << QObject::tr( "Balanced density" ) << QObject::tr( "Random region points (SEED)" ), false, 0 ) );
+  auto iterations
+    = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "MAX_ITERATIONS" ), QObject::tr( "ADC: most trial moves" ), vbasqgis::NumberType::Integer, 10000000, false, 1, kMaxInt );
   iterations->setFlags( iterations->flags() | vbasqgis::ParameterAdvanced );
   addParameter( iterations.release() );
   addNumberOutput( QStringLiteral( "ADC_MOVES_TRIED" ), QObject::tr( "ADC: trial moves" ) );
@@ -182,29 +198,33 @@ void VbasAlgorithm::addKParameter()
 
 void VbasAlgorithm::addConstraintParameters()
 {
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "COMPACTNESS_BUDGET" ), QObject::tr( "Compactness budget (times the balanced-density start)" ), vbasqgis::NumberType::Double, 1.0, false, 0 ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RECORD_FLOOR" ), QObject::tr( "Record floor (share of the mean aggregate's records)" ), vbasqgis::NumberType::Double, 0.25, false, 0, 1 ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RECORD_CEILING" ), QObject::tr( "Record ceiling (times the mean aggregate's records; 0: none)" ), vbasqgis::NumberType::Double, 0, false, 0 ) );
+  addParameter(
+    new QgsProcessingParameterNumber( QStringLiteral( "COMPACTNESS_BUDGET" ), QObject::tr( "Compactness budget (times the balanced-density start)" ), vbasqgis::NumberType::Double, 1.0, false, 0 ) );
+  addParameter(
+    new QgsProcessingParameterNumber( QStringLiteral( "RECORD_FLOOR" ), QObject::tr( "Record floor (share of the mean aggregate's records)" ), vbasqgis::NumberType::Double, 0.25, false, 0, 1 ) );
+  addParameter(
+    new QgsProcessingParameterNumber( QStringLiteral( "RECORD_CEILING" ), QObject::tr( "Record ceiling (times the mean aggregate's records; 0: none)" ), vbasqgis::NumberType::Double, 0, false, 0 ) );
 }
 
 QString VbasAlgorithm::constraintHelp()
 {
-  return QObject::tr( "<b>Compactness budget</b> (COMPACTNESS_BUDGET, default 1): the compactness of the result at most this many times that of the start: the Voronoi cells "
-                      "of the balanced-density sites for the same number of sites (computed also for ADC's random seeding); in Voronoi aggregation, the Voronoi cells of the given "
-                      "sites. ADC, REFINE_BOUNDARIES and SEARCH hold it on the mean-point compactness (the population-weighted distances from the region points to their aggregate's "
-                      "population-weighted mean point), which does not depend on where the sites are. A "
-                      "positive number; with SEARCH, a budget below what the Voronoi aggregation already uses is refused, with the smallest that can be met "
-                      "(1 after balanced density).<br>"
-                      "<b>Record floor</b> (RECORD_FLOOR, default 0.25): every aggregate holds at least this share of the mean aggregate's records, ceil(RECORD_FLOOR x records / aggregates). "
-                      "From 0 to 1.<br>"
-                      "<b>Record ceiling</b> (RECORD_CEILING, default 0: none): every aggregate holds at most this many times the mean aggregate's records, floor(RECORD_CEILING x records / aggregates). "
-                      "Without it, fewer records are suppressed partly by gathering the records of dense areas into a few large aggregates, which generalises their geography "
-                      "more (NUE rises); a ceiling of 3 to 4 keeps the aggregates near the sizes balanced density gives. 0, or at least 1.<br>"
-                      "Every step that optimises the aggregates keeps both (ADC, REFINE_BOUNDARIES and SEARCH; CONTIGUOUS does not, it is made whatever it costs), and keeps every "
-                      "aggregate: a move is refused when it empties an aggregate, cuts one in two, raises the number of aggregates releasing nothing, takes the compactness above the cap or an "
-                      "aggregate below the floor. A constraint the start already breaks is never made worse; for REFINE_BOUNDARIES and SEARCH, the floor and ceiling are first "
-                      "lowered and raised to the smallest and largest aggregate of the Voronoi aggregation where it breaks them. SEARCH releases the best partition that keeps every "
-                      "bound and suppresses no more than the Voronoi aggregation, or else the Voronoi aggregation itself (a warning says so).<br>" );
+  return QObject::tr(
+    "<b>Compactness budget</b> (COMPACTNESS_BUDGET, default 1): the compactness of the result at most this many times that of the start: the Voronoi cells "
+    "of the balanced-density sites for the same number of sites (computed also for ADC's random seeding); in Voronoi aggregation, the Voronoi cells of the given "
+    "sites. ADC, REFINE_BOUNDARIES and SEARCH hold it on the mean-point compactness (the population-weighted distances from the region points to their aggregate's "
+    "population-weighted mean point), which does not depend on where the sites are. A "
+    "positive number; with SEARCH, a budget below what the Voronoi aggregation already uses is refused, with the smallest that can be met "
+    "(1 after balanced density).<br>"
+    "<b>Record floor</b> (RECORD_FLOOR, default 0.25): every aggregate holds at least this share of the mean aggregate's records, ceil(RECORD_FLOOR x records / aggregates). "
+    "From 0 to 1.<br>"
+    "<b>Record ceiling</b> (RECORD_CEILING, default 0: none): every aggregate holds at most this many times the mean aggregate's records, floor(RECORD_CEILING x records / aggregates). "
+    "Without it, fewer records are suppressed partly by gathering the records of dense areas into a few large aggregates, which generalises their geography "
+    "more (NUE rises); a ceiling of 3 to 4 keeps the aggregates near the sizes balanced density gives. 0, or at least 1.<br>"
+    "Every step that optimises the aggregates keeps both (ADC, REFINE_BOUNDARIES and SEARCH; CONTIGUOUS does not, it is made whatever it costs), and keeps every "
+    "aggregate: a move is refused when it empties an aggregate, cuts one in two, raises the number of aggregates releasing nothing, takes the compactness above the cap or an "
+    "aggregate below the floor. A constraint the start already breaks is never made worse; for REFINE_BOUNDARIES and SEARCH, the floor and ceiling are first "
+    "lowered and raised to the smallest and largest aggregate of the Voronoi aggregation where it breaks them. SEARCH releases the best partition that keeps every "
+    "bound and suppresses no more than the Voronoi aggregation, or else the Voronoi aggregation itself (a warning says so).<br>" );
 }
 
 void VbasAlgorithm::addContiguityParameter()
@@ -240,7 +260,7 @@ QString VbasAlgorithm::refinementHelp()
 void VbasAlgorithm::addHierarchyParameters()
 {
   auto hierarchies = std::make_unique<QgsProcessingParameterMultipleLayers>( QStringLiteral( "HIERARCHIES" ), QObject::tr( "Generalization hierarchies (ARX CSV files, one per QI, named after it)" ),
-                                                                              vbasqgis::File, QVariant(), true );
+                                                                             vbasqgis::File, QVariant(), true );
   addParameter( hierarchies.release() );
   addParameter( new QgsProcessingParameterString( QStringLiteral( "INTERVALS" ), QObject::tr( "Interval hierarchies (field=width, comma separated)" ), QVariant(), false, true ) );
 }
@@ -257,8 +277,9 @@ void VbasAlgorithm::addGeneralizationParameters( bool withSwitch )
     addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "GENERALIZE" ), QObject::tr( "Generalize the QIs (every QI without a hierarchy: value -> *)" ), false ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "SUPPRESSION_LIMIT" ), QObject::tr( "Suppression limit (% of the records)" ), vbasqgis::NumberType::Double, 5, false, 0, 100 ) );
   addLocalSuppressionParameter();
-  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "LOSS_METRIC" ), QObject::tr( "Information loss to minimise" ),
-                                                QStringList() << QObject::tr( "Generic non-uniform entropy" ) << QObject::tr( "Precision (Prec)" ) << QObject::tr( "Loss metric (LM / NCP)" ) << QObject::tr( "DM*" ), false, 0 ) );
+  addParameter( new QgsProcessingParameterEnum(
+    QStringLiteral( "LOSS_METRIC" ), QObject::tr( "Information loss to minimise" ),
+    QStringList() << QObject::tr( "Generic non-uniform entropy" ) << QObject::tr( "Precision (Prec)" ) << QObject::tr( "Loss metric (LM / NCP)" ) << QObject::tr( "DM*" ), false, 0 ) );
   addGeneralizationOutputs();
 }
 
@@ -339,7 +360,8 @@ void VbasAlgorithm::addSearchParameters()
 {
   addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "SEARCH" ), QObject::tr( "Search for fewer suppressed records at the same number of aggregates" ), false ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "TIME_LIMIT" ), QObject::tr( "Search time limit (s)" ), vbasqgis::NumberType::Double, 30, false, 0.1, 86400 ) );
-  auto moves = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SEARCH_MOVES" ), QObject::tr( "Search: most trial moves (0: no limit)" ), vbasqgis::NumberType::Integer, 0, false, 0, kMaxInt );
+  auto moves
+    = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SEARCH_MOVES" ), QObject::tr( "Search: most trial moves (0: no limit)" ), vbasqgis::NumberType::Integer, 0, false, 0, kMaxInt );
   moves->setFlags( moves->flags() | vbasqgis::ParameterAdvanced );
   addParameter( moves.release() );
   addNumberOutput( QStringLiteral( "SEARCH_MOVES_MADE" ), QObject::tr( "Search: trial moves made" ) );
@@ -413,14 +435,16 @@ void VbasAlgorithm::addNumberOutput( const QString &name, const QString &descrip
 
 QString VbasAlgorithm::regionsHelp( bool withPoint, bool withPopulation )
 {
-  QString help = QObject::tr( "<b>Regions layer</b>: polygons (or points) of the initial regions: census tracts, dissemination areas, postal codes. Polygons must not overlap (more than 1% of the smaller one's area is refused, naming both). "
-                              "A geographic CRS is fine: distances are then computed in the WGS 84 UTM zone of the layer's centre.<br>"
-                              "<b>Region id field</b>: unique id of each region, text or a number; the records refer to it.<br>" );
+  QString help = QObject::tr(
+    "<b>Regions layer</b>: polygons (or points) of the initial regions: census tracts, dissemination areas, postal codes. Polygons must not overlap (more than 1% of the smaller one's area is refused, naming both). "
+    "A geographic CRS is fine: distances are then computed in the WGS 84 UTM zone of the layer's centre.<br>"
+    "<b>Region id field</b>: unique id of each region, text or a number; the records refer to it.<br>" );
   if ( withPoint )
     help += QObject::tr( "<b>Region point</b>: the point that stands for a polygon: its centroid (the paper's choice) or a point on its surface (always inside). A point layer uses its points.<br>" );
   if ( withPopulation )
-    help += QObject::tr( "<b>Population field</b>: optional population of each region (residents, when the records are a sample of them), for balanced density. Empty: the number of records in each region. A NULL population is refused (give 0). "
-                         "The site count always divides the number of records.<br>" );
+    help += QObject::tr(
+      "<b>Population field</b>: optional population of each region (residents, when the records are a sample of them), for balanced density. Empty: the number of records in each region. A NULL population is refused (give 0). "
+      "The site count always divides the number of records.<br>" );
   return help;
 }
 
@@ -449,11 +473,13 @@ QString VbasAlgorithm::recordsHelp( Qis qis )
   if ( qis == Qis::Optional )
     help += QObject::tr( "<b>Quasi-identifier fields</b>: needed by anonymity-driven clustering only (see below).<br>" );
   if ( qis != Qis::None )
-    help += QObject::tr( "<b>Quasi-identifier fields</b>: the fields an attacker may know (age group, sex, ...), each listed once. Records with equal values on all of them form an equivalence class (EC); "
-                         "values are compared exactly, whatever their type (text, numbers, dates and times, booleans, binary, lists, maps). NULL is a category of its own. "
-                         "Text holding U+FFFD (the mark of bytes that were not valid UTF-8) is refused.<br>" );
-  help += QObject::tr( "<b>Count field</b>: optional number of identical records a row stands for (pre-tabulated data): a whole number from 0 to %1 (as text: plain digits). NULL, negative, fractional or "
-                       "larger counts are refused with the row and the value.<br>" )
+    help += QObject::tr(
+      "<b>Quasi-identifier fields</b>: the fields an attacker may know (age group, sex, ...), each listed once. Records with equal values on all of them form an equivalence class (EC); "
+      "values are compared exactly, whatever their type (text, numbers, dates and times, booleans, binary, lists, maps). NULL is a category of its own. "
+      "Text holding U+FFFD (the mark of bytes that were not valid UTF-8) is refused.<br>" );
+  help += QObject::tr(
+            "<b>Count field</b>: optional number of identical records a row stands for (pre-tabulated data): a whole number from 0 to %1 (as text: plain digits). NULL, negative, fractional or "
+            "larger counts are refused with the row and the value.<br>" )
             .arg( kVbasMaxCount );
   return help;
 }
@@ -485,17 +511,18 @@ QString VbasAlgorithm::siteCountHelp()
 
 QString VbasAlgorithm::placementHelp()
 {
-  return QObject::tr( "<b>Site location method</b>: Balanced density (paper sec. 3.2.1): rows of equal population from bottom to top (eq. 7-9), cells of equal population from left to right (eq. 10-11), one site per cell. "
-                      "Anonymity-driven clustering (ADC, paper sec. 3.2.2): starts from the seeding's sites and moves them, one trial at a time, toward the region points that hold members of "
-                      "the clusters' smallest equivalence classes (eq. 18-19: the mean of those points in the cluster's neighbourhood, weighted by their members); a move is kept only when "
-                      "the objective improves and the constraints hold (see Compactness budget): it never empties a cluster, so every site keeps an aggregate. It needs the QIs and k, and costs more time; it lowers suppression where the sites of balanced density leave small classes behind.<br>"
-                      "<b>Site position in its cell</b>: the mean of the cell's region points, as eq. 12-13 are written, or their median (balanced density, and ADC's balanced-density seeding).<br>"
-                      "<b>ADC objective</b>: Largest smallest EC (the paper's eq. 14: f = alpha |R| - |R_alpha|, alpha the smallest EC of any cluster; it stops at alpha >= k, or when it "
-                      "cannot raise the clusters at alpha: always when one QI combination has fewer than k records in the whole table, and often sooner, as one move rarely clears every class of alpha records from a cluster), or Fewest suppressed records (beyond the "
-                      "paper: a move is kept when fewer records fall in classes below k, or as many and the region points are nearer their sites (compactness, eq. 20); it tries every class "
-                      "below k of every cluster with suppressed records).<br>"
-                      "<b>ADC seeding</b>: the sites ADC starts from: balanced density (the paper's advice), or distinct region points drawn at random from SEED.<br>"
-                      "<b>ADC: most trial moves</b> (MAX_ITERATIONS, advanced): ADC stops after this many trial moves with the best sites so far, and the log says so.<br>" );
+  return QObject::tr(
+    "<b>Site location method</b>: Balanced density (paper sec. 3.2.1): rows of equal population from bottom to top (eq. 7-9), cells of equal population from left to right (eq. 10-11), one site per cell. "
+    "Anonymity-driven clustering (ADC, paper sec. 3.2.2): starts from the seeding's sites and moves them, one trial at a time, toward the region points that hold members of "
+    "the clusters' smallest equivalence classes (eq. 18-19: the mean of those points in the cluster's neighbourhood, weighted by their members); a move is kept only when "
+    "the objective improves and the constraints hold (see Compactness budget): it never empties a cluster, so every site keeps an aggregate. It needs the QIs and k, and costs more time; it lowers suppression where the sites of balanced density leave small classes behind.<br>"
+    "<b>Site position in its cell</b>: the mean of the cell's region points, as eq. 12-13 are written, or their median (balanced density, and ADC's balanced-density seeding).<br>"
+    "<b>ADC objective</b>: Largest smallest EC (the paper's eq. 14: f = alpha |R| - |R_alpha|, alpha the smallest EC of any cluster; it stops at alpha >= k, or when it "
+    "cannot raise the clusters at alpha: always when one QI combination has fewer than k records in the whole table, and often sooner, as one move rarely clears every class of alpha records from a cluster), or Fewest suppressed records (beyond the "
+    "paper: a move is kept when fewer records fall in classes below k, or as many and the region points are nearer their sites (compactness, eq. 20); it tries every class "
+    "below k of every cluster with suppressed records).<br>"
+    "<b>ADC seeding</b>: the sites ADC starts from: balanced density (the paper's advice), or distinct region points drawn at random from SEED.<br>"
+    "<b>ADC: most trial moves</b> (MAX_ITERATIONS, advanced): ADC stops after this many trial moves with the best sites so far, and the log says so.<br>" );
 }
 
 QString VbasAlgorithm::adcOutputsHelp()
@@ -507,16 +534,27 @@ QString VbasAlgorithm::adcOutputsHelp()
 
 QString VbasAlgorithm::aggregationOutputsHelp() const
 {
-  return QObject::tr( "<b>k</b>: every released equivalence class (aggregated region + QI values) has at least k records; smaller ones are suppressed whole. A whole number from 2.<br>" ) + releaseHelp()
+  return QObject::tr( "<b>k</b>: every released equivalence class (aggregated region + QI values) has at least k records; smaller ones are suppressed whole. A whole number from 2.<br>" )
+         + releaseHelp()
          + QObject::tr( "<h3>Outputs</h3>"
-                        "<b>Aggregated regions</b>: " ) + custodianOnly() + QObject::tr( "it holds the records before suppression and the member regions of each aggregate. The member regions of each Voronoi cell dissolved: aggregate_id, site_id, regions (how many), members (their ids), records, released, suppressed, smallest_ec (smallest released EC), "
-                        "parts (the polygons of the dissolved aggregate: more than 1 when its regions are not all connected through shared borders; for a point layer, its distinct points).<br>"
-                        "<b>Region lookup</b>: " ) + custodianOnly() + QObject::tr( "region_id, aggregate_id and site_id of every initial region.<br>"
-                        "<b>Anonymized records</b>: " ) + forPublication() + QObject::tr( "every released row with the QIs, the count field and the other released fields, plus aggregate_id; no geometry, no region id, no input feature id. "
-                        "The rows are in a fresh random order (never repeated, whatever the SEED) with fresh feature ids. Suppressed records are left out. Before it is written, every row is checked against the first pass: "
-                        "a table that changed meanwhile stops the run. Once written, it is read back and its classes recounted from the stored values before it is kept: a class below k, or a "
-                        "destination that would store different QI values alike (joining classes, so that the numbers would not describe the file), stops the run with nothing written.<br>"
-                        "<b>Voronoi cells</b>: " ) + custodianOnly() + QObject::tr( "they show where the sites are. The cells of the sites clipped to the regions' extent, for display (site_id, aggregate_id).<br>"
+                        "<b>Aggregated regions</b>: " )
+         + custodianOnly()
+         + QObject::tr(
+           "it holds the records before suppression and the member regions of each aggregate. The member regions of each Voronoi cell dissolved: aggregate_id, site_id, regions (how many), members (their ids), records, released, suppressed, smallest_ec (smallest released EC), "
+           "parts (the polygons of the dissolved aggregate: more than 1 when its regions are not all connected through shared borders; for a point layer, its distinct points).<br>"
+           "<b>Region lookup</b>: " )
+         + custodianOnly()
+         + QObject::tr( "region_id, aggregate_id and site_id of every initial region.<br>"
+                        "<b>Anonymized records</b>: " )
+         + forPublication()
+         + QObject::tr(
+           "every released row with the QIs, the count field and the other released fields, plus aggregate_id; no geometry, no region id, no input feature id. "
+           "The rows are in a fresh random order (never repeated, whatever the SEED) with fresh feature ids. Suppressed records are left out. Before it is written, every row is checked against the first pass: "
+           "a table that changed meanwhile stops the run. Once written, it is read back and its classes recounted from the stored values before it is kept: a class below k, or a "
+           "destination that would store different QI values alike (joining classes, so that the numbers would not describe the file), stops the run with nothing written.<br>"
+           "<b>Voronoi cells</b>: " )
+         + custodianOnly()
+         + QObject::tr( "they show where the sites are. The cells of the sites clipped to the regions' extent, for display (site_id, aggregate_id).<br>"
                         "<b>AGGREGATES</b>: the aggregates of the release that hold regions, after every step that moves regions; fewer than the sites (or the regions, if fewer) "
                         "only when some site has no nearest region, which the log warns about. <b>RELEASED</b>, <b>SUPPRESSED</b>: counts.<br>"
                         "<b>UNITS_IN_PIECES</b>: aggregates whose regions are not all connected through shared borders (an island counts as connected to the region "
@@ -542,9 +580,10 @@ QString VbasAlgorithm::evaluationOutputsHelp()
     metrics += QStringLiteral( "<li><b>%1</b>%2 (%3): %4 <i>%5</i></li>" )
                  .arg( QString::fromLatin1( metric.field ), metric.output ? QStringLiteral( ", %1" ).arg( QString::fromLatin1( metric.output ) ) : QString(), QObject::tr( metric.label ),
                        QObject::tr( metric.meaning ), QString::fromLatin1( metric.formula ).toHtmlEscaped() );
-  return QObject::tr( "<b>Evaluation</b>: " ) + custodianOnly() + QObject::tr( "it counts the suppressed records. A one-row table with every metric below (field, number output, what it says and its formula); the number outputs carry the same values, "
-                      "NULL where a metric does not apply (CM, l and t without a sensitive field). ECs are the released table's classes (aggregated region, QI values).<ul>%1</ul>" )
-    .arg( metrics );
+  return QObject::tr( "<b>Evaluation</b>: " ) + custodianOnly()
+         + QObject::tr( "it counts the suppressed records. A one-row table with every metric below (field, number output, what it says and its formula); the number outputs carry the same values, "
+                        "NULL where a metric does not apply (CM, l and t without a sensitive field). ECs are the released table's classes (aggregated region, QI values).<ul>%1</ul>" )
+             .arg( metrics );
 }
 
 QString VbasAlgorithm::reportHelp()
@@ -552,8 +591,8 @@ QString VbasAlgorithm::reportHelp()
   return QObject::tr( "<b>Report</b> (REPORT): a self-contained HTML page (no network needed) shown in the results viewer: the metrics and what each means, a map of the aggregated regions "
                       "shaded by released records with the suppressed records marked, a map of the risk before release (the share of each initial region's records in (region, QI) classes "
                       "smaller than k), a histogram of the EC sizes with k marked, the parameters, and the qgis_process command that repeats the run, with every password left out "
-                      "(the command says so; connect with authcfg= to keep it runnable as printed). " ) + custodianOnly()
-         + QObject::tr( "it gives the records of each initial region before release (no record values), and its first line says so.<br>" );
+                      "(the command says so; connect with authcfg= to keep it runnable as printed). " )
+         + custodianOnly() + QObject::tr( "it gives the records of each initial region before release (no record values), and its first line says so.<br>" );
 }
 
 QString VbasAlgorithm::custodianOnly()
@@ -581,11 +620,12 @@ QString VbasAlgorithm::optionalOutputsHelp() const
 
 QString VbasAlgorithm::outputsHelp() const
 {
-  return optionalOutputsHelp() + QObject::tr( "<i>All outputs or none, and nothing of yours lost</i>: every destination is checked before the records are read: writable; a regular file, a table of a "
-                      "GeoPackage file, or a PostgreSQL table (a FIFO, device, socket or symbolic link is refused); not an input and not another output, judged by what it "
-                      "is, not how it is spelled (a file by its device and inode, a table by its file or its server and database, and the tables that reading each input reads, "
-                      "through views); not a table that a view, a trigger or a foreign key refers to; every field name kept (a shapefile's 10-character names are refused, not "
-                      "truncated). A new table beside an input in its own GeoPackage is allowed, and leaves that file's settings (its journal mode) as they were. Outputs are "
-                      "written under temporary names beside their destinations and moved into place only when the whole run has succeeded, each previous output moved aside and "
-                      "put back if any later one fails: a failed or canceled run leaves none of its outputs and every previous one as it was.<br>" );
+  return optionalOutputsHelp()
+         + QObject::tr( "<i>All outputs or none, and nothing of yours lost</i>: every destination is checked before the records are read: writable; a regular file, a table of a "
+                        "GeoPackage file, or a PostgreSQL table (a FIFO, device, socket or symbolic link is refused); not an input and not another output, judged by what it "
+                        "is, not how it is spelled (a file by its device and inode, a table by its file or its server and database, and the tables that reading each input reads, "
+                        "through views); not a table that a view, a trigger or a foreign key refers to; every field name kept (a shapefile's 10-character names are refused, not "
+                        "truncated). A new table beside an input in its own GeoPackage is allowed, and leaves that file's settings (its journal mode) as they were. Outputs are "
+                        "written under temporary names beside their destinations and moved into place only when the whole run has succeeded, each previous output moved aside and "
+                        "put back if any later one fails: a failed or canceled run leaves none of its outputs and every previous one as it was.<br>" );
 }

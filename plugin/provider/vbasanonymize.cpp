@@ -14,15 +14,17 @@ QString VbasAnonymize::shortHelpString() const
   return QObject::tr( "Runs the whole VBAS pipeline with one set of parameters: estimate the site count, place the sites (balanced density or anonymity-driven clustering), "
                       "aggregate the regions by Voronoi cell and suppress every equivalence class below k, then evaluate the release. "
                       "The same as chaining the four component algorithms (see vbas_pipeline.model3).<br>" )
-         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + constraintHelp() + contiguityHelp() + refinementHelp() + searchHelp() + generalizationHelp() + aggregationOutputsHelp()
-         + QObject::tr( "<b>Sites</b>: " ) + custodianOnly() + QObject::tr( "the placed sites: site_id; regions and population (on the basis of balanced density) of its aggregate in "
-                                                                           "the release, after every step that moves regions between aggregates; used (1 when that aggregate holds a region, 0 "
-                                                                           "otherwise); row (as Place sites). The search moves the sites of the aggregates it re-forms to the mean of their region points.<br>" ) + evaluationParametersHelp() + evaluationOutputsHelp() + reportHelp()
-         + QObject::tr( "<b>Seed</b> (SEED, advanced): draws ADC's random seeding (SEEDING: random region points) and the search's choices (SEARCH), the algorithm's only random choices, so the same SEED (and SEARCH_MOVES) gives "
-                        "the same release content (the same rows; their order and feature ids differ). Empty: a fresh seed, reported in the log and the SEED output. It does "
-                        "not decide the release's row order (see Release order). <b>SEED</b>: the seed.<br>" )
-         + adcOutputsHelp()
-         + QObject::tr( "<b>SITES</b>, <b>CUTOFF</b>, <b>ENTROPY</b>, <b>MAXCOMBS</b>, <b>POPULATION</b>: as Estimate site count. <b>RUNTIME</b>: seconds for the whole pipeline." );
+         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + constraintHelp() + contiguityHelp() + refinementHelp() + searchHelp() + generalizationHelp()
+         + aggregationOutputsHelp() + QObject::tr( "<b>Sites</b>: " ) + custodianOnly()
+         + QObject::tr( "the placed sites: site_id; regions and population (on the basis of balanced density) of its aggregate in "
+                        "the release, after every step that moves regions between aggregates; used (1 when that aggregate holds a region, 0 "
+                        "otherwise); row (as Place sites). The search moves the sites of the aggregates it re-forms to the mean of their region points.<br>" )
+         + evaluationParametersHelp() + evaluationOutputsHelp() + reportHelp()
+         + QObject::tr(
+           "<b>Seed</b> (SEED, advanced): draws ADC's random seeding (SEEDING: random region points) and the search's choices (SEARCH), the algorithm's only random choices, so the same SEED (and SEARCH_MOVES) gives "
+           "the same release content (the same rows; their order and feature ids differ). Empty: a fresh seed, reported in the log and the SEED output. It does "
+           "not decide the release's row order (see Release order). <b>SEED</b>: the seed.<br>" )
+         + adcOutputsHelp() + QObject::tr( "<b>SITES</b>, <b>CUTOFF</b>, <b>ENTROPY</b>, <b>MAXCOMBS</b>, <b>POPULATION</b>: as Estimate site count. <b>RUNTIME</b>: seconds for the whole pipeline." );
 }
 
 void VbasAnonymize::initAlgorithm( const QVariantMap & )
@@ -61,8 +63,9 @@ bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   mGeneralization.hierarchies.readFieldTypes( mInputs.records()->fields(), mInputs.recordFields().qis );
   mGeneralization.refuseOtherSteps( mPlacement, mBorderSteps );
   mRunParameters = vbasRunParameters( *this, parameters, context, { { QStringLiteral( "SEED" ), QString::number( mPlacement.seed ) } } );
-  const QList<VbasOutputSchema> schemas = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ), VbasEvaluationOutput::schema(), vbasReportSchema() }
-                                          + VbasAggregationOutputs::schemas( mInputs, &mGeneralization );
+  const QList<VbasOutputSchema> schemas
+    = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ), VbasEvaluationOutput::schema(), vbasReportSchema() }
+      + VbasAggregationOutputs::schemas( mInputs, &mGeneralization );
   mOutputs.prepare( *this, parameters, context, schemas, inputs, feedback );
   return true;
 }
@@ -102,7 +105,7 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
 }
 
 QVariantMap VbasAnonymize::processGeneralized( const VbasRegions &regions, const VbasRecords &records, QgsProcessingContext &context, QgsProcessingMultiStepFeedback &steps,
-                                              QgsProcessingFeedback *feedback )
+                                               QgsProcessingFeedback *feedback )
 {
   const VbasGeneralized g = vbasGeneralize( mGeneralization, mSiteCount, mPlacement, mConstraints, regions, records, mRelease.k, mInputs.qiNames(), feedback );
   QVariantMap outputs = VbasAggregationOutputs::writeGeneralized( mOutputs, context, g, regions, records, mRelease.k, feedback );
@@ -112,11 +115,14 @@ QVariantMap VbasAnonymize::processGeneralized( const VbasRegions &regions, const
 }
 
 QVariantMap VbasAnonymize::writeRelease( const VbasRegions &regions, const VbasRecords &records, const VbasRecords &measured, const std::vector<vbas::Point> &sites, const vbas::Release &release,
-                                         QVariantMap outputs, QgsProcessingContext &context, QgsProcessingMultiStepFeedback &steps, QgsProcessingFeedback *feedback, const VbasGeneralized *generalized )
+                                         QVariantMap outputs, QgsProcessingContext &context, QgsProcessingMultiStepFeedback &steps, QgsProcessingFeedback *feedback,
+                                         const VbasGeneralized *generalized )
 {
   steps.setCurrentStep( 2 );
-  const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ), QStringLiteral( "REPORT" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
-  outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, sites, VbasAggregationOutputs::siteIds( sites.size() ), release, dissolved, mRelease, steps, 2, generalized ) );
+  const QVector<QgsGeometry> dissolved
+    = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ), QStringLiteral( "REPORT" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
+  outputs.insert(
+    VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, sites, VbasAggregationOutputs::siteIds( sites.size() ), release, dissolved, mRelease, steps, 2, generalized ) );
 
   std::vector<vbas::Point> regionSites;
   for ( const std::size_t s : release.regionAggregate )
@@ -124,8 +130,8 @@ QVariantMap VbasAnonymize::writeRelease( const VbasRegions &regions, const VbasR
   const vbas::MetricValues values = vbasMeasure( regions, measured, regionSites, release, mRelease.k, mRiskThreshold, mTimer.elapsed() / 1000.0, feedback );
   outputs.insert( VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values ) );
   if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
-    report->write( vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, measured.histograms, release, dissolved, mRelease.k, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ),
-                                 generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>() } ) );
+    report->write( vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, measured.histograms, release, dissolved, mRelease.k, values, mRunParameters,
+                                 vbasProcessCommand( *this, mRunParameters ), generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>() } ) );
   mOutputs.commit( context, outputs );
   vbasLogSummary( values, feedback );
   return outputs;

@@ -54,46 +54,53 @@ QVariantMap numberOutputs( const vbas::AnonymityReport &report )
 
 QString VbasCheckAnonymity::shortHelpString() const
 {
-  return QObject::tr( "Checks a released table, whatever made it: VBAS, another tool, or a table edited by hand. It recounts the equivalence classes (ECs) from the table itself "
-                      "with its own code, and reports every EC below k records (k-anonymity), and optionally below l distinct sensitive values (distinct l-diversity) or farther "
-                      "than t from the whole table's sensitive values (t-closeness).<br>"
-                      "<b>Released table</b> (INPUT): any vector layer or table; its geometry, if any, is never read.<br>"
-                      "<b>Quasi-identifier fields</b> (QI_FIELDS): the released QIs, the geographic one included (for a VBAS release: the QIs and aggregate_id). Rows with equal values on all "
-                      "of them form an EC. Values are compared as the file stores them, as an independent recount of the file would: a GeoPackage or SQLite value by its storage class and bytes "
-                      "(7 and '7', a BLOB and the same text, two spellings of one date are different values), a CSV value (a CSV file or a delimited text layer) by its text (1 and 01 differ, whatever a .csvt "
-                      "or QGIS's type guessing says), a GeoJSON or GeoJSONSeq property by its JSON type and value (1 and \"1\" differ), a value of a PostgreSQL table with a whole-number key by its text "
-                      "(citext's F and f, timestamps a microsecond apart differ). Other tables are compared exactly as QGIS reads them, with their type (text, numbers, booleans, dates and "
-                      "times, binary, lists, maps), and the log warns when a delimited text layer or a PostgreSQL layer is among them. NULL is a category of its own.<br>"
-                      "<b>Count field</b> (COUNT_FIELD): optional number of records a row stands for, a whole number from 0 to %1; NULL, negative, fractional or larger counts are refused "
-                      "with the row and the value. A row of 0 records counts nothing. Empty: each row is one record.<br>"
-                      "<b>k</b> (K): every EC must hold at least k records. Default 5, at least 2.<br>"
-                      "<b>Sensitive field</b> (SENSITIVE_FIELD): optional, the attribute to protect (a diagnosis). NULL is a value of its own. Needed for L and T.<br>"
-                      "<b>l</b> (L): every EC must hold at least l distinct sensitive values. Default 1: not checked.<br>"
-                      "<b>t</b> (T): the earth mover's distance between an EC's sensitive values and the whole table's, with the same distance between any two values "
-                      "(0.5 times the sum over the values of the difference of their shares, records weighted by the count), must be at most t. Above 0, at most 1; default 1: not checked.<br>"
-                      "<b>Compare a CSV's values as typed</b> (TYPED_CSV): a CSV file or delimited text layer is compared by its text unless this is on; then its values are compared as QGIS types them "
-                      "(a .csvt file, or the delimited text layer's types), so 1 and 01 of an Integer column are one value. Default off. No effect on other formats.<br>"
-                      "<h3>Outputs</h3>"
-                      "<b>PASS</b>: true when no EC violates a check. A table without records passes, with a warning.<br>"
-                      "<b>RECORDS</b>, <b>ECS</b>, <b>SMALLEST_EC</b>: the records, the ECs and the records of the smallest EC. <b>VIOLATING_ECS</b>, <b>VIOLATING_RECORDS</b>: the ECs that "
-                      "fail a check, and their records. <b>SMALLEST_L</b>, <b>LARGEST_T</b>: the fewest distinct sensitive values and the largest distance of any EC (NULL without a sensitive field).<br>"
-                      "<b>VALUES_READ</b>: how the values were compared: sqlite (storage class and bytes), csv-text, csv-typed, json (JSON type and value), postgresql-text or qgis (as QGIS reads them); the log says it too.<br>"
-                      "<b>Violations</b> (VIOLATIONS): " )
+  return QObject::tr(
+           "Checks a released table, whatever made it: VBAS, another tool, or a table edited by hand. It recounts the equivalence classes (ECs) from the table itself "
+           "with its own code, and reports every EC below k records (k-anonymity), and optionally below l distinct sensitive values (distinct l-diversity) or farther "
+           "than t from the whole table's sensitive values (t-closeness).<br>"
+           "<b>Released table</b> (INPUT): any vector layer or table; its geometry, if any, is never read.<br>"
+           "<b>Quasi-identifier fields</b> (QI_FIELDS): the released QIs, the geographic one included (for a VBAS release: the QIs and aggregate_id). Rows with equal values on all "
+           "of them form an EC. Values are compared as the file stores them, as an independent recount of the file would: a GeoPackage or SQLite value by its storage class and bytes "
+           "(7 and '7', a BLOB and the same text, two spellings of one date are different values), a CSV value (a CSV file or a delimited text layer) by its text (1 and 01 differ, whatever a .csvt "
+           "or QGIS's type guessing says), a GeoJSON or GeoJSONSeq property by its JSON type and value (1 and \"1\" differ), a value of a PostgreSQL table with a whole-number key by its text "
+           "(citext's F and f, timestamps a microsecond apart differ). Other tables are compared exactly as QGIS reads them, with their type (text, numbers, booleans, dates and "
+           "times, binary, lists, maps), and the log warns when a delimited text layer or a PostgreSQL layer is among them. NULL is a category of its own.<br>"
+           "<b>Count field</b> (COUNT_FIELD): optional number of records a row stands for, a whole number from 0 to %1; NULL, negative, fractional or larger counts are refused "
+           "with the row and the value. A row of 0 records counts nothing. Empty: each row is one record.<br>"
+           "<b>k</b> (K): every EC must hold at least k records. Default 5, at least 2.<br>"
+           "<b>Sensitive field</b> (SENSITIVE_FIELD): optional, the attribute to protect (a diagnosis). NULL is a value of its own. Needed for L and T.<br>"
+           "<b>l</b> (L): every EC must hold at least l distinct sensitive values. Default 1: not checked.<br>"
+           "<b>t</b> (T): the earth mover's distance between an EC's sensitive values and the whole table's, with the same distance between any two values "
+           "(0.5 times the sum over the values of the difference of their shares, records weighted by the count), must be at most t. Above 0, at most 1; default 1: not checked.<br>"
+           "<b>Compare a CSV's values as typed</b> (TYPED_CSV): a CSV file or delimited text layer is compared by its text unless this is on; then its values are compared as QGIS types them "
+           "(a .csvt file, or the delimited text layer's types), so 1 and 01 of an Integer column are one value. Default off. No effect on other formats.<br>"
+           "<h3>Outputs</h3>"
+           "<b>PASS</b>: true when no EC violates a check. A table without records passes, with a warning.<br>"
+           "<b>RECORDS</b>, <b>ECS</b>, <b>SMALLEST_EC</b>: the records, the ECs and the records of the smallest EC. <b>VIOLATING_ECS</b>, <b>VIOLATING_RECORDS</b>: the ECs that "
+           "fail a check, and their records. <b>SMALLEST_L</b>, <b>LARGEST_T</b>: the fewest distinct sensitive values and the largest distance of any EC (NULL without a sensitive field).<br>"
+           "<b>VALUES_READ</b>: how the values were compared: sqlite (storage class and bytes), csv-text, csv-typed, json (JSON type and value), postgresql-text or qgis (as QGIS reads them); the log says it too.<br>"
+           "<b>Violations</b> (VIOLATIONS): " )
            .arg( kVbasMaxCount )
-         + custodianOnly() + QObject::tr( "the classes of the checked table that are too small. A table without geometry, one row per violating EC in the order of its first row: its QI values (same field names and types as the "
-                      "input; when the stored values are compared, text that names each value as stored: an SQL literal such as 7, '7' or X'46', the CSV text, the JSON text, or PostgreSQL's text), records, l_diversity, t_closeness (NULL without a sensitive field) and violates (the failed checks: k, l, t, for example \"k,l\"). It holds counts only, never "
-                      "a sensitive value, and the log gives counts only.<br>" )
+         + custodianOnly()
+         + QObject::tr(
+           "the classes of the checked table that are too small. A table without geometry, one row per violating EC in the order of its first row: its QI values (same field names and types as the "
+           "input; when the stored values are compared, text that names each value as stored: an SQL literal such as 7, '7' or X'46', the CSV text, the JSON text, or PostgreSQL's text), records, l_diversity, t_closeness (NULL without a sensitive field) and violates (the failed checks: k, l, t, for example \"k,l\"). It holds counts only, never "
+           "a sensitive value, and the log gives counts only.<br>" )
          + outputsHelp();
 }
 
 void VbasCheckAnonymity::initAlgorithm( const QVariantMap & )
 {
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "INPUT" ), QObject::tr( "Released table" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ) ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ), QObject::tr( "Quasi-identifier fields (with the geographic one)" ), QVariant(), QStringLiteral( "INPUT" ), vbasqgis::FieldDataType::Any, true ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "COUNT_FIELD" ), QObject::tr( "Count field (records per row; empty: one)" ), QVariant(), QStringLiteral( "INPUT" ), vbasqgis::FieldDataType::Numeric, false, true ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ), QObject::tr( "Quasi-identifier fields (with the geographic one)" ), QVariant(), QStringLiteral( "INPUT" ),
+                                                 vbasqgis::FieldDataType::Any, true ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "COUNT_FIELD" ), QObject::tr( "Count field (records per row; empty: one)" ), QVariant(), QStringLiteral( "INPUT" ),
+                                                 vbasqgis::FieldDataType::Numeric, false, true ) );
   addKParameter();
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "SENSITIVE_FIELD" ), QObject::tr( "Sensitive field (for l and t)" ), QVariant(), QStringLiteral( "INPUT" ), vbasqgis::FieldDataType::Any, false, true ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "L" ), QObject::tr( "l (distinct sensitive values per EC; 1: not checked)" ), vbasqgis::NumberType::Integer, 1, false, 1, std::numeric_limits<int>::max() ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "SENSITIVE_FIELD" ), QObject::tr( "Sensitive field (for l and t)" ), QVariant(), QStringLiteral( "INPUT" ),
+                                                 vbasqgis::FieldDataType::Any, false, true ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "L" ), QObject::tr( "l (distinct sensitive values per EC; 1: not checked)" ), vbasqgis::NumberType::Integer, 1, false, 1,
+                                                  std::numeric_limits<int>::max() ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "T" ), QObject::tr( "t (largest earth mover's distance of an EC; 1: not checked)" ), vbasqgis::NumberType::Double, 1, false, 0, 1 ) );
   addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "TYPED_CSV" ), QObject::tr( "Compare a CSV's values as typed (its .csvt), not its text" ), false ) );
   addOptionalSink( QStringLiteral( "VIOLATIONS" ), QObject::tr( "Violations" ), vbasqgis::Vector );
@@ -212,17 +219,13 @@ void VbasCheckAnonymity::log( const vbas::AnonymityReport &report, QgsProcessing
     feedback->pushInfo( QObject::tr( "PASS: every equivalence class meets every check." ) );
     return;
   }
-  const auto failing = [&]( bool vbas::EcMeasures::*check ) {
-    return std::count_if( report.violations.begin(), report.violations.end(), [&]( const vbas::EcMeasures &ec ) { return ec.*check; } );
-  };
+  const auto failing = [&]( bool vbas::EcMeasures::*check ) { return std::count_if( report.violations.begin(), report.violations.end(), [&]( const vbas::EcMeasures &ec ) { return ec.*check; } ); };
   QStringList checks { QObject::tr( "%1 below k = %2 records" ).arg( failing( &vbas::EcMeasures::violatesK ) ).arg( mThresholds.k ) };
   if ( mSensitive >= 0 )
     checks << QObject::tr( "%1 below l = %2 distinct sensitive values" ).arg( failing( &vbas::EcMeasures::violatesL ) ).arg( mThresholds.l )
            << QObject::tr( "%1 farther than t = %2" ).arg( failing( &vbas::EcMeasures::violatesT ) ).arg( mThresholds.t );
-  feedback->pushWarning( QObject::tr( "FAIL: %1 equivalence class(es) holding %2 record(s) violate a check: %3." )
-                           .arg( report.violatingEcs )
-                           .arg( report.violatingRecords )
-                           .arg( checks.join( QLatin1String( "; " ) ) ) );
+  feedback->pushWarning(
+    QObject::tr( "FAIL: %1 equivalence class(es) holding %2 record(s) violate a check: %3." ).arg( report.violatingEcs ).arg( report.violatingRecords ).arg( checks.join( QLatin1String( "; " ) ) ) );
 }
 
 void VbasCheckAnonymity::writeViolations( VbasOutput &output, const vbas::AnonymityReport &report ) const

@@ -10,7 +10,7 @@
 #include <qgsprocessingcontext.h>
 #include <qgsprocessingparameters.h>
 
-template <class Destination>
+template<class Destination>
 class VbasDestination : public Destination
 {
   public:

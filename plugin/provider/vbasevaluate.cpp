@@ -26,12 +26,14 @@ QString VbasEvaluate::shortHelpString() const
                         "the SHA-256 of each hierarchy file and each interval width the run used: a file whose bytes differ (edited since, even with as many levels), another "
                         "width or a hierarchy the run did not have is refused, naming the QI and the file, before anything is written. A lookup without that field (written "
                         "before it was recorded) is evaluated with a warning that the hierarchies could not be checked.<br>" )
-         + hierarchyHelp() + localSuppressionHelp()
-         + QObject::tr( "<h3>Outputs</h3>" ) + evaluationOutputsHelp() + generalizationOutputsHelp()
+         + hierarchyHelp() + localSuppressionHelp() + QObject::tr( "<h3>Outputs</h3>" ) + evaluationOutputsHelp() + generalizationOutputsHelp()
          + QObject::tr( "Of a release that is not generalized, only the loss outputs, every QI at its values; of a generalized one, NODES_EVALUATED is 1.<br>" )
-         + QObject::tr( "<b>Metrics per aggregated region</b> (AGGREGATE_METRICS): " ) + custodianOnly() + QObject::tr( "it counts the suppressed records. The aggregated regions (dissolved) with aggregate_id, regions, records, released, suppressed, "
+         + QObject::tr( "<b>Metrics per aggregated region</b> (AGGREGATE_METRICS): " ) + custodianOnly()
+         + QObject::tr( "it counts the suppressed records. The aggregated regions (dissolved) with aggregate_id, regions, records, released, suppressed, "
                         "smallest_ec (smallest released EC), l_diversity and t_closeness (over its released ECs; NULL without a sensitive field or released records).<br>"
-                        "<b>Risk before release per region</b> (REGION_RISK): " ) + custodianOnly() + QObject::tr( "the initial regions with region_id, records, at_risk (records in (region, QI) classes below k) and "
+                        "<b>Risk before release per region</b> (REGION_RISK): " )
+         + custodianOnly()
+         + QObject::tr( "the initial regions with region_id, records, at_risk (records in (region, QI) classes below k) and "
                         "risk_share (at_risk / records; NULL without records).<br>" )
          + reportHelp() + outputsHelp();
 }
@@ -90,14 +92,15 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
   QVariantMap outputs = VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values );
   outputs.insert( generalized ? vbasGeneralizationOutputs( *generalized ) : vbasLossOutputs( vbasReleaseLoss( records, release, mK ) ) );
   steps.setCurrentStep( 2 );
-  const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATE_METRICS" ), QStringLiteral( "REPORT" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
+  const QVector<QgsGeometry> dissolved
+    = mOutputs.wanted( { QStringLiteral( "AGGREGATE_METRICS" ), QStringLiteral( "REPORT" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
   if ( VbasOutput *metrics = mOutputs.createIfWanted( QStringLiteral( "AGGREGATE_METRICS" ), context ) )
     VbasAggregateMetricsOutput::write( *metrics, dissolved, release, measured.sensitive );
   if ( VbasOutput *risk = mOutputs.createIfWanted( QStringLiteral( "REGION_RISK" ), context ) )
     VbasRegionRiskOutput::write( *risk, regions, records.histograms, mK );
   if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
-    report->write( vbasReport( { QObject::tr( "VBAS evaluation of a release" ), regions, measured.histograms, release, dissolved, mK, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ),
-                                 generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>() } ) );
+    report->write( vbasReport( { QObject::tr( "VBAS evaluation of a release" ), regions, measured.histograms, release, dissolved, mK, values, mRunParameters,
+                                 vbasProcessCommand( *this, mRunParameters ), generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>() } ) );
   mOutputs.commit( context, outputs );
   vbasLogSummary( values, feedback );
   return outputs;
@@ -108,7 +111,8 @@ std::optional<VbasGeneralized> VbasEvaluate::generalizedAt( const VbasLookup &lo
   if ( lookup.qiLevels.isEmpty() )
   {
     if ( mHierarchies.any() )
-      throw QgsProcessingException( QObject::tr( "HIERARCHIES and INTERVALS evaluate a generalized release, but the region lookup has no qi_levels: give the LOOKUP of the generalized run, or leave them empty." ) );
+      throw QgsProcessingException(
+        QObject::tr( "HIERARCHIES and INTERVALS evaluate a generalized release, but the region lookup has no qi_levels: give the LOOKUP of the generalized run, or leave them empty." ) );
     return std::nullopt;
   }
   if ( lookup.hierarchies )

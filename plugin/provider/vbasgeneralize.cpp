@@ -14,9 +14,8 @@ QString VbasGeneralize::shortHelpString() const
                       "suppression limit is released, its values generalized and, where a class stays below k, single values written as *. Chain Evaluate release after it "
                       "with the same hierarchy files, the sites and the region lookup (the sample model vbas_generalization.model3 does).<br>" )
          + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp()
-         + QObject::tr( "<b>Site position in its cell</b> (SITE_POSITION): the mean (paper eq. 12-13) or the median of the cell's region points.<br>" )
-         + generalizationHelp( false ) + aggregationOutputsHelp()
-         + QObject::tr( "<b>Sites</b> (SITE_POINTS): " ) + custodianOnly()
+         + QObject::tr( "<b>Site position in its cell</b> (SITE_POSITION): the mean (paper eq. 12-13) or the median of the cell's region points.<br>" ) + generalizationHelp( false )
+         + aggregationOutputsHelp() + QObject::tr( "<b>Sites</b> (SITE_POINTS): " ) + custodianOnly()
          + QObject::tr( "the sites placed for the chosen levels: site_id; regions and population (on the basis of balanced density) of its aggregate; used (1 when that "
                         "aggregate holds a region); row (as Place sites).<br>"
                         "<b>SITES</b>, <b>CUTOFF</b>, <b>ENTROPY</b>, <b>MAXCOMBS</b>, <b>POPULATION</b>: as Estimate site count, for the chosen levels. <b>RUNTIME</b>: seconds." );
@@ -47,8 +46,8 @@ bool VbasGeneralize::prepareAlgorithm( const QVariantMap &parameters, QgsProcess
   mGeneralization = VbasGeneralizationSettings::read( *this, parameters, context, mInputs.qiNames(), inputs );
   mGeneralization.hierarchies.readFieldTypes( mInputs.records()->fields(), mInputs.recordFields().qis );
   mGeneralization.active = true; // every QI without a hierarchy: value -> *
-  const QList<VbasOutputSchema> schemas = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ) }
-                                          + VbasAggregationOutputs::schemas( mInputs, &mGeneralization );
+  const QList<VbasOutputSchema> schemas
+    = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ) } + VbasAggregationOutputs::schemas( mInputs, &mGeneralization );
   mOutputs.prepare( *this, parameters, context, schemas, inputs, feedback );
   return true;
 }
@@ -64,8 +63,8 @@ QVariantMap VbasGeneralize::processAlgorithm( const QVariantMap &, QgsProcessing
   QVariantMap outputs = VbasAggregationOutputs::writeGeneralized( mOutputs, context, g, regions, records, mRelease.k, feedback );
   steps.setCurrentStep( 2 );
   const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ) } ) ? vbasDissolve( regions, g.release.aggregation, &steps ) : QVector<QgsGeometry>();
-  outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, g.placement.sites, VbasAggregationOutputs::siteIds( g.placement.sites.size() ), g.release, dissolved, mRelease, steps,
-                                                 2, &g ) );
+  outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, g.placement.sites, VbasAggregationOutputs::siteIds( g.placement.sites.size() ), g.release, dissolved,
+                                                 mRelease, steps, 2, &g ) );
   outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
   mOutputs.commit( context, outputs );
   return outputs;

@@ -49,7 +49,8 @@ class VbasGuarded : public Algorithm
       }
       catch ( const std::exception &e )
       {
-        throw QgsProcessingException( QObject::tr( "%1 stopped on an error it did not expect: %2. Nothing was written; please report it with the log." ).arg( this->displayName(), vbasFailureText( e ) ) );
+        throw QgsProcessingException(
+          QObject::tr( "%1 stopped on an error it did not expect: %2. Nothing was written; please report it with the log." ).arg( this->displayName(), vbasFailureText( e ) ) );
       }
       catch ( ... )
       {

@@ -101,49 +101,50 @@ QString destination( const QVariantMap &parameters, const QString &name )
 
 QString VbasLpGeomask::shortHelpString() const
 {
-  return QObject::tr( "Moves each patient's postal code at random to a nearby code (Revised-LP of Jung and El Emam, or WCMB-LP of Wieland et al.). The transition "
-                      "probabilities P_ij come from a linear program that minimises the expected movement while no randomised code can be traced back to one person with a "
-                      "probability above epsilon. Nothing is aggregated: every patient keeps a code, usually a near one.<br>"
-                      "<b>Codes layer</b> (CODES): points of the codes (or polygons, taken at their centroid or a point on their surface). A geographic CRS gives distances in "
-                      "metres by the Haversine formula; a projected CRS, straight-line distances in its units.<br>"
-                      "<b>Code field</b> (CODE_FIELD): the unique code of each feature, text or a number. <b>Population field</b> (POPULATION_FIELD): the people living in each "
-                      "code, a number above 0.<br>"
-                      "<b>Code point</b> (CODE_POINT): centroid or point on surface, for polygons.<br>"
-                      "<b>Patients</b> (PATIENTS) and <b>their code field</b> (PATIENT_CODE_FIELD): the patient list; every code must be in the codes layer. Or leave them empty "
-                      "and give a <b>patient-count field</b> (PATIENT_COUNT_FIELD) on the codes layer.<br>"
-                      "<b>Epsilon</b> (EPSILON): the largest re-identification probability allowed, in (0, 1]; 0.2 by default (0.05-0.3 is the range in use).<br>"
-                      "<b>Neighbours</b> (NEIGHBOURS, m): each code may move to its m nearest codes, itself included; default 30. <b>Radius</b> (RADIUS): instead, every code "
-                      "within this distance.<br>"
-                      "<b>Model</b> (MODEL): Revised-LP, min(s, n_i) / epsilon in the constraint (works where codes hold fewer people than there are patients), or WCMB-LP, "
-                      "s / epsilon.<br>"
-                      "<b>Solver</b> (SOLVER): automatic (the direct LP up to %1 candidate pairs, column generation above), column generation (an exact Dantzig-Wolfe form of the same LP), or the direct LP.<br>"
-                      "<b>Patient fields to release</b> (RELEASE_FIELDS): the patients' fields that leave besides new_code. Empty (the default): none. A named field is "
-                      "refused, before anything is written, when it is (nearly) unique (at least %2% different values over %3 rows or more, such as a patient id), or when it "
-                      "follows the original code (one value per code, as a district or a copy of the code) or carries finer geography (each value in one code, as a street "
-                      "or a ZIP+4), since it would tell the code that new_code hides. The patients' code and their feature id are never released.<br>"
-                      "<b>Seed</b> (SEED): advanced, for a repeatable run only. Empty (the default): the draws use a fresh seed from the operating system's random source, "
-                      "kept nowhere. A given seed is a secret key: whoever holds it, with the public populations, can undo much of the masking. It is written to no output "
-                      "and not to the log, but QGIS's Processing history (and the JSON of qgis_process) keep the parameters of each run: keep them with the patient data. "
-                      "The same seed gives the same draws (the same rows); the order of the rows never comes from it.<br>"
-                      "<b>Find the smallest epsilon</b> (FIND_MIN_EPSILON): also search the smallest feasible epsilon by bisection; the true one lies at most EPSILON_TOLERANCE (advanced, relative: 0.001 is 0.1%) below the one given.<br>"
-                      "<b>Add the distance moved</b> (AUDIT_DISTANCE): for audit only: each randomised row also gets the distance its code moved, which narrows where the "
-                      "patient came from. Leave it off for a release.<br>"
-                      "<h3>Outputs</h3>"
-                      "<b>Randomised patients</b> (RANDOMISED), <i>for publication</i> (without AUDIT_DISTANCE): new_code and the fields named in RELEASE_FIELDS (and moved, "
-                      "with AUDIT_DISTANCE: then custodian only); the rows in an order drawn from the operating system's random source (never from SEED), with fresh feature "
-                      "ids.<br>"
-                      "<b>Transitions</b> (TRANSITIONS), <i>may be published</i>: from_code, to_code, probability and distance of every P_ij above 0, however small, the "
-                      "probabilities to 15 significant digits as the draws used them. P comes from the public populations and places of the codes, the number of patients "
-                      "(the rows of RANDOMISED) and the parameters, never from where the patients live, and with the populations it lets anyone recount MAX_REIDENTIFICATION. "
-                      "A shapefile cannot hold it (its table keeps 15 decimals): use a GeoPackage or CSV.<br>"
-                      "Numbers: <b>STATUS</b> (optimal, limit), <b>OBJECTIVE</b> (expected movement per person), <b>MAX_REIDENTIFICATION</b> (recounted from TRANSITIONS as "
-                      "written: never above epsilon, or nothing is written), <b>ROWS</b>, <b>COLUMNS</b>, <b>ROUNDS</b>, <b>GAP</b> (the proven optimality gap), "
-                      "<b>SOLVE_SECONDS</b>, <b>MIN_EPSILON</b> (with FIND_MIN_EPSILON) and <b>PATIENTS</b> tell nothing the published outputs do not; <b>MEAN_MOVEMENT</b> and "
-                      "<b>MAX_MOVEMENT</b> describe the draws and are for the custodian only, as is the log. <b>SEED</b> stays empty: the seed is never reported.<br>"
-                      "An infeasible epsilon is refused with the epsilon or the number of neighbours to try, and with the code that alone makes it infeasible, if one does. "
-                      "A code holding more patients than its population is refused with Revised-LP (its bound counts at most n_i patients there), a warning with WCMB-LP. "
-                      "An optimum is reported only once recounted from P and the solver's duals; a solver that gives no answer that can be trusted, or column generation "
-                      "that stalls, hands over to the other solver, with a line in the log, and the run is refused with the reason when neither gives one.<br>" )
+  return QObject::tr(
+           "Moves each patient's postal code at random to a nearby code (Revised-LP of Jung and El Emam, or WCMB-LP of Wieland et al.). The transition "
+           "probabilities P_ij come from a linear program that minimises the expected movement while no randomised code can be traced back to one person with a "
+           "probability above epsilon. Nothing is aggregated: every patient keeps a code, usually a near one.<br>"
+           "<b>Codes layer</b> (CODES): points of the codes (or polygons, taken at their centroid or a point on their surface). A geographic CRS gives distances in "
+           "metres by the Haversine formula; a projected CRS, straight-line distances in its units.<br>"
+           "<b>Code field</b> (CODE_FIELD): the unique code of each feature, text or a number. <b>Population field</b> (POPULATION_FIELD): the people living in each "
+           "code, a number above 0.<br>"
+           "<b>Code point</b> (CODE_POINT): centroid or point on surface, for polygons.<br>"
+           "<b>Patients</b> (PATIENTS) and <b>their code field</b> (PATIENT_CODE_FIELD): the patient list; every code must be in the codes layer. Or leave them empty "
+           "and give a <b>patient-count field</b> (PATIENT_COUNT_FIELD) on the codes layer.<br>"
+           "<b>Epsilon</b> (EPSILON): the largest re-identification probability allowed, in (0, 1]; 0.2 by default (0.05-0.3 is the range in use).<br>"
+           "<b>Neighbours</b> (NEIGHBOURS, m): each code may move to its m nearest codes, itself included; default 30. <b>Radius</b> (RADIUS): instead, every code "
+           "within this distance.<br>"
+           "<b>Model</b> (MODEL): Revised-LP, min(s, n_i) / epsilon in the constraint (works where codes hold fewer people than there are patients), or WCMB-LP, "
+           "s / epsilon.<br>"
+           "<b>Solver</b> (SOLVER): automatic (the direct LP up to %1 candidate pairs, column generation above), column generation (an exact Dantzig-Wolfe form of the same LP), or the direct LP.<br>"
+           "<b>Patient fields to release</b> (RELEASE_FIELDS): the patients' fields that leave besides new_code. Empty (the default): none. A named field is "
+           "refused, before anything is written, when it is (nearly) unique (at least %2% different values over %3 rows or more, such as a patient id), or when it "
+           "follows the original code (one value per code, as a district or a copy of the code) or carries finer geography (each value in one code, as a street "
+           "or a ZIP+4), since it would tell the code that new_code hides. The patients' code and their feature id are never released.<br>"
+           "<b>Seed</b> (SEED): advanced, for a repeatable run only. Empty (the default): the draws use a fresh seed from the operating system's random source, "
+           "kept nowhere. A given seed is a secret key: whoever holds it, with the public populations, can undo much of the masking. It is written to no output "
+           "and not to the log, but QGIS's Processing history (and the JSON of qgis_process) keep the parameters of each run: keep them with the patient data. "
+           "The same seed gives the same draws (the same rows); the order of the rows never comes from it.<br>"
+           "<b>Find the smallest epsilon</b> (FIND_MIN_EPSILON): also search the smallest feasible epsilon by bisection; the true one lies at most EPSILON_TOLERANCE (advanced, relative: 0.001 is 0.1%) below the one given.<br>"
+           "<b>Add the distance moved</b> (AUDIT_DISTANCE): for audit only: each randomised row also gets the distance its code moved, which narrows where the "
+           "patient came from. Leave it off for a release.<br>"
+           "<h3>Outputs</h3>"
+           "<b>Randomised patients</b> (RANDOMISED), <i>for publication</i> (without AUDIT_DISTANCE): new_code and the fields named in RELEASE_FIELDS (and moved, "
+           "with AUDIT_DISTANCE: then custodian only); the rows in an order drawn from the operating system's random source (never from SEED), with fresh feature "
+           "ids.<br>"
+           "<b>Transitions</b> (TRANSITIONS), <i>may be published</i>: from_code, to_code, probability and distance of every P_ij above 0, however small, the "
+           "probabilities to 15 significant digits as the draws used them. P comes from the public populations and places of the codes, the number of patients "
+           "(the rows of RANDOMISED) and the parameters, never from where the patients live, and with the populations it lets anyone recount MAX_REIDENTIFICATION. "
+           "A shapefile cannot hold it (its table keeps 15 decimals): use a GeoPackage or CSV.<br>"
+           "Numbers: <b>STATUS</b> (optimal, limit), <b>OBJECTIVE</b> (expected movement per person), <b>MAX_REIDENTIFICATION</b> (recounted from TRANSITIONS as "
+           "written: never above epsilon, or nothing is written), <b>ROWS</b>, <b>COLUMNS</b>, <b>ROUNDS</b>, <b>GAP</b> (the proven optimality gap), "
+           "<b>SOLVE_SECONDS</b>, <b>MIN_EPSILON</b> (with FIND_MIN_EPSILON) and <b>PATIENTS</b> tell nothing the published outputs do not; <b>MEAN_MOVEMENT</b> and "
+           "<b>MAX_MOVEMENT</b> describe the draws and are for the custodian only, as is the log. <b>SEED</b> stays empty: the seed is never reported.<br>"
+           "An infeasible epsilon is refused with the epsilon or the number of neighbours to try, and with the code that alone makes it infeasible, if one does. "
+           "A code holding more patients than its population is refused with Revised-LP (its bound counts at most n_i patients there), a warning with WCMB-LP. "
+           "An optimum is reported only once recounted from P and the solver's duals; a solver that gives no answer that can be trusted, or column generation "
+           "that stalls, hands over to the other solver, with a line in the log, and the run is refused with the reason when neither gives one.<br>" )
            .arg( vbas::lp::kDirectPairs )
            .arg( kNearlyUnique * 100 )
            .arg( kFewestRowsToJudge )
@@ -155,31 +156,43 @@ void VbasLpGeomask::initAlgorithm( const QVariantMap & )
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "CODES" ), QObject::tr( "Codes layer" ), vbasqgis::sourceTypes( { vbasqgis::VectorPoint, vbasqgis::VectorPolygon } ) ) );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "CODE_FIELD" ), QObject::tr( "Code field" ), QVariant(), QStringLiteral( "CODES" ) ) );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_FIELD" ), QObject::tr( "Population field" ), QVariant(), QStringLiteral( "CODES" ), vbasqgis::FieldDataType::Numeric ) );
-  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "CODE_POINT" ), QObject::tr( "Code point (polygons)" ), QStringList() << QObject::tr( "Centroid" ) << QObject::tr( "Point on surface" ), false, 0 ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "CODE_POINT" ), QObject::tr( "Code point (polygons)" ), QStringList() << QObject::tr( "Centroid" ) << QObject::tr( "Point on surface" ),
+                                                false, 0 ) );
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "PATIENTS" ), QObject::tr( "Patients" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ), QVariant(), true ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "PATIENT_CODE_FIELD" ), QObject::tr( "Code field of the patients" ), QVariant(), QStringLiteral( "PATIENTS" ), vbasqgis::FieldDataType::Any, false, true ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "RELEASE_FIELDS" ), QObject::tr( "Patient fields to release besides new_code (empty: none)" ), QVariant(), QStringLiteral( "PATIENTS" ),
-                                                 vbasqgis::FieldDataType::Any, true, true ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "PATIENT_COUNT_FIELD" ), QObject::tr( "Patient-count field of the codes (instead of a patient list)" ), QVariant(), QStringLiteral( "CODES" ),
-                                                 vbasqgis::FieldDataType::Numeric, false, true ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "PATIENT_CODE_FIELD" ), QObject::tr( "Code field of the patients" ), QVariant(), QStringLiteral( "PATIENTS" ),
+                                                 vbasqgis::FieldDataType::Any, false, true ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "RELEASE_FIELDS" ), QObject::tr( "Patient fields to release besides new_code (empty: none)" ), QVariant(),
+                                                 QStringLiteral( "PATIENTS" ), vbasqgis::FieldDataType::Any, true, true ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "PATIENT_COUNT_FIELD" ), QObject::tr( "Patient-count field of the codes (instead of a patient list)" ), QVariant(),
+                                                 QStringLiteral( "CODES" ), vbasqgis::FieldDataType::Numeric, false, true ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "EPSILON" ), QObject::tr( "Epsilon (largest re-identification probability)" ), vbasqgis::NumberType::Double, 0.2, false, 0, 1 ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "NEIGHBOURS" ), QObject::tr( "Neighbours (m nearest codes, itself included)" ), vbasqgis::NumberType::Integer, 30, false, 1, std::numeric_limits<int>::max() ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "NEIGHBOURS" ), QObject::tr( "Neighbours (m nearest codes, itself included)" ), vbasqgis::NumberType::Integer, 30, false, 1,
+                                                  std::numeric_limits<int>::max() ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RADIUS" ), QObject::tr( "Radius (instead of neighbours; empty: neighbours)" ), vbasqgis::NumberType::Double, QVariant(), true, 0 ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "MODEL" ), QObject::tr( "Model" ), QStringList() << QObject::tr( "Revised-LP" ) << QObject::tr( "WCMB-LP" ), false, 0 ) );
-  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SOLVER" ), QObject::tr( "Solver" ), QStringList() << QObject::tr( "Automatic" ) << QObject::tr( "Column generation" ) << QObject::tr( "Direct LP" ), false, 0 ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SOLVER" ), QObject::tr( "Solver" ),
+                                                QStringList() << QObject::tr( "Automatic" ) << QObject::tr( "Column generation" ) << QObject::tr( "Direct LP" ), false, 0 ) );
   addSeedParameter( QObject::tr( "Seed of the draws, a secret (empty: a fresh one, kept nowhere)" ) );
   addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "FIND_MIN_EPSILON" ), QObject::tr( "Find the smallest feasible epsilon" ), false ) );
-  auto tolerance = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "EPSILON_TOLERANCE" ), QObject::tr( "Relative tolerance of the smallest epsilon" ), vbasqgis::NumberType::Double, 1e-3, false, 1e-9, 0.5 );
+  auto tolerance = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "EPSILON_TOLERANCE" ), QObject::tr( "Relative tolerance of the smallest epsilon" ), vbasqgis::NumberType::Double,
+                                                                   1e-3, false, 1e-9, 0.5 );
   tolerance->setFlags( tolerance->flags() | vbasqgis::ParameterAdvanced );
   addParameter( tolerance.release() );
   addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "AUDIT_DISTANCE" ), QObject::tr( "Add the distance moved (audit only)" ), false ) );
   addParameter( new VbasSinkParameter( QStringLiteral( "RANDOMISED" ), QObject::tr( "Randomised patients" ), vbasqgis::Vector ) );
   addOptionalSink( QStringLiteral( "TRANSITIONS" ), QObject::tr( "Transitions" ), vbasqgis::Vector );
   addOutput( new QgsProcessingOutputString( QStringLiteral( "STATUS" ), QObject::tr( "Status" ) ) );
-  for ( const auto &[name, description] : std::vector<std::pair<const char *, const char *>> {
-          { "OBJECTIVE", "Expected movement per person" }, { "MEAN_MOVEMENT", "Mean movement of the draws" }, { "MAX_MOVEMENT", "Largest movement of the draws" },
-          { "MAX_REIDENTIFICATION", "Largest re-identification probability, from P" }, { "ROWS", "LP rows" }, { "COLUMNS", "LP columns" }, { "ROUNDS", "Rounds" },
-          { "GAP", "Optimality gap" }, { "SOLVE_SECONDS", "Solve time (s)" }, { "MIN_EPSILON", "Smallest feasible epsilon" }, { "PATIENTS", "Patients" } } )
+  for ( const auto &[name, description] : std::vector<std::pair<const char *, const char *>> { { "OBJECTIVE", "Expected movement per person" },
+                                                                                               { "MEAN_MOVEMENT", "Mean movement of the draws" },
+                                                                                               { "MAX_MOVEMENT", "Largest movement of the draws" },
+                                                                                               { "MAX_REIDENTIFICATION", "Largest re-identification probability, from P" },
+                                                                                               { "ROWS", "LP rows" },
+                                                                                               { "COLUMNS", "LP columns" },
+                                                                                               { "ROUNDS", "Rounds" },
+                                                                                               { "GAP", "Optimality gap" },
+                                                                                               { "SOLVE_SECONDS", "Solve time (s)" },
+                                                                                               { "MIN_EPSILON", "Smallest feasible epsilon" },
+                                                                                               { "PATIENTS", "Patients" } } )
     addNumberOutput( QString::fromLatin1( name ), QObject::tr( description ) );
 }
 
@@ -228,8 +241,12 @@ bool VbasLpGeomask::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   transitions.append( QgsField( QStringLiteral( "distance" ), vbasqgis::Field::Double ) );
   const QString suffix = QFileInfo( destination( parameters, QStringLiteral( "TRANSITIONS" ) ) ).suffix().toLower();
   if ( suffix == QLatin1String( "shp" ) || suffix == QLatin1String( "dbf" ) )
-    throw QgsProcessingException( QObject::tr( "TRANSITIONS cannot be a shapefile: its table keeps 15 decimals, which loses the smallest probabilities the bound depends on. Use a GeoPackage or CSV." ) );
-  mOutputs.prepare( *this, parameters, context, { randomisedSchema(), { QStringLiteral( "TRANSITIONS" ), transitions, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem(), false, VbasOutputSchema::Audience::Published } }, inputs, feedback );
+    throw QgsProcessingException(
+      QObject::tr( "TRANSITIONS cannot be a shapefile: its table keeps 15 decimals, which loses the smallest probabilities the bound depends on. Use a GeoPackage or CSV." ) );
+  mOutputs.prepare(
+    *this, parameters, context,
+    { randomisedSchema(), { QStringLiteral( "TRANSITIONS" ), transitions, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem(), false, VbasOutputSchema::Audience::Published } }, inputs,
+    feedback );
   return true;
 }
 
@@ -263,7 +280,8 @@ void VbasLpGeomask::checkReleasedFields( const VbasPatients &patients ) const
   {
     const QString why = whyNotReleasable( patients, i );
     if ( !why.isEmpty() )
-      throw QgsProcessingException( QObject::tr( "The field '%1' (RELEASE_FIELDS) cannot be released: %2. Leave it out of RELEASE_FIELDS; nothing was written." ).arg( patients.fields.at( i ).name(), why ) );
+      throw QgsProcessingException(
+        QObject::tr( "The field '%1' (RELEASE_FIELDS) cannot be released: %2. Leave it out of RELEASE_FIELDS; nothing was written." ).arg( patients.fields.at( i ).name(), why ) );
   }
 }
 
@@ -284,7 +302,10 @@ void VbasLpGeomask::checkPopulations( const VbasCodes &codes, const VbasPatients
                          .arg( codes.population[first] )
                          .arg( above > 1 ? QObject::tr( " (and %1 more codes hold more patients than people)" ).arg( above - 1 ) : QString() );
   if ( mModel == vbas::lp::Model::Revised ) // eq. 8's c_i = min(s, n_i) counts at most n_i patients of code i: the bound would not hold
-    throw QgsProcessingException( code + QObject::tr( " The Revised-LP bound assumes at most that many patients live there, so it would not hold. Correct the populations (or the patients' codes), or use MODEL = WCMB-LP, whose bound holds whatever the populations; nothing was written." ) );
+    throw QgsProcessingException(
+      code
+      + QObject::tr(
+        " The Revised-LP bound assumes at most that many patients live there, so it would not hold. Correct the populations (or the patients' codes), or use MODEL = WCMB-LP, whose bound holds whatever the populations; nothing was written." ) );
   feedback->pushWarning( code + QObject::tr( " The WCMB-LP bound still holds (it counts every patient of the table as possibly in each code), but check the populations." ) );
 }
 
@@ -327,7 +348,8 @@ QString VbasLpGeomask::why( const vbas::lp::Failure &failure )
   switch ( failure.kind )
   {
     case vbas::lp::Failure::Kind::Stalled:
-      return QObject::tr( "Column generation stopped after %1 rounds without proving an optimum (its rounds stopped improving either bound, or its bound does not prove its objective)." ).arg( failure.rounds );
+      return QObject::tr( "Column generation stopped after %1 rounds without proving an optimum (its rounds stopped improving either bound, or its bound does not prove its objective)." )
+        .arg( failure.rounds );
     case vbas::lp::Failure::Kind::LimitWithoutAnswer:
       return QObject::tr( "the solver stopped on its iteration or time limit before it found any." );
     case vbas::lp::Failure::Kind::SolverError:
@@ -339,7 +361,8 @@ QString VbasLpGeomask::why( const vbas::lp::Failure &failure )
 void VbasLpGeomask::logPass( const vbas::lp::Pass &pass, bool refused, QgsProcessingFeedback *feedback ) const
 {
   for ( const vbas::lp::Fallback &fallback : pass.fallbacks )
-    feedback->pushInfo( QObject::tr( "%1 Solving by %2 instead." ).arg( why( fallback.why ), fallback.from == vbas::lp::Method::Direct ? QObject::tr( "column generation" ) : QObject::tr( "the direct LP" ) ) );
+    feedback->pushInfo(
+      QObject::tr( "%1 Solving by %2 instead." ).arg( why( fallback.why ), fallback.from == vbas::lp::Method::Direct ? QObject::tr( "column generation" ) : QObject::tr( "the direct LP" ) ) );
   if ( refused )
     return;
   if ( pass.smallestEpsilon )
@@ -377,7 +400,8 @@ vbas::lp::Pass VbasLpGeomask::solve( const vbas::lp::Problem &problem, const Vba
   logPass( outcome.passes.front(), refused && !outcome.resolved(), feedback );
   if ( outcome.resolved() )
   {
-    feedback->pushInfo( QObject::tr( "The direct LP's round-off allows a re-identification probability of %1 at these populations: solving by column generation instead." ).arg( outcome.passes.front().reidentification ) );
+    feedback->pushInfo( QObject::tr( "The direct LP's round-off allows a re-identification probability of %1 at these populations: solving by column generation instead." )
+                          .arg( outcome.passes.front().reidentification ) );
     logPass( outcome.passes.back(), refused, feedback );
   }
   vbas::lp::Pass &pass = outcome.passes.back();
@@ -391,9 +415,10 @@ vbas::lp::Pass VbasLpGeomask::solve( const vbas::lp::Problem &problem, const Vba
       QStringList whys;
       for ( const vbas::lp::Failure &failure : pass.refused )
         whys << why( failure );
-      throw QgsProcessingException( QObject::tr( "No transition probabilities that can be trusted at EPSILON = %1: %2 Nothing was written. Try a larger EPSILON, or fewer NEIGHBOURS (or a smaller RADIUS)." )
-                                      .arg( problem.epsilon / ( 1 - vbas::lp::kSolveMargin ) )
-                                      .arg( whys.join( ' ' ) ) );
+      throw QgsProcessingException(
+        QObject::tr( "No transition probabilities that can be trusted at EPSILON = %1: %2 Nothing was written. Try a larger EPSILON, or fewer NEIGHBOURS (or a smaller RADIUS)." )
+          .arg( problem.epsilon / ( 1 - vbas::lp::kSolveMargin ) )
+          .arg( whys.join( ' ' ) ) );
     }
     case vbas::lp::Verdict::Infeasible:
       throw QgsProcessingException( infeasible( pass ) + unhideable( problem, codes ) );
@@ -429,8 +454,7 @@ void VbasLpGeomask::writeTransitions( VbasOutput &output, const vbas::lp::Proble
       if ( !( published[e] > 0 ) )
         continue;
       QgsFeature feature( output.fields() );
-      feature.setAttributes( QgsAttributes() << codes.ids[static_cast<int>( i )] << codes.ids[static_cast<int>( problem.candidates.targets[e] )] << published[e]
-                                             << problem.candidates.distances[e] );
+      feature.setAttributes( QgsAttributes() << codes.ids[static_cast<int>( i )] << codes.ids[static_cast<int>( problem.candidates.targets[e] )] << published[e] << problem.candidates.distances[e] );
       output.add( feature );
     }
   output.finish();

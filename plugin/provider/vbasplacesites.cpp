@@ -17,9 +17,10 @@ QString VbasPlaceSites::shortHelpString() const
          + regionsHelp( true, true ) + recordsHelp( Qis::Optional )
          + QObject::tr( "<b>Number of sites</b>: from Estimate site count (its SITES output), a whole number between 1 and the number of regions.<br>" ) + placementHelp()
          + QObject::tr( "<b>k</b>: the smallest equivalence class ADC aims for (the k of the aggregation step); not used by balanced density.<br>" ) + constraintHelp()
-         + QObject::tr( 
-                        "<b>Seed</b> (SEED, advanced): draws ADC's random seeding. Empty: a fresh seed, reported in the log and the SEED output.<br>"
-                        "<h3>Outputs</h3><b>Sites</b>: " ) + custodianOnly() + QObject::tr( "one point per site, in the regions layer's CRS: site_id; regions and population (on the basis of "
+         + QObject::tr( "<b>Seed</b> (SEED, advanced): draws ADC's random seeding. Empty: a fresh seed, reported in the log and the SEED output.<br>"
+                        "<h3>Outputs</h3><b>Sites</b>: " )
+         + custodianOnly()
+         + QObject::tr( "one point per site, in the regions layer's CRS: site_id; regions and population (on the basis of "
                         "balanced density) of its Voronoi cluster, the regions whose region point is nearest to it, which is the aggregate Voronoi aggregation builds from these "
                         "sites; used (1 when that cluster holds a region, 0 otherwise); row (balanced density's row from the bottom, also for ADC's balanced-density seeding; NULL "
                         "for random seeding).<br>"
@@ -66,7 +67,8 @@ QVariantMap VbasPlaceSites::processAlgorithm( const QVariantMap &, QgsProcessing
   const VbasRecords records = needsRecords ? mInputs.readRecords( regions, &steps ) : VbasRecords( 0 );
   steps.setCurrentStep( 2 );
   const VbasPlacement placement = vbasPlaceSites( mPlacement, mConstraints, regions, records, mSites, &steps );
-  VbasSitesOutput::write( mOutputs.create( QStringLiteral( "SITE_POINTS" ), context ), regions, placement.sites, placement.regionAggregate, vbasRegionPopulation( regions, records ), placement.siteRow );
+  VbasSitesOutput::write( mOutputs.create( QStringLiteral( "SITE_POINTS" ), context ), regions, placement.sites, placement.regionAggregate, vbasRegionPopulation( regions, records ),
+                          placement.siteRow );
   QVariantMap outputs = vbasPlacementOutputs( placement );
   outputs.insert( QStringLiteral( "AGGREGATES" ), static_cast<qlonglong>( vbasNonEmptyAggregates( placement.regionAggregate, mSites, feedback ) ) );
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mPlacement.seed ) );

@@ -7,7 +7,9 @@
 
 QString vbasSpecialFileKind( const QString &path, VbasLinks links )
 {
-  struct stat st {};
+  struct stat st
+  {
+  };
   const QByteArray name = QFile::encodeName( path );
   if ( ( links == VbasLinks::Follow ? ::stat( name.constData(), &st ) : ::lstat( name.constData(), &st ) ) != 0 || S_ISREG( st.st_mode ) )
     return QString();

@@ -67,13 +67,17 @@ Guard::Guard()
 {
   if ( !headless() )
     return;
-  struct sigaction action {};
+  struct sigaction action
+  {
+  };
   action.sa_handler = onSignal;
   action.sa_flags = SA_RESTART;
   sigemptyset( &action.sa_mask );
   for ( std::size_t i = 0; i < kSignalCount; ++i )
     sigaction( kSignals[i], &action, &sPrevious[i] );
-  struct sigaction ignore {};
+  struct sigaction ignore
+  {
+  };
   ignore.sa_handler = SIG_IGN;
   sigaction( SIGXFSZ, &ignore, &sPreviousFileSize );
   mInstalled = true;
@@ -99,9 +103,8 @@ void throwIfCanceled( QgsProcessingFeedback *feedback )
 {
   if ( const int signal = caught() )
   {
-    const QString message = QObject::tr( "Interrupted by signal %1 (%2): the run's temporary files and outputs are removed, no output was produced." )
-                              .arg( signal )
-                              .arg( QString::fromLocal8Bit( strsignal( signal ) ) );
+    const QString message
+      = QObject::tr( "Interrupted by signal %1 (%2): the run's temporary files and outputs are removed, no output was produced." ).arg( signal ).arg( QString::fromLocal8Bit( strsignal( signal ) ) );
     if ( feedback )
       feedback->reportError( message, true ); // the signal ends the process before QGIS could print the exception
     throw QgsProcessingException( message );

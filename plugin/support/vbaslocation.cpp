@@ -32,7 +32,9 @@ QStringList datasetFiles( const QString &path )
 //! A file by its device and inode; a file not yet made by its absolute path, in its folder's canonical form.
 QString fileKey( const QString &path )
 {
-  struct stat st {};
+  struct stat st
+  {
+  };
   if ( ::stat( QFile::encodeName( path ).constData(), &st ) == 0 )
     return QStringLiteral( "%1:%2" ).arg( st.st_dev ).arg( st.st_ino );
   const QFileInfo file( path );

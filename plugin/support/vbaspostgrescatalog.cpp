@@ -53,7 +53,8 @@ VbasPostgresCatalog::Table VbasPostgresCatalog::table( const QString &uri, const
     const std::unique_ptr<QgsAbstractDatabaseProviderConnection> db = VbasDatabase::connection( QStringLiteral( "postgres" ), uri );
     if ( !db )
       return result;
-    const QStringList server = column( *db, QStringLiteral( "SELECT pg_postmaster_start_time()::text || ' ' || d.oid || ' ' || current_schema() FROM pg_database d WHERE d.datname = current_database()" ) );
+    const QStringList server
+      = column( *db, QStringLiteral( "SELECT pg_postmaster_start_time()::text || ' ' || d.oid || ' ' || current_schema() FROM pg_database d WHERE d.datname = current_database()" ) );
     if ( server.isEmpty() )
       return result;
     result.database = QStringLiteral( "postgres " ) + server.first().section( ' ', 0, -2 );

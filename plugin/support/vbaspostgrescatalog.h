@@ -10,9 +10,9 @@ namespace VbasPostgresCatalog
 {
 struct Table
 {
-    QString database;     //!< the server (its start time) and the database (its oid); empty if the server cannot be asked
-    QString key;          //!< "oid:<oid>" of an existing table, "name:<schema>.<table>" of a new one
-    QSet<QString> reads;  //!< the keys of every relation reading the table reads, itself included
+    QString database;       //!< the server (its start time) and the database (its oid); empty if the server cannot be asked
+    QString key;            //!< "oid:<oid>" of an existing table, "name:<schema>.<table>" of a new one
+    QSet<QString> reads;    //!< the keys of every relation reading the table reads, itself included
     QStringList dependents; //!< "the view public.v_release", ...
 };
 

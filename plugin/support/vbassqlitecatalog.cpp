@@ -79,7 +79,9 @@ std::optional<QSet<QString>> readsOf( sqlite3 *db, const QString &table )
 
 bool mentions( const QString &sql, const QString &table )
 {
-  return QRegularExpression( QStringLiteral( "(^|[^\\w$])[\"'`\\[]?%1[\"'`\\]]?($|[^\\w$])" ).arg( QRegularExpression::escape( table ) ), QRegularExpression::CaseInsensitiveOption ).match( sql ).hasMatch();
+  return QRegularExpression( QStringLiteral( "(^|[^\\w$])[\"'`\\[]?%1[\"'`\\]]?($|[^\\w$])" ).arg( QRegularExpression::escape( table ) ), QRegularExpression::CaseInsensitiveOption )
+    .match( sql )
+    .hasMatch();
 }
 
 //! GDAL's own triggers on a table (its spatial index, its feature count) go with it.
@@ -127,7 +129,9 @@ QStringList VbasSqliteCatalog::dependents( const QString &path, const QString &t
       if ( on.toLower() == lower ? !isOwnTrigger( name, table ) : mentions( sql, table ) )
         found << QObject::tr( "the trigger %1" ).arg( name );
     }
-    else if ( !rows( db.get(), QStringLiteral( "SELECT 1 FROM pragma_foreign_key_list(%1) WHERE lower(\"table\") = %2" ).arg( quoted( name ), '\'' + QString( lower ).replace( '\'', QLatin1String( "''" ) ) + '\'' ) ).isEmpty() )
+    else if ( !rows( db.get(), QStringLiteral( "SELECT 1 FROM pragma_foreign_key_list(%1) WHERE lower(\"table\") = %2" )
+                                 .arg( quoted( name ), '\'' + QString( lower ).replace( '\'', QLatin1String( "''" ) ) + '\'' ) )
+                 .isEmpty() )
       found << QObject::tr( "a foreign key of the table %1" ).arg( name );
   }
   return found;
@@ -140,7 +144,9 @@ std::optional<VbasSqliteCatalog::Table> VbasSqliteCatalog::ogrTable( const QgsVe
   const QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() );
   Table table { parts.value( QStringLiteral( "path" ) ).toString(), parts.value( QStringLiteral( "layerName" ) ).toString(), QString() };
   const std::unique_ptr<void, decltype( &GDALClose )> dataset( GDALOpenEx( table.path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr ), &GDALClose );
-  OGRLayerH found = !dataset ? nullptr : table.name.isEmpty() ? GDALDatasetGetLayer( dataset.get(), parts.value( QStringLiteral( "layerId" ), 0 ).toInt() ) : GDALDatasetGetLayerByName( dataset.get(), table.name.toUtf8().constData() );
+  OGRLayerH found = !dataset               ? nullptr
+                    : table.name.isEmpty() ? GDALDatasetGetLayer( dataset.get(), parts.value( QStringLiteral( "layerId" ), 0 ).toInt() )
+                                           : GDALDatasetGetLayerByName( dataset.get(), table.name.toUtf8().constData() );
   if ( !found )
     return std::nullopt;
   table.name = QString::fromUtf8( OGR_L_GetName( found ) );

@@ -18,10 +18,7 @@
     const double vbasActual_ = ( actual ); \
     const double vbasExpected_ = ( expected ); \
     QVERIFY2( std::abs( vbasActual_ - vbasExpected_ ) <= ( tolerance ), \
-              qPrintable( QStringLiteral( "%1 = %2, expected %3" ) \
-                            .arg( QStringLiteral( #actual ) ) \
-                            .arg( vbasActual_, 0, 'g', 15 ) \
-                            .arg( vbasExpected_, 0, 'g', 15 ) ) ); \
+              qPrintable( QStringLiteral( "%1 = %2, expected %3" ).arg( QStringLiteral( #actual ) ).arg( vbasActual_, 0, 'g', 15 ).arg( vbasExpected_, 0, 'g', 15 ) ) ); \
   } while ( false )
 
 //! Compares two points exactly (the hand-computed coordinates are exact binary fractions).
@@ -29,13 +26,12 @@
   do \
   { \
     const vbas::Point vbasPoint_ = ( actual ); \
-    QVERIFY2( vbasPoint_.x == double( ex ) && vbasPoint_.y == double( ey ), \
-              qPrintable( QStringLiteral( "%1 = (%2, %3), expected (%4, %5)" ) \
-                            .arg( QStringLiteral( #actual ) ) \
-                            .arg( vbasPoint_.x, 0, 'g', 15 ) \
-                            .arg( vbasPoint_.y, 0, 'g', 15 ) \
-                            .arg( double( ex ), 0, 'g', 15 ) \
-                            .arg( double( ey ), 0, 'g', 15 ) ) ); \
+    QVERIFY2( vbasPoint_.x == double( ex ) && vbasPoint_.y == double( ey ), qPrintable( QStringLiteral( "%1 = (%2, %3), expected (%4, %5)" ) \
+                                                                                          .arg( QStringLiteral( #actual ) ) \
+                                                                                          .arg( vbasPoint_.x, 0, 'g', 15 ) \
+                                                                                          .arg( vbasPoint_.y, 0, 'g', 15 ) \
+                                                                                          .arg( double( ex ), 0, 'g', 15 ) \
+                                                                                          .arg( double( ey ), 0, 'g', 15 ) ) ); \
   } while ( false )
 
 namespace vbastest

@@ -28,7 +28,8 @@
 
 // Stops the calling test function when a helper recorded a failure.
 #define CHECKED( call ) \
-  do { \
+  do \
+  { \
     call; \
     if ( QTest::currentTestFailed() ) \
       return; \
@@ -128,8 +129,7 @@ inline void parseJson( const QString &what, const ProcessResult &r, QJsonObject 
   QJsonParseError parseError;
   const QJsonDocument doc = QJsonDocument::fromJson( r.out.mid( brace ), &parseError );
   QVERIFY2( parseError.error == QJsonParseError::NoError, qPrintable( QStringLiteral( "%1: bad JSON: %2" ).arg( what, parseError.errorString() ) ) );
-  QVERIFY2( doc.isObject() && doc.object().value( QStringLiteral( "results" ) ).isObject(),
-            qPrintable( QStringLiteral( "%1: the JSON has no 'results' object" ).arg( what ) ) );
+  QVERIFY2( doc.isObject() && doc.object().value( QStringLiteral( "results" ) ).isObject(), qPrintable( QStringLiteral( "%1: the JSON has no 'results' object" ).arg( what ) ) );
   document = doc.object();
 }
 
@@ -225,10 +225,9 @@ class QgisProcess
     }
 
     //! Runs "qgis_process --json run algorithm -- params", which must succeed; document is its whole JSON output.
-    void runJson( const QString &algorithm, const QStringList &params, const QString &workingDir, QJsonObject &document, ProcessResult &r,
-                  int timeoutMs = kProcessTimeoutMs ) const
+    void runJson( const QString &algorithm, const QStringList &params, const QString &workingDir, QJsonObject &document, ProcessResult &r, int timeoutMs = kProcessTimeoutMs ) const
     {
-      CHECKED( run( QStringList{ QStringLiteral( "--json" ), QStringLiteral( "run" ), algorithm, QStringLiteral( "--" ) } + params, workingDir, r, timeoutMs ) );
+      CHECKED( run( QStringList { QStringLiteral( "--json" ), QStringLiteral( "run" ), algorithm, QStringLiteral( "--" ) } + params, workingDir, r, timeoutMs ) );
       QVERIFY2( r.exitCode == 0, qPrintable( QStringLiteral( "%1 exited with %2; stderr:\n%3" ).arg( algorithm ).arg( r.exitCode ).arg( tail( r.err ) ) ) );
       parseJson( algorithm, r, document );
     }

@@ -27,9 +27,8 @@ using e2e::Table;
 using e2e::tail;
 
 const QChar kSep( 0x1f );
-const QStringList kAlgorithms = { QStringLiteral( "vbas:estimatesitecount" ), QStringLiteral( "vbas:placesites" ),
-                                  QStringLiteral( "vbas:voronoiaggregate" ), QStringLiteral( "vbas:evaluate" ),
-                                  QStringLiteral( "vbas:anonymize" ), QStringLiteral( "vbas:checkanonymity" ), QStringLiteral( "vbas:lpgeomask" ) };
+const QStringList kAlgorithms = { QStringLiteral( "vbas:estimatesitecount" ), QStringLiteral( "vbas:placesites" ),     QStringLiteral( "vbas:voronoiaggregate" ), QStringLiteral( "vbas:evaluate" ),
+                                  QStringLiteral( "vbas:anonymize" ),         QStringLiteral( "vbas:checkanonymity" ), QStringLiteral( "vbas:lpgeomask" ) };
 // Central Canada, the default coefficients (paper Table 1).
 const double kExpB0 = 1436.0;
 const double kB1 = 0.43;
@@ -120,7 +119,8 @@ struct ReleaseClaim
       : anonymized( dir + "/anonymized.gpkg" )
       , lookup( dir + "/lookup.gpkg" )
       , aggregated( dir + "/aggregated.gpkg" )
-    {}
+    {
+    }
     QString anonymized, lookup, aggregated;
     qint64 released = -1, suppressed = -1, aggregates = -1;
 };
@@ -171,16 +171,14 @@ class TestE2e : public QObject
     void checkRelease( const QString &label, const ReleaseClaim &claim, const QStringList &qis, const QStringList &others, int k, Recount &recount );
     void checkAnonymity( const ReleaseClaim &claim, const QStringList &qis, int k, const Recount &recount );
     void checkCsvTypes( const QString &path );
-    void checkEvaluationCsv( const QString &path, const Recount &rc, qint64 suppressed, qint64 aggregates, int k,
-                             QMap<QString, QString> &row );
+    void checkEvaluationCsv( const QString &path, const Recount &rc, qint64 suppressed, qint64 aggregates, int k, QMap<QString, QString> &row );
     void compareEvaluations( const QMap<QString, QString> &a, const QMap<QString, QString> &b, const QString &what );
     /**
      * Runs algorithm naming only its release (and inputs), into a folder of its own (label): it must succeed, write
      * that one file, give no other output (unasked, absent or NULL in the results) and release the rows of
      * reference (an earlier run of the same parameters with every output, recounted), as a multiset.
      */
-    void checkOnlyRelease( const QString &algorithm, const QStringList &inputs, const QString &release, const QStringList &unasked, const QString &label,
-                           const QString &reference );
+    void checkOnlyRelease( const QString &algorithm, const QStringList &inputs, const QString &release, const QStringList &unasked, const QString &label, const QString &reference );
     //! The randomised patients and transitions of vbas:lpgeomask, recounted: 224 rows without their code, every row of P summing to 1, every re-identification probability at most epsilon.
     void checkGeomask( const QString &randomised, const QString &transitions, double epsilon );
     void checkGeneralized( const QString &release, const QString &lookup, const QString &levels, qint64 released, qint64 starredValues, const QStringList &qis, int k );
@@ -209,18 +207,25 @@ void TestE2e::runJson( const QString &algorithm, const QStringList &params, QJso
 
 QStringList TestE2e::commonParams() const
 {
-  return { QStringLiteral( "REGIONS=" ) + mRegions, QStringLiteral( "REGION_ID=AREAKEY" ), QStringLiteral( "RECORDS=" ) + mRecords,
-           QStringLiteral( "RECORD_REGION=tract_id" ) };
+  return { QStringLiteral( "REGIONS=" ) + mRegions, QStringLiteral( "REGION_ID=AREAKEY" ), QStringLiteral( "RECORDS=" ) + mRecords, QStringLiteral( "RECORD_REGION=tract_id" ) };
 }
 
 QStringList TestE2e::pipelineModelParams( const QString &dir, const QStringList &qis, int k, const QStringList &placement, const QString &sensitive, const QString &report ) const
 {
-  QStringList params = { QStringLiteral( "regions=" ) + mRegions, QStringLiteral( "region_id=AREAKEY" ), QStringLiteral( "records=" ) + mRecords,
-                         QStringLiteral( "record_region=tract_id" ), QStringLiteral( "qi_fields=" ) + qis.join( ';' ), QStringLiteral( "k=%1" ).arg( k ),
-                         QStringLiteral( "sensitive_field=" ) + sensitive, QStringLiteral( "evaluate:Report=" ) + report,
-                         QStringLiteral( "placesites:Sites=" ) + dir + "/sites.gpkg", QStringLiteral( "voronoiaggregate:Aggregated=" ) + dir + "/aggregated.gpkg",
-                         QStringLiteral( "voronoiaggregate:Lookup=" ) + dir + "/lookup.gpkg", QStringLiteral( "voronoiaggregate:Anonymized=" ) + dir + "/anonymized.gpkg",
-                         QStringLiteral( "voronoiaggregate:Voronoi=" ) + dir + "/voronoi.gpkg", QStringLiteral( "evaluate:Evaluation=" ) + dir + "/evaluation.csv" };
+  QStringList params = { QStringLiteral( "regions=" ) + mRegions,
+                         QStringLiteral( "region_id=AREAKEY" ),
+                         QStringLiteral( "records=" ) + mRecords,
+                         QStringLiteral( "record_region=tract_id" ),
+                         QStringLiteral( "qi_fields=" ) + qis.join( ';' ),
+                         QStringLiteral( "k=%1" ).arg( k ),
+                         QStringLiteral( "sensitive_field=" ) + sensitive,
+                         QStringLiteral( "evaluate:Report=" ) + report,
+                         QStringLiteral( "placesites:Sites=" ) + dir + "/sites.gpkg",
+                         QStringLiteral( "voronoiaggregate:Aggregated=" ) + dir + "/aggregated.gpkg",
+                         QStringLiteral( "voronoiaggregate:Lookup=" ) + dir + "/lookup.gpkg",
+                         QStringLiteral( "voronoiaggregate:Anonymized=" ) + dir + "/anonymized.gpkg",
+                         QStringLiteral( "voronoiaggregate:Voronoi=" ) + dir + "/voronoi.gpkg",
+                         QStringLiteral( "evaluate:Evaluation=" ) + dir + "/evaluation.csv" };
   for ( const QString &p : placement )
     params << p.section( '=', 0, 0 ).toLower() + '=' + p.section( '=', 1 );
   return params;
@@ -229,10 +234,17 @@ QStringList TestE2e::pipelineModelParams( const QString &dir, const QStringList 
 QStringList TestE2e::generalizationModelParams( const QString &dir, const QString &prefix, const QString &report ) const
 {
   const QString path = dir + '/' + prefix;
-  QStringList params = { QStringLiteral( "regions=" ) + mRegions, QStringLiteral( "region_id=AREAKEY" ), QStringLiteral( "records=" ) + mRecords, QStringLiteral( "record_region=tract_id" ),
-                         QStringLiteral( "qi_fields=age_group;sex;race" ), QStringLiteral( "k=5" ), QStringLiteral( "hierarchies=" VBAS_SAMPLE_DIR "/hierarchies/age_group.csv" ),
-                         QStringLiteral( "generalize:Release=" ) + path + "release.gpkg", QStringLiteral( "generalize:Region lookup=" ) + path + "lookup.gpkg",
-                         QStringLiteral( "generalize:Sites=" ) + path + "sites.gpkg", QStringLiteral( "evaluate:Evaluation=" ) + path + "evaluation.csv" };
+  QStringList params = { QStringLiteral( "regions=" ) + mRegions,
+                         QStringLiteral( "region_id=AREAKEY" ),
+                         QStringLiteral( "records=" ) + mRecords,
+                         QStringLiteral( "record_region=tract_id" ),
+                         QStringLiteral( "qi_fields=age_group;sex;race" ),
+                         QStringLiteral( "k=5" ),
+                         QStringLiteral( "hierarchies=" VBAS_SAMPLE_DIR "/hierarchies/age_group.csv" ),
+                         QStringLiteral( "generalize:Release=" ) + path + "release.gpkg",
+                         QStringLiteral( "generalize:Region lookup=" ) + path + "lookup.gpkg",
+                         QStringLiteral( "generalize:Sites=" ) + path + "sites.gpkg",
+                         QStringLiteral( "evaluate:Evaluation=" ) + path + "evaluation.csv" };
   if ( !report.isEmpty() )
     params << QStringLiteral( "evaluate:Report=" ) + report;
   return params;
@@ -272,8 +284,8 @@ void TestE2e::initTestCase()
   QCOMPARE( mRegionIds.size(), 281 );
 
   // The records.
-  const QStringList fields = { QStringLiteral( "tract_id" ), QStringLiteral( "age_group" ), QStringLiteral( "sex" ),
-                               QStringLiteral( "race" ), QStringLiteral( "insurance" ), QStringLiteral( "diagnosis" ) };
+  const QStringList fields
+    = { QStringLiteral( "tract_id" ), QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ), QStringLiteral( "insurance" ), QStringLiteral( "diagnosis" ) };
   const Table patients = readTable( mRecords, fields );
   QVERIFY2( patients.ok, qPrintable( patients.error ) );
   int unknownTract = 0;
@@ -298,8 +310,7 @@ void TestE2e::checkEstimate( const QJsonObject &r, const QStringList &qis, doubl
   for ( const char *key : { "SITES", "CUTOFF", "ENTROPY", "MAXCOMBS", "RECORDS", "POPULATION" } )
     QVERIFY2( r.value( key ).isDouble(), qPrintable( QStringLiteral( "no number output %1" ).arg( key ) ) );
   QCOMPARE( r.value( "RECORDS" ).toVariant().toLongLong(), n );
-  QVERIFY2( near( r.value( "POPULATION" ).toDouble(), population ),
-            qPrintable( QStringLiteral( "POPULATION %1, expected %2" ).arg( r.value( "POPULATION" ).toDouble() ).arg( population ) ) );
+  QVERIFY2( near( r.value( "POPULATION" ).toDouble(), population ), qPrintable( QStringLiteral( "POPULATION %1, expected %2" ).arg( r.value( "POPULATION" ).toDouble() ).arg( population ) ) );
 
   // Entropy (eq. 1, natural log) and MaxCombs (eq. 4), recounted here.
   QHash<QString, qint64> classes;
@@ -324,10 +335,8 @@ void TestE2e::checkEstimate( const QJsonObject &r, const QStringList &qis, doubl
   for ( const QSet<QString> &values : distinct )
     maxCombs *= values.size();
   const double reportedEntropy = r.value( "ENTROPY" ).toDouble();
-  QVERIFY2( near( reportedEntropy, entropy ), qPrintable( QStringLiteral( "ENTROPY %1, recounted %2 over %3 classes" )
-                                                             .arg( reportedEntropy, 0, 'g', 15 )
-                                                             .arg( entropy, 0, 'g', 15 )
-                                                             .arg( classes.size() ) ) );
+  QVERIFY2( near( reportedEntropy, entropy ),
+            qPrintable( QStringLiteral( "ENTROPY %1, recounted %2 over %3 classes" ).arg( reportedEntropy, 0, 'g', 15 ).arg( entropy, 0, 'g', 15 ).arg( classes.size() ) ) );
   QCOMPARE( r.value( "MAXCOMBS" ).toDouble(), maxCombs );
 
   // Cutoff = e^B0 * X^B1 (eq. 2/5), Sites = R(N / Cutoff) in [1, regions] (eq. 3/6): N is the number
@@ -360,8 +369,8 @@ void TestE2e::checkSites( const QString &path, qint64 sites, double population )
     pop += row.at( 2 ).toDouble();
   }
   QCOMPARE( missingId, 0 );
-  QCOMPARE( qint64( ids.size() ), sites );                // site ids are unique
-  QCOMPARE( regions, qint64( mRegionIds.size() ) );       // every region point is in one cell
+  QCOMPARE( qint64( ids.size() ), sites );          // site ids are unique
+  QCOMPARE( regions, qint64( mRegionIds.size() ) ); // every region point is in one cell
   QVERIFY2( near( pop, population, 1e-6 ), qPrintable( QStringLiteral( "site populations sum to %1, expected %2" ).arg( pop ).arg( population ) ) );
 }
 
@@ -436,13 +445,8 @@ void TestE2e::checkRelease( const QString &label, const ReleaseClaim &claim, con
     else
       s.value() = std::min( s.value(), it.value() );
   }
-  qInfo( "%s: %lld released rows in %lld ECs, smallest EC %lld, %lld ECs (%lld rows) below k=%d", qPrintable( label ), rc.rows,
-         rc.groups, rc.smallest, belowK, recordsBelowK, k );
-  QVERIFY2( belowK == 0, qPrintable( QStringLiteral( "%1: NOT k-anonymous: %2 released ECs (%3 rows) have fewer than k=%4 rows" )
-                                         .arg( label )
-                                         .arg( belowK )
-                                         .arg( recordsBelowK )
-                                         .arg( k ) ) );
+  qInfo( "%s: %lld released rows in %lld ECs, smallest EC %lld, %lld ECs (%lld rows) below k=%d", qPrintable( label ), rc.rows, rc.groups, rc.smallest, belowK, recordsBelowK, k );
+  QVERIFY2( belowK == 0, qPrintable( QStringLiteral( "%1: NOT k-anonymous: %2 released ECs (%3 rows) have fewer than k=%4 rows" ).arg( label ).arg( belowK ).arg( recordsBelowK ).arg( k ) ) );
 
   // Counts.
   QCOMPARE( rc.rows, claim.released );
@@ -481,8 +485,8 @@ void TestE2e::checkRelease( const QString &label, const ReleaseClaim &claim, con
   QVERIFY2( differing == 0, qPrintable( QStringLiteral( "%1: %2 distinct row(s) of the release differ from the recount" ).arg( label ).arg( differing ) ) );
 
   // AGGREGATED.
-  const Table agg = readTable( claim.aggregated, { QStringLiteral( "aggregate_id" ), QStringLiteral( "regions" ), QStringLiteral( "records" ),
-                                                   QStringLiteral( "released" ), QStringLiteral( "suppressed" ), QStringLiteral( "smallest_ec" ) } );
+  const Table agg = readTable( claim.aggregated, { QStringLiteral( "aggregate_id" ), QStringLiteral( "regions" ), QStringLiteral( "records" ), QStringLiteral( "released" ),
+                                                   QStringLiteral( "suppressed" ), QStringLiteral( "smallest_ec" ) } );
   QVERIFY2( agg.ok, qPrintable( agg.error ) );
   QVERIFY( agg.hasGeometry );
   QCOMPARE( qint64( agg.rows.size() ), claim.aggregates );
@@ -521,7 +525,7 @@ void TestE2e::checkAnonymity( const ReleaseClaim &claim, const QStringList &qis,
   // vbas:checkanonymity on the release (QIs and aggregate_id): it passes, with the ECs of the recount.
   QJsonObject r;
   const QString violations = QFileInfo( claim.anonymized ).path() + "/violations.gpkg";
-  const QStringList released = qis + QStringList{ QStringLiteral( "aggregate_id" ) };
+  const QStringList released = qis + QStringList { QStringLiteral( "aggregate_id" ) };
   CHECKED( runJson( QStringLiteral( "vbas:checkanonymity" ),
                     { QStringLiteral( "INPUT=" ) + claim.anonymized, QStringLiteral( "QI_FIELDS=" ) + released.join( ';' ), QStringLiteral( "K=%1" ).arg( k ),
                       QStringLiteral( "SENSITIVE_FIELD=diagnosis" ), QStringLiteral( "VIOLATIONS=" ) + violations },
@@ -537,7 +541,7 @@ void TestE2e::checkAnonymity( const ReleaseClaim &claim, const QStringList &qis,
   QVERIFY2( table.ok, qPrintable( table.error ) );
   QCOMPARE( table.rows.size(), 0 );
   QVERIFY( !table.hasGeometry );
-  const QStringList fields = released + QStringList{ "records", "l_diversity", "t_closeness", "violates" };
+  const QStringList fields = released + QStringList { "records", "l_diversity", "t_closeness", "violates" };
   QCOMPARE( table.fieldNames, fields );
 }
 
@@ -549,7 +553,7 @@ void TestE2e::checkCsvTypes( const QString &path )
   QVERIFY2( ds, qPrintable( "cannot open " + path ) );
   OGRFeatureDefnH defn = OGR_L_GetLayerDefn( GDALDatasetGetLayer( ds, 0 ) );
   QStringList wrong;
-  for ( const auto &[column, type] : { std::pair<const char *, OGRFieldType>{ "records", OFTInteger64 }, { "smallest_ec", OFTInteger64 }, { "suppressed_pct", OFTReal }, { "max_risk", OFTReal } } )
+  for ( const auto &[column, type] : { std::pair<const char *, OGRFieldType> { "records", OFTInteger64 }, { "smallest_ec", OFTInteger64 }, { "suppressed_pct", OFTReal }, { "max_risk", OFTReal } } )
   {
     const int i = OGR_FD_GetFieldIndex( defn, column );
     if ( i < 0 || OGR_Fld_GetType( OGR_FD_GetFieldDefn( defn, i ) ) != type )
@@ -559,15 +563,37 @@ void TestE2e::checkCsvTypes( const QString &path )
   QVERIFY2( wrong.isEmpty(), qPrintable( QStringLiteral( "%1 reads back with the wrong type: %2" ).arg( path, wrong.join( ", " ) ) ) );
 }
 
-void TestE2e::checkEvaluationCsv( const QString &path, const Recount &rc, qint64 suppressed, qint64 aggregates, int k,
-                                  QMap<QString, QString> &row )
+void TestE2e::checkEvaluationCsv( const QString &path, const Recount &rc, qint64 suppressed, qint64 aggregates, int k, QMap<QString, QString> &row )
 {
   QString error;
   row = readCsvRow( path, &error );
   QVERIFY2( error.isEmpty(), qPrintable( error ) );
-  for ( const char *column : { "records", "released", "suppressed", "suppressed_pct", "compactness", "discernibility", "nue", "nue_all", "aggregates", "released_ecs",
-                               "smallest_ec", "k", "runtime_s", "dm", "dm_star", "c_avg", "prec", "generic_nue", "generic_nue_norm", "max_risk", "avg_risk", "risk_threshold",
-                               "risk_above_pct", "cm", "l_diversity", "t_closeness" } )
+  for ( const char *column : { "records",
+                               "released",
+                               "suppressed",
+                               "suppressed_pct",
+                               "compactness",
+                               "discernibility",
+                               "nue",
+                               "nue_all",
+                               "aggregates",
+                               "released_ecs",
+                               "smallest_ec",
+                               "k",
+                               "runtime_s",
+                               "dm",
+                               "dm_star",
+                               "c_avg",
+                               "prec",
+                               "generic_nue",
+                               "generic_nue_norm",
+                               "max_risk",
+                               "avg_risk",
+                               "risk_threshold",
+                               "risk_above_pct",
+                               "cm",
+                               "l_diversity",
+                               "t_closeness" } )
     QVERIFY2( row.contains( column ), qPrintable( QStringLiteral( "%1 has no column %2" ).arg( path, column ) ) );
   CHECKED( checkCsvTypes( path ) );
   // The risks and class sizes from the recount of the release itself.
@@ -597,13 +623,11 @@ void TestE2e::compareEvaluations( const QMap<QString, QString> &a, const QMap<QS
   {
     if ( it.key() == QLatin1String( "runtime_s" ) )
       continue;
-    QVERIFY2( it.value() == b.value( it.key() ), qPrintable( QStringLiteral( "%1: evaluation column %2 differs: %3 vs %4" )
-                                                                 .arg( what, it.key(), it.value(), b.value( it.key() ) ) ) );
+    QVERIFY2( it.value() == b.value( it.key() ), qPrintable( QStringLiteral( "%1: evaluation column %2 differs: %3 vs %4" ).arg( what, it.key(), it.value(), b.value( it.key() ) ) ) );
   }
 }
 
-void TestE2e::checkOnlyRelease( const QString &algorithm, const QStringList &inputs, const QString &release, const QStringList &unasked, const QString &label,
-                                 const QString &reference )
+void TestE2e::checkOnlyRelease( const QString &algorithm, const QStringList &inputs, const QString &release, const QStringList &unasked, const QString &label, const QString &reference )
 {
   const QString dir = mOut.filePath( label );
   QVERIFY( QDir().mkpath( dir ) );
@@ -633,7 +657,7 @@ void TestE2e::pipeline_data()
   QTest::addColumn<int>( "method" );    // METHOD: 0 balanced density, 1 ADC
   QTest::addColumn<int>( "objective" ); // ADC's OBJECTIVE
   const QStringList three = { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
-  const QStringList four = three + QStringList{ QStringLiteral( "insurance" ) };
+  const QStringList four = three + QStringList { QStringLiteral( "insurance" ) };
   QTest::newRow( "3qi_k5" ) << three << 5 << 0 << 0;
   QTest::newRow( "4qi_k5" ) << four << 5 << 0 << 0;
   QTest::newRow( "4qi_k10" ) << four << 10 << 0 << 0;
@@ -681,8 +705,7 @@ void TestE2e::pipeline()
   const QStringList sensitive = { QStringLiteral( "diagnosis" ) };
   CHECKED( runJson( QStringLiteral( "vbas:voronoiaggregate" ),
                     inputsFor( qis ) << QStringLiteral( "SITES=" ) + sitesPath << kArg << QStringLiteral( "RELEASE_FIELDS=diagnosis" ) << QStringLiteral( "SEED=1" )
-                                     << QStringLiteral( "AGGREGATED=" ) + claim.aggregated
-                                     << QStringLiteral( "LOOKUP=" ) + claim.lookup << QStringLiteral( "ANONYMIZED=" ) + claim.anonymized
+                                     << QStringLiteral( "AGGREGATED=" ) + claim.aggregated << QStringLiteral( "LOOKUP=" ) + claim.lookup << QStringLiteral( "ANONYMIZED=" ) + claim.anonymized
                                      << QStringLiteral( "VORONOI=" ) + chain + "/voronoi.gpkg",
                     va ) );
   claim.released = va.value( "RELEASED" ).toVariant().toLongLong();
@@ -702,13 +725,34 @@ void TestE2e::pipeline()
   QJsonObject ev;
   const QString chainEval = chain + "/evaluation.csv";
   CHECKED( runJson( QStringLiteral( "vbas:evaluate" ),
-                    inputsFor( qis ) << QStringLiteral( "SITES=" ) + sitesPath << QStringLiteral( "LOOKUP=" ) + claim.lookup << kArg << kSensitive
-                                     << QStringLiteral( "EVALUATION=" ) + chainEval << QStringLiteral( "REPORT=" ) + chain + "/report.html",
+                    inputsFor( qis ) << QStringLiteral( "SITES=" ) + sitesPath << QStringLiteral( "LOOKUP=" ) + claim.lookup << kArg << kSensitive << QStringLiteral( "EVALUATION=" ) + chainEval
+                                     << QStringLiteral( "REPORT=" ) + chain + "/report.html",
                     ev ) );
   // Every metric is a number output of qgis_process --json.
-  for ( const char *output : { "RECORDS", "RELEASED", "SUPPRESSED", "SUPPRESSED_PERCENT", "COMPACTNESS", "DISCERNIBILITY", "NUE", "NUE_ALL", "AGGREGATES", "RELEASED_ECS",
-                               "SMALLEST_EC", "RUNTIME", "DM", "DM_STAR", "C_AVG", "PREC", "GENERIC_NUE", "GENERIC_NUE_NORM", "MAX_RISK", "AVG_RISK", "RISK_ABOVE_PERCENT", "CM",
-                               "L_DIVERSITY", "T_CLOSENESS" } )
+  for ( const char *output : { "RECORDS",
+                               "RELEASED",
+                               "SUPPRESSED",
+                               "SUPPRESSED_PERCENT",
+                               "COMPACTNESS",
+                               "DISCERNIBILITY",
+                               "NUE",
+                               "NUE_ALL",
+                               "AGGREGATES",
+                               "RELEASED_ECS",
+                               "SMALLEST_EC",
+                               "RUNTIME",
+                               "DM",
+                               "DM_STAR",
+                               "C_AVG",
+                               "PREC",
+                               "GENERIC_NUE",
+                               "GENERIC_NUE_NORM",
+                               "MAX_RISK",
+                               "AVG_RISK",
+                               "RISK_ABOVE_PERCENT",
+                               "CM",
+                               "L_DIVERSITY",
+                               "T_CLOSENESS" } )
     QVERIFY2( ev.value( output ).isDouble(), output );
   QVERIFY( QFileInfo( ev.value( "REPORT" ).toString() ).size() > 1000 );
   QCOMPARE( ev.value( "RECORDS" ).toVariant().toLongLong(), n );
@@ -771,9 +815,8 @@ void TestE2e::pipeline()
   CHECKED( checkEvaluationCsv( modelEval, modelRc, modelClaim.suppressed, modelClaim.aggregates, k, modelRow ) );
   CHECKED( compareEvaluations( modelRow, wholeRow, QStringLiteral( "model vs anonymize" ) ) );
 
-  qInfo( "%s: %lld records, %lld sites, %lld aggregates, %lld released, %lld suppressed, %lld ECs, discernibility %.0f (%.1f s)",
-         qPrintable( name ), n, sites, claim.aggregates, claim.released, claim.suppressed, rc.groups, rc.discernibility,
-         timer.elapsed() / 1000.0 );
+  qInfo( "%s: %lld records, %lld sites, %lld aggregates, %lld released, %lld suppressed, %lld ECs, discernibility %.0f (%.1f s)", qPrintable( name ), n, sites, claim.aggregates, claim.released,
+         claim.suppressed, rc.groups, rc.discernibility, timer.elapsed() / 1000.0 );
 }
 
 void TestE2e::estimateOtherBases()
@@ -795,12 +838,12 @@ void TestE2e::badQiField()
 {
   const QString dir = mOut.filePath( QStringLiteral( "bad" ) );
   QVERIFY( QDir().mkpath( dir ) );
-  const QStringList outputs = { "SITE_POINTS=" + dir + "/sites.gpkg", "AGGREGATED=" + dir + "/aggregated.gpkg", "LOOKUP=" + dir + "/lookup.gpkg",
-                                "ANONYMIZED=" + dir + "/anonymized.gpkg", "VORONOI=" + dir + "/voronoi.gpkg", "EVALUATION=" + dir + "/evaluation.csv" };
+  const QStringList outputs = { "SITE_POINTS=" + dir + "/sites.gpkg",     "AGGREGATED=" + dir + "/aggregated.gpkg", "LOOKUP=" + dir + "/lookup.gpkg",
+                                "ANONYMIZED=" + dir + "/anonymized.gpkg", "VORONOI=" + dir + "/voronoi.gpkg",       "EVALUATION=" + dir + "/evaluation.csv" };
   int exitCode = -1;
   QByteArray out, err;
-  CHECKED( runProcess( QStringList{ QStringLiteral( "--json" ), QStringLiteral( "run" ), QStringLiteral( "vbas:anonymize" ), QStringLiteral( "--" ) }
-                         + commonParams() + QStringList{ QStringLiteral( "QI_FIELDS=nosuchfield" ), QStringLiteral( "K=5" ) } + outputs,
+  CHECKED( runProcess( QStringList { QStringLiteral( "--json" ), QStringLiteral( "run" ), QStringLiteral( "vbas:anonymize" ), QStringLiteral( "--" ) } + commonParams()
+                         + QStringList { QStringLiteral( "QI_FIELDS=nosuchfield" ), QStringLiteral( "K=5" ) } + outputs,
                        exitCode, out, err ) );
   QVERIFY2( exitCode != 0, "a QI field that does not exist must fail the run" );
   QVERIFY2( QString::fromUtf8( out + err ).contains( QLatin1String( "nosuchfield" ) ), "the error does not name the missing field" );
@@ -810,7 +853,6 @@ void TestE2e::badQiField()
     QVERIFY2( !QFileInfo::exists( path ), qPrintable( QFileInfo( path ).fileName() + " was written by a failed run" ) );
   }
 }
-
 
 void TestE2e::checkGeomask( const QString &randomised, const QString &transitions, double epsilon )
 {
@@ -842,16 +884,16 @@ void TestE2e::lpGeomask()
   QVERIFY( QDir().mkpath( dir ) );
   const QString patients = QStringLiteral( VBAS_SAMPLE_DIR "/ed_patients.gpkg" );
   QJsonObject r;
-  const QStringList inputs = { QStringLiteral( "CODES=" ) + mRegions, QStringLiteral( "CODE_FIELD=AREAKEY" ), QStringLiteral( "POPULATION_FIELD=POP8" ), QStringLiteral( "PATIENTS=" ) + patients,
-                               QStringLiteral( "PATIENT_CODE_FIELD=tract_id" ), QStringLiteral( "EPSILON=0.05" ), QStringLiteral( "NEIGHBOURS=30" ), QStringLiteral( "SEED=3" ) };
+  const QStringList inputs
+    = { QStringLiteral( "CODES=" ) + mRegions,           QStringLiteral( "CODE_FIELD=AREAKEY" ), QStringLiteral( "POPULATION_FIELD=POP8" ), QStringLiteral( "PATIENTS=" ) + patients,
+        QStringLiteral( "PATIENT_CODE_FIELD=tract_id" ), QStringLiteral( "EPSILON=0.05" ),       QStringLiteral( "NEIGHBOURS=30" ),         QStringLiteral( "SEED=3" ) };
   CHECKED( runJson( QStringLiteral( "vbas:lpgeomask" ),
                     QStringList( inputs ) << QStringLiteral( "RANDOMISED=" ) + dir + "/randomised.gpkg" << QStringLiteral( "TRANSITIONS=" ) + dir + "/transitions.csv", r ) );
   QCOMPARE( r.value( "STATUS" ).toString(), QStringLiteral( "optimal" ) );
   QVERIFY( r.value( "MAX_REIDENTIFICATION" ).toDouble() <= 0.05 + 1e-9 );
   CHECKED( checkGeomask( dir + "/randomised.gpkg", dir + "/transitions.csv", 0.05 ) );
   // The same seed, naming only the release: the same draws (the rows in another order), no TRANSITIONS.
-  CHECKED( checkOnlyRelease( QStringLiteral( "vbas:lpgeomask" ), inputs, QStringLiteral( "RANDOMISED" ), { "TRANSITIONS" }, QStringLiteral( "lpgeomask-release-only" ),
-                             dir + "/randomised.gpkg" ) );
+  CHECKED( checkOnlyRelease( QStringLiteral( "vbas:lpgeomask" ), inputs, QStringLiteral( "RANDOMISED" ), { "TRANSITIONS" }, QStringLiteral( "lpgeomask-release-only" ), dir + "/randomised.gpkg" ) );
 
   QJsonObject m;
   CHECKED( runJson( QStringLiteral( VBAS_SAMPLE_DIR "/lp_geomask.model3" ),
@@ -928,8 +970,7 @@ void TestE2e::generalization()
   const QString levels = a.value( "LEVELS" ).toString();
   QCOMPARE( a.value( "RELEASED" ).toVariant().toLongLong() + a.value( "SUPPRESSED" ).toVariant().toLongLong(), static_cast<qlonglong>( mPatients.size() ) );
   QVERIFY( a.value( "SUPPRESSED" ).toVariant().toLongLong() + a.value( "RECORDS_STARRED" ).toVariant().toLongLong() <= mPatients.size() / 20 );
-  CHECKED( checkGeneralized( dir + "/anonymized.gpkg", dir + "/lookup.gpkg", levels, a.value( "RELEASED" ).toVariant().toLongLong(),
-                             a.value( "VALUES_STARRED" ).toVariant().toLongLong(), qis, 5 ) );
+  CHECKED( checkGeneralized( dir + "/anonymized.gpkg", dir + "/lookup.gpkg", levels, a.value( "RELEASED" ).toVariant().toLongLong(), a.value( "VALUES_STARRED" ).toVariant().toLongLong(), qis, 5 ) );
 
   QJsonObject m;
   CHECKED( runJson( QStringLiteral( VBAS_SAMPLE_DIR "/vbas_generalization.model3" ), generalizationModelParams( dir, QStringLiteral( "model-" ), QString() ), m ) );
@@ -964,10 +1005,9 @@ void TestE2e::failedModelLeavesNothing()
   const QString dir = mOut.filePath( QStringLiteral( "failed-model-%1" ).arg( QTest::currentDataTag() ).replace( QRegularExpression( QStringLiteral( "\\W+" ) ), QStringLiteral( "-" ) ) );
   QVERIFY( QDir().mkpath( dir ) );
   const QString report = missingReportFolder ? dir + "/missing/report.html" : dir + "/report.html";
-  const QStringList params = model == QLatin1String( "pipeline" )
-                               ? pipelineModelParams( dir, { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) }, 5, {},
-                                                      missingReportFolder ? QStringLiteral( "diagnosis" ) : QStringLiteral( "diagnosiss" ), report )
-                               : generalizationModelParams( dir, QString(), report );
+  const QStringList params = model == QLatin1String( "pipeline" ) ? pipelineModelParams( dir, { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) }, 5, {},
+                                                                                         missingReportFolder ? QStringLiteral( "diagnosis" ) : QStringLiteral( "diagnosiss" ), report )
+                                                                  : generalizationModelParams( dir, QString(), report );
   e2e::ProcessResult r;
   CHECKED( mQgis.run( QStringList { QStringLiteral( "--json" ), QStringLiteral( "run" ), QStringLiteral( VBAS_SAMPLE_DIR "/vbas_%1.model3" ).arg( model ), QStringLiteral( "--" ) } + params,
                       mOut.path(), r ) );

@@ -39,8 +39,8 @@ const QString kPartialPrefix = QStringLiteral( ".vbas-partial-" );
 const QString kPartialRelease = QStringLiteral( ".vbas-partial-*-anonymized.gpkg" );
 //! The shuffle's scratch files of the release.
 const QString kScratch = QStringLiteral( ".vbas-partial-*-scratch-*" );
-const QStringList kFinalNames = { QStringLiteral( "sites.gpkg" ),   QStringLiteral( "aggregated.gpkg" ), QStringLiteral( "lookup.gpkg" ),
-                                  QStringLiteral( "anonymized.gpkg" ), QStringLiteral( "voronoi.gpkg" ),  QStringLiteral( "evaluation.csv" ) };
+const QStringList kFinalNames = { QStringLiteral( "sites.gpkg" ),      QStringLiteral( "aggregated.gpkg" ), QStringLiteral( "lookup.gpkg" ),
+                                  QStringLiteral( "anonymized.gpkg" ), QStringLiteral( "voronoi.gpkg" ),    QStringLiteral( "evaluation.csv" ) };
 const int kGeneratedRows = 300000;
 const quint64 kGeneratorSeed = 20240602;
 //! No run of a test may take longer (each test stays well under 2 minutes).
@@ -115,8 +115,9 @@ class ReadOnlyFolder
     explicit ReadOnlyFolder( const QString &path )
       : mPath( path )
     {
-      if ( QProcess::execute( QStringLiteral( "mount" ), { QStringLiteral( "-t" ), QStringLiteral( "tmpfs" ), QStringLiteral( "-o" ), QStringLiteral( "ro,size=1m" ),
-                                                          QStringLiteral( "tmpfs" ), mPath } ) == 0 )
+      if ( QProcess::execute( QStringLiteral( "mount" ),
+                              { QStringLiteral( "-t" ), QStringLiteral( "tmpfs" ), QStringLiteral( "-o" ), QStringLiteral( "ro,size=1m" ), QStringLiteral( "tmpfs" ), mPath } )
+           == 0 )
       {
         mHow = QStringLiteral( "a read-only tmpfs" );
         if ( refusesWrites() )
@@ -187,7 +188,7 @@ class TestFaults : public QObject
     //! The parameters of vbas:anonymize (3 QIs, k = 5) on records, every output in dir, and extra ones.
     QStringList anonymizeParams( const QString &records, const QString &dir, const QStringList &extra = {} ) const;
     //! The arguments of a qgis_process run without --json, where the log (the info lines) goes to stdout.
-    static QStringList plainRun( const QStringList &params ) { return QStringList{ QStringLiteral( "run" ), QStringLiteral( "vbas:anonymize" ), QStringLiteral( "--" ) } + params; }
+    static QStringList plainRun( const QStringList &params ) { return QStringList { QStringLiteral( "run" ), QStringLiteral( "vbas:anonymize" ), QStringLiteral( "--" ) } + params; }
     void startUntilRelease( QProcess &p, const QString &dir, const QString &waitFor, const QStringList &extra, QElapsedTimer &timer );
     //! Interrupts a run on the large table by signal once waitFor exists in its folder: nothing may be left.
     void interruptDuringRelease( int signal, const QString &label, const QStringList &extra, const QString &waitFor );
@@ -227,8 +228,8 @@ void TestFaults::generateLarge()
   GDALDatasetH ds = GDALCreate( driver, mLarge.toUtf8().constData(), 0, 0, 0, GDT_Unknown, nullptr );
   QVERIFY2( ds, qPrintable( "cannot create " + mLarge ) );
   OGRLayerH layer = GDALDatasetCreateLayer( ds, "records", nullptr, wkbNone, nullptr );
-  const QStringList fields = { QStringLiteral( "patient_id" ), QStringLiteral( "tract_id" ), QStringLiteral( "age_group" ),
-                               QStringLiteral( "sex" ),        QStringLiteral( "race" ),     QStringLiteral( "insurance" ) };
+  const QStringList fields
+    = { QStringLiteral( "patient_id" ), QStringLiteral( "tract_id" ), QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ), QStringLiteral( "insurance" ) };
   bool created = layer != nullptr;
   for ( int i = 0; created && i < fields.size(); ++i )
   {
@@ -279,8 +280,7 @@ void TestFaults::generateLarge()
 void TestFaults::sortSample()
 {
   mSorted = mTmp.filePath( QStringLiteral( "patients_by_tract.gpkg" ) );
-  QByteArrayList words = { "-f", "GPKG", "-nln", "patients", "-sql",
-                           "SELECT patient_id, tract_id, age_group, sex, race, insurance, diagnosis FROM patients ORDER BY tract_id" };
+  QByteArrayList words = { "-f", "GPKG", "-nln", "patients", "-sql", "SELECT patient_id, tract_id, age_group, sex, race, insurance, diagnosis FROM patients ORDER BY tract_id" };
   QVector<char *> argv;
   for ( QByteArray &w : words )
     argv << w.data();
@@ -300,12 +300,10 @@ void TestFaults::sortSample()
 QStringList TestFaults::anonymizeParams( const QString &records, const QString &dir, const QStringList &extra ) const
 {
   QStringList args;
-  args << QStringLiteral( "REGIONS=" ) + mRegions
-       << QStringLiteral( "REGION_ID=AREAKEY" ) << QStringLiteral( "RECORDS=" ) + records << QStringLiteral( "RECORD_REGION=tract_id" )
+  args << QStringLiteral( "REGIONS=" ) + mRegions << QStringLiteral( "REGION_ID=AREAKEY" ) << QStringLiteral( "RECORDS=" ) + records << QStringLiteral( "RECORD_REGION=tract_id" )
        << QStringLiteral( "QI_FIELDS=age_group" ) << QStringLiteral( "QI_FIELDS=sex" ) << QStringLiteral( "QI_FIELDS=race" ) << QStringLiteral( "K=5" )
-       << QStringLiteral( "SITE_POINTS=" ) + dir + "/sites.gpkg" << QStringLiteral( "AGGREGATED=" ) + dir + "/aggregated.gpkg"
-       << QStringLiteral( "LOOKUP=" ) + dir + "/lookup.gpkg" << QStringLiteral( "ANONYMIZED=" ) + dir + "/anonymized.gpkg"
-       << QStringLiteral( "VORONOI=" ) + dir + "/voronoi.gpkg" << QStringLiteral( "EVALUATION=" ) + dir + "/evaluation.csv";
+       << QStringLiteral( "SITE_POINTS=" ) + dir + "/sites.gpkg" << QStringLiteral( "AGGREGATED=" ) + dir + "/aggregated.gpkg" << QStringLiteral( "LOOKUP=" ) + dir + "/lookup.gpkg"
+       << QStringLiteral( "ANONYMIZED=" ) + dir + "/anonymized.gpkg" << QStringLiteral( "VORONOI=" ) + dir + "/voronoi.gpkg" << QStringLiteral( "EVALUATION=" ) + dir + "/evaluation.csv";
   return args + extra;
 }
 
@@ -320,9 +318,9 @@ void TestFaults::startUntilRelease( QProcess &p, const QString &dir, const QStri
   while ( entries( dir, { waitFor } ).isEmpty() )
   {
     if ( p.waitForFinished( kPollMs ) || p.state() == QProcess::NotRunning )
-      QFAIL( qPrintable( QStringLiteral( "the run ended (%1) before %2 appeared in the folder; stderr:\n%3" )
-                           .arg( p.exitStatus() == QProcess::NormalExit ? QStringLiteral( "exit %1" ).arg( p.exitCode() ) : QStringLiteral( "crashed" ), waitFor,
-                                 tail( p.readAllStandardError() ) ) ) );
+      QFAIL(
+        qPrintable( QStringLiteral( "the run ended (%1) before %2 appeared in the folder; stderr:\n%3" )
+                      .arg( p.exitStatus() == QProcess::NormalExit ? QStringLiteral( "exit %1" ).arg( p.exitCode() ) : QStringLiteral( "crashed" ), waitFor, tail( p.readAllStandardError() ) ) ) );
     if ( timer.elapsed() > kRunTimeoutMs )
     {
       p.kill();
@@ -344,8 +342,8 @@ void TestFaults::interruptDuringRelease( int signal, const QString &label, const
   const int scratch = entries( dir, { kScratch } ).size();
   QVERIFY( ::kill( static_cast<pid_t>( p.processId() ), signal ) == 0 );
   ProcessResult r;
-  CHECKED( e2e::QgisProcess::finish( p, QStringLiteral( "anonymize sent signal %1 with %2 temporaries (%3 scratch) in the folder" ).arg( signal ).arg( temporaries ).arg( scratch ),
-                                     timer, kRunTimeoutMs, r ) );
+  CHECKED( e2e::QgisProcess::finish( p, QStringLiteral( "anonymize sent signal %1 with %2 temporaries (%3 scratch) in the folder" ).arg( signal ).arg( temporaries ).arg( scratch ), timer,
+                                     kRunTimeoutMs, r ) );
   if ( r.signal != signal )
     qWarning( "signal %d: the process did not end killed by it but with %s", signal, qPrintable( r.ending() ) );
   QVERIFY2( r.exitCode != 0, qPrintable( QStringLiteral( "the run interrupted by signal %1 ended with exit 0; stderr:\n%2" ).arg( signal ).arg( tail( r.err ) ) ) );
@@ -415,10 +413,9 @@ void TestFaults::fileSizeLimitFailsAndLeavesNothing()
   QProcess p;
   QElapsedTimer timer;
   timer.start();
-  CHECKED( mQgis.start( p,
-                        QStringList{ QStringLiteral( "-c" ), QStringLiteral( "ulimit -f %1 && exec \"$0\" \"$@\"" ).arg( limitKiB ), QStringLiteral( VBAS_QGIS_PROCESS ) }
-                          + plainRun( anonymizeParams( mLarge, dir ) ),
-                        dir, QStringLiteral( "/bin/bash" ) ) );
+  CHECKED( mQgis.start(
+    p, QStringList { QStringLiteral( "-c" ), QStringLiteral( "ulimit -f %1 && exec \"$0\" \"$@\"" ).arg( limitKiB ), QStringLiteral( VBAS_QGIS_PROCESS ) } + plainRun( anonymizeParams( mLarge, dir ) ),
+    dir, QStringLiteral( "/bin/bash" ) ) );
   ProcessResult r;
   CHECKED( e2e::QgisProcess::finish( p, QStringLiteral( "anonymize under ulimit -f %1" ).arg( limitKiB ), timer, kRunTimeoutMs, r ) );
   QVERIFY2( r.signal == 0, qPrintable( QStringLiteral( "the process was killed by signal %1 (SIGXFSZ is %2) instead of failing with an error" ).arg( r.signal ).arg( SIGXFSZ ) ) );
@@ -426,8 +423,7 @@ void TestFaults::fileSizeLimitFailsAndLeavesNothing()
   const QString output = QString::fromUtf8( r.out + r.err );
   // QGIS started and read the records: the run failed while writing, not before.
   QVERIFY2( output.contains( kReadRecords ), qPrintable( "the run failed before it read the records; stderr:\n" + tail( r.err ) ) );
-  QVERIFY2( r.err.contains( "ERROR" ) || r.err.contains( "Could not" ) || r.err.contains( "too large" ),
-            qPrintable( "no error message on stderr:\n" + tail( r.err ) ) );
+  QVERIFY2( r.err.contains( "ERROR" ) || r.err.contains( "Could not" ) || r.err.contains( "too large" ), qPrintable( "no error message on stderr:\n" + tail( r.err ) ) );
   const QStringList errorLines = QString::fromUtf8( r.err ).split( '\n' ).filter( QStringLiteral( "ERROR" ) );
   qInfo( "error: %s", qPrintable( errorLines.isEmpty() ? QStringLiteral( "(no ERROR line)" ) : errorLines.last().left( 300 ) ) );
   const QStringList left = entries( dir );
@@ -447,8 +443,7 @@ void TestFaults::readOnlyDestinationIsRefusedUpFront()
   CHECKED( mQgis.run( plainRun( anonymizeParams( mLarge, dir ) ), mTmp.path(), r, kRunTimeoutMs ) );
   QVERIFY2( r.exitCode != 0, "a run into a read-only folder succeeded" );
   const QString output = QString::fromUtf8( r.out + r.err );
-  QVERIFY2( output.contains( QStringLiteral( "cannot write in the folder %1" ).arg( dir ) ),
-            qPrintable( "the message does not say that the folder cannot be written; stderr:\n" + tail( r.err ) ) );
+  QVERIFY2( output.contains( QStringLiteral( "cannot write in the folder %1" ).arg( dir ) ), qPrintable( "the message does not say that the folder cannot be written; stderr:\n" + tail( r.err ) ) );
   // Refused before the records are read: without --json qgis_process prints the log, and a run that
   // reads the records says "Read N record rows" (fileSizeLimitFailsAndLeavesNothing checks that it does).
   QVERIFY2( !output.contains( kReadRecords ), "the records were read before the destination was refused" );

@@ -57,8 +57,8 @@ class PgServer
     {
       QVERIFY( mDir.isValid() );
       // The server runs as the postgres user when the test runs as root (initdb refuses root): it needs the folder.
-      QVERIFY( QFile::setPermissions( mDir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner | QFileDevice::ReadOther
-                                                     | QFileDevice::WriteOther | QFileDevice::ExeOther | QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup ) );
+      QVERIFY( QFile::setPermissions( mDir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner | QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther
+                                                     | QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup ) );
       CHECKED( server( { kPgBin + "/initdb", "-D", data(), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C" } ) );
       QFile hba( mDir.filePath( QStringLiteral( "pg_hba.conf" ) ) );
       QVERIFY( hba.open( QIODevice::WriteOnly ) && hba.write( "local all custodian scram-sha-256\nlocal all all trust\n" ) > 0 );
@@ -125,10 +125,7 @@ class PgServer
     QString data() const { return mDir.filePath( QStringLiteral( "data" ) ); }
 
     //! A server command: as the postgres user when this test runs as root.
-    static QStringList asServer( const QStringList &command )
-    {
-      return ::geteuid() == 0 ? QStringList { "runuser", "-u", "postgres", "--" } + command : command;
-    }
+    static QStringList asServer( const QStringList &command ) { return ::geteuid() == 0 ? QStringList { "runuser", "-u", "postgres", "--" } + command : command; }
 
     void server( const QStringList &command ) const
     {
@@ -256,10 +253,20 @@ QString TestPostgis::destination( const QString &table, bool geometry ) const
 
 QStringList TestPostgis::anonymize( const QString &records, const QString &prefix ) const
 {
-  return { "REGIONS=" + input( QStringLiteral( "tracts" ), true ), "REGION_ID=areakey", "RECORDS=" + input( records ), "RECORD_REGION=tract_id",
-           "QI_FIELDS=" + kQis.join( ';' ), QStringLiteral( "K=%1" ).arg( kK ), "SENSITIVE_FIELD=diagnosis", "SEED=1",
-           "SITE_POINTS=" + destination( prefix + "sites", true ), "AGGREGATED=" + destination( prefix + "aggregated", true ), "LOOKUP=" + destination( prefix + "lookup" ),
-           "ANONYMIZED=" + destination( prefix + "release" ), "VORONOI=" + destination( prefix + "voronoi", true ), "EVALUATION=" + destination( prefix + "evaluation" ),
+  return { "REGIONS=" + input( QStringLiteral( "tracts" ), true ),
+           "REGION_ID=areakey",
+           "RECORDS=" + input( records ),
+           "RECORD_REGION=tract_id",
+           "QI_FIELDS=" + kQis.join( ';' ),
+           QStringLiteral( "K=%1" ).arg( kK ),
+           "SENSITIVE_FIELD=diagnosis",
+           "SEED=1",
+           "SITE_POINTS=" + destination( prefix + "sites", true ),
+           "AGGREGATED=" + destination( prefix + "aggregated", true ),
+           "LOOKUP=" + destination( prefix + "lookup" ),
+           "ANONYMIZED=" + destination( prefix + "release" ),
+           "VORONOI=" + destination( prefix + "voronoi", true ),
+           "EVALUATION=" + destination( prefix + "evaluation" ),
            "REPORT=" + mDir.filePath( prefix + "report.html" ) };
 }
 
@@ -328,8 +335,8 @@ void TestPostgis::groupedCountMatchesRowByRow()
   // The same run counted row by row (GROUP_IN_SOURCE=false) writes the same release: the same rows, in another (fresh) order.
   QJsonObject document;
   e2e::ProcessResult run;
-  CHECKED( mQgis.runJson( QStringLiteral( "vbas:anonymize" ), anonymize( QStringLiteral( "patients" ), QStringLiteral( "rows_" ) ) + QStringList { "GROUP_IN_SOURCE=false" }, mDir.path(),
-                          document, run ) );
+  CHECKED(
+    mQgis.runJson( QStringLiteral( "vbas:anonymize" ), anonymize( QStringLiteral( "patients" ), QStringLiteral( "rows_" ) ) + QStringList { "GROUP_IN_SOURCE=false" }, mDir.path(), document, run ) );
   QVERIFY( document.value( "log" ).toObject().value( "info" ).toArray().contains( QStringLiteral( "The records are counted row by row: GROUP_IN_SOURCE is off." ) ) );
   QCOMPARE( mServer.number( "SELECT count(*) FROM rows_release" ), mServer.number( "SELECT count(*) FROM release" ) );
   QCOMPARE( mServer.number( multisetDifference( "SELECT " + kReleased + " FROM rows_release", "SELECT " + kReleased + " FROM release" ) ), 0LL );
@@ -481,16 +488,40 @@ void TestPostgis::destinationIsComparedByIdentity_data()
   QTest::addColumn<QString>( "destination" );
   QTest::addColumn<QString>( "message" );
   const QString dbname = QStringLiteral( "dbname='vbas' host=%1 user='postgres'" ).arg( mServer.socketFolder() );
-  QTest::newRow( "no schema" ) << "" << "patients" << "ANONYMIZED" << "postgis:" + dbname + " table=\"patients\"" << "would overwrite the input RECORDS";
-  QTest::newRow( "port given" ) << "" << "patients" << "ANONYMIZED" << "postgis:" + dbname + " port=5432 table=\"public\".\"patients\"" << "would overwrite the input RECORDS";
-  QTest::newRow( "options given" ) << "" << "patients" << "ANONYMIZED" << "postgis:" + dbname + " sslmode=disable connect_timeout=10 table=\"public\".\"patients\"" << "would overwrite the input RECORDS";
-  QTest::newRow( "host spelled otherwise" ) << "" << "patients" << "ANONYMIZED"
-                                            << QStringLiteral( "postgis:dbname='vbas' host=%1/./ user='postgres' table=\"public\".\"patients\"" ).arg( mServer.socketFolder() ) << "would overwrite the input RECORDS";
-  QTest::newRow( "regions through LOOKUP" ) << "" << "patients" << "LOOKUP" << "postgis:" + dbname + " table=\"tracts\"" << "would overwrite the input REGIONS";
-  QTest::newRow( "the table under a view input" ) << "CREATE OR REPLACE VIEW v_patients AS SELECT * FROM patients" << "v_patients" << "ANONYMIZED"
-                                                  << "postgis:" + dbname + " table=\"public\".\"patients\"" << "would overwrite the input RECORDS";
+  QTest::newRow( "no schema" ) << ""
+                               << "patients"
+                               << "ANONYMIZED"
+                               << "postgis:" + dbname + " table=\"patients\""
+                               << "would overwrite the input RECORDS";
+  QTest::newRow( "port given" ) << ""
+                                << "patients"
+                                << "ANONYMIZED"
+                                << "postgis:" + dbname + " port=5432 table=\"public\".\"patients\""
+                                << "would overwrite the input RECORDS";
+  QTest::newRow( "options given" ) << ""
+                                   << "patients"
+                                   << "ANONYMIZED"
+                                   << "postgis:" + dbname + " sslmode=disable connect_timeout=10 table=\"public\".\"patients\""
+                                   << "would overwrite the input RECORDS";
+  QTest::newRow( "host spelled otherwise" ) << ""
+                                            << "patients"
+                                            << "ANONYMIZED" << QStringLiteral( "postgis:dbname='vbas' host=%1/./ user='postgres' table=\"public\".\"patients\"" ).arg( mServer.socketFolder() )
+                                            << "would overwrite the input RECORDS";
+  QTest::newRow( "regions through LOOKUP" ) << ""
+                                            << "patients"
+                                            << "LOOKUP"
+                                            << "postgis:" + dbname + " table=\"tracts\""
+                                            << "would overwrite the input REGIONS";
+  QTest::newRow( "the table under a view input" ) << "CREATE OR REPLACE VIEW v_patients AS SELECT * FROM patients"
+                                                  << "v_patients"
+                                                  << "ANONYMIZED"
+                                                  << "postgis:" + dbname + " table=\"public\".\"patients\""
+                                                  << "would overwrite the input RECORDS";
   QTest::newRow( "a dashboard view over the old release" ) << "CREATE TABLE IF NOT EXISTS old_release (a int); CREATE OR REPLACE VIEW dashboard AS SELECT count(*) FROM old_release"
-                                                           << "patients" << "ANONYMIZED" << "postgis:" + dbname + " table=\"public\".\"old_release\"" << "the view dashboard";
+                                                           << "patients"
+                                                           << "ANONYMIZED"
+                                                           << "postgis:" + dbname + " table=\"public\".\"old_release\""
+                                                           << "the view dashboard";
 }
 
 void TestPostgis::destinationIsComparedByIdentity()
@@ -570,9 +601,8 @@ void TestPostgis::editedByAnotherConnectionAborts()
     QThread::msleep( 5 );
   }
   QProcess editor;
-  editor.start( QStringLiteral( VBAS_PG_BIN ) + "/psql",
-                mServer.psqlArgs( QStringLiteral( "BEGIN; LOCK TABLE big IN ACCESS EXCLUSIVE MODE; "
-                                                  "UPDATE big SET sex = CASE WHEN sex = 'F' THEN 'M' ELSE 'F' END WHERE fid = 1; COMMIT;" ) ) );
+  editor.start( QStringLiteral( VBAS_PG_BIN ) + "/psql", mServer.psqlArgs( QStringLiteral( "BEGIN; LOCK TABLE big IN ACCESS EXCLUSIVE MODE; "
+                                                                                           "UPDATE big SET sex = CASE WHEN sex = 'F' THEN 'M' ELSE 'F' END WHERE fid = 1; COMMIT;" ) ) );
   e2e::ProcessResult run;
   CHECKED( e2e::QgisProcess::finish( plugin, QStringLiteral( "vbas:anonymize on an edited table" ), timer, e2e::kProcessTimeoutMs, run ) );
   QVERIFY( editor.waitForFinished( 60000 ) );
@@ -608,9 +638,12 @@ void TestPostgis::destinationRightsAreCheckedFirst_data()
   QTest::addColumn<QString>( "message" );
   QTest::newRow( "no CREATE in the schema" ) << "\"public\".\"clerk_release\""
                                              << "the user clerk may not create tables in the schema public (no CREATE privilege there)";
-  QTest::newRow( "a table of another owner" ) << "\"clerk_out\".\"taken\"" << "the table clerk_out.taken exists and belongs to postgres, and only its owner may replace it";
-  QTest::newRow( "a view" ) << "\"clerk_out\".\"a_view\"" << "clerk_out.a_view is a view, and an output replaces only a table";
-  QTest::newRow( "no such schema" ) << "\"nowhere\".\"clerk_release\"" << "the schema nowhere does not exist";
+  QTest::newRow( "a table of another owner" ) << "\"clerk_out\".\"taken\""
+                                              << "the table clerk_out.taken exists and belongs to postgres, and only its owner may replace it";
+  QTest::newRow( "a view" ) << "\"clerk_out\".\"a_view\""
+                            << "clerk_out.a_view is a view, and an output replaces only a table";
+  QTest::newRow( "no such schema" ) << "\"nowhere\".\"clerk_release\""
+                                    << "the schema nowhere does not exist";
 }
 
 void TestPostgis::destinationRightsAreCheckedFirst()
@@ -659,8 +692,10 @@ void TestPostgis::textBeginningWithBomRefused()
                                         "ALTER TABLE bom_tracts ADD PRIMARY KEY (fid);" ),
                         out ) );
   const QList<std::pair<QStringList, QString>> cases {
-    { { "REGIONS=" + input( QStringLiteral( "tracts" ), true ), "RECORDS=" + input( QStringLiteral( "bom_records" ) ) }, QStringLiteral( "Record with fid 17: the field 'sex' holds text that begins with U+FEFF" ) },
-    { { "REGIONS=" + input( QStringLiteral( "bom_tracts" ), true ), "RECORDS=" + input( QStringLiteral( "patients" ) ) }, QStringLiteral( "Region with fid 5: the field 'areakey' holds text that begins with U+FEFF" ) },
+    { { "REGIONS=" + input( QStringLiteral( "tracts" ), true ), "RECORDS=" + input( QStringLiteral( "bom_records" ) ) },
+      QStringLiteral( "Record with fid 17: the field 'sex' holds text that begins with U+FEFF" ) },
+    { { "REGIONS=" + input( QStringLiteral( "bom_tracts" ), true ), "RECORDS=" + input( QStringLiteral( "patients" ) ) },
+      QStringLiteral( "Region with fid 5: the field 'areakey' holds text that begins with U+FEFF" ) },
   };
   for ( const auto &[layers, message] : cases )
   {
@@ -696,8 +731,13 @@ QJsonObject TestPostgis::recountSex( const QString &table, const QString &where 
     violating += size.toLongLong() < 6;
     violatingRecords += size.toLongLong() < 6 ? size.toLongLong() : 0;
   }
-  return { { "PASS", violating == 0 }, { "RECORDS", records }, { "ECS", sizes.size() }, { "SMALLEST_EC", sizes.value( 0 ).toLongLong() }, { "VIOLATING_ECS", violating },
-           { "VIOLATING_RECORDS", violatingRecords }, { "VALUES_READ", "postgresql-text" } };
+  return { { "PASS", violating == 0 },
+           { "RECORDS", records },
+           { "ECS", sizes.size() },
+           { "SMALLEST_EC", sizes.value( 0 ).toLongLong() },
+           { "VIOLATING_ECS", violating },
+           { "VIOLATING_RECORDS", violatingRecords },
+           { "VALUES_READ", "postgresql-text" } };
 }
 
 void TestPostgis::checkerReadsStoredValues_data()
@@ -706,9 +746,18 @@ void TestPostgis::checkerReadsStoredValues_data()
   QTest::addColumn<QString>( "type" ); // of sex
   QTest::addColumn<QString>( "first" );
   QTest::addColumn<QString>( "second" );
-  QTest::newRow( "citext F and f" ) << "integer" << "citext" << "'F'" << "'f'";
-  QTest::newRow( "timestamptz a microsecond apart" ) << "bigint" << "timestamptz" << "'2020-01-01 10:00:00.000001+00'" << "'2020-01-01 10:00:00.000002+00'";
-  QTest::newRow( "numeric 1.0 and 1.00" ) << "smallint" << "numeric" << "1.0" << "1.00";
+  QTest::newRow( "citext F and f" ) << "integer"
+                                    << "citext"
+                                    << "'F'"
+                                    << "'f'";
+  QTest::newRow( "timestamptz a microsecond apart" ) << "bigint"
+                                                     << "timestamptz"
+                                                     << "'2020-01-01 10:00:00.000001+00'"
+                                                     << "'2020-01-01 10:00:00.000002+00'";
+  QTest::newRow( "numeric 1.0 and 1.00" ) << "smallint"
+                                          << "numeric"
+                                          << "1.0"
+                                          << "1.00";
 }
 
 void TestPostgis::checkerReadsStoredValues()
@@ -742,8 +791,10 @@ void TestPostgis::checkerWithoutWholeNumberKey_data()
 {
   QTest::addColumn<QString>( "declaration" ); // of the table's key
   QTest::addColumn<QString>( "key" );         // in the layer's source
-  QTest::newRow( "a text key" ) << "code text PRIMARY KEY" << " key='code'";
-  QTest::newRow( "no key" ) << "code text" << "";
+  QTest::newRow( "a text key" ) << "code text PRIMARY KEY"
+                                << " key='code'";
+  QTest::newRow( "no key" ) << "code text"
+                            << "";
 }
 
 void TestPostgis::checkerWithoutWholeNumberKey()
@@ -801,9 +852,8 @@ void TestPostgis::passwordsNeverWritten()
   CHECKED( runAsCustodian( QStringLiteral( "vbas:evaluate" ),
                            { "REGIONS=" + input( QStringLiteral( "tracts" ), true ), "REGION_ID=areakey", "RECORDS=" + input( QStringLiteral( "patients" ) ), "RECORD_REGION=tract_id",
                              "QI_FIELDS=" + kQis.join( ';' ), QStringLiteral( "K=%1" ).arg( kK ), "SENSITIVE_FIELD=diagnosis", "SITES=" + written( QStringLiteral( "secret_sites" ), true ),
-                             "LOOKUP=" + written( QStringLiteral( "secret_lookup" ), false ),
-                             "EVALUATION=" + destination( QStringLiteral( "secret_evaluation2" ) ), "AGGREGATE_METRICS=" + destination( QStringLiteral( "secret_metrics" ), true ),
-                             "REPORT=" + mDir.filePath( QStringLiteral( "secret_evaluate.html" ) ) },
+                             "LOOKUP=" + written( QStringLiteral( "secret_lookup" ), false ), "EVALUATION=" + destination( QStringLiteral( "secret_evaluation2" ) ),
+                             "AGGREGATE_METRICS=" + destination( QStringLiteral( "secret_metrics" ), true ), "REPORT=" + mDir.filePath( QStringLiteral( "secret_evaluate.html" ) ) },
                            { "EVALUATION", "AGGREGATE_METRICS" } ) );
   CHECKED( runAsCustodian( QStringLiteral( "vbas:estimatesitecount" ),
                            { "REGIONS=" + input( QStringLiteral( "tracts" ), true ), "REGION_ID=areakey", "RECORDS=" + input( QStringLiteral( "patients" ) ), "RECORD_REGION=tract_id",
@@ -827,11 +877,16 @@ void TestPostgis::passwordsNeverWritten()
   // The report's command repeats the run with the password from PGPASSWORD, as its note says.
   QFile report( mDir.filePath( QStringLiteral( "secret_report.html" ) ) );
   QVERIFY( report.open( QIODevice::ReadOnly ) );
-  const QRegularExpressionMatch command = QRegularExpression( QStringLiteral( "<pre id=\"command\">(.*)</pre>" ), QRegularExpression::DotMatchesEverythingOption ).match( QString::fromUtf8( report.readAll() ) );
+  const QRegularExpressionMatch command
+    = QRegularExpression( QStringLiteral( "<pre id=\"command\">(.*)</pre>" ), QRegularExpression::DotMatchesEverythingOption ).match( QString::fromUtf8( report.readAll() ) );
   QVERIFY( command.hasMatch() );
   const qint64 released = mServer.number( "SELECT count(*) FROM secret_release" );
   CHECKED( mServer.sql( QStringLiteral( "DROP TABLE secret_release" ), out ) );
-  const QString shell = command.captured( 1 ).replace( QStringLiteral( "&quot;" ), QStringLiteral( "\"" ) ).replace( QStringLiteral( "&lt;" ), QStringLiteral( "<" ) ).replace( QStringLiteral( "&gt;" ), QStringLiteral( ">" ) ).replace( QStringLiteral( "&amp;" ), QStringLiteral( "&" ) );
+  const QString shell = command.captured( 1 )
+                          .replace( QStringLiteral( "&quot;" ), QStringLiteral( "\"" ) )
+                          .replace( QStringLiteral( "&lt;" ), QStringLiteral( "<" ) )
+                          .replace( QStringLiteral( "&gt;" ), QStringLiteral( ">" ) )
+                          .replace( QStringLiteral( "&amp;" ), QStringLiteral( "&" ) );
   QProcess repeat;
   QProcessEnvironment environment = mQgis.environment();
   environment.insert( QStringLiteral( "PGPASSWORD" ), QString( kPasswordSql ).replace( QStringLiteral( "''" ), QStringLiteral( "'" ) ) );

@@ -198,8 +198,7 @@ inline QVariantMap gridParameters( QgsVectorLayer *regions, QgsVectorLayer *reco
 //! vbas:anonymize on the sample layers as sample_layers/run_sample.sh runs it (QIs age_group, sex, race; K = 5), with SEED = 1.
 inline QVariantMap sampleParameters( QgsVectorLayer *tracts, QgsVectorLayer *patients )
 {
-  QVariantMap p = inputParameters( tracts, QStringLiteral( "AREAKEY" ), patients, QStringLiteral( "tract_id" ),
-                                   { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) } );
+  QVariantMap p = inputParameters( tracts, QStringLiteral( "AREAKEY" ), patients, QStringLiteral( "tract_id" ), { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) } );
   p.insert( QStringLiteral( "K" ), 5 );
   p.insert( QStringLiteral( "SEED" ), 1 );
   return p;

@@ -82,11 +82,15 @@ inline QString writeRecords( const QString &path, const RecordsTable &table )
   const QString schema = QStringLiteral( "DROP TABLE records; CREATE TABLE records (%1); DELETE FROM gpkg_ogr_contents WHERE table_name = 'records';" ).arg( declared.join( ", " ) );
   bool ok = sqlite3_exec( db, schema.toUtf8().constData(), nullptr, nullptr, nullptr ) == SQLITE_OK && sqlite3_exec( db, "BEGIN", nullptr, nullptr, nullptr ) == SQLITE_OK;
   sqlite3_stmt *insert = nullptr;
-  const QString sql = QStringLiteral( "INSERT INTO records (%1) VALUES (%2)" ).arg( [&] {
-    QStringList names;
-    for ( const Column &column : table.columns )
-      names << '"' + column.first + '"';
-    return names.join( ", " ); }(), marks.join( ", " ) );
+  const QString sql = QStringLiteral( "INSERT INTO records (%1) VALUES (%2)" )
+                        .arg(
+                          [&] {
+                            QStringList names;
+                            for ( const Column &column : table.columns )
+                              names << '"' + column.first + '"';
+                            return names.join( ", " );
+                          }(),
+                          marks.join( ", " ) );
   ok = ok && sqlite3_prepare_v2( db, sql.toUtf8().constData(), -1, &insert, nullptr ) == SQLITE_OK;
   for ( const QVariantList &row : table.rows )
   {
@@ -134,9 +138,23 @@ inline RecordsTable randomRecords( quint32 seed, const QStringList &regionIds, i
   const auto pick = [&random]( const auto &list ) { return list.at( static_cast<int>( random.bounded( static_cast<quint32>( list.size() ) ) ) ); };
   const QStringList regionTypes { QStringLiteral( "TEXT" ), QStringLiteral( "TEXT COLLATE NOCASE" ), QStringLiteral( "TEXT COLLATE RTRIM" ), QStringLiteral( "VARCHAR(8) COLLATE NOCASE" ), QString() };
   // The loose declarations thrice as often as the others.
-  const QStringList qiTypes { QStringLiteral( "TEXT" ), QStringLiteral( "TEXT COLLATE NOCASE" ), QStringLiteral( "TEXT COLLATE RTRIM" ), QStringLiteral( "BLOB" ), QStringLiteral( "TEXT COLLATE NOCASE" ),
-                              QStringLiteral( "TEXT COLLATE RTRIM" ), QStringLiteral( "BLOB" ), QStringLiteral( "TEXT COLLATE NOCASE" ), QStringLiteral( "TEXT COLLATE RTRIM" ), QStringLiteral( "INTEGER" ), QStringLiteral( "MEDIUMINT" ),
-                              QStringLiteral( "REAL" ), QStringLiteral( "BLOB" ), QStringLiteral( "DATE" ), QStringLiteral( "DATETIME" ), QStringLiteral( "BOOLEAN" ), QString() };
+  const QStringList qiTypes { QStringLiteral( "TEXT" ),
+                              QStringLiteral( "TEXT COLLATE NOCASE" ),
+                              QStringLiteral( "TEXT COLLATE RTRIM" ),
+                              QStringLiteral( "BLOB" ),
+                              QStringLiteral( "TEXT COLLATE NOCASE" ),
+                              QStringLiteral( "TEXT COLLATE RTRIM" ),
+                              QStringLiteral( "BLOB" ),
+                              QStringLiteral( "TEXT COLLATE NOCASE" ),
+                              QStringLiteral( "TEXT COLLATE RTRIM" ),
+                              QStringLiteral( "INTEGER" ),
+                              QStringLiteral( "MEDIUMINT" ),
+                              QStringLiteral( "REAL" ),
+                              QStringLiteral( "BLOB" ),
+                              QStringLiteral( "DATE" ),
+                              QStringLiteral( "DATETIME" ),
+                              QStringLiteral( "BOOLEAN" ),
+                              QString() };
   const QStringList countTypes { QStringLiteral( "INTEGER" ), QStringLiteral( "REAL" ), QStringLiteral( "TEXT" ), QString() };
   // Families of values that some comparison joins and another keeps apart; each QI draws from one.
   const QList<QVariantList> families {

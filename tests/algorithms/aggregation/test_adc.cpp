@@ -55,7 +55,8 @@ struct Diamond
 
     explicit Diamond( bool r1HoldsA )
       : histograms( vbastest::histograms( { { { 0, 1 }, { 1, 5 } }, { { r1HoldsA ? 0u : 1u, 2 } }, { { 1, 5 } }, { { 1, 2 } }, { { 1, 2 } }, { { 1, 2 } } } ) )
-    {}
+    {
+    }
 };
 
 struct Instance
@@ -225,7 +226,8 @@ class CancelAfter : public Progress
   public:
     explicit CancelAfter( int calls )
       : mCalls( calls )
-    {}
+    {
+    }
     bool canceled() const override { return --mCalls < 0; }
     void report( double, const std::string & ) override {}
 
@@ -418,7 +420,13 @@ void TestAdc::everyCommitMatchesARecount()
                           && status.suppressed == expected.suppressed && std::abs( status.compactness - expected.compactness ) <= 1e-9 * ( 1 + expected.compactness )
                           && std::abs( status.meanPointCompactness - expected.meanPointCompactness ) <= 1e-9 * ( 1 + expected.meanPointCompactness );
         if ( !same && ok )
-          failure = QStringLiteral( "seed %1 commit %2: suppressed %3 vs %4, alpha %5 vs %6" ).arg( seed ).arg( status.committed ).arg( status.suppressed ).arg( expected.suppressed ).arg( status.alpha ).arg( expected.alpha );
+          failure = QStringLiteral( "seed %1 commit %2: suppressed %3 vs %4, alpha %5 vs %6" )
+                      .arg( seed )
+                      .arg( status.committed )
+                      .arg( status.suppressed )
+                      .arg( expected.suppressed )
+                      .arg( status.alpha )
+                      .arg( expected.alpha );
         ok = ok && same;
       } );
       QVERIFY2( ok, qPrintable( failure ) );

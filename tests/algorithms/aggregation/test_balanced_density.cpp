@@ -79,10 +79,10 @@ void TestBalancedDensity::invalidArguments()
 {
   const std::vector<Point> points { { 0, 0 }, { 1, 1 }, { 2, 2 } };
   const std::vector<double> pop { 1, 1, 1 };
-  QVERIFY_EXCEPTION_THROWN( balancedDensity( points, pop, 0, SitePosition::Mean ), std::invalid_argument ); // sites = 0
-  QVERIFY_EXCEPTION_THROWN( balancedDensity( points, pop, 4, SitePosition::Mean ), std::invalid_argument ); // sites > points
+  QVERIFY_EXCEPTION_THROWN( balancedDensity( points, pop, 0, SitePosition::Mean ), std::invalid_argument );         // sites = 0
+  QVERIFY_EXCEPTION_THROWN( balancedDensity( points, pop, 4, SitePosition::Mean ), std::invalid_argument );         // sites > points
   QVERIFY_EXCEPTION_THROWN( balancedDensity( points, { 0, 0, 0 }, 1, SitePosition::Mean ), std::invalid_argument ); // zero population
-  QVERIFY_EXCEPTION_THROWN( balancedDensity( {}, {}, 1, SitePosition::Mean ), std::invalid_argument ); // no points
+  QVERIFY_EXCEPTION_THROWN( balancedDensity( {}, {}, 1, SitePosition::Mean ), std::invalid_argument );              // no points
   // sites == points is allowed: 3 sites, r = R(sqrt 3) = 2 rows
   QCOMPARE( balancedDensity( points, pop, 3, SitePosition::Mean ).sites.size(), std::size_t( 3 ) );
 }

@@ -28,13 +28,13 @@ class TestSiteCount : public QObject
 void TestSiteCount::roundHalfUpRule()
 {
   // R(x) = floor(x + 0.5), halves go up (not to even).
-  QCOMPARE( roundHalfUp( 2.5 ), 3.0 );  // to-even would give 2
+  QCOMPARE( roundHalfUp( 2.5 ), 3.0 ); // to-even would give 2
   QCOMPARE( roundHalfUp( 3.5 ), 4.0 );
-  QCOMPARE( roundHalfUp( 0.5 ), 1.0 );  // to-even would give 0
+  QCOMPARE( roundHalfUp( 0.5 ), 1.0 ); // to-even would give 0
   QCOMPARE( roundHalfUp( 2.49 ), 2.0 );
   QCOMPARE( roundHalfUp( 2.51 ), 3.0 );
   QCOMPARE( roundHalfUp( 4.0 ), 4.0 );
-  QCOMPARE( roundHalfUp( -0.5 ), 0.0 ); // floor(0) = 0
+  QCOMPARE( roundHalfUp( -0.5 ), 0.0 );  // floor(0) = 0
   QCOMPARE( roundHalfUp( -1.5 ), -1.0 ); // floor(-1) = -1
 }
 

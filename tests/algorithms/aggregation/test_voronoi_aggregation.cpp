@@ -64,10 +64,10 @@ void TestVoronoiAggregation::nearestSite()
   // Sites 0 (0,0), 1 (10,0), 2 (0,10).
   const VoronoiDiagram d( { { 0, 0 }, { 10, 0 }, { 0, 10 } } );
   QCOMPARE( d.siteCount(), std::size_t( 3 ) );
-  QCOMPARE( d.nearestSite( { 1, 1 } ), std::size_t( 0 ) );  // d^2 = 2, 82, 82
-  QCOMPARE( d.nearestSite( { 9, 1 } ), std::size_t( 1 ) );  // d^2 = 82, 2, 162
-  QCOMPARE( d.nearestSite( { 1, 8 } ), std::size_t( 2 ) );  // d^2 = 65, 145, 5
-  QCOMPARE( d.nearestSite( { 6, 5 } ), std::size_t( 1 ) );  // d^2 = 61, 41, 61
+  QCOMPARE( d.nearestSite( { 1, 1 } ), std::size_t( 0 ) );     // d^2 = 2, 82, 82
+  QCOMPARE( d.nearestSite( { 9, 1 } ), std::size_t( 1 ) );     // d^2 = 82, 2, 162
+  QCOMPARE( d.nearestSite( { 1, 8 } ), std::size_t( 2 ) );     // d^2 = 65, 145, 5
+  QCOMPARE( d.nearestSite( { 6, 5 } ), std::size_t( 1 ) );     // d^2 = 61, 41, 61
   QCOMPARE( d.nearestSite( { -50, -50 } ), std::size_t( 0 ) ); // far outside the hull
   // All three are pairwise Voronoi neighbours (one Delaunay triangle).
   QCOMPARE( d.neighbours( 0 ), std::vector<std::size_t>( { 1, 2 } ) );
@@ -109,7 +109,7 @@ void TestVoronoiAggregation::duplicatedSitePosition()
   // Site 2 repeats site 0's position: it is never the nearest, has no cell and no neighbours.
   const VoronoiDiagram d( { { 0, 0 }, { 4, 0 }, { 0, 0 } } );
   QCOMPARE( d.siteCount(), std::size_t( 3 ) );
-  QCOMPARE( d.nearestSite( { 1, 0 } ), std::size_t( 0 ) );  // d^2 = 1 to sites 0 and 2, 9 to site 1
+  QCOMPARE( d.nearestSite( { 1, 0 } ), std::size_t( 0 ) ); // d^2 = 1 to sites 0 and 2, 9 to site 1
   QCOMPARE( d.nearestSite( { 0, 0 } ), std::size_t( 0 ) );
   QCOMPARE( d.nearestSite( { 3, 1 } ), std::size_t( 1 ) );
   QVERIFY( d.neighbours( 2 ).empty() );
@@ -143,7 +143,7 @@ void TestVoronoiAggregation::collinearSites()
   QCOMPARE( d.nearestSite( { 2.9, 5 } ), std::size_t( 1 ) );
   QCOMPARE( d.nearestSite( { 3.1, -5 } ), std::size_t( 2 ) );
   QCOMPARE( d.nearestSite( { -3, 100 } ), std::size_t( 0 ) );
-  QCOMPARE( d.nearestSite( { 1, 7 } ), std::size_t( 0 ) ); // on the bisector x = 1: tie 0/1 -> 0
+  QCOMPARE( d.nearestSite( { 1, 7 } ), std::size_t( 0 ) );  // on the bisector x = 1: tie 0/1 -> 0
   QCOMPARE( d.nearestSite( { 3, -7 } ), std::size_t( 1 ) ); // on x = 3: tie 1/2 -> 1
   QCOMPARE( d.neighbours( 0 ), std::vector<std::size_t>( { 1 } ) );
   QCOMPARE( d.neighbours( 1 ), std::vector<std::size_t>( { 0, 2 } ) );

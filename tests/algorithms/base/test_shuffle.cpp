@@ -270,8 +270,8 @@ void TestShuffle::unwritableSpillPrefixThrows()
 void TestShuffle::fullDiskThrows_data()
 {
   QTest::addColumn<int>( "recordSize" );
-  QTest::newRow( "failing final flush" ) << 10;    // records stay in the stdio buffers until fclose
-  QTest::newRow( "failing write" ) << 100000; // records larger than the buffers are written at once
+  QTest::newRow( "failing final flush" ) << 10; // records stay in the stdio buffers until fclose
+  QTest::newRow( "failing write" ) << 100000;   // records larger than the buffers are written at once
 }
 
 void TestShuffle::fullDiskThrows()

@@ -158,7 +158,8 @@ class CancelAfter : public Progress
   public:
     explicit CancelAfter( int reports )
       : mLeft( reports )
-    {}
+    {
+    }
     bool canceled() const override { return mLeft <= 0; }
     void report( double, const std::string & ) override { --mLeft; }
 

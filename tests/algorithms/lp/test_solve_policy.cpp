@@ -216,11 +216,11 @@ void TestSolvePolicy::smallestEpsilon()
 
 void TestSolvePolicy::advisedRoundsUp()
 {
-  QVERIFY( advised( 0.25 ) == 0.25 );                              // 12 digits hold it
-  QVERIFY( advised( 0.1234567890123456 ) == 0.123456789013 );      // printed 0.123456789012 is below: one in the 12th digit up
-  QVERIFY( advised( 0.1234567890126 ) == 0.123456789013 );         // printed rounds up already
-  QVERIFY( advised( 1.0000000000004 ) == 1.00000000001 );          // the 12th digit of 1 is 1e-11
-  QVERIFY( advised( 2.5e-7 + 1e-20 ) == 2.50000000001e-7 );       // and of 2.5e-7, 1e-18
+  QVERIFY( advised( 0.25 ) == 0.25 );                         // 12 digits hold it
+  QVERIFY( advised( 0.1234567890123456 ) == 0.123456789013 ); // printed 0.123456789012 is below: one in the 12th digit up
+  QVERIFY( advised( 0.1234567890126 ) == 0.123456789013 );    // printed rounds up already
+  QVERIFY( advised( 1.0000000000004 ) == 1.00000000001 );     // the 12th digit of 1 is 1e-11
+  QVERIFY( advised( 2.5e-7 + 1e-20 ) == 2.50000000001e-7 );   // and of 2.5e-7, 1e-18
 }
 
 QTEST_APPLESS_MAIN( TestSolvePolicy )

@@ -28,8 +28,7 @@ namespace
 
 using Row = std::tuple<std::string, std::string, std::int64_t>;
 
-const std::vector<Row> kExample = { { "A", "x", 2 }, { "A", "y", 1 }, { "A", "x", 1 }, { "B", "x", 1 }, { "B", "z", 0 },
-                                    { "C", "y", 2 }, { "C", "z", 3 }, { "D", "x", 0 } };
+const std::vector<Row> kExample = { { "A", "x", 2 }, { "A", "y", 1 }, { "A", "x", 1 }, { "B", "x", 1 }, { "B", "z", 0 }, { "C", "y", 2 }, { "C", "z", 3 }, { "D", "x", 0 } };
 
 AnonymityCheck checked( const std::vector<Row> &rows, bool withSensitive )
 {

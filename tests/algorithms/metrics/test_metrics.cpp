@@ -206,7 +206,7 @@ void TestMetrics::measureExample()
   // everything suppressed: -sum_r n_r log2(n_r / 13), n = 4, 2, 5, 2:
   // 4*1.700440 + 2*2.700440 + 5*1.378512 + 2*2.700440 = 24.496076
   VBAS_COMPARE_NEAR( metric( v, "generic_nue_norm" ), 13.551621 / 24.496076, 1e-6 );
-  VBAS_COMPARE_NEAR( metric( v, "max_risk" ), 0.2, 1e-12 );      // 1 / 5
+  VBAS_COMPARE_NEAR( metric( v, "max_risk" ), 0.2, 1e-12 );        // 1 / 5
   VBAS_COMPARE_NEAR( metric( v, "avg_risk" ), 2.0 / 11.0, 1e-12 ); // 2 ECs / 11 records
   VBAS_COMPARE_NEAR( metric( v, "risk_threshold" ), 0.2, 0 );
   VBAS_COMPARE_NEAR( metric( v, "risk_above_pct" ), 0.0, 0 ); // 1/5 is not above 0.2, 1/6 neither
@@ -306,8 +306,7 @@ void TestMetrics::genericNueLocalRecodingExample()
   // Prasser et al., Figures 2-3: ages 20, 65, 55, 40, 65, 65 recoded locally (D_l) to
   // 20-79, 20-79 (level 2), 40-59, 40-59 (level 1), 65, 65 (level 0).
   // Nodes: level 0 the age; level 1 the band 20-39 (0), 40-59 (1), 60-79 (2); level 2 20-79 (0).
-  const std::vector<Generalised> dl { { 1, { 20, 0, 0 }, 2 }, { 1, { 65, 2, 0 }, 2 }, { 1, { 55, 1, 0 }, 1 },
-                                      { 1, { 40, 1, 0 }, 1 }, { 1, { 65, 2, 0 }, 0 }, { 1, { 65, 2, 0 }, 0 } };
+  const std::vector<Generalised> dl { { 1, { 20, 0, 0 }, 2 }, { 1, { 65, 2, 0 }, 2 }, { 1, { 55, 1, 0 }, 1 }, { 1, { 40, 1, 0 }, 1 }, { 1, { 65, 2, 0 }, 0 }, { 1, { 65, 2, 0 }, 0 } };
   // Plain NUE: rows 0, 2, 3: -log2(1/2) = 1 each; rows 1, 4, 5: f(D, 65) = 3 over f(D_l, x) = 2:
   // -log2(3/2) = -0.584963 each, a gain, although rows 4 and 5 were not generalised at all.
   // 3 - 3 * 0.584963 = 1.245112
@@ -360,8 +359,8 @@ void TestMetrics::everyMetricDefinedOnce()
     QVERIFY2( std::strlen( m.label ) > 0 && std::strlen( m.formula ) > 0 && std::strlen( m.meaning ) > 0, m.field );
   }
   // Every metric is there.
-  for ( const char *field : { "suppressed", "compactness", "discernibility", "dm", "dm_star", "c_avg", "prec", "nue", "generic_nue", "generic_nue_norm", "cm", "max_risk",
-                              "avg_risk", "risk_above_pct", "l_diversity", "t_closeness" } )
+  for ( const char *field : { "suppressed", "compactness", "discernibility", "dm", "dm_star", "c_avg", "prec", "nue", "generic_nue", "generic_nue_norm", "cm", "max_risk", "avg_risk", "risk_above_pct",
+                              "l_diversity", "t_closeness" } )
     QVERIFY2( fields.count( field ), field );
 }
 

@@ -201,7 +201,8 @@ class CancelAfter : public Progress
   public:
     explicit CancelAfter( int checks )
       : mChecks( checks )
-    {}
+    {
+    }
     bool canceled() const override { return --mChecks < 0; }
     void report( double, const std::string & ) override {}
 

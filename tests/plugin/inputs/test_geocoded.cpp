@@ -32,7 +32,7 @@ struct Placed
  * Records per region: r00 3, r10 1, r11 1, r12 1, r20 1, r21 2, r22 1, r01 and r02 none.
  */
 const QList<Placed> kPlaced { { 0.5, 0.5, "F" }, { 0.25, 0.75, "M" }, { 1.0, 0.5, "F" }, { 2.0, 0.5, "F" }, { 2.0, 2.0, "M" },
-                              { 2.5, 2.5, "F" }, { 2.5, 1.5, "F" }, { 3.0, 1.5, "F" }, { 2.9, 0.1, "F" }, { 1.5, 2.9, "M" } };
+                              { 2.5, 2.5, "F" }, { 2.5, 1.5, "F" },   { 3.0, 1.5, "F" }, { 2.9, 0.1, "F" }, { 1.5, 2.9, "M" } };
 
 const QMap<QString, int> kPerRegion { { "r00", 3 }, { "r10", 1 }, { "r11", 1 }, { "r12", 1 }, { "r20", 1 }, { "r21", 2 }, { "r22", 1 } };
 
@@ -121,7 +121,7 @@ void TestGeocoded::locatesHandPlacedPoints()
   QCOMPARE( recount( release ), ( QMap<QString, int> { { "1/F", 3 }, { "1/M", 3 }, { "2/F", 4 } } ) );
   QCOMPARE( r.value( QStringLiteral( "RELEASED" ) ).toLongLong(), 10LL );
   QCOMPARE( r.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong(), 0LL );
-  QCOMPARE( release->wkbType(), vbasqgis::WkbType::NoGeometry ); // the release never holds the points
+  QCOMPARE( release->wkbType(), vbasqgis::WkbType::NoGeometry );                    // the release never holds the points
   QCOMPARE( release->fields().names(), ( QStringList { "sex", "aggregate_id" } ) ); // the QI only: patient is not named
 
   // Region by region, through vbas:evaluate's REGION_RISK with the lookup just written.

@@ -135,14 +135,13 @@ void TestGroupedCount::countFieldSummed()
 void TestGroupedCount::typedQisSameAsRowByRow()
 {
   // QIs of every type a GeoPackage stores, read back from the grouped query: the same classes as row by row.
-  auto memory = vbastest::table( QStringLiteral( "field=region:string&field=born:date&field=insured:boolean&field=weight:double&field=visits:long&field=name:string" ),
-                                 QList<QVariantList> {} );
+  auto memory = vbastest::table( QStringLiteral( "field=region:string&field=born:date&field=insured:boolean&field=weight:double&field=visits:long&field=name:string" ), QList<QVariantList> {} );
   QgsFeatureList features;
   for ( int i = 0; i < 60; ++i )
   {
     QgsFeature f( memory->fields() );
     f.setAttributes( QgsAttributes() << QStringLiteral( "r%1%2" ).arg( i % 3 ).arg( ( i / 3 ) % 3 ) << QDate( 1950 + i % 2, 1, 1 ) << ( i % 3 == 0 ) << ( i % 2 ? 0.1 + 0.2 : 0.3 )
-                                    << ( i % 2 ? 5000000000LL : 7LL ) << ( i % 2 ? QStringLiteral( "Zoë" ) : QStringLiteral( "Zoe\u0308" ) ) );
+                                     << ( i % 2 ? 5000000000LL : 7LL ) << ( i % 2 ? QStringLiteral( "Zoë" ) : QStringLiteral( "Zoe\u0308" ) ) );
     features << f;
   }
   memory->dataProvider()->addFeatures( features );
@@ -168,8 +167,9 @@ void TestGroupedCount::typedQisSameAsRowByRow()
 void TestGroupedCount::badCountsCountedRowByRow()
 {
   // A count the streaming pass refuses is refused with its row, as if the source had not counted.
-  const QList<std::pair<QVariant, QString>> bad { { QVariant(), QStringLiteral( "holds NULL" ) }, { -1, QStringLiteral( "holds -1" ) }, { 2.5, QStringLiteral( "holds 2.5" ) },
-                                                  { 1e17, QStringLiteral( "holds 1e+17" ) } };
+  const QList<std::pair<QVariant, QString>> bad {
+    { QVariant(), QStringLiteral( "holds NULL" ) }, { -1, QStringLiteral( "holds -1" ) }, { 2.5, QStringLiteral( "holds 2.5" ) }, { 1e17, QStringLiteral( "holds 1e+17" ) }
+  };
   for ( const auto &[value, shown] : bad )
   {
     auto records = gridTable( { { "r00", "F", 3 }, { "r10", "F", 2 }, { "r20", "M", value }, { "r21", "M", 2 } }, QStringLiteral( "double" ) );
@@ -295,14 +295,19 @@ void TestGroupedCount::looseColumnsSameAsRowByRow_data()
   QTest::addColumn<QVariantList>( "values" );
   QTest::addColumn<QString>( "rowByRow" ); // what the row-by-row pass says
   const QVariantList r00 { "r00", "r00", "r00", "r00", "r10" };
-  QTest::newRow( "sex TEXT COLLATE NOCASE, f among F" ) << "TEXT" << "TEXT COLLATE NOCASE" << r00 << QVariantList { "F", "F", "f", "f", "F" } << "2 equivalence classes";
-  QTest::newRow( "QI TEXT COLLATE RTRIM" ) << "TEXT" << "TEXT COLLATE RTRIM" << r00 << QVariantList { "F", "F ", "F", "F  ", "F" } << "3 equivalence classes";
-  QTest::newRow( "region TEXT COLLATE NOCASE" ) << "TEXT COLLATE NOCASE" << "TEXT" << QVariantList { "r00", "R00", "r00", "r00", "r10" } << QVariantList { "F", "F", "F", "F", "F" }
-                                                 << "1 record(s) have a region id (field 'region') that is not in the regions layer's 'id', for example 'R00'";
-  QTest::newRow( "region TEXT COLLATE RTRIM" ) << "TEXT COLLATE RTRIM" << "TEXT" << QVariantList { "r00", "r00 ", "r00", "r00", "r10" } << QVariantList { "F", "F", "F", "F", "F" }
-                                                << "1 record(s) have a region id (field 'region') that is not in the regions layer's 'id', for example 'r00 '";
-  QTest::newRow( "QI BLOB holding 1, 1.0 and '1'" ) << "TEXT" << "BLOB" << r00 << QVariantList { 1LL, 1.0, QStringLiteral( "1" ), 1LL, 1.0 }
-                                                      << "the field 'q1' is of type QByteArray but stores the integer value 1";
+  QTest::newRow( "sex TEXT COLLATE NOCASE, f among F" ) << "TEXT"
+                                                        << "TEXT COLLATE NOCASE" << r00 << QVariantList { "F", "F", "f", "f", "F" } << "2 equivalence classes";
+  QTest::newRow( "QI TEXT COLLATE RTRIM" ) << "TEXT"
+                                           << "TEXT COLLATE RTRIM" << r00 << QVariantList { "F", "F ", "F", "F  ", "F" } << "3 equivalence classes";
+  QTest::newRow( "region TEXT COLLATE NOCASE" ) << "TEXT COLLATE NOCASE"
+                                                << "TEXT" << QVariantList { "r00", "R00", "r00", "r00", "r10" } << QVariantList { "F", "F", "F", "F", "F" }
+                                                << "1 record(s) have a region id (field 'region') that is not in the regions layer's 'id', for example 'R00'";
+  QTest::newRow( "region TEXT COLLATE RTRIM" ) << "TEXT COLLATE RTRIM"
+                                               << "TEXT" << QVariantList { "r00", "r00 ", "r00", "r00", "r10" } << QVariantList { "F", "F", "F", "F", "F" }
+                                               << "1 record(s) have a region id (field 'region') that is not in the regions layer's 'id', for example 'r00 '";
+  QTest::newRow( "QI BLOB holding 1, 1.0 and '1'" ) << "TEXT"
+                                                    << "BLOB" << r00 << QVariantList { 1LL, 1.0, QStringLiteral( "1" ), 1LL, 1.0 }
+                                                    << "the field 'q1' is of type QByteArray but stores the integer value 1";
 }
 
 void TestGroupedCount::looseColumnsSameAsRowByRow()

@@ -221,17 +221,20 @@ void TestValues::storedTypeMismatchRefused()
   QVERIFY2( error.contains( QStringLiteral( "Record with feature id 3: the field 'age' is of type int but stores the text value 'x'" ) ), qPrintable( error ) );
 
   // Text that is no date in a DATE column, and no date and time in a DATETIME one, reads as NULL.
-  auto dates = geoPackage( QStringLiteral( "text_in_date" ), QStringLiteral( "ALTER TABLE records ADD COLUMN visit DATE; ALTER TABLE records ADD COLUMN seen DATETIME; "
-                                                                           "UPDATE records SET visit = '2020-01-01', seen = '2020-01-01T10:00:00Z'; UPDATE records SET seen = '2020-01-01 10:00:00.5' WHERE fid = 2;" ) );
+  auto dates = geoPackage( QStringLiteral( "text_in_date" ),
+                           QStringLiteral( "ALTER TABLE records ADD COLUMN visit DATE; ALTER TABLE records ADD COLUMN seen DATETIME; "
+                                           "UPDATE records SET visit = '2020-01-01', seen = '2020-01-01T10:00:00Z'; UPDATE records SET seen = '2020-01-01 10:00:00.5' WHERE fid = 2;" ) );
   p.insert( QStringLiteral( "RECORDS" ), layerValue( dates.get() ) );
   p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "visit" ), QStringLiteral( "seen" ) } );
   const QVariantMap fine = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
   QVERIFY( !fine.isEmpty() );
   int tried = 0;
-  for ( const QString &bad : { QStringLiteral( "UPDATE records SET visit = 'F' WHERE fid = 6;" ), QStringLiteral( "UPDATE records SET visit = '2459000' WHERE fid = 6;" ), QStringLiteral( "UPDATE records SET seen = 'G' WHERE fid = 6;" ) } )
+  for ( const QString &bad : { QStringLiteral( "UPDATE records SET visit = 'F' WHERE fid = 6;" ), QStringLiteral( "UPDATE records SET visit = '2459000' WHERE fid = 6;" ),
+                               QStringLiteral( "UPDATE records SET seen = 'G' WHERE fid = 6;" ) } )
   {
     auto odd = geoPackage( QStringLiteral( "odd_date%1" ).arg( ++tried ), QStringLiteral( "ALTER TABLE records ADD COLUMN visit DATE; ALTER TABLE records ADD COLUMN seen DATETIME; "
-                                                                       "UPDATE records SET visit = '2020-01-01', seen = '2020-01-01T10:00:00Z'; " ) + bad );
+                                                                                          "UPDATE records SET visit = '2020-01-01', seen = '2020-01-01T10:00:00Z'; " )
+                                                                            + bad );
     p.insert( QStringLiteral( "RECORDS" ), layerValue( odd.get() ) );
     error = runError( QStringLiteral( "vbas:anonymize" ), p );
     QVERIFY2( error.contains( QStringLiteral( "Record with feature id 6: the field '" ) ), qPrintable( bad + error ) );
@@ -304,7 +307,8 @@ void TestValues::csvTypedValuesReadBack()
     { 2, 4, QStringLiteral( "01" ), QStringLiteral( "Record with feature id 4: the field 'age' is of type int but stores the text value '01'" ) },
     { 2, 4, QStringLiteral( "1.0" ), QStringLiteral( "Record with feature id 4: the field 'age' is of type int but stores the text value '1.0'" ) },
     { 4, 5, QStringLiteral( "1.50" ), QStringLiteral( "Record with feature id 5: the field 'w' is of type double but stores the text value '1.50'" ) },
-    { 5, 6, QStringLiteral( "2020-01-02" ), QStringLiteral( "Record with feature id 6: the field 'visit' is of type QDate and stores '2020-01-02', written another way than the earlier value '2020/01/02'" ) },
+    { 5, 6, QStringLiteral( "2020-01-02" ),
+      QStringLiteral( "Record with feature id 6: the field 'visit' is of type QDate and stores '2020-01-02', written another way than the earlier value '2020/01/02'" ) },
     { 5, 6, QStringLiteral( "2020/02/30" ), QStringLiteral( "Record with feature id 6: the field 'visit' is of type QDate but stores the text value '2020/02/30'" ) },
     { 1, 7, QStringLiteral( "\uFEFFF" ), QStringLiteral( "Record with feature id 7: the field 'sex' holds text that begins with U+FEFF" ) },
   };
@@ -329,7 +333,8 @@ void TestValues::delimitedTextValuesReadBack()
     file.open( QIODevice::WriteOnly );
     file.write( lines.join( '\n' ).toUtf8() + '\n' );
     file.close();
-    return std::make_unique<QgsVectorLayer>( QUrl::fromLocalFile( path ).toString() + QStringLiteral( "?type=csv&delimiter=;&detectTypes=yes&geomType=none" ), name, QStringLiteral( "delimitedtext" ) );
+    return std::make_unique<QgsVectorLayer>( QUrl::fromLocalFile( path ).toString() + QStringLiteral( "?type=csv&delimiter=;&detectTypes=yes&geomType=none" ), name,
+                                             QStringLiteral( "delimitedtext" ) );
   };
   // Ages 1 and 2 in turn, sexes spelled out (QGIS 3.40 guesses a column of 1s, or of F and M, as booleans), separated by ';'.
   const auto lines = [] {
@@ -363,7 +368,8 @@ void TestValues::delimitedTextValuesReadBack()
   QVERIFY( wholeNumbers( *odd ) );
   p.insert( QStringLiteral( "RECORDS" ), layerValue( odd.get() ) );
   const QString error = runError( QStringLiteral( "vbas:anonymize" ), p );
-  QVERIFY2( error.contains( QStringLiteral( "Record with feature id 5: the field 'age' is of type %1 but stores the text value '01'" ).arg( vbasqgis::typeName( odd->fields().field( QStringLiteral( "age" ) ) ) ) ),
+  QVERIFY2( error.contains(
+              QStringLiteral( "Record with feature id 5: the field 'age' is of type %1 but stores the text value '01'" ).arg( vbasqgis::typeName( odd->fields().field( QStringLiteral( "age" ) ) ) ) ),
             qPrintable( error ) );
 }
 

@@ -35,7 +35,9 @@ std::unique_ptr<QgsVectorLayer> records()
       for ( int i = 0; i < kPerRegion; ++i )
       {
         const QString age = c == 0 && r == 0 && i == 0 ? QStringLiteral( "a9" ) : QStringLiteral( "a%1" ).arg( i % 5 );
-        rows << QVariantList { QStringLiteral( "r%1%2" ).arg( c ).arg( r ), i % 2 ? "M" : "F", age, i % 4 ? "flu" : "cold", QStringLiteral( "w%1" ).arg( i % 3 ), QStringLiteral( "f%1" ).arg( i % 3 ) };
+        rows << QVariantList {
+          QStringLiteral( "r%1%2" ).arg( c ).arg( r ), i % 2 ? "M" : "F", age, i % 4 ? "flu" : "cold", QStringLiteral( "w%1" ).arg( i % 3 ), QStringLiteral( "f%1" ).arg( i % 3 )
+        };
       }
   return vbastest::table( QStringLiteral( "field=region:string&field=sex:string&field=age_group:string&field=diagnosis:string&field=ward:string&field=fid:string" ), rows );
 }
@@ -137,9 +139,9 @@ class TestFormats : public QObject
     QgsProcessingContext mContext;
     std::unique_ptr<QgsVectorLayer> mGrid;
     std::unique_ptr<QgsVectorLayer> mRecords;
-    QVariantMap mReference;   //!< the run with every output temporary
-    QStringList mRelease;     //!< its release as a multiset of kReleased
-    QStringList mLookup;      //!< its lookup as a multiset of region_id|aggregate_id|site_id
+    QVariantMap mReference; //!< the run with every output temporary
+    QStringList mRelease;   //!< its release as a multiset of kReleased
+    QStringList mLookup;    //!< its lookup as a multiset of region_id|aggregate_id|site_id
 };
 
 void TestFormats::initTestCase()
@@ -186,10 +188,16 @@ void TestFormats::releaseInEveryFormat_data()
   QTemporaryDir dir;
   for ( const char *extension : { "gpkg", "csv", "geojson", "json", "geojsonl", "xlsx", "ods" } )
     QTest::newRow( extension ) << extension << QString();
-  QTest::newRow( "shp" ) << "shp" << "(a shapefile without geometry is its .dbf file alone). Choose a GeoPackage (.gpkg) or CSV (.csv) file.";
-  QTest::newRow( "dbf" ) << "dbf" << "the ESRI Shapefile format would rename or drop the field(s) suppressed_pct, compactness"; // 10 characters
-  QTest::newRow( "fgb" ) << "fgb" << ( flatGeobufKeepsTables( dir.path() ) ? QString() : QStringLiteral( "the FlatGeobuf format does not give the rows of this output back as written (it keeps no row without geometry): a test row written to it reads back as 0 rows"
-                                                                                                             "|the FlatGeobuf format cannot hold this output: Feature creation error (OGR error: ICreateFeature: NULL geometry not supported" ) ); // GDAL 3.6 | 3.10
+  QTest::newRow( "shp" ) << "shp"
+                         << "(a shapefile without geometry is its .dbf file alone). Choose a GeoPackage (.gpkg) or CSV (.csv) file.";
+  QTest::newRow( "dbf" ) << "dbf"
+                         << "the ESRI Shapefile format would rename or drop the field(s) suppressed_pct, compactness"; // 10 characters
+  QTest::newRow( "fgb" ) << "fgb"
+                         << ( flatGeobufKeepsTables( dir.path() )
+                                ? QString()
+                                : QStringLiteral(
+                                  "the FlatGeobuf format does not give the rows of this output back as written (it keeps no row without geometry): a test row written to it reads back as 0 rows"
+                                  "|the FlatGeobuf format cannot hold this output: Feature creation error (OGR error: ICreateFeature: NULL geometry not supported" ) ); // GDAL 3.6 | 3.10
 }
 
 void TestFormats::releaseInEveryFormat()
@@ -246,7 +254,8 @@ void TestFormats::layersInEveryFormat_data()
     QTest::newRow( extension ) << extension << QString() << true;
   for ( const char *extension : { "csv", "xlsx", "ods" } )
     QTest::newRow( extension ) << extension << QString() << false;
-  QTest::newRow( "shp" ) << "shp" << "the ESRI Shapefile format would rename or drop the field(s) aggregate_id, smallest_ec" << true;
+  QTest::newRow( "shp" ) << "shp"
+                         << "the ESRI Shapefile format would rename or drop the field(s) aggregate_id, smallest_ec" << true;
 }
 
 void TestFormats::layersInEveryFormat()
@@ -297,13 +306,12 @@ void TestFormats::failedRunKeepsThePreviousFile()
   file.close();
   QCOMPARE( read( path ).multiset( kReleased ), mRelease );
 
-  auto unique = vbastest::table( QStringLiteral( "field=region:string&field=sex:string&field=age_group:string&field=diagnosis:string&field=ward:string&field=patient:integer" ),
-                                 [] {
-                                   QList<QVariantList> rows;
-                                   for ( int i = 0; i < 9 * kPerRegion; ++i )
-                                     rows << QVariantList { QStringLiteral( "r%1%2" ).arg( i / kPerRegion / 3 ).arg( i / kPerRegion % 3 ), i % 2 ? "M" : "F", "a1", "flu", "w1", i };
-                                   return rows;
-                                 }() );
+  auto unique = vbastest::table( QStringLiteral( "field=region:string&field=sex:string&field=age_group:string&field=diagnosis:string&field=ward:string&field=patient:integer" ), [] {
+    QList<QVariantList> rows;
+    for ( int i = 0; i < 9 * kPerRegion; ++i )
+      rows << QVariantList { QStringLiteral( "r%1%2" ).arg( i / kPerRegion / 3 ).arg( i / kPerRegion % 3 ), i % 2 ? "M" : "F", "a1", "flu", "w1", i };
+    return rows;
+  }() );
   p.insert( QStringLiteral( "RECORDS" ), vbastest::layerValue( unique.get() ) );
   p.insert( QStringLiteral( "RELEASE_FIELDS" ), QStringList { QStringLiteral( "patient" ) } );
   Feedback feedback;

@@ -258,17 +258,32 @@ void TestOwnership::destinationIsComparedByIdentity_data()
   QTest::addColumn<QString>( "input" );       // the layer of RECORDS in records.gpkg
   QTest::addColumn<QString>( "destination" ); // the table of ANONYMIZED in records.gpkg
   QTest::addColumn<QString>( "message" );
-  QTest::newRow( "release over the table a view input reads" ) << "CREATE VIEW v_records AS SELECT * FROM records;; INSERT INTO gpkg_contents (table_name, data_type, identifier) VALUES ('v_records', 'attributes', 'v_records')" << "v_records" << "records"
-                                                              << "would overwrite the input RECORDS";
-  QTest::newRow( "release over the table, upper case" ) << "" << "records" << "RECORDS" << "would overwrite the input RECORDS";
-  QTest::newRow( "release over a view's table, two views deep" ) << "CREATE VIEW v1 AS SELECT * FROM records;; CREATE VIEW v2 AS SELECT * FROM v1;; INSERT INTO gpkg_contents (table_name, data_type, identifier) VALUES ('v2', 'attributes', 'v2')" << "v2" << "records"
-                                                                 << "would overwrite the input RECORDS";
-  QTest::newRow( "a dashboard view over the old release" ) << "CREATE TABLE release (a);; CREATE VIEW dashboard AS SELECT count(*) FROM release" << "records" << "release"
+  QTest::newRow( "release over the table a view input reads" )
+    << "CREATE VIEW v_records AS SELECT * FROM records;; INSERT INTO gpkg_contents (table_name, data_type, identifier) VALUES ('v_records', 'attributes', 'v_records')"
+    << "v_records"
+    << "records"
+    << "would overwrite the input RECORDS";
+  QTest::newRow( "release over the table, upper case" ) << ""
+                                                        << "records"
+                                                        << "RECORDS"
+                                                        << "would overwrite the input RECORDS";
+  QTest::newRow( "release over a view's table, two views deep" )
+    << "CREATE VIEW v1 AS SELECT * FROM records;; CREATE VIEW v2 AS SELECT * FROM v1;; INSERT INTO gpkg_contents (table_name, data_type, identifier) VALUES ('v2', 'attributes', 'v2')"
+    << "v2"
+    << "records"
+    << "would overwrite the input RECORDS";
+  QTest::newRow( "a dashboard view over the old release" ) << "CREATE TABLE release (a);; CREATE VIEW dashboard AS SELECT count(*) FROM release"
+                                                           << "records"
+                                                           << "release"
                                                            << "the view dashboard";
-  QTest::newRow( "a foreign key to the old release" ) << "CREATE TABLE release (a PRIMARY KEY);; CREATE TABLE notes (b REFERENCES release(a))" << "records" << "release"
+  QTest::newRow( "a foreign key to the old release" ) << "CREATE TABLE release (a PRIMARY KEY);; CREATE TABLE notes (b REFERENCES release(a))"
+                                                      << "records"
+                                                      << "release"
                                                       << "a foreign key of the table notes";
   QTest::newRow( "a trigger writing the old release" ) << "CREATE TABLE release (a);; CREATE TABLE log (b);; CREATE TRIGGER keep AFTER INSERT ON log BEGIN INSERT INTO release VALUES (1); END"
-                                                       << "records" << "release" << "the trigger keep";
+                                                       << "records"
+                                                       << "release"
+                                                       << "the trigger keep";
 }
 
 void TestOwnership::destinationIsComparedByIdentity()
@@ -305,7 +320,7 @@ void TestOwnership::temporariesNeedProofThatTheirRunIsGone()
   const QString m = machineTag();
   const auto name = [&]( const QString &machine, const QString &token, const QString &rest ) { return dir.filePath( QStringLiteral( ".vbas-partial-%1-77-%2-%3" ).arg( machine, token, rest ) ); };
   const QString dead = name( m, QStringLiteral( "a1" ), QStringLiteral( "anonymized.gpkg" ) );
-  const QString live = name( m, QStringLiteral( "b2" ), QStringLiteral( "anonymized.gpkg" ) );   // its run lives, in another PID namespace
+  const QString live = name( m, QStringLiteral( "b2" ), QStringLiteral( "anonymized.gpkg" ) ); // its run lives, in another PID namespace
   const QString other = name( QStringLiteral( "000000000000" ), QStringLiteral( "c3" ), QStringLiteral( "anonymized.gpkg" ) );
   const QString unlocked = name( m, QStringLiteral( "d4" ), QStringLiteral( "anonymized.gpkg" ) ); // no lock file: nothing proves its run gone
   const QString folder = name( m, QStringLiteral( "e5" ), QStringLiteral( "folder" ) );
@@ -405,7 +420,9 @@ void TestOwnership::specialFilesAreRefused()
     touch( dir.filePath( QStringLiteral( "target.html" ) ) );
     QVERIFY( QFile::link( dir.filePath( QStringLiteral( "target.html" ) ), report ) );
   }
-  struct stat before {};
+  struct stat before
+  {
+  };
   QCOMPARE( ::lstat( path.constData(), &before ), 0 );
   auto layer = records( 2 );
   QVariantMap p = parameters( layer.get() );
@@ -413,7 +430,9 @@ void TestOwnership::specialFilesAreRefused()
   Feedback feedback;
   vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
   QVERIFY2( feedback.error().contains( QStringLiteral( "is a %1" ).arg( kind == QLatin1String( "device" ) ? QStringLiteral( "a device" ).mid( 2 ) : kind ) ), qPrintable( feedback.error() ) );
-  struct stat after {};
+  struct stat after
+  {
+  };
   QCOMPARE( ::lstat( path.constData(), &after ), 0 );
   QCOMPARE( after.st_ino, before.st_ino );
   QCOMPARE( after.st_mode, before.st_mode );

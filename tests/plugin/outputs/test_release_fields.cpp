@@ -206,9 +206,12 @@ void TestReleaseFields::revealingNamedFieldIsRefused_data()
 {
   QTest::addColumn<QString>( "field" );
   QTest::addColumn<QString>( "reason" );
-  QTest::newRow( "copy of the region id" ) << "area" << "'area' carries finer geography than the release";
-  QTest::newRow( "county, two in the aggregate" ) << "county" << "'county' carries finer geography than the release";
-  QTest::newRow( "patient id" ) << "patient" << "'patient' is (nearly) unique per record";
+  QTest::newRow( "copy of the region id" ) << "area"
+                                           << "'area' carries finer geography than the release";
+  QTest::newRow( "county, two in the aggregate" ) << "county"
+                                                  << "'county' carries finer geography than the release";
+  QTest::newRow( "patient id" ) << "patient"
+                                << "'patient' is (nearly) unique per record";
 }
 
 void TestReleaseFields::revealingNamedFieldIsRefused()

@@ -206,7 +206,8 @@ void TestReleaseSafety::invalidUtf8IsRefused()
   const QString path = dir.filePath( QStringLiteral( "records.gpkg" ) );
   auto memory = vbastest::table( QStringLiteral( "field=region:string&field=s:string" ), QList<QVariantList> { { "r00", "x" }, { "r00", "y" }, { "r00", "z" } } );
   save( memory.get(), path, QStringLiteral( "records" ) );
-  std::unique_ptr<QgsAbstractDatabaseProviderConnection> db( static_cast<QgsAbstractDatabaseProviderConnection *>( QgsProviderRegistry::instance()->providerMetadata( QStringLiteral( "ogr" ) )->createConnection( path, {} ) ) );
+  std::unique_ptr<QgsAbstractDatabaseProviderConnection> db(
+    static_cast<QgsAbstractDatabaseProviderConnection *>( QgsProviderRegistry::instance()->providerMetadata( QStringLiteral( "ogr" ) )->createConnection( path, {} ) ) );
   db->executeSql( QStringLiteral( "UPDATE records SET s = CAST(x'ff41' AS TEXT) WHERE fid = 1" ) );
   db->executeSql( QStringLiteral( "UPDATE records SET s = CAST(x'fe41' AS TEXT) WHERE fid = 2" ) );
   QgsVectorLayer records( path + QStringLiteral( "|layername=records" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
@@ -214,7 +215,8 @@ void TestReleaseSafety::invalidUtf8IsRefused()
   p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "s" ) } );
   Feedback feedback;
   vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
-  QVERIFY2( feedback.error().contains( QStringLiteral( "the QI field 's'" ) ) && feedback.error().contains( QStringLiteral( "U+FFFD" ) ) && feedback.error().contains( QStringLiteral( "Record row 1" ) ),
+  QVERIFY2( feedback.error().contains( QStringLiteral( "the QI field 's'" ) ) && feedback.error().contains( QStringLiteral( "U+FFFD" ) )
+              && feedback.error().contains( QStringLiteral( "Record row 1" ) ),
             qPrintable( feedback.error() ) );
 }
 
@@ -231,8 +233,8 @@ void TestReleaseSafety::releasedValuesAreWrittenExactly()
   // 0.3 and 0.1 + 0.2 are two classes of two (with x = 1 and 2 in each). QVariant calls them equal, and
   // a feature reused from row to row once kept the previous row's values: a class written with 1 row.
   const double sum = 0.1 + 0.2;
-  auto records = vbastest::table( QStringLiteral( "field=region:string&field=d:double&field=x:integer" ),
-                                  QList<QVariantList> { { "r00", 0.3, 1 }, { "r00", 0.3, 2 }, { "r00", sum, 1 }, { "r00", sum, 2 } } );
+  auto records
+    = vbastest::table( QStringLiteral( "field=region:string&field=d:double&field=x:integer" ), QList<QVariantList> { { "r00", 0.3, 1 }, { "r00", 0.3, 2 }, { "r00", sum, 1 }, { "r00", sum, 2 } } );
   for ( int run = 1; run <= 20; ++run ) // each in a fresh order
   {
     QVariantMap p = parameters( records.get() );
@@ -392,7 +394,8 @@ void TestReleaseSafety::databaseTableIsStagedAndRenamed()
   p.insert( QStringLiteral( "ANONYMIZED" ), QStringLiteral( "ogr:dbname='%1' table=\"anonymized\" (geom)" ).arg( database ) );
   const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
   QCOMPARE( r.value( QStringLiteral( "ANONYMIZED" ) ).toString(), database + QStringLiteral( "|layername=anonymized" ) );
-  std::unique_ptr<QgsAbstractDatabaseProviderConnection> db( static_cast<QgsAbstractDatabaseProviderConnection *>( QgsProviderRegistry::instance()->providerMetadata( QStringLiteral( "ogr" ) )->createConnection( database, {} ) ) );
+  std::unique_ptr<QgsAbstractDatabaseProviderConnection> db(
+    static_cast<QgsAbstractDatabaseProviderConnection *>( QgsProviderRegistry::instance()->providerMetadata( QStringLiteral( "ogr" ) )->createConnection( database, {} ) ) );
   QStringList tables;
   for ( const auto &table : db->tables() )
     tables << table.tableName();
@@ -463,13 +466,27 @@ void TestReleaseSafety::outputOverInputIsRefused_data()
   QTest::addColumn<QString>( "sink" );
   QTest::addColumn<QString>( "destination" ); // %1: the folder of the inputs
   QTest::addColumn<QString>( "message" );
-  QTest::newRow( "release over the records' GeoPackage" ) << "ANONYMIZED" << "%1/records.gpkg" << "would overwrite the input RECORDS";
-  QTest::newRow( "lookup over the records, spelled otherwise" ) << "LOOKUP" << "%1/./sub/../records.gpkg" << "would overwrite the input RECORDS";
-  QTest::newRow( "release over the records through a link" ) << "ANONYMIZED" << "%1/link.gpkg" << "is a symbolic link, and an output replaces only regular files";
-  QTest::newRow( "release into the records' own table" ) << "ANONYMIZED" << "ogr:dbname='%1/records.gpkg' table=\"records\"" << "would overwrite the input RECORDS";
-  QTest::newRow( "aggregated over the regions" ) << "AGGREGATED" << "%1/regions.gpkg" << "would overwrite the input REGIONS";
-  QTest::newRow( "release over aggregated" ) << "ANONYMIZED" << "%1/out/aggregated.gpkg" << "have the same destination";
-  QTest::newRow( "release over the records' CSV" ) << "ANONYMIZED" << "%1/records.csv" << "would overwrite the input RECORDS";
+  QTest::newRow( "release over the records' GeoPackage" ) << "ANONYMIZED"
+                                                          << "%1/records.gpkg"
+                                                          << "would overwrite the input RECORDS";
+  QTest::newRow( "lookup over the records, spelled otherwise" ) << "LOOKUP"
+                                                                << "%1/./sub/../records.gpkg"
+                                                                << "would overwrite the input RECORDS";
+  QTest::newRow( "release over the records through a link" ) << "ANONYMIZED"
+                                                             << "%1/link.gpkg"
+                                                             << "is a symbolic link, and an output replaces only regular files";
+  QTest::newRow( "release into the records' own table" ) << "ANONYMIZED"
+                                                         << "ogr:dbname='%1/records.gpkg' table=\"records\""
+                                                         << "would overwrite the input RECORDS";
+  QTest::newRow( "aggregated over the regions" ) << "AGGREGATED"
+                                                 << "%1/regions.gpkg"
+                                                 << "would overwrite the input REGIONS";
+  QTest::newRow( "release over aggregated" ) << "ANONYMIZED"
+                                             << "%1/out/aggregated.gpkg"
+                                             << "have the same destination";
+  QTest::newRow( "release over the records' CSV" ) << "ANONYMIZED"
+                                                   << "%1/records.csv"
+                                                   << "would overwrite the input RECORDS";
 }
 
 void TestReleaseSafety::outputOverInputIsRefused()
@@ -486,7 +503,8 @@ void TestReleaseSafety::outputOverInputIsRefused()
   save( memory.get(), recordsPath, QStringLiteral( "records" ) );
   save( mGrid.get(), dir.filePath( QStringLiteral( "regions.gpkg" ) ), QStringLiteral( "regions" ) );
   QVERIFY( QFile::link( recordsPath, dir.filePath( QStringLiteral( "link.gpkg" ) ) ) );
-  QgsVectorLayer records( csv ? QStringLiteral( "file://%1?type=csv&detectTypes=yes" ).arg( recordsPath ) : recordsPath, QStringLiteral( "records" ), csv ? QStringLiteral( "delimitedtext" ) : QStringLiteral( "ogr" ) );
+  QgsVectorLayer records( csv ? QStringLiteral( "file://%1?type=csv&detectTypes=yes" ).arg( recordsPath ) : recordsPath, QStringLiteral( "records" ),
+                          csv ? QStringLiteral( "delimitedtext" ) : QStringLiteral( "ogr" ) );
   QgsVectorLayer regions( dir.filePath( QStringLiteral( "regions.gpkg" ) ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
   QVERIFY( records.isValid() && regions.isValid() );
   const QStringList before = entries( dir.path() );
@@ -578,7 +596,8 @@ void TestReleaseSafety::countTotalMustFit()
   p.insert( QStringLiteral( "COUNT_FIELD" ), QStringLiteral( "n" ) );
   Feedback feedback;
   vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
-  QVERIFY2( feedback.error().contains( QStringLiteral( "Record row 1024 " ) ) && feedback.error().contains( QStringLiteral( "add up to more than 9223372036854775807" ) ), qPrintable( feedback.error() ) );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "Record row 1024 " ) ) && feedback.error().contains( QStringLiteral( "add up to more than 9223372036854775807" ) ),
+            qPrintable( feedback.error() ) );
 }
 
 void TestReleaseSafety::kMustBeAWholeNumber_data()
@@ -643,10 +662,18 @@ void TestReleaseSafety::shapefileNamesAreNeverTruncated_data()
   QTest::addColumn<QString>( "sink" );
   QTest::addColumn<QString>( "file" );
   QTest::addColumn<QString>( "message" );
-  QTest::newRow( "release as .shp" ) << "ANONYMIZED" << "anonymized.shp" << "a shapefile without geometry is its .dbf file alone";
-  QTest::newRow( "release as .dbf" ) << "ANONYMIZED" << "anonymized.dbf" << "would rename or drop the field(s) aggregate_id";
-  QTest::newRow( "aggregated as .shp" ) << "AGGREGATED" << "aggregated.shp" << "would rename or drop the field(s) aggregate_id, smallest_ec";
-  QTest::newRow( "evaluation as .dbf" ) << "EVALUATION" << "evaluation.dbf" << "would rename or drop the field(s) suppressed_pct";
+  QTest::newRow( "release as .shp" ) << "ANONYMIZED"
+                                     << "anonymized.shp"
+                                     << "a shapefile without geometry is its .dbf file alone";
+  QTest::newRow( "release as .dbf" ) << "ANONYMIZED"
+                                     << "anonymized.dbf"
+                                     << "would rename or drop the field(s) aggregate_id";
+  QTest::newRow( "aggregated as .shp" ) << "AGGREGATED"
+                                        << "aggregated.shp"
+                                        << "would rename or drop the field(s) aggregate_id, smallest_ec";
+  QTest::newRow( "evaluation as .dbf" ) << "EVALUATION"
+                                        << "evaluation.dbf"
+                                        << "would rename or drop the field(s) suppressed_pct";
 }
 
 void TestReleaseSafety::shapefileNamesAreNeverTruncated()

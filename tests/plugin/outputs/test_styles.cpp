@@ -227,7 +227,8 @@ void TestStyles::anonymizeLoadsStyled()
   QVERIFY( cellLine );
   QCOMPARE( cellLine->brushStyle(), Qt::NoBrush );
   QVERIFY( cellLine->strokeStyle() != Qt::NoPen && cellLine->strokeWidth() >= 0.2 );
-  const auto *aggregateFill = dynamic_cast<const QgsSimpleFillSymbolLayer *>( static_cast<const QgsGraduatedSymbolRenderer *>( loaded[QStringLiteral( "AGGREGATED" )]->renderer() )->sourceSymbol()->symbolLayer( 0 ) );
+  const auto *aggregateFill
+    = dynamic_cast<const QgsSimpleFillSymbolLayer *>( static_cast<const QgsGraduatedSymbolRenderer *>( loaded[QStringLiteral( "AGGREGATED" )]->renderer() )->sourceSymbol()->symbolLayer( 0 ) );
   QVERIFY( cellLine->strokeColor() != aggregateFill->strokeColor() );
 
   const QgsSymbol *site = singleSymbol( *loaded[QStringLiteral( "SITE_POINTS" )] );

@@ -144,7 +144,8 @@ void TestWrittenClasses::nullAndTextNullRefusedByOneRow()
   Feedback feedback;
   vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
   const QString errors = feedback.errors.join( ' ' );
-  QVERIFY2( errors.contains( QStringLiteral( "NULL (no value)" ) ) && errors.contains( QStringLiteral( "the text 'NULL'" ) ) && errors.contains( QStringLiteral( "row 'NULL'" ) ), qPrintable( errors ) );
+  QVERIFY2( errors.contains( QStringLiteral( "NULL (no value)" ) ) && errors.contains( QStringLiteral( "the text 'NULL'" ) ) && errors.contains( QStringLiteral( "row 'NULL'" ) ),
+            qPrintable( errors ) );
   QCOMPARE( vbastest::entries( folder ), QStringList() );
 }
 

@@ -317,8 +317,7 @@ void TestContiguity::partsOfDetachedAggregate()
   auto recs = records( oneEachThreeInCentre() );
   const QVariantMap r = run( parameters( regions.get(), recs.get(), 2, false ) );
   QgsVectorLayer *aggregated = output( r, QStringLiteral( "AGGREGATED" ) );
-  QCOMPARE( aggregated->fields().names(),
-            QStringList( { "aggregate_id", "site_id", "regions", "members", "records", "released", "suppressed", "smallest_ec", "parts" } ) ); // parts comes last
+  QCOMPARE( aggregated->fields().names(), QStringList( { "aggregate_id", "site_id", "regions", "members", "records", "released", "suppressed", "smallest_ec", "parts" } ) ); // parts comes last
   QCOMPARE( partsBySite( r ), ( QMap<int, int> { { 1, 3 }, { 2, 1 }, { 3, 1 } } ) );
   for ( const QVariantMap &row : features( aggregated ) )
     if ( row.value( QStringLiteral( "site_id" ) ).toInt() == 1 )
@@ -361,8 +360,8 @@ void TestContiguity::contiguousMadeAtACost()
   // lower): it leaves 1 M in site 1 and makes an EC of 2 M in site 2, 3 records suppressed, and it is
   // made anyway: contiguity is not traded for suppression. r22 joins site 3 (4 F). Every site one piece.
   auto regions = layout();
-  auto recs = records( { { "r11", "F", 3 }, { "r11", "M", 1 }, { "r00", "M", 2 }, { "r01", "F", 1 }, { "r02", "F", 1 }, { "r10", "F", 1 },
-                         { "r12", "F", 1 }, { "r20", "F", 1 }, { "r21", "F", 1 }, { "r22", "F", 1 } } );
+  auto recs = records(
+    { { "r11", "F", 3 }, { "r11", "M", 1 }, { "r00", "M", 2 }, { "r01", "F", 1 }, { "r02", "F", 1 }, { "r10", "F", 1 }, { "r12", "F", 1 }, { "r20", "F", 1 }, { "r21", "F", 1 }, { "r22", "F", 1 } } );
   Feedback feedback;
   const QVariantMap r = run( parameters( regions.get(), recs.get(), 3, true ), &feedback );
   QVERIFY2( feedback.saw( QStringLiteral( "2 detached part(s) joined" ) ), qPrintable( feedback.messages.join( '\n' ) ) );
@@ -607,7 +606,9 @@ void TestContiguity::searchKeepsItsBounds()
   p.insert( QStringLiteral( "SEED" ), 7 );
   const QVariantMap searched = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
   QVERIFY2( searched.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong() <= plain.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong(),
-            qPrintable( QStringLiteral( "%1 suppressed, %2 without the search" ).arg( searched.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong() ).arg( plain.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong() ) ) );
+            qPrintable( QStringLiteral( "%1 suppressed, %2 without the search" )
+                          .arg( searched.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong() )
+                          .arg( plain.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong() ) ) );
   const double used = searched.value( QStringLiteral( "MEAN_POINT_COMPACTNESS_USED" ) ).toDouble();
   QVERIFY2( used <= 1.0, qPrintable( QString::number( used, 'g', 17 ) ) );
 

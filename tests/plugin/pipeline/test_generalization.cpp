@@ -159,8 +159,10 @@ void TestGeneralization::sampleWithArxHierarchy()
   QCOMPARE( lookup->uniqueValues( lookup->fields().lookupField( QStringLiteral( "qi_levels" ) ) ), QSet<QVariant>( { r.value( QStringLiteral( "LEVELS" ) ) } ) );
   // The independent checker passes it.
   const QVariantMap check = vbastest::run( QStringLiteral( "vbas:checkanonymity" ),
-                                           { { QStringLiteral( "INPUT" ), layerValue( release ) }, { QStringLiteral( "QI_FIELDS" ), kSampleQis + QStringList { QStringLiteral( "aggregate_id" ) } },
-                                             { QStringLiteral( "K" ), 5 }, { QStringLiteral( "VIOLATIONS" ), QgsProcessing::TEMPORARY_OUTPUT } },
+                                           { { QStringLiteral( "INPUT" ), layerValue( release ) },
+                                             { QStringLiteral( "QI_FIELDS" ), kSampleQis + QStringList { QStringLiteral( "aggregate_id" ) } },
+                                             { QStringLiteral( "K" ), 5 },
+                                             { QStringLiteral( "VIOLATIONS" ), QgsProcessing::TEMPORARY_OUTPUT } },
                                            mContext, true );
   QCOMPARE( check.value( QStringLiteral( "PASS" ) ).toBool(), true );
   // The report gives the levels, and its command repeats the run with the hierarchy file.
@@ -257,7 +259,8 @@ void TestGeneralization::localSuppressionKeepsTypes()
   const QVariantMap check = vbastest::run( QStringLiteral( "vbas:checkanonymity" ),
                                            { { QStringLiteral( "INPUT" ), layerValue( release ) },
                                              { QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ), QStringLiteral( "age" ), QStringLiteral( "aggregate_id" ) } },
-                                             { QStringLiteral( "K" ), 7 }, { QStringLiteral( "VIOLATIONS" ), QgsProcessing::TEMPORARY_OUTPUT } },
+                                             { QStringLiteral( "K" ), 7 },
+                                             { QStringLiteral( "VIOLATIONS" ), QgsProcessing::TEMPORARY_OUTPUT } },
                                            mContext, true );
   QCOMPARE( check.value( QStringLiteral( "PASS" ) ).toBool(), false );
   QCOMPARE( check.value( QStringLiteral( "VIOLATING_RECORDS" ) ).toLongLong(), 6 );
@@ -327,10 +330,14 @@ void TestGeneralization::badHierarchiesRefused_data()
   QTest::newRow( "not coarsening" ) << "age.csv" << QByteArray( "30;x;p;*\n40;x;q;*\n" ) << QString() << "every level must be a coarsening";
   QTest::newRow( "value twice" ) << "age.csv" << QByteArray( "30;*\n40;*\n30;*\n" ) << QString() << "the value '30' is already on line 1";
   QTest::newRow( "not UTF-8" ) << "age.csv" << QByteArray( "30;\xff\xfe;*\n40;a;*\n" ) << QString() << "not UTF-8";
-  QTest::newRow( "intervals syntax" ) << QString() << QByteArray() << "age:10" << "is not field=width";
-  QTest::newRow( "intervals no QI" ) << QString() << QByteArray() << "weight=10" << "is not a QI field";
-  QTest::newRow( "intervals of text" ) << QString() << QByteArray() << "sex=10" << "'F' is not a number";
-  QTest::newRow( "intervals too narrow" ) << QString() << QByteArray() << "age=1e-300" << "the width 1e-300 is too small for values such as '30'";
+  QTest::newRow( "intervals syntax" ) << QString() << QByteArray() << "age:10"
+                                      << "is not field=width";
+  QTest::newRow( "intervals no QI" ) << QString() << QByteArray() << "weight=10"
+                                     << "is not a QI field";
+  QTest::newRow( "intervals of text" ) << QString() << QByteArray() << "sex=10"
+                                       << "'F' is not a number";
+  QTest::newRow( "intervals too narrow" ) << QString() << QByteArray() << "age=1e-300"
+                                          << "the width 1e-300 is too small for values such as '30'";
 }
 
 void TestGeneralization::badHierarchiesRefused()
@@ -471,9 +478,10 @@ void TestGeneralization::evaluateGeneralizedRelease()
   e.insert( QStringLiteral( "REPORT" ), reportPath );
   // At the lookup's levels, from the records: the same release, measured the same.
   const QVariantMap r = vbastest::run( QStringLiteral( "vbas:evaluate" ), e, mContext, true );
-  for ( const char *same : { "LEVELS", "RELEASED", "SUPPRESSED", "RECORDS_STARRED", "VALUES_STARRED", "RECORDS_GENERALIZED", "AGGREGATES", "DM", "LOSS_GENERIC_NUE", "LOSS_PREC",
-                             "LOSS_LM", "LOSS_DM_STAR", "LOSS_GC", "LOSS_ARE", "MAX_RISK" } )
-    QVERIFY2( r.value( same ).isValid() && r.value( same ) == made.value( same ), qPrintable( QStringLiteral( "%1: %2 evaluated, %3 made" ).arg( same, r.value( same ).toString(), made.value( same ).toString() ) ) );
+  for ( const char *same : { "LEVELS", "RELEASED", "SUPPRESSED", "RECORDS_STARRED", "VALUES_STARRED", "RECORDS_GENERALIZED", "AGGREGATES", "DM", "LOSS_GENERIC_NUE", "LOSS_PREC", "LOSS_LM",
+                             "LOSS_DM_STAR", "LOSS_GC", "LOSS_ARE", "MAX_RISK" } )
+    QVERIFY2( r.value( same ).isValid() && r.value( same ) == made.value( same ),
+              qPrintable( QStringLiteral( "%1: %2 evaluated, %3 made" ).arg( same, r.value( same ).toString(), made.value( same ).toString() ) ) );
   QCOMPARE( r.value( QStringLiteral( "NODES_EVALUATED" ) ).toLongLong(), 1 );
   QFile report( reportPath );
   QVERIFY( report.open( QIODevice::ReadOnly ) );

@@ -170,7 +170,8 @@ void TestAdcAlgorithms::rowOrderDoesNotMatter()
   QgsFeature f;
   QgsFeatureIterator it = mPatients->getFeatures();
   while ( it.nextFeature( f ) )
-    rows << ( QgsAttributes() << f.attribute( QStringLiteral( "tract_id" ) ) << f.attribute( QStringLiteral( "age_group" ) ) << f.attribute( QStringLiteral( "sex" ) ) << f.attribute( QStringLiteral( "race" ) ) );
+    rows << ( QgsAttributes() << f.attribute( QStringLiteral( "tract_id" ) ) << f.attribute( QStringLiteral( "age_group" ) ) << f.attribute( QStringLiteral( "sex" ) )
+                              << f.attribute( QStringLiteral( "race" ) ) );
   auto forward = vbastest::table( fields, rows );
   std::reverse( rows.begin(), rows.end() );
   auto backward = vbastest::table( fields, rows );
@@ -209,7 +210,8 @@ void TestAdcAlgorithms::budgetAndFloorHold()
   // already breaks: no aggregate may then end below the smaller of the two.
   const auto smallest = [&]( const QVariantMap &results ) {
     qlonglong records = std::numeric_limits<qlonglong>::max();
-    vbastest::forEachFeature( results, QStringLiteral( "AGGREGATED" ), mContext, [&]( const QgsFeature &f ) { records = std::min( records, f.attribute( QStringLiteral( "records" ) ).toLongLong() ); } );
+    vbastest::forEachFeature( results, QStringLiteral( "AGGREGATED" ), mContext,
+                              [&]( const QgsFeature &f ) { records = std::min( records, f.attribute( QStringLiteral( "records" ) ).toLongLong() ); } );
     return records;
   };
   QVariantMap p = parameters( mPatients.get(), 0, 1 );

@@ -22,7 +22,8 @@ struct Row
 
 std::unique_ptr<QgsVectorLayer> records( const QList<Row> &rows )
 {
-  auto layer = std::make_unique<QgsVectorLayer>( QStringLiteral( "None?field=patient:integer&field=region:string&field=sex:string&field=n:integer" ), QStringLiteral( "records" ), QStringLiteral( "memory" ) );
+  auto layer
+    = std::make_unique<QgsVectorLayer>( QStringLiteral( "None?field=patient:integer&field=region:string&field=sex:string&field=n:integer" ), QStringLiteral( "records" ), QStringLiteral( "memory" ) );
   QgsFeatureList features;
   int patient = 0;
   for ( const Row &row : rows )
@@ -141,7 +142,8 @@ void TestAlgorithms::providerListsEightAlgorithms()
     QCOMPARE( alg->groupId(), alg->id() == QLatin1String( "vbas:lpgeomask" ) ? QStringLiteral( "geomasking" ) : QStringLiteral( "vbas" ) );
   }
   ids.sort();
-  QCOMPARE( ids, QStringList( { "vbas:anonymize", "vbas:checkanonymity", "vbas:estimatesitecount", "vbas:evaluate", "vbas:generalize", "vbas:lpgeomask", "vbas:placesites", "vbas:voronoiaggregate" } ) );
+  QCOMPARE( ids,
+            QStringList( { "vbas:anonymize", "vbas:checkanonymity", "vbas:estimatesitecount", "vbas:evaluate", "vbas:generalize", "vbas:lpgeomask", "vbas:placesites", "vbas:voronoiaggregate" } ) );
   QVERIFY( QFile::exists( provider->svgIconPath() ) );
 }
 

@@ -168,20 +168,19 @@ QList<qlonglong> sqlRecount( const QString &path, const QStringList &columns )
  */
 QList<qlonglong> pythonRecount( const QString &path, int maxId = std::numeric_limits<int>::max() )
 {
-  const QString script = QStringLiteral(
-    "import collections, csv, json, sys\n"
-    "p = sys.argv[1]\n"
-    "if p.endswith('.csv'):\n"
-    "    keys = [r['sex'] for r in csv.DictReader(open(p, newline='', encoding='utf-8')) if r['id'] and int(r['id']) <= int(sys.argv[2])]\n"
-    "else:\n"
-    "    text = open(p, encoding='utf-8').read()\n"
-    "    if p.endswith('.geojson'):\n"
-    "        features = json.loads(text)['features']\n"
-    "    else:\n"
-    "        features = [json.loads(r) for r in text.replace('\\x1e', '\\n').split('\\n') if r.strip()]\n"
-    "    kind = lambda v: 'null' if v is None else 'bool' if isinstance(v, bool) else 'number' if isinstance(v, (int, float)) else type(v).__name__\n"
-    "    keys = [(kind(v), float(v) if kind(v) == 'number' else json.dumps(v)) for v in (f['properties'].get('sex') for f in features)]\n"
-    "print(' '.join(str(n) for n in sorted(collections.Counter(keys).values())))\n" );
+  const QString script = QStringLiteral( "import collections, csv, json, sys\n"
+                                         "p = sys.argv[1]\n"
+                                         "if p.endswith('.csv'):\n"
+                                         "    keys = [r['sex'] for r in csv.DictReader(open(p, newline='', encoding='utf-8')) if r['id'] and int(r['id']) <= int(sys.argv[2])]\n"
+                                         "else:\n"
+                                         "    text = open(p, encoding='utf-8').read()\n"
+                                         "    if p.endswith('.geojson'):\n"
+                                         "        features = json.loads(text)['features']\n"
+                                         "    else:\n"
+                                         "        features = [json.loads(r) for r in text.replace('\\x1e', '\\n').split('\\n') if r.strip()]\n"
+                                         "    kind = lambda v: 'null' if v is None else 'bool' if isinstance(v, bool) else 'number' if isinstance(v, (int, float)) else type(v).__name__\n"
+                                         "    keys = [(kind(v), float(v) if kind(v) == 'number' else json.dumps(v)) for v in (f['properties'].get('sex') for f in features)]\n"
+                                         "print(' '.join(str(n) for n in sorted(collections.Counter(keys).values())))\n" );
   QProcess python;
   python.start( QStringLiteral( "/usr/bin/python3" ), { QStringLiteral( "-c" ), script, path, QString::number( maxId ) } );
   python.waitForFinished();
@@ -288,7 +287,9 @@ QVariantMap TestCheckAnonymity::run( const QVariantMap &parameters, bool expectO
 
 QVariantMap TestCheckAnonymity::parameters( QgsVectorLayer *layer, const QStringList &qis, int k ) const
 {
-  return { { QStringLiteral( "INPUT" ), layerValue( layer ) }, { QStringLiteral( "QI_FIELDS" ), qis }, { QStringLiteral( "K" ), k }, { QStringLiteral( "VIOLATIONS" ), QgsProcessing::TEMPORARY_OUTPUT } };
+  return {
+    { QStringLiteral( "INPUT" ), layerValue( layer ) }, { QStringLiteral( "QI_FIELDS" ), qis }, { QStringLiteral( "K" ), k }, { QStringLiteral( "VIOLATIONS" ), QgsProcessing::TEMPORARY_OUTPUT }
+  };
 }
 
 //! The hand table's QIs sex and agg, count n, sensitive diag, K = 5, L = 2, T = 0.5.
@@ -489,8 +490,7 @@ void TestCheckAnonymity::valuesAreComparedExactly()
   const QDateTime t( QDate( 2020, 1, 1 ), QTime( 10, 0, 0, 0 ) );
   const QDateTime later = t.addMSecs( 1 );
   const QVariant null( QVariant::String );
-  auto table = vbastest::table( QStringLiteral( "field=seen:datetime&field=name:string" ),
-                                QList<QVariantList> { { t, null }, { t, null }, { t, "" }, { later, null }, { later, null } } );
+  auto table = vbastest::table( QStringLiteral( "field=seen:datetime&field=name:string" ), QList<QVariantList> { { t, null }, { t, null }, { t, "" }, { later, null }, { later, null } } );
   const QVariantMap r = run( parameters( table.get(), { QStringLiteral( "seen" ), QStringLiteral( "name" ) }, 2 ), true );
   QCOMPARE( r.value( QStringLiteral( "ECS" ) ).toLongLong(), 3LL );
   QCOMPARE( r.value( QStringLiteral( "VIOLATING_ECS" ) ).toLongLong(), 1LL );
@@ -508,16 +508,36 @@ void TestCheckAnonymity::storedValuesOfAGeoPackage_data()
   QTest::addColumn<QString>( "column" ); // the declared type of sex
   QTest::addColumn<QString>( "first" );  // 3 rows hold this SQL literal
   QTest::addColumn<QString>( "second" ); // and 3 this one
-  QTest::newRow( "text in an INTEGER column" ) << "INTEGER" << "'x'" << "'y'";
-  QTest::newRow( "7 and '7abc'" ) << "INTEGER" << "7" << "'7abc'";
-  QTest::newRow( "a BLOB beside the same text" ) << "TEXT" << "X'46'" << "'F'";
-  QTest::newRow( "two spellings of a DATE" ) << "DATE" << "'2020-01-01'" << "'2020-1-1'";
-  QTest::newRow( "two spellings of a DATETIME" ) << "DATETIME" << "'2020-01-01T10:00:00Z'" << "'2020-01-01T10:00:00.000Z'";
-  QTest::newRow( "BOOLEAN 1 and 2" ) << "BOOLEAN" << "1" << "2";
-  QTest::newRow( "1 and '1' without a type" ) << "" << "1" << "'1'";
-  QTest::newRow( "NOCASE text" ) << "TEXT COLLATE NOCASE" << "'F'" << "'f'";
-  QTest::newRow( "text after a NUL" ) << "TEXT" << "'a' || char(0) || 'b'" << "'a' || char(0) || 'c'";
-  QTest::newRow( "a leading U+FEFF" ) << "TEXT" << "char(65279) || 'F'" << "'F'";
+  QTest::newRow( "text in an INTEGER column" ) << "INTEGER"
+                                               << "'x'"
+                                               << "'y'";
+  QTest::newRow( "7 and '7abc'" ) << "INTEGER"
+                                  << "7"
+                                  << "'7abc'";
+  QTest::newRow( "a BLOB beside the same text" ) << "TEXT"
+                                                 << "X'46'"
+                                                 << "'F'";
+  QTest::newRow( "two spellings of a DATE" ) << "DATE"
+                                             << "'2020-01-01'"
+                                             << "'2020-1-1'";
+  QTest::newRow( "two spellings of a DATETIME" ) << "DATETIME"
+                                                 << "'2020-01-01T10:00:00Z'"
+                                                 << "'2020-01-01T10:00:00.000Z'";
+  QTest::newRow( "BOOLEAN 1 and 2" ) << "BOOLEAN"
+                                     << "1"
+                                     << "2";
+  QTest::newRow( "1 and '1' without a type" ) << ""
+                                              << "1"
+                                              << "'1'";
+  QTest::newRow( "NOCASE text" ) << "TEXT COLLATE NOCASE"
+                                 << "'F'"
+                                 << "'f'";
+  QTest::newRow( "text after a NUL" ) << "TEXT"
+                                      << "'a' || char(0) || 'b'"
+                                      << "'a' || char(0) || 'c'";
+  QTest::newRow( "a leading U+FEFF" ) << "TEXT"
+                                      << "char(65279) || 'F'"
+                                      << "'F'";
 }
 
 void TestCheckAnonymity::storedValuesOfAGeoPackage()
@@ -532,7 +552,9 @@ void TestCheckAnonymity::storedValuesOfAGeoPackage()
   const QString path = dir.filePath( QStringLiteral( "release.gpkg" ) );
   makeGeoPackage( path, { QStringLiteral( "sex %1" ).arg( column ) }, { { first }, { first }, { first }, { second }, { second }, { second } } );
   QCOMPARE( sqlRecount( path, { QStringLiteral( "sex" ) } ), QList<qlonglong>( { 3, 3 } ) );
-  QVariantMap p { { QStringLiteral( "INPUT" ), path + QStringLiteral( "|layername=t" ) }, { QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ) } }, { QStringLiteral( "K" ), 6 },
+  QVariantMap p { { QStringLiteral( "INPUT" ), path + QStringLiteral( "|layername=t" ) },
+                  { QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ) } },
+                  { QStringLiteral( "K" ), 6 },
                   { QStringLiteral( "VIOLATIONS" ), QgsProcessing::TEMPORARY_OUTPUT } };
   Feedback feedback;
   const QVariantMap r = run( p, true, &feedback );
@@ -649,7 +671,9 @@ void TestCheckAnonymity::jsonTypesOfAGeoJson()
   out.close();
   QCOMPARE( pythonRecount( path ), QList<qlonglong>( { 2, 3, 3 } ) );
   QTemporaryDir outputs;
-  QVariantMap p { { QStringLiteral( "INPUT" ), path }, { QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ) } }, { QStringLiteral( "K" ), 6 },
+  QVariantMap p { { QStringLiteral( "INPUT" ), path },
+                  { QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "sex" ) } },
+                  { QStringLiteral( "K" ), 6 },
                   { QStringLiteral( "VIOLATIONS" ), outputs.filePath( QStringLiteral( "violations.gpkg" ) ) } };
   const QVariantMap r = run( p, true );
   QCOMPARE( actualOutputs( r ), expectedOutputs( { 2, 3, 3 }, 6 ) );
@@ -665,8 +689,32 @@ void TestCheckAnonymity::randomGeoPackagesAgreeWithSqlite()
   // in by SQL. On every one the check must find the classes SQLite's own recount finds (grouped by
   // typeof() and a binary comparison of each QI).
   const QStringList types = { "INTEGER", "TEXT", "TEXT COLLATE NOCASE", "TEXT COLLATE RTRIM", "REAL", "BLOB", "NUMERIC", "DATE", "DATETIME", "BOOLEAN", "" };
-  const QStringList values = { "NULL", "1", "1.0", "'1'", "X'31'", "'01'", "2", "-0.0", "0", "1e300", "'F'", "'f'", "'F '", "X'46'", "'7abc'", "7",
-                               "'2020-01-01'", "'2020-1-1'", "'a' || char(0) || 'b'", "'a' || char(0) || 'c'", "char(65279) || 'x'", "'x'", "'é'", "'e'", "X''", "''" };
+  const QStringList values = { "NULL",
+                               "1",
+                               "1.0",
+                               "'1'",
+                               "X'31'",
+                               "'01'",
+                               "2",
+                               "-0.0",
+                               "0",
+                               "1e300",
+                               "'F'",
+                               "'f'",
+                               "'F '",
+                               "X'46'",
+                               "'7abc'",
+                               "7",
+                               "'2020-01-01'",
+                               "'2020-1-1'",
+                               "'a' || char(0) || 'b'",
+                               "'a' || char(0) || 'c'",
+                               "char(65279) || 'x'",
+                               "'x'",
+                               "'é'",
+                               "'e'",
+                               "X''",
+                               "''" };
   const quint32 seed = QRandomGenerator::global()->generate();
   QRandomGenerator random( seed );
   QTemporaryDir dir;

@@ -119,9 +119,9 @@ void TestEvaluation::everyMetricOnAWorkedExample()
   // eq. 20: column 0 to (0.5, 1.5): 1 + 0 + 1; column 1: sqrt 2 + 1 + sqrt 2; column 2 to (2.5, 1.5): 2
   near( "COMPACTNESS", 5 + 2 * std::sqrt( 2.0 ) );
   near( "DISCERNIBILITY", 36 + 9 );
-  near( "DM", 45 + 11 * 2 );         // each suppressed record penalised by N = 11
-  near( "DM_STAR", 36 + 1 + 9 + 1 ); // every EC before suppression
-  near( "C_AVG", 9.0 / 2 / 2 );      // (9 released / 2 ECs) / k
+  near( "DM", 45 + 11 * 2 );                      // each suppressed record penalised by N = 11
+  near( "DM_STAR", 36 + 1 + 9 + 1 );              // every EC before suppression
+  near( "C_AVG", 9.0 / 2 / 2 );                   // (9 released / 2 ECs) / k
   near( "PREC", 1 - ( 9 * 0.5 + 2 * 1.0 ) / 11 ); // both aggregates hold several regions: h = 1 released, 2 suppressed
   // eq. 22-23, released: aggregate 1 r00 2, r01 1, r10 1, r11 2 of 6: 4 log2 3 + 2 log2 6 = 11.509775;
   // aggregate 2 r20 2, r21 1 of 3: 2 log2 1.5 + log2 3 = 2.754888
@@ -206,7 +206,7 @@ void TestEvaluation::reportHasMapsHistogramAndCommand()
   for ( const char *id : { "id=\"metrics\"", "id=\"released-map\"", "id=\"risk-map\"", "id=\"ec-histogram\"", "id=\"parameters\"", "id=\"command\"" } )
     QVERIFY2( html.contains( QString::fromLatin1( id ) ), id );
   QVERIFY( !QString( html ).remove( QStringLiteral( "http://www.w3.org/2000/svg" ) ).contains( QStringLiteral( "://" ) ) ); // no network
-  QVERIFY( !html.contains( QStringLiteral( "<script" ) ) && !html.contains( QStringLiteral( "src=" ) ) ); // self-contained
+  QVERIFY( !html.contains( QStringLiteral( "<script" ) ) && !html.contains( QStringLiteral( "src=" ) ) );                   // self-contained
   // Aggregates: 2 paths in the released map; regions: 9 paths in the risk map; one suppressed mark per aggregate.
   QCOMPARE( html.count( QStringLiteral( "<path " ) ), 2 + 9 );
   QCOMPARE( html.count( QStringLiteral( "<circle " ) ), 2 );
@@ -238,8 +238,8 @@ void TestEvaluation::totalsAbove2To53AreExact()
   // Rows of 2^53, 2^53 and 1 records (F in r00) and 1 (M in r22): 2^54 + 2 records, 2^54 + 1 released,
   // which a double cannot hold (it rounds to 2^54). The number outputs, the EVALUATION table and the log are exact.
   const qlonglong big = qlonglong( 1 ) << 53;
-  auto records = vbastest::table( QStringLiteral( "field=region:string&field=sex:string&field=n:long" ),
-                                  QList<QVariantList> { { "r00", "F", big }, { "r00", "F", big }, { "r00", "F", 1 }, { "r22", "M", 1 } } );
+  auto records
+    = vbastest::table( QStringLiteral( "field=region:string&field=sex:string&field=n:long" ), QList<QVariantList> { { "r00", "F", big }, { "r00", "F", big }, { "r00", "F", 1 }, { "r22", "M", 1 } } );
   QgsProcessingContext context;
   QVariantMap p = parameters();
   p.insert( QStringLiteral( "RECORDS" ), layerValue( records.get() ) );
@@ -262,7 +262,8 @@ void TestEvaluation::totalsAbove2To53AreExact()
 void TestEvaluation::sensitiveFieldBadInput()
 {
   const QString report = mDir.filePath( QStringLiteral( "bad.html" ) );
-  for ( const auto &[field, message] : { std::pair<QString, QString> { QStringLiteral( "sex" ), QStringLiteral( "one role" ) }, { QStringLiteral( "region" ), QStringLiteral( "one role" ) },
+  for ( const auto &[field, message] : { std::pair<QString, QString> { QStringLiteral( "sex" ), QStringLiteral( "one role" ) },
+                                         { QStringLiteral( "region" ), QStringLiteral( "one role" ) },
                                          { QStringLiteral( "nosuch" ), QStringLiteral( "SENSITIVE_FIELD" ) } } )
   {
     QgsProcessingContext context;

@@ -159,9 +159,15 @@ class TestLpGeomask : public QObject
 
 QVariantMap TestLpGeomask::parameters( QgsVectorLayer *codesLayer, QgsVectorLayer *patientsLayer ) const
 {
-  return { { QStringLiteral( "CODES" ), layerValue( codesLayer ) }, { QStringLiteral( "CODE_FIELD" ), QStringLiteral( "code" ) }, { QStringLiteral( "POPULATION_FIELD" ), QStringLiteral( "pop" ) },
-           { QStringLiteral( "PATIENTS" ), layerValue( patientsLayer ) }, { QStringLiteral( "PATIENT_CODE_FIELD" ), QStringLiteral( "pcode" ) }, { QStringLiteral( "EPSILON" ), 0.5 },
-           { QStringLiteral( "NEIGHBOURS" ), 3 }, { QStringLiteral( "SEED" ), 7 }, { QStringLiteral( "RANDOMISED" ), QgsProcessing::TEMPORARY_OUTPUT },
+  return { { QStringLiteral( "CODES" ), layerValue( codesLayer ) },
+           { QStringLiteral( "CODE_FIELD" ), QStringLiteral( "code" ) },
+           { QStringLiteral( "POPULATION_FIELD" ), QStringLiteral( "pop" ) },
+           { QStringLiteral( "PATIENTS" ), layerValue( patientsLayer ) },
+           { QStringLiteral( "PATIENT_CODE_FIELD" ), QStringLiteral( "pcode" ) },
+           { QStringLiteral( "EPSILON" ), 0.5 },
+           { QStringLiteral( "NEIGHBOURS" ), 3 },
+           { QStringLiteral( "SEED" ), 7 },
+           { QStringLiteral( "RANDOMISED" ), QgsProcessing::TEMPORARY_OUTPUT },
            { QStringLiteral( "TRANSITIONS" ), QgsProcessing::TEMPORARY_OUTPUT } };
 }
 
@@ -256,7 +262,9 @@ void TestLpGeomask::infeasibleSaysWhatToTry()
   vbastest::run( QStringLiteral( "vbas:lpgeomask" ), p, context, false, &feedback );
   const QString message = feedback.errors.join( ' ' );
   QVERIFY2( message.contains( QStringLiteral( "EPSILON" ) ) && message.contains( QStringLiteral( "NEIGHBOURS" ) ), qPrintable( message ) );
-  QVERIFY2( message.contains( QStringLiteral( "Code c0 (population 1) cannot be hidden: the other codes that may move to its destinations hold 0 people" ) ) && message.contains( QStringLiteral( "needs at least 1." ) ), qPrintable( message ) );
+  QVERIFY2( message.contains( QStringLiteral( "Code c0 (population 1) cannot be hidden: the other codes that may move to its destinations hold 0 people" ) )
+              && message.contains( QStringLiteral( "needs at least 1." ) ),
+            qPrintable( message ) );
   QVERIFY( !QFile::exists( randomised ) );
 }
 
@@ -264,16 +272,26 @@ void TestLpGeomask::badInputRefused_data()
 {
   QTest::addColumn<QString>( "what" );
   QTest::addColumn<QString>( "message" );
-  QTest::newRow( "duplicate code" ) << "duplicate" << "more than once";
-  QTest::newRow( "NULL code" ) << "null code" << "not a code";
-  QTest::newRow( "zero population" ) << "zero population" << "above 0";
-  QTest::newRow( "unknown patient code" ) << "unknown" << "not a code of the codes layer";
-  QTest::newRow( "epsilon 0" ) << "epsilon 0" << "EPSILON";
-  QTest::newRow( "epsilon 1.5" ) << "epsilon 1.5" << "EPSILON";
-  QTest::newRow( "m 0" ) << "m 0" << "NEIGHBOURS";
-  QTest::newRow( "patients and counts" ) << "both" << "not both";
-  QTest::newRow( "released fields without patients" ) << "fields without patients" << "RELEASE_FIELDS";
-  QTest::newRow( "transitions to a shapefile" ) << "shapefile" << "shapefile";
+  QTest::newRow( "duplicate code" ) << "duplicate"
+                                    << "more than once";
+  QTest::newRow( "NULL code" ) << "null code"
+                               << "not a code";
+  QTest::newRow( "zero population" ) << "zero population"
+                                     << "above 0";
+  QTest::newRow( "unknown patient code" ) << "unknown"
+                                          << "not a code of the codes layer";
+  QTest::newRow( "epsilon 0" ) << "epsilon 0"
+                               << "EPSILON";
+  QTest::newRow( "epsilon 1.5" ) << "epsilon 1.5"
+                                 << "EPSILON";
+  QTest::newRow( "m 0" ) << "m 0"
+                         << "NEIGHBOURS";
+  QTest::newRow( "patients and counts" ) << "both"
+                                         << "not both";
+  QTest::newRow( "released fields without patients" ) << "fields without patients"
+                                                      << "RELEASE_FIELDS";
+  QTest::newRow( "transitions to a shapefile" ) << "shapefile"
+                                                << "shapefile";
 }
 
 void TestLpGeomask::badInputRefused()
@@ -321,7 +339,11 @@ void TestLpGeomask::outputOverInputRefused()
   auto c = codes( { 1, 1, 2, 10 } );
   QVariantMap p = parameters( c.get(), saved.get() );
   p.insert( QStringLiteral( "RANDOMISED" ), path );
-  const QByteArray before = [&] { QFile f( path ); f.open( QIODevice::ReadOnly ); return f.readAll(); }();
+  const QByteArray before = [&] {
+    QFile f( path );
+    f.open( QIODevice::ReadOnly );
+    return f.readAll();
+  }();
   QgsProcessingContext context;
   vbastest::Feedback feedback;
   vbastest::run( QStringLiteral( "vbas:lpgeomask" ), p, context, false, &feedback );
@@ -388,7 +410,8 @@ void TestLpGeomask::releasedFields()
   QVariantMap p = parameters( c.get(), pts.get() );
   if ( !named.isEmpty() )
     p.insert( QStringLiteral( "RELEASE_FIELDS" ), named );
-  const QString randomisedPath = mDir.filePath( QString::fromLatin1( QTest::currentDataTag() ).replace( QRegularExpression( QStringLiteral( "\\W" ) ), QStringLiteral( "-" ) ) + QStringLiteral( ".gpkg" ) );
+  const QString randomisedPath
+    = mDir.filePath( QString::fromLatin1( QTest::currentDataTag() ).replace( QRegularExpression( QStringLiteral( "\\W" ) ), QStringLiteral( "-" ) ) + QStringLiteral( ".gpkg" ) );
   p.insert( QStringLiteral( "RANDOMISED" ), randomisedPath );
   QgsProcessingContext context;
   vbastest::Feedback feedback;
@@ -415,7 +438,8 @@ void TestLpGeomask::extremePopulationsRecounted()
   for ( quint32 seed = 1; seed <= 6; ++seed )
   {
     QRandomGenerator random( seed );
-    auto layer = std::make_unique<QgsVectorLayer>( QStringLiteral( "Point?crs=EPSG:32618&field=code:string&field=pop:double&field=ed:integer" ), QStringLiteral( "codes" ), QStringLiteral( "memory" ) );
+    auto layer
+      = std::make_unique<QgsVectorLayer>( QStringLiteral( "Point?crs=EPSG:32618&field=code:string&field=pop:double&field=ed:integer" ), QStringLiteral( "codes" ), QStringLiteral( "memory" ) );
     std::map<QString, double> population;
     QgsFeatureList features;
     for ( int i = 0; i < 60; ++i )

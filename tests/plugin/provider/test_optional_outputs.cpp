@@ -17,8 +17,8 @@ namespace
 {
 
 //! The outputs that stay required: the release, or the result of an algorithm that makes none.
-const QSet<QString> kRequired { QStringLiteral( "vbas:anonymize ANONYMIZED" ), QStringLiteral( "vbas:voronoiaggregate ANONYMIZED" ), QStringLiteral( "vbas:generalize ANONYMIZED" ), QStringLiteral( "vbas:lpgeomask RANDOMISED" ),
-                                QStringLiteral( "vbas:placesites SITE_POINTS" ) };
+const QSet<QString> kRequired { QStringLiteral( "vbas:anonymize ANONYMIZED" ), QStringLiteral( "vbas:voronoiaggregate ANONYMIZED" ), QStringLiteral( "vbas:generalize ANONYMIZED" ),
+                                QStringLiteral( "vbas:lpgeomask RANDOMISED" ), QStringLiteral( "vbas:placesites SITE_POINTS" ) };
 
 //! Every file under QGIS Processing's temporary folder, where a temporary output would go.
 QStringList temporaries()
@@ -204,11 +204,12 @@ void TestOptionalOutputs::onlyWhatWasAskedForIsWritten()
   QCOMPARE( evaluated.value( QStringLiteral( "RELEASED" ) ).toLongLong(), aggregated.value( QStringLiteral( "RELEASED" ) ).toLongLong() );
   QVERIFY( evaluated.value( QStringLiteral( "DM" ) ).toDouble() > 0 );
 
-  const QVariantMap checked = runAsking( QStringLiteral( "vbas:checkanonymity" ),
-                                         { { QStringLiteral( "INPUT" ), layerValue( release.get() ) },
-                                           { QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ), QStringLiteral( "aggregate_id" ) } },
-                                           { QStringLiteral( "K" ), 5 } },
-                                         {} );
+  const QVariantMap checked
+    = runAsking( QStringLiteral( "vbas:checkanonymity" ),
+                 { { QStringLiteral( "INPUT" ), layerValue( release.get() ) },
+                   { QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ), QStringLiteral( "aggregate_id" ) } },
+                   { QStringLiteral( "K" ), 5 } },
+                 {} );
   if ( QTest::currentTestFailed() )
     return;
   QCOMPARE( checked.value( QStringLiteral( "PASS" ) ).toBool(), true );

@@ -69,7 +69,8 @@ class Rng
   public:
     explicit Rng( quint64 seed )
       : mEngine( seed )
-    {}
+    {
+    }
     //! Uniform in [0, n), n > 0, by rejection.
     quint64 below( quint64 n )
     {
@@ -86,7 +87,10 @@ class Rng
     bool percent( int p ) { return below( 100 ) < static_cast<quint64>( p ); }
     quint64 bits() { return mEngine(); }
     template<typename T>
-    const T &pick( const QList<T> &items ) { return items.at( static_cast<int>( below( static_cast<quint64>( items.size() ) ) ) ); }
+    const T &pick( const QList<T> &items )
+    {
+      return items.at( static_cast<int>( below( static_cast<quint64>( items.size() ) ) ) );
+    }
     template<typename T>
     void shuffle( QList<T> &items )
     {
@@ -192,8 +196,8 @@ class Key
 
 //! Every type the memory provider accepts in a layer URI (it has no int8list).
 const QList<QPair<QString, QString>> kQiCandidates = {
-  { "s", "string" }, { "i", "integer" }, { "l", "int8" }, { "d", "double" }, { "b", "boolean" }, { "dt", "date" },
-  { "t", "time" }, { "ts", "datetime" }, { "bin", "binary" }, { "sl", "stringlist" }, { "il", "integerlist" }, { "dl", "doublelist" },
+  { "s", "string" }, { "i", "integer" },   { "l", "int8" },     { "d", "double" },      { "b", "boolean" },      { "dt", "date" },
+  { "t", "time" },   { "ts", "datetime" }, { "bin", "binary" }, { "sl", "stringlist" }, { "il", "integerlist" }, { "dl", "doublelist" },
 };
 
 QString longText( QChar middle )
@@ -218,8 +222,8 @@ QList<QList<QVariant>> commonValueGroups( const QString &field )
   const qlonglong p62 = qlonglong( 1 ) << 62, p53 = qlonglong( 1 ) << 53;
   const int intMax = std::numeric_limits<int>::max();
   if ( field == "s" )
-    return { { QString( "a" ), QString( "A" ) }, { QString::fromUtf8( "\xc3\xa9" ), QString::fromUtf8( "e\xcc\x81" ) }, { QString( "" ), QString( " " ) },
-             { longText( 'a' ), longText( 'b' ) }, { QString::fromUtf8( "日本" ), QString::fromUtf8( "日本 " ) }, { QString( "NULL" ), QString( "0" ) } };
+    return { { QString( "a" ), QString( "A" ) },   { QString::fromUtf8( "\xc3\xa9" ), QString::fromUtf8( "e\xcc\x81" ) }, { QString( "" ), QString( " " ) },
+             { longText( 'a' ), longText( 'b' ) }, { QString::fromUtf8( "日本" ), QString::fromUtf8( "日本 " ) },         { QString( "NULL" ), QString( "0" ) } };
   if ( field == "i" )
     return { { 0, 1, -1 }, { intMax, std::numeric_limits<int>::min() + 1 }, { 7 } }; // the memory provider refuses INT_MIN
   if ( field == "l" )
@@ -351,25 +355,35 @@ const char *badName( Bad bad )
 {
   switch ( bad )
   {
-    case Bad::None: return "none";
-    case Bad::NegativeCount: return "negative count";
-    case Bad::NullCount: return "NULL count";
-    case Bad::FractionalCount: return "fractional count";
-    case Bad::UnknownRegion: return "unknown region";
-    case Bad::QiTwice: return "QI listed twice";
-    case Bad::FractionalK: return "K = 2.5";
-    case Bad::Replacement: return "U+FFFD in a QI";
-    case Bad::EmptyTable: return "empty table";
-    case Bad::ZeroCounts: return "all counts 0";
+    case Bad::None:
+      return "none";
+    case Bad::NegativeCount:
+      return "negative count";
+    case Bad::NullCount:
+      return "NULL count";
+    case Bad::FractionalCount:
+      return "fractional count";
+    case Bad::UnknownRegion:
+      return "unknown region";
+    case Bad::QiTwice:
+      return "QI listed twice";
+    case Bad::FractionalK:
+      return "K = 2.5";
+    case Bad::Replacement:
+      return "U+FFFD in a QI";
+    case Bad::EmptyTable:
+      return "empty table";
+    case Bad::ZeroCounts:
+      return "all counts 0";
   }
   return "?";
 }
 
 enum class Outputs
 {
-  Memory,        //!< every output a temporary layer
-  Files,         //!< every output a GeoPackage
-  ReleaseFile,   //!< ANONYMIZED a GeoPackage, the others temporary layers
+  Memory,      //!< every output a temporary layer
+  Files,       //!< every output a GeoPackage
+  ReleaseFile, //!< ANONYMIZED a GeoPackage, the others temporary layers
 };
 
 const QStringList kSinks = { "SITE_POINTS", "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI", "EVALUATION" };
@@ -390,7 +404,7 @@ struct Case
     // Records
     std::unique_ptr<QgsVectorLayer> records;
     int rows = 0;
-    QString countField; //!< empty: no count field
+    QString countField;     //!< empty: no count field
     bool hasPid = false;    //!< pid: unique per row, released only when named (then refused from 20 released rows)
     bool hasDecile = false; //!< decile: the row's input position in tenths, always named (the order statistic follows it)
     QStringList qis;
@@ -401,9 +415,9 @@ struct Case
     int kValue = 0;
     int fixedSites = 1;
     double runSeed = 0;
-    int method = 0;    //!< METHOD: balanced density or ADC
-    int objective = 0; //!< ADC's OBJECTIVE
-    int seeding = 0;   //!< ADC's SEEDING
+    int method = 0;        //!< METHOD: balanced density or ADC
+    int objective = 0;     //!< ADC's OBJECTIVE
+    int seeding = 0;       //!< ADC's SEEDING
     QString errorMustName; //!< bad inputs: what the error must name
     QString errorMustAlsoName;
 };
@@ -988,19 +1002,21 @@ void TestProperty::randomCases()
   for ( const double rho : mOrderCorrelations )
     meanOrder += rho / mOrderCorrelations.size();
   if ( !mFailedCases.isEmpty() || mOnlyCase >= 0 || qEnvironmentVariableIsSet( "VBAS_PROPERTY_VERBOSE" ) )
-    qInfo().noquote() << QStringLiteral( "base seed 0x%1: %2 succeeded, %3 refused (%10 for their RELEASE_FIELDS, %11 for QI values their GeoPackage release stores alike), %4 with GeoPackage outputs, %5 released rows checked; "
-                                         "cases releasing rows per QI: %6; mean Spearman %8 over %9 cases; %7 s" )
-                           .arg( mBaseSeed, 0, 16 )
-                           .arg( mSucceeded )
-                           .arg( mRefused )
-                           .arg( mFileCases )
-                           .arg( mReleasedRows )
-                           .arg( qiCoverage.join( QStringLiteral( ", " ) ) )
-                           .arg( timer.elapsed() / 1000.0 )
-                           .arg( meanOrder, 0, 'f', 4 )
-                           .arg( mOrderCorrelations.size() )
-                           .arg( mFieldRefusals )
-                           .arg( mJoinRefusals );
+    qInfo().noquote()
+      << QStringLiteral(
+           "base seed 0x%1: %2 succeeded, %3 refused (%10 for their RELEASE_FIELDS, %11 for QI values their GeoPackage release stores alike), %4 with GeoPackage outputs, %5 released rows checked; "
+           "cases releasing rows per QI: %6; mean Spearman %8 over %9 cases; %7 s" )
+           .arg( mBaseSeed, 0, 16 )
+           .arg( mSucceeded )
+           .arg( mRefused )
+           .arg( mFileCases )
+           .arg( mReleasedRows )
+           .arg( qiCoverage.join( QStringLiteral( ", " ) ) )
+           .arg( timer.elapsed() / 1000.0 )
+           .arg( meanOrder, 0, 'f', 4 )
+           .arg( mOrderCorrelations.size() )
+           .arg( mFieldRefusals )
+           .arg( mJoinRefusals );
   QVERIFY2( mFailedCases.isEmpty(), qPrintable( QStringLiteral( "%1 of %2 case(s) failed: %3. Broken: %4" )
                                                   .arg( mFailedCases.size() )
                                                   .arg( mOnlyCase >= 0 ? 1 : mCases )
@@ -1023,10 +1039,8 @@ void TestProperty::releaseOrderIsNotInputOrder()
   // a mean of 0 with a standard error of about 1 / sqrt(29 * cases) at most. The order is fresh at
   // every run, so the bound is 5 standard errors: a false alarm about once in 3 million runs.
   const double bound = 5.0 / std::sqrt( ( kFewestRowsForOrder - 1.0 ) * mOrderCorrelations.size() );
-  QVERIFY2( std::fabs( mean ) < bound, qPrintable( QStringLiteral( "mean Spearman correlation between input and release position %1 over %2 cases (bound %3)" )
-                                                     .arg( mean )
-                                                     .arg( mOrderCorrelations.size() )
-                                                     .arg( bound ) ) );
+  QVERIFY2( std::fabs( mean ) < bound,
+            qPrintable( QStringLiteral( "mean Spearman correlation between input and release position %1 over %2 cases (bound %3)" ).arg( mean ).arg( mOrderCorrelations.size() ).arg( bound ) ) );
 }
 
 void TestProperty::runCase( Case &c, QStringList &problems )
@@ -1077,7 +1091,10 @@ void TestProperty::runCase( Case &c, QStringList &problems )
     // And one whose GeoPackage release would join classes: checkJoinRefusal judges whether rightly.
     const bool joinRefused = expectOk && !ok && c.outputs != Outputs::Memory && feedback.error().contains( QStringLiteral( "stores some different QI values alike" ) );
     if ( ok != expectOk && !fieldsRefused && !joinRefused )
-      problems << QStringLiteral( "outcome: the run %1 (%2 error message(s), %3 characters)" ).arg( ok ? "succeeded on a bad input" : "failed on a good input" ).arg( feedback.errors.size() ).arg( feedback.error().size() );
+      problems << QStringLiteral( "outcome: the run %1 (%2 error message(s), %3 characters)" )
+                    .arg( ok ? "succeeded on a bad input" : "failed on a good input" )
+                    .arg( feedback.errors.size() )
+                    .arg( feedback.error().size() );
     if ( !ok )
     {
       ++mRefused;
@@ -1268,7 +1285,10 @@ void TestProperty::checkRelease( const Case &c, const QVariantMap &results, QgsP
   if ( released != expectedReleased || suppressed != expectedSuppressed )
     problems << QStringLiteral( "counts: RELEASED %1 and SUPPRESSED %2, recounted %3 and %4" ).arg( released ).arg( suppressed ).arg( expectedReleased ).arg( expectedSuppressed );
   if ( released + suppressed != total || results.value( QStringLiteral( "RECORDS" ) ).toLongLong() != total )
-    problems << QStringLiteral( "counts: RELEASED + SUPPRESSED = %1, RECORDS %2, the input holds %3 records" ).arg( released + suppressed ).arg( results.value( QStringLiteral( "RECORDS" ) ).toLongLong() ).arg( total );
+    problems << QStringLiteral( "counts: RELEASED + SUPPRESSED = %1, RECORDS %2, the input holds %3 records" )
+                  .arg( released + suppressed )
+                  .arg( results.value( QStringLiteral( "RECORDS" ) ).toLongLong() )
+                  .arg( total );
   const QList<Row> evaluationRows = readRows( evaluation );
   if ( evaluationRows.size() != 1 || evaluationRows[0].values.value( QStringLiteral( "released" ) ).toLongLong() != expectedReleased
        || evaluationRows[0].values.value( QStringLiteral( "suppressed" ) ).toLongLong() != expectedSuppressed )
@@ -1358,7 +1378,8 @@ void TestProperty::checkRelease( const Case &c, const QVariantMap &results, QgsP
   // Every number counts the classes as written, never finer ones of the run (a run whose destination
   // would join its classes is refused: checkJoinRefusal).
   const qlonglong writtenSmallest = writtenGroups.empty() ? 0 : smallest;
-  if ( static_cast<qlonglong>( writtenGroups.size() ) != results.value( QStringLiteral( "RELEASED_ECS" ) ).toLongLong() || writtenSmallest != results.value( QStringLiteral( "SMALLEST_EC" ) ).toLongLong() )
+  if ( static_cast<qlonglong>( writtenGroups.size() ) != results.value( QStringLiteral( "RELEASED_ECS" ) ).toLongLong()
+       || writtenSmallest != results.value( QStringLiteral( "SMALLEST_EC" ) ).toLongLong() )
     problems << QStringLiteral( "numbers: RELEASED_ECS %1 and SMALLEST_EC %2, where the release as written holds %3 classes, the smallest of %4" )
                   .arg( results.value( QStringLiteral( "RELEASED_ECS" ) ).toLongLong() )
                   .arg( results.value( QStringLiteral( "SMALLEST_EC" ) ).toLongLong() )
@@ -1450,7 +1471,8 @@ void TestProperty::checkRelease( const Case &c, const QVariantMap &results, QgsP
   }
 }
 
-void TestProperty::checkNamedFields( const Case &c, const QList<Row> &input, const QList<int> &releasedRows, const QHash<QString, qlonglong> &aggregateOf, const QString &refusal, QStringList &problems )
+void TestProperty::checkNamedFields( const Case &c, const QList<Row> &input, const QList<int> &releasedRows, const QHash<QString, qlonglong> &aggregateOf, const QString &refusal,
+                                     QStringList &problems )
 {
   int refused = 0, wronglyReleased = 0, unnamed = 0, wronglyNamed = 0;
   for ( const QString &field : c.named )

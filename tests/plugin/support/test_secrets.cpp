@@ -41,7 +41,8 @@ void TestSecrets::withoutPasswords_data()
   // QGIS's PostgreSQL sources (qgis_process inputs) and destinations: QgsDataSourceUri decides.
   QTest::newRow( "postgres://, quoted" ) << "postgres://" + db + " password='Hush7Kx9'" + table << "postgres://" + db + table;
   QTest::newRow( "postgres://, quoted with a space and a quote" ) << "postgres://" + db + " password='Hush7Kx9 it\\'s'" + table << "postgres://" + db + table;
-  QTest::newRow( "postgres://, unquoted, last" ) << "postgres://dbname=vbas user=analyst password=Hush7Kx9" << "postgres://dbname='vbas' user='analyst'";
+  QTest::newRow( "postgres://, unquoted, last" ) << "postgres://dbname=vbas user=analyst password=Hush7Kx9"
+                                                 << "postgres://dbname='vbas' user='analyst'";
   QTest::newRow( "postgis: destination with geometry" ) << "postgis:" + db + " password='Hush7Kx9' table=\"public\".\"aggregated\" (geom)"
                                                         << "postgis:" + db + " table=\"public\".\"aggregated\" (geom)";
   QTest::newRow( "sslpassword" ) << "postgres://" + db + " sslmode=verify-full sslpassword='Hush7Kx9'" + table << "postgres://" + db + " sslmode=verify-full" + table;
@@ -49,18 +50,28 @@ void TestSecrets::withoutPasswords_data()
   // GDAL's PG: connection strings (an OGR layer's source), as libpq reads them.
   QTest::newRow( "PG:, unquoted, before the layer" ) << "PG:dbname=vbas host=/tmp user=postgres password=Hush7Kx9|layername=patients"
                                                      << "PG:dbname=vbas host=/tmp user=postgres |layername=patients";
-  QTest::newRow( "PG:, quoted with spaces, first" ) << "PG:password = 'Hush7Kx9 two words' dbname=vbas tables=patients" << "PG:dbname=vbas tables=patients";
-  QTest::newRow( "PG:, unterminated quote" ) << "PG:dbname=vbas password='Hush7Kx9 rest" << "PG:dbname=vbas ";
-  QTest::newRow( "PG:, upper case key" ) << "PG:dbname=vbas PASSWORD=Hush7Kx9 user=postgres" << "PG:dbname=vbas user=postgres";
+  QTest::newRow( "PG:, quoted with spaces, first" ) << "PG:password = 'Hush7Kx9 two words' dbname=vbas tables=patients"
+                                                    << "PG:dbname=vbas tables=patients";
+  QTest::newRow( "PG:, unterminated quote" ) << "PG:dbname=vbas password='Hush7Kx9 rest"
+                                             << "PG:dbname=vbas ";
+  QTest::newRow( "PG:, upper case key" ) << "PG:dbname=vbas PASSWORD=Hush7Kx9 user=postgres"
+                                         << "PG:dbname=vbas user=postgres";
   // libpq's URLs and other URLs.
-  QTest::newRow( "libpq URL" ) << "postgresql://analyst:Hush7Kx9@db.example.org:5432/vbas" << "postgresql://analyst@db.example.org:5432/vbas";
-  QTest::newRow( "libpq URL, query" ) << "postgresql://db.example.org/vbas?user=analyst&password=Hush7Kx9" << "postgresql://db.example.org/vbas?user=analyst&";
-  QTest::newRow( "GDAL /vsicurl/" ) << "/vsicurl/https://analyst:Hush7Kx9@files.example.org/regions.gpkg" << "/vsicurl/https://analyst@files.example.org/regions.gpkg";
-  QTest::newRow( "ODBC pwd" ) << "MSSQL:server=db;uid=analyst;pwd=Hush7Kx9" << "MSSQL:server=db;uid=analyst;";
+  QTest::newRow( "libpq URL" ) << "postgresql://analyst:Hush7Kx9@db.example.org:5432/vbas"
+                               << "postgresql://analyst@db.example.org:5432/vbas";
+  QTest::newRow( "libpq URL, query" ) << "postgresql://db.example.org/vbas?user=analyst&password=Hush7Kx9"
+                                      << "postgresql://db.example.org/vbas?user=analyst&";
+  QTest::newRow( "GDAL /vsicurl/" ) << "/vsicurl/https://analyst:Hush7Kx9@files.example.org/regions.gpkg"
+                                    << "/vsicurl/https://analyst@files.example.org/regions.gpkg";
+  QTest::newRow( "ODBC pwd" ) << "MSSQL:server=db;uid=analyst;pwd=Hush7Kx9"
+                              << "MSSQL:server=db;uid=analyst;";
   // No password: unchanged.
-  QTest::newRow( "a file" ) << "/data/password_list.gpkg|layername=patients" << "/data/password_list.gpkg|layername=patients";
-  QTest::newRow( "a URL without a password" ) << "https://analyst@files.example.org/a:b.gpkg" << "https://analyst@files.example.org/a:b.gpkg";
-  QTest::newRow( "a number" ) << "0.2" << "0.2";
+  QTest::newRow( "a file" ) << "/data/password_list.gpkg|layername=patients"
+                            << "/data/password_list.gpkg|layername=patients";
+  QTest::newRow( "a URL without a password" ) << "https://analyst@files.example.org/a:b.gpkg"
+                                              << "https://analyst@files.example.org/a:b.gpkg";
+  QTest::newRow( "a number" ) << "0.2"
+                              << "0.2";
 }
 
 void TestSecrets::withoutPasswords()
@@ -121,7 +132,8 @@ void TestSecrets::unloadableLayerNamedWithoutPassword()
   const QString records = "postgres://" + kNowhere + QStringLiteral( " password='Hush7Kx9' key='fid' table=\"public\".\"patients\"" );
   std::unique_ptr<QgsVectorLayer> regions = vbastest::grid();
   vbastest::run( QStringLiteral( "vbas:estimatesitecount" ),
-                 { { "REGIONS", vbastest::layerValue( regions.get() ) }, { "REGION_ID", "id" }, { "RECORDS", records }, { "RECORD_REGION", "region" }, { "QI_FIELDS", "sex" } }, context, false, &feedback );
+                 { { "REGIONS", vbastest::layerValue( regions.get() ) }, { "REGION_ID", "id" }, { "RECORDS", records }, { "RECORD_REGION", "region" }, { "QI_FIELDS", "sex" } }, context, false,
+                 &feedback );
   const QString log = ( feedback.messages + feedback.warnings + feedback.errors ).join( '\n' );
   QVERIFY2( log.contains( QStringLiteral( "Could not load the layer of RECORDS (postgres://%1 key='fid'" ).arg( kNowhere ) ), qPrintable( log ) );
   QVERIFY( !log.contains( kPassword ) );

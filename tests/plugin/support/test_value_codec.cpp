@@ -35,19 +35,57 @@ QList<QVariant> lookalikes()
 {
   const QDateTime t( QDate( 2020, 1, 1 ), QTime( 10, 0, 0, 0 ), Qt::UTC );
   return {
-    QStringLiteral( "a" ), QStringLiteral( "A" ), QStringLiteral( "" ), QStringLiteral( " " ), QStringLiteral( "a " ),
-    QString::fromUtf8( "\xc3\xa9" ), QString::fromUtf8( "e\xcc\x81" ), // é precomposed and decomposed: different code units
-    QString( 30, 'x' ), QString( 30, 'x' ).replace( 15, 1, 'y' ),     // long strings differing in one middle character
-    QString( QChar( 0xfeff ) ), QStringLiteral( "1" ), // U+FEFF (a byte order mark) is a character of its own
-    1, 2, -1, qlonglong( 1 ) << 62, std::numeric_limits<qulonglong>::max(),
-    0.0, -0.0, 1.0, 0.1, 0.1 + 0.2, 0.3, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
-    true, false,
-    QDate( 2020, 1, 1 ), QDate( 2020, 1, 2 ), QTime( 10, 0 ), QTime( 10, 0, 0, 1 ),
-    t, t.addMSecs( 1 ), t.toOffsetFromUtc( 3600 ), QDateTime( QDate( 2020, 1, 1 ), QTime( 10, 0 ) ), // the same instant in another zone is written differently
-    QByteArray( "\x00\xff", 2 ), QByteArray( "\x00\xfe", 2 ), QByteArray( "\xff", 1 ), QByteArray( "", 0 ),
-    QStringList { "a", "b" }, QStringList { "ab" }, QStringList { "a", "b", "" }, QStringList { "b", "a" }, QStringList {},
-    QVariantList { 1, 2 }, QVariantList { 1, "2" }, QVariantList { QVariantList { 1 }, 2 }, QVariantList { 1, QVariant() },
-    QVariantMap { { "k", 1 } }, QVariantMap { { "k", 2 } }, QVariantMap { { "k2", 1 } }, QVariantMap {},
+    QStringLiteral( "a" ),
+    QStringLiteral( "A" ),
+    QStringLiteral( "" ),
+    QStringLiteral( " " ),
+    QStringLiteral( "a " ),
+    QString::fromUtf8( "\xc3\xa9" ),
+    QString::fromUtf8( "e\xcc\x81" ), // é precomposed and decomposed: different code units
+    QString( 30, 'x' ),
+    QString( 30, 'x' ).replace( 15, 1, 'y' ), // long strings differing in one middle character
+    QString( QChar( 0xfeff ) ),
+    QStringLiteral( "1" ), // U+FEFF (a byte order mark) is a character of its own
+    1,
+    2,
+    -1,
+    qlonglong( 1 ) << 62,
+    std::numeric_limits<qulonglong>::max(),
+    0.0,
+    -0.0,
+    1.0,
+    0.1,
+    0.1 + 0.2,
+    0.3,
+    std::numeric_limits<double>::quiet_NaN(),
+    std::numeric_limits<double>::infinity(),
+    true,
+    false,
+    QDate( 2020, 1, 1 ),
+    QDate( 2020, 1, 2 ),
+    QTime( 10, 0 ),
+    QTime( 10, 0, 0, 1 ),
+    t,
+    t.addMSecs( 1 ),
+    t.toOffsetFromUtc( 3600 ),
+    QDateTime( QDate( 2020, 1, 1 ), QTime( 10, 0 ) ), // the same instant in another zone is written differently
+    QByteArray( "\x00\xff", 2 ),
+    QByteArray( "\x00\xfe", 2 ),
+    QByteArray( "\xff", 1 ),
+    QByteArray( "", 0 ),
+    QStringList { "a", "b" },
+    QStringList { "ab" },
+    QStringList { "a", "b", "" },
+    QStringList { "b", "a" },
+    QStringList {},
+    QVariantList { 1, 2 },
+    QVariantList { 1, "2" },
+    QVariantList { QVariantList { 1 }, 2 },
+    QVariantList { 1, QVariant() },
+    QVariantMap { { "k", 1 } },
+    QVariantMap { { "k", 2 } },
+    QVariantMap { { "k2", 1 } },
+    QVariantMap {},
     QVariant(),
   };
 }
