@@ -1,6 +1,6 @@
 #!/bin/bash
 # Generalization against the paper's method (docs/generalization.md), on ~3,000 counties and ~3.3 M
-# records with four QIs (bench/make_generalization_inputs.py), k = 5, FIXED_SITES units for all runs:
+# records with four QIs (bench/make_generalization_inputs.py), k = 5, FIXED_SITES aggregates for all runs:
 #
 #   bash bench/generalization_comparison.sh [FIXED_SITES]     # default 909 (3,000 / 3.3)
 #
@@ -24,7 +24,7 @@ common=(REGIONS="$IN/regions.gpkg" REGION_ID=region_id RECORDS="$IN/records.gpkg
   QI_FIELDS=age_group QI_FIELDS=sex QI_FIELDS=marital QI_FIELDS=income K=5 MODEL=3 FIXED_SITES="$SITES")
 hierarchies=(HIERARCHIES="$IN/age_group.csv" HIERARCHIES="$IN/marital.csv" INTERVALS=income=20000)
 declare -A extra=([a]="" [b]="${hierarchies[*]} LOCAL_SUPPRESSION=false" [c]="${hierarchies[*]}")
-echo "| run | records | dropped | dropped % | records with * | values * | levels (age, sex, marital, income) | nodes (lattice) | generic NUE | normalised | GC | ARE | records generalized | units (in pieces, releasing nothing) | smallest class (recount) | wall s | × (a) | max RSS MB |"
+echo "| run | records | dropped | dropped % | records with * | values * | levels (age, sex, marital, income) | nodes (lattice) | generic NUE | normalised | GC | ARE | records generalized | aggregates (in pieces, releasing nothing) | smallest class (recount) | wall s | × (a) | max RSS MB |"
 echo "|---|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|"
 for run in a b c; do
   echo "== run ($run), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2

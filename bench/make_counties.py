@@ -33,7 +33,7 @@ records from its own marginals: the "west" and "east" marginals of bench/paper_c
 smoothly by position (more east going east and north), times a factor of its province (--provinces
 irregular provinces, the nearest of random centres; each province's factors drawn once, Dirichlet as in
 paper_comparison.py).
-Calibrated (2026-11-26, the defaults): 6-20 s to generate; at 909 units (3,000 / 3.3, MODEL=3
+Calibrated (2026-11-26, the defaults): 6-20 s to generate; at 909 aggregates (3,000 / 3.3, MODEL=3
 FIXED_SITES=909, K=5) balanced density suppresses 3.9 % of the records with the first three QIs and
 25.7 % with all four, the regime of the real counties (3.2 % and 27.5 % by the paper's method).
 """

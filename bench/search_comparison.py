@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Fewer records lost at the same unit count: balanced density, ADC and the suppression optimiser.
+"""Fewer records lost at the same aggregate count: balanced density, ADC and the suppression optimiser.
 
 Run from the repository root, after the build (`bash .ci/setup`), with /usr/bin/python3 (osgeo, numpy,
 scipy):
@@ -10,8 +10,8 @@ Inputs (--geography): bench/make_counties.py's generated counties (about 3,000 i
 islands, a population gradient and QI marginals that differ by area; the default), or with
 `--geography us-counties` bench/make_us_counties.py's 3,076 real US counties with generated records
 (needs `apt-get install --no-install-recommends r-cran-maps`); generated into --data (kept when the
-parameters are the same). For the 3-QI and the 4-QI selection, k = --k, every row asks for the same number of units
-(MODEL=3, FIXED_SITES = --sites, default the regions / 3.3, the unit count of the paper's method on the
+parameters are the same). For the 3-QI and the 4-QI selection, k = --k, every row asks for the same number of aggregates
+(MODEL=3, FIXED_SITES = --sites, default the regions / 3.3, the aggregate count of the paper's method on the
 real counties) and runs vbas:anonymize headless (`qgis_process.bin --json run`), one run at a time, on a
 snapshot of the plugin installed in build/qgis-profile (copied into a temporary profile). ROWS below
 lists the configurations: a row whose parameters the installed plugin does not know is reported as
@@ -85,7 +85,7 @@ ROWS = [
 ]
 QI_SETS = [("3 QIs", mc.QI_FIELDS[:3]), ("4 QIs", mc.QI_FIELDS)]
 # The measured targets (suppressed at most 0.75 x the paper's method, compactness within the budget, every
-# unit in one piece, no more units releasing nothing, the paper's method's unit count, within 60 s).
+# aggregate in one piece, no more aggregates releasing nothing, the paper's method's aggregate count, within 60 s).
 TARGET_SUPPRESSED, TARGET_COMPACTNESS, TARGET_SECONDS = 0.75, 1.0, 60.0
 OUTPUTS = ("SITE_POINTS", "LOOKUP", "ANONYMIZED")
 # --geography: the script that makes the inputs (in bench/), and its default folder.
@@ -245,7 +245,7 @@ def recount(inputs, qis, label, run_dir, k, region_point):
         "compactness": compactness,
         "mean_point": mean_point,
         "nue": nue,
-        "pieces": units_in_pieces(inputs, agg),
+        "pieces": aggregates_in_pieces(inputs, agg),
         "releasing_nothing": len(aggregates - {key[0] for key in released}),
         "regions_missing_from_lookup": missing,
         "sites_missing": int(np.isnan(site_xy[:, 0]).sum()),
@@ -271,7 +271,7 @@ def read_sites(path):
     return {f.GetField("site_id"): f.GetGeometryRef().GetPoint_2D() for f in ds.GetLayer(0)}
 
 
-def units_in_pieces(inputs, agg):
+def aggregates_in_pieces(inputs, agg):
     """Aggregates whose regions fall into more than one connected part (borders and island bridges)."""
     uf = UnionFind(len(agg))
     for a, b in inputs["links"]:
@@ -352,14 +352,14 @@ def targets(r, paper):
     if r["releasing_nothing"] > paper["releasing_nothing"]:
         missed.append("more releasing nothing")
     if r["aggregates"] != paper["aggregates"]:
-        missed.append("%d units, not the paper's %d" % (r["aggregates"], paper["aggregates"]))
+        missed.append("%d aggregates, not the paper's %d" % (r["aggregates"], paper["aggregates"]))
     if (r["plugin"].get("RUNTIME") or r["wall"]) > TARGET_SECONDS:
         missed.append("> %.0f s" % TARGET_SECONDS)
     return "met" if not missed else "missed: " + ", ".join(missed)
 
 
 def table(results, meta):
-    out = ["| QIs | configuration | units | suppressed | % | x paper | smallest EC | compactness (km) | x paper "
+    out = ["| QIs | configuration | aggregates | suppressed | % | x paper | smallest EC | compactness (km) | x paper "
            "| mean-point | x paper | NUE (bits) | x paper | in pieces | releasing nothing | RUNTIME (s) | wall (s) | targets |",
            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     notes = []
@@ -440,7 +440,7 @@ def merge_rerun(saved, rerun):
 
 def report(results, meta):
     i = meta["inputs"]
-    lines = ["# Suppression at the same unit count: balanced density, ADC and the optimiser", "",
+    lines = ["# Suppression at the same aggregate count: balanced density, ADC and the optimiser", "",
              "Command: `/usr/bin/python3 bench/search_comparison.py %s`" % shlex.join(meta["argv"]), "",
              "Machine: %s; started %s UTC; %d runs, one at a time, in %.1f min; load average (1 min) %s at the "
              "start, %s at the end (the machine is shared: times are noisy)." % (
@@ -449,15 +449,15 @@ def report(results, meta):
              "Plugin under test: %s." % meta["plugin"], ""] + [
              "Rows run again: %s" % rerun for rerun in meta.get("reruns", [])] + [""] * bool(meta.get("reruns")) + [
              inputs_sentence(meta), "",
-             "Every row: MODEL=3 FIXED_SITES=%d, K=%d, SEED=%d. *units*: non-empty aggregates in LOOKUP; *x paper*: "
+             "Every row: MODEL=3 FIXED_SITES=%d, K=%d, SEED=%d. *aggregates*: non-empty aggregates in LOOKUP; *x paper*: "
              "the ratio to the plain balanced-density row of the same QIs; compactness eq. 20 from the regions' "
              "centroids to SITE_POINTS; mean-point: the mean-point compactness (records x km, in millions), each "
              "region's records times its distance to its aggregate's records-weighted mean point, the same rule "
-             "for every row whatever its sites; NUE eq. 22-23 over the released records; *in pieces*: units whose regions "
-             "are not connected by shared borders (islands bridged); *releasing nothing*: units with no released "
+             "for every row whatever its sites; NUE eq. 22-23 over the released records; *in pieces*: aggregates whose regions "
+             "are not connected by shared borders (islands bridged); *releasing nothing*: aggregates with no released "
              "record; RUNTIME: the plugin's own output; wall: the qgis_process call. Everything but RUNTIME is "
              "recounted from the written outputs. Targets: suppressed at most %.2f x the paper's method, "
-             "mean-point compactness at most %.1f x, no unit in pieces, no more units releasing nothing, as many units as the "
+             "mean-point compactness at most %.1f x, no aggregate in pieces, no more aggregates releasing nothing, as many aggregates as the "
              "paper's method returns (%d sites asked), RUNTIME within %.0f s." % (
                  meta["sites"], meta["k"], meta["run_seed"], TARGET_SUPPRESSED, TARGET_COMPACTNESS,
                  min(meta["sites"], i["regions"]), TARGET_SECONDS), ""]

@@ -12,9 +12,9 @@ double meanPointCompactness( const std::vector<Point> &regionPoints, const std::
   for ( std::size_t r = 0; r < regionAggregate.size(); ++r )
     members[regionAggregate[r]].push_back( r );
   double total = 0;
-  for ( const std::vector<std::size_t> &unit : members )
-    total += meanPointSpread( regionPoints, weights, [&unit]( const auto &f ) {
-      for ( const std::size_t r : unit )
+  for ( const std::vector<std::size_t> &aggregate : members )
+    total += meanPointSpread( regionPoints, weights, [&aggregate]( const auto &f ) {
+      for ( const std::size_t r : aggregate )
         f( r );
     } );
   return total;

@@ -1,6 +1,6 @@
 // Mean-point compactness (docs/method.md, "Mean-point compactness"): the one measure of compactness
-// that the steps which optimise units hold their budget on (ADC, REFINE_BOUNDARIES, SEARCH) and that
-// every release reports, whatever its method does with sites.
+// that the steps which optimise aggregates hold their budget on (ADC, REFINE_BOUNDARIES, SEARCH) and
+// that every release reports, whatever its method does with sites.
 #pragma once
 
 #include "algorithms/base/geometry.h"
@@ -13,7 +13,7 @@ namespace vbas
 {
 
 /**
- * The mean-point compactness of one unit, the regions `visit` passes to its callable (it is called
+ * The mean-point compactness of one aggregate, the regions `visit` passes to its callable (it is called
  * twice): sum w_r ||r_p - m||, m their weighted mean point; 0 when their weights sum to 0.
  */
 template<class Visit>

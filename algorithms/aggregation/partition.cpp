@@ -18,7 +18,7 @@ std::int64_t suppressedIn( std::int64_t n, std::int64_t k )
   return n < k ? n : 0;
 }
 
-//! A unit releases nothing when every one of its records is suppressed (or it holds none).
+//! An aggregate releases nothing when every one of its records is suppressed (or it holds none).
 bool releasesNothing( std::int64_t records, std::int64_t suppressed )
 {
   return records == suppressed;
@@ -32,7 +32,7 @@ constexpr std::size_t kNone = static_cast<std::size_t>( -1 );
 } // namespace
 
 Partition::Partition( std::vector<std::size_t> regionAggregate, std::vector<Point> sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms,
-                      const RegionAdjacency &adjacency, std::int64_t k, const UnitConstraints &constraints, std::vector<double> weights )
+                      const RegionAdjacency &adjacency, std::int64_t k, const AggregateConstraints &constraints, std::vector<double> weights )
   : mRegionAggregate( std::move( regionAggregate ) )
   , mSites( std::move( sites ) )
   , mPoints( regionPoints )
@@ -43,7 +43,7 @@ Partition::Partition( std::vector<std::size_t> regionAggregate, std::vector<Poin
   , mConstraints( constraints )
   , mMembers( mSites.size() )
   , mPosition( mRegionAggregate.size() )
-  , mUnits( mSites.size() )
+  , mAggregates( mSites.size() )
   , mSeen( mRegionAggregate.size(), 0 )
   , mTarget( mRegionAggregate.size(), 0 )
 {
@@ -58,33 +58,33 @@ Partition::Partition( std::vector<std::size_t> regionAggregate, std::vector<Poin
   for ( std::size_t r = 0; r < mRegionAggregate.size(); ++r )
   {
     if ( mRegionAggregate[r] >= mSites.size() )
-      throw std::invalid_argument( "Partition: a region's unit has no site" );
+      throw std::invalid_argument( "Partition: a region's aggregate has no site" );
     mPosition[r] = mMembers[mRegionAggregate[r]].size();
     mMembers[mRegionAggregate[r]].push_back( r );
   }
-  for ( std::size_t u = 0; u < mSites.size(); ++u )
+  for ( std::size_t a = 0; a < mSites.size(); ++a )
   {
-    if ( mMembers[u].empty() )
-      throw std::invalid_argument( "Partition: a unit holds no region" );
+    if ( mMembers[a].empty() )
+      throw std::invalid_argument( "Partition: an aggregate holds no region" );
     Point mean;
-    mUnits[u] = totals( mMembers[u], mean );
-    mUnits[u].compactness = 0;
-    for ( const std::size_t r : mMembers[u] )
-      mUnits[u].compactness += distance( r, mSites[u] );
-    mScore.suppressed += mUnits[u].suppressed;
-    mScore.compactness += mUnits[u].compactness;
-    mScore.meanPointCompactness += mUnits[u].meanPointCompactness;
-    mScore.releasingNothing += releasesNothing( mUnits[u].records, mUnits[u].suppressed );
+    mAggregates[a] = totals( mMembers[a], mean );
+    mAggregates[a].compactness = 0;
+    for ( const std::size_t r : mMembers[a] )
+      mAggregates[a].compactness += distance( r, mSites[a] );
+    mScore.suppressed += mAggregates[a].suppressed;
+    mScore.compactness += mAggregates[a].compactness;
+    mScore.meanPointCompactness += mAggregates[a].meanPointCompactness;
+    mScore.releasingNothing += releasesNothing( mAggregates[a].records, mAggregates[a].suppressed );
   }
-  mScore.units = mSites.size();
+  mScore.aggregates = mSites.size();
   for ( std::size_t r = 0; r < mRegionAggregate.size(); ++r )
     for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
       mEcs.findOrInsert( key( mRegionAggregate[r], mHistograms.classes[e] ), 0 ) += mHistograms.counts[e];
 }
 
-std::int64_t Partition::ecRecords( std::size_t unit, std::uint32_t cls ) const
+std::int64_t Partition::ecRecords( std::size_t aggregate, std::uint32_t cls ) const
 {
-  const std::int64_t *n = mEcs.find( key( unit, cls ) );
+  const std::int64_t *n = mEcs.find( key( aggregate, cls ) );
   return n ? *n : 0;
 }
 
@@ -93,10 +93,10 @@ double Partition::distance( std::size_t r, const Point &site ) const
   return std::hypot( mPoints[r].x - site.x, mPoints[r].y - site.y );
 }
 
-double Partition::meanPointCompactness( std::size_t u, std::size_t without, std::size_t with ) const
+double Partition::meanPointCompactness( std::size_t a, std::size_t without, std::size_t with ) const
 {
   return meanPointSpread( mPoints, mWeights, [&]( const auto &f ) {
-    for ( const std::size_t r : mMembers[u] )
+    for ( const std::size_t r : mMembers[a] )
       if ( r != without )
         f( r );
     if ( with != kNone )
@@ -104,7 +104,7 @@ double Partition::meanPointCompactness( std::size_t u, std::size_t without, std:
   } );
 }
 
-Partition::UnitTotals Partition::totals( const std::vector<std::size_t> &regions, Point &site ) const
+Partition::AggregateTotals Partition::totals( const std::vector<std::size_t> &regions, Point &site ) const
 {
   site = Point();
   for ( const std::size_t r : regions )
@@ -119,7 +119,7 @@ Partition::UnitTotals Partition::totals( const std::vector<std::size_t> &regions
       ec += mHistograms.counts[e];
     }
   }
-  UnitTotals t;
+  AggregateTotals t;
   for ( const std::uint32_t cls : mTouched )
   {
     t.records += mScratch[cls];
@@ -174,8 +174,8 @@ Partition::Change Partition::regionMove( std::size_t r, std::size_t to )
     return change;
   const auto [fromChange, toChange] = suppressionChanges( r, to );
   const std::int64_t records = mHistograms.rowTotal( r );
-  const UnitTotals &f = mUnits[from];
-  const UnitTotals &t = mUnits[to];
+  const AggregateTotals &f = mAggregates[from];
+  const AggregateTotals &t = mAggregates[to];
   change.suppressed = fromChange + toChange;
   change.compactness = distance( r, mSites[to] ) - distance( r, mSites[from] );
   change.meanPointCompactness = meanPointCompactness( from, r, kNone ) + meanPointCompactness( to, kNone, r ) - f.meanPointCompactness - t.meanPointCompactness;
@@ -191,49 +191,49 @@ void Partition::applyRegionMove( std::size_t r, std::size_t to )
   const std::size_t from = mRegionAggregate[r];
   const auto [fromChange, toChange] = suppressionChanges( r, to );
   const std::int64_t records = mHistograms.rowTotal( r );
-  const std::size_t nothingBefore = releasesNothing( mUnits[from].records, mUnits[from].suppressed ) + releasesNothing( mUnits[to].records, mUnits[to].suppressed );
+  const std::size_t nothingBefore = releasesNothing( mAggregates[from].records, mAggregates[from].suppressed ) + releasesNothing( mAggregates[to].records, mAggregates[to].suppressed );
   for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
   {
     mEcs.findOrInsert( key( from, mHistograms.classes[e] ), 0 ) -= mHistograms.counts[e];
     mEcs.findOrInsert( key( to, mHistograms.classes[e] ), 0 ) += mHistograms.counts[e];
   }
   const double compactness = distance( r, mSites[to] ) - distance( r, mSites[from] );
-  mUnits[from].records -= records;
-  mUnits[to].records += records;
-  mUnits[from].suppressed += fromChange;
-  mUnits[to].suppressed += toChange;
-  mUnits[from].compactness -= distance( r, mSites[from] );
-  mUnits[to].compactness += distance( r, mSites[to] );
+  mAggregates[from].records -= records;
+  mAggregates[to].records += records;
+  mAggregates[from].suppressed += fromChange;
+  mAggregates[to].suppressed += toChange;
+  mAggregates[from].compactness -= distance( r, mSites[from] );
+  mAggregates[to].compactness += distance( r, mSites[to] );
   mScore.suppressed += fromChange + toChange;
   mScore.compactness += compactness;
-  mScore.releasingNothing += releasesNothing( mUnits[from].records, mUnits[from].suppressed ) + releasesNothing( mUnits[to].records, mUnits[to].suppressed );
+  mScore.releasingNothing += releasesNothing( mAggregates[from].records, mAggregates[from].suppressed ) + releasesNothing( mAggregates[to].records, mAggregates[to].suppressed );
   mScore.releasingNothing -= nothingBefore;
   unplace( r );
   place( r, to );
-  for ( const std::size_t u : { from, to } )
+  for ( const std::size_t a : { from, to } )
   {
-    const double before = mUnits[u].meanPointCompactness;
-    mUnits[u].meanPointCompactness = meanPointCompactness( u, kNone, kNone );
-    mScore.meanPointCompactness += mUnits[u].meanPointCompactness - before;
+    const double before = mAggregates[a].meanPointCompactness;
+    mAggregates[a].meanPointCompactness = meanPointCompactness( a, kNone, kNone );
+    mScore.meanPointCompactness += mAggregates[a].meanPointCompactness - before;
   }
 }
 
-Partition::Change Partition::reform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &units )
+Partition::Change Partition::reform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &reformed )
 {
   Change change;
   bool bounds = true;
-  for ( const std::size_t u : units )
+  for ( const std::size_t a : reformed )
   {
     std::vector<std::size_t> kept;
-    for ( const std::size_t r : mMembers[u] )
+    for ( const std::size_t r : mMembers[a] )
       if ( std::none_of( regions.begin(), regions.end(), [r]( const auto &m ) { return m.first == r; } ) )
         kept.push_back( r );
     for ( const auto &[r, to] : regions )
-      if ( to == u )
+      if ( to == a )
         kept.push_back( r );
     Point site;
-    const UnitTotals after = totals( kept, site );
-    const UnitTotals &before = mUnits[u];
+    const AggregateTotals after = totals( kept, site );
+    const AggregateTotals &before = mAggregates[a];
     change.suppressed += after.suppressed - before.suppressed;
     change.compactness += after.compactness - before.compactness;
     change.meanPointCompactness += after.meanPointCompactness - before.meanPointCompactness;
@@ -244,7 +244,7 @@ Partition::Change Partition::reform( const std::vector<std::pair<std::size_t, st
   return change;
 }
 
-void Partition::applyReform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &units )
+void Partition::applyReform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &reformed )
 {
   for ( const auto &[r, to] : regions )
   {
@@ -256,44 +256,44 @@ void Partition::applyReform( const std::vector<std::pair<std::size_t, std::size_
     unplace( r );
     place( r, to );
   }
-  for ( const std::size_t u : units )
+  for ( const std::size_t a : reformed )
   {
-    const UnitTotals before = mUnits[u];
-    mUnits[u] = totals( mMembers[u], mSites[u] );
-    mScore.suppressed += mUnits[u].suppressed - before.suppressed;
-    mScore.compactness += mUnits[u].compactness - before.compactness;
-    mScore.meanPointCompactness += mUnits[u].meanPointCompactness - before.meanPointCompactness;
-    mScore.releasingNothing += releasesNothing( mUnits[u].records, mUnits[u].suppressed );
+    const AggregateTotals before = mAggregates[a];
+    mAggregates[a] = totals( mMembers[a], mSites[a] );
+    mScore.suppressed += mAggregates[a].suppressed - before.suppressed;
+    mScore.compactness += mAggregates[a].compactness - before.compactness;
+    mScore.meanPointCompactness += mAggregates[a].meanPointCompactness - before.meanPointCompactness;
+    mScore.releasingNothing += releasesNothing( mAggregates[a].records, mAggregates[a].suppressed );
     mScore.releasingNothing -= releasesNothing( before.records, before.suppressed );
   }
 }
 
-Partition::Change Partition::recentre( std::size_t u ) const
+Partition::Change Partition::recentre( std::size_t a ) const
 {
   Point site;
   Change change;
-  change.compactness = totals( mMembers[u], site ).compactness - mUnits[u].compactness;
+  change.compactness = totals( mMembers[a], site ).compactness - mAggregates[a].compactness;
   change.allowed = allowed( change );
   return change;
 }
 
 bool Partition::keepsBounds() const
 {
-  const auto withinRecords = [this]( const UnitTotals &t ) { return t.records >= mConstraints.minRecords && t.records <= mConstraints.maxRecords; };
+  const auto withinRecords = [this]( const AggregateTotals &t ) { return t.records >= mConstraints.minRecords && t.records <= mConstraints.maxRecords; };
   return mScore.meanPointCompactness <= mConstraints.maxMeanPointCompactness && mScore.releasingNothing <= mConstraints.maxReleasingNothing
-         && std::all_of( mUnits.begin(), mUnits.end(), withinRecords );
+         && std::all_of( mAggregates.begin(), mAggregates.end(), withinRecords );
 }
 
-void Partition::applyRecentre( std::size_t u )
+void Partition::applyRecentre( std::size_t a )
 {
-  applyReform( {}, { u } );
+  applyReform( {}, { a } );
 }
 
-void Partition::place( std::size_t r, std::size_t u )
+void Partition::place( std::size_t r, std::size_t a )
 {
-  mRegionAggregate[r] = u;
-  mPosition[r] = mMembers[u].size();
-  mMembers[u].push_back( r );
+  mRegionAggregate[r] = a;
+  mPosition[r] = mMembers[a].size();
+  mMembers[a].push_back( r );
 }
 
 void Partition::unplace( std::size_t r )
@@ -306,26 +306,26 @@ void Partition::unplace( std::size_t r )
 }
 
 /**
- * Whether r's unit keeps its pieces without r: the regions of the unit that border r are still
- * connected to one another within the unit once r is gone. A breadth-first search over the unit's
- * regions from one of them, which stops once it has reached them all.
+ * Whether r's aggregate keeps its pieces without r: the regions of the aggregate that border r are
+ * still connected to one another within the aggregate once r is gone. A breadth-first search over the
+ * aggregate's regions from one of them, which stops once it has reached them all.
  */
 bool Partition::keepsPieces( std::size_t r )
 {
   ++mStamp;
-  const std::size_t unit = mRegionAggregate[r];
+  const std::size_t aggregate = mRegionAggregate[r];
   std::size_t targets = 0;
   for ( std::size_t e = mAdjacency.offsets[r]; e < mAdjacency.offsets[r + 1]; ++e )
   {
     const std::size_t n = mAdjacency.neighbours[e];
-    if ( mRegionAggregate[n] == unit && mTarget[n] != mStamp )
+    if ( mRegionAggregate[n] == aggregate && mTarget[n] != mStamp )
     {
       mTarget[n] = mStamp;
       ++targets;
       mQueue.assign( 1, n );
     }
   }
-  if ( targets <= 1 ) // r is a piece of its own, which goes, or no path within the unit runs through it
+  if ( targets <= 1 ) // r is a piece of its own, which goes, or no path within the aggregate runs through it
     return true;
   mSeen[r] = mStamp;
   mSeen[mQueue.front()] = mStamp;
@@ -336,7 +336,7 @@ bool Partition::keepsPieces( std::size_t r )
     for ( std::size_t e = mAdjacency.offsets[q]; e < mAdjacency.offsets[q + 1]; ++e )
     {
       const std::size_t n = mAdjacency.neighbours[e];
-      if ( mRegionAggregate[n] != unit || mSeen[n] == mStamp )
+      if ( mRegionAggregate[n] != aggregate || mSeen[n] == mStamp )
         continue;
       mSeen[n] = mStamp;
       reached += mTarget[n] == mStamp;

@@ -1,8 +1,9 @@
-// A partition of the regions into a fixed number of units (aggregates), each with a site, scored
-// incrementally from the per-region histograms: the records suppressed (ECs (unit, class) below k,
-// paper sec. 3.3), compactness (eq. 20: region point to its unit's site), the mean-point compactness
-// (metrics.h: region point to its unit's weighted mean point, which the budget holds), the units
-// releasing nothing, and the constraints every optimising step honours (docs/method.md, "Constraints").
+// A partition of the regions into a fixed number of aggregates, each with a site, scored incrementally
+// from the per-region histograms: the records suppressed (ECs (aggregate, class) below k, paper
+// sec. 3.3), compactness (eq. 20: region point to its aggregate's site), the mean-point compactness
+// (metrics.h: region point to its aggregate's weighted mean point, which the budget holds), the
+// aggregates releasing nothing, and the constraints every optimising step honours (docs/method.md,
+// "Constraints").
 #pragma once
 
 #include "algorithms/aggregation/contiguity.h"
@@ -20,16 +21,16 @@ namespace vbas
 {
 
 /**
- * What every move must honour. A constraint the partition already breaks may stay broken, but no
- * move makes it worse: a unit below the record floor loses no records, one above the ceiling gains
- * none, a compactness above the cap does not rise, and no unit falls into more pieces.
+ * What every move must honour. A constraint the partition already breaks may stay broken, but no move
+ * makes it worse: an aggregate below the record floor loses no records, one above the ceiling gains
+ * none, a compactness above the cap does not rise, and no aggregate falls into more pieces.
  */
-struct UnitConstraints
+struct AggregateConstraints
 {
     double maxMeanPointCompactness = std::numeric_limits<double>::infinity();  //!< over all regions (vbas::meanPointCompactness)
-    std::int64_t minRecords = 0;                                               //!< records in every unit
-    std::int64_t maxRecords = std::numeric_limits<std::int64_t>::max();        //!< records in any unit
-    std::size_t maxReleasingNothing = std::numeric_limits<std::size_t>::max(); //!< units whose every record is suppressed
+    std::int64_t minRecords = 0;                                               //!< records in every aggregate
+    std::int64_t maxRecords = std::numeric_limits<std::int64_t>::max();        //!< records in any aggregate
+    std::size_t maxReleasingNothing = std::numeric_limits<std::size_t>::max(); //!< aggregates whose every record is suppressed
 };
 
 //! The scores of a partition.
@@ -37,14 +38,15 @@ struct PartitionScore
 {
     std::int64_t suppressed = 0;
     double compactness = 0;          //!< eq. 20, to the sites
-    double meanPointCompactness = 0; //!< to the units' weighted mean points
+    double meanPointCompactness = 0; //!< to the aggregates' weighted mean points
     std::size_t releasingNothing = 0;
-    std::size_t units = 0;
+    std::size_t aggregates = 0;
 };
 
 /**
- * The state of a search: each region's unit, each unit's regions, site and totals, and the records of
- * every EC (unit, class). Units are dense indices 0 .. units - 1 and never become empty.
+ * The state of a search: each region's aggregate, each aggregate's regions, site and totals, and the
+ * records of every EC (aggregate, class). Aggregates are dense indices 0 .. aggregates - 1 and never
+ * become empty.
  */
 class Partition
 {
@@ -55,7 +57,7 @@ class Partition
      * compactness (empty: 1 each). Throws std::invalid_argument otherwise.
      */
     Partition( std::vector<std::size_t> regionAggregate, std::vector<Point> sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms, const RegionAdjacency &adjacency,
-               std::int64_t k, const UnitConstraints &constraints, std::vector<double> weights = {} );
+               std::int64_t k, const AggregateConstraints &constraints, std::vector<double> weights = {} );
 
     //! The change of the scores (after - before) and whether the constraints allow it.
     struct Change
@@ -67,38 +69,39 @@ class Partition
         bool allowed = false;
     };
 
-    //! Region r moving to unit `to` (a neighbour unit): refused when r's unit would be left empty or in more pieces.
+    //! Region r moving to aggregate `to` (a neighbour aggregate): refused when r's aggregate would be left empty or in more pieces.
     Change regionMove( std::size_t r, std::size_t to );
     void applyRegionMove( std::size_t r, std::size_t to );
 
     /**
-     * Whole units re-formed: every region of `regions` goes to the unit given beside it, and each
-     * unit of `units` (those the regions come from and go to) gets its site at the mean of its region
-     * points (eq. 12-13). The caller keeps every unit non-empty and in one piece.
+     * Whole aggregates re-formed: every region of `regions` goes to the aggregate given beside it, and
+     * each aggregate of `reformed` (those the regions come from and go to) gets its site at the mean of
+     * its region points (eq. 12-13). The caller keeps every aggregate non-empty and in one piece.
      */
-    Change reform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &units );
-    void applyReform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &units );
+    Change reform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &reformed );
+    void applyReform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &reformed );
 
-    //! Unit u's site moved to the mean of its region points (eq. 12-13).
-    Change recentre( std::size_t u ) const;
-    void applyRecentre( std::size_t u );
+    //! Aggregate a's site moved to the mean of its region points (eq. 12-13).
+    Change recentre( std::size_t a ) const;
+    void applyRecentre( std::size_t a );
 
-    //! Whether a unit that held `before` records keeps the record floor and ceiling holding `after` (or is no further from them).
+    //! Whether an aggregate that held `before` records keeps the record floor and ceiling holding `after` (or is no further from them).
     bool withinRecordBounds( std::int64_t after, std::int64_t before ) const;
 
     /**
      * Whether the partition keeps every bound as it stands: the mean-point compactness at most the cap,
-     * every unit within the record floor and ceiling, the units releasing nothing at most the limit.
+     * every aggregate within the record floor and ceiling, the aggregates releasing nothing at most the
+     * limit.
      */
     bool keepsBounds() const;
 
     const PartitionScore &score() const { return mScore; }
-    std::size_t units() const { return mSites.size(); }
+    std::size_t aggregates() const { return mSites.size(); }
     std::size_t regions() const { return mRegionAggregate.size(); }
-    std::size_t unitOf( std::size_t r ) const { return mRegionAggregate[r]; }
-    const std::vector<std::size_t> &members( std::size_t u ) const { return mMembers[u]; }
-    std::int64_t unitRecords( std::size_t u ) const { return mUnits[u].records; }
-    std::int64_t unitSuppressed( std::size_t u ) const { return mUnits[u].suppressed; }
+    std::size_t aggregateOf( std::size_t r ) const { return mRegionAggregate[r]; }
+    const std::vector<std::size_t> &members( std::size_t a ) const { return mMembers[a]; }
+    std::int64_t aggregateRecords( std::size_t a ) const { return mAggregates[a].records; }
+    std::int64_t aggregateSuppressed( std::size_t a ) const { return mAggregates[a].suppressed; }
     const std::vector<std::size_t> &regionAggregate() const { return mRegionAggregate; }
     const std::vector<Point> &sites() const { return mSites; }
     const RegionAdjacency &adjacency() const { return mAdjacency; }
@@ -106,10 +109,10 @@ class Partition
     std::int64_t k() const { return mK; }
     //! One more than the largest class id of the histograms.
     std::size_t classCount() const { return mScratch.size(); }
-    const UnitConstraints &constraints() const { return mConstraints; }
+    const AggregateConstraints &constraints() const { return mConstraints; }
 
   private:
-    struct UnitTotals
+    struct AggregateTotals
     {
         std::int64_t records = 0;
         std::int64_t suppressed = 0;
@@ -117,18 +120,18 @@ class Partition
         double meanPointCompactness = 0;
     };
 
-    static std::uint64_t key( std::size_t unit, std::uint32_t cls ) { return std::uint64_t( unit ) << 32 | cls; }
-    std::int64_t ecRecords( std::size_t unit, std::uint32_t cls ) const;
+    static std::uint64_t key( std::size_t aggregate, std::uint32_t cls ) { return std::uint64_t( aggregate ) << 32 | cls; }
+    std::int64_t ecRecords( std::size_t aggregate, std::uint32_t cls ) const;
     double distance( std::size_t r, const Point &site ) const;
-    //! The mean-point compactness of unit u's regions without `without` and with `with` (either may be npos).
-    double meanPointCompactness( std::size_t u, std::size_t without, std::size_t with ) const;
-    //! The change of the suppressed records of r's unit and of unit `to` when r moves there.
+    //! The mean-point compactness of aggregate a's regions without `without` and with `with` (either may be npos).
+    double meanPointCompactness( std::size_t a, std::size_t without, std::size_t with ) const;
+    //! The change of the suppressed records of r's aggregate and of aggregate `to` when r moves there.
     std::pair<std::int64_t, std::int64_t> suppressionChanges( std::size_t r, std::size_t to ) const;
-    //! The totals unit u would have holding exactly `regions`, with its site at their mean.
-    UnitTotals totals( const std::vector<std::size_t> &regions, Point &site ) const;
+    //! The totals aggregate a would have holding exactly `regions`, with its site at their mean.
+    AggregateTotals totals( const std::vector<std::size_t> &regions, Point &site ) const;
     bool allowed( const Change &change ) const;
 
-    void place( std::size_t r, std::size_t u );
+    void place( std::size_t r, std::size_t a );
     void unplace( std::size_t r );
     bool keepsPieces( std::size_t r );
 
@@ -139,10 +142,10 @@ class Partition
     const SparseHistograms &mHistograms;
     const RegionAdjacency &mAdjacency;
     std::int64_t mK;
-    UnitConstraints mConstraints;
+    AggregateConstraints mConstraints;
     std::vector<std::vector<std::size_t>> mMembers;
-    std::vector<std::size_t> mPosition; //!< of each region in its unit's members
-    std::vector<UnitTotals> mUnits;
+    std::vector<std::size_t> mPosition; //!< of each region in its aggregate's members
+    std::vector<AggregateTotals> mAggregates;
     FlatMap<std::int64_t> mEcs;
     PartitionScore mScore;
     std::vector<std::size_t> mSeen, mTarget, mQueue; //!< keepsPieces' search, marked with a stamp per check

@@ -17,7 +17,7 @@ namespace
 {
 
 using Clock = std::chrono::steady_clock;
-using Moves = std::vector<std::pair<std::size_t, std::size_t>>; //!< (region, new unit)
+using Moves = std::vector<std::pair<std::size_t, std::size_t>>; //!< (region, new aggregate)
 
 std::int64_t suppressedIn( std::int64_t n, std::int64_t k )
 {
@@ -40,10 +40,10 @@ struct Proposal
       Recentre,
     };
     Kind kind = Kind::None;
-    std::size_t region = 0; //!< Region: the region and its new unit; Recentre: the unit
-    std::size_t unit = 0;
+    std::size_t region = 0; //!< Region: the region and its new aggregate; Recentre: the aggregate
+    std::size_t aggregate = 0;
     Moves moves; //!< Reform
-    std::vector<std::size_t> units;
+    std::vector<std::size_t> aggregates;
     MoveStats *stats = nullptr;
     Partition::Change change;
 };
@@ -83,15 +83,15 @@ class Search
     void apply( const Proposal &p )
     {
       if ( p.kind == Proposal::Kind::Region )
-        mPartition.applyRegionMove( p.region, p.unit );
+        mPartition.applyRegionMove( p.region, p.aggregate );
       else if ( p.kind == Proposal::Kind::Reform )
-        mPartition.applyReform( p.moves, p.units );
+        mPartition.applyReform( p.moves, p.aggregates );
       else
-        mPartition.applyRecentre( p.unit );
+        mPartition.applyRecentre( p.aggregate );
     }
 
   private:
-    //! A random region and a neighbouring unit (a unit other than its own that it borders), or false.
+    //! A random region and a neighbouring aggregate (an aggregate other than its own that it borders), or false.
     bool borderPair( std::size_t &r, std::size_t &to )
     {
       const RegionAdjacency &adjacency = mPartition.adjacency();
@@ -103,8 +103,8 @@ class Search
       const std::size_t first = mRandom.below( degree );
       for ( std::size_t i = 0; i < degree; ++i )
       {
-        to = mPartition.unitOf( adjacency.neighbours[begin + ( first + i ) % degree] );
-        if ( to != mPartition.unitOf( r ) )
+        to = mPartition.aggregateOf( adjacency.neighbours[begin + ( first + i ) % degree] );
+        if ( to != mPartition.aggregateOf( r ) )
           return true;
       }
       return false;
@@ -114,10 +114,10 @@ class Search
     {
       Proposal p;
       p.stats = &mResult.regionMoves;
-      if ( !borderPair( p.region, p.unit ) )
+      if ( !borderPair( p.region, p.aggregate ) )
         return p;
       p.kind = Proposal::Kind::Region;
-      p.change = mPartition.regionMove( p.region, p.unit );
+      p.change = mPartition.regionMove( p.region, p.aggregate );
       return p;
     }
 
@@ -126,27 +126,27 @@ class Search
       Proposal p;
       p.stats = &mResult.recentres;
       p.kind = Proposal::Kind::Recentre;
-      p.unit = mRandom.below( mPartition.units() );
-      p.change = mPartition.recentre( p.unit );
+      p.aggregate = mRandom.below( mPartition.aggregates() );
+      p.change = mPartition.recentre( p.aggregate );
       return p;
     }
 
-    //! Two neighbouring units: that of a random region, and one it borders; none when the region borders no other unit.
-    std::optional<std::pair<std::size_t, std::size_t>> neighbourUnits()
+    //! Two neighbouring aggregates: that of a random region, and one it borders; none when the region borders no other aggregate.
+    std::optional<std::pair<std::size_t, std::size_t>> neighbourAggregates()
     {
       std::size_t r = 0;
       std::size_t b = 0;
       if ( !borderPair( r, b ) )
         return std::nullopt;
-      return std::make_pair( mPartition.unitOf( r ), b );
+      return std::make_pair( mPartition.aggregateOf( r ), b );
     }
 
-    //! Two adjacent units re-formed: merged, then split along a random spanning tree at its best edge.
+    //! Two adjacent aggregates re-formed: merged, then split along a random spanning tree at its best edge.
     Proposal recombination()
     {
       Proposal p;
       p.stats = &mResult.recombinations;
-      const auto pair = neighbourUnits();
+      const auto pair = neighbourAggregates();
       if ( !pair )
         return p;
       const auto [a, b] = *pair;
@@ -155,28 +155,28 @@ class Search
       std::vector<std::size_t> side;
       std::int64_t suppressed = 0;
       // Skipped unscored when its suppression alone rises more than late acceptance takes (a move changes compactness by less than a record).
-      if ( !bestSplit( regions, { a, b }, side, suppressed ) || suppressed - mPartition.unitSuppressed( a ) - mPartition.unitSuppressed( b ) > mSlack + 1 )
+      if ( !bestSplit( regions, { a, b }, side, suppressed ) || suppressed - mPartition.aggregateSuppressed( a ) - mPartition.aggregateSuppressed( b ) > mSlack + 1 )
         return p;
       markSide( side );
       for ( const std::size_t q : regions )
       {
         const std::size_t to = mMark[q] == mStamp ? a : b;
-        if ( mPartition.unitOf( q ) != to )
+        if ( mPartition.aggregateOf( q ) != to )
           p.moves.emplace_back( q, to );
       }
       return reform( std::move( p ), { a, b } );
     }
 
-    //! Two adjacent units merged into one, and a third unit split in two along a random spanning tree at its best edge.
+    //! Two adjacent aggregates merged into one, and a third aggregate split in two along a random spanning tree at its best edge.
     Proposal mergeSplit()
     {
       Proposal p;
       p.stats = &mResult.mergeSplits;
-      const auto pair = neighbourUnits();
+      const auto pair = neighbourAggregates();
       if ( !pair )
         return p;
       const auto [a, b] = *pair;
-      const std::size_t c = mRandom.below( mPartition.units() );
+      const std::size_t c = mRandom.below( mPartition.aggregates() );
       if ( c == a || c == b || mPartition.members( c ).size() < 2 )
         return p;
       std::vector<std::size_t> side;
@@ -192,13 +192,13 @@ class Search
       return reform( std::move( p ), { a, b, c } );
     }
 
-    Proposal reform( Proposal p, std::vector<std::size_t> units )
+    Proposal reform( Proposal p, std::vector<std::size_t> aggregates )
     {
       if ( p.moves.empty() )
         return p;
       p.kind = Proposal::Kind::Reform;
-      p.units = std::move( units );
-      p.change = mPartition.reform( p.moves, p.units );
+      p.aggregates = std::move( aggregates );
+      p.change = mPartition.reform( p.moves, p.aggregates );
       return p;
     }
 
@@ -211,12 +211,12 @@ class Search
 
     /**
      * The regions split at the edge of a random spanning tree (Kruskal on the borders within the
-     * regions, in random order) whose two sides suppress fewest records together, among the edges
-     * whose sides keep the record floor and ceiling (or the records of the units they replace); `side` is the
-     * part that goes to units.first, `suppressed` the records both sides suppress. False when the
-     * regions are too many or not connected.
+     * regions, in random order) whose two sides suppress fewest records together, among the edges whose
+     * sides keep the record floor and ceiling (or the records of the aggregates they replace); `side`
+     * is the part that goes to aggregates.first, `suppressed` the records both sides suppress. False
+     * when the regions are too many or not connected.
      */
-    bool bestSplit( const std::vector<std::size_t> &regions, std::pair<std::size_t, std::size_t> units, std::vector<std::size_t> &side, std::int64_t &suppressed )
+    bool bestSplit( const std::vector<std::size_t> &regions, std::pair<std::size_t, std::size_t> aggregates, std::vector<std::size_t> &side, std::int64_t &suppressed )
     {
       if ( regions.size() < 2 || regions.size() > mSettings.largestRecombined )
         return false;
@@ -227,7 +227,7 @@ class Search
       const ClassTotals all = classTotals( order );
       prefixSums( order, all );
       const std::size_t classes = all.classes.size();
-      const auto keepsBounds = [&]( std::int64_t records, std::size_t unit ) { return mPartition.withinRecordBounds( records, mPartition.unitRecords( unit ) ); };
+      const auto keepsBounds = [&]( std::int64_t records, std::size_t aggregate ) { return mPartition.withinRecordBounds( records, mPartition.aggregateRecords( aggregate ) ); };
       std::int64_t best = -1;
       std::size_t bestNode = 0;
       for ( std::size_t v = 1; v < order.size(); ++v ) // the cut above order[v]: its subtree, order[v .. v + subtree[v]), against the rest
@@ -235,7 +235,7 @@ class Search
         const std::int64_t *first = &mPrefix[v * ( classes + 1 )];
         const std::int64_t *last = &mPrefix[( v + subtree[v] ) * ( classes + 1 )];
         const std::int64_t records = last[classes] - first[classes];
-        if ( !keepsBounds( records, units.first ) || !keepsBounds( all.records - records, units.second ) )
+        if ( !keepsBounds( records, aggregates.first ) || !keepsBounds( all.records - records, aggregates.second ) )
           continue;
         std::int64_t suppressed = 0;
         for ( std::size_t c = 0; c < classes; ++c )
@@ -459,30 +459,30 @@ bool stops( SearchResult &result, const SearchSettings &settings, Progress *prog
 namespace
 {
 
-//! The units other than r's own that region r borders, with the length of border shared with each, by increasing unit.
-std::vector<std::pair<std::size_t, double>> neighbourUnits( std::size_t r, const Partition &partition )
+//! The aggregates other than r's own that region r borders, with the length of border shared with each, by increasing aggregate.
+std::vector<std::pair<std::size_t, double>> neighbourAggregates( std::size_t r, const Partition &partition )
 {
   const RegionAdjacency &adjacency = partition.adjacency();
   std::vector<std::pair<std::size_t, double>> borders;
   for ( std::size_t e = adjacency.offsets[r]; e < adjacency.offsets[r + 1]; ++e )
-    if ( partition.unitOf( adjacency.neighbours[e] ) != partition.unitOf( r ) )
-      borders.emplace_back( partition.unitOf( adjacency.neighbours[e] ), adjacency.borderLengths[e] );
+    if ( partition.aggregateOf( adjacency.neighbours[e] ) != partition.aggregateOf( r ) )
+      borders.emplace_back( partition.aggregateOf( adjacency.neighbours[e] ), adjacency.borderLengths[e] );
   return bordersByAggregate( std::move( borders ) );
 }
 
-//! One pass of the boundary refinement: every site moved to the mean of its unit where that lowers compactness, then the region moves; returns those.
+//! One pass of the boundary refinement: every site moved to the mean of its aggregate where that lowers compactness, then the region moves; returns those.
 std::size_t refinePass( Partition &partition )
 {
-  for ( std::size_t u = 0; u < partition.units(); ++u )
-    if ( partition.recentre( u ).compactness < 0 )
-      partition.applyRecentre( u );
+  for ( std::size_t a = 0; a < partition.aggregates(); ++a )
+    if ( partition.recentre( a ).compactness < 0 )
+      partition.applyRecentre( a );
   std::size_t moves = 0;
   for ( std::size_t r = 0; r < partition.regions(); ++r )
   {
     std::size_t best = 0;
     std::int64_t bestDrop = 0;
     double bestLength = 0;
-    for ( const auto &[to, length] : neighbourUnits( r, partition ) ) // by increasing unit: a full tie keeps the lower one
+    for ( const auto &[to, length] : neighbourAggregates( r, partition ) ) // by increasing aggregate: a full tie keeps the lower one
     {
       const Partition::Change change = partition.regionMove( r, to );
       if ( change.allowed && ( -change.suppressed > bestDrop || ( bestDrop > 0 && -change.suppressed == bestDrop && length > bestLength ) ) )

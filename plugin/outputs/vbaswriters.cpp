@@ -321,7 +321,7 @@ QVariantMap VbasAggregationOutputs::writeGeneralized( VbasOutputSet &outputs, Qg
 {
   QVariantMap numbers = vbasSiteCountOutputs( g.siteCount, records );
   numbers.insert( vbasGeneralizationOutputs( g ) );
-  numbers.insert( vbasGeneralizedUnitOutputs( g, regions, k, feedback ) );
+  numbers.insert( vbasGeneralizedAggregateOutputs( g, regions, k, feedback ) );
   vbasLogRelease( g.release, g.placement.sites.size(), k, feedback );
   if ( VbasOutput *sites = outputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
     VbasSitesOutput::write( *sites, regions, g.placement.sites, g.release.regionAggregate, vbasRegionPopulation( regions, records ), g.placement.siteRow );

@@ -94,8 +94,8 @@ namespace VbasAggregationOutputs
 //! Their schemas, the release last (the output set commits in this order); with generalization, the QIs it releases as text and the lookup's qi_levels.
 QList<VbasOutputSchema> schemas( const VbasInputs &inputs, const VbasGeneralizationSettings *generalization = nullptr );
 /**
- * The numbers of a generalized release (its site count, its generalization, its units), logged, and
- * its SITE_POINTS when asked for.
+ * The numbers of a generalized release (its site count, its generalization, its aggregates), logged,
+ * and its SITE_POINTS when asked for.
  */
 QVariantMap writeGeneralized( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasGeneralized &generalized, const VbasRegions &regions, const VbasRecords &records, std::int64_t k,
                               QgsProcessingFeedback *feedback );

@@ -622,10 +622,10 @@ VbasReleaseLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release
   return { loss, vbas::generalizationMetrics( qis, paper.node, codes, records.histograms, written, release.aggregation.regionAggregateIndex ) };
 }
 
-QVariantMap vbasGeneralizedUnitOutputs( const VbasGeneralized &g, const VbasRegions &regions, std::int64_t k, QgsProcessingFeedback *feedback )
+QVariantMap vbasGeneralizedAggregateOutputs( const VbasGeneralized &g, const VbasRegions &regions, std::int64_t k, QgsProcessingFeedback *feedback )
 {
-  const VbasBorderResult units = vbasBorderRelease( regions, g.writtenRecords, g.release, g.placement.sites, k, VbasBorderSteps(), feedback );
-  QVariantMap outputs = vbasUnitOutputs( units, regions, g.writtenRecords, vbasCompactnessOf( regions, g.writtenRecords, units.release, units.sites ) );
+  const VbasBorderResult bordered = vbasBorderRelease( regions, g.writtenRecords, g.release, g.placement.sites, k, VbasBorderSteps(), feedback );
+  QVariantMap outputs = vbasAggregateOutputs( bordered, regions, g.writtenRecords, vbasCompactnessOf( regions, g.writtenRecords, bordered.release, bordered.sites ) );
   outputs.remove( QStringLiteral( "SEARCH_MOVES_MADE" ) ); // no search
   return outputs;
 }

@@ -136,7 +136,7 @@ VbasReleaseLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release
 QVariantMap vbasLossOutputs( const VbasReleaseLoss &loss );
 
 //! UNITS_IN_PIECES, UNITS_RELEASING_NOTHING and COMPACTNESS_USED (1: balanced density's own) of the chosen node's release.
-QVariantMap vbasGeneralizedUnitOutputs( const VbasGeneralized &generalized, const VbasRegions &regions, std::int64_t k, QgsProcessingFeedback *feedback );
+QVariantMap vbasGeneralizedAggregateOutputs( const VbasGeneralized &generalized, const VbasRegions &regions, std::int64_t k, QgsProcessingFeedback *feedback );
 
 //! What the search chose and did, as rows (what, value) for the report.
 QList<QPair<QString, QString>> vbasGeneralizationFacts( const VbasGeneralized &generalized );

@@ -52,14 +52,15 @@ double compactnessCap( const VbasBorderSteps &steps )
 
 /**
  * The constraints of the border steps on the Voronoi release: the cap; the floor and ceiling (shares of
- * the mean unit's records), lowered and raised to its smallest and largest unit where it breaks them,
- * so that it keeps them all (docs/method.md, "Constraints on the units"); the units releasing nothing now.
+ * the mean aggregate's records), lowered and raised to its smallest and largest aggregate where it
+ * breaks them, so that it keeps them all (docs/method.md, "Constraints on the aggregates"); the
+ * aggregates releasing nothing now.
  */
-vbas::UnitConstraints constraints( const VbasBorderSteps &steps, const vbas::Release &release, std::size_t units )
+vbas::AggregateConstraints constraints( const VbasBorderSteps &steps, const vbas::Release &release, std::size_t aggregates )
 {
-  vbas::UnitConstraints c;
+  vbas::AggregateConstraints c;
   c.maxMeanPointCompactness = compactnessCap( steps );
-  std::tie( c.minRecords, c.maxRecords ) = vbasRecordBounds( { 1, steps.recordFloor, steps.recordCeiling }, release.aggregation.ecs.total(), units );
+  std::tie( c.minRecords, c.maxRecords ) = vbasRecordBounds( { 1, steps.recordFloor, steps.recordCeiling }, release.aggregation.ecs.total(), aggregates );
   for ( const vbas::AggregateSummary &a : vbas::summarize( release.aggregation.ecs, release.suppression ) )
   {
     c.minRecords = std::min( c.minRecords, a.records );
@@ -76,7 +77,7 @@ vbas::UnitConstraints constraints( const VbasBorderSteps &steps, const vbas::Rel
 void refuseUnmetBudget( const VbasBorderSteps &steps, double startMeanPoint )
 {
   if ( !steps.search || !( startMeanPoint > compactnessCap( steps ) ) || !( steps.referenceMeanPoint > 0 ) )
-    return; // a reference of 0 (every unit one region) leaves no ratio to name
+    return; // a reference of 0 (every aggregate one region) leaves no ratio to name
   const double smallest = std::ceil( 1e4 * startMeanPoint / steps.referenceMeanPoint ) / 1e4;
   throw QgsProcessingException( QObject::tr( "COMPACTNESS_BUDGET = %1 cannot be met: the Voronoi aggregation the suppression search starts from, which it returns when it finds "
                                              "nothing better, has a mean-point compactness of %2 x the reference already. The smallest budget that can be met is %2." )
@@ -125,7 +126,7 @@ vbas::SearchResult searchStep( vbas::Partition &partition, const VbasBorderSteps
 }
 
 //! The aggregates of a partition in more than one piece.
-std::size_t unitsInPieces( const std::vector<std::size_t> &regionAggregate, const vbas::RegionAdjacency &adjacency )
+std::size_t aggregatesInPieces( const std::vector<std::size_t> &regionAggregate, const vbas::RegionAdjacency &adjacency )
 {
   std::vector<std::size_t> fragmentAggregate = vbas::fragments( regionAggregate, adjacency ).fragmentAggregate;
   std::sort( fragmentAggregate.begin(), fragmentAggregate.end() );
@@ -143,21 +144,21 @@ struct PartitionStepsResult
     std::int64_t suppressed = 0;
 };
 
-//! REFINE_BOUNDARIES and SEARCH on a partition of site indices, whose sites they may move.
-PartitionStepsResult partitionSteps( std::vector<std::size_t> &regionAggregate, std::vector<vbas::Point> &sites, const vbas::UnitConstraints &unitConstraints, const VbasRegions &regions,
+//! REFINE_BOUNDARIES and SEARCH on a partition of site indices (aggregate ids), whose sites they may move.
+PartitionStepsResult partitionSteps( std::vector<std::size_t> &regionAggregate, std::vector<vbas::Point> &sites, const vbas::AggregateConstraints &aggregateConstraints, const VbasRegions &regions,
                                      const VbasRecords &records, const vbas::RegionAdjacency &adjacency, std::int64_t k, const VbasBorderSteps &steps, QgsProcessingFeedback *feedback )
 {
-  std::vector<std::size_t> units = regionAggregate;
-  const std::vector<std::size_t> ids = vbas::denseAggregates( units );
-  std::vector<vbas::Point> unitSites;
-  for ( const std::size_t id : ids )
-    unitSites.push_back( sites[id] );
-  vbas::Partition partition( units, unitSites, regions.points, records.histograms, adjacency, k, unitConstraints, vbasRegionPopulation( regions, records ) );
+  std::vector<std::size_t> regionAggregateIndex = regionAggregate;
+  const std::vector<std::size_t> aggregateId = vbas::denseAggregates( regionAggregateIndex );
+  std::vector<vbas::Point> indexSites; // the site of each aggregate index
+  for ( const std::size_t id : aggregateId )
+    indexSites.push_back( sites[id] );
+  vbas::Partition partition( regionAggregateIndex, indexSites, regions.points, records.histograms, adjacency, k, aggregateConstraints, vbasRegionPopulation( regions, records ) );
   if ( steps.refineBoundaries )
     refinementStep( partition, feedback );
   PartitionStepsResult result;
-  units = partition.regionAggregate();
-  unitSites = partition.sites();
+  regionAggregateIndex = partition.regionAggregate();
+  indexSites = partition.sites();
   result.boundsKept = partition.keepsBounds();
   result.suppressed = partition.score().suppressed;
   if ( steps.search )
@@ -166,13 +167,13 @@ PartitionStepsResult partitionSteps( std::vector<std::size_t> &regionAggregate, 
     result.moves = s.moves;
     result.boundsKept = s.boundsKept;
     result.suppressed = s.best.suppressed;
-    units = std::move( s.regionAggregate );
-    unitSites = std::move( s.sites );
+    regionAggregateIndex = std::move( s.regionAggregate );
+    indexSites = std::move( s.sites );
   }
-  for ( std::size_t r = 0; r < units.size(); ++r )
-    regionAggregate[r] = ids[units[r]];
-  for ( std::size_t u = 0; u < ids.size(); ++u )
-    sites[ids[u]] = unitSites[u];
+  for ( std::size_t r = 0; r < regionAggregateIndex.size(); ++r )
+    regionAggregate[r] = aggregateId[regionAggregateIndex[r]];
+  for ( std::size_t a = 0; a < aggregateId.size(); ++a )
+    sites[aggregateId[a]] = indexSites[a];
   return result;
 }
 
@@ -182,12 +183,12 @@ bool searchDropped( const PartitionStepsResult &s, const vbas::Release &voronoi,
   const std::int64_t start = voronoi.suppression.suppressedRecords;
   if ( s.boundsKept && s.suppressed <= start )
     return false;
-  feedback->pushWarning( s.boundsKept ? QObject::tr( "Suppression search: its best partition in one piece per unit suppresses %1 records, more than the %2 of the Voronoi aggregation; "
-                                                     "the Voronoi aggregation is released (units may be in pieces: UNITS_IN_PIECES)." )
+  feedback->pushWarning( s.boundsKept ? QObject::tr( "Suppression search: its best partition in one piece per aggregate suppresses %1 records, more than the %2 of the Voronoi aggregation; "
+                                                     "the Voronoi aggregation is released (aggregates may be in pieces: UNITS_IN_PIECES)." )
                                           .arg( s.suppressed )
                                           .arg( start )
-                                      : QObject::tr( "Suppression search: no partition in one piece per unit that keeps COMPACTNESS_BUDGET, RECORD_FLOOR and RECORD_CEILING was found; the "
-                                                     "Voronoi aggregation is released (units may be in pieces: UNITS_IN_PIECES). A longer TIME_LIMIT or a larger budget may find one." ) );
+                                      : QObject::tr( "Suppression search: no partition in one piece per aggregate that keeps COMPACTNESS_BUDGET, RECORD_FLOOR and RECORD_CEILING was found; the "
+                                                     "Voronoi aggregation is released (aggregates may be in pieces: UNITS_IN_PIECES). A longer TIME_LIMIT or a larger budget may find one." ) );
   return true;
 }
 
@@ -209,21 +210,21 @@ VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecord
   refuseUnmetBudget( steps, vbasMeanPointCompactness( regions, records, release ) );
   const vbas::RegionAdjacency adjacency = vbasBridgedAdjacency( regions, feedback );
   std::vector<std::size_t> regionAggregate = release.regionAggregate;
-  const std::size_t units = release.aggregation.aggregateId.size();
-  const vbas::UnitConstraints unitConstraints = constraints( steps, release, units );
+  const std::size_t aggregates = release.aggregation.aggregateId.size();
+  const vbas::AggregateConstraints aggregateConstraints = constraints( steps, release, aggregates );
   if ( steps.contiguous || steps.search )
-    contiguityStep( regionAggregate, adjacency, records, units, k, feedback );
+    contiguityStep( regionAggregate, adjacency, records, aggregates, k, feedback );
   if ( steps.refineBoundaries || steps.search )
   {
     std::vector<vbas::Point> moved = sites;
-    const PartitionStepsResult s = partitionSteps( regionAggregate, moved, unitConstraints, regions, records, adjacency, k, steps, feedback );
+    const PartitionStepsResult s = partitionSteps( regionAggregate, moved, aggregateConstraints, regions, records, adjacency, k, steps, feedback );
     result.searchMoves = s.moves;
     if ( steps.search && searchDropped( s, release, feedback ) )
       regionAggregate = release.regionAggregate;
     else
       sites = std::move( moved );
   }
-  result.unitsInPieces = unitsInPieces( regionAggregate, adjacency );
+  result.aggregatesInPieces = aggregatesInPieces( regionAggregate, adjacency );
   result.release = regionAggregate == release.regionAggregate ? std::move( release ) : vbas::release( std::move( regionAggregate ), records.histograms, k );
   result.sites = std::move( sites );
   return result;
@@ -261,12 +262,12 @@ VbasCompactnessReference vbasCompactnessOf( const VbasRegions &regions, const Vb
   return { vbasCompactness( regions, release, sites ), vbasMeanPointCompactness( regions, records, release ) };
 }
 
-QVariantMap vbasUnitOutputs( const VbasBorderResult &result, const VbasRegions &regions, const VbasRecords &records, const VbasCompactnessReference &start )
+QVariantMap vbasAggregateOutputs( const VbasBorderResult &result, const VbasRegions &regions, const VbasRecords &records, const VbasCompactnessReference &start )
 {
   const std::size_t nothing = releasingNothing( result.release );
   const VbasCompactnessReference now = vbasCompactnessOf( regions, records, result.release, result.sites );
   const auto ratio = []( double value, double reference ) { return reference > 0 ? value / reference : 1.0; };
-  return { { QStringLiteral( "UNITS_IN_PIECES" ), static_cast<qlonglong>( result.unitsInPieces ) },      { QStringLiteral( "UNITS_RELEASING_NOTHING" ), static_cast<qlonglong>( nothing ) },
+  return { { QStringLiteral( "UNITS_IN_PIECES" ), static_cast<qlonglong>( result.aggregatesInPieces ) }, { QStringLiteral( "UNITS_RELEASING_NOTHING" ), static_cast<qlonglong>( nothing ) },
            { QStringLiteral( "COMPACTNESS_USED" ), ratio( now.compactness, start.compactness ) },        { QStringLiteral( "MEAN_POINT_COMPACTNESS" ), now.meanPoint },
            { QStringLiteral( "MEAN_POINT_COMPACTNESS_USED" ), ratio( now.meanPoint, start.meanPoint ) }, { QStringLiteral( "SEARCH_MOVES_MADE" ), static_cast<qlonglong>( result.searchMoves ) } };
 }

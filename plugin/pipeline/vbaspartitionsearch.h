@@ -23,14 +23,14 @@ struct VbasBorderSteps
 {
     bool contiguous = false;                                            //!< CONTIGUOUS
     bool refineBoundaries = false;                                      //!< REFINE_BOUNDARIES
-    bool search = false;                                                //!< SEARCH, which makes the units contiguous first
+    bool search = false;                                                //!< SEARCH, which makes the aggregates contiguous first
     double timeLimit = 30;                                              //!< TIME_LIMIT, seconds
     std::uint64_t maxMoves = std::numeric_limits<std::uint64_t>::max(); //!< SEARCH_MOVES (0 in the parameter: no limit)
     std::uint64_t seed = 0;                                             //!< of the search
     double compactnessBudget = std::numeric_limits<double>::infinity(); //!< COMPACTNESS_BUDGET: the mean-point compactness at most this times referenceMeanPoint
     double referenceMeanPoint = 0;                                      //!< the mean-point compactness the budget is a ratio to
-    double recordFloor = 0;                                             //!< RECORD_FLOOR: the share of the mean unit's records every unit keeps
-    double recordCeiling = 0;                                           //!< RECORD_CEILING: the multiple of the mean unit's records no unit passes (0: none)
+    double recordFloor = 0;                                             //!< RECORD_FLOOR: the share of the mean aggregate's records every aggregate keeps
+    double recordCeiling = 0;                                           //!< RECORD_CEILING: the multiple of the mean aggregate's records no aggregate passes (0: none)
 
     /**
      * CONTIGUOUS, REFINE_BOUNDARIES, SEARCH, TIME_LIMIT and SEARCH_MOVES; the search draws from seed.
@@ -39,13 +39,13 @@ struct VbasBorderSteps
     static VbasBorderSteps read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed );
 };
 
-//! The release after the border steps, the sites of its aggregates, and how its units stand.
+//! The release after the border steps, the sites of its aggregates, and how its aggregates stand.
 struct VbasBorderResult
 {
     vbas::Release release;
-    std::vector<vbas::Point> sites; //!< by site index; the search moves the sites of the units it re-forms
-    std::size_t unitsInPieces = 0;  //!< aggregates in more than one piece (islands bridged); 0 for points
-    std::uint64_t searchMoves = 0;  //!< the search's trial moves (0 without it)
+    std::vector<vbas::Point> sites;     //!< by site index; the search moves the sites of the aggregates it re-forms
+    std::size_t aggregatesInPieces = 0; //!< aggregates in more than one piece (islands bridged); 0 for points
+    std::uint64_t searchMoves = 0;      //!< the search's trial moves (0 without it)
 };
 
 //! What COMPACTNESS_USED and MEAN_POINT_COMPACTNESS_USED divide by: eq. 20 and the mean-point compactness of the start.
@@ -61,7 +61,7 @@ struct VbasCompactnessReference
  * longest border with, whatever it costs (vbas::makeContiguous). Then REFINE_BOUNDARIES (greedy
  * single-region moves) and SEARCH (vbas::searchPartition, TIME_LIMIT), both under the constraints:
  * no aggregate emptied or split, the compactness budget (on the mean-point compactness), the record
- * floor and ceiling (lowered and raised to the Voronoi release's smallest and largest unit when it
+ * floor and ceiling (lowered and raised to the Voronoi release's smallest and largest aggregate when it
  * breaks them), and no more aggregates releasing nothing than the Voronoi release. SEARCH's result
  * keeps every bound and suppresses no more than the Voronoi release, or the Voronoi release is
  * returned (logged as a warning). A budget the Voronoi release already breaks is refused before
@@ -86,4 +86,4 @@ VbasCompactnessReference vbasCompactnessOf( const VbasRegions &regions, const Vb
  * MEAN_POINT_COMPACTNESS, MEAN_POINT_COMPACTNESS_USED (the result's over the start's, which the
  * budget holds) and SEARCH_MOVES_MADE.
  */
-QVariantMap vbasUnitOutputs( const VbasBorderResult &result, const VbasRegions &regions, const VbasRecords &records, const VbasCompactnessReference &start );
+QVariantMap vbasAggregateOutputs( const VbasBorderResult &result, const VbasRegions &regions, const VbasRecords &records, const VbasCompactnessReference &start );

@@ -252,7 +252,7 @@ void logAdc( const vbas::AdcResult &adc, const VbasPlacementSettings &settings, 
     feedback->pushWarning( QObject::tr( "ADC stopped after MAX_ITERATIONS = %1 trial moves, with the best sites so far." ).arg( settings.adc.maxMoves ) );
 }
 
-//! The constraints for as many units as the balanced-density sites reference: eq. 20 and the mean-point compactness of their Voronoi clusters.
+//! The constraints for as many aggregates as the balanced-density sites reference: eq. 20 and the mean-point compactness of their Voronoi clusters.
 VbasConstraints constraintsFor( const VbasConstraintSettings &settings, const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &reference )
 {
   VbasConstraints constraints;
@@ -269,9 +269,9 @@ VbasConstraints constraintsFor( const VbasConstraintSettings &settings, const Vb
 
 } // namespace
 
-std::pair<std::int64_t, std::int64_t> vbasRecordBounds( const VbasConstraintSettings &settings, std::int64_t records, std::size_t units )
+std::pair<std::int64_t, std::int64_t> vbasRecordBounds( const VbasConstraintSettings &settings, std::int64_t records, std::size_t aggregates )
 {
-  const double mean = static_cast<double>( records ) / static_cast<double>( units );
+  const double mean = static_cast<double>( records ) / static_cast<double>( aggregates );
   return { static_cast<std::int64_t>( std::ceil( settings.recordFloor * mean ) ),
            settings.recordCeiling > 0 ? static_cast<std::int64_t>( std::floor( settings.recordCeiling * mean ) ) : std::numeric_limits<std::int64_t>::max() };
 }
@@ -288,7 +288,7 @@ VbasConstraintSettings VbasConstraintSettings::read( const QgsProcessingAlgorith
     throw QgsProcessingException( QObject::tr( "The record floor must be a share from 0 to 1 (RECORD_FLOOR = %1)." ).arg( asGiven( parameters.value( QStringLiteral( "RECORD_FLOOR" ) ) ) ) );
   settings.recordCeiling = QgsProcessingParameters::parameterAsDouble( definition( algorithm, QStringLiteral( "RECORD_CEILING" ) ), parameters, context );
   if ( !( settings.recordCeiling == 0 || ( settings.recordCeiling >= 1 && std::isfinite( settings.recordCeiling ) ) ) )
-    throw QgsProcessingException( QObject::tr( "The record ceiling must be 0 (none) or at least 1, a multiple of the mean unit's records (RECORD_CEILING = %1)." )
+    throw QgsProcessingException( QObject::tr( "The record ceiling must be 0 (none) or at least 1, a multiple of the mean aggregate's records (RECORD_CEILING = %1)." )
                                     .arg( asGiven( parameters.value( QStringLiteral( "RECORD_CEILING" ) ) ) ) );
   return settings;
 }
@@ -339,7 +339,7 @@ std::size_t vbasNonEmptyAggregates( const std::vector<std::size_t> &regionAggreg
   const std::size_t asked = std::min( sites, regionAggregate.size() );
   if ( used.size() < asked )
     feedback->pushWarning( QObject::tr( "%1 sites were asked for (%2 regions), but only %3 aggregates hold regions. A site with no nearest region (every region point is "
-                                        "nearer another site, or as near one with a lower site id) makes no aggregate: %4 here, so there are fewer units than asked for." )
+                                        "nearer another site, or as near one with a lower site id) makes no aggregate: %4 here, so there are fewer aggregates than asked for." )
                              .arg( sites )
                              .arg( regionAggregate.size() )
                              .arg( used.size() )

@@ -114,32 +114,32 @@ struct VbasPlacementSettings
     static VbasPlacementSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed );
 };
 
-//! COMPACTNESS_BUDGET, RECORD_FLOOR and RECORD_CEILING: the constraints of the steps that optimise the units (docs/method.md, ADC: clusters and constraints).
+//! COMPACTNESS_BUDGET, RECORD_FLOOR and RECORD_CEILING: the constraints of the steps that optimise the aggregates (docs/method.md, ADC: clusters and constraints).
 struct VbasConstraintSettings
 {
     double compactnessBudget = 1.0; //!< ADC, REFINE_BOUNDARIES, SEARCH: the mean-point compactness of the result at most this many times that of the start
-    double recordFloor = 0.25;      //!< every unit holds at least this share of the mean unit's records
-    double recordCeiling = 0;       //!< every unit holds at most this multiple of the mean unit's records (0: no ceiling)
+    double recordFloor = 0.25;      //!< every aggregate holds at least this share of the mean aggregate's records
+    double recordCeiling = 0;       //!< every aggregate holds at most this multiple of the mean aggregate's records (0: no ceiling)
 
     //! Refuses a budget that is not a positive number, a floor outside [0, 1] and a ceiling between 0 and 1, with the value given.
     static VbasConstraintSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
 };
 
-//! The constraints in absolute terms, for a number of units.
+//! The constraints in absolute terms, for a number of aggregates.
 struct VbasConstraints
 {
     double referenceCompactness = 0;                                          //!< eq. 20 over the Voronoi clusters of the balanced-density sites
     double referenceMeanPointCompactness = 0;                                 //!< vbas::meanPointCompactness of the same clusters (population basis)
     double meanPointCompactnessCap = std::numeric_limits<double>::infinity(); //!< COMPACTNESS_BUDGET x referenceMeanPointCompactness: what ADC holds
-    std::int64_t recordFloor = 0;                                             //!< ceil(RECORD_FLOOR x records / units)
-    std::int64_t recordCeiling = std::numeric_limits<std::int64_t>::max();    //!< floor(RECORD_CEILING x records / units), or no ceiling
+    std::int64_t recordFloor = 0;                                             //!< ceil(RECORD_FLOOR x records / aggregates)
+    std::int64_t recordCeiling = std::numeric_limits<std::int64_t>::max();    //!< floor(RECORD_CEILING x records / aggregates), or no ceiling
 };
 
-//! The record floor and ceiling in records for `units` units of `records` records in all (the ceiling: no limit when RECORD_CEILING is 0).
-std::pair<std::int64_t, std::int64_t> vbasRecordBounds( const VbasConstraintSettings &settings, std::int64_t records, std::size_t units );
+//! The record floor and ceiling in records for `aggregates` aggregates of `records` records in all (the ceiling: no limit when RECORD_CEILING is 0).
+std::pair<std::int64_t, std::int64_t> vbasRecordBounds( const VbasConstraintSettings &settings, std::int64_t records, std::size_t aggregates );
 
 /**
- * The constraints for `sites` units: the references are eq. 20 and the mean-point compactness over the Voronoi clusters of the sites
+ * The constraints for `sites` aggregates: the references are eq. 20 and the mean-point compactness over the Voronoi clusters of the sites
  * balanced density places with position (on the population basis of vbasRegionPopulation), whatever
  * method or seeding the run then uses; the floor divides the records.
  */

@@ -43,7 +43,7 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     void addSitePositionParameter();
     void addPlacementParameters();
     void addKParameter();
-    //! COMPACTNESS_BUDGET and RECORD_FLOOR, the constraints of the steps that optimise the units (VbasConstraintSettings); their help text.
+    //! COMPACTNESS_BUDGET and RECORD_FLOOR, the constraints of the steps that optimise the aggregates (VbasConstraintSettings); their help text.
     void addConstraintParameters();
     static QString constraintHelp();
     //! CONTIGUOUS: reassign the detached parts of the aggregates (algorithms/aggregation/contiguity.h); its help text.

@@ -93,15 +93,15 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   borderSteps.referenceMeanPoint = reference.meanPoint;
   borderSteps.recordFloor = mConstraints.recordFloor;
   borderSteps.recordCeiling = mConstraints.recordCeiling;
-  const VbasBorderResult units = vbasBorderRelease( regions, records, std::move( voronoi ), placement.sites, mRelease.k, borderSteps, &steps );
-  const vbas::Release &release = units.release;
-  outputs.insert( vbasUnitOutputs( units, regions, records, reference ) );
+  const VbasBorderResult bordered = vbasBorderRelease( regions, records, std::move( voronoi ), placement.sites, mRelease.k, borderSteps, &steps );
+  const vbas::Release &release = bordered.release;
+  outputs.insert( vbasAggregateOutputs( bordered, regions, records, reference ) );
   if ( !records.encoder.classCodes().empty() )
     outputs.insert( vbasLossOutputs( vbasReleaseLoss( records, release, mRelease.k ) ) );
   vbasLogRelease( release, placement.sites.size(), mRelease.k, feedback );
   if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
-    VbasSitesOutput::write( *sites, regions, units.sites, release.regionAggregate, vbasRegionPopulation( regions, records ), placement.siteRow );
-  return writeRelease( regions, records, records, units.sites, release, outputs, context, steps, feedback, nullptr );
+    VbasSitesOutput::write( *sites, regions, bordered.sites, release.regionAggregate, vbasRegionPopulation( regions, records ), placement.siteRow );
+  return writeRelease( regions, records, records, bordered.sites, release, outputs, context, steps, feedback, nullptr );
 }
 
 QVariantMap VbasAnonymize::processGeneralized( const VbasRegions &regions, const VbasRecords &records, QgsProcessingContext &context, QgsProcessingMultiStepFeedback &steps,

@@ -63,13 +63,13 @@ QVariantMap VbasVoronoiAggregate::processAlgorithm( const QVariantMap &, QgsProc
   borderSteps.compactnessBudget = mConstraints.compactnessBudget;
   borderSteps.referenceMeanPoint = start.meanPoint;
   steps.setCurrentStep( 2 );
-  const VbasBorderResult units = vbasBorderRelease( regions, records, std::move( voronoi ), sites.points, mRelease.k, borderSteps, &steps );
-  const vbas::Release &release = units.release;
+  const VbasBorderResult bordered = vbasBorderRelease( regions, records, std::move( voronoi ), sites.points, mRelease.k, borderSteps, &steps );
+  const vbas::Release &release = bordered.release;
   vbasLogRelease( release, sites.points.size(), mRelease.k, feedback );
   steps.setCurrentStep( 3 );
   const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
-  QVariantMap outputs = VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, units.sites, sites.ids, release, dissolved, mRelease, steps, 3 );
-  outputs.insert( vbasUnitOutputs( units, regions, records, start ) );
+  QVariantMap outputs = VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, bordered.sites, sites.ids, release, dissolved, mRelease, steps, 3 );
+  outputs.insert( vbasAggregateOutputs( bordered, regions, records, start ) );
   outputs.insert( QStringLiteral( "RUNTIME" ), mTimer.elapsed() / 1000.0 );
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mBorderSteps.seed ) );
   mOutputs.commit( context, outputs );

@@ -85,11 +85,11 @@ Refined refine( RegionAggregate regionAggregate, const RegionAdjacency &a, const
 {
   const std::vector<std::size_t> ids = denseAggregates( regionAggregate );
   const std::vector<Point> points( regionAggregate.size() );
-  Partition partition( regionAggregate, std::vector<Point>( ids.size() ), points, h, a, k, UnitConstraints() );
+  Partition partition( regionAggregate, std::vector<Point>( ids.size() ), points, h, a, k, AggregateConstraints() );
   Refined refined;
   static_cast<BoundaryRefinement &>( refined ) = refineBoundaries( partition );
   for ( std::size_t r = 0; r < regionAggregate.size(); ++r )
-    refined.regionAggregate.push_back( ids[partition.unitOf( r )] );
+    refined.regionAggregate.push_back( ids[partition.aggregateOf( r )] );
   return refined;
 }
 } // namespace

@@ -17,8 +17,8 @@ class TestPartitionSearch : public QObject
     Q_OBJECT
 
   private slots:
-    void moveThatEmptiesAUnitIsRefused();
-    void moveThatSplitsAUnitIsRefused();
+    void moveThatEmptiesAnAggregateIsRefused();
+    void moveThatSplitsAnAggregateIsRefused();
     void recordFloorAndCapRefuseMoves();
     void reformRecentresSites();
     void meanPointCompactnessByHand();
@@ -53,7 +53,7 @@ struct Path
     RegionAdjacency adjacency;
 };
 
-//! A random grid: side x side regions (points jittered), random classes, units of 3 x 3 blocks with sites at their means.
+//! A random grid: side x side regions (points jittered), random classes, aggregates of 3 x 3 blocks with sites at their means.
 struct Grid
 {
     Grid( std::size_t side, unsigned seed, std::uint32_t classes )
@@ -74,24 +74,24 @@ struct Grid
         if ( y + 1 < side )
           borders.push_back( { r, r + side, 1.0 + random() % 3 } );
         weights.push_back( static_cast<double>( random() % 6 ) ); // some regions weigh nothing
-        const std::size_t unit = ( y / 3 ) * blocks + x / 3;
-        units.push_back( unit );
-        sums[unit].x += points.back().x;
-        sums[unit].y += points.back().y;
-        counts[unit] += 1;
+        const std::size_t aggregate = ( y / 3 ) * blocks + x / 3;
+        regionAggregate.push_back( aggregate );
+        sums[aggregate].x += points.back().x;
+        sums[aggregate].y += points.back().y;
+        counts[aggregate] += 1;
         rows.emplace_back();
         for ( std::uint32_t c = 0; c < classes; ++c )
           if ( random() % 3 == 0 )
             rows.back().emplace_back( c, static_cast<std::int64_t>( 1 + random() % 4 ) );
       }
-      for ( std::size_t u = 0; u < sums.size(); ++u )
-        sites.push_back( { sums[u].x / counts[u], sums[u].y / counts[u] } );
+      for ( std::size_t a = 0; a < sums.size(); ++a )
+        sites.push_back( { sums[a].x / counts[a], sums[a].y / counts[a] } );
       histograms = vbastest::histograms( rows );
       adjacency = regionAdjacency( side * side, borders );
     }
     std::vector<Point> points;
     std::vector<double> weights;
-    Groups units;
+    Groups regionAggregate;
     std::vector<Point> sites;
     SparseHistograms histograms;
     RegionAdjacency adjacency;
@@ -100,19 +100,19 @@ struct Grid
 //! The scores of a partition recounted from scratch with maps, sharing nothing with Partition.
 struct Recount
 {
-    Recount( const Groups &units, const std::vector<Point> &sites, const std::vector<Point> &points, const SparseHistograms &h, std::int64_t k, const std::vector<double> &weights = {} )
+    Recount( const Groups &regionAggregate, const std::vector<Point> &sites, const std::vector<Point> &points, const SparseHistograms &h, std::int64_t k, const std::vector<double> &weights = {} )
     {
-      meanPoint = meanPointRecount( units, points, weights.empty() ? std::vector<double>( units.size(), 1.0 ) : weights );
+      meanPoint = meanPointRecount( regionAggregate, points, weights.empty() ? std::vector<double>( regionAggregate.size(), 1.0 ) : weights );
       std::map<std::pair<std::size_t, std::uint32_t>, std::int64_t> ecs;
-      for ( std::size_t r = 0; r < units.size(); ++r )
+      for ( std::size_t r = 0; r < regionAggregate.size(); ++r )
       {
-        compactness += std::sqrt( std::pow( points[r].x - sites[units[r]].x, 2 ) + std::pow( points[r].y - sites[units[r]].y, 2 ) );
+        compactness += std::sqrt( std::pow( points[r].x - sites[regionAggregate[r]].x, 2 ) + std::pow( points[r].y - sites[regionAggregate[r]].y, 2 ) );
         for ( std::size_t e = h.offsets[r]; e < h.offsets[r + 1]; ++e )
         {
-          ecs[{ units[r], h.classes[e] }] += h.counts[e];
-          records[units[r]] += h.counts[e];
+          ecs[{ regionAggregate[r], h.classes[e] }] += h.counts[e];
+          records[regionAggregate[r]] += h.counts[e];
         }
-        records[units[r]] += 0;
+        records[regionAggregate[r]] += 0;
       }
       std::map<std::size_t, std::int64_t> released;
       for ( const auto &[ec, n] : ecs )
@@ -120,17 +120,17 @@ struct Recount
         suppressed += n < k ? n : 0;
         released[ec.first] += n < k ? 0 : n;
       }
-      for ( const auto &[unit, n] : records )
-        releasingNothing += released[unit] == 0;
+      for ( const auto &[aggregate, n] : records )
+        releasingNothing += released[aggregate] == 0;
     }
-    //! Sum of w_r times the distance from r to the weighted mean point of its unit's regions, unit by unit with maps.
-    static double meanPointRecount( const Groups &units, const std::vector<Point> &points, const std::vector<double> &weights )
+    //! Sum of w_r times the distance from r to the weighted mean point of its aggregate's regions, aggregate by aggregate with maps.
+    static double meanPointRecount( const Groups &regionAggregate, const std::vector<Point> &points, const std::vector<double> &weights )
     {
       std::map<std::size_t, std::vector<std::size_t>> members;
-      for ( std::size_t r = 0; r < units.size(); ++r )
-        members[units[r]].push_back( r );
+      for ( std::size_t r = 0; r < regionAggregate.size(); ++r )
+        members[regionAggregate[r]].push_back( r );
       double total = 0;
-      for ( const auto &[unit, regions] : members )
+      for ( const auto &[aggregate, regions] : members )
       {
         double w = 0, x = 0, y = 0;
         for ( const std::size_t r : regions )
@@ -148,27 +148,27 @@ struct Recount
     double compactness = 0;
     double meanPoint = 0;
     std::size_t releasingNothing = 0;
-    std::map<std::size_t, std::int64_t> records; //!< of each unit holding a region
+    std::map<std::size_t, std::int64_t> records; //!< of each aggregate holding a region
 };
 
-//! Whether every unit is one piece: a breadth-first search per unit over borders within it.
-bool onePieceEach( const Groups &units, const RegionAdjacency &a )
+//! Whether every aggregate is one piece: a breadth-first search per aggregate over borders within it.
+bool onePieceEach( const Groups &regionAggregate, const RegionAdjacency &a )
 {
-  std::set<std::size_t> seenUnits;
-  std::vector<char> seen( units.size(), 0 );
-  for ( std::size_t start = 0; start < units.size(); ++start )
+  std::set<std::size_t> seenAggregates;
+  std::vector<char> seen( regionAggregate.size(), 0 );
+  for ( std::size_t start = 0; start < regionAggregate.size(); ++start )
   {
     if ( seen[start] )
       continue;
-    if ( !seenUnits.insert( units[start] ).second )
-      return false; // a second piece of a unit already met
+    if ( !seenAggregates.insert( regionAggregate[start] ).second )
+      return false; // a second piece of an aggregate already met
     std::vector<std::size_t> queue { start };
     seen[start] = 1;
     for ( std::size_t i = 0; i < queue.size(); ++i )
       for ( std::size_t e = a.offsets[queue[i]]; e < a.offsets[queue[i] + 1]; ++e )
       {
         const std::size_t n = a.neighbours[e];
-        if ( !seen[n] && units[n] == units[start] )
+        if ( !seen[n] && regionAggregate[n] == regionAggregate[start] )
         {
           seen[n] = 1;
           queue.push_back( n );
@@ -212,66 +212,66 @@ class CancelAfter : public Progress
 
 } // namespace
 
-void TestPartitionSearch::moveThatEmptiesAUnitIsRefused()
+void TestPartitionSearch::moveThatEmptiesAnAggregateIsRefused()
 {
-  // Path 0-1-2, units {0, 1} and {2}, k = 3. Region 0: class 0 x3; region 1: class 0 x1; region 2:
-  // class 0 x2. Region 2 joining unit 0 would release all 6 records (3 suppressed -> 0), the best
-  // move there is, but it would leave unit 1 empty: refused, so the unit count stays.
+  // Path 0-1-2, aggregates {0, 1} and {2}, k = 3. Region 0: class 0 x3; region 1: class 0 x1; region 2:
+  // class 0 x2. Region 2 joining aggregate 0 would release all 6 records (3 suppressed -> 0), the best
+  // move there is, but it would leave aggregate 1 empty: refused, so the aggregate count stays.
   const Path path( 3 );
   const SparseHistograms h = vbastest::histograms( classZeroRows( { 3, 1, 2 } ) );
-  Partition p( { 0, 0, 1 }, { { 0.5, 0 }, { 2, 0 } }, path.points, h, path.adjacency, 3, UnitConstraints() );
+  Partition p( { 0, 0, 1 }, { { 0.5, 0 }, { 2, 0 } }, path.points, h, path.adjacency, 3, AggregateConstraints() );
   QCOMPARE( p.score().suppressed, std::int64_t( 2 ) );
   const Partition::Change emptying = p.regionMove( 2, 0 );
   QVERIFY( !emptying.allowed );
-  // Region 1 to unit 1 is allowed: unit 0 keeps region 0; 4 -> 3 records in unit 1, released.
+  // Region 1 to aggregate 1 is allowed: aggregate 0 keeps region 0; 4 -> 3 records in aggregate 1, released.
   const Partition::Change allowed = p.regionMove( 1, 1 );
   QVERIFY( allowed.allowed );
   QCOMPARE( allowed.suppressed, std::int64_t( -2 ) );
   QCOMPARE( allowed.compactness, std::abs( 1.0 - 2.0 ) - std::abs( 1.0 - 0.5 ) );
-  // The search finds that move and no emptying one: two units, nothing suppressed.
+  // The search finds that move and no emptying one: two aggregates, nothing suppressed.
   const SearchResult result = searchPartition( p, SearchSettings() );
   QCOMPARE( result.best.suppressed, std::int64_t( 0 ) );
-  QCOMPARE( result.best.units, std::size_t( 2 ) );
-  QVERIFY( result.regionAggregate[1] == result.regionAggregate[2] && result.regionAggregate[0] != result.regionAggregate[1] ); // {0} and {1, 2}, whichever unit is which
+  QCOMPARE( result.best.aggregates, std::size_t( 2 ) );
+  QVERIFY( result.regionAggregate[1] == result.regionAggregate[2] && result.regionAggregate[0] != result.regionAggregate[1] ); // {0} and {1, 2}, whichever aggregate is which
   QCOMPARE( result.stop, SearchStop::NothingSuppressed );
 }
 
-void TestPartitionSearch::moveThatSplitsAUnitIsRefused()
+void TestPartitionSearch::moveThatSplitsAnAggregateIsRefused()
 {
-  // Path 0-1-2-3, units {0, 1, 2} and {3}, k = 3: region 1 holds the only class 1 record; region 3
-  // holds class 1 x2. Region 1 to unit 1 would release 3 records but cut unit 0 into {0} and {2}:
-  // refused; and region 1 does not border unit 1 anyway (region 2 does). Region 2 may go.
+  // Path 0-1-2-3, aggregates {0, 1, 2} and {3}, k = 3: region 1 holds the only class 1 record; region 3
+  // holds class 1 x2. Region 1 to aggregate 1 would release 3 records but cut aggregate 0 into {0} and
+  // {2}: refused; and region 1 does not border aggregate 1 anyway (region 2 does). Region 2 may go.
   const Path path( 4 );
   const SparseHistograms h = vbastest::histograms( { { { 0, 3 } }, { { 1, 1 } }, { { 0, 3 } }, { { 1, 2 } } } );
-  Partition p( { 0, 0, 0, 1 }, { { 1, 0 }, { 3, 0 } }, path.points, h, path.adjacency, 3, UnitConstraints() );
+  Partition p( { 0, 0, 0, 1 }, { { 1, 0 }, { 3, 0 } }, path.points, h, path.adjacency, 3, AggregateConstraints() );
   QVERIFY( !p.regionMove( 1, 1 ).allowed );
   QVERIFY( p.regionMove( 2, 1 ).allowed );
 }
 
 void TestPartitionSearch::recordFloorAndCapRefuseMoves()
 {
-  // Path 0-1-2-3, units {0, 1} and {2, 3}, 4 records each region (class 0), k = 2: nothing suppressed.
-  // Sites at 0.5 and 2.5: compactness 4 x 0.5 = 2.
+  // Path 0-1-2-3, aggregates {0, 1} and {2, 3}, 4 records each region (class 0), k = 2: nothing
+  // suppressed. Sites at 0.5 and 2.5: compactness 4 x 0.5 = 2.
   const Path path( 4 );
   const SparseHistograms h = vbastest::histograms( classZeroRows( { 4, 4, 4, 4 } ) );
   const std::vector<Point> sites { { 0.5, 0 }, { 2.5, 0 } };
-  // Region 1 to unit 1: unit 0 keeps 4 records. A floor of 5 refuses it; a floor of 4 allows it.
-  UnitConstraints floor;
+  // Region 1 to aggregate 1: aggregate 0 keeps 4 records. A floor of 5 refuses it; a floor of 4 allows it.
+  AggregateConstraints floor;
   floor.minRecords = 5;
   QVERIFY( !Partition( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, floor ).regionMove( 1, 1 ).allowed );
   floor.minRecords = 4;
   QVERIFY( Partition( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, floor ).regionMove( 1, 1 ).allowed );
-  // Unit 1 would hold 12 records: a ceiling of 11 refuses it, 12 allows it.
-  UnitConstraints ceiling;
+  // Aggregate 1 would hold 12 records: a ceiling of 11 refuses it, 12 allows it.
+  AggregateConstraints ceiling;
   ceiling.maxRecords = 11;
   QVERIFY( !Partition( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, ceiling ).regionMove( 1, 1 ).allowed );
   ceiling.maxRecords = 12;
   QVERIFY( Partition( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, ceiling ).regionMove( 1, 1 ).allowed );
   // The move raises compactness (eq. 20) by |1 - 2.5| - |1 - 0.5| = 1, to 3; the cap is on the mean-point compactness (meanPointCapRefusesMoves).
-  QCOMPARE( Partition( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, UnitConstraints() ).regionMove( 1, 1 ).compactness, 1.0 );
-  // At k = 8 both units release their 8 records. Region 1 to unit 1 leaves unit 0 with 4 records, all
-  // suppressed: one more unit releasing nothing, refused with a limit of 0.
-  UnitConstraints nothing;
+  QCOMPARE( Partition( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, AggregateConstraints() ).regionMove( 1, 1 ).compactness, 1.0 );
+  // At k = 8 both aggregates release their 8 records. Region 1 to aggregate 1 leaves aggregate 0 with 4
+  // records, all suppressed: one more aggregate releasing nothing, refused with a limit of 0.
+  AggregateConstraints nothing;
   nothing.maxReleasingNothing = 0;
   Partition released( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 8, nothing );
   QCOMPARE( released.score().releasingNothing, std::size_t( 0 ) );
@@ -281,11 +281,12 @@ void TestPartitionSearch::recordFloorAndCapRefuseMoves()
 
 void TestPartitionSearch::reformRecentresSites()
 {
-  // Path 0-1-2-3 (points 0..3), units {0} and {1, 2, 3}; region 1 re-formed into unit 0: sites at the
-  // means 0.5 and 2.5, compactness 4 x 0.5 = 2 (from 0 + (1 + 0 + 1) = 2 with sites at 0 and 2).
+  // Path 0-1-2-3 (points 0..3), aggregates {0} and {1, 2, 3}; region 1 re-formed into aggregate 0:
+  // sites at the means 0.5 and 2.5, compactness 4 x 0.5 = 2 (from 0 + (1 + 0 + 1) = 2 with sites at 0
+  // and 2).
   const Path path( 4 );
   const SparseHistograms h = vbastest::histograms( classZeroRows( { 1, 1, 1, 1 } ) );
-  Partition p( { 0, 1, 1, 1 }, { { 0, 0 }, { 2, 0 } }, path.points, h, path.adjacency, 2, UnitConstraints() );
+  Partition p( { 0, 1, 1, 1 }, { { 0, 0 }, { 2, 0 } }, path.points, h, path.adjacency, 2, AggregateConstraints() );
   QCOMPARE( p.score().compactness, 2.0 );
   QCOMPARE( p.score().suppressed, std::int64_t( 1 ) );
   const Partition::Change change = p.reform( { { 1, 0 } }, { 0, 1 } );
@@ -296,33 +297,34 @@ void TestPartitionSearch::reformRecentresSites()
   QCOMPARE( p.sites()[0].x, 0.5 );
   QCOMPARE( p.sites()[1].x, 2.5 );
   QCOMPARE( p.score().suppressed, std::int64_t( 0 ) );
-  // Recentring unit 1 of {1, 2, 3} with its site at 3: to 2, compactness 3 -> 2.
-  Partition q( { 0, 1, 1, 1 }, { { 0, 0 }, { 3, 0 } }, path.points, h, path.adjacency, 2, UnitConstraints() );
+  // Recentring aggregate 1 of {1, 2, 3} with its site at 3: to 2, compactness 3 -> 2.
+  Partition q( { 0, 1, 1, 1 }, { { 0, 0 }, { 3, 0 } }, path.points, h, path.adjacency, 2, AggregateConstraints() );
   QCOMPARE( q.recentre( 1 ).compactness, -1.0 );
 }
 
 void TestPartitionSearch::meanPointCompactnessByHand()
 {
-  // A 3 x 2 grid, region r = 3y + x at (x, y); units {0, 1, 3} (bottom left) and {2, 4, 5} (top right).
-  // Weights 2, 1, 1 | 1, 1, 2 (regions 0 and 5 weigh 2). Unit 0's weighted mean: (0 + 1 + 0) / 4,
-  // (0 + 0 + 1) / 4 = (0.25, 0.25); region 0 is sqrt(0.125) from it (x 2), regions 1 and 3 sqrt(0.625).
-  // Unit 1 is unit 0 turned half round (1, 0.5): the same. Total 4 sqrt(0.125) + 4 sqrt(0.625).
+  // A 3 x 2 grid, region r = 3y + x at (x, y); aggregates {0, 1, 3} (bottom left) and {2, 4, 5} (top
+  // right). Weights 2, 1, 1 | 1, 1, 2 (regions 0 and 5 weigh 2). Aggregate 0's weighted mean:
+  // (0 + 1 + 0) / 4, (0 + 0 + 1) / 4 = (0.25, 0.25); region 0 is sqrt(0.125) from it (x 2), regions 1
+  // and 3 sqrt(0.625). Aggregate 1 is aggregate 0 turned half round (1, 0.5): the same.
+  // Total 4 sqrt(0.125) + 4 sqrt(0.625).
   const std::vector<Point> points { { 0, 0 }, { 1, 0 }, { 2, 0 }, { 0, 1 }, { 1, 1 }, { 2, 1 } };
-  const Groups units { 0, 0, 1, 0, 1, 1 };
+  const Groups regionAggregate { 0, 0, 1, 0, 1, 1 };
   const std::vector<double> weights { 2, 1, 1, 1, 1, 2 };
   const double weighted = 4 * std::sqrt( 0.125 ) + 4 * std::sqrt( 0.625 );
-  QVERIFY( std::abs( meanPointCompactness( points, units, weights ) - weighted ) < 1e-12 );
-  // Unweighted: unit 0's mean (1/3, 1/3); region 0 is sqrt(2)/3 from it, regions 1 and 3 sqrt(5)/3; twice over.
+  QVERIFY( std::abs( meanPointCompactness( points, regionAggregate, weights ) - weighted ) < 1e-12 );
+  // Unweighted: aggregate 0's mean (1/3, 1/3); region 0 is sqrt(2)/3 from it, regions 1 and 3 sqrt(5)/3; twice over.
   const double plain = 2 * ( std::sqrt( 2.0 ) + 2 * std::sqrt( 5.0 ) ) / 3;
-  QVERIFY( std::abs( meanPointCompactness( points, units, std::vector<double>( 6, 1.0 ) ) - plain ) < 1e-12 );
-  // A unit weighing nothing adds nothing: unit 1 at weight 0 leaves unit 0's 2 sqrt(0.125) + 2 sqrt(0.625).
-  QVERIFY( std::abs( meanPointCompactness( points, units, { 2, 1, 0, 1, 0, 0 } ) - weighted / 2 ) < 1e-12 );
-  // The partition scores the same whatever its sites: it depends on the units only (eq. 20 does not).
+  QVERIFY( std::abs( meanPointCompactness( points, regionAggregate, std::vector<double>( 6, 1.0 ) ) - plain ) < 1e-12 );
+  // An aggregate weighing nothing adds nothing: aggregate 1 at weight 0 leaves aggregate 0's 2 sqrt(0.125) + 2 sqrt(0.625).
+  QVERIFY( std::abs( meanPointCompactness( points, regionAggregate, { 2, 1, 0, 1, 0, 0 } ) - weighted / 2 ) < 1e-12 );
+  // The partition scores the same whatever its sites: it depends on the aggregates only (eq. 20 does not).
   std::vector<Border> borders { { 0, 1, 1 }, { 1, 2, 1 }, { 3, 4, 1 }, { 4, 5, 1 }, { 0, 3, 1 }, { 1, 4, 1 }, { 2, 5, 1 } };
   const RegionAdjacency adjacency = regionAdjacency( 6, borders );
   const SparseHistograms h = vbastest::histograms( classZeroRows( { 1, 1, 1, 1, 1, 1 } ) );
-  const Partition near( units, { { 0.25, 0.25 }, { 1.75, 0.75 } }, points, h, adjacency, 2, UnitConstraints(), weights );
-  const Partition far( units, { { -5, 7 }, { 40, 0 } }, points, h, adjacency, 2, UnitConstraints(), weights );
+  const Partition near( regionAggregate, { { 0.25, 0.25 }, { 1.75, 0.75 } }, points, h, adjacency, 2, AggregateConstraints(), weights );
+  const Partition far( regionAggregate, { { -5, 7 }, { 40, 0 } }, points, h, adjacency, 2, AggregateConstraints(), weights );
   QVERIFY( std::abs( near.score().meanPointCompactness - weighted ) < 1e-12 );
   QVERIFY( std::abs( far.score().meanPointCompactness - weighted ) < 1e-12 );
   QVERIFY( far.score().compactness > near.score().compactness );
@@ -330,25 +332,25 @@ void TestPartitionSearch::meanPointCompactnessByHand()
 
 void TestPartitionSearch::meanPointCapRefusesMoves()
 {
-  // Path 0-1-2-3 (points 0..3), weights 1, 1, 3, 1; units {0, 1} and {2, 3}. Unit 0's mean 0.5: 0.5 + 0.5;
-  // unit 1's (6 + 3) / 4 = 2.25: 3 x 0.25 + 0.75. Total 2.5.
+  // Path 0-1-2-3 (points 0..3), weights 1, 1, 3, 1; aggregates {0, 1} and {2, 3}. Aggregate 0's mean
+  // 0.5: 0.5 + 0.5; aggregate 1's (6 + 3) / 4 = 2.25: 3 x 0.25 + 0.75. Total 2.5.
   const Path path( 4 );
   const SparseHistograms h = vbastest::histograms( classZeroRows( { 4, 4, 4, 4 } ) );
   const std::vector<Point> sites { { 0.5, 0 }, { 2.5, 0 } };
   const std::vector<double> weights { 1, 1, 3, 1 };
   const auto partition = [&]( double cap ) {
-    UnitConstraints c;
+    AggregateConstraints c;
     c.maxMeanPointCompactness = cap;
     return Partition( { 0, 0, 1, 1 }, sites, path.points, h, path.adjacency, 2, c, weights );
   };
   QVERIFY( std::abs( partition( 10 ).score().meanPointCompactness - 2.5 ) < 1e-12 );
-  // Region 1 to unit 1: {0} scores 0; {1, 2, 3} has mean (1 + 6 + 3) / 5 = 2: 1 + 0 + 1 = 2. Change -0.5:
-  // allowed even under a cap of 2.4 that the start breaks (the move lowers it).
+  // Region 1 to aggregate 1: {0} scores 0; {1, 2, 3} has mean (1 + 6 + 3) / 5 = 2: 1 + 0 + 1 = 2.
+  // Change -0.5: allowed even under a cap of 2.4 that the start breaks (the move lowers it).
   QVERIFY( std::abs( partition( 10 ).regionMove( 1, 1 ).meanPointCompactness + 0.5 ) < 1e-12 );
   QVERIFY( partition( 2.4 ).regionMove( 1, 1 ).allowed );
   QVERIFY( !partition( 2.4 ).keepsBounds() );
-  // Region 2 to unit 0: {0, 1, 2} has mean (0 + 1 + 6) / 5 = 1.4: 1.4 + 0.4 + 3 x 0.6 = 3.6; {3} scores 0.
-  // Change +1.1: a cap of 3.5 refuses it, 3.7 allows it.
+  // Region 2 to aggregate 0: {0, 1, 2} has mean (0 + 1 + 6) / 5 = 1.4: 1.4 + 0.4 + 3 x 0.6 = 3.6; {3}
+  // scores 0. Change +1.1: a cap of 3.5 refuses it, 3.7 allows it.
   QVERIFY( std::abs( partition( 10 ).regionMove( 2, 0 ).meanPointCompactness - 1.1 ) < 1e-12 );
   QVERIFY( !partition( 3.5 ).regionMove( 2, 0 ).allowed );
   QVERIFY( partition( 3.7 ).regionMove( 2, 0 ).allowed );
@@ -361,20 +363,20 @@ void TestPartitionSearch::meanPointCapRefusesMoves()
 void TestPartitionSearch::searchKeepsBoundsOrReturnsStart()
 {
   // Property, on random grids whose start breaks the cap in half the cases (as a start made contiguous
-  // may): the partition returned, recounted from its regions alone, has every unit non-empty and in
-  // one piece, suppresses no more than the start, and keeps the cap, floor, ceiling and units
+  // may): the partition returned, recounted from its regions alone, has every aggregate non-empty and
+  // in one piece, suppresses no more than the start, and keeps the cap, floor, ceiling and aggregates
   // releasing nothing, or else it is the start itself (reported as not keeping them).
   for ( unsigned seed = 20; seed <= 31; ++seed )
   {
     const Grid g( 15, seed, 8 );
     const std::int64_t k = 4;
-    const Recount start( g.units, g.sites, g.points, g.histograms, k, g.weights );
-    UnitConstraints c;
+    const Recount start( g.regionAggregate, g.sites, g.points, g.histograms, k, g.weights );
+    AggregateConstraints c;
     c.maxMeanPointCompactness = ( seed % 2 ? 0.9 : 1.02 ) * start.meanPoint;
     c.minRecords = static_cast<std::int64_t>( std::ceil( 0.25 * static_cast<double>( g.histograms.total() ) / static_cast<double>( g.sites.size() ) ) );
     c.maxRecords = 3 * g.histograms.total() / static_cast<std::int64_t>( g.sites.size() );
     c.maxReleasingNothing = start.releasingNothing;
-    Partition p( g.units, g.sites, g.points, g.histograms, g.adjacency, k, c, g.weights );
+    Partition p( g.regionAggregate, g.sites, g.points, g.histograms, g.adjacency, k, c, g.weights );
     const SearchResult result = searchPartition( p, byMoves( seed, 1 + seed % 3 * 3000 ) );
     const Recount end( result.regionAggregate, result.sites, g.points, g.histograms, k, g.weights );
     QCOMPARE( end.records.size(), g.sites.size() );
@@ -382,9 +384,9 @@ void TestPartitionSearch::searchKeepsBoundsOrReturnsStart()
     QVERIFY( end.suppressed <= start.suppressed );
     QCOMPARE( end.suppressed, result.best.suppressed );
     bool kept = end.meanPoint <= c.maxMeanPointCompactness && end.releasingNothing <= c.maxReleasingNothing;
-    for ( const auto &[unit, n] : end.records )
+    for ( const auto &[aggregate, n] : end.records )
       kept = kept && n >= c.minRecords && n <= c.maxRecords;
-    QVERIFY2( kept || result.regionAggregate == g.units, qPrintable( QStringLiteral( "seed %1: %2 over a cap of %3" ).arg( seed ).arg( end.meanPoint ).arg( c.maxMeanPointCompactness ) ) );
+    QVERIFY2( kept || result.regionAggregate == g.regionAggregate, qPrintable( QStringLiteral( "seed %1: %2 over a cap of %3" ).arg( seed ).arg( end.meanPoint ).arg( c.maxMeanPointCompactness ) ) );
     QCOMPARE( result.boundsKept, kept );
   }
 }
@@ -392,12 +394,12 @@ void TestPartitionSearch::searchKeepsBoundsOrReturnsStart()
 void TestPartitionSearch::everyAcceptedMoveRecounts()
 {
   // After every accepted move of every kind, the partition's incremental scores equal a recount from
-  // scratch, every unit holds a region and is one piece, and the best found is at most the start.
+  // scratch, every aggregate holds a region and is one piece, and the best found is at most the start.
   for ( unsigned seed = 1; seed <= 4; ++seed )
   {
     const Grid g( 15, seed, 6 );
     const std::int64_t k = 5;
-    Partition p( g.units, g.sites, g.points, g.histograms, g.adjacency, k, UnitConstraints() );
+    Partition p( g.regionAggregate, g.sites, g.points, g.histograms, g.adjacency, k, AggregateConstraints() );
     SearchSettings settings = byMoves( seed, 20000 );
     std::size_t checked = 0;
     settings.afterAccept = [&]( const Partition &q ) {
@@ -426,23 +428,23 @@ void TestPartitionSearch::everyAcceptedMoveRecounts()
 
 void TestPartitionSearch::constraintsHoldOnRandomInstances()
 {
-  // A budget of 1.05 x the start's compactness (its sites are the best already), the largest unit of the start as a ceiling, a floor of a quarter of the mean unit's records, no more
-  // units releasing nothing than at the start: checked after every accepted move by the recount.
+  // A budget of 1.05 x the start's compactness (its sites are the best already), the largest aggregate of the start as a ceiling, a floor of a quarter of the mean aggregate's records, no more
+  // aggregates releasing nothing than at the start: checked after every accepted move by the recount.
   for ( unsigned seed = 10; seed <= 15; ++seed )
   {
     const Grid g( 18, seed, 10 );
     const std::int64_t k = 4;
-    const Recount start( g.units, g.sites, g.points, g.histograms, k, g.weights );
-    UnitConstraints c;
+    const Recount start( g.regionAggregate, g.sites, g.points, g.histograms, k, g.weights );
+    AggregateConstraints c;
     c.maxMeanPointCompactness = 1.05 * start.meanPoint;
     c.minRecords = static_cast<std::int64_t>( std::ceil( 0.25 * static_cast<double>( g.histograms.total() ) / static_cast<double>( g.sites.size() ) ) );
     c.maxReleasingNothing = start.releasingNothing;
-    for ( const auto &[unit, n] : start.records )
+    for ( const auto &[aggregate, n] : start.records )
     {
       QVERIFY2( n >= c.minRecords, "the start keeps the floor" );
-      c.maxRecords = std::max( c.maxRecords == std::numeric_limits<std::int64_t>::max() ? 0 : c.maxRecords, n ); // the largest unit at the start: a ceiling that binds
+      c.maxRecords = std::max( c.maxRecords == std::numeric_limits<std::int64_t>::max() ? 0 : c.maxRecords, n ); // the largest aggregate at the start: a ceiling that binds
     }
-    Partition p( g.units, g.sites, g.points, g.histograms, g.adjacency, k, c, g.weights );
+    Partition p( g.regionAggregate, g.sites, g.points, g.histograms, g.adjacency, k, c, g.weights );
     SearchSettings settings = byMoves( seed, 15000 );
     std::size_t checked = 0;
     settings.afterAccept = [&]( const Partition &q ) {
@@ -451,7 +453,7 @@ void TestPartitionSearch::constraintsHoldOnRandomInstances()
       QVERIFY2( now.meanPoint <= c.maxMeanPointCompactness,
                 qPrintable( QStringLiteral( "%1 %2 %3" ).arg( now.meanPoint, 0, 'g', 17 ).arg( q.score().meanPointCompactness, 0, 'g', 17 ).arg( c.maxMeanPointCompactness, 0, 'g', 17 ) ) );
       QVERIFY( now.releasingNothing <= c.maxReleasingNothing );
-      for ( const auto &[unit, n] : now.records )
+      for ( const auto &[aggregate, n] : now.records )
         QVERIFY( n >= c.minRecords && n <= c.maxRecords );
       QCOMPARE( now.records.size(), g.sites.size() );
     };
@@ -465,7 +467,7 @@ void TestPartitionSearch::sameSeedSamePartition()
 {
   const Grid g( 15, 3, 6 );
   const auto run = [&]( std::uint64_t seed ) {
-    Partition p( g.units, g.sites, g.points, g.histograms, g.adjacency, 5, UnitConstraints() );
+    Partition p( g.regionAggregate, g.sites, g.points, g.histograms, g.adjacency, 5, AggregateConstraints() );
     return searchPartition( p, byMoves( seed, 5000 ) );
   };
   const SearchResult a = run( 42 ), b = run( 42 ), c = run( 43 );
@@ -478,7 +480,7 @@ void TestPartitionSearch::sameSeedSamePartition()
 void TestPartitionSearch::canceledSearchStops()
 {
   const Grid g( 15, 5, 6 );
-  Partition p( g.units, g.sites, g.points, g.histograms, g.adjacency, 5, UnitConstraints() );
+  Partition p( g.regionAggregate, g.sites, g.points, g.histograms, g.adjacency, 5, AggregateConstraints() );
   CancelAfter cancel( 3 );
   const SearchResult result = searchPartition( p, byMoves( 0, std::numeric_limits<std::uint64_t>::max() ), &cancel );
   QCOMPARE( result.stop, SearchStop::Canceled );

@@ -196,17 +196,17 @@ qlonglong recountKAnonymous( QgsVectorLayer *anonymized, const QStringList &qis,
  * aggregate), and whether each aggregate's regions are connected through borders of positive length
  * (GEOS, pairs within the aggregate): both from the inputs and outputs alone.
  */
-struct Units
+struct AggregateRecount
 {
     QMap<int, qlonglong> records;
     QSet<int> inPieces;
 };
 
-Units recountUnits( QgsVectorLayer *regions, const QString &regionId, QgsVectorLayer *records, const QString &recordRegion, const QMap<QString, QPair<int, int>> &lookedUp )
+AggregateRecount recountAggregates( QgsVectorLayer *regions, const QString &regionId, QgsVectorLayer *records, const QString &recordRegion, const QMap<QString, QPair<int, int>> &lookedUp )
 {
-  Units units;
+  AggregateRecount recount;
   for ( const QVariantMap &row : features( records ) )
-    ++units.records[lookedUp.value( row.value( recordRegion ).toString() ).first];
+    ++recount.records[lookedUp.value( row.value( recordRegion ).toString() ).first];
   QMap<int, QVector<QgsGeometry>> members;
   QgsFeature f;
   for ( QgsFeatureIterator it = regions->getFeatures(); it.nextFeature( f ); )
@@ -225,9 +225,9 @@ Units recountUnits( QgsVectorLayer *regions, const QString &regionId, QgsVectorL
           reached << j;
         }
     if ( reached.size() < g.size() )
-      units.inPieces << it.key();
+      recount.inPieces << it.key();
   }
-  return units;
+  return recount;
 }
 
 } // namespace
@@ -483,7 +483,7 @@ void TestContiguity::refinementMovesBoundaryRegion()
   // M goes (-1) and site 1's becomes 2 (-1), and site 2 keeps {r20, r21}, connected: moved. r11 back
   // to site 2 or to site 3 would leave its M alone in site 1; the others hold F only. Pass 2 moves
   // nothing. Site 1 is {r00, r10, r11} and r22: 3 -> 2 parts; all 20 records released. The move
-  // loosens the units (their mean-point compactness rises), so the budget is 2, not the default 1.
+  // loosens the aggregates (their mean-point compactness rises), so the budget is 2, not the default 1.
   auto regions = layout();
   QList<std::tuple<QString, QString, int>> rows;
   for ( const char *region : { "r00", "r01", "r02", "r10", "r11", "r12", "r20", "r21", "r22" } )
@@ -583,21 +583,21 @@ void TestContiguity::searchOnSampleLayers()
   QSet<int> releasing;
   for ( const QVariantMap &row : features( anonymized ) )
     releasing << row.value( QStringLiteral( "aggregate_id" ) ).toInt();
-  const Units units = recountUnits( &regions, QStringLiteral( "AREAKEY" ), &patients, QStringLiteral( "tract_id" ), lookedUp );
-  QCOMPARE( units.records.size(), plain.value( QStringLiteral( "AGGREGATES" ) ).toInt() );
-  QCOMPARE( releasing.size(), units.records.size() );
-  QCOMPARE( units.inPieces, QSet<int>() );
-  const qlonglong floor = static_cast<qlonglong>( std::ceil( 0.25 * 40000 / units.records.size() ) );
-  for ( auto it = units.records.constBegin(); it != units.records.constEnd(); ++it )
+  const AggregateRecount recount = recountAggregates( &regions, QStringLiteral( "AREAKEY" ), &patients, QStringLiteral( "tract_id" ), lookedUp );
+  QCOMPARE( recount.records.size(), plain.value( QStringLiteral( "AGGREGATES" ) ).toInt() );
+  QCOMPARE( releasing.size(), recount.records.size() );
+  QCOMPARE( recount.inPieces, QSet<int>() );
+  const qlonglong floor = static_cast<qlonglong>( std::ceil( 0.25 * 40000 / recount.records.size() ) );
+  for ( auto it = recount.records.constBegin(); it != recount.records.constEnd(); ++it )
     QVERIFY2( it.value() >= floor, qPrintable( QStringLiteral( "aggregate %1 holds %2 records, below the floor %3" ).arg( it.key() ).arg( it.value() ).arg( floor ) ) );
 }
 
 void TestContiguity::searchKeepsItsBounds()
 {
-  // SEARCH for a single trial move starts from the units made contiguous, which suppress more and break
-  // the budget: what is released keeps the budget (on the mean-point compactness) and suppresses no
-  // more than the run without the search. A budget below the start's is
-  // refused before anything is written, naming COMPACTNESS_BUDGET and the smallest that can be met.
+  // SEARCH for a single trial move starts from the aggregates made contiguous, which suppress more and
+  // break the budget: what is released keeps the budget (on the mean-point compactness) and suppresses
+  // no more than the run without the search. A budget below the start's is refused before anything is
+  // written, naming COMPACTNESS_BUDGET and the smallest that can be met.
   QVariantMap p = vbastest::sampleParameters( mTracts.get(), mPatients.get() );
   const QVariantMap plain = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );
   QCOMPARE( plain.value( QStringLiteral( "MEAN_POINT_COMPACTNESS_USED" ) ).toDouble(), 1.0 );
