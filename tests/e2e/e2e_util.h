@@ -9,6 +9,8 @@
 // qgis_process's stderr (its own messages, which name fields and counts).
 #pragma once
 
+#include "tests/shared/ctest_path.h"
+
 #include <QCryptographicHash>
 #include <QDir>
 #include <QElapsedTimer>
@@ -144,7 +146,7 @@ class QgisProcess
     void setUp( const QStringList &algorithms )
     {
       QVERIFY( mProfile.isValid() );
-      const QString pluginDir = QStringLiteral( VBAS_PLUGIN_DIR );
+      const QString pluginDir = ctestPath( "VBAS_PLUGIN_DIR" );
       QVERIFY2( QFileInfo::exists( pluginDir + "/" VBAS_LIBRARY ), qPrintable( pluginDir + "/" VBAS_LIBRARY " is missing: build vbas_provider" ) );
       QVERIFY2( QFileInfo::exists( pluginDir + "/metadata.txt" ), qPrintable( pluginDir + "/metadata.txt is missing" ) );
       CHECKED( install( pluginDir ) );

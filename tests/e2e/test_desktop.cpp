@@ -23,7 +23,7 @@
 namespace
 {
 
-const QString kOut = QStringLiteral( VBAS_DESKTOP_OUT );
+const QString kOut = ctestPath( "VBAS_DESKTOP_OUT" );
 const int kQgisTimeoutMs = 300000;
 
 //! A child process in its own process group, which dies with this test and is killed, whole group, when this goes.
@@ -142,13 +142,13 @@ void TestDesktop::outputsLoadStyled()
   environment.remove( QStringLiteral( "QT_QPA_PLATFORM" ) );
   environment.insert( QStringLiteral( "DISPLAY" ), display );
   environment.insert( QStringLiteral( "VBAS_DESKTOP_OUT" ), kOut );
-  environment.insert( QStringLiteral( "VBAS_SAMPLE_DIR" ), QStringLiteral( VBAS_SAMPLE_DIR ) );
+  environment.insert( QStringLiteral( "VBAS_SAMPLE_DIR" ), ctestPath( "VBAS_SAMPLE_DIR" ) );
   Child qgis;
   qgis.setProcessEnvironment( environment );
   qgis.setWorkingDirectory( kOut );
   QElapsedTimer timer;
   timer.start();
-  qgis.start( QStringLiteral( "/usr/bin/qgis" ), { QStringLiteral( "--nologo" ), QStringLiteral( "--code" ), QStringLiteral( VBAS_SOURCE_DIR "/tests/e2e/desktop_check.py" ) } );
+  qgis.start( QStringLiteral( "/usr/bin/qgis" ), { QStringLiteral( "--nologo" ), QStringLiteral( "--code" ), ctestPath( "VBAS_SOURCE_DIR" ) + QStringLiteral( "/tests/e2e/desktop_check.py" ) } );
   QVERIFY2( qgis.waitForStarted( 30000 ), "cannot start /usr/bin/qgis" );
   e2e::ProcessResult r;
   CHECKED( e2e::QgisProcess::finish( qgis, QStringLiteral( "QGIS desktop" ), timer, kQgisTimeoutMs, r ) );
@@ -198,7 +198,7 @@ void TestDesktop::helpButtonsOpenTheirPages()
     const QString page = QStringLiteral( "/algorithms/%1.html" ).arg( name );
     QVERIFY2( url.isLocalFile() && url.toLocalFile() == installed + page, qPrintable( name + QStringLiteral( ": " ) + url.toString() ) );
     const QFileInfo opened( url.toLocalFile() );
-    QVERIFY2( opened.isFile() && opened.canonicalFilePath() == QFileInfo( QStringLiteral( VBAS_PLUGIN_DIR "/help" ) + page ).canonicalFilePath(), qPrintable( url.toString() ) );
+    QVERIFY2( opened.isFile() && opened.canonicalFilePath() == QFileInfo( ctestPath( "VBAS_PLUGIN_DIR" ) + QStringLiteral( "/help" ) + page ).canonicalFilePath(), qPrintable( url.toString() ) );
   }
 }
 

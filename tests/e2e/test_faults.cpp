@@ -200,8 +200,8 @@ void TestFaults::initTestCase()
 {
   GDALAllRegister();
   QVERIFY( mTmp.isValid() );
-  mRegions = QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" );
-  mSample = QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" );
+  mRegions = ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ny8_tracts.gpkg" );
+  mSample = ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/patients.gpkg" );
   for ( const QString &f : { mRegions, mSample } )
     QVERIFY2( QFileInfo::exists( f ), qPrintable( f ) );
   CHECKED( mQgis.setUp( { QStringLiteral( "vbas:anonymize" ) } ) );

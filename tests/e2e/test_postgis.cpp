@@ -237,7 +237,7 @@ void TestPostgis::cleanupTestCase()
 void TestPostgis::loadSample( const QString &file, const QString &table )
 {
   QProcess p;
-  p.start( QStringLiteral( "ogr2ogr" ), { "-f", "PostgreSQL", mServer.gdal(), QStringLiteral( VBAS_SAMPLE_DIR ) + '/' + file, "-nln", table, "-lco", "GEOMETRY_NAME=geom", "-lco", "FID=fid" } );
+  p.start( QStringLiteral( "ogr2ogr" ), { "-f", "PostgreSQL", mServer.gdal(), ctestPath( "VBAS_SAMPLE_DIR" ) + '/' + file, "-nln", table, "-lco", "GEOMETRY_NAME=geom", "-lco", "FID=fid" } );
   QVERIFY2( p.waitForFinished( 120000 ) && p.exitCode() == 0, qPrintable( "ogr2ogr failed: " + tail( p.readAllStandardError() ) ) );
 }
 

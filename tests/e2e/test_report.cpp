@@ -82,7 +82,7 @@ void TestReport::reportRendersMapsAndHistogram()
   ProcessResult r;
   CHECKED(
     mQgis.runJson( QStringLiteral( "vbas:anonymize" ),
-                   { QStringLiteral( "REGIONS=%1/ny8_tracts.gpkg" ).arg( VBAS_SAMPLE_DIR ), QStringLiteral( "REGION_ID=AREAKEY" ), QStringLiteral( "RECORDS=%1/patients.gpkg" ).arg( VBAS_SAMPLE_DIR ),
+                   { QStringLiteral( "REGIONS=%1/ny8_tracts.gpkg" ).arg( ctestPath( "VBAS_SAMPLE_DIR" ) ), QStringLiteral( "REGION_ID=AREAKEY" ), QStringLiteral( "RECORDS=%1/patients.gpkg" ).arg( ctestPath( "VBAS_SAMPLE_DIR" ) ),
                      QStringLiteral( "RECORD_REGION=tract_id" ), QStringLiteral( "QI_FIELDS=age_group" ), QStringLiteral( "QI_FIELDS=sex" ), QStringLiteral( "QI_FIELDS=race" ),
                      QStringLiteral( "K=5" ), QStringLiteral( "SENSITIVE_FIELD=diagnosis" ), QStringLiteral( "SEED=1" ), QStringLiteral( "SITE_POINTS=" ) + dir + "/sites.gpkg",
                      QStringLiteral( "AGGREGATED=" ) + dir + "/aggregated.gpkg", QStringLiteral( "LOOKUP=" ) + dir + "/lookup.gpkg", QStringLiteral( "ANONYMIZED=" ) + dir + "/anonymized.gpkg",
@@ -91,7 +91,7 @@ void TestReport::reportRendersMapsAndHistogram()
   const QString report = document.value( QStringLiteral( "results" ) ).toObject().value( QStringLiteral( "REPORT" ) ).toString();
   QCOMPARE( report, dir + "/report.html" );
 
-  const QString png = QStringLiteral( VBAS_SCREENSHOT_DIR "/report-screenshot.png" );
+  const QString png = ctestPath( "VBAS_SCREENSHOT_DIR" ) + QStringLiteral( "/report-screenshot.png" );
   QFile::remove( png );
   CHECKED( screenshot( report, png ) );
   qInfo( "screenshot of the report: %s", qPrintable( png ) );

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "plugin/provider/vbasprovider.h"
+#include "tests/shared/ctest_path.h"
 
 #include <qgsapplication.h>
 #include <qgsprocessingalgorithm.h>
@@ -49,7 +50,7 @@ inline void initQgisWithProvider()
   QgsApplication::init();
   QgsApplication::setPrefixPath( QStringLiteral( "/usr" ), true ); // Debian's QGIS: its data providers (delimited text, PostgreSQL, ...)
   QgsApplication::initQgis();
-  QgsApplication::processingRegistry()->addProvider( new VbasProvider( QStringLiteral( VBAS_PLUGIN_DIR ) ) );
+  QgsApplication::processingRegistry()->addProvider( new VbasProvider( ctestPath( "VBAS_PLUGIN_DIR" ) ) );
 }
 
 /**

@@ -99,8 +99,8 @@ QVariantMap TestGroupedCount::gridRun( QgsVectorLayer *records, bool grouped, bo
 void TestGroupedCount::sameCountAsRowByRow()
 {
   // The sample's 40,000 patients in their GeoPackage, counted both ways: the same records, classes and sites.
-  QgsVectorLayer tracts( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
-  QgsVectorLayer patients( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ), QStringLiteral( "patients" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer tracts( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ny8_tracts.gpkg" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer patients( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/patients.gpkg" ), QStringLiteral( "patients" ), QStringLiteral( "ogr" ) );
   QMap<bool, QVariantMap> results;
   QMap<bool, QString> read;
   for ( const bool grouped : { true, false } )

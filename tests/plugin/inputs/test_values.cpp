@@ -409,11 +409,11 @@ void TestValues::shapefileValuesReadBack()
 void TestValues::sampleAsShapefileAndCsv()
 {
   // The sample records copied by GDAL to a shapefile and to a typed CSV give the GeoPackage's release.
-  QgsVectorLayer tracts( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer tracts( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ny8_tracts.gpkg" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
   QList<long long> released;
   for ( const QString &copy : { QString(), QStringLiteral( "patients.dbf" ), QStringLiteral( "patients.csv" ) } )
   {
-    QString path = QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" );
+    QString path = ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/patients.gpkg" );
     if ( !copy.isEmpty() )
     {
       GDALDatasetH source = GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR, nullptr, nullptr, nullptr );

@@ -360,8 +360,8 @@ void TestReleaseSafety::failedWriteLeavesNothing_data()
 void TestReleaseSafety::failedWriteLeavesNothing()
 {
   QFETCH( QString, extension );
-  QgsVectorLayer regions( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
-  QgsVectorLayer records( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer regions( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer records( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
   QTemporaryDir dir;
   QVariantMap p = fileParameters( &records, dir.path(), 15, 5 );
   p.insert( QStringLiteral( "REGIONS" ), layerValue( &regions ) );

@@ -193,8 +193,8 @@ void TestStyles::cleanupTestCase()
 
 void TestStyles::anonymizeLoadsStyled()
 {
-  QgsVectorLayer tracts( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
-  QgsVectorLayer patients( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ), QStringLiteral( "patients" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer tracts( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ny8_tracts.gpkg" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer patients( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/patients.gpkg" ), QStringLiteral( "patients" ), QStringLiteral( "ogr" ) );
   QgsProject project;
   QgsProcessingContext context;
   context.setProject( &project );

@@ -270,8 +270,8 @@ void TestContiguity::initTestCase()
 {
   vbastest::initQgisWithProvider();
   mSites = threeSites();
-  mTracts = std::make_unique<QgsVectorLayer>( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
-  mPatients = std::make_unique<QgsVectorLayer>( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  mTracts = std::make_unique<QgsVectorLayer>( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
+  mPatients = std::make_unique<QgsVectorLayer>( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
 }
 
 void TestContiguity::cleanupTestCase()
@@ -432,8 +432,8 @@ void TestContiguity::sampleLayers()
   QFETCH( bool, fewer );
   // The sample layers with the parameters of sample_layers/run_sample.sh: vbas:anonymize places the
   // sites, then Voronoi aggregation on them without and with CONTIGUOUS.
-  QgsVectorLayer regions( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
-  QgsVectorLayer patients( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer regions( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer patients( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
   const QStringList qis { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
   QVariantMap p = vbastest::sampleParameters( &regions, &patients );
   if ( sites > 0 )
@@ -512,8 +512,8 @@ void TestContiguity::refinementOnSampleLayers()
   // aggregation on vbas:anonymize's sites without and with REFINE_BOUNDARIES. Refinement suppresses
   // fewer records, the release stays k-anonymous and whole, no aggregate gains parts, and
   // vbas:anonymize with REFINE_BOUNDARIES releases the same.
-  QgsVectorLayer regions( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
-  QgsVectorLayer patients( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer regions( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ny8_tracts.gpkg" ), QStringLiteral( "regions" ), QStringLiteral( "ogr" ) );
+  QgsVectorLayer patients( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/patients.gpkg" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
   const QStringList qis { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
   QVariantMap p = vbastest::sampleParameters( &regions, &patients );
   const QVariantMap anonymized = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true );

@@ -29,7 +29,7 @@ using vbastest::layerValue;
 
 namespace
 {
-const QString kHierarchy = QStringLiteral( VBAS_SAMPLE_DIR "/hierarchies/age_group.csv" );
+const QString kHierarchy = ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/hierarchies/age_group.csv" );
 const QStringList kSampleQis = { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
 
 //! The labels of the hierarchy file at a level (level 0: the values), read here with a plain split.
@@ -100,8 +100,8 @@ class TestGeneralization : public QObject
 void TestGeneralization::initTestCase()
 {
   vbastest::initQgisWithProvider();
-  mRegions = std::make_unique<QgsVectorLayer>( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg|layername=ny8_tracts" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
-  mPatients = std::make_unique<QgsVectorLayer>( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg|layername=patients" ), QStringLiteral( "patients" ), QStringLiteral( "ogr" ) );
+  mRegions = std::make_unique<QgsVectorLayer>( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ny8_tracts.gpkg|layername=ny8_tracts" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
+  mPatients = std::make_unique<QgsVectorLayer>( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/patients.gpkg|layername=patients" ), QStringLiteral( "patients" ), QStringLiteral( "ogr" ) );
   QVERIFY( mRegions->isValid() && mPatients->isValid() );
 }
 
@@ -427,9 +427,9 @@ void TestGeneralization::inAModel()
   QgsProcessingModelAlgorithm model( QStringLiteral( "generalize" ), QStringLiteral( "vbas" ) );
   QgsProcessingModelChildAlgorithm child( QStringLiteral( "vbas:anonymize" ) );
   child.setChildId( QStringLiteral( "anonymize" ) );
-  const QVariantMap statics { { QStringLiteral( "REGIONS" ), QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ) },
+  const QVariantMap statics { { QStringLiteral( "REGIONS" ), ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ny8_tracts.gpkg" ) },
                               { QStringLiteral( "REGION_ID" ), QStringLiteral( "AREAKEY" ) },
-                              { QStringLiteral( "RECORDS" ), QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ) },
+                              { QStringLiteral( "RECORDS" ), ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/patients.gpkg" ) },
                               { QStringLiteral( "RECORD_REGION" ), QStringLiteral( "tract_id" ) },
                               { QStringLiteral( "QI_FIELDS" ), kSampleQis },
                               { QStringLiteral( "K" ), 25 },

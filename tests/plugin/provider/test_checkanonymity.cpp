@@ -260,8 +260,8 @@ class TestCheckAnonymity : public QObject
 void TestCheckAnonymity::initTestCase()
 {
   vbastest::initQgisWithProvider();
-  mRegions = std::make_unique<QgsVectorLayer>( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg|layername=ny8_tracts" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
-  mPatients = std::make_unique<QgsVectorLayer>( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg|layername=patients" ), QStringLiteral( "patients" ), QStringLiteral( "ogr" ) );
+  mRegions = std::make_unique<QgsVectorLayer>( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ny8_tracts.gpkg|layername=ny8_tracts" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
+  mPatients = std::make_unique<QgsVectorLayer>( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/patients.gpkg|layername=patients" ), QStringLiteral( "patients" ), QStringLiteral( "ogr" ) );
   QVERIFY( mRegions->isValid() && mPatients->isValid() );
   QVariantMap p = vbastest::sampleParameters( mRegions.get(), mPatients.get() );
   p.insert( QStringLiteral( "SENSITIVE_FIELD" ), QStringLiteral( "diagnosis" ) ); // released with the QIs

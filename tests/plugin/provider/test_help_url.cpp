@@ -31,7 +31,7 @@ void TestHelpUrl::everyAlgorithmOpensItsPage()
   QVERIFY( !algorithms().isEmpty() );
   for ( const QgsProcessingAlgorithm *alg : algorithms() )
   {
-    const QString page = QStringLiteral( VBAS_PLUGIN_DIR "/help/algorithms/%1.html" ).arg( alg->name() );
+    const QString page = ctestPath( "VBAS_PLUGIN_DIR" ) + QStringLiteral( "/help/algorithms/%1.html" ).arg( alg->name() );
     QVERIFY2( QFileInfo( page ).isFile(), qPrintable( page + QStringLiteral( " is missing: build the target vbas_help" ) ) );
     QCOMPARE( alg->helpUrl(), QUrl::fromLocalFile( page ).toString() );
   }
@@ -44,7 +44,7 @@ void TestHelpUrl::noPageNoUrl()
   VbasAlgorithm::setPluginDirectory( pluginDirectory.path() );
   for ( const QgsProcessingAlgorithm *alg : algorithms() )
     QVERIFY2( alg->helpUrl().isEmpty(), qPrintable( alg->id() ) );
-  VbasAlgorithm::setPluginDirectory( QStringLiteral( VBAS_PLUGIN_DIR ) );
+  VbasAlgorithm::setPluginDirectory( ctestPath( "VBAS_PLUGIN_DIR" ) );
 }
 
 QTEST_MAIN( TestHelpUrl )

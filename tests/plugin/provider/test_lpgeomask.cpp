@@ -192,8 +192,8 @@ void TestLpGeomask::smallInstanceWithinEpsilon()
 
 void TestLpGeomask::sampleLayersWithinEpsilonAndRepeatable()
 {
-  auto tracts = std::make_unique<QgsVectorLayer>( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
-  auto ed = std::make_unique<QgsVectorLayer>( QStringLiteral( VBAS_SAMPLE_DIR "/ed_patients.gpkg" ), QStringLiteral( "ed" ), QStringLiteral( "ogr" ) );
+  auto tracts = std::make_unique<QgsVectorLayer>( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ny8_tracts.gpkg" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
+  auto ed = std::make_unique<QgsVectorLayer>( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ed_patients.gpkg" ), QStringLiteral( "ed" ), QStringLiteral( "ogr" ) );
   QVERIFY( tracts->isValid() && ed->isValid() );
   QVariantMap p = parameters( tracts.get(), ed.get() );
   p.insert( QStringLiteral( "CODE_FIELD" ), QStringLiteral( "AREAKEY" ) );

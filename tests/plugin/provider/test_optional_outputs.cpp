@@ -66,8 +66,8 @@ class TestOptionalOutputs : public QObject
 void TestOptionalOutputs::initTestCase()
 {
   vbastest::initQgisWithProvider();
-  mTracts = std::make_unique<QgsVectorLayer>( QStringLiteral( VBAS_SAMPLE_DIR "/ny8_tracts.gpkg" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
-  mPatients = std::make_unique<QgsVectorLayer>( QStringLiteral( VBAS_SAMPLE_DIR "/patients.gpkg" ), QStringLiteral( "patients" ), QStringLiteral( "ogr" ) );
+  mTracts = std::make_unique<QgsVectorLayer>( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ny8_tracts.gpkg" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
+  mPatients = std::make_unique<QgsVectorLayer>( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/patients.gpkg" ), QStringLiteral( "patients" ), QStringLiteral( "ogr" ) );
   QVERIFY( mTracts->isValid() && mPatients->isValid() );
   QVERIFY( mDir.isValid() );
 }
@@ -151,7 +151,7 @@ QVariantMap TestOptionalOutputs::runAsking( const QString &id, const QVariantMap
 QVariantMap TestOptionalOutputs::runModel( const QString &file, const QVariantMap &parameters, const QStringList &asked )
 {
   QgsProcessingModelAlgorithm model;
-  if ( !model.fromFile( QStringLiteral( VBAS_SAMPLE_DIR "/" ) + file ) )
+  if ( !model.fromFile( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/" ) + file ) )
   {
     [&] { QFAIL( qPrintable( file ) ); }();
     return {};
@@ -219,7 +219,7 @@ void TestOptionalOutputs::onlyWhatWasAskedForIsWritten()
                                         { { QStringLiteral( "CODES" ), layerValue( mTracts.get() ) },
                                           { QStringLiteral( "CODE_FIELD" ), QStringLiteral( "AREAKEY" ) },
                                           { QStringLiteral( "POPULATION_FIELD" ), QStringLiteral( "POP8" ) },
-                                          { QStringLiteral( "PATIENTS" ), QStringLiteral( VBAS_SAMPLE_DIR "/ed_patients.gpkg" ) },
+                                          { QStringLiteral( "PATIENTS" ), ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ed_patients.gpkg" ) },
                                           { QStringLiteral( "PATIENT_CODE_FIELD" ), QStringLiteral( "tract_id" ) },
                                           { QStringLiteral( "EPSILON" ), 0.05 } },
                                         { QStringLiteral( "RANDOMISED" ) } );
@@ -248,7 +248,7 @@ void TestOptionalOutputs::modelsWriteOnlyTheOutputsGiven()
             { { QStringLiteral( "codes" ), layerValue( mTracts.get() ) },
               { QStringLiteral( "code_field" ), QStringLiteral( "AREAKEY" ) },
               { QStringLiteral( "population_field" ), QStringLiteral( "POP8" ) },
-              { QStringLiteral( "patients" ), QStringLiteral( VBAS_SAMPLE_DIR "/ed_patients.gpkg" ) },
+              { QStringLiteral( "patients" ), ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ed_patients.gpkg" ) },
               { QStringLiteral( "patient_code_field" ), QStringLiteral( "tract_id" ) },
               { QStringLiteral( "epsilon" ), 0.05 },
               { QStringLiteral( "neighbours" ), 30 } },
