@@ -80,14 +80,14 @@ void TestReport::reportRendersMapsAndHistogram()
   const QString dir = mOut.path();
   QJsonObject document;
   ProcessResult r;
-  CHECKED(
-    mQgis.runJson( QStringLiteral( "vbas:anonymize" ),
-                   { QStringLiteral( "REGIONS=%1/ny8_tracts.gpkg" ).arg( ctestPath( "VBAS_SAMPLE_DIR" ) ), QStringLiteral( "REGION_ID=AREAKEY" ), QStringLiteral( "RECORDS=%1/patients.gpkg" ).arg( ctestPath( "VBAS_SAMPLE_DIR" ) ),
-                     QStringLiteral( "RECORD_REGION=tract_id" ), QStringLiteral( "QI_FIELDS=age_group" ), QStringLiteral( "QI_FIELDS=sex" ), QStringLiteral( "QI_FIELDS=race" ),
-                     QStringLiteral( "K=5" ), QStringLiteral( "SENSITIVE_FIELD=diagnosis" ), QStringLiteral( "SEED=1" ), QStringLiteral( "SITE_POINTS=" ) + dir + "/sites.gpkg",
-                     QStringLiteral( "AGGREGATED=" ) + dir + "/aggregated.gpkg", QStringLiteral( "LOOKUP=" ) + dir + "/lookup.gpkg", QStringLiteral( "ANONYMIZED=" ) + dir + "/anonymized.gpkg",
-                     QStringLiteral( "VORONOI=" ) + dir + "/voronoi.gpkg", QStringLiteral( "EVALUATION=" ) + dir + "/evaluation.csv", QStringLiteral( "REPORT=" ) + dir + "/report.html" },
-                   dir, document, r ) );
+  CHECKED( mQgis.runJson( QStringLiteral( "vbas:anonymize" ),
+                          { QStringLiteral( "REGIONS=%1/ny8_tracts.gpkg" ).arg( ctestPath( "VBAS_SAMPLE_DIR" ) ), QStringLiteral( "REGION_ID=AREAKEY" ),
+                            QStringLiteral( "RECORDS=%1/patients.gpkg" ).arg( ctestPath( "VBAS_SAMPLE_DIR" ) ), QStringLiteral( "RECORD_REGION=tract_id" ), QStringLiteral( "QI_FIELDS=age_group" ),
+                            QStringLiteral( "QI_FIELDS=sex" ), QStringLiteral( "QI_FIELDS=race" ), QStringLiteral( "K=5" ), QStringLiteral( "SENSITIVE_FIELD=diagnosis" ), QStringLiteral( "SEED=1" ),
+                            QStringLiteral( "SITE_POINTS=" ) + dir + "/sites.gpkg", QStringLiteral( "AGGREGATED=" ) + dir + "/aggregated.gpkg", QStringLiteral( "LOOKUP=" ) + dir + "/lookup.gpkg",
+                            QStringLiteral( "ANONYMIZED=" ) + dir + "/anonymized.gpkg", QStringLiteral( "VORONOI=" ) + dir + "/voronoi.gpkg", QStringLiteral( "EVALUATION=" ) + dir + "/evaluation.csv",
+                            QStringLiteral( "REPORT=" ) + dir + "/report.html" },
+                          dir, document, r ) );
   const QString report = document.value( QStringLiteral( "results" ) ).toObject().value( QStringLiteral( "REPORT" ) ).toString();
   QCOMPARE( report, dir + "/report.html" );
 
