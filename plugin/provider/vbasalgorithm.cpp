@@ -92,67 +92,80 @@ bool VbasAlgorithm::checkParameterValues( const QVariantMap &parameters, QgsProc
 
 void VbasAlgorithm::addRegionsParameters( bool withPoint, bool withPopulation )
 {
-  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "REGIONS" ), QObject::tr( "Regions layer" ), vbasqgis::sourceTypes( { vbasqgis::VectorPolygon, vbasqgis::VectorPoint } ) ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "REGION_ID" ), QObject::tr( "Region id field" ), QVariant(), QStringLiteral( "REGIONS" ) ) );
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "REGIONS" ), QObject::tr( "Regions layer" ), vbasqgis::sourceTypes( { vbasqgis::VectorPolygon, vbasqgis::VectorPoint } ) ),
+                QObject::tr( "The regions to aggregate, such as census tracts: polygons, or points" ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "REGION_ID" ), QObject::tr( "Region id field" ), QVariant(), QStringLiteral( "REGIONS" ) ),
+                QObject::tr( "The field that names each region; the records refer to their region by it" ) );
   if ( withPoint )
     addParameter(
-      new QgsProcessingParameterEnum( QStringLiteral( "REGION_POINT" ), QObject::tr( "Region point" ), QStringList() << QObject::tr( "Centroid" ) << QObject::tr( "Point on surface" ), false, 0 ) );
+      new QgsProcessingParameterEnum( QStringLiteral( "REGION_POINT" ), QObject::tr( "Region point" ), QStringList() << QObject::tr( "Centroid" ) << QObject::tr( "Point on surface" ), false, 0 ),
+      QObject::tr( "The point that stands for a region when sites are placed: its centroid or a point inside it" ), Shown::Advanced );
   if ( withPopulation )
     addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_FIELD" ), QObject::tr( "Population field (empty: the number of records in each region)" ), QVariant(),
-                                                   QStringLiteral( "REGIONS" ), vbasqgis::FieldDataType::Numeric, false, true ) );
+                                                   QStringLiteral( "REGIONS" ), vbasqgis::FieldDataType::Numeric, false, true ),
+                  QObject::tr( "The regions' population, for balanced density; empty: the records in each region" ) );
 }
 
 void VbasAlgorithm::addRecordsParameters( Qis qis )
 {
-  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "RECORDS" ), QObject::tr( "Records table" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ) ) );
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "RECORDS" ), QObject::tr( "Records table" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ) ),
+                QObject::tr( "The patient records to release: one row a record, or a group of records with a count field" ) );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "RECORD_REGION" ), QObject::tr( "Region id field of the records (empty: locate the records' points)" ), QVariant(),
-                                                 QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Any, false, true ) );
+                                                 QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Any, false, true ),
+                QObject::tr( "The records' field holding their region's id; empty: each record's point is located in a region" ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "COUNT_FIELD" ), QObject::tr( "Count field (records per row; empty: one)" ), QVariant(), QStringLiteral( "RECORDS" ),
+                                                 vbasqgis::FieldDataType::Numeric, false, true ),
+                QObject::tr( "How many records each row stands for; empty: a row is one record" ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "OUTSIDE_POINTS" ), QObject::tr( "Located records outside every region" ),
-                                                QStringList() << QObject::tr( "Refuse the run" ) << QObject::tr( "Drop them, with a warning" ), false, 0 ) );
+                                                QStringList() << QObject::tr( "Refuse the run" ) << QObject::tr( "Drop them, with a warning" ), false, 0 ),
+                QObject::tr( "What to do with located records that fall in no region: refuse the run, or drop them" ), Shown::Advanced );
   auto grouped
     = std::make_unique<QgsProcessingParameterBoolean>( QStringLiteral( "GROUP_IN_SOURCE" ), QObject::tr( "Count the records in their data source (GeoPackage, SQLite, PostgreSQL)" ), false );
-  grouped->setFlags( grouped->flags() | vbasqgis::ParameterAdvanced );
-  addParameter( grouped.release() );
+  addParameter( grouped.release(), QObject::tr( "Let the database count the records (faster on large tables); the counts are the same" ), Shown::Advanced );
   if ( qis != Qis::None )
     addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ),
                                                    qis == Qis::Required ? QObject::tr( "Quasi-identifier fields" ) : QObject::tr( "Quasi-identifier fields (for anonymity-driven clustering)" ),
-                                                   QVariant(), QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Any, true, qis == Qis::Optional ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "COUNT_FIELD" ), QObject::tr( "Count field (records per row; empty: one)" ), QVariant(), QStringLiteral( "RECORDS" ),
-                                                 vbasqgis::FieldDataType::Numeric, false, true ) );
+                                                   QVariant(), QStringLiteral( "RECORDS" ), vbasqgis::FieldDataType::Any, true, qis == Qis::Optional ),
+                  QObject::tr( "The fields an attacker may know of a patient, such as age group and sex: the quasi-identifiers (QIs)" ) );
 }
 
 void VbasAlgorithm::addReleaseParameters()
 {
   addParameter( new QgsProcessingParameterField( QStringLiteral( "RELEASE_FIELDS" ), QObject::tr( "Other fields to release (empty: none)" ), QVariant(), QStringLiteral( "RECORDS" ),
-                                                 vbasqgis::FieldDataType::Any, true, true ) );
+                                                 vbasqgis::FieldDataType::Any, true, true ),
+                QObject::tr( "Other fields of the records to release, besides the QIs; empty: none" ) );
   auto memory = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SHUFFLE_MEMORY_MB" ), QObject::tr( "Memory for shuffling the release (MB)" ), vbasqgis::NumberType::Integer, 64, false,
                                                                 1, 1048576 );
-  memory->setFlags( memory->flags() | vbasqgis::ParameterAdvanced );
-  addParameter( memory.release() );
+  addParameter( memory.release(), QObject::tr( "Memory for shuffling the released rows before they are written; more is faster on large tables" ), Shown::Advanced );
 }
 
-void VbasAlgorithm::addSeedParameter( const QString &description )
+void VbasAlgorithm::addSeedParameter( const QString &description, const QString &tooltip )
 {
   auto seed = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SEED" ), description, vbasqgis::NumberType::Double, QVariant(), true, 0, 9007199254740991.0 );
   seed->setMetadata( { { QStringLiteral( "widget_wrapper" ), QVariantMap { { QStringLiteral( "decimals" ), 0 } } } } );
-  seed->setFlags( seed->flags() | vbasqgis::ParameterAdvanced );
-  addParameter( seed.release() );
+  addParameter( seed.release(), tooltip, Shown::Advanced );
   addNumberOutput( QStringLiteral( "SEED" ), QObject::tr( "Seed" ) );
 }
 
 void VbasAlgorithm::addSiteCountParameters()
 {
   addParameter( new QgsProcessingParameterEnum(
-    QStringLiteral( "MODEL" ), QObject::tr( "Site count model" ),
-    QStringList() << QObject::tr( "Entropy" ) << QObject::tr( "Max combinations" ) << QObject::tr( "Fixed cutoff" ) << QObject::tr( "Fixed number of sites" ), false, 0 ) );
+                  QStringLiteral( "MODEL" ), QObject::tr( "Site count model" ),
+                  QStringList() << QObject::tr( "Entropy" ) << QObject::tr( "Max combinations" ) << QObject::tr( "Fixed cutoff" ) << QObject::tr( "Fixed number of sites" ), false, 0 ),
+                QObject::tr( "How the number of sites is found: from the QIs' entropy (the paper's default), max combinations, a fixed cutoff or a fixed number" ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "COEFFICIENTS" ), QObject::tr( "Cutoff coefficients" ),
                                                 QStringList() << QObject::tr( "Western Canada (1588, 0.42)" ) << QObject::tr( "Central Canada (1436, 0.43)" )
                                                               << QObject::tr( "Eastern Canada (1978, 0.304)" ) << QObject::tr( "Custom" ),
-                                                false, 1 ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "EXP_B0" ), QObject::tr( "Custom e^B0" ), vbasqgis::NumberType::Double, 1436, false, 0 ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "B1" ), QObject::tr( "Custom B1" ), vbasqgis::NumberType::Double, 0.43 ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "FIXED_CUTOFF" ), QObject::tr( "Fixed cutoff (records per site)" ), vbasqgis::NumberType::Double, 1000, false, 0 ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "FIXED_SITES" ), QObject::tr( "Fixed number of sites" ), vbasqgis::NumberType::Integer, 10, false, 1, kMaxInt ) );
+                                                false, 1 ),
+                QObject::tr( "The coefficients of the cutoff model: those the paper fitted for a region of Canada, or your own" ), Shown::Advanced );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "EXP_B0" ), QObject::tr( "Custom e^B0" ), vbasqgis::NumberType::Double, 1436, false, 0 ),
+                QObject::tr( "Your own e^B0 of the cutoff model (used with Custom coefficients)" ), Shown::Advanced );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "B1" ), QObject::tr( "Custom B1" ), vbasqgis::NumberType::Double, 0.43 ),
+                QObject::tr( "Your own B1 of the cutoff model (used with Custom coefficients)" ), Shown::Advanced );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "FIXED_CUTOFF" ), QObject::tr( "Fixed cutoff (records per site)" ), vbasqgis::NumberType::Double, 1000, false, 0 ),
+                QObject::tr( "Records per site (used with the Fixed cutoff model)" ), Shown::Advanced );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "FIXED_SITES" ), QObject::tr( "Fixed number of sites" ), vbasqgis::NumberType::Integer, 10, false, 1, kMaxInt ),
+                QObject::tr( "The number of sites (used with the Fixed number of sites model)" ), Shown::Advanced );
   addNumberOutput( QStringLiteral( "SITES" ), QObject::tr( "Number of sites" ) );
   addNumberOutput( QStringLiteral( "CUTOFF" ), QObject::tr( "Cutoff (records per site)" ) );
   addNumberOutput( QStringLiteral( "ENTROPY" ), QObject::tr( "Entropy (eq. 1)" ) );
@@ -160,29 +173,31 @@ void VbasAlgorithm::addSiteCountParameters()
   addNumberOutput( QStringLiteral( "RECORDS" ), QObject::tr( "Records" ) );
   addNumberOutput( QStringLiteral( "POPULATION" ), QObject::tr( "Total population on the basis of balanced density" ) );
   auto base = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "ENTROPY_BASE" ), QObject::tr( "Logarithm base of the entropy" ), vbasqgis::NumberType::Double, M_E, false, 1.000001 );
-  base->setFlags( base->flags() | vbasqgis::ParameterAdvanced );
-  addParameter( base.release() );
+  addParameter( base.release(), QObject::tr( "The base of the logarithm in the entropy (e, as in the paper)" ), Shown::Advanced );
 }
 
 void VbasAlgorithm::addSitePositionParameter()
 {
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SITE_POSITION" ), QObject::tr( "Site position in its cell" ),
-                                                QStringList() << QObject::tr( "Mean (eq. 12-13)" ) << QObject::tr( "Median" ), false, 0 ) );
+                                                QStringList() << QObject::tr( "Mean (eq. 12-13)" ) << QObject::tr( "Median" ), false, 0 ),
+                QObject::tr( "Where a site sits in its cell: the mean of its region points (the paper) or their median" ), Shown::Advanced );
 }
 
 void VbasAlgorithm::addPlacementParameters()
 {
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "METHOD" ), QObject::tr( "Site location method" ),
-                                                QStringList() << QObject::tr( "Balanced density" ) << QObject::tr( "Anonymity-driven clustering (ADC)" ), false, 0 ) );
+                                                QStringList() << QObject::tr( "Balanced density" ) << QObject::tr( "Anonymity-driven clustering (ADC)" ), false, 0 ),
+                QObject::tr( "How the sites are placed: balanced density (the paper) or anonymity-driven clustering (ADC)" ) );
   addSitePositionParameter();
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "OBJECTIVE" ), QObject::tr( "ADC objective" ),
-                                                QStringList() << QObject::tr( "Largest smallest EC (paper, eq. 14)" ) << QObject::tr( "Fewest suppressed records" ), false, 0 ) );
+                                                QStringList() << QObject::tr( "Largest smallest EC (paper, eq. 14)" ) << QObject::tr( "Fewest suppressed records" ), false, 0 ),
+                QObject::tr( "What ADC aims for: the largest smallest class (the paper) or the fewest suppressed records" ), Shown::Advanced );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SEEDING" ), QObject::tr( "ADC seeding" ),
-                                                QStringList() << QObject::tr( "Balanced density" ) << QObject::tr( "Random region points (SEED)" ), false, 0 ) );
+                                                QStringList() << QObject::tr( "Balanced density" ) << QObject::tr( "Random region points (SEED)" ), false, 0 ),
+                QObject::tr( "Where ADC starts: at the balanced-density sites, or at random region points" ), Shown::Advanced );
   auto iterations
     = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "MAX_ITERATIONS" ), QObject::tr( "ADC: most trial moves" ), vbasqgis::NumberType::Integer, 10000000, false, 1, kMaxInt );
-  iterations->setFlags( iterations->flags() | vbasqgis::ParameterAdvanced );
-  addParameter( iterations.release() );
+  addParameter( iterations.release(), QObject::tr( "The most trial moves ADC makes before it stops" ), Shown::Advanced );
   addNumberOutput( QStringLiteral( "ADC_MOVES_TRIED" ), QObject::tr( "ADC: trial moves" ) );
   addNumberOutput( QStringLiteral( "ADC_MOVES_COMMITTED" ), QObject::tr( "ADC: committed moves" ) );
   addNumberOutput( QStringLiteral( "ADC_ALPHA" ), QObject::tr( "ADC: smallest EC of any cluster at the end (k or more: k)" ) );
@@ -191,19 +206,23 @@ void VbasAlgorithm::addPlacementParameters()
     addOutput( new QgsProcessingOutputString( QStringLiteral( "ADC_STOP" ), QObject::tr( "ADC: why it stopped" ) ) );
 }
 
-void VbasAlgorithm::addKParameter()
+void VbasAlgorithm::addKParameter( const QString &tooltip )
 {
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "K" ), QObject::tr( "k (smallest released equivalence class)" ), vbasqgis::NumberType::Integer, 5, false, 2, kMaxInt ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "K" ), QObject::tr( "k (smallest released equivalence class)" ), vbasqgis::NumberType::Integer, 5, false, 2, kMaxInt ),
+                tooltip.isEmpty() ? QObject::tr( "The fewest records a released group of alike records may hold; smaller groups are suppressed" ) : tooltip );
 }
 
 void VbasAlgorithm::addConstraintParameters()
 {
   addParameter(
-    new QgsProcessingParameterNumber( QStringLiteral( "COMPACTNESS_BUDGET" ), QObject::tr( "Compactness budget (times the balanced-density start)" ), vbasqgis::NumberType::Double, 1.0, false, 0 ) );
+    new QgsProcessingParameterNumber( QStringLiteral( "COMPACTNESS_BUDGET" ), QObject::tr( "Compactness budget (times the start's compactness)" ), vbasqgis::NumberType::Double, 1.0, false, 0 ),
+    QObject::tr( "How much less compact the aggregates may become than at the start (1: no less)" ), Shown::Advanced );
   addParameter(
-    new QgsProcessingParameterNumber( QStringLiteral( "RECORD_FLOOR" ), QObject::tr( "Record floor (share of the mean aggregate's records)" ), vbasqgis::NumberType::Double, 0.25, false, 0, 1 ) );
+    new QgsProcessingParameterNumber( QStringLiteral( "RECORD_FLOOR" ), QObject::tr( "Record floor (share of the mean aggregate's records)" ), vbasqgis::NumberType::Double, 0.25, false, 0, 1 ),
+    QObject::tr( "The fewest records an aggregate may hold, as a share of the mean aggregate's" ), Shown::Advanced );
   addParameter(
-    new QgsProcessingParameterNumber( QStringLiteral( "RECORD_CEILING" ), QObject::tr( "Record ceiling (times the mean aggregate's records; 0: none)" ), vbasqgis::NumberType::Double, 0, false, 0 ) );
+    new QgsProcessingParameterNumber( QStringLiteral( "RECORD_CEILING" ), QObject::tr( "Record ceiling (times the mean aggregate's records; 0: none)" ), vbasqgis::NumberType::Double, 0, false, 0 ),
+    QObject::tr( "The most records an aggregate may hold, as a multiple of the mean aggregate's; 0: no limit" ), Shown::Advanced );
 }
 
 QString VbasAlgorithm::constraintHelp()
@@ -229,7 +248,8 @@ QString VbasAlgorithm::constraintHelp()
 
 void VbasAlgorithm::addContiguityParameter()
 {
-  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "CONTIGUOUS" ), QObject::tr( "Contiguous aggregates (reassign detached parts)" ), false ) );
+  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "CONTIGUOUS" ), QObject::tr( "Contiguous aggregates (reassign detached parts)" ), false ),
+                QObject::tr( "Join each detached part of an aggregate to a neighbouring aggregate" ) );
 }
 
 QString VbasAlgorithm::contiguityHelp()
@@ -244,7 +264,8 @@ QString VbasAlgorithm::contiguityHelp()
 
 void VbasAlgorithm::addRefinementParameter()
 {
-  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "REFINE_BOUNDARIES" ), QObject::tr( "Refine boundaries (move single regions to lower suppression)" ), false ) );
+  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "REFINE_BOUNDARIES" ), QObject::tr( "Refine boundaries (move single regions to lower suppression)" ), false ),
+                QObject::tr( "Move single border regions to a neighbouring aggregate where fewer records are then suppressed" ) );
 }
 
 QString VbasAlgorithm::refinementHelp()
@@ -261,25 +282,30 @@ void VbasAlgorithm::addHierarchyParameters()
 {
   auto hierarchies = std::make_unique<QgsProcessingParameterMultipleLayers>( QStringLiteral( "HIERARCHIES" ), QObject::tr( "Generalization hierarchies (ARX CSV files, one per QI, named after it)" ),
                                                                              vbasqgis::File, QVariant(), true );
-  addParameter( hierarchies.release() );
-  addParameter( new QgsProcessingParameterString( QStringLiteral( "INTERVALS" ), QObject::tr( "Interval hierarchies (field=width, comma separated)" ), QVariant(), false, true ) );
+  addParameter( hierarchies.release(), QObject::tr( "Hierarchy files in ARX's format, one for each QI, named after its field, to generalize the QIs" ) );
+  addParameter( new QgsProcessingParameterString( QStringLiteral( "INTERVALS" ), QObject::tr( "Interval hierarchies (field=width, comma separated)" ), QVariant(), false, true ),
+                QObject::tr( "Built-in hierarchies for numbers, as field=width pairs such as age=5" ) );
 }
 
 void VbasAlgorithm::addLocalSuppressionParameter()
 {
-  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "LOCAL_SUPPRESSION" ), QObject::tr( "Local suppression: write single values as * instead of dropping records" ), true ) );
+  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "LOCAL_SUPPRESSION" ), QObject::tr( "Local suppression: write single values as * instead of dropping records" ), true ),
+                QObject::tr( "Write single QI values as * instead of dropping whole records" ) );
 }
 
 void VbasAlgorithm::addGeneralizationParameters( bool withSwitch )
 {
   addHierarchyParameters();
   if ( withSwitch )
-    addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "GENERALIZE" ), QObject::tr( "Generalize the QIs (every QI without a hierarchy: value -> *)" ), false ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "SUPPRESSION_LIMIT" ), QObject::tr( "Suppression limit (% of the records)" ), vbasqgis::NumberType::Double, 5, false, 0, 100 ) );
+    addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "GENERALIZE" ), QObject::tr( "Generalize the QIs (every QI without a hierarchy: value -> *)" ), false ),
+                  QObject::tr( "Release the QIs at coarser levels where that suppresses fewer records" ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "SUPPRESSION_LIMIT" ), QObject::tr( "Suppression limit (% of the records)" ), vbasqgis::NumberType::Double, 5, false, 0, 100 ),
+                QObject::tr( "The most records, in %, that generalization may leave in groups smaller than k" ), Shown::Advanced );
   addLocalSuppressionParameter();
   addParameter( new QgsProcessingParameterEnum(
-    QStringLiteral( "LOSS_METRIC" ), QObject::tr( "Information loss to minimise" ),
-    QStringList() << QObject::tr( "Generic non-uniform entropy" ) << QObject::tr( "Precision (Prec)" ) << QObject::tr( "Loss metric (LM / NCP)" ) << QObject::tr( "DM*" ), false, 0 ) );
+                  QStringLiteral( "LOSS_METRIC" ), QObject::tr( "Information loss to minimise" ),
+                  QStringList() << QObject::tr( "Generic non-uniform entropy" ) << QObject::tr( "Precision (Prec)" ) << QObject::tr( "Loss metric (LM / NCP)" ) << QObject::tr( "DM*" ), false, 0 ),
+                QObject::tr( "The information loss that generalization keeps smallest" ), Shown::Advanced );
   addGeneralizationOutputs();
 }
 
@@ -358,12 +384,13 @@ QString VbasAlgorithm::generalizationOutputsHelp()
 
 void VbasAlgorithm::addSearchParameters()
 {
-  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "SEARCH" ), QObject::tr( "Search for fewer suppressed records at the same number of aggregates" ), false ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "TIME_LIMIT" ), QObject::tr( "Search time limit (s)" ), vbasqgis::NumberType::Double, 30, false, 0.1, 86400 ) );
+  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "SEARCH" ), QObject::tr( "Search for fewer suppressed records at the same number of aggregates" ), false ),
+                QObject::tr( "Search for aggregates that suppress fewer records, with as many aggregates" ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "TIME_LIMIT" ), QObject::tr( "Search time limit (s)" ), vbasqgis::NumberType::Double, 30, false, 0.1, 86400 ),
+                QObject::tr( "How many seconds the search runs" ), Shown::Advanced );
   auto moves
     = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SEARCH_MOVES" ), QObject::tr( "Search: most trial moves (0: no limit)" ), vbasqgis::NumberType::Integer, 0, false, 0, kMaxInt );
-  moves->setFlags( moves->flags() | vbasqgis::ParameterAdvanced );
-  addParameter( moves.release() );
+  addParameter( moves.release(), QObject::tr( "Stop the search after this many trials (0: only the time limit stops it)" ), Shown::Advanced );
   addNumberOutput( QStringLiteral( "SEARCH_MOVES_MADE" ), QObject::tr( "Search: trial moves made" ) );
 }
 
@@ -385,10 +412,11 @@ QString VbasAlgorithm::searchHelp()
 
 void VbasAlgorithm::addAggregationOutputs()
 {
-  addOptionalSink( QStringLiteral( "AGGREGATED" ), QObject::tr( "Aggregated regions" ), vbasqgis::VectorPolygon );
-  addOptionalSink( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup" ), vbasqgis::Vector );
-  addParameter( new VbasSinkParameter( QStringLiteral( "ANONYMIZED" ), QObject::tr( "Anonymized records" ), vbasqgis::Vector ) );
-  addOptionalSink( QStringLiteral( "VORONOI" ), QObject::tr( "Voronoi cells" ), vbasqgis::VectorPolygon );
+  addOptionalSink( QStringLiteral( "AGGREGATED" ), QObject::tr( "Aggregated regions" ), vbasqgis::VectorPolygon, QObject::tr( "The aggregated regions, as polygons with their counts" ) );
+  addOptionalSink( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup" ), vbasqgis::Vector, QObject::tr( "Which aggregate each region belongs to" ) );
+  addParameter( new VbasSinkParameter( QStringLiteral( "ANONYMIZED" ), QObject::tr( "Anonymized records" ), vbasqgis::Vector ),
+                QObject::tr( "The release: a row for each released record, with its aggregate in place of its region" ) );
+  addOptionalSink( QStringLiteral( "VORONOI" ), QObject::tr( "Voronoi cells" ), vbasqgis::VectorPolygon, QObject::tr( "The Voronoi cells of the sites" ) );
   addNumberOutput( QStringLiteral( "AGGREGATES" ), QObject::tr( "Aggregated regions" ) );
   addNumberOutput( QStringLiteral( "RELEASED" ), QObject::tr( "Released records" ) );
   addNumberOutput( QStringLiteral( "SUPPRESSED" ), QObject::tr( "Suppressed records" ) );
@@ -401,7 +429,7 @@ void VbasAlgorithm::addAggregationOutputs()
 
 void VbasAlgorithm::addEvaluationOutputs()
 {
-  addOptionalSink( QStringLiteral( "EVALUATION" ), QObject::tr( "Evaluation" ), vbasqgis::Vector );
+  addOptionalSink( QStringLiteral( "EVALUATION" ), QObject::tr( "Evaluation" ), vbasqgis::Vector, QObject::tr( "The release's privacy and information-loss measures, as one row" ) );
   for ( const vbas::Metric &metric : vbas::metrics() )
     if ( metric.output )
       addNumberOutput( QString::fromLatin1( metric.output ), QObject::tr( metric.label ) );
@@ -410,18 +438,29 @@ void VbasAlgorithm::addEvaluationOutputs()
 void VbasAlgorithm::addEvaluationParameters()
 {
   addParameter( new QgsProcessingParameterField( QStringLiteral( "SENSITIVE_FIELD" ), QObject::tr( "Sensitive field (for CM, l-diversity and t-closeness)" ), QVariant(), QStringLiteral( "RECORDS" ),
-                                                 vbasqgis::FieldDataType::Any, false, true ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RISK_THRESHOLD" ), QObject::tr( "Re-identification risk threshold" ), vbasqgis::NumberType::Double, 0.2, false, 0, 1 ) );
+                                                 vbasqgis::FieldDataType::Any, false, true ),
+                QObject::tr( "The field to keep from being disclosed, such as a diagnosis, for CM, l-diversity and t-closeness; empty: none" ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RISK_THRESHOLD" ), QObject::tr( "Re-identification risk threshold" ), vbasqgis::NumberType::Double, 0.2, false, 0, 1 ),
+                QObject::tr( "A record whose re-identification risk is above this counts as at risk (0.2: one in five)" ) );
 }
 
 void VbasAlgorithm::addReportOutput()
 {
-  addParameter( new VbasFileDestinationParameter( QStringLiteral( "REPORT" ), QObject::tr( "Report" ), QObject::tr( "HTML files (*.html *.HTML)" ), QVariant(), true, false ) );
+  addParameter( new VbasFileDestinationParameter( QStringLiteral( "REPORT" ), QObject::tr( "Report" ), QObject::tr( "HTML files (*.html *.HTML)" ), QVariant(), true, false ),
+                QObject::tr( "An HTML report of the release: its maps, its measures and whether it meets k" ) );
 }
 
-void VbasAlgorithm::addOptionalSink( const QString &name, const QString &description, vbasqgis::SourceType type )
+void VbasAlgorithm::addOptionalSink( const QString &name, const QString &description, vbasqgis::SourceType type, const QString &tooltip )
 {
-  addParameter( new VbasSinkParameter( name, description, type, QVariant(), true, false ) );
+  addParameter( new VbasSinkParameter( name, description, type, QVariant(), true, false ), tooltip );
+}
+
+void VbasAlgorithm::addParameter( QgsProcessingParameterDefinition *definition, const QString &tooltip, Shown shown )
+{
+  definition->setHelp( tooltip );
+  if ( shown == Shown::Advanced )
+    definition->setFlags( definition->flags() | vbasqgis::ParameterAdvanced );
+  QgsProcessingAlgorithm::addParameter( definition );
 }
 
 void VbasAlgorithm::addNumberOutput( const QString &name, const QString &description )

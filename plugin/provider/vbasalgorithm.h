@@ -25,6 +25,15 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
 
   protected:
     // Parameter declarations (initAlgorithm) and their help texts.
+    //! Where a parameter shows in the dialog: in the main list, or under Advanced Parameters, where QGIS core puts its tuning parameters.
+    enum class Shown
+    {
+      Main,
+      Advanced,
+    };
+    using QgsProcessingAlgorithm::addParameter;
+    //! Adds definition with its tooltip: one line in plain words (setHelp); the long help is shortHelpString's and the user guide's.
+    void addParameter( QgsProcessingParameterDefinition *definition, const QString &tooltip, Shown shown = Shown::Main );
     void addRegionsParameters( bool withPoint, bool withPopulation );
     enum class Qis
     {
@@ -36,13 +45,14 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     //! RELEASE_FIELDS and SHUFFLE_MEMORY_MB.
     void addReleaseParameters();
     //! SEED (advanced, empty: a fresh one) and the SEED output.
-    void addSeedParameter( const QString &description );
+    void addSeedParameter( const QString &description, const QString &tooltip );
     //! Site count parameters and the SITES, CUTOFF, ENTROPY, MAXCOMBS, RECORDS, POPULATION outputs.
     void addSiteCountParameters();
     //! METHOD, SITE_POSITION and ADC's OBJECTIVE, SEEDING, MAX_ITERATIONS, with ADC's outputs.
     void addSitePositionParameter();
     void addPlacementParameters();
-    void addKParameter();
+    //! K, with the tooltip of an algorithm that makes a release (or tooltip).
+    void addKParameter( const QString &tooltip = QString() );
     //! COMPACTNESS_BUDGET and RECORD_FLOOR, the constraints of the steps that optimise the aggregates (VbasConstraintSettings); their help text.
     void addConstraintParameters();
     static QString constraintHelp();
@@ -77,7 +87,7 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     //! REPORT: the HTML report (docs/outputs.md).
     void addReportOutput();
     //! A layer output written only when asked for: optional, not created by default (as the secondary outputs of QGIS's own algorithms).
-    void addOptionalSink( const QString &name, const QString &description, vbasqgis::SourceType type );
+    void addOptionalSink( const QString &name, const QString &description, vbasqgis::SourceType type, const QString &tooltip );
     //! Declares a number output unless another step declared it already.
     void addNumberOutput( const QString &name, const QString &description );
     static QString regionsHelp( bool withPoint, bool withPopulation );

@@ -31,18 +31,18 @@ void VbasAnonymize::initAlgorithm( const QVariantMap & )
 {
   addRegionsParameters( true, true );
   addRecordsParameters( Qis::Required );
-  addEvaluationParameters();
-  addSiteCountParameters();
-  addPlacementParameters();
   addKParameter();
-  addConstraintParameters();
+  addReleaseParameters();
+  addEvaluationParameters();
+  addPlacementParameters();
+  addSiteCountParameters();
+  addSearchParameters();
   addContiguityParameter();
   addRefinementParameter();
-  addSearchParameters();
   addGeneralizationParameters();
-  addReleaseParameters();
-  addSeedParameter( QObject::tr( "Seed of ADC's random seeding (empty: a fresh one)" ) );
-  addOptionalSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint );
+  addConstraintParameters();
+  addSeedParameter( QObject::tr( "Seed of ADC's random seeding (empty: a fresh one)" ), QObject::tr( "A whole number that repeats a run exactly; empty: a fresh one each run" ) );
+  addOptionalSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint, QObject::tr( "The sites, one point for each aggregate" ) );
   addAggregationOutputs();
   addEvaluationOutputs();
   addReportOutput();

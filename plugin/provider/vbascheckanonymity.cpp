@@ -91,19 +91,26 @@ QString VbasCheckAnonymity::shortHelpString() const
 
 void VbasCheckAnonymity::initAlgorithm( const QVariantMap & )
 {
-  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "INPUT" ), QObject::tr( "Released table" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ) ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ), QObject::tr( "Quasi-identifier fields (with the geographic one)" ), QVariant(), QStringLiteral( "INPUT" ),
-                                                 vbasqgis::FieldDataType::Any, true ) );
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "INPUT" ), QObject::tr( "Released table" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ) ),
+                QObject::tr( "The released table to check, as it will be published" ) );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "COUNT_FIELD" ), QObject::tr( "Count field (records per row; empty: one)" ), QVariant(), QStringLiteral( "INPUT" ),
-                                                 vbasqgis::FieldDataType::Numeric, false, true ) );
-  addKParameter();
+                                                 vbasqgis::FieldDataType::Numeric, false, true ),
+                QObject::tr( "How many records each row stands for; empty: a row is one record" ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ), QObject::tr( "Quasi-identifier fields (with the geographic one)" ), QVariant(), QStringLiteral( "INPUT" ),
+                                                 vbasqgis::FieldDataType::Any, true ),
+                QObject::tr( "The fields an attacker may know, the geographic one included; the table is grouped by them" ) );
+  addKParameter( QObject::tr( "Every group of alike records must hold at least this many records" ) );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "SENSITIVE_FIELD" ), QObject::tr( "Sensitive field (for l and t)" ), QVariant(), QStringLiteral( "INPUT" ),
-                                                 vbasqgis::FieldDataType::Any, false, true ) );
+                                                 vbasqgis::FieldDataType::Any, false, true ),
+                QObject::tr( "The field for the l and t checks; empty: neither is checked" ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "L" ), QObject::tr( "l (distinct sensitive values per EC; 1: not checked)" ), vbasqgis::NumberType::Integer, 1, false, 1,
-                                                  std::numeric_limits<int>::max() ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "T" ), QObject::tr( "t (largest earth mover's distance of an EC; 1: not checked)" ), vbasqgis::NumberType::Double, 1, false, 0, 1 ) );
-  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "TYPED_CSV" ), QObject::tr( "Compare a CSV's values as typed (its .csvt), not its text" ), false ) );
-  addOptionalSink( QStringLiteral( "VIOLATIONS" ), QObject::tr( "Violations" ), vbasqgis::Vector );
+                                                  std::numeric_limits<int>::max() ),
+                QObject::tr( "The fewest distinct sensitive values each group must hold; 1: not checked" ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "T" ), QObject::tr( "t (largest earth mover's distance of an EC; 1: not checked)" ), vbasqgis::NumberType::Double, 1, false, 0, 1 ),
+                QObject::tr( "The largest distance a group's sensitive values may have from the whole table's; 1: not checked" ) );
+  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "TYPED_CSV" ), QObject::tr( "Compare a CSV's values as typed (its .csvt), not its text" ), false ),
+                QObject::tr( "For a CSV file: compare values by the types of its .csvt file, not as text" ), Shown::Advanced );
+  addOptionalSink( QStringLiteral( "VIOLATIONS" ), QObject::tr( "Violations" ), vbasqgis::Vector, QObject::tr( "The groups that fail a check, with their sizes" ) );
   addOutput( new QgsProcessingOutputString( QStringLiteral( "VALUES_READ" ), QObject::tr( "How the values were read" ) ) );
   addOutput( new QgsProcessingOutputBoolean( QStringLiteral( "PASS" ), QObject::tr( "Passes every check" ) ) );
   addNumberOutput( QStringLiteral( "RECORDS" ), QObject::tr( "Records" ) );

@@ -42,17 +42,22 @@ void VbasEvaluate::initAlgorithm( const QVariantMap & )
 {
   addRegionsParameters( true, false );
   addRecordsParameters( Qis::Required );
-  addEvaluationParameters();
-  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "SITES" ), QObject::tr( "Sites" ), vbasqgis::sourceTypes( { vbasqgis::VectorPoint } ) ) );
-  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ) ) );
   addKParameter();
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RUN_SECONDS" ), QObject::tr( "Running time of the evaluated run (s)" ), vbasqgis::NumberType::Double, 0, false, 0 ) );
+  addEvaluationParameters();
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "SITES" ), QObject::tr( "Sites" ), vbasqgis::sourceTypes( { vbasqgis::VectorPoint } ) ),
+                QObject::tr( "The sites of the release to evaluate" ) );
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ) ),
+                QObject::tr( "The release's region lookup: which aggregate each region belongs to" ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RUN_SECONDS" ), QObject::tr( "Running time of the evaluated run (s)" ), vbasqgis::NumberType::Double, 0, false, 0 ),
+                QObject::tr( "The running time of the evaluated run, shown in the report; 0: not known" ), Shown::Advanced );
   addHierarchyParameters();
   addLocalSuppressionParameter();
   addEvaluationOutputs();
   addGeneralizationOutputs();
-  addOptionalSink( QStringLiteral( "AGGREGATE_METRICS" ), QObject::tr( "Metrics per aggregated region" ), vbasqgis::VectorAnyGeometry );
-  addOptionalSink( QStringLiteral( "REGION_RISK" ), QObject::tr( "Risk before release per region" ), vbasqgis::VectorAnyGeometry );
+  addOptionalSink( QStringLiteral( "AGGREGATE_METRICS" ), QObject::tr( "Metrics per aggregated region" ), vbasqgis::VectorAnyGeometry,
+                   QObject::tr( "The measures of each aggregated region, as polygons" ) );
+  addOptionalSink( QStringLiteral( "REGION_RISK" ), QObject::tr( "Risk before release per region" ), vbasqgis::VectorAnyGeometry,
+                   QObject::tr( "Each region's re-identification risk before release, as polygons" ) );
   addReportOutput();
 }
 

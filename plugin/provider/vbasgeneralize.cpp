@@ -25,12 +25,12 @@ void VbasGeneralize::initAlgorithm( const QVariantMap & )
 {
   addRegionsParameters( true, true );
   addRecordsParameters( Qis::Required );
+  addKParameter();
+  addReleaseParameters();
   addSiteCountParameters();
   addSitePositionParameter();
-  addKParameter();
   addGeneralizationParameters( false );
-  addReleaseParameters();
-  addOptionalSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint );
+  addOptionalSink( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint, QObject::tr( "The sites, one point for each aggregate" ) );
   addAggregationOutputs();
   addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );
 }

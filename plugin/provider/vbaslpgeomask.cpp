@@ -153,34 +153,49 @@ QString VbasLpGeomask::shortHelpString() const
 
 void VbasLpGeomask::initAlgorithm( const QVariantMap & )
 {
-  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "CODES" ), QObject::tr( "Codes layer" ), vbasqgis::sourceTypes( { vbasqgis::VectorPoint, vbasqgis::VectorPolygon } ) ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "CODE_FIELD" ), QObject::tr( "Code field" ), QVariant(), QStringLiteral( "CODES" ) ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_FIELD" ), QObject::tr( "Population field" ), QVariant(), QStringLiteral( "CODES" ), vbasqgis::FieldDataType::Numeric ) );
-  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "CODE_POINT" ), QObject::tr( "Code point (polygons)" ), QStringList() << QObject::tr( "Centroid" ) << QObject::tr( "Point on surface" ),
-                                                false, 0 ) );
-  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "PATIENTS" ), QObject::tr( "Patients" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ), QVariant(), true ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "PATIENT_CODE_FIELD" ), QObject::tr( "Code field of the patients" ), QVariant(), QStringLiteral( "PATIENTS" ),
-                                                 vbasqgis::FieldDataType::Any, false, true ) );
-  addParameter( new QgsProcessingParameterField( QStringLiteral( "RELEASE_FIELDS" ), QObject::tr( "Patient fields to release besides new_code (empty: none)" ), QVariant(),
-                                                 QStringLiteral( "PATIENTS" ), vbasqgis::FieldDataType::Any, true, true ) );
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "CODES" ), QObject::tr( "Codes layer" ), vbasqgis::sourceTypes( { vbasqgis::VectorPoint, vbasqgis::VectorPolygon } ) ),
+                QObject::tr( "The codes (postal codes, tracts) patients' codes are moved between: points, or polygons" ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "CODE_FIELD" ), QObject::tr( "Code field" ), QVariant(), QStringLiteral( "CODES" ) ),
+                QObject::tr( "The field that names each code" ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_FIELD" ), QObject::tr( "Population field" ), QVariant(), QStringLiteral( "CODES" ), vbasqgis::FieldDataType::Numeric ),
+                QObject::tr( "The people living in each code" ) );
+  addParameter(
+    new QgsProcessingParameterEnum( QStringLiteral( "CODE_POINT" ), QObject::tr( "Code point (polygons)" ), QStringList() << QObject::tr( "Centroid" ) << QObject::tr( "Point on surface" ), false, 0 ),
+    QObject::tr( "The point that stands for a polygon code: its centroid or a point inside it" ), Shown::Advanced );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "PATIENT_COUNT_FIELD" ), QObject::tr( "Patient-count field of the codes (instead of a patient list)" ), QVariant(),
-                                                 QStringLiteral( "CODES" ), vbasqgis::FieldDataType::Numeric, false, true ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "EPSILON" ), QObject::tr( "Epsilon (largest re-identification probability)" ), vbasqgis::NumberType::Double, 0.2, false, 0, 1 ) );
+                                                 QStringLiteral( "CODES" ), vbasqgis::FieldDataType::Numeric, false, true ),
+                QObject::tr( "The codes' field counting their patients, in place of a patient list" ) );
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "PATIENTS" ), QObject::tr( "Patients" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ), QVariant(), true ),
+                QObject::tr( "The patients, each with a code; empty: counts from a field of the codes layer" ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "PATIENT_CODE_FIELD" ), QObject::tr( "Code field of the patients" ), QVariant(), QStringLiteral( "PATIENTS" ),
+                                                 vbasqgis::FieldDataType::Any, false, true ),
+                QObject::tr( "The patients' field holding their code" ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "EPSILON" ), QObject::tr( "Epsilon (largest re-identification probability)" ), vbasqgis::NumberType::Double, 0.2, false, 0, 1 ),
+                QObject::tr( "The largest probability of re-identifying a person (0.2: one in five)" ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "RELEASE_FIELDS" ), QObject::tr( "Patient fields to release besides new_code (empty: none)" ), QVariant(),
+                                                 QStringLiteral( "PATIENTS" ), vbasqgis::FieldDataType::Any, true, true ),
+                QObject::tr( "Other fields of the patients to release besides new_code; empty: none" ) );
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "NEIGHBOURS" ), QObject::tr( "Neighbours (m nearest codes, itself included)" ), vbasqgis::NumberType::Integer, 30, false, 1,
-                                                  std::numeric_limits<int>::max() ) );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RADIUS" ), QObject::tr( "Radius (instead of neighbours; empty: neighbours)" ), vbasqgis::NumberType::Double, QVariant(), true, 0 ) );
-  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "MODEL" ), QObject::tr( "Model" ), QStringList() << QObject::tr( "Revised-LP" ) << QObject::tr( "WCMB-LP" ), false, 0 ) );
+                                                  std::numeric_limits<int>::max() ),
+                QObject::tr( "How many nearest codes a code may move to, itself included" ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RADIUS" ), QObject::tr( "Radius (instead of neighbours; empty: neighbours)" ), vbasqgis::NumberType::Double, QVariant(), true, 0 ),
+                QObject::tr( "Move codes within this distance instead of to the nearest ones; empty: use neighbours" ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "MODEL" ), QObject::tr( "Model" ), QStringList() << QObject::tr( "Revised-LP" ) << QObject::tr( "WCMB-LP" ), false, 0 ),
+                QObject::tr( "The LP model: Revised-LP, or WCMB-LP" ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SOLVER" ), QObject::tr( "Solver" ),
-                                                QStringList() << QObject::tr( "Automatic" ) << QObject::tr( "Column generation" ) << QObject::tr( "Direct LP" ), false, 0 ) );
-  addSeedParameter( QObject::tr( "Seed of the draws, a secret (empty: a fresh one, kept nowhere)" ) );
-  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "FIND_MIN_EPSILON" ), QObject::tr( "Find the smallest feasible epsilon" ), false ) );
+                                                QStringList() << QObject::tr( "Automatic" ) << QObject::tr( "Column generation" ) << QObject::tr( "Direct LP" ), false, 0 ),
+                QObject::tr( "How the LP is solved; Automatic picks the faster" ), Shown::Advanced );
+  addSeedParameter( QObject::tr( "Seed of the draws, a secret (empty: a fresh one, kept nowhere)" ),
+                    QObject::tr( "A secret whole number that repeats the draws exactly; empty: a fresh one, kept nowhere" ) );
+  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "FIND_MIN_EPSILON" ), QObject::tr( "Find the smallest feasible epsilon" ), false ),
+                QObject::tr( "Also find the smallest epsilon that can be met" ) );
   auto tolerance = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "EPSILON_TOLERANCE" ), QObject::tr( "Relative tolerance of the smallest epsilon" ), vbasqgis::NumberType::Double,
                                                                    1e-3, false, 1e-9, 0.5 );
-  tolerance->setFlags( tolerance->flags() | vbasqgis::ParameterAdvanced );
-  addParameter( tolerance.release() );
-  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "AUDIT_DISTANCE" ), QObject::tr( "Add the distance moved (audit only)" ), false ) );
-  addParameter( new VbasSinkParameter( QStringLiteral( "RANDOMISED" ), QObject::tr( "Randomised patients" ), vbasqgis::Vector ) );
-  addOptionalSink( QStringLiteral( "TRANSITIONS" ), QObject::tr( "Transitions" ), vbasqgis::Vector );
+  addParameter( tolerance.release(), QObject::tr( "How close, relatively, the smallest epsilon found is to the true one" ), Shown::Advanced );
+  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "AUDIT_DISTANCE" ), QObject::tr( "Add the distance moved (audit only)" ), false ),
+                QObject::tr( "Add how far each code moved: for auditing only, never for publication" ), Shown::Advanced );
+  addParameter( new VbasSinkParameter( QStringLiteral( "RANDOMISED" ), QObject::tr( "Randomised patients" ), vbasqgis::Vector ), QObject::tr( "The patients with their new codes" ) );
+  addOptionalSink( QStringLiteral( "TRANSITIONS" ), QObject::tr( "Transitions" ), vbasqgis::Vector, QObject::tr( "The probability of moving from each code to each other" ) );
   addOutput( new QgsProcessingOutputString( QStringLiteral( "STATUS" ), QObject::tr( "Status" ) ) );
   for ( const auto &[name, description] : std::vector<std::pair<const char *, const char *>> { { "OBJECTIVE", "Expected movement per person" },
                                                                                                { "MEAN_MOVEMENT", "Mean movement of the draws" },

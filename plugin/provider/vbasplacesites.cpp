@@ -34,12 +34,13 @@ void VbasPlaceSites::initAlgorithm( const QVariantMap & )
 {
   addRegionsParameters( true, true );
   addRecordsParameters( Qis::Optional );
-  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "SITES" ), QObject::tr( "Number of sites" ), vbasqgis::NumberType::Integer, 10, false, 1, std::numeric_limits<int>::max() ) );
-  addPlacementParameters();
   addKParameter();
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "SITES" ), QObject::tr( "Number of sites" ), vbasqgis::NumberType::Integer, 10, false, 1, std::numeric_limits<int>::max() ),
+                QObject::tr( "How many sites to place (the number Estimate site count gives)" ) );
+  addPlacementParameters();
   addConstraintParameters();
-  addSeedParameter( QObject::tr( "Seed of ADC's random seeding (empty: a fresh one)" ) );
-  addParameter( new VbasSinkParameter( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint ) );
+  addSeedParameter( QObject::tr( "Seed of ADC's random seeding (empty: a fresh one)" ), QObject::tr( "A whole number that repeats a run exactly; empty: a fresh one each run" ) );
+  addParameter( new VbasSinkParameter( QStringLiteral( "SITE_POINTS" ), QObject::tr( "Sites" ), vbasqgis::VectorPoint ), QObject::tr( "The placed sites" ) );
   addNumberOutput( QStringLiteral( "AGGREGATES" ), QObject::tr( "Aggregates: Voronoi clusters holding regions" ) );
   addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );
 }

@@ -24,14 +24,15 @@ void VbasVoronoiAggregate::initAlgorithm( const QVariantMap & )
 {
   addRegionsParameters( true, false );
   addRecordsParameters( Qis::Required );
-  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "SITES" ), QObject::tr( "Sites" ), vbasqgis::sourceTypes( { vbasqgis::VectorPoint } ) ) );
   addKParameter();
-  addConstraintParameters();
+  addReleaseParameters();
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "SITES" ), QObject::tr( "Sites" ), vbasqgis::sourceTypes( { vbasqgis::VectorPoint } ) ),
+                QObject::tr( "The sites to aggregate around (from Place sites)" ) );
+  addSearchParameters();
   addContiguityParameter();
   addRefinementParameter();
-  addSearchParameters();
-  addReleaseParameters();
-  addSeedParameter( QObject::tr( "Seed of the search (empty: a fresh one)" ) );
+  addConstraintParameters();
+  addSeedParameter( QObject::tr( "Seed of the search (empty: a fresh one)" ), QObject::tr( "A whole number that repeats a run exactly; empty: a fresh one each run" ) );
   addAggregationOutputs();
   addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );
 }

@@ -1,6 +1,8 @@
 """Runs inside QGIS desktop (`qgis --code desktop_check.py`), started by test_desktop under Xvfb.
 
-Once QGIS is up, it opens the Processing dialog of every vbas algorithm and presses its Help button,
+Once QGIS is up, it opens the Processing dialog of every vbas algorithm, checks that it shows every
+parameter with its one-line tooltip, the main ones in the order of the definitions and the tuning ones
+under Advanced Parameters (the order itself: tests/plugin/provider/test_dialog.cpp), and presses its Help button,
 catching the URL QGIS opens (a handler of QDesktopServices): it must be the file URL of the algorithm's
 page in the installed plugin's help folder, help/algorithms/<name>.html, an existing page whose title
 names the algorithm; the URLs go to help.json. Then it runs vbas:anonymize on the sample layers with
@@ -19,10 +21,10 @@ import sys
 import traceback
 
 import processing
-from qgis.core import Qgis, QgsApplication, QgsMapRendererSequentialJob, QgsProject, QgsRectangle
-from qgis.PyQt.QtCore import QEventLoop, QObject, QTimer, Qt, QUrl, pyqtSlot
+from qgis.core import Qgis, QgsApplication, QgsMapRendererSequentialJob, QgsProcessingParameterDefinition, QgsProject, QgsRectangle
+from qgis.PyQt.QtCore import QEventLoop, QObject, QPoint, QTimer, Qt, QUrl, pyqtSlot
 from qgis.PyQt.QtGui import QDesktopServices
-from qgis.PyQt.QtWidgets import QDialogButtonBox
+from qgis.PyQt.QtWidgets import QApplication, QDialogButtonBox, QGroupBox, QWidget
 from qgis.utils import iface
 
 OUT = os.environ["VBAS_DESKTOP_OUT"]
@@ -142,10 +144,47 @@ def help_button(dialog):
     return boxes[0].button(QDialogButtonBox.Help) if boxes else None
 
 
+ADVANCED = getattr(getattr(Qgis, "ProcessingParameterFlag", None), "Advanced", None) or QgsProcessingParameterDefinition.FlagAdvanced
+
+
+def under_advanced(widget):
+    """Whether widget is inside the dialog's Advanced Parameters group."""
+    while widget is not None:
+        if isinstance(widget, QGroupBox) and "Advanced" in widget.title():
+            return True
+        widget = widget.parentWidget()
+    return False
+
+
+def check_dialog(algorithm, dialog):
+    """Every parameter shown with its tooltip (help()); the main ones top to bottom in the definitions'
+    order, the advanced ones under Advanced Parameters."""
+    QApplication.processEvents()
+    shown = {}  # parameter id: the widgets whose tooltip is the parameter's (its label, or its check box)
+    for widget in dialog.findChildren(QWidget):
+        found = re.search(r"Python identifier: \W<i>(\w+)</i>\W", widget.toolTip())
+        if found:
+            shown.setdefault(found.group(1), []).append(widget)
+    main, expected = [], []
+    for definition in algorithm.parameterDefinitions():
+        name, what = definition.name(), "%s %s" % (algorithm.id(), definition.name())
+        if not check(name in shown, "%s: not in the dialog" % what):
+            continue
+        widgets = shown[name]
+        check(definition.help() and all(definition.help() in w.toolTip() for w in widgets), "%s: tooltip %r" % (what, widgets[0].toolTip()))
+        advanced = bool(definition.flags() & ADVANCED)
+        check(all(under_advanced(w) == advanced for w in widgets), "%s: %s Advanced Parameters" % (what, "not under" if advanced else "under"))
+        if not advanced and not definition.isDestination():
+            expected.append(name)
+            main.append((min(w.mapTo(dialog, QPoint(0, 0)).y() for w in widgets), name))
+    check([name for _, name in sorted(main)] == expected, "%s: the dialog shows %s" % (algorithm.id(), [name for _, name in sorted(main)]))
+
+
 def press_help(algorithm, opened):
-    """Opens the algorithm's dialog, presses Help and returns the URL opened, or None."""
+    """Opens the algorithm's dialog, checks it (check_dialog), presses Help and returns the URL opened, or None."""
     dialog = processing.createAlgorithmDialog(algorithm.id())
     dialog.show()
+    check_dialog(algorithm, dialog)
     button = help_button(dialog)
     opened.urls.clear()
     if check(button is not None and button.isEnabled(), "%s: no Help button" % algorithm.id()):
