@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# Runs the whole VBAS pipeline (vbas:anonymize) on the sample layers with the plugin installed by
-# .ci/setup, writing the release and its evaluation to the folder given (default: out/), then prints a
-# short summary of the run (counts and field names only) and every warning the run raised.
+# Runs the whole VBAS pipeline (vbas:anonymize) on the sample layers, writing the release and its
+# evaluation to the folder given (default: out/, beside sample_layers/), then prints a short summary of
+# the run (counts and field names only) and every warning the run raised. In a clone it uses the
+# profile .ci/setup installed the plugin in (build/qgis-profile); elsewhere (the package's sample layers,
+# copied to a folder of your own) your own QGIS profile, where it enables the plugin if it is not.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(realpath -m "${1:-out}")
 mkdir -p "$out"
 rm -f "$out"/{sites,aggregated,lookup,anonymized,voronoi}.gpkg "$out"/evaluation.csv{,t} "$out"/report.html
-export QT_QPA_PLATFORM=offscreen QGIS_CUSTOM_CONFIG_PATH="$PWD/build/qgis-profile"
+export QT_QPA_PLATFORM=offscreen
+if [ -d build/qgis-profile ]; then
+  export QGIS_CUSTOM_CONFIG_PATH="$PWD/build/qgis-profile"
+else
+  /usr/bin/qgis_process.bin plugins 2> /dev/null | grep -q '^\* vbas' || /usr/bin/qgis_process.bin plugins enable vbas > /dev/null
+fi
 /usr/bin/qgis_process.bin --json run vbas:anonymize -- \
   REGIONS=sample_layers/ny8_tracts.gpkg REGION_ID=AREAKEY \
   RECORDS=sample_layers/patients.gpkg RECORD_REGION=tract_id \

@@ -262,8 +262,9 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   mRecordFields = VbasRecordReader::resolve( mRecords->fields(), recordRegion, mQiNames, text( QStringLiteral( "COUNT_FIELD" ) ), released, identity, text( QStringLiteral( "SENSITIVE_FIELD" ) ) );
   for ( int q = 0; q < mQiNames.size(); ++q )
     mQiNames[q] = mRecords->fields().at( mRecordFields.qis[q] ).name(); // the field's own name, however QI_FIELDS spelled it (any letter case)
+  // Counting row by row is said only to a user who asked the source to count (GROUP_IN_SOURCE), with why.
   if ( !has( QStringLiteral( "GROUP_IN_SOURCE" ) ) || !QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "GROUP_IN_SOURCE" ) ), parameters, context ) )
-    mNotGrouped = QObject::tr( "GROUP_IN_SOURCE is off" );
+    mNotGrouped.clear();
   else if ( mRelease )
     mNotGrouped = QObject::tr( "the release pass checks every released value of every row against the first pass, which a count by the source cannot give" );
   else if ( mRecordFields.count >= 0 && mRecords->fields().at( mRecordFields.count ).type() == vbasqgis::Field::String )
@@ -403,7 +404,7 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
       feedback->pushInfo( QObject::tr( "The %1 source did not count the records (%2): they are counted row by row." ).arg( mGrouped->sourceName(), e.what() ) );
     }
   }
-  else
+  else if ( !mNotGrouped.isEmpty() )
     feedback->pushInfo( QObject::tr( "The records are counted row by row: %1." ).arg( mNotGrouped ) );
   VbasCountedRows rows;
   rows.fields = mRecords->fields();

@@ -259,8 +259,13 @@ QByteArray vbasReport( const VbasReportInputs &in )
   const std::optional<double> smallest = vbas::metricValue( in.values, "smallest_ec" );
   const bool anonymous = smallest && ( *smallest >= static_cast<double>( in.k ) || *smallest == 0 );
   QString parameters;
+  // Each parameter by its label and id, a choice by its option's label too (the ids and values are the command's below).
   for ( const auto &[name, value] : in.parameters.values )
-    parameters += QStringLiteral( "<tr><td>%1</td><td>%2</td></tr>\n" ).arg( esc( name ), esc( value ) );
+  {
+    const QString choice = in.parameters.choices.value( name );
+    parameters += QStringLiteral( "<tr><td>%1</td><td><code>%2</code></td><td>%3</td></tr>\n" )
+                    .arg( esc( in.parameters.labels.value( name ) ), esc( name ), esc( value ) + ( choice.isEmpty() ? QString() : QStringLiteral( " (%1)" ).arg( esc( choice ) ) ) );
+  }
   const auto section = []( const QString &title, const QString &text ) { return QStringLiteral( "<h2>%1</h2><p>%2</p>\n" ).arg( esc( title ), esc( text ) ); };
   QString generalization;
   for ( const auto &[name, value] : in.generalization )
@@ -359,6 +364,9 @@ VbasRunParameters vbasRunParameters( const QgsProcessingAlgorithm &algorithm, co
   for ( const QgsProcessingParameterDefinition *def : algorithm.parameterDefinitions() )
   {
     const QString name = def->name();
+    result.labels.insert( name, def->description() );
+    if ( const auto *choice = dynamic_cast<const QgsProcessingParameterEnum *>( def ) )
+      result.choices.insert( name, choice->options().value( QgsProcessingParameters::parameterAsEnum( def, parameters, context ) ) );
     for ( const QString &value : resolved.contains( name ) ? QStringList { resolved.value( name ).toString() } : parameterTexts( def, parameters, context ) )
     {
       bool removed = false;

@@ -12,6 +12,7 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QMap>
 #include <QPair>
 #include <QString>
 #include <QVariantMap>
@@ -23,6 +24,8 @@ class QgsProcessingContext;
 struct VbasRunParameters
 {
     QList<QPair<QString, QString>> values; //!< name, value as the run used it, passwords removed
+    QMap<QString, QString> labels;         //!< name: the parameter's label in the dialog, for the report
+    QMap<QString, QString> choices;        //!< name of a choice: the label of the option chosen, for the report
     bool passwordsLeftOut = false;         //!< whether a value had a password, now removed
 };
 

@@ -663,7 +663,6 @@ void TestE2e::pipeline_data()
   const QStringList three = { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
   const QStringList four = three + QStringList { QStringLiteral( "insurance" ) };
   QTest::newRow( "3qi_k5" ) << three << 5 << 0 << 0 << true << true;
-  QTest::newRow( "4qi_k5" ) << four << 5 << 0 << 0 << false << false;
   QTest::newRow( "4qi_k10" ) << four << 10 << 0 << 0 << false << false;
   QTest::newRow( "3qi_k5_adc_suppression" ) << three << 5 << 1 << 1 << true << false;
   QTest::newRow( "4qi_k10_adc_paper" ) << four << 10 << 1 << 0 << false << true;

@@ -25,3 +25,20 @@ for block in /mnt/packages/quickstart-*.sh; do
 done
 echo "== docs/quickstart.md ran ($(ls /mnt/packages/quickstart-*.sh | wc -l) blocks)"
 python3 /mnt/tests/check_release.py out/anonymized.gpkg sample_layers/patients.gpkg 5 age_group sex race
+
+# README.md's quick start: its sh blocks, in order, from another copy of the installed sample layers.
+mkdir "$HOME/readme"
+cp -r /usr/share/qgis-plugin-vbas/sample_layers "$HOME/readme/"
+cd "$HOME/readme"
+for block in /mnt/packages/readme-*.sh; do
+  bash -e "$block" > block.log 2>&1 || { tail -40 block.log; fail "README.md block $(basename "$block")"; }
+done
+echo "== README.md's quick start ran ($(ls /mnt/packages/readme-*.sh | wc -l) blocks)"
+python3 /mnt/tests/check_release.py out/anonymized.gpkg sample_layers/patients.gpkg 5 age_group sex race
+
+# The installed run_sample.sh, from a copy of the sample layers, in the user's own profile.
+mkdir "$HOME/sample" && cp -r /usr/share/qgis-plugin-vbas/sample_layers "$HOME/sample/"
+[ -f "$HOME/sample/sample_layers/README.md" ] || fail "the package has no sample_layers/README.md"
+bash "$HOME/sample/sample_layers/run_sample.sh" out > run_sample.log 2>&1 || { tail -40 run_sample.log; fail "sample_layers/run_sample.sh"; }
+python3 /mnt/tests/check_release.py "$HOME/sample/out/anonymized.gpkg" "$HOME/sample/sample_layers/patients.gpkg" 5 age_group sex race
+echo "== The installed sample_layers/run_sample.sh ran"

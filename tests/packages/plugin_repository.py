@@ -102,6 +102,23 @@ def download(url, target):
     target.write_bytes(bytes(reply.content()))
 
 
+ALGORITHMS = ("Anonymize (whole VBAS pipeline)", "Estimate site count", "Place sites", "Voronoi aggregation", "Evaluate release",
+              "Generalize and aggregate", "Check anonymity of a table", "LP geomasking of postal codes")
+
+
+def check_metadata(zip_path):
+    """The ZIP's metadata.txt names no placeholder address and its about text names all eight algorithms."""
+    with zipfile.ZipFile(zip_path) as archive:
+        metadata = archive.read("vbas/metadata.txt").decode("utf-8")
+    if "example.org" in metadata or "example.com" in metadata:
+        fail("metadata.txt names a placeholder address")
+    about = next((line for line in metadata.splitlines() if line.startswith("about=")), "")
+    missing = [name for name in ALGORITHMS if name not in about]
+    if missing:
+        fail("metadata.txt's about does not name %s" % ", ".join(missing))
+    print("metadata.txt: no placeholder, the eight algorithms named")
+
+
 def load_in_fresh_profile(zip_path, work):
     profile = work / "profile"
     plugins = profile / "profiles" / "default" / "python" / "plugins"
@@ -127,6 +144,7 @@ def main():
         repository, zip_name = make_repository(build, source, work)
         url = check_ranges(fetch_as_qgis(repository), zip_name)
         download(url, work / "downloaded.zip")
+        check_metadata(work / "downloaded.zip")
         load_in_fresh_profile(work / "downloaded.zip", work)
     application.exitQgis()
 

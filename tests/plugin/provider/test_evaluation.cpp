@@ -212,6 +212,9 @@ void TestEvaluation::reportHasMapsHistogramAndCommand()
   QCOMPARE( html.count( QStringLiteral( "<circle " ) ), 2 );
   QVERIFY( html.contains( QStringLiteral( "k = 2" ) ) );
   QVERIFY( html.contains( QStringLiteral( "k-anonymous: every released" ) ) );
+  // A parameter by its label and id; a choice by its option's label too, not its number alone.
+  QVERIFY( html.contains( QStringLiteral( "<td>Region point</td><td><code>REGION_POINT</code></td><td>0 (Centroid)</td>" ) ) );
+  QVERIFY( html.contains( QStringLiteral( "<td>k (smallest released equivalence class)</td><td><code>K</code></td><td>2</td>" ) ) );
   // Every metric's label is in the table.
   QVERIFY( html.contains( QStringLiteral( "Classification metric (CM)" ) ) && html.contains( QStringLiteral( "t-closeness (EMD)" ) ) );
   // The command repeats the run: the algorithm, every parameter given, the defaults too.
