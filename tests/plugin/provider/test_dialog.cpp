@@ -51,6 +51,7 @@ class TestDialog : public QObject
     void everyParameterHasAOneLineTooltip();
     void idsAndDefaultsNeverChange();
     void userGuideTablesMatchTheDialog();
+    void numberOutputsExplainedInOnePlace();
 
   private:
     QList<const QgsProcessingAlgorithm *> mAlgorithms;
@@ -141,6 +142,26 @@ void TestDialog::userGuideTablesMatchTheDialog()
       QVERIFY2( row.at( 2 ).contains( QLatin1String( "advanced" ) ) == advanced, qPrintable( what + ( advanced ? ": advanced" : ": not advanced" ) ) );
     }
   }
+}
+
+void TestDialog::numberOutputsExplainedInOnePlace()
+{
+  // docs/outputs.md, Number outputs: a row names every output that is not a layer or a file, of every algorithm.
+  QFile page( ctestPath( "VBAS_SOURCE_DIR" ) + QStringLiteral( "/docs/outputs.md" ) );
+  QVERIFY( page.open( QIODevice::ReadOnly | QIODevice::Text ) );
+  const QString text = QString::fromUtf8( page.readAll() );
+  const int start = text.indexOf( QLatin1String( "\n## Number outputs\n" ) );
+  QVERIFY( start >= 0 );
+  const QString section = text.mid( start, text.indexOf( QLatin1String( "\n## " ), start + 1 ) - start );
+  QSet<QString> named;
+  for ( const QString &line : section.split( '\n' ) )
+    if ( line.startsWith( QLatin1String( "| `" ) ) )
+      for ( const QString &id : line.section( QStringLiteral( " | " ), 0, 0 ).mid( 2 ).split( QStringLiteral( ", " ) ) )
+        named.insert( id.mid( 1 ).chopped( 1 ) );
+  for ( const QgsProcessingAlgorithm *alg : mAlgorithms )
+    for ( const QgsProcessingOutputDefinition *output : alg->outputDefinitions() )
+      if ( !alg->parameterDefinition( output->name() ) ) // not a destination's output
+        QVERIFY2( named.contains( output->name() ), qPrintable( alg->id() + ' ' + output->name() ) );
 }
 
 QTEST_MAIN( TestDialog )
