@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace
 {
@@ -201,7 +202,13 @@ QString ecHistogram( const VbasReportInputs &in )
         ++counts[b];
   const std::int64_t most = std::max<std::int64_t>( 1, *std::max_element( counts.begin(), counts.end() ) );
   const double left = 50, top = 14, plotW = 580, plotH = 180, barW = plotW / static_cast<double>( bins.size() );
-  QString body = QStringLiteral( "<text x=\"4\" y=\"%1\" font-size=\"11\">%2</text><text x=\"4\" y=\"%3\" font-size=\"11\">0</text>\n" ).arg( top + 4 ).arg( most ).arg( top + plotH );
+  QString body = QStringLiteral( "<text x=\"20\" y=\"%1\" font-size=\"11\">%2</text><text x=\"20\" y=\"%3\" font-size=\"11\">0</text>\n" ).arg( top + 4 ).arg( most ).arg( top + plotH );
+  body += QStringLiteral( "<text class=\"axis\" x=\"%1\" y=\"254\" font-size=\"12\" text-anchor=\"middle\">%2</text>\n" )
+            .arg( left + plotW / 2, 0, 'f', 1 )
+            .arg( QObject::tr( "Equivalence class size (records)" ) );
+  body += QStringLiteral( "<text class=\"axis\" x=\"12\" y=\"%1\" font-size=\"12\" text-anchor=\"middle\" transform=\"rotate(-90 12 %1)\">%2</text>\n" )
+            .arg( top + plotH / 2, 0, 'f', 1 )
+            .arg( QObject::tr( "Equivalence classes" ) );
   for ( std::size_t b = 0; b < bins.size(); ++b )
   {
     const double h = plotH * static_cast<double>( counts[b] ) / static_cast<double>( most );
@@ -227,7 +234,7 @@ QString ecHistogram( const VbasReportInputs &in )
             .arg( top + 8 )
             .arg( in.k );
   body += QStringLiteral( "<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" stroke=\"#000\"/>\n" ).arg( left ).arg( top + plotH ).arg( left + plotW );
-  return QStringLiteral( "<svg id=\"ec-histogram\" role=\"img\" aria-label=\"%1\" width=\"640\" height=\"240\" viewBox=\"0 0 640 240\" xmlns=\"http://www.w3.org/2000/svg\">\n%2</svg>\n" )
+  return QStringLiteral( "<svg id=\"ec-histogram\" role=\"img\" aria-label=\"%1\" width=\"640\" height=\"262\" viewBox=\"0 0 640 262\" xmlns=\"http://www.w3.org/2000/svg\">\n%2</svg>\n" )
            .arg( QObject::tr( "Histogram of EC sizes" ), body )
          + legend( { kSuppressedBar, kReleasedBar }, { QObject::tr( "ECs below k (suppressed)" ), QObject::tr( "ECs of k or more (released)" ) } );
 }
@@ -243,6 +250,38 @@ QString metricsTable( const VbasReportInputs &in )
               .arg( esc( QObject::tr( m.label ) ), v ? number( *v, m.whole ) : QObject::tr( "n/a" ), esc( QObject::tr( m.meaning ) ), esc( QString::fromLatin1( m.formula ) ) );
   }
   return QStringLiteral( "<table id=\"metrics\"><tr><th>Metric</th><th>Value</th><th>What it says</th><th>Formula</th></tr>\n%1</table>\n" ).arg( rows );
+}
+
+//! The metric of field as the report writes it; "n/a" when it does not apply.
+QString metricText( const VbasReportInputs &in, const char *field )
+{
+  for ( std::size_t i = 0; i < vbas::metrics().size(); ++i )
+    if ( std::strcmp( vbas::metrics()[i].field, field ) == 0 )
+      return in.values[i] ? number( *in.values[i], vbas::metrics()[i].whole ) : QObject::tr( "n/a" );
+  return QObject::tr( "n/a" );
+}
+
+//! What the verdict says of the criteria the metrics list besides k: the release promises k-anonymity only.
+QString otherCriteria( const VbasReportInputs &in )
+{
+  if ( !vbas::metricValue( in.values, "l_diversity" ) )
+    return QObject::tr( "No sensitive field was given, so l-diversity and t-closeness were not measured." );
+  return QObject::tr( "l-diversity and t-closeness were measured (l = %1, t = %2), not required: this release promises k-anonymity only." )
+    .arg( metricText( in, "l_diversity" ), metricText( in, "t_closeness" ) );
+}
+
+//! Five lines a privacy officer reads first: what was read, released and suppressed, the aggregates, the smallest class and the risk.
+QString summary( const VbasReportInputs &in )
+{
+  const QStringList lines { QObject::tr( "Records read: %1." ).arg( metricText( in, "records" ) ),
+                            QObject::tr( "Released: %1; suppressed: %2 (%3 %)." ).arg( metricText( in, "released" ), metricText( in, "suppressed" ), metricText( in, "suppressed_pct" ) ),
+                            QObject::tr( "Aggregated regions: %1." ).arg( metricText( in, "aggregates" ) ),
+                            QObject::tr( "Smallest released class: %1 records (k = %2)." ).arg( metricText( in, "smallest_ec" ) ).arg( in.k ),
+                            QObject::tr( "Largest chance of re-identifying a released record: %1." ).arg( metricText( in, "max_risk" ) ) };
+  QString items;
+  for ( const QString &line : lines )
+    items += QStringLiteral( "<li>%1</li>" ).arg( esc( line ) );
+  return QStringLiteral( "<ul id=\"summary\">%1</ul>\n" ).arg( items );
 }
 
 const char *kStyle = R"(body{font-family:"DejaVu Sans",sans-serif;margin:24px;max-width:1000px;color:#222}
@@ -273,8 +312,9 @@ QByteArray vbasReport( const VbasReportInputs &in )
   if ( !generalization.isEmpty() )
     generalization = section( QObject::tr( "Generalization" ), QObject::tr( "The levels chosen for the QIs with the geography, and the values written as * (docs: Generalization)." ) )
                      + QStringLiteral( "<table id=\"generalization\">" ) + generalization + QStringLiteral( "</table>\n" );
-  const QString verdict = anonymous ? QObject::tr( "k-anonymous: every released equivalence class holds at least k = %1 records." ).arg( in.k )
-                                    : QObject::tr( "NOT k-anonymous: a released equivalence class holds fewer than k = %1 records." ).arg( in.k );
+  const QString verdict = ( anonymous ? QObject::tr( "k-anonymous: every released equivalence class holds at least k = %1 records." ).arg( in.k )
+                                      : QObject::tr( "NOT k-anonymous: a released equivalence class holds fewer than k = %1 records." ).arg( in.k ) )
+                          + ' ' + otherCriteria( in );
   const QString html
     = QStringLiteral( "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" ) + esc( in.title ) + QStringLiteral( "</title><style>" ) + QString::fromLatin1( kStyle )
       + QStringLiteral( "</style></head><body>\n<p id=\"audience\">" )
@@ -282,8 +322,8 @@ QByteArray vbasReport( const VbasReportInputs &in )
                           "region in classes below k." ) )
       + QStringLiteral( "</p>\n<h1>" ) + esc( in.title ) + QStringLiteral( "</h1><p>" )
       + esc( QObject::tr( "Made on %1 by VBAS for QGIS." ).arg( QDateTime::currentDateTime().toString( Qt::ISODate ) ) )
-      + QStringLiteral( "</p><p class=\"verdict %1\">" ).arg( anonymous ? QStringLiteral( "ok" ) : QStringLiteral( "bad" ) ) + esc( verdict ) + QStringLiteral( "</p>\n<h2>Metrics</h2>" )
-      + metricsTable( in ) + generalization
+      + QStringLiteral( "</p><p class=\"verdict %1\">" ).arg( anonymous ? QStringLiteral( "ok" ) : QStringLiteral( "bad" ) ) + esc( verdict ) + QStringLiteral( "</p>\n" ) + summary( in )
+      + QStringLiteral( "<h2>Metrics</h2>" ) + metricsTable( in ) + generalization
       + section(
         QObject::tr( "Released records by aggregated region" ),
         QObject::tr( "Each aggregated region shaded by its released records (quantile classes); orange circles mark aggregated regions with suppressed records, their area growing with the count." ) )

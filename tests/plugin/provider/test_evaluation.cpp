@@ -212,6 +212,11 @@ void TestEvaluation::reportHasMapsHistogramAndCommand()
   QCOMPARE( html.count( QStringLiteral( "<circle " ) ), 2 );
   QVERIFY( html.contains( QStringLiteral( "k = 2" ) ) );
   QVERIFY( html.contains( QStringLiteral( "k-anonymous: every released" ) ) );
+  // Five lines first; a verdict that speaks of every criterion the metrics list; the histogram's axes named.
+  QCOMPARE( html.section( QStringLiteral( "<ul id=\"summary\">" ), 1 ).section( QStringLiteral( "</ul>" ), 0, 0 ).count( QStringLiteral( "<li>" ) ), 5 );
+  QVERIFY( html.contains( QStringLiteral( "<li>Records read: 11.</li><li>Released: 9; suppressed: 2 (18.1818 %).</li>" ) ) );
+  QVERIFY( html.contains( QStringLiteral( "l-diversity and t-closeness" ) ) );
+  QVERIFY( html.contains( QStringLiteral( ">Equivalence class size (records)</text>" ) ) && html.contains( QStringLiteral( ">Equivalence classes</text>" ) ) );
   // A parameter by its label and id; a choice by its option's label too, not its number alone.
   QVERIFY( html.contains( QStringLiteral( "<td>Region point</td><td><code>REGION_POINT</code></td><td>0 (Centroid)</td>" ) ) );
   QVERIFY( html.contains( QStringLiteral( "<td>k (smallest released equivalence class)</td><td><code>K</code></td><td>2</td>" ) ) );
