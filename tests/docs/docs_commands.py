@@ -1,5 +1,5 @@
 """docs_commands: runs every ```sh block of README.md and docs/**/*.md, in order (README first, then
-the pages by path), in one temporary folder holding a copy of sample_layers/, each block in a fresh
+the pages by path; a block the same as one before it, once), in one temporary folder holding a copy of sample_layers/, each block in a fresh
 shell (bash -e -o pipefail) with a clean environment: PATH, HOME and TMPDIR, plus QGIS_CUSTOM_CONFIG_PATH
 naming a profile in which the plugin is installed and enabled (as after installing it). A failing
 block fails the test with its file:line.
@@ -49,9 +49,14 @@ def main(source_dir, build_dir, cmake):
     env = docs_util.clean_env(root, QGIS_CUSTOM_CONFIG_PATH=profile)
     work = os.path.join(root, "work")
     count = 0
+    ran = {}  # a block's text: where it ran first (README repeats the quick start's block as it stands)
     for page in pages(source_dir):
         for line, text in blocks(page):
             where = "%s:%d" % (os.path.relpath(page, source_dir), line)
+            if text in ran:
+                print("same  %s as %s" % (where, ran[text]))
+                continue
+            ran[text] = where
             script = os.path.join(root, "block.sh")
             with open(script, "w", encoding="utf-8") as f:
                 f.write(text)

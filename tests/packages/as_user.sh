@@ -30,11 +30,15 @@ python3 /mnt/tests/check_release.py out/anonymized.gpkg sample_layers/patients.g
 mkdir "$HOME/readme"
 cp -r /usr/share/qgis-plugin-vbas/sample_layers "$HOME/readme/"
 cd "$HOME/readme"
+# A block the quick start holds as it stands ran above: it is not run twice (CI's time).
+ran=0
 for block in /mnt/packages/readme-*.sh; do
+  for same in /mnt/packages/quickstart-*.sh; do cmp -s "$block" "$same" && continue 2; done
   bash -e "$block" > block.log 2>&1 || { tail -40 block.log; fail "README.md block $(basename "$block")"; }
+  ran=$((ran + 1))
 done
-echo "== README.md's quick start ran ($(ls /mnt/packages/readme-*.sh | wc -l) blocks)"
-python3 /mnt/tests/check_release.py out/anonymized.gpkg sample_layers/patients.gpkg 5 age_group sex race
+echo "== README.md's quick start: $(ls /mnt/packages/readme-*.sh | wc -l) block(s), $ran of them not in docs/quickstart.md and run here"
+[ "$ran" = 0 ] || python3 /mnt/tests/check_release.py out/anonymized.gpkg sample_layers/patients.gpkg 5 age_group sex race
 
 # The installed run_sample.sh, from a copy of the sample layers, in the user's own profile.
 mkdir "$HOME/sample" && cp -r /usr/share/qgis-plugin-vbas/sample_layers "$HOME/sample/"
