@@ -1,8 +1,11 @@
 // Every algorithm as the provider registers it: an exception other than QgsProcessingException (from the core,
 // a solver, a worker thread, the standard library) ends the run as a QgsProcessingException naming the algorithm
 // and what failed. QGIS catches only QgsProcessingException; any other escapes to Qt's event loop, which
-// qgis_process then never leaves. The run's own clean-up (VbasRun) has removed the outputs by then.
+// qgis_process then never leaves. The run's own clean-up (VbasRun) has removed the outputs by then. The
+// algorithms report through VbasLineFeedback, which keeps log lines off qgis_process's progress line.
 #pragma once
+
+#include "plugin/support/vbaslinefeedback.h"
 
 #include <qgsprocessingalgorithm.h>
 #include <qgsprocessingfeedback.h>
@@ -27,12 +30,12 @@ class VbasGuarded : public Algorithm
   protected:
     bool prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override
     {
-      return guard( [&] { return Algorithm::prepareAlgorithm( parameters, context, feedback ); } );
+      return vbasWithLines( feedback, [&]( QgsProcessingFeedback *lines ) { return guard( [&] { return Algorithm::prepareAlgorithm( parameters, context, lines ); } ); } );
     }
 
     QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override
     {
-      return guard( [&] { return Algorithm::processAlgorithm( parameters, context, feedback ); } );
+      return vbasWithLines( feedback, [&]( QgsProcessingFeedback *lines ) { return guard( [&] { return Algorithm::processAlgorithm( parameters, context, lines ); } ); } );
     }
 
   private:

@@ -6,6 +6,7 @@ Privacy: nothing here prints a value of a record; failures name files, fields an
 import collections
 import hashlib
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -77,12 +78,24 @@ def install_plugin(cmake, build_dir, root):
     return profile
 
 
-def run(args, env, what, cwd=None, stdin=None, timeout=600):
-    """Runs args, which must succeed; the output's tail on failure."""
-    p = subprocess.run(args, env=env, cwd=cwd, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+def run(args, env, what, cwd=None, stdin=None, timeout=600, stderr_apart=False):
+    """Runs args, which must succeed; the output's tail on failure. Its output, with stderr's unless stderr_apart."""
+    p = subprocess.run(args, env=env, cwd=cwd, input=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE if stderr_apart else subprocess.STDOUT, timeout=timeout)
+    out = p.stdout.decode("utf-8", "replace")
     if p.returncode != 0:
-        raise Failure("%s failed (exit %d):\n%s" % (what, p.returncode, p.stdout.decode("utf-8", "replace")[-3000:]))
-    return p.stdout.decode("utf-8", "replace")
+        raise Failure("%s failed (exit %d):\n%s" % (what, p.returncode, (out + (p.stderr or b"").decode("utf-8", "replace"))[-3000:]))
+    return out
+
+
+PROGRESS = re.compile(r"^(?:\d+|\.)+(?: - done\.)?$")
+GLUED = re.compile(r"^(?:\.|\d+\.\.)")
+
+
+def check_lines(out, what):
+    """No line of qgis_process's standard output holds its progress (0...10...20) and a log line together."""
+    for number, line in enumerate(out.splitlines(), 1):
+        if GLUED.match(line) and not PROGRESS.match(line):
+            raise Failure("%s: line %d of its output joins progress and a log line: %r" % (what, number, line[:80]))
 
 
 def release_rows(path):
