@@ -412,7 +412,9 @@ QString VbasAlgorithm::searchHelp()
 
 void VbasAlgorithm::addAggregationOutputs()
 {
-  addOptionalSink( QStringLiteral( "AGGREGATED" ), QObject::tr( "Aggregated regions" ), vbasqgis::VectorPolygon, QObject::tr( "The aggregated regions, as polygons with their counts" ) );
+  // Created in the dialog, so that a first Run puts the aggregates, styled, on the map.
+  addOptionalSink( QStringLiteral( "AGGREGATED" ), QObject::tr( "Aggregated regions" ), vbasqgis::VectorPolygon, QObject::tr( "The aggregated regions, as polygons with their counts" ),
+                   InDialog::Created );
   addOptionalSink( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup" ), vbasqgis::Vector, QObject::tr( "Which aggregate each region belongs to" ) );
   addParameter( new VbasSinkParameter( QStringLiteral( "ANONYMIZED" ), QObject::tr( "Anonymized records" ), vbasqgis::Vector ),
                 QObject::tr( "The release: a row for each released record, with its aggregate in place of its region" ) );
@@ -446,13 +448,14 @@ void VbasAlgorithm::addEvaluationParameters()
 
 void VbasAlgorithm::addReportOutput()
 {
-  addParameter( new VbasFileDestinationParameter( QStringLiteral( "REPORT" ), QObject::tr( "Report" ), QObject::tr( "HTML files (*.html *.HTML)" ), QVariant(), true, false ),
+  // Created in the dialog, so that a first Run shows the report (docs/quickstart.md, In QGIS desktop).
+  addParameter( new VbasFileDestinationParameter( QStringLiteral( "REPORT" ), QObject::tr( "Report" ), QObject::tr( "HTML files (*.html *.HTML)" ), QVariant(), true, true ),
                 QObject::tr( "An HTML report of the release: its maps, its measures and whether it meets k" ) );
 }
 
-void VbasAlgorithm::addOptionalSink( const QString &name, const QString &description, vbasqgis::SourceType type, const QString &tooltip )
+void VbasAlgorithm::addOptionalSink( const QString &name, const QString &description, vbasqgis::SourceType type, const QString &tooltip, InDialog inDialog )
 {
-  addParameter( new VbasSinkParameter( name, description, type, QVariant(), true, false ), tooltip );
+  addParameter( new VbasSinkParameter( name, description, type, QVariant(), true, inDialog == InDialog::Created ), tooltip );
 }
 
 void VbasAlgorithm::addParameter( QgsProcessingParameterDefinition *definition, const QString &tooltip, Shown shown )
@@ -646,15 +649,23 @@ QString VbasAlgorithm::forPublication()
 
 QString VbasAlgorithm::optionalOutputsHelp() const
 {
-  QStringList optional;
+  QStringList optional, created;
   for ( const QgsProcessingParameterDefinition *definition : parameterDefinitions() )
     if ( definition->isDestination() && definition->flags() & vbasqgis::ParameterOptional )
+    {
       optional << definition->name();
+      if ( static_cast<const QgsProcessingDestinationParameter *>( definition )->createByDefault() )
+        created << definition->name();
+    }
   if ( optional.isEmpty() )
     return QString();
-  return QObject::tr( "<i>Optional outputs</i>: %1 are written only when given a destination; left empty ([Skip output] in the dialog, not named in qgis_process or a model) "
-                      "they are not written at all, not even as temporary files. The number outputs are always given.<br>" )
-    .arg( optional.join( QLatin1String( ", " ) ) );
+  const QString inDialog = created.isEmpty() ? QString()
+                                             : QObject::tr( " The dialog starts %1 as a temporary layer or file, so that a first Run shows them; choose [Skip output] "
+                                                            "there not to write them." )
+                                                 .arg( created.join( QLatin1String( " and " ) ) );
+  return QObject::tr( "<i>Optional outputs</i>: %1 are written only when given a destination; left empty ([Skip output] in the dialog, not named in qgis_process, "
+                      "PyQGIS or a model) they are not written at all, not even as temporary files.%2 The number outputs are always given.<br>" )
+    .arg( optional.join( QLatin1String( ", " ) ), inDialog );
 }
 
 QString VbasAlgorithm::outputsHelp() const

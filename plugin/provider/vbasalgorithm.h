@@ -84,10 +84,16 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     void addEvaluationOutputs();
     //! SENSITIVE_FIELD and RISK_THRESHOLD.
     void addEvaluationParameters();
-    //! REPORT: the HTML report (docs/outputs.md).
+    //! Whether the dialog starts an optional output as a temporary one, or as [Skip output]. qgis_process, PyQGIS and models write it only when named, either way.
+    enum class InDialog
+    {
+      Skipped,
+      Created,
+    };
+    //! REPORT: the HTML report (docs/outputs.md), a temporary file in the dialog unless skipped.
     void addReportOutput();
-    //! A layer output written only when asked for: optional, not created by default (as the secondary outputs of QGIS's own algorithms).
-    void addOptionalSink( const QString &name, const QString &description, vbasqgis::SourceType type, const QString &tooltip );
+    //! A layer output written only when asked for: optional, and skipped in the dialog unless inDialog says otherwise (as the secondary outputs of QGIS's own algorithms).
+    void addOptionalSink( const QString &name, const QString &description, vbasqgis::SourceType type, const QString &tooltip, InDialog inDialog = InDialog::Skipped );
     //! Declares a number output unless another step declared it already.
     void addNumberOutput( const QString &name, const QString &description );
     static QString regionsHelp( bool withPoint, bool withPopulation );
@@ -102,7 +108,7 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     static QString reportHelp();
     //! Which outputs are optional (optionalOutputsHelp), and how every output is written: all or nothing, refused destinations.
     QString outputsHelp() const;
-    //! The optional outputs (addOptionalSink, REPORT), written only when asked for; empty when there are none.
+    //! The optional outputs (addOptionalSink, REPORT), written only when asked for, and those the dialog creates by default; empty when there are none.
     QString optionalOutputsHelp() const;
     //! The mark of an output's audience in the help (docs/outputs.md): for the custodian only, or for publication.
     static QString custodianOnly();

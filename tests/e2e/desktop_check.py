@@ -5,7 +5,9 @@ parameter with its one-line tooltip, the main ones in the order of the definitio
 under Advanced Parameters (the order itself: tests/plugin/provider/test_dialog.cpp), and presses its Help button,
 catching the URL QGIS opens (a handler of QDesktopServices): it must be the file URL of the algorithm's
 page in the installed plugin's help folder, help/algorithms/<name>.html, an existing page whose title
-names the algorithm; the URLs go to help.json. Then it runs vbas:anonymize on the sample layers with
+names the algorithm; the URLs go to help.json. Then it makes the walkthrough's first Run from the real
+dialog (first_run: the outputs the dialog starts with, a styled map and a report, the walkthrough's
+screenshots). Then it runs vbas:anonymize on the sample layers with
 runAndLoadResults (as the Processing toolbox does: the outputs are loaded and their post-processors
 run), checks the loaded layers' renderers and their order, then runs vbas:evaluate of that release and
 checks its AGGREGATE_METRICS and REGION_RISK layers' renderers, renders the map canvas to canvas.png,
@@ -21,7 +23,8 @@ import sys
 import traceback
 
 import processing
-from qgis.core import Qgis, QgsApplication, QgsMapRendererSequentialJob, QgsProcessingParameterDefinition, QgsProject, QgsRectangle
+from qgis.core import (Qgis, QgsApplication, QgsMapRendererSequentialJob, QgsProcessingParameterDefinition, QgsProject, QgsRectangle,
+                       QgsVectorLayer, QgsWkbTypes)
 from qgis.PyQt.QtCore import QEventLoop, QObject, QPoint, QTimer, Qt, QUrl, pyqtSlot
 from qgis.PyQt.QtGui import QDesktopServices
 from qgis.PyQt.QtWidgets import QApplication, QDialogButtonBox, QGroupBox, QWidget
@@ -53,6 +56,51 @@ def anonymize():
             if layer.source().split("|")[0] == os.path.join(OUT, file):
                 layers[name] = layer
     return layers
+
+
+# docs/quickstart.md, "5. The same in QGIS desktop", steps 3 and 4: the layers a new user adds to the
+# project, and what they pick in the dialog.
+WALKTHROUGH_LAYERS = {"REGIONS": "ny8_tracts", "RECORDS": "patients"}
+WALKTHROUGH = {"REGION_ID": "AREAKEY", "RECORD_REGION": "tract_id", "QI_FIELDS": ["age_group", "sex", "race"],
+               "K": 5, "SENSITIVE_FIELD": "diagnosis"}
+WALKTHROUGH_DIALOG_SIZE = (760, 860)  # test_desktop compares the images with docs/images/ by size
+
+
+def first_run():
+    """The walkthrough's first Run: the anonymize dialog with step 3's choices and every other value as
+    the dialog starts it. It asks for the release, the aggregated regions and the report (temporary)
+    and nothing else; run as the dialog runs it, the aggregates load styled and the report is written.
+    The dialog and the main window are saved for the walkthrough (walkthrough-*.png, docs/images/), and
+    the walkthrough's layers removed."""
+    project = QgsProject.instance()
+    before = set(project.mapLayers())
+    layers = {name: QgsVectorLayer(os.path.join(SAMPLES, file + ".gpkg"), file, "ogr") for name, file in WALKTHROUGH_LAYERS.items()}
+    project.addMapLayers(list(layers.values()))
+    dialog = processing.createAlgorithmDialog("vbas:anonymize")
+    dialog.show()
+    dialog.resize(*WALKTHROUGH_DIALOG_SIZE)
+    dialog.setParameters(dict(WALKTHROUGH, **layers))
+    QApplication.processEvents()
+    check(dialog.grab().save(os.path.join(OUT, "walkthrough-dialog.png")), "walkthrough-dialog.png not saved")
+    parameters = dialog.createProcessingParameters()
+    dialog.close()
+    algorithm = dialog.algorithm()
+    written = sorted(name for name in parameters if algorithm.parameterDefinition(name).isDestination())
+    check(written == ["AGGREGATED", "ANONYMIZED", "REPORT"], "a first Run writes %s" % written)
+    inputs = set(project.mapLayers())
+    results = processing.runAndLoadResults("vbas:anonymize", parameters)
+    made = [layer for key, layer in project.mapLayers().items() if key not in inputs]
+    aggregated = [layer for layer in made if layer.geometryType() == QgsWkbTypes.PolygonGeometry]
+    if check(len(aggregated) == 1, "a first Run added %s" % [layer.name() for layer in made]):
+        renderer = aggregated[0].renderer()
+        check(renderer.type() == "graduatedSymbol" and renderer.classAttribute() == "released",
+              "a first Run's aggregated regions: renderer %s" % renderer.type())
+        zoom_to(aggregated[0])
+        iface.messageBar().clearWidgets()  # QGIS's own notices (a missing PROJ grid) go after a few seconds
+        check(iface.mainWindow().grab().save(os.path.join(OUT, "walkthrough-map.png")), "walkthrough-map.png not saved")
+    report = results.get("REPORT") or ""
+    check(os.path.isfile(report) and os.path.getsize(report) > 0, "a first Run wrote no report: %r" % report)
+    project.removeMapLayers([key for key in project.mapLayers() if key not in before])
 
 
 EVALUATE_DESTINATIONS = {"AGGREGATE_METRICS": "aggregate_metrics.gpkg", "REGION_RISK": "region_risk.gpkg"}
@@ -111,15 +159,21 @@ def wait_for_canvas(canvas):
     loop.exec_()
 
 
-def save_images(layers):
-    window = iface.mainWindow()
-    window.resize(1600, 1000)
+def zoom_to(layer):
+    """The main window at 1600 x 1000, its map canvas on layer, drawn."""
+    iface.mainWindow().resize(1600, 1000)
     canvas = iface.mapCanvas()
-    extent = QgsRectangle(layers["AGGREGATED"].extent())
+    extent = QgsRectangle(layer.extent())
     extent.scale(1.05)
-    canvas.setDestinationCrs(layers["AGGREGATED"].crs())
+    canvas.setDestinationCrs(layer.crs())
     canvas.setExtent(extent)
     wait_for_canvas(canvas)
+
+
+def save_images(layers):
+    window = iface.mainWindow()
+    canvas = iface.mapCanvas()
+    zoom_to(layers["AGGREGATED"])
     job = QgsMapRendererSequentialJob(canvas.mapSettings())
     job.start()
     job.waitForFinished()
@@ -240,7 +294,7 @@ def check_outputs():
 
 
 def main():
-    for step in (check_help, check_outputs):
+    for step in (check_help, first_run, check_outputs):
         try:
             step()
         except Exception:  # any error fails the test, with its traceback

@@ -6,7 +6,8 @@
 // main window as PNG files, and ends QGIS with its verdict as exit code. This test then looks at the
 // URLs the Help buttons opened (help.json): each the file URL of help/algorithms/<name>.html in the
 // installed plugin folder, an existing page of the build's help; and at the canvas image: every
-// class's fill colour, the aggregates' outlines, the cells' lines and the sites must show. The images stay in the build tree
+// class's fill colour, the aggregates' outlines, the cells' lines and the sites must show; and at the
+// walkthrough's screenshots, compared with the shipped ones. The images stay in the build tree
 // (their paths are printed) for a human to look at. Xvfb and QGIS run in process groups of their own
 // that are killed when the test ends, whatever happens, and die with the test if it is killed.
 #include "tests/e2e/e2e_util.h"
@@ -109,6 +110,27 @@ int pixelsNear( const QImage &image, const QColor &colour, int distance )
   return count;
 }
 
+//! The walkthrough's screenshots (docs/quickstart.md), as desktop_check.py's first_run saves them and as docs/images/ ships them.
+const QStringList kWalkthroughImages { QStringLiteral( "walkthrough-dialog.png" ), QStringLiteral( "walkthrough-map.png" ) };
+//! The QGIS whose desktop took the shipped screenshots: other versions draw their widgets otherwise, and are compared by size only.
+const QString kWalkthroughQgis = QStringLiteral( "3.22" );
+
+//! image as a small grey picture, its layout without its details: a 64 x 40 grid of average greys.
+QImage layout( const QImage &image )
+{
+  return image.convertToFormat( QImage::Format_Grayscale8 ).scaled( 64, 40, Qt::IgnoreAspectRatio, Qt::SmoothTransformation );
+}
+
+//! The mean difference (0 to 255) between two layouts of the same size.
+double layoutDifference( const QImage &a, const QImage &b )
+{
+  double sum = 0;
+  for ( int y = 0; y < a.height(); ++y )
+    for ( int x = 0; x < a.width(); ++x )
+      sum += std::abs( a.constScanLine( y )[x] - b.constScanLine( y )[x] );
+  return sum / ( a.width() * a.height() );
+}
+
 } // namespace
 
 class TestDesktop : public QObject
@@ -118,6 +140,7 @@ class TestDesktop : public QObject
   private slots:
     void initTestCase();
     void outputsLoadStyled();
+    void walkthroughImagesAsShipped();
     void helpButtonsOpenTheirPages();
 
   private:
@@ -176,6 +199,34 @@ void TestDesktop::outputsLoadStyled()
   {
     const int count = pixelsNear( canvas, colour( styles.value( line ) ), 60 );
     QVERIFY2( count > pixels / 2000, qPrintable( QStringLiteral( "%1 colour %2: %3 of %4 pixels" ).arg( line, styles.value( line ).toString() ).arg( count ).arg( pixels ) ) );
+  }
+}
+
+void TestDesktop::walkthroughImagesAsShipped()
+{
+  // The walkthrough's screenshots, taken from the real dialog and window by desktop_check.py's
+  // first_run, show what the shipped ones (docs/images/) show: the same size, and on the QGIS that took
+  // those, the same layout. VBAS_UPDATE_WALKTHROUGH=1 copies the new ones over the shipped ones instead.
+  const QString shipped = ctestPath( "VBAS_SOURCE_DIR" ) + QStringLiteral( "/docs/images/" );
+  for ( const QString &name : kWalkthroughImages )
+  {
+    const QImage made( kOut + '/' + name );
+    QVERIFY2( !made.isNull(), qPrintable( kOut + '/' + name ) );
+    if ( qEnvironmentVariableIsSet( "VBAS_UPDATE_WALKTHROUGH" ) )
+    {
+      QFile::remove( shipped + name );
+      QVERIFY( QFile::copy( kOut + '/' + name, shipped + name ) );
+      continue;
+    }
+    const QImage expected( shipped + name );
+    QVERIFY2( !expected.isNull(), qPrintable( shipped + name ) );
+    QCOMPARE( made.size(), expected.size() );
+    if ( QStringLiteral( VBAS_QGIS_VERSION ).startsWith( kWalkthroughQgis + '.' ) )
+    {
+      const double difference = layoutDifference( layout( made ), layout( expected ) );
+      QVERIFY2( difference < 2,
+                qPrintable( QStringLiteral( "%1 differs from docs/images/%1 by %2 greys on average: look at it, and update the shipped one if it is right" ).arg( name ).arg( difference ) ) );
+    }
   }
 }
 
