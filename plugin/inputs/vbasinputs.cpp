@@ -72,12 +72,18 @@ struct Unplaced
 {
     std::int64_t rows = 0;
     QStringList shown;
+    //! The region ids of the examples shown, as text (records read by region id).
+    QStringList ids;
 
-    void add( const QString &name, std::int64_t count = 1 )
+    void add( const QString &name, std::int64_t count = 1, const QVariant &id = QVariant() )
     {
       rows += count;
       if ( shown.size() < kMaxShown && !shown.contains( name ) )
+      {
         shown.append( name );
+        if ( !id.isNull() )
+          ids.append( id.toString() );
+      }
     }
     QString examples() const { return shown.join( QStringLiteral( ", " ) ); }
 };
@@ -416,6 +422,25 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
   return count( regions, rows, feedback );
 }
 
+QString VbasInputs::regionIdHint( const QStringList &ids ) const
+{
+  // Read again only on this refusal; a regions layer is small beside its records.
+  if ( ids.isEmpty() )
+    return QString();
+  const QgsFields fields = mRegions->fields();
+  QVector<QSet<QString>> found( fields.count() );
+  QgsFeature f;
+  QgsFeatureIterator it = mRegions->getFeatures( QgsFeatureRequest().setFlags( vbasqgis::NoGeometry ), vbasqgis::SkipGeometryValidityChecks );
+  while ( it.nextFeature( f ) )
+    for ( int i = 0; i < fields.count(); ++i )
+      if ( ids.contains( f.attribute( i ).toString() ) )
+        found[i].insert( f.attribute( i ).toString() );
+  for ( int i = 0; i < fields.count(); ++i )
+    if ( fields.at( i ).name() != mRegionIdField && isTextOrNumber( fields.at( i ).type() ) && found[i].size() == QSet<QString>( ids.begin(), ids.end() ).size() )
+      return QObject::tr( " The regions' field '%1' holds these ids: choose it as the region id field (REGION_ID)." ).arg( fields.at( i ).name() );
+  return QString();
+}
+
 VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows &rows, QgsProcessingFeedback *feedback ) const
 {
   VbasRecordReader reader( rows.fields, rows.roles );
@@ -465,7 +490,10 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
     }
     if ( !region )
     {
-      unplaced.add( records.locator ? VbasRecordReader::rowName( records.rows, f.id() ) : shown( reader.region( attributes ) ), rowsHere );
+      if ( records.locator )
+        unplaced.add( VbasRecordReader::rowName( records.rows, f.id() ), rowsHere );
+      else
+        unplaced.add( shown( reader.region( attributes ) ), rowsHere, reader.region( attributes ) );
       continue;
     }
     const std::int64_t count = recordsHere();
@@ -480,9 +508,9 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
                                     .arg( unplaced.rows )
                                     .arg( unplaced.examples() ) );
   if ( unplaced.rows > 0 )
-    throw QgsProcessingException( QObject::tr( "%1 record(s) have a region id (field '%2') that is not in the regions layer's '%3', for example %4." )
+    throw QgsProcessingException( QObject::tr( "%1 record(s) have a region id (field '%2') that is not in the regions layer's '%3', for example %4.%5" )
                                     .arg( unplaced.rows )
-                                    .arg( mRecords->fields().at( mRecordFields.region ).name(), mRegionIdField, unplaced.examples() ) );
+                                    .arg( mRecords->fields().at( mRecordFields.region ).name(), mRegionIdField, unplaced.examples(), regionIdHint( unplaced.ids ) ) );
   if ( records.rows == 0 )
     throw QgsProcessingException( QObject::tr( "The records table is empty." ) );
   if ( outsideRows > 0 )

@@ -144,6 +144,8 @@ class VbasInputs
   private:
     //! The counting pass over rows, or over the groups of the source.
     VbasRecords count( const VbasRegions &regions, const VbasCountedRows &rows, QgsProcessingFeedback *feedback ) const;
+    //! For the refusal of records whose region ids the regions lack: a sentence naming the regions' field that holds all of ids (REGION_ID mistaken, say fid), or nothing.
+    QString regionIdHint( const QStringList &ids ) const;
 
     std::unique_ptr<QgsProcessingFeatureSource> mRegions;
     std::unique_ptr<QgsProcessingFeatureSource> mRecords;

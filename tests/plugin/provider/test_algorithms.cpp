@@ -76,6 +76,7 @@ class TestAlgorithms : public QObject
     void missingQiField();
     void duplicateRegionIds();
     void unknownRecordRegions();
+    void regionIdFieldMistaken();
     void kBelowTwo();
     void siteCountOutOfRange();
     void emptyLayers();
@@ -550,6 +551,29 @@ void TestAlgorithms::unknownRecordRegions()
   run( QStringLiteral( "vbas:estimatesitecount" ), baseParameters( regions.get(), recs.get() ), false, &feedback );
   const QString error = feedback.errors.join( ' ' );
   QVERIFY2( error.contains( QStringLiteral( "3 record(s)" ) ) && error.contains( QStringLiteral( "'nowhere'" ) ) && error.contains( QStringLiteral( "NULL" ) ), qPrintable( error ) );
+  QVERIFY2( !error.contains( QStringLiteral( "holds these ids" ) ), qPrintable( error ) ); // no field of the regions does
+}
+
+void TestAlgorithms::regionIdFieldMistaken()
+{
+  // REGION_ID naming a field that is not the one the records refer to (the dialog's first field, such
+  // as a GeoPackage's fid): refused, naming the field that holds the records' region ids.
+  auto regions = grid();
+  QVERIFY( regions->dataProvider()->addAttributes( { QgsField( QStringLiteral( "fid" ), QVariant::Int ) } ) );
+  regions->updateFields();
+  QgsChangedAttributesMap numbers;
+  for ( const QgsFeatureId id : regions->allFeatureIds() )
+    numbers[id].insert( 2, static_cast<int>( id ) );
+  QVERIFY( regions->dataProvider()->changeAttributeValues( numbers ) );
+  auto recs = records( nineAndOne() );
+  QVariantMap parameters = baseParameters( regions.get(), recs.get() );
+  parameters.insert( QStringLiteral( "REGION_ID" ), QStringLiteral( "fid" ) );
+  Feedback feedback;
+  run( QStringLiteral( "vbas:estimatesitecount" ), parameters, false, &feedback );
+  const QString error = feedback.errors.join( ' ' );
+  QVERIFY2( error.contains( QStringLiteral( "not in the regions layer's 'fid'" ) )
+              && error.contains( QStringLiteral( "The regions' field 'id' holds these ids: choose it as the region id field (REGION_ID)." ) ),
+            qPrintable( error ) );
 }
 
 void TestAlgorithms::kBelowTwo()
