@@ -1,4 +1,5 @@
 #include "plugin/outputs/vbasreport.h"
+#include "plugin/outputs/vbaswriters.h"
 #include "plugin/support/vbasqgiscompat.h"
 #include "plugin/support/vbassecrets.h"
 
@@ -32,6 +33,8 @@ const QString kNoRecords = QStringLiteral( "#d9d9d9" );
 const QString kSuppressedMark = QStringLiteral( "#ff7f00" );
 const QString kReleasedBar = QStringLiteral( "#756bb1" );
 const QString kSuppressedBar = QStringLiteral( "#de2d26" );
+//! Aggregates labelled with their ids on the map; more would not be read.
+constexpr std::size_t kMostLabels = 300;
 
 QString esc( const QString &text )
 {
@@ -46,12 +49,34 @@ QString number( vbas::MetricNumber value, bool whole )
   return std::fabs( real ) >= 1e4 ? QString::number( real, 'f', 1 ) : QString::number( real, 'g', 6 );
 }
 
-//! A map of the layer's extent on an SVG canvas: world coordinates to pixels, y up.
+/**
+ * Metres in one map unit of crs across the middle of extent: the unit's length, or for degrees the
+ * length of a degree of longitude at the middle latitude (the maps draw degrees as they are).
+ */
+double metresPerUnit( const QgsCoordinateReferenceSystem &crs, const QgsRectangle &extent )
+{
+  if ( crs.mapUnits() == vbasqgis::DistanceDegrees )
+    return 111320.0 * std::cos( extent.center().y() * M_PI / 180.0 );
+  return QgsUnitTypes::fromUnitToUnitFactor( crs.mapUnits(), vbasqgis::DistanceMeters );
+}
+
+//! The largest length of 1, 2 or 5 times a power of ten metres up to most.
+double roundLength( double most )
+{
+  const double power = std::pow( 10.0, std::floor( std::log10( most ) ) );
+  for ( const double step : { 5.0, 2.0 } )
+    if ( step * power <= most )
+      return step * power;
+  return power;
+}
+
+//! A map of the layer's extent on an SVG canvas: world coordinates to pixels, y up; a scale bar below.
 class SvgMap
 {
   public:
-    SvgMap( const QgsRectangle &extent, double width )
+    SvgMap( const QgsRectangle &extent, const QgsCoordinateReferenceSystem &crs, double width )
       : mExtent( extent )
+      , mMetresPerUnit( metresPerUnit( crs, extent ) )
     {
       const double w = std::max( extent.width(), 1e-9 ), h = std::max( extent.height(), 1e-9 );
       mScale = std::min( width / w, width * 0.8 / h );
@@ -88,22 +113,53 @@ class SvgMap
                  .arg( px( point.x() ), py( point.y() ), QString::number( radius, 'f', 1 ), fill, esc( title ) );
     }
 
+    //! text at point, on top of the shapes, with a white halo.
+    void label( const QgsPointXY &point, const QString &text )
+    {
+      mLabels += QStringLiteral( "<text class=\"id\" x=\"%1\" y=\"%2\" font-size=\"10\" text-anchor=\"middle\" dominant-baseline=\"middle\" stroke=\"#fff\" "
+                                 "stroke-width=\"2.5\" paint-order=\"stroke\">%3</text>\n" )
+                   .arg( px( point.x() ), py( point.y() ), esc( text ) );
+    }
+
     QString svg( const QString &id, const QString &label ) const
     {
-      return QStringLiteral( "<svg id=\"%1\" role=\"img\" aria-label=\"%2\" width=\"%3\" height=\"%4\" viewBox=\"0 0 %3 %4\" xmlns=\"http://www.w3.org/2000/svg\">\n%5</svg>\n" )
-        .arg( id, esc( label ), QString::number( std::ceil( mWidth ) ), QString::number( std::ceil( mHeight ) ), mBody );
+      const double height = mHeight + ( std::isfinite( mMetresPerUnit ) && mMetresPerUnit > 0 ? kScaleBarHeight : 0 );
+      return QStringLiteral( "<svg id=\"%1\" role=\"img\" aria-label=\"%2\" width=\"%3\" height=\"%4\" viewBox=\"0 0 %3 %4\" xmlns=\"http://www.w3.org/2000/svg\">\n%5%6%7</svg>\n" )
+        .arg( id, esc( label ), QString::number( std::ceil( mWidth ) ), QString::number( std::ceil( height ) ), mBody, mLabels, scaleBar() );
     }
 
   private:
     static constexpr double kPad = 8;
+    static constexpr double kScaleBarHeight = 22;
     QString px( double x ) const { return QString::number( ( x - mExtent.xMinimum() ) * mScale + kPad, 'f', 1 ); }
     QString py( double y ) const { return QString::number( ( mExtent.yMaximum() - y ) * mScale + kPad, 'f', 1 ); }
 
+    //! A bar of a round length, about a fifth of the map wide, below its bottom left corner; nothing in a CRS without a known unit.
+    QString scaleBar() const
+    {
+      if ( !std::isfinite( mMetresPerUnit ) || mMetresPerUnit <= 0 )
+        return QString();
+      const double metres = roundLength( ( mWidth - 2 * kPad ) / 5 / mScale * mMetresPerUnit );
+      const double length = metres / mMetresPerUnit * mScale;
+      const double y = mHeight + 6;
+      const QString text = metres >= 1000 ? QObject::tr( "%1 km" ).arg( metres / 1000 ) : QObject::tr( "%1 m" ).arg( metres );
+      return QStringLiteral( "<g class=\"scale-bar\"><path d=\"M%1 %2V%3H%4V%2\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.2\"/>"
+                             "<text x=\"%5\" y=\"%3\" font-size=\"11\" dominant-baseline=\"middle\">%6</text></g>\n" )
+        .arg( kPad )
+        .arg( y, 0, 'f', 1 )
+        .arg( y + 5, 0, 'f', 1 )
+        .arg( kPad + length, 0, 'f', 1 )
+        .arg( kPad + length + 6, 0, 'f', 1 )
+        .arg( esc( text ) );
+    }
+
     QgsRectangle mExtent;
+    double mMetresPerUnit;
     double mScale = 1;
     double mWidth = 0;
     double mHeight = 0;
     QString mBody;
+    QString mLabels;
 };
 
 QString legend( const QStringList &colours, const QStringList &labels, const QString &extra = QString() )
@@ -146,32 +202,39 @@ QString releasedMap( const VbasReportInputs &in )
     released.push_back( s.released );
   const std::vector<std::int64_t> breaks = quantileBreaks( released );
   const int offset = 5 - static_cast<int>( breaks.size() ); // fewer classes take the darker colours
-  SvgMap map( extentOf( in.dissolved ), 620 );
+  SvgMap map( extentOf( in.dissolved ), in.regions.crs, 620 );
   std::int64_t largestSuppressed = 1;
   for ( const vbas::AggregateSummary &s : summaries )
     largestSuppressed = std::max( largestSuppressed, s.suppressed );
   for ( std::size_t a = 0; a < summaries.size(); ++a )
   {
     const int cls = static_cast<int>( std::lower_bound( breaks.begin(), breaks.end(), summaries[a].released ) - breaks.begin() );
-    map.add( in.dissolved[static_cast<int>( a )], kReleasedRamp[offset + cls],
-             QObject::tr( "Aggregate %1: %2 records, %3 released, %4 suppressed" ).arg( a + 1 ).arg( summaries[a].records ).arg( summaries[a].released ).arg( summaries[a].suppressed ) );
+    map.add(
+      in.dissolved[static_cast<int>( a )], kReleasedRamp[offset + cls],
+      QObject::tr( "Aggregate %1: %2 records, %3 released, %4 suppressed" ).arg( vbasAggregateId( a ) ).arg( summaries[a].records ).arg( summaries[a].released ).arg( summaries[a].suppressed ) );
   }
+  // Each aggregate's id (aggregate_id of the outputs) where they can be read; on hover past that.
+  const bool labelled = summaries.size() <= kMostLabels;
+  for ( std::size_t a = 0; labelled && a < summaries.size(); ++a )
+    map.label( in.dissolved[static_cast<int>( a )].pointOnSurface().asPoint(), QString::number( vbasAggregateId( a ) ) );
   for ( std::size_t a = 0; a < summaries.size(); ++a )
     if ( summaries[a].suppressed > 0 )
       map.mark( in.dissolved[static_cast<int>( a )].pointOnSurface().asPoint(), 3 + 9 * std::sqrt( static_cast<double>( summaries[a].suppressed ) / static_cast<double>( largestSuppressed ) ),
-                kSuppressedMark, QObject::tr( "Aggregate %1: %2 records suppressed" ).arg( a + 1 ).arg( summaries[a].suppressed ) );
+                kSuppressedMark, QObject::tr( "Aggregate %1: %2 records suppressed" ).arg( vbasAggregateId( a ) ).arg( summaries[a].suppressed ) );
   QStringList labels;
   for ( std::size_t i = 0; i < breaks.size(); ++i )
     labels << QStringLiteral( "%1 - %2" ).arg( i == 0 ? 0 : breaks[i - 1] + 1 ).arg( breaks[i] );
   return map.svg( QStringLiteral( "released-map" ), QObject::tr( "Aggregated regions shaded by released records" ) )
-         + legend( kReleasedRamp.mid( offset ), labels,
-                   QStringLiteral( "<span class=\"key\"><i class=\"dot\" style=\"background:%1\"></i>%2</span>" ).arg( kSuppressedMark, QObject::tr( "suppressed records (area by count)" ) ) );
+         + legend(
+           kReleasedRamp.mid( offset ), labels,
+           QStringLiteral( "<span class=\"key\"><i class=\"dot\" style=\"background:%1\"></i>%2</span><span class=\"key\">%3</span>" )
+             .arg( kSuppressedMark, QObject::tr( "suppressed records (area by count)" ), labelled ? QObject::tr( "numbers: aggregate_id" ) : QObject::tr( "aggregate_id: point at an aggregate" ) ) );
 }
 
 QString riskMap( const VbasReportInputs &in )
 {
   const std::vector<std::int64_t> atRisk = vbas::recordsInSmallClasses( in.regionHistograms, in.k );
-  SvgMap map( extentOf( in.regions.geometries ), 620 );
+  SvgMap map( extentOf( in.regions.geometries ), in.regions.crs, 620 );
   for ( int r = 0; r < in.regions.geometries.size(); ++r )
   {
     const std::int64_t records = in.regionHistograms.rowTotal( static_cast<std::size_t>( r ) );

@@ -13,6 +13,7 @@
 #include <qgsmarkersymbollayer.h>
 #include <qgsprocessingparameters.h>
 #include <qgsprocessingutils.h>
+#include <qgsunittypes.h>
 #include <qgsvectorfilewriter.h>
 #include <qgswkbtypes.h>
 
@@ -31,6 +32,14 @@ using WkbType = QgsWkbTypes::Type;
 using GeometryType = QgsWkbTypes::GeometryType;
 inline constexpr GeometryType PointGeometry = QgsWkbTypes::PointGeometry;
 inline constexpr GeometryType PolygonGeometry = QgsWkbTypes::PolygonGeometry;
+#endif
+
+#if _QGIS_VERSION_INT >= 33000 // Qgis::DistanceUnit
+inline constexpr auto DistanceDegrees = Qgis::DistanceUnit::Degrees;
+inline constexpr auto DistanceMeters = Qgis::DistanceUnit::Meters;
+#else
+inline constexpr auto DistanceDegrees = QgsUnitTypes::DistanceDegrees;
+inline constexpr auto DistanceMeters = QgsUnitTypes::DistanceMeters;
 #endif
 
 #if _QGIS_VERSION_INT >= 33600 // Processing and feature request enums in Qgis

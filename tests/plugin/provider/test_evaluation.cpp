@@ -207,9 +207,15 @@ void TestEvaluation::reportHasMapsHistogramAndCommand()
     QVERIFY2( html.contains( QString::fromLatin1( id ) ), id );
   QVERIFY( !QString( html ).remove( QStringLiteral( "http://www.w3.org/2000/svg" ) ).contains( QStringLiteral( "://" ) ) ); // no network
   QVERIFY( !html.contains( QStringLiteral( "<script" ) ) && !html.contains( QStringLiteral( "src=" ) ) );                   // self-contained
-  // Aggregates: 2 paths in the released map; regions: 9 paths in the risk map; one suppressed mark per aggregate.
-  QCOMPARE( html.count( QStringLiteral( "<path " ) ), 2 + 9 );
+  // Aggregates: 2 paths in the released map; regions: 9 paths in the risk map; a scale bar in each; one suppressed mark per aggregate.
+  QCOMPARE( html.count( QStringLiteral( "<path " ) ), 2 + 9 + 2 );
   QCOMPARE( html.count( QStringLiteral( "<circle " ) ), 2 );
+  // The aggregates' ids on the released map; a scale bar of a round length (the grid's 3 m across: 0.5 m) under each map.
+  QCOMPARE( html.count( QStringLiteral( "<text class=\"id\"" ) ), 2 );
+  QVERIFY( html.contains( QStringLiteral( "paint-order=\"stroke\">1</text>" ) ) && html.contains( QStringLiteral( "paint-order=\"stroke\">2</text>" ) ) );
+  QVERIFY( html.contains( QStringLiteral( "numbers: aggregate_id" ) ) );
+  QCOMPARE( html.count( QStringLiteral( "<g class=\"scale-bar\">" ) ), 2 );
+  QCOMPARE( html.count( QStringLiteral( ">0.5 m</text></g>" ) ), 2 );
   QVERIFY( html.contains( QStringLiteral( "k = 2" ) ) );
   QVERIFY( html.contains( QStringLiteral( "k-anonymous: every released" ) ) );
   // Five lines first; a verdict that speaks of every criterion the metrics list; the histogram's axes named.
