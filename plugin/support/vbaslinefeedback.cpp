@@ -1,5 +1,7 @@
 #include "plugin/support/vbaslinefeedback.h"
 
+#include <qgsapplication.h>
+
 #include <QCoreApplication>
 
 #include <algorithm>
@@ -7,10 +9,16 @@
 namespace
 {
 
-//! Whether feedback is qgis_process's own, printing progress as text: its ConsoleFeedback, in a run without --json.
-bool printsProgressLine( const QgsProcessingFeedback *feedback )
+//! Whether this is qgis_process printing progress as text: a run without --json.
+bool progressAsText()
 {
-  return QLatin1String( feedback->metaObject()->className() ) == QLatin1String( "ConsoleFeedback" ) && !QCoreApplication::arguments().contains( QStringLiteral( "--json" ) );
+  return QgsApplication::platform() == QLatin1String( "qgis_process" ) && !QCoreApplication::arguments().contains( QStringLiteral( "--json" ) );
+}
+
+//! Whether feedback is qgis_process's own ConsoleFeedback, which prints the progress it is given.
+bool isConsole( const QgsProcessingFeedback *feedback )
+{
+  return QLatin1String( feedback->metaObject()->className() ) == QLatin1String( "ConsoleFeedback" );
 }
 
 } // namespace
@@ -21,9 +29,19 @@ VbasLineFeedback::VbasLineFeedback( QgsProcessingFeedback *feedback )
   // QgsProcessingMultiStepFeedback follows a cancel to come; one that came already is taken here.
   if ( feedback->isCanceled() )
     cancel();
+  if ( !progressAsText() )
+    return;
   // Connected after qgis_process's own printing, so called after it.
-  if ( printsProgressLine( feedback ) )
+  if ( isConsole( feedback ) )
+  {
     connect( feedback, &QgsFeedback::progressChanged, this, [this]( double progress ) { followProgress( progress ); } );
+    return;
+  }
+  // A model's step: qgis_process prints the model's progress, which this one moves by an unknown
+  // share, and the model may have printed on the line already. Any move may have printed: the line
+  // is ended, at the cost of an empty line where nothing was printed.
+  mLineOpen = true;
+  connect( feedback, &QgsFeedback::progressChanged, this, [this]( double ) { mLineOpen = true; } );
 }
 
 void VbasLineFeedback::followProgress( double progress )

@@ -3,8 +3,9 @@
 // ("0...10...20"), and a log line pushed meanwhile is glued to it ("5015 sites" for "50", then
 // "15 sites"). This proxy follows the progress qgis_process prints and ends its line before any log
 // line. Only a plain-text qgis_process run prints dots: the desktop, PyQGIS and `--json` runs see
-// nothing changed. A model's child algorithm reports to the model's feedback, not to qgis_process's:
-// its lines are not ended (docs/troubleshooting.md, "Messages QGIS prints").
+// nothing changed. In a model, an algorithm reports to the model's feedback, which moves qgis_process's
+// progress by a share this cannot see: there the line is ended after any move of the progress, and a
+// log line may follow an empty line (docs/troubleshooting.md, "Messages QGIS prints").
 #pragma once
 
 #include <qgsprocessingfeedback.h>

@@ -3,8 +3,7 @@ the pages by path; a block the same as one before it, once), in one temporary fo
 shell (bash -e -o pipefail) with a clean environment: PATH, HOME and TMPDIR, plus QGIS_CUSTOM_CONFIG_PATH
 naming a profile in which the plugin is installed and enabled (as after installing it). A failing
 block fails the test with its file:line, and so does a block whose standard output has a line joining
-qgis_process's progress (0...10...20) and a log line (but a block that runs a model, whose progress line
-is the model's, docs/troubleshooting.md › Messages QGIS prints).
+qgis_process's progress (0...10...20) and a log line.
 
     /usr/bin/python3 docs_commands.py <source dir> <build dir> <cmake>"""
 import glob
@@ -64,8 +63,7 @@ def main(source_dir, build_dir, cmake):
                 f.write(text)
             try:
                 out = docs_util.run(["/bin/bash", "-e", "-o", "pipefail", script], env=env, cwd=work, what=where, timeout=BLOCK_TIMEOUT, stderr_apart=True)
-                if ".model3" not in text:  # a model's progress line is QGIS's own (docs/troubleshooting.md)
-                    docs_util.check_lines(out, where)
+                docs_util.check_lines(out, where)
                 docs_util.check_inputs(root, where)
             except docs_util.Failure as failure:
                 sys.exit("FAIL %s" % failure)
