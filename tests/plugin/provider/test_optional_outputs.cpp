@@ -22,7 +22,7 @@ namespace
 const QSet<QString> kRequired { QStringLiteral( "vbas:anonymize ANONYMIZED" ), QStringLiteral( "vbas:voronoiaggregate ANONYMIZED" ), QStringLiteral( "vbas:generalize ANONYMIZED" ),
                                 QStringLiteral( "vbas:lpgeomask RANDOMISED" ), QStringLiteral( "vbas:placesites SITE_POINTS" ) };
 //! The optional outputs the dialog creates by default (a temporary layer or file).
-const QSet<QString> kCreatedInDialog { QStringLiteral( "vbas:anonymize AGGREGATED" ),       QStringLiteral( "vbas:anonymize REPORT" ), QStringLiteral( "vbas:evaluate REPORT" ),
+const QSet<QString> kCreatedInDialog { QStringLiteral( "vbas:anonymize AGGREGATED" ), QStringLiteral( "vbas:anonymize REPORT" ), QStringLiteral( "vbas:evaluate REPORT" ),
                                        QStringLiteral( "vbas:voronoiaggregate AGGREGATED" ), QStringLiteral( "vbas:generalize AGGREGATED" ) };
 
 //! Every file under QGIS Processing's temporary folder, where a temporary output would go.
