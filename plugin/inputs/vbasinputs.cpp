@@ -428,6 +428,7 @@ QString VbasInputs::regionIdHint( const QStringList &ids ) const
   if ( ids.isEmpty() )
     return QString();
   const QgsFields fields = mRegions->fields();
+  const int distinct = QSet<QString>( ids.begin(), ids.end() ).size();
   QVector<QSet<QString>> found( fields.count() );
   QgsFeature f;
   QgsFeatureIterator it = mRegions->getFeatures( QgsFeatureRequest().setFlags( vbasqgis::NoGeometry ), vbasqgis::SkipGeometryValidityChecks );
@@ -436,7 +437,7 @@ QString VbasInputs::regionIdHint( const QStringList &ids ) const
       if ( ids.contains( f.attribute( i ).toString() ) )
         found[i].insert( f.attribute( i ).toString() );
   for ( int i = 0; i < fields.count(); ++i )
-    if ( fields.at( i ).name() != mRegionIdField && isTextOrNumber( fields.at( i ).type() ) && found[i].size() == QSet<QString>( ids.begin(), ids.end() ).size() )
+    if ( fields.at( i ).name() != mRegionIdField && isTextOrNumber( fields.at( i ).type() ) && found[i].size() == distinct )
       return QObject::tr( " The regions' field '%1' holds these ids: choose it as the region id field (REGION_ID)." ).arg( fields.at( i ).name() );
   return QString();
 }
@@ -493,7 +494,10 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
       if ( records.locator )
         unplaced.add( VbasRecordReader::rowName( records.rows, f.id() ), rowsHere );
       else
-        unplaced.add( shown( reader.region( attributes ) ), rowsHere, reader.region( attributes ) );
+      {
+        const QVariant id = reader.region( attributes );
+        unplaced.add( shown( id ), rowsHere, id );
+      }
       continue;
     }
     const std::int64_t count = recordsHere();
