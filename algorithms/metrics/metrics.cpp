@@ -70,6 +70,11 @@ struct ReleaseFacts
     std::int64_t minority = 0; //!< released records outside their EC's majority value
     std::int64_t smallestL = 0;
     double largestT = 0;
+    std::int64_t sampleUniques = 0;                    //!< released records in ECs of one
+    std::optional<PopulationRisk> journalist;          //!< with residents (docs/method.md, Risk against the population)
+    std::optional<UniquenessEstimate> uniqueness;      //!< with residents
+    std::optional<UniquenessEstimate> inputUniqueness; //!< before release, with residents
+    double residents = 0;                              //!< N
 };
 
 namespace
@@ -88,6 +93,12 @@ std::optional<MetricNumber> ifSensitive( const ReleaseFacts &f, double value )
 double ratio( double a, double b )
 {
   return b > 0 ? a / b : 0;
+}
+
+//! A measure against the population: nothing without residents.
+std::optional<MetricNumber> ifJournalist( const ReleaseFacts &f, double ( *value )( const PopulationRisk & ) )
+{
+  return f.journalist ? std::optional<MetricNumber>( value( *f.journalist ) ) : std::nullopt;
 }
 
 // clang-format off
@@ -161,6 +172,33 @@ const std::vector<Metric> kMetrics {
   { "t_closeness", "T_CLOSENESS", "t-closeness (EMD)", "max over released ECs of 0.5 sum_v |p_v - q_v|, q the released records' distribution",
     "No released class's sensitive distribution is further than this from the whole release's (equal ground distance; needs a sensitive field).", false,
     []( const ReleaseFacts &f ) { return ifSensitive( f, f.largestT ); } },
+  { "sample_uniques", "SAMPLE_UNIQUES", "Sample uniques", "released records alone in their EC (|E| = 1)",
+    "Released records that share their class with no other released record (none when k is 2 or more).", true,
+    []( const ReleaseFacts &f ) { return whole( f.sampleUniques ); } },
+  { "journalist_max_risk", "JOURNALIST_MAX_RISK", "Journalist risk, maximum",
+    "1 / min F over released ECs, F the EC's residents estimated as |E| * residents / records of its aggregated region (population field)",
+    "The highest chance that an attacker who starts from the population (a list of its residents) picks out a released record; n/a without a population field.", false,
+    []( const ReleaseFacts &f ) { return ifJournalist( f, []( const PopulationRisk &r ) { return r.journalistMax; } ); } },
+  { "journalist_avg_risk", "JOURNALIST_AVG_RISK", "Journalist risk, average", "sum over released ECs of |E| / F, divided by the released records",
+    "The same chance averaged over the released records.", false,
+    []( const ReleaseFacts &f ) { return ifJournalist( f, []( const PopulationRisk &r ) { return r.journalistAverage; } ); } },
+  { "journalist_above_pct", "JOURNALIST_ABOVE_PERCENT", "Released records above the risk threshold, journalist (%)", "100 * released records with 1 / F > threshold / released",
+    "The share of released records whose journalist risk exceeds the threshold.", false,
+    []( const ReleaseFacts &f ) { return ifJournalist( f, []( const PopulationRisk &r ) { return 100.0 * r.aboveThreshold; } ); } },
+  { "marketer_risk", "MARKETER_RISK", "Marketer risk", "sum over released ECs of |E| / F, divided by the released records",
+    "The expected share of released records re-identified by an attacker who matches every resident of the population with a released record.", false,
+    []( const ReleaseFacts &f ) { return ifJournalist( f, []( const PopulationRisk &r ) { return r.marketer; } ); } },
+  { "population_uniques", "POPULATION_UNIQUES", "Population uniques, estimated",
+    "the residents alone in their class in the population, estimated from the released ECs' sizes and N by the Pitman, Zayatz or SNB model (Dankar et al.'s rule)",
+    "How many residents are alone in their class in the population; n/a without a population field. The log names the model.", false,
+    []( const ReleaseFacts &f ) { return f.uniqueness ? std::optional<MetricNumber>( f.uniqueness->uniques ) : std::nullopt; } },
+  { "population_uniques_pct", "POPULATION_UNIQUES_PERCENT", "Population uniques, estimated (%)", "100 * population_uniques / N, N the residents of every region",
+    "The same as a share of the residents: also the expected share of the released records that are unique in the population.", false,
+    []( const ReleaseFacts &f ) { return f.uniqueness ? std::optional<MetricNumber>( 100.0 * ratio( f.uniqueness->uniques, f.residents ) ) : std::nullopt; } },
+  { "population_uniques_input", "POPULATION_UNIQUES_INPUT", "Population uniques before release, estimated",
+    "the same estimate from the input's (region, QI values) classes: every record with its own region, nothing suppressed",
+    "What releasing the regions as they are would expose, for comparison; n/a without a population field.", false,
+    []( const ReleaseFacts &f ) { return f.inputUniqueness ? std::optional<MetricNumber>( f.inputUniqueness->uniques ) : std::nullopt; } },
 };
 // clang-format on
 
@@ -209,6 +247,7 @@ void tallyClasses( const MetricInputs &in, ReleaseFacts &f )
     if ( in.suppression.suppressed[e] )
       continue;
     ++f.releasedEcs;
+    f.sampleUniques += ecs.counts[e] == 1 ? 1 : 0;
     f.squaresReleased += size * size;
     f.smallestEc = f.smallestEc == 0 ? ecs.counts[e] : std::min( f.smallestEc, ecs.counts[e] );
     f.atRisk += 1.0 / size > in.riskThreshold ? ecs.counts[e] : 0;
@@ -220,7 +259,59 @@ void tallyClasses( const MetricInputs &in, ReleaseFacts &f )
   }
 }
 
+void tallyPopulation( const MetricInputs &in, ReleaseFacts &f )
+{
+  const std::optional<EstimatedPopulation> population = estimatedPopulation( in );
+  if ( !population || population->shortAggregate >= 0 )
+    return;
+  f.residents = population->residents;
+  f.journalist = populationRisk( population->classes, in.riskThreshold );
+  f.uniqueness = uniquenessOf( *population );
+  f.inputUniqueness = inputUniqueness( in, *population );
+}
+
 } // namespace
+
+std::optional<EstimatedPopulation> estimatedPopulation( const MetricInputs &in )
+{
+  if ( !in.regionResidents )
+    return std::nullopt;
+  const SparseHistograms &ecs = in.aggregation.ecs;
+  EstimatedPopulation population;
+  std::vector<double> residents( ecs.rows(), 0 );
+  for ( std::size_t r = 0; r < in.regionResidents->size(); ++r )
+  {
+    residents[in.aggregation.regionAggregateIndex[r]] += ( *in.regionResidents )[r];
+    population.residents += ( *in.regionResidents )[r];
+  }
+  for ( std::size_t a = 0; a < ecs.rows(); ++a )
+  {
+    const double records = static_cast<double>( ecs.rowTotal( a ) );
+    if ( residents[a] < records )
+    {
+      population.classes.clear();
+      population.shortAggregate = static_cast<std::ptrdiff_t>( a );
+      return population;
+    }
+    for ( std::size_t e = ecs.offsets[a]; e < ecs.offsets[a + 1]; ++e )
+      if ( !in.suppression.suppressed[e] )
+        population.classes.push_back( { ecs.counts[e], static_cast<double>( ecs.counts[e] ) * residents[a] / records } );
+  }
+  return population;
+}
+
+UniquenessEstimate uniquenessOf( const EstimatedPopulation &population )
+{
+  std::vector<std::int64_t> sizes;
+  for ( const ClassPopulation &c : population.classes )
+    sizes.push_back( c.records );
+  return estimatePopulationUniques( classSizes( sizes ), population.residents );
+}
+
+UniquenessEstimate inputUniqueness( const MetricInputs &in, const EstimatedPopulation &population )
+{
+  return estimatePopulationUniques( classSizes( in.regionHistograms.counts ), population.residents );
+}
 
 const std::vector<Metric> &metrics()
 {
@@ -240,6 +331,7 @@ MetricValues measure( const MetricInputs &in )
   f.sensitive = in.sensitive != nullptr;
   tallyGeography( in, f );
   tallyClasses( in, f );
+  tallyPopulation( in, f );
   MetricValues values;
   for ( const Metric &metric : kMetrics )
     values.push_back( metric.value( f ) );

@@ -10,6 +10,8 @@
 #include "algorithms/base/histograms.h"
 #include "algorithms/metrics/sensitive.h"
 #include "algorithms/aggregation/suppression.h"
+#include "algorithms/risk/population_risk.h"
+#include "algorithms/risk/population_uniqueness.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -44,7 +46,29 @@ struct MetricInputs
     double riskThreshold = 0.2;                     //!< a record is at risk above 1 / |E| > riskThreshold
     const SensitiveHistograms *sensitive = nullptr; //!< CM, l-diversity and t-closeness need it
     double runSeconds = 0;                          //!< the running time of the evaluated run
+    //! Each region's residents (the population field); nullptr: not known, and no measure against the population.
+    const std::vector<double> *regionResidents = nullptr;
 };
+
+/**
+ * The released ECs with their residents estimated from their aggregate's sampling fraction,
+ * F = f * residents / records of the aggregate (docs/method.md, Risk against the population).
+ */
+struct EstimatedPopulation
+{
+    std::vector<ClassPopulation> classes; //!< the released ECs, in EC order; empty when shortAggregate is set
+    double residents = 0;                 //!< N: the residents of every region
+    std::ptrdiff_t shortAggregate = -1;   //!< the first aggregate index with fewer residents than records, where nothing is estimated
+};
+
+//! Nothing when inputs has no residents.
+std::optional<EstimatedPopulation> estimatedPopulation( const MetricInputs &inputs );
+
+//! The population uniques among population's released ECs (docs/method.md, Population uniques estimated from the sample).
+UniquenessEstimate uniquenessOf( const EstimatedPopulation &population );
+
+//! The same before release: the (region, QI values) classes of every record, residents the population's.
+UniquenessEstimate inputUniqueness( const MetricInputs &inputs, const EstimatedPopulation &population );
 
 /**
  * A metric's value: wide enough that every count up to 2^63 (records, released, suppressed) is

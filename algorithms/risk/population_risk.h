@@ -11,20 +11,20 @@
 namespace vbas
 {
 
-//! One released class: its records f (weighted by the count field) and the residents F of the population in it.
+//! One released class: its records f (weighted by the count field) and the residents F of the population in it, counted or estimated.
 struct ClassPopulation
 {
     std::int64_t records = 0;
-    std::int64_t residents = 0;
+    double residents = 0;
 };
 
 //! The measures of risk against the population of a release (docs/method.md, Risk against the population).
 struct PopulationRisk
 {
-    std::int64_t records = 0;           //!< n: the released records
-    std::int64_t smallestResidents = 0; //!< min F: the release is a k-map for every k up to it; 0 without classes
-    double journalistMax = 0;           //!< 1 / min F
-    double journalistAverage = 0;       //!< (1 / n) sum f / F over the classes
+    std::int64_t records = 0;     //!< n: the released records
+    double smallestResidents = 0; //!< min F: the release is a k-map for every k up to it; 0 without classes
+    double journalistMax = 0;     //!< 1 / min F
+    double journalistAverage = 0; //!< (1 / n) sum f / F over the classes
     /**
      * The expected share of records re-identified by an attacker who matches every identity of the
      * population: (1 / n) sum f / F, the journalist average's formula; with no other population than
@@ -44,6 +44,6 @@ struct PopulationRisk
 PopulationRisk populationRisk( const std::vector<ClassPopulation> &classes, double threshold );
 
 //! k-map (El Emam and Dankar 2008): the index of the first class with fewer than k residents, or -1 when every class has k or more.
-std::ptrdiff_t firstBelowKMap( const std::vector<ClassPopulation> &classes, std::int64_t k );
+std::ptrdiff_t firstBelowKMap( const std::vector<ClassPopulation> &classes, double k );
 
 } // namespace vbas

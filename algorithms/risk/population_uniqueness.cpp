@@ -160,6 +160,22 @@ bool solveSnb( SnbParameters &p, double pi, double c1, double c2 )
 
 } // namespace
 
+const char *modelName( UniquenessModel model )
+{
+  switch ( model )
+  {
+    case UniquenessModel::Pitman:
+      return "Pitman";
+    case UniquenessModel::Zayatz:
+      return "Zayatz";
+    case UniquenessModel::Snb:
+      return "SNB";
+    case UniquenessModel::None:
+      break;
+  }
+  return "none";
+}
+
 ClassSizes classSizes( const std::vector<std::int64_t> &classRecords )
 {
   ClassSizes sizes;

@@ -44,6 +44,9 @@ enum class UniquenessModel
   Snb,    //!< chosen above 0.1 when it is below Zayatz's
 };
 
+//! "Pitman", "Zayatz", "SNB", or "none".
+const char *modelName( UniquenessModel model );
+
 constexpr double kNoEstimate = std::numeric_limits<double>::quiet_NaN();
 
 //! Each model's estimate of the residents unique in the population (NaN where a model has none) and the one Dankar's rule chose.

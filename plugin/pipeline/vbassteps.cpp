@@ -372,8 +372,38 @@ vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &r
 {
   if ( records.sensitive )
     feedback->pushInfo( QObject::tr( "The sensitive field holds %n distinct value(s).", nullptr, static_cast<int>( records.sensitive->values ) ) );
-  return vbas::measure(
-    { regions.points, regionSites, records.histograms, release.aggregation, release.suppression, k, riskThreshold, records.sensitive ? &*records.sensitive : nullptr, runSeconds } );
+  const vbas::MetricInputs inputs { regions.points,      regionSites,
+                                    records.histograms,  release.aggregation,
+                                    release.suppression, k,
+                                    riskThreshold,       records.sensitive ? &*records.sensitive : nullptr,
+                                    runSeconds,          regions.population.empty() ? nullptr : &regions.population };
+  vbasLogPopulation( inputs, feedback );
+  return vbas::measure( inputs );
+}
+
+void vbasLogPopulation( const vbas::MetricInputs &inputs, QgsProcessingFeedback *feedback )
+{
+  const std::optional<vbas::EstimatedPopulation> population = vbas::estimatedPopulation( inputs );
+  if ( !population )
+  {
+    feedback->pushInfo( QObject::tr( "No population field (POPULATION_FIELD): the risk against the population (journalist, marketer, population uniques) is not measured." ) );
+    return;
+  }
+  if ( population->shortAggregate >= 0 )
+  {
+    feedback->pushWarning( QObject::tr( "Aggregated region %1 has fewer residents (POPULATION_FIELD) than records: the population field cannot count the population these records were "
+                                        "drawn from, so the risk against the population (journalist, marketer, population uniques) is not measured." )
+                             .arg( population->shortAggregate + 1 ) );
+    return;
+  }
+  const vbas::UniquenessEstimate before = vbas::inputUniqueness( inputs, *population ), after = vbas::uniquenessOf( *population );
+  const auto estimate = []( const vbas::UniquenessEstimate &e ) {
+    return e.model == vbas::UniquenessModel::None
+             ? QObject::tr( "none (no record alone in its class)" )
+             : QObject::tr( "%1 (%2 model, sampling fraction %3)" ).arg( QString::number( e.uniques, 'f', 1 ), vbas::modelName( e.model ), QString::number( e.fraction, 'g', 4 ) );
+  };
+  feedback->pushInfo( QObject::tr( "Population uniques of %1 residents, estimated by Dankar et al.'s rule: before release %2; in the release %3." )
+                        .arg( QString::number( population->residents, 'g', 15 ), estimate( before ), estimate( after ) ) );
 }
 
 void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64_t k, QgsProcessingFeedback *feedback )

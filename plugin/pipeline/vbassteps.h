@@ -187,6 +187,12 @@ struct VbasReleaseSettings
 vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k, double riskThreshold,
                                 double runSeconds, QgsProcessingFeedback *feedback );
 
+/**
+ * The risk against the population, to the log: that it is not measured (no population field, or an
+ * aggregated region with fewer residents than records), or the model that estimated the population uniques.
+ */
+void vbasLogPopulation( const vbas::MetricInputs &inputs, QgsProcessingFeedback *feedback );
+
 //! Logs a release's counts, with a warning when it is empty or suppresses more than half the records.
 void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64_t k, QgsProcessingFeedback *feedback );
 

@@ -90,7 +90,7 @@ bool VbasAlgorithm::checkParameterValues( const QVariantMap &parameters, QgsProc
 // ---------------------------------------------------------------------------------------------
 // Parameters
 
-void VbasAlgorithm::addRegionsParameters( bool withPoint, bool withPopulation )
+void VbasAlgorithm::addRegionsParameters( bool withPoint, Population population )
 {
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "REGIONS" ), QObject::tr( "Regions layer" ), vbasqgis::sourceTypes( { vbasqgis::VectorPolygon, vbasqgis::VectorPoint } ) ),
                 QObject::tr( "The regions to aggregate, such as census tracts: polygons, or points" ) );
@@ -100,10 +100,14 @@ void VbasAlgorithm::addRegionsParameters( bool withPoint, bool withPopulation )
     addParameter(
       new QgsProcessingParameterEnum( QStringLiteral( "REGION_POINT" ), QObject::tr( "Region point" ), QStringList() << QObject::tr( "Centroid" ) << QObject::tr( "Point on surface" ), false, 0 ),
       QObject::tr( "The point that stands for a region when sites are placed: its centroid or a point inside it" ), Shown::Advanced );
-  if ( withPopulation )
+  if ( population == Population::Weights )
     addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_FIELD" ), QObject::tr( "Population field (empty: the number of records in each region)" ), QVariant(),
                                                    QStringLiteral( "REGIONS" ), vbasqgis::FieldDataType::Numeric, false, true ),
                   QObject::tr( "The regions' population, for balanced density; empty: the records in each region" ) );
+  if ( population == Population::Residents )
+    addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_FIELD" ), QObject::tr( "Population field (residents of each region; empty: no risk against the population)" ),
+                                                   QVariant(), QStringLiteral( "REGIONS" ), vbasqgis::FieldDataType::Numeric, false, true ),
+                  QObject::tr( "The residents of each region, for the journalist and marketer risks and the population uniques" ) );
 }
 
 void VbasAlgorithm::addRecordsParameters( Qis qis )
@@ -475,7 +479,7 @@ void VbasAlgorithm::addNumberOutput( const QString &name, const QString &descrip
 // ---------------------------------------------------------------------------------------------
 // Help
 
-QString VbasAlgorithm::regionsHelp( bool withPoint, bool withPopulation )
+QString VbasAlgorithm::regionsHelp( bool withPoint, Population population )
 {
   QString help = QObject::tr(
     "<b>Regions layer</b>: polygons (or points) of the initial regions: census tracts, dissemination areas, postal codes. Polygons must not overlap (more than 1% of the smaller one's area is refused, naming both). "
@@ -483,10 +487,15 @@ QString VbasAlgorithm::regionsHelp( bool withPoint, bool withPopulation )
     "<b>Region id field</b>: unique id of each region, text or a number; the records refer to it.<br>" );
   if ( withPoint )
     help += QObject::tr( "<b>Region point</b>: the point that stands for a polygon: its centroid (the paper's choice) or a point on its surface (always inside). A point layer uses its points.<br>" );
-  if ( withPopulation )
+  if ( population == Population::Weights )
     help += QObject::tr(
       "<b>Population field</b>: optional population of each region (residents, when the records are a sample of them), for balanced density. Empty: the number of records in each region. A NULL population is refused (give 0). "
-      "The site count always divides the number of records.<br>" );
+      "The site count always divides the number of records. Where the release is evaluated (Anonymize), the same field is read as the residents of each region for the risk "
+      "against the population, as in Evaluate release.<br>" );
+  if ( population == Population::Residents )
+    help += QObject::tr( "<b>Population field</b>: optional residents of each region (the population the records were drawn from), for the risk against the population: the journalist "
+                         "and marketer risks and the population uniques. Empty: those are not measured. A NULL is refused (give 0); an aggregated region with fewer residents "
+                         "than records leaves them out with a warning.<br>" );
   return help;
 }
 

@@ -34,7 +34,14 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     using QgsProcessingAlgorithm::addParameter;
     //! Adds definition with its tooltip: one line in plain words (setHelp); the long help is shortHelpString's and the user guide's.
     void addParameter( QgsProcessingParameterDefinition *definition, const QString &tooltip, Shown shown = Shown::Main );
-    void addRegionsParameters( bool withPoint, bool withPopulation );
+    //! What POPULATION_FIELD is for: none; the weights of balanced density (and the residents, where the algorithm evaluates); the residents only.
+    enum class Population
+    {
+      None,
+      Weights,
+      Residents,
+    };
+    void addRegionsParameters( bool withPoint, Population population );
     enum class Qis
     {
       None,
@@ -96,7 +103,7 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     void addOptionalSink( const QString &name, const QString &description, vbasqgis::SourceType type, const QString &tooltip, InDialog inDialog = InDialog::Skipped );
     //! Declares a number output unless another step declared it already.
     void addNumberOutput( const QString &name, const QString &description );
-    static QString regionsHelp( bool withPoint, bool withPopulation );
+    static QString regionsHelp( bool withPoint, Population population );
     static QString recordsHelp( Qis qis );
     static QString releaseHelp();
     static QString siteCountHelp();

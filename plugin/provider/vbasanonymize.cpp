@@ -14,8 +14,8 @@ QString VbasAnonymize::shortHelpString() const
   return QObject::tr( "Runs the whole VBAS pipeline with one set of parameters: estimate the site count, place the sites (balanced density or anonymity-driven clustering), "
                       "aggregate the regions by Voronoi cell and suppress every equivalence class below k, then evaluate the release. "
                       "The same as chaining the four component algorithms (see vbas_pipeline.model3).<br>" )
-         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + constraintHelp() + contiguityHelp() + refinementHelp() + searchHelp() + generalizationHelp()
-         + aggregationOutputsHelp() + QObject::tr( "<b>Sites</b>: " ) + custodianOnly()
+         + regionsHelp( true, Population::Weights ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + constraintHelp() + contiguityHelp() + refinementHelp() + searchHelp()
+         + generalizationHelp() + aggregationOutputsHelp() + QObject::tr( "<b>Sites</b>: " ) + custodianOnly()
          + QObject::tr( "the placed sites: site_id; regions and population (on the basis of balanced density) of its aggregate in "
                         "the release, after every step that moves regions between aggregates; used (1 when that aggregate holds a region, 0 "
                         "otherwise); row (as Place sites). The search moves the sites of the aggregates it re-forms to the mean of their region points.<br>" )
@@ -29,7 +29,7 @@ QString VbasAnonymize::shortHelpString() const
 
 void VbasAnonymize::initAlgorithm( const QVariantMap & )
 {
-  addRegionsParameters( true, true );
+  addRegionsParameters( true, Population::Weights );
   addRecordsParameters( Qis::Required );
   addKParameter();
   addReleaseParameters();

@@ -3,7 +3,7 @@
 QString VbasEstimateSiteCount::shortHelpString() const
 {
   return QObject::tr( "Approximates how many sites (aggregated regions) VBAS should build: the dynamic GAPS cutoff of El Emam et al., as VBAS uses it (paper sec. 3.1, eq. 1-6).<br>" )
-         + regionsHelp( false, true ) + recordsHelp( Qis::Required ) + siteCountHelp()
+         + regionsHelp( false, Population::Weights ) + recordsHelp( Qis::Required ) + siteCountHelp()
          + QObject::tr( "<h3>Outputs</h3><b>SITES</b>: the number of sites, R(records / cutoff). <b>CUTOFF</b>: records per site. <b>ENTROPY</b>: eq. 1 over the ECs of the QIs. "
                         "<b>MAXCOMBS</b>: eq. 4, the product of the number of distinct values of each QI. <b>RECORDS</b>: records read. "
                         "<b>POPULATION</b>: total population on the basis of balanced density. <b>RUNTIME</b>: seconds." );
@@ -11,7 +11,7 @@ QString VbasEstimateSiteCount::shortHelpString() const
 
 void VbasEstimateSiteCount::initAlgorithm( const QVariantMap & )
 {
-  addRegionsParameters( false, true );
+  addRegionsParameters( false, Population::Weights );
   addRecordsParameters( Qis::Required );
   addSiteCountParameters();
   addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );

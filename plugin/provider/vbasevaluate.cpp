@@ -16,7 +16,7 @@ QString VbasEvaluate::shortHelpString() const
                       "running time) and the metrics the field uses besides (DM, DM*, C_AVG, Prec, generic non-uniform entropy, prosecutor risks, CM, l-diversity, t-closeness). "
                       "It recomputes the equivalence classes and their suppression from the records and the region lookup, independently of the algorithm that made the "
                       "release, and writes a report with maps and a histogram.<br>" )
-         + regionsHelp( true, false ) + recordsHelp( Qis::Required ) + evaluationParametersHelp()
+         + regionsHelp( true, Population::Residents ) + recordsHelp( Qis::Required ) + evaluationParametersHelp()
          + QObject::tr( "<b>Sites</b>: the site points (site_id field, or their order).<br>"
                         "<b>Region lookup</b>: a table with region_id, aggregate_id and site_id for every region, as Voronoi aggregation writes it.<br>"
                         "<b>k</b>: the k of the release; ECs below it count as suppressed.<br>"
@@ -40,7 +40,7 @@ QString VbasEvaluate::shortHelpString() const
 
 void VbasEvaluate::initAlgorithm( const QVariantMap & )
 {
-  addRegionsParameters( true, false );
+  addRegionsParameters( true, Population::Residents );
   addRecordsParameters( Qis::Required );
   addKParameter();
   addEvaluationParameters();

@@ -13,7 +13,7 @@ QString VbasGeneralize::shortHelpString() const
                       "density places the sites and the regions join the Voronoi cell of their nearest site. The combination that loses the least information within the "
                       "suppression limit is released, its values generalized and, where a class stays below k, single values written as *. Chain Evaluate release after it "
                       "with the same hierarchy files, the sites and the region lookup (the sample model vbas_generalization.model3 does).<br>" )
-         + regionsHelp( true, true ) + recordsHelp( Qis::Required ) + siteCountHelp()
+         + regionsHelp( true, Population::Weights ) + recordsHelp( Qis::Required ) + siteCountHelp()
          + QObject::tr( "<b>Site position in its cell</b> (SITE_POSITION): the mean (paper eq. 12-13) or the median of the cell's region points.<br>" ) + generalizationHelp( false )
          + aggregationOutputsHelp() + QObject::tr( "<b>Sites</b> (SITE_POINTS): " ) + custodianOnly()
          + QObject::tr( "the sites placed for the chosen levels: site_id; regions and population (on the basis of balanced density) of its aggregate; used (1 when that "
@@ -23,7 +23,7 @@ QString VbasGeneralize::shortHelpString() const
 
 void VbasGeneralize::initAlgorithm( const QVariantMap & )
 {
-  addRegionsParameters( true, true );
+  addRegionsParameters( true, Population::Weights );
   addRecordsParameters( Qis::Required );
   addKParameter();
   addReleaseParameters();

@@ -14,7 +14,7 @@ QString VbasPlaceSites::shortHelpString() const
 {
   return QObject::tr( "Places the sites of the Voronoi aggregation: by balanced density, so that each cell holds about the same population (paper sec. 3.2.1), or by "
                       "anonymity-driven clustering, which moves them to raise the smallest equivalence class of each cluster (paper sec. 3.2.2).<br>" )
-         + regionsHelp( true, true ) + recordsHelp( Qis::Optional )
+         + regionsHelp( true, Population::Weights ) + recordsHelp( Qis::Optional )
          + QObject::tr( "<b>Number of sites</b>: from Estimate site count (its SITES output), a whole number between 1 and the number of regions.<br>" ) + placementHelp()
          + QObject::tr( "<b>k</b>: the smallest equivalence class ADC aims for (the k of the aggregation step); not used by balanced density.<br>" ) + constraintHelp()
          + QObject::tr( "<b>Seed</b> (SEED, advanced): draws ADC's random seeding. Empty: a fresh seed, reported in the log and the SEED output.<br>"
@@ -32,7 +32,7 @@ QString VbasPlaceSites::shortHelpString() const
 
 void VbasPlaceSites::initAlgorithm( const QVariantMap & )
 {
-  addRegionsParameters( true, true );
+  addRegionsParameters( true, Population::Weights );
   addRecordsParameters( Qis::Optional );
   addKParameter();
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "SITES" ), QObject::tr( "Number of sites" ), vbasqgis::NumberType::Integer, 10, false, 1, std::numeric_limits<int>::max() ),

@@ -11,7 +11,7 @@ QString VbasVoronoiAggregate::shortHelpString() const
   return QObject::tr( "Builds the aggregation (paper sec. 3.3): every region joins the Voronoi cell of its nearest site (ties go to the lower site id), "
                       "the regions of a cell are dissolved into one aggregated region, the region id of each record is replaced by the aggregate id, "
                       "and every equivalence class (aggregate + QI values) with fewer than k records is suppressed. The release is k-anonymous.<br>" )
-         + regionsHelp( true, false ) + recordsHelp( Qis::Required )
+         + regionsHelp( true, Population::None ) + recordsHelp( Qis::Required )
          + QObject::tr( "<b>Sites</b>: the site points (from Place sites); their site_id field identifies them, or their order without one.<br>" ) + constraintHelp() + contiguityHelp()
          + refinementHelp() + searchHelp() + aggregationOutputsHelp()
          + QObject::tr( "<b>Seed</b> (SEED, advanced): draws the search's choices (SEARCH), the algorithm's only random choice: the same SEED and SEARCH_MOVES give the same "
@@ -22,7 +22,7 @@ QString VbasVoronoiAggregate::shortHelpString() const
 
 void VbasVoronoiAggregate::initAlgorithm( const QVariantMap & )
 {
-  addRegionsParameters( true, false );
+  addRegionsParameters( true, Population::None );
   addRecordsParameters( Qis::Required );
   addKParameter();
   addReleaseParameters();

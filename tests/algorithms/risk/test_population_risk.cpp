@@ -31,7 +31,7 @@ void TestPopulationRisk::measuresByHand()
 {
   const PopulationRisk r = populationRisk( kClasses, 0.2 );
   QCOMPARE( r.records, 11 );
-  QCOMPARE( r.smallestResidents, 3 );
+  QCOMPARE( r.smallestResidents, 3.0 );
   QCOMPARE( r.journalistMax, 1.0 / 3 );
   // (2/10 + 3/3 + 1/4 + 5/50) / 11 = 1.55 / 11
   QVERIFY( qAbs( r.journalistAverage - 1.55 / 11 ) < 1e-15 );
@@ -81,7 +81,7 @@ void TestPopulationRisk::noClasses()
 {
   const PopulationRisk r = populationRisk( {}, 0.09 );
   QCOMPARE( r.records, 0 );
-  QCOMPARE( r.smallestResidents, 0 );
+  QCOMPARE( r.smallestResidents, 0.0 );
   QCOMPARE( r.journalistMax, 0.0 );
   QCOMPARE( r.aboveThreshold, 0.0 );
 }

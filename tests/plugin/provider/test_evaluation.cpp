@@ -3,6 +3,8 @@
 // run, and the sensitive field's bad inputs. Expected values are worked out by hand below.
 #include "tests/plugin/qgis_test_util.h"
 
+#include "algorithms/risk/population_uniqueness.h"
+
 #include <QFile>
 #include <QTemporaryDir>
 #include <cmath>
@@ -66,6 +68,8 @@ class TestEvaluation : public QObject
     void initTestCase() { vbastest::initQgisWithProvider(); }
     void cleanupTestCase() { QgsApplication::exitQgis(); }
     void everyMetricOnAWorkedExample();
+    void riskAgainstThePopulationOnTheWorkedExample();
+    void tooFewResidentsLeaveThePopulationOut();
     void perAggregateAndPerRegionLayers();
     void reportHasMapsHistogramAndCommand();
     void withoutSensitiveFieldTheyDoNotApply();
@@ -157,6 +161,61 @@ void TestEvaluation::everyMetricOnAWorkedExample()
   compareNear( row.attribute( QStringLiteral( "t_closeness" ) ), 1.0 / 9, "t_closeness" );
   compareNear( row.attribute( QStringLiteral( "risk_threshold" ) ), 0.2, "risk_threshold" );
   QCOMPARE( row.attribute( QStringLiteral( "cm" ) ).toLongLong(), 5LL );
+  // No population field: nothing against the population.
+  QCOMPARE( r.value( QStringLiteral( "SAMPLE_UNIQUES" ) ).toLongLong(), 0LL );
+  for ( const char *output :
+        { "JOURNALIST_MAX_RISK", "JOURNALIST_AVG_RISK", "JOURNALIST_ABOVE_PERCENT", "MARKETER_RISK", "POPULATION_UNIQUES", "POPULATION_UNIQUES_PERCENT", "POPULATION_UNIQUES_INPUT" } )
+    QVERIFY2( r.value( QString::fromLatin1( output ) ).isNull(), output );
+}
+
+void TestEvaluation::riskAgainstThePopulationOnTheWorkedExample()
+{
+  // 10 residents in every region: aggregate 1 holds 60 for its 7 records, aggregate 2 30 for 4.
+  // F = |E| * residents / records: 1.F 6 * 60/7 = 51.43, 2.F 3 * 30/4 = 22.5. Journalist max 1/22.5;
+  // average (6 / 51.43 + 3 / 22.5) / 9 = (7/60 + 4/30) / 9 = 1/36, the marketer risk too; above 0.04:
+  // 2.F's 3 of 9 (1/22.5 = 0.044).
+  auto regions = grid();
+  QgsChangedAttributesMap tens;
+  for ( QgsFeatureId id = 1; id <= 9; ++id )
+    tens.insert( id, { { 1, 10 } } );
+  QVERIFY( regions->dataProvider()->changeAttributeValues( tens ) );
+  QVariantMap p = parameters();
+  p.insert( QStringLiteral( "REGIONS" ), layerValue( regions.get() ) );
+  p.insert( QStringLiteral( "POPULATION_FIELD" ), QStringLiteral( "pop" ) );
+  p.insert( QStringLiteral( "RISK_THRESHOLD" ), 0.04 );
+  QgsProcessingContext context;
+  vbastest::Feedback feedback;
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:evaluate" ), p, context, true, &feedback );
+  const auto near = [&r]( const char *output, double expected ) { compareNear( r.value( QString::fromLatin1( output ) ), expected, output ); };
+  near( "JOURNALIST_MAX_RISK", 1 / 22.5 );
+  near( "JOURNALIST_AVG_RISK", 1.0 / 36 );
+  near( "MARKETER_RISK", 1.0 / 36 );
+  near( "JOURNALIST_ABOVE_PERCENT", 100.0 * 3 / 9 );
+  near( "SAMPLE_UNIQUES", 0 );
+  near( "POPULATION_UNIQUES", 0 ); // no released class of one
+  near( "POPULATION_UNIQUES_PERCENT", 0 );
+  // Before release, the (region, sex) classes: five of one record (r00 M, r01, r10, r21, r22) and three
+  // of two (r00 F, r11, r20), n = 11 of N = 90 (pi > 0.1: the smaller of Zayatz's and SNB's). Zayatz by
+  // hand: h_1 = 11/90, h_2 = 2 * 11 * 79 / (90 * 89); P = 5 h_1 / (5 h_1 + 3 h_2) = 0.484222; 5 P / pi = 19.8091.
+  const vbas::UniquenessEstimate before = vbas::estimatePopulationUniques( { { 1, 5 }, { 2, 3 } }, 90 );
+  QVERIFY( std::fabs( before.zayatz - 19.8091 ) < 1e-4 );
+  near( "POPULATION_UNIQUES_INPUT", before.uniques );
+  QVERIFY( before.uniques <= before.zayatz );
+  QVERIFY2( feedback.saw( QStringLiteral( "Population uniques of 90 residents, estimated by Dankar et al.'s rule: before release " ) ), qPrintable( feedback.messages.join( '\n' ) ) );
+}
+
+void TestEvaluation::tooFewResidentsLeaveThePopulationOut()
+{
+  // One resident a region: aggregate 1 has 6 for its 7 records. The population field cannot be the
+  // population the records were drawn from: no measure against it, and a warning naming the aggregate.
+  QVariantMap p = parameters();
+  p.insert( QStringLiteral( "POPULATION_FIELD" ), QStringLiteral( "pop" ) );
+  QgsProcessingContext context;
+  vbastest::Feedback feedback;
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:evaluate" ), p, context, true, &feedback );
+  QVERIFY( r.value( QStringLiteral( "JOURNALIST_MAX_RISK" ) ).isNull() );
+  QVERIFY( r.value( QStringLiteral( "POPULATION_UNIQUES_INPUT" ) ).isNull() );
+  QVERIFY2( feedback.warned( QStringLiteral( "Aggregated region 1 has fewer residents (POPULATION_FIELD) than records" ) ), qPrintable( feedback.warnings.join( '\n' ) ) );
 }
 
 void TestEvaluation::perAggregateAndPerRegionLayers()
