@@ -4,6 +4,7 @@
 #include "algorithms/aggregation/release.h"
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <cstring>
 
@@ -176,8 +177,8 @@ const std::vector<Metric> kMetrics {
     "Released records that share their class with no other released record (none when k is 2 or more).", true,
     []( const ReleaseFacts &f ) { return whole( f.sampleUniques ); } },
   { "journalist_max_risk", "JOURNALIST_MAX_RISK", "Journalist risk, maximum",
-    "1 / min F over released ECs, F the EC's residents estimated as |E| * residents / records of its aggregated region (population field)",
-    "The highest chance that an attacker who starts from the population (a list of its residents) picks out a released record; n/a without a population field.", false,
+    "1 / min F over released ECs, F the EC's residents: counted in the population table, or estimated as |E| * residents / records of its aggregated region (population field)",
+    "The highest chance that an attacker who starts from the population (a list of its residents) picks out a released record; n/a without a population field or table.", false,
     []( const ReleaseFacts &f ) { return ifJournalist( f, []( const PopulationRisk &r ) { return r.journalistMax; } ); } },
   { "journalist_avg_risk", "JOURNALIST_AVG_RISK", "Journalist risk, average", "sum over released ECs of |E| / F, divided by the released records",
     "The same chance averaged over the released records.", false,
@@ -189,15 +190,15 @@ const std::vector<Metric> kMetrics {
     "The expected share of released records re-identified by an attacker who matches every resident of the population with a released record.", false,
     []( const ReleaseFacts &f ) { return ifJournalist( f, []( const PopulationRisk &r ) { return r.marketer; } ); } },
   { "population_uniques", "POPULATION_UNIQUES", "Population uniques, estimated",
-    "the residents alone in their class in the population, estimated from the released ECs' sizes and N by the Pitman, Zayatz or SNB model (Dankar et al.'s rule)",
-    "How many residents are alone in their class in the population; n/a without a population field. The log names the model.", false,
+    "the residents alone in their class in the population: counted in the population table (F = 1), or estimated from the released ECs' sizes and N by the Pitman, Zayatz or SNB model (Dankar et al.'s rule)",
+    "How many residents are alone in their class in the population; n/a without a population field or table. The log says how it was counted or estimated.", false,
     []( const ReleaseFacts &f ) { return f.uniqueness ? std::optional<MetricNumber>( f.uniqueness->uniques ) : std::nullopt; } },
   { "population_uniques_pct", "POPULATION_UNIQUES_PERCENT", "Population uniques, estimated (%)", "100 * population_uniques / N, N the residents of every region",
     "The same as a share of the residents: also the expected share of the released records that are unique in the population.", false,
     []( const ReleaseFacts &f ) { return f.uniqueness ? std::optional<MetricNumber>( 100.0 * ratio( f.uniqueness->uniques, f.residents ) ) : std::nullopt; } },
   { "population_uniques_input", "POPULATION_UNIQUES_INPUT", "Population uniques before release, estimated",
     "the same estimate from the input's (region, QI values) classes: every record with its own region, nothing suppressed",
-    "What releasing the regions as they are would expose, for comparison; n/a without a population field.", false,
+    "What releasing the regions as they are would expose, for comparison; n/a without a population field or table.", false,
     []( const ReleaseFacts &f ) { return f.inputUniqueness ? std::optional<MetricNumber>( f.inputUniqueness->uniques ) : std::nullopt; } },
 };
 // clang-format on
@@ -261,7 +262,7 @@ void tallyClasses( const MetricInputs &in, ReleaseFacts &f )
 
 void tallyPopulation( const MetricInputs &in, ReleaseFacts &f )
 {
-  const std::optional<EstimatedPopulation> population = estimatedPopulation( in );
+  const std::optional<ReleasedPopulation> population = releasedPopulation( in );
   if ( !population || population->shortAggregate >= 0 )
     return;
   f.residents = population->residents;
@@ -272,18 +273,38 @@ void tallyPopulation( const MetricInputs &in, ReleaseFacts &f )
 
 } // namespace
 
-std::optional<EstimatedPopulation> estimatedPopulation( const MetricInputs &in )
+namespace
 {
-  if ( !in.regionResidents )
-    return std::nullopt;
+
+//! Each released EC's residents counted in the cells of its aggregate's regions.
+void countResidents( const MetricInputs &in, ReleasedPopulation &population )
+{
   const SparseHistograms &ecs = in.aggregation.ecs;
-  EstimatedPopulation population;
+  const Aggregation cells = aggregate( in.aggregation.regionAggregateIndex, *in.populationCells );
+  for ( std::size_t a = 0; a < ecs.rows(); ++a )
+    for ( std::size_t e = ecs.offsets[a]; e < ecs.offsets[a + 1]; ++e )
+    {
+      if ( in.suppression.suppressed[e] )
+        continue;
+      const std::size_t cell = cells.ecs.find( a, ecs.classes[e] );
+      const double residents = cell == SparseHistograms::npos ? 0 : static_cast<double>( cells.ecs.counts[cell] );
+      if ( residents < static_cast<double>( ecs.counts[e] ) )
+      {
+        population.classes.clear();
+        population.shortAggregate = static_cast<std::ptrdiff_t>( a );
+        return;
+      }
+      population.classes.push_back( { ecs.counts[e], residents } );
+    }
+}
+
+//! Each released EC's residents estimated from its aggregate's sampling fraction.
+void estimateResidents( const MetricInputs &in, ReleasedPopulation &population )
+{
+  const SparseHistograms &ecs = in.aggregation.ecs;
   std::vector<double> residents( ecs.rows(), 0 );
   for ( std::size_t r = 0; r < in.regionResidents->size(); ++r )
-  {
     residents[in.aggregation.regionAggregateIndex[r]] += ( *in.regionResidents )[r];
-    population.residents += ( *in.regionResidents )[r];
-  }
   for ( std::size_t a = 0; a < ecs.rows(); ++a )
   {
     const double records = static_cast<double>( ecs.rowTotal( a ) );
@@ -291,26 +312,68 @@ std::optional<EstimatedPopulation> estimatedPopulation( const MetricInputs &in )
     {
       population.classes.clear();
       population.shortAggregate = static_cast<std::ptrdiff_t>( a );
-      return population;
+      return;
     }
     for ( std::size_t e = ecs.offsets[a]; e < ecs.offsets[a + 1]; ++e )
       if ( !in.suppression.suppressed[e] )
         population.classes.push_back( { ecs.counts[e], static_cast<double>( ecs.counts[e] ) * residents[a] / records } );
   }
+}
+
+//! A count of population uniques, with the sampling fraction of records in residents.
+UniquenessEstimate counted( double uniques, std::int64_t records, double residents )
+{
+  UniquenessEstimate e;
+  e.model = UniquenessModel::Counted;
+  e.uniques = uniques;
+  e.fraction = residents > 0 ? static_cast<double>( records ) / residents : 0;
+  return e;
+}
+
+} // namespace
+
+std::optional<ReleasedPopulation> releasedPopulation( const MetricInputs &in )
+{
+  if ( !in.regionResidents )
+    return std::nullopt;
+  ReleasedPopulation population;
+  for ( const double residents : *in.regionResidents )
+    population.residents += residents;
+  population.counted = in.populationCells != nullptr;
+  if ( population.counted )
+    countResidents( in, population );
+  else
+    estimateResidents( in, population );
   return population;
 }
 
-UniquenessEstimate uniquenessOf( const EstimatedPopulation &population )
+UniquenessEstimate uniquenessOf( const ReleasedPopulation &population )
 {
   std::vector<std::int64_t> sizes;
+  double uniques = 0; // counted: the classes of one resident, each its one record
   for ( const ClassPopulation &c : population.classes )
+  {
     sizes.push_back( c.records );
+    uniques += c.residents == 1 ? 1 : 0;
+  }
+  if ( population.counted )
+    return counted( uniques, std::accumulate( sizes.begin(), sizes.end(), std::int64_t( 0 ) ), population.residents );
   return estimatePopulationUniques( classSizes( sizes ), population.residents );
 }
 
-UniquenessEstimate inputUniqueness( const MetricInputs &in, const EstimatedPopulation &population )
+UniquenessEstimate inputUniqueness( const MetricInputs &in, const ReleasedPopulation &population )
 {
-  return estimatePopulationUniques( classSizes( in.regionHistograms.counts ), population.residents );
+  if ( !population.counted )
+    return estimatePopulationUniques( classSizes( in.regionHistograms.counts ), population.residents );
+  const SparseHistograms &cells = *in.populationCells;
+  double uniques = 0;
+  for ( std::size_t r = 0; r < in.regionHistograms.rows(); ++r )
+    for ( std::size_t e = in.regionHistograms.offsets[r]; e < in.regionHistograms.offsets[r + 1]; ++e )
+    {
+      const std::size_t cell = cells.find( r, in.regionHistograms.classes[e] );
+      uniques += cell != SparseHistograms::npos && cells.counts[cell] == 1 ? 1 : 0;
+    }
+  return counted( uniques, in.regionHistograms.total(), population.residents );
 }
 
 const std::vector<Metric> &metrics()

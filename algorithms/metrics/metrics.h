@@ -46,29 +46,33 @@ struct MetricInputs
     double riskThreshold = 0.2;                     //!< a record is at risk above 1 / |E| > riskThreshold
     const SensitiveHistograms *sensitive = nullptr; //!< CM, l-diversity and t-closeness need it
     double runSeconds = 0;                          //!< the running time of the evaluated run
-    //! Each region's residents (the population field); nullptr: not known, and no measure against the population.
+    //! Each region's residents (the population field, or the population table's rows); nullptr: not known, and no measure against the population.
     const std::vector<double> *regionResidents = nullptr;
+    //! The residents of each (region, class) cell of a population table that covers every QI, classes as the records'; nullptr: estimated from regionResidents.
+    const SparseHistograms *populationCells = nullptr;
 };
 
 /**
- * The released ECs with their residents estimated from their aggregate's sampling fraction,
- * F = f * residents / records of the aggregate (docs/method.md, Risk against the population).
+ * The released ECs with their residents F (docs/method.md, Risk against the population): counted in
+ * the population table's cells of their aggregate, or estimated from their aggregate's sampling
+ * fraction, F = f * residents / records of the aggregate.
  */
-struct EstimatedPopulation
+struct ReleasedPopulation
 {
     std::vector<ClassPopulation> classes; //!< the released ECs, in EC order; empty when shortAggregate is set
     double residents = 0;                 //!< N: the residents of every region
-    std::ptrdiff_t shortAggregate = -1;   //!< the first aggregate index with fewer residents than records, where nothing is estimated
+    bool counted = false;                 //!< F counted in the cells, not estimated
+    std::ptrdiff_t shortAggregate = -1;   //!< the first aggregate index with fewer residents than records (or a class with fewer than its records), where nothing is measured
 };
 
 //! Nothing when inputs has no residents.
-std::optional<EstimatedPopulation> estimatedPopulation( const MetricInputs &inputs );
+std::optional<ReleasedPopulation> releasedPopulation( const MetricInputs &inputs );
 
-//! The population uniques among population's released ECs (docs/method.md, Population uniques estimated from the sample).
-UniquenessEstimate uniquenessOf( const EstimatedPopulation &population );
+//! The population uniques among population's released ECs: counted, or estimated (docs/method.md, Population uniques estimated from the sample).
+UniquenessEstimate uniquenessOf( const ReleasedPopulation &population );
 
 //! The same before release: the (region, QI values) classes of every record, residents the population's.
-UniquenessEstimate inputUniqueness( const MetricInputs &inputs, const EstimatedPopulation &population );
+UniquenessEstimate inputUniqueness( const MetricInputs &inputs, const ReleasedPopulation &population );
 
 /**
  * A metric's value: wide enough that every count up to 2^63 (records, released, suppressed) is

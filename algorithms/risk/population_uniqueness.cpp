@@ -170,6 +170,8 @@ const char *modelName( UniquenessModel model )
       return "Zayatz";
     case UniquenessModel::Snb:
       return "SNB";
+    case UniquenessModel::Counted:
+      return "counted";
     case UniquenessModel::None:
       break;
   }

@@ -38,13 +38,14 @@ struct SnbParameters
 
 enum class UniquenessModel
 {
-  None,   //!< no sample uniques: no population uniques among the records, nothing to estimate
-  Pitman, //!< chosen at a sampling fraction of at most 0.1
-  Zayatz, //!< chosen above 0.1 when it is below SNB's or SNB has none, and below 0.1 when Pitman has none
-  Snb,    //!< chosen above 0.1 when it is below Zayatz's
+  None,    //!< no sample uniques: no population uniques among the records, nothing to estimate
+  Pitman,  //!< chosen at a sampling fraction of at most 0.1
+  Zayatz,  //!< chosen above 0.1 when it is below SNB's or SNB has none, and below 0.1 when Pitman has none
+  Snb,     //!< chosen above 0.1 when it is below Zayatz's
+  Counted, //!< not estimated: counted in a population table
 };
 
-//! "Pitman", "Zayatz", "SNB", or "none".
+//! "Pitman", "Zayatz", "SNB", "counted" or "none".
 const char *modelName( UniquenessModel model );
 
 constexpr double kNoEstimate = std::numeric_limits<double>::quiet_NaN();

@@ -198,9 +198,14 @@ std::int64_t VbasRecordReader::count( const QgsAttributes &attributes, std::int6
 
 std::int64_t VbasRecordReader::countValue( const QVariant &value, const QString &countField, std::int64_t row, QgsFeatureId id )
 {
+  return countValue( value, countField, rowName( row, id ) );
+}
+
+std::int64_t VbasRecordReader::countValue( const QVariant &value, const QString &countField, const QString &rowName )
+{
   const std::optional<std::int64_t> count = wholeNumber( value );
   if ( !count )
-    throw QgsProcessingException( QObject::tr( "%1: the count field '%2' holds %3, not a whole number from 0 to %4." ).arg( rowName( row, id ), countField, shown( value ) ).arg( kVbasMaxCount ) );
+    throw QgsProcessingException( QObject::tr( "%1: the count field '%2' holds %3, not a whole number from 0 to %4." ).arg( rowName, countField, shown( value ) ).arg( kVbasMaxCount ) );
   return *count;
 }
 

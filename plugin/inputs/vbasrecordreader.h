@@ -57,6 +57,8 @@ class VbasRecordReader
 
     //! The records that value of the count field countField stands for in a row of any table, by the same rule.
     static std::int64_t countValue( const QVariant &value, const QString &countField, std::int64_t row, QgsFeatureId id );
+    //! The same, the row named by rowName in the refusal.
+    static std::int64_t countValue( const QVariant &value, const QString &countField, const QString &rowName );
 
     //! The class of a row's QI values, added to encoder when new (the counting pass).
     std::uint32_t addClass( const QgsAttributes &attributes, vbas::QiEncoder &encoder, std::int64_t row, QgsFeatureId id );

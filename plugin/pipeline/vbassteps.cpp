@@ -368,22 +368,22 @@ VbasReleaseSettings VbasReleaseSettings::read( const QgsProcessingAlgorithm &alg
 }
 
 vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k, double riskThreshold,
-                                double runSeconds, QgsProcessingFeedback *feedback )
+                                double runSeconds, QgsProcessingFeedback *feedback, const VbasPopulation *population )
 {
   if ( records.sensitive )
     feedback->pushInfo( QObject::tr( "The sensitive field holds %n distinct value(s).", nullptr, static_cast<int>( records.sensitive->values ) ) );
-  const vbas::MetricInputs inputs { regions.points,      regionSites,
-                                    records.histograms,  release.aggregation,
-                                    release.suppression, k,
-                                    riskThreshold,       records.sensitive ? &*records.sensitive : nullptr,
-                                    runSeconds,          regions.population.empty() ? nullptr : &regions.population };
+  vbas::MetricInputs inputs {
+    regions.points, regionSites, records.histograms, release.aggregation, release.suppression, k, riskThreshold, records.sensitive ? &*records.sensitive : nullptr, runSeconds
+  };
+  inputs.regionResidents = population ? &population->regionResidents : regions.population.empty() ? nullptr : &regions.population;
+  inputs.populationCells = population && population->missingQis.isEmpty() ? &population->cells : nullptr;
   vbasLogPopulation( inputs, feedback );
   return vbas::measure( inputs );
 }
 
 void vbasLogPopulation( const vbas::MetricInputs &inputs, QgsProcessingFeedback *feedback )
 {
-  const std::optional<vbas::EstimatedPopulation> population = vbas::estimatedPopulation( inputs );
+  const std::optional<vbas::ReleasedPopulation> population = vbas::releasedPopulation( inputs );
   if ( !population )
   {
     feedback->pushInfo( QObject::tr( "No population field (POPULATION_FIELD): the risk against the population (journalist, marketer, population uniques) is not measured." ) );
@@ -398,12 +398,15 @@ void vbasLogPopulation( const vbas::MetricInputs &inputs, QgsProcessingFeedback 
   }
   const vbas::UniquenessEstimate before = vbas::inputUniqueness( inputs, *population ), after = vbas::uniquenessOf( *population );
   const auto estimate = []( const vbas::UniquenessEstimate &e ) {
-    return e.model == vbas::UniquenessModel::None
-             ? QObject::tr( "none (no record alone in its class)" )
-             : QObject::tr( "%1 (%2 model, sampling fraction %3)" ).arg( QString::number( e.uniques, 'f', 1 ), vbas::modelName( e.model ), QString::number( e.fraction, 'g', 4 ) );
+    if ( e.model == vbas::UniquenessModel::None )
+      return QObject::tr( "none (no record alone in its class)" );
+    if ( e.model == vbas::UniquenessModel::Counted )
+      return QObject::tr( "%1, counted in the population table" ).arg( e.uniques, 0, 'f', 0 );
+    return QObject::tr( "%1, estimated by the %2 model (Dankar et al.'s rule at a sampling fraction of %3)" )
+      .arg( QString::number( e.uniques, 'f', 1 ), vbas::modelName( e.model ), QString::number( e.fraction, 'g', 4 ) );
   };
-  feedback->pushInfo( QObject::tr( "Population uniques of %1 residents, estimated by Dankar et al.'s rule: before release %2; in the release %3." )
-                        .arg( QString::number( population->residents, 'g', 15 ), estimate( before ), estimate( after ) ) );
+  feedback->pushInfo(
+    QObject::tr( "Population uniques of %1 residents: before release %2; in the release %3." ).arg( QString::number( population->residents, 'g', 15 ), estimate( before ), estimate( after ) ) );
 }
 
 void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64_t k, QgsProcessingFeedback *feedback )

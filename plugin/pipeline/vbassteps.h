@@ -11,6 +11,7 @@
 #include "algorithms/aggregation/release.h"
 #include "algorithms/aggregation/site_count.h"
 #include "plugin/inputs/vbasinputs.h"
+#include "plugin/inputs/vbaspopulationtable.h"
 
 #include <QVariantMap>
 
@@ -185,7 +186,7 @@ struct VbasReleaseSettings
  * aggregates given; with a sensitive field, its distinct values go to the log (a count).
  */
 vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k, double riskThreshold,
-                                double runSeconds, QgsProcessingFeedback *feedback );
+                                double runSeconds, QgsProcessingFeedback *feedback, const VbasPopulation *population = nullptr );
 
 /**
  * The risk against the population, to the log: that it is not measured (no population field, or an

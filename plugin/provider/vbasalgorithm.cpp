@@ -450,6 +450,21 @@ void VbasAlgorithm::addEvaluationParameters()
                 QObject::tr( "A record whose re-identification risk is above this counts as at risk (0.2: one in five)" ) );
 }
 
+void VbasAlgorithm::addPopulationTableParameters()
+{
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "POPULATION_TABLE" ), QObject::tr( "Population table (residents per region and QI values)" ),
+                                                         vbasqgis::sourceTypes( { vbasqgis::Vector } ), QVariant(), true ),
+                QObject::tr( "A census table: the residents of each region and QI values, for the risk against the population; empty: none" ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_REGION" ), QObject::tr( "Region id field of the population table" ), QVariant(), QStringLiteral( "POPULATION_TABLE" ),
+                                                 vbasqgis::FieldDataType::Any, false, true ),
+                QObject::tr( "The population table's field holding each row's region id" ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_COUNT" ), QObject::tr( "Count field of the population table" ), QVariant(), QStringLiteral( "POPULATION_TABLE" ),
+                                                 vbasqgis::FieldDataType::Any, false, true ),
+                QObject::tr( "The population table's field holding each row's residents" ) );
+  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "POPULATION_RAISE" ), QObject::tr( "Raise population cells to their records" ), false ),
+                QObject::tr( "A cell with fewer residents than records is raised to the records (and counted in the log) instead of refused" ), Shown::Advanced );
+}
+
 void VbasAlgorithm::addReportOutput()
 {
   // Created in the dialog, so that a first Run shows the report (docs/quickstart.md, In QGIS desktop).
@@ -622,6 +637,19 @@ QString VbasAlgorithm::evaluationParametersHelp()
   return QObject::tr( "<b>Sensitive field</b> (SENSITIVE_FIELD): optional, a field of the records such as a diagnosis. With it the evaluation also gives the classification metric (CM), "
                       "distinct l-diversity and t-closeness; its values are compared exactly, NULL being a value of its own, and never written anywhere.<br>"
                       "<b>Re-identification risk threshold</b> (RISK_THRESHOLD): a released record is at risk when its prosecutor risk 1/|E| is above it (0.05-0.3 in use; default 0.2).<br>" );
+}
+
+QString VbasAlgorithm::populationTableHelp()
+{
+  return QObject::tr( "<b>Population table</b> (POPULATION_TABLE): optional, any table (CSV, GeoPackage, PostgreSQL) of the residents of each region and QI values, such as a census "
+                      "tabulation: a region id field (POPULATION_REGION), a count field (POPULATION_COUNT), and a field named as each QI of the records, of the same type. With it the "
+                      "residents of each released class are counted, not estimated: the journalist and marketer risks and the population uniques are exact. A table without a "
+                      "field for some QI cannot count a class's residents: then only its regions' residents are used, and the classes' are estimated as with a population field "
+                      "(the log names the QIs). Refused, naming the row: a count that is not a whole number from 0, a region not in the regions layer, a cell given twice, and a "
+                      "class of records with more records in a region than the table gives residents (the table cannot be their population), naming the region. Not with "
+                      "POPULATION_FIELD, nor with a generalized release.<br>"
+                      "<b>Raise population cells to their records</b> (POPULATION_RAISE): instead of refusing a cell with fewer residents than records, raise it to the records; the "
+                      "log says how many cells were raised.<br>" );
 }
 
 QString VbasAlgorithm::evaluationOutputsHelp()

@@ -91,6 +91,8 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     void addEvaluationOutputs();
     //! SENSITIVE_FIELD and RISK_THRESHOLD.
     void addEvaluationParameters();
+    //! POPULATION_TABLE with its region, count and raise parameters (VbasPopulationTable).
+    void addPopulationTableParameters();
     //! Whether the dialog starts an optional output as a temporary one, or as [Skip output]. qgis_process, PyQGIS and models write it only when named, either way.
     enum class InDialog
     {
@@ -111,6 +113,7 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     static QString adcOutputsHelp();
     QString aggregationOutputsHelp() const;
     static QString evaluationParametersHelp();
+    static QString populationTableHelp();
     static QString evaluationOutputsHelp();
     static QString reportHelp();
     //! Which outputs are optional (optionalOutputsHelp), and how every output is written: all or nothing, refused destinations.

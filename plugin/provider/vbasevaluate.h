@@ -2,10 +2,12 @@
 
 #include "plugin/provider/vbasalgorithm.h"
 #include "plugin/inputs/vbasinputs.h"
+#include "plugin/inputs/vbaspopulationtable.h"
 #include "plugin/outputs/vbasoutputset.h"
 #include "plugin/outputs/vbasreport.h"
 #include "plugin/pipeline/vbasgeneralization.h"
 
+#include <memory>
 #include <optional>
 
 class VbasEvaluate : public VbasAlgorithm
@@ -27,6 +29,8 @@ class VbasEvaluate : public VbasAlgorithm
      * hierarchies given then). Refuses hierarchy files and intervals that are not those the lookup
      * records; warns that they could not be checked when it records none (a lookup written before).
      */
+    //! The population table, read; nothing without one. Refused for a generalized release.
+    std::optional<VbasPopulation> readPopulation( const VbasRegions &regions, const VbasRecords &records, bool generalized, QgsProcessingFeedback *feedback ) const;
     std::optional<VbasGeneralized> generalizedAt( const VbasLookup &lookup, const VbasRecords &records, QgsProcessingFeedback *feedback ) const;
 
     VbasInputs mInputs;
@@ -35,6 +39,8 @@ class VbasEvaluate : public VbasAlgorithm
     std::int64_t mK = 5;
     double mRunSeconds = 0;
     double mRiskThreshold = 0.2;
+    std::unique_ptr<VbasPopulationTable> mPopulationTable; //!< nothing without POPULATION_TABLE
+    bool mRaisePopulation = false;
     VbasRunParameters mRunParameters;
     VbasOutputSet mOutputs;
 };

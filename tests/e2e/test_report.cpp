@@ -69,7 +69,7 @@ void TestReport::screenshot( const QString &html, const QString &png )
 {
   QProcess chromium;
   chromium.start( QStringLiteral( VBAS_CHROMIUM ), { QStringLiteral( "--headless=new" ), QStringLiteral( "--no-sandbox" ), QStringLiteral( "--disable-gpu" ), QStringLiteral( "--hide-scrollbars" ),
-                                                     QStringLiteral( "--user-data-dir=" ) + mOut.filePath( QStringLiteral( "chromium-profile" ) ), QStringLiteral( "--window-size=1100,3400" ),
+                                                     QStringLiteral( "--user-data-dir=" ) + mOut.filePath( QStringLiteral( "chromium-profile" ) ), QStringLiteral( "--window-size=1100,4400" ),
                                                      QStringLiteral( "--screenshot=" ) + png, QUrl::fromLocalFile( html ).toString() } );
   QVERIFY2( chromium.waitForFinished( 120000 ), "Chromium did not finish" );
   QVERIFY2( QFileInfo::exists( png ), qPrintable( QStringLiteral( "no screenshot; Chromium said:\n" ) + tail( chromium.readAllStandardError() ) ) );

@@ -152,6 +152,15 @@ inline QVariantMap run( const QString &id, const QVariantMap &parameters, QgsPro
   return results;
 }
 
+//! The errors of a run of id that must be refused, one a line.
+inline QString refusal( const QString &id, const QVariantMap &parameters )
+{
+  QgsProcessingContext context;
+  Feedback feedback;
+  run( id, parameters, context, false, &feedback );
+  return feedback.errors.join( '\n' );
+}
+
 //! The layer an algorithm returned for output name.
 inline QgsVectorLayer *output( const QVariantMap &results, const QString &name, QgsProcessingContext &context )
 {

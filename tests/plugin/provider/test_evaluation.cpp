@@ -70,6 +70,11 @@ class TestEvaluation : public QObject
     void everyMetricOnAWorkedExample();
     void riskAgainstThePopulationOnTheWorkedExample();
     void tooFewResidentsLeaveThePopulationOut();
+    void populationTableCountsTheClasses();
+    void populationTableWithoutAQiEstimates();
+    void badPopulationTablesRefused_data();
+    void badPopulationTablesRefused();
+    void populationCellsRaisedWhenAsked();
     void perAggregateAndPerRegionLayers();
     void reportHasMapsHistogramAndCommand();
     void withoutSensitiveFieldTheyDoNotApply();
@@ -80,6 +85,8 @@ class TestEvaluation : public QObject
 
   private:
     QVariantMap parameters();
+    //! The parameters with a population table of (region, sex, n) rows: every cell of the grid 10 residents, but those given in changed.
+    QVariantMap withPopulation( QgsVectorLayer *table );
     QVariantMap evaluate( QgsProcessingContext &context, const QVariantMap &extra = {} );
 
     std::unique_ptr<QgsVectorLayer> mRegions = grid();
@@ -100,6 +107,30 @@ QVariantMap TestEvaluation::parameters()
   p.insert( QStringLiteral( "AGGREGATE_METRICS" ), QgsProcessing::TEMPORARY_OUTPUT );
   p.insert( QStringLiteral( "REGION_RISK" ), QgsProcessing::TEMPORARY_OUTPUT );
   p.insert( QStringLiteral( "REPORT" ), mDir.filePath( QStringLiteral( "report.html" ) ) );
+  return p;
+}
+
+//! A population table (region, sex, n): 10 residents in every (region, sex) cell of the grid, but the cells in changed.
+std::unique_ptr<QgsVectorLayer> populationTable( const QMap<QString, QVariant> &changed = {}, const QString &sexType = QStringLiteral( "string" ) )
+{
+  QList<QVariantList> rows;
+  for ( int c = 0; c < 3; ++c )
+    for ( int r = 0; r < 3; ++r )
+      for ( const QString &sex : { QStringLiteral( "F" ), QStringLiteral( "M" ) } )
+      {
+        const QString cell = QStringLiteral( "r%1%2 %3" ).arg( c ).arg( r ).arg( sex );
+        rows << QVariantList { QStringLiteral( "r%1%2" ).arg( c ).arg( r ), sex, changed.value( cell, 10 ) };
+      }
+  return vbastest::table( QStringLiteral( "field=region:string&field=sex:%1&field=n:integer" ).arg( sexType ), rows );
+}
+
+QVariantMap TestEvaluation::withPopulation( QgsVectorLayer *table )
+{
+  QVariantMap p = parameters();
+  p.insert( QStringLiteral( "POPULATION_TABLE" ), layerValue( table ) );
+  p.insert( QStringLiteral( "POPULATION_REGION" ), QStringLiteral( "region" ) );
+  p.insert( QStringLiteral( "POPULATION_COUNT" ), QStringLiteral( "n" ) );
+  p.insert( QStringLiteral( "RISK_THRESHOLD" ), 0.02 );
   return p;
 }
 
@@ -201,7 +232,7 @@ void TestEvaluation::riskAgainstThePopulationOnTheWorkedExample()
   QVERIFY( std::fabs( before.zayatz - 19.8091 ) < 1e-4 );
   near( "POPULATION_UNIQUES_INPUT", before.uniques );
   QVERIFY( before.uniques <= before.zayatz );
-  QVERIFY2( feedback.saw( QStringLiteral( "Population uniques of 90 residents, estimated by Dankar et al.'s rule: before release " ) ), qPrintable( feedback.messages.join( '\n' ) ) );
+  QVERIFY2( feedback.saw( QStringLiteral( "Population uniques of 90 residents: before release " ) ), qPrintable( feedback.messages.join( '\n' ) ) );
 }
 
 void TestEvaluation::tooFewResidentsLeaveThePopulationOut()
@@ -399,6 +430,99 @@ void TestEvaluation::anonymizeReportRepeatsTheSeed()
   QVERIFY2( html.contains( QStringLiteral( "'SEED=%1'" ).arg( seed ) ), qPrintable( QString::number( seed ) + " " + html.mid( at, 30 ) ) );
   QVERIFY( !r.value( QStringLiteral( "L_DIVERSITY" ) ).isNull() );
   QVERIFY( !r.value( QStringLiteral( "GENERIC_NUE" ) ).isNull() );
+}
+
+void TestEvaluation::populationTableCountsTheClasses()
+{
+  // 10 residents in each (region, sex) cell but r01 F and r22 M, 1 each: N = 18 * 10 - 18 = 162.
+  // The released classes: 1.F (6 records) over r00, r01, r02, r10, r11, r12: 5 * 10 + 1 = 51 residents;
+  // 2.F (3 records) over r20, r21, r22: 30. Journalist max 1/30; average (6/51 + 3/30) / 9; above 0.02:
+  // 2.F's 3 of 9 (1/51 = 0.0196 is not). No released class has one resident; before release the
+  // records of r01 F and r22 M are alone in their cells: 2, counted.
+  auto table = populationTable( { { QStringLiteral( "r01 F" ), 1 }, { QStringLiteral( "r22 M" ), 1 } } );
+  QgsProcessingContext context;
+  vbastest::Feedback feedback;
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:evaluate" ), withPopulation( table.get() ), context, true, &feedback );
+  const auto near = [&r]( const char *output, double expected ) { compareNear( r.value( QString::fromLatin1( output ) ), expected, output ); };
+  near( "JOURNALIST_MAX_RISK", 1.0 / 30 );
+  near( "JOURNALIST_AVG_RISK", ( 6.0 / 51 + 3.0 / 30 ) / 9 );
+  near( "MARKETER_RISK", ( 6.0 / 51 + 3.0 / 30 ) / 9 );
+  near( "JOURNALIST_ABOVE_PERCENT", 100.0 * 3 / 9 );
+  near( "POPULATION_UNIQUES", 0 );
+  near( "POPULATION_UNIQUES_INPUT", 2 );
+  QVERIFY2( feedback.saw( QStringLiteral( "Population uniques of 162 residents: before release 2, counted in the population table; in the release 0, counted in the population table." ) ),
+            qPrintable( feedback.messages.join( '\n' ) ) );
+}
+
+void TestEvaluation::populationTableWithoutAQiEstimates()
+{
+  // A table by region alone (no sex field): its rows are the regions' residents, and a class's are estimated.
+  QList<QVariantList> rows;
+  for ( int c = 0; c < 3; ++c )
+    for ( int r = 0; r < 3; ++r )
+      rows << QVariantList { QStringLiteral( "r%1%2" ).arg( c ).arg( r ), 10 };
+  auto table = vbastest::table( QStringLiteral( "field=region:string&field=n:integer" ), rows );
+  QgsProcessingContext context;
+  vbastest::Feedback feedback;
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:evaluate" ), withPopulation( table.get() ), context, true, &feedback );
+  QVERIFY2( feedback.saw( QStringLiteral( "The population table has no field for the QIs sex" ) ), qPrintable( feedback.messages.join( '\n' ) ) );
+  compareNear( r.value( QStringLiteral( "JOURNALIST_MAX_RISK" ) ), 1 / 22.5, "JOURNALIST_MAX_RISK" ); // as with 10 residents a region in the population field
+}
+
+void TestEvaluation::badPopulationTablesRefused_data()
+{
+  QTest::addColumn<QString>( "fields" );
+  QTest::addColumn<QVariantList>( "extra" ); // one more row, or none
+  QTest::addColumn<QString>( "change" );     // "cell=value" of populationTable(), or none
+  QTest::addColumn<QString>( "message" );
+  const QString fields = QStringLiteral( "string" );
+  QTest::newRow( "negative count" ) << fields << QVariantList { "r00", "X", -1 } << QString() << "Population table row 19 (feature id 19): the count field 'n' holds -1";
+  QTest::newRow( "unknown region" ) << fields << QVariantList { "zz", "F", 3 } << QString() << "Population table row 19 (feature id 19): the region 'zz' is not in the regions layer.";
+  QTest::newRow( "a cell twice" ) << fields << QVariantList { "r11", "F", 3 } << QString() << "region 'r11' with these QI values was given before, in row 9";
+  QTest::newRow( "fewer residents than records" ) << fields << QVariantList() << "r00 F=1"
+                                                  << "Region 'r00': 2 records share QI values for which row 1 gives 1";
+  QTest::newRow( "a QI of another type" ) << QStringLiteral( "integer" ) << QVariantList() << QString() << "The population table's field 'sex' is of type";
+}
+
+void TestEvaluation::badPopulationTablesRefused()
+{
+  QFETCH( QString, fields );
+  QFETCH( QVariantList, extra );
+  QFETCH( QString, change );
+  QFETCH( QString, message );
+  QMap<QString, QVariant> changed;
+  if ( !change.isEmpty() )
+    changed.insert( change.section( '=', 0, 0 ), change.section( '=', 1 ).toInt() );
+  auto table = populationTable( changed, fields );
+  if ( !extra.isEmpty() )
+  {
+    QgsFeature f( table->fields() );
+    f.setAttributes( QgsAttributes( extra.toVector() ) );
+    QVERIFY( table->dataProvider()->addFeature( f ) );
+  }
+  QVariantMap p = withPopulation( table.get() );
+  const QString report = mDir.filePath( QStringLiteral( "refused-%1.html" ).arg( QTest::currentDataTag() ).replace( ' ', '-' ) );
+  p.insert( QStringLiteral( "REPORT" ), report );
+  const QString errors = vbastest::refusal( QStringLiteral( "vbas:evaluate" ), p );
+  QVERIFY2( errors.contains( message ), qPrintable( errors ) );
+  QVERIFY( !QFile::exists( report ) );
+}
+
+void TestEvaluation::populationCellsRaisedWhenAsked()
+{
+  // r00 F holds 2 records but 1 resident: raised to 2. Then 1.F has 5 * 10 + 2 = 52 residents.
+  auto table = populationTable( { { QStringLiteral( "r00 F" ), 1 } } );
+  QVariantMap p = withPopulation( table.get() );
+  p.insert( QStringLiteral( "POPULATION_RAISE" ), true );
+  QgsProcessingContext context;
+  vbastest::Feedback feedback;
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:evaluate" ), p, context, true, &feedback );
+  QVERIFY2( feedback.warned( QStringLiteral( "1 cell(s) of the population table held fewer residents than records and were raised to them" ) ), qPrintable( feedback.warnings.join( '\n' ) ) );
+  compareNear( r.value( QStringLiteral( "JOURNALIST_AVG_RISK" ) ), ( 6.0 / 52 + 3.0 / 30 ) / 9, "JOURNALIST_AVG_RISK" );
+  // Both the table and the population field: refused.
+  p.insert( QStringLiteral( "POPULATION_FIELD" ), QStringLiteral( "pop" ) );
+  vbastest::run( QStringLiteral( "vbas:evaluate" ), p, context, false, &feedback );
+  QVERIFY( feedback.errors.join( '\n' ).contains( QStringLiteral( "POPULATION_TABLE and POPULATION_FIELD both give the residents" ) ) );
 }
 
 QTEST_MAIN( TestEvaluation )

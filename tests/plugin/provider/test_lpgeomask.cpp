@@ -322,10 +322,8 @@ void TestLpGeomask::badInputRefused()
     p.insert( QStringLiteral( "TRANSITIONS" ), mDir.filePath( QStringLiteral( "transitions.shp" ) ) );
   const QString randomised = mDir.filePath( QStringLiteral( "bad.gpkg" ) );
   p.insert( QStringLiteral( "RANDOMISED" ), randomised );
-  QgsProcessingContext context;
-  vbastest::Feedback feedback;
-  vbastest::run( QStringLiteral( "vbas:lpgeomask" ), p, context, false, &feedback );
-  QVERIFY2( feedback.errors.join( ' ' ).contains( message ), qPrintable( feedback.errors.join( ' ' ) ) );
+  const QString errors = vbastest::refusal( QStringLiteral( "vbas:lpgeomask" ), p );
+  QVERIFY2( errors.contains( message ), qPrintable( errors ) );
   QVERIFY( !QFile::exists( randomised ) );
 }
 

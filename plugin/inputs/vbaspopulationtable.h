@@ -1,0 +1,60 @@
+// The population table (docs/method.md, Risk against the population): the residents of each (region,
+// QI values) cell, from any table QGIS reads (CSV, GeoPackage, PostgreSQL). Its QI fields are the
+// records' QIs, found by name; each value is keyed as the records' values are (VbasValueCodec), so
+// that a cell is exactly a class of the records. Every row is checked before anything is written, and a
+// refusal names the row.
+#pragma once
+
+#include "algorithms/base/histograms.h"
+#include "plugin/inputs/vbasinputs.h"
+
+#include <qgsprocessingalgorithm.h>
+#include <qgsprocessingutils.h>
+
+#include <QStringList>
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+//! What the table says: the residents of each cell and of each region.
+struct VbasPopulation
+{
+    vbas::SparseHistograms cells;        //!< region -> the records' class -> residents; cells of values no record has are not kept
+    std::vector<double> regionResidents; //!< every row's residents, summed by region
+    QStringList missingQis;              //!< the records' QIs the table has no field for: its cells are then not the classes', and only regionResidents counts
+    std::int64_t raised = 0;             //!< cells raised to their records' count (POPULATION_RAISE)
+};
+
+class VbasPopulationTable
+{
+  public:
+    /**
+     * POPULATION_TABLE and its POPULATION_REGION and POPULATION_COUNT fields, resolved before anything is
+     * read; nothing without a table. Refused: a missing field, a region field that is not text or
+     * numbers, and a QI field whose type differs from the records' (no value of it could match theirs).
+     */
+    static std::unique_ptr<VbasPopulationTable> prepare( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QgsFields &recordFields,
+                                                         const QgsAttributeList &recordQis, QList<VbasLocation> &locations );
+
+    /**
+     * Reads every row, refusing, with the row: a count that is not a whole number >= 0, a region the
+     * regions layer does not have, a cell given twice. Then each class of each region's records must
+     * have at least as many residents as records: refused naming the region, unless raise, which
+     * raises the cell to the records and counts it.
+     */
+    VbasPopulation read( const VbasRegions &regions, const VbasRecords &records, bool raise, QgsProcessingFeedback *feedback ) const;
+
+  private:
+    //! "Population table row 12 (feature id 11)".
+    static QString rowName( std::int64_t row, QgsFeatureId id );
+    //! Raises or refuses the cells with fewer residents than records; rowOfClass: the row of each kept cell (region << 32 | class).
+    void meetRecords( VbasPopulation &population, const VbasRegions &regions, const VbasRecords &records, bool raise, const std::unordered_map<std::uint64_t, std::int64_t> &rowOfClass ) const;
+
+    std::unique_ptr<QgsProcessingFeatureSource> mTable;
+    int mRegion = -1;
+    int mCount = -1;
+    QgsAttributeList mQis; //!< the table's field of each of the records' QIs, in QI order; -1 where it has none
+    QStringList mQiNames;
+};
