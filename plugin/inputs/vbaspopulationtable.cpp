@@ -50,6 +50,7 @@ std::unique_ptr<VbasPopulationTable> VbasPopulationTable::prepare( const QgsProc
   const QgsFields fields = table->mTable->fields();
   table->mRegion = field( fields, text( QStringLiteral( "POPULATION_REGION" ) ), QStringLiteral( "POPULATION_REGION" ) );
   table->mCount = field( fields, text( QStringLiteral( "POPULATION_COUNT" ) ), QStringLiteral( "POPULATION_COUNT" ) );
+  table->mRaise = QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "POPULATION_RAISE" ) ), parameters, context );
   const vbasqgis::FieldType regionType = fields.at( table->mRegion ).type();
   if ( regionType != vbasqgis::Field::String && regionType != vbasqgis::Field::Int && regionType != vbasqgis::Field::LongLong && regionType != vbasqgis::Field::Double )
     throw QgsProcessingException( QObject::tr( "The population table's region id field '%1' is of type %2: region ids must be text or numbers." )
@@ -74,7 +75,26 @@ QString VbasPopulationTable::rowName( std::int64_t row, QgsFeatureId id )
   return QObject::tr( "Population table row %1 (feature id %2)" ).arg( row ).arg( id );
 }
 
-VbasPopulation VbasPopulationTable::read( const VbasRegions &regions, const VbasRecords &records, bool raise, QgsProcessingFeedback *feedback ) const
+std::optional<VbasPopulation> VbasPopulationTable::readFor( const VbasPopulationTable *table, const VbasRegions &regions, const VbasRecords &records, bool generalized,
+                                                            QgsProcessingFeedback *feedback )
+{
+  if ( !table )
+    return std::nullopt;
+  if ( generalized )
+    throw QgsProcessingException( QObject::tr( "A population table counts the residents of the records' own QI values; this release is generalized, and VBAS does not yet count "
+                                               "residents under generalized labels. Leave POPULATION_TABLE empty: a population field's estimate covers a generalized release." ) );
+  VbasPopulation population = table->read( regions, records, feedback );
+  if ( population.raised > 0 )
+    feedback->pushWarning(
+      QObject::tr( "%n cell(s) of the population table held fewer residents than records and were raised to them (POPULATION_RAISE).", nullptr, static_cast<int>( population.raised ) ) );
+  if ( !population.missingQis.isEmpty() )
+    feedback->pushInfo( QObject::tr( "The population table has no field for the QIs %1: it cannot count the residents of a released class, so they are estimated from the "
+                                     "residents of its aggregated region, as with a population field." )
+                          .arg( population.missingQis.join( QStringLiteral( ", " ) ) ) );
+  return population;
+}
+
+VbasPopulation VbasPopulationTable::read( const VbasRegions &regions, const VbasRecords &records, QgsProcessingFeedback *feedback ) const
 {
   VbasPopulation population;
   for ( int q = 0; q < mQis.size(); ++q )
@@ -127,7 +147,7 @@ VbasPopulation VbasPopulationTable::read( const VbasRegions &regions, const Vbas
   }
   population.cells = cells.build();
   if ( population.missingQis.isEmpty() )
-    meetRecords( population, regions, records, raise, rowOfClass );
+    meetRecords( population, regions, records, mRaise, rowOfClass );
   return population;
 }
 

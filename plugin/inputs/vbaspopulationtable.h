@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -31,8 +32,8 @@ class VbasPopulationTable
 {
   public:
     /**
-     * POPULATION_TABLE and its POPULATION_REGION and POPULATION_COUNT fields, resolved before anything is
-     * read; nothing without a table. Refused: a missing field, a region field that is not text or
+     * POPULATION_TABLE and its POPULATION_REGION, POPULATION_COUNT and POPULATION_RAISE, resolved before
+     * anything is read; nothing without a table. Refused: a missing field, a region field that is not text or
      * numbers, and a QI field whose type differs from the records' (no value of it could match theirs).
      */
     static std::unique_ptr<VbasPopulationTable> prepare( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QgsFields &recordFields,
@@ -44,7 +45,14 @@ class VbasPopulationTable
      * have at least as many residents as records: refused naming the region, unless raise, which
      * raises the cell to the records and counts it.
      */
-    VbasPopulation read( const VbasRegions &regions, const VbasRecords &records, bool raise, QgsProcessingFeedback *feedback ) const;
+    VbasPopulation read( const VbasRegions &regions, const VbasRecords &records, QgsProcessingFeedback *feedback ) const;
+
+    /**
+     * What a release's measures take from table (nothing when it is null): read, with the cells raised
+     * and the QIs it lacks in the log. Refused for a generalized release: residents are not yet counted
+     * under generalized labels.
+     */
+    static std::optional<VbasPopulation> readFor( const VbasPopulationTable *table, const VbasRegions &regions, const VbasRecords &records, bool generalized, QgsProcessingFeedback *feedback );
 
   private:
     //! "Population table row 12 (feature id 11)".
@@ -57,4 +65,5 @@ class VbasPopulationTable
     int mCount = -1;
     QgsAttributeList mQis; //!< the table's field of each of the records' QIs, in QI order; -1 where it has none
     QStringList mQiNames;
+    bool mRaise = false; //!< POPULATION_RAISE
 };

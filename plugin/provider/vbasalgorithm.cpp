@@ -450,17 +450,17 @@ void VbasAlgorithm::addEvaluationParameters()
                 QObject::tr( "A record whose re-identification risk is above this counts as at risk (0.2: one in five)" ) );
 }
 
-void VbasAlgorithm::addPopulationTableParameters()
+void VbasAlgorithm::addPopulationTableParameters( Shown shown )
 {
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "POPULATION_TABLE" ), QObject::tr( "Population table (residents per region and QI values)" ),
                                                          vbasqgis::sourceTypes( { vbasqgis::Vector } ), QVariant(), true ),
-                QObject::tr( "A census table: the residents of each region and QI values, for the risk against the population; empty: none" ) );
+                QObject::tr( "A census table: the residents of each region and QI values, for the risk against the population; empty: none" ), shown );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_REGION" ), QObject::tr( "Region id field of the population table" ), QVariant(), QStringLiteral( "POPULATION_TABLE" ),
                                                  vbasqgis::FieldDataType::Any, false, true ),
-                QObject::tr( "The population table's field holding each row's region id" ) );
+                QObject::tr( "The population table's field holding each row's region id" ), shown );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_COUNT" ), QObject::tr( "Count field of the population table" ), QVariant(), QStringLiteral( "POPULATION_TABLE" ),
                                                  vbasqgis::FieldDataType::Any, false, true ),
-                QObject::tr( "The population table's field holding each row's residents" ) );
+                QObject::tr( "The population table's field holding each row's residents" ), shown );
   addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "POPULATION_RAISE" ), QObject::tr( "Raise population cells to their records" ), false ),
                 QObject::tr( "A cell with fewer residents than records is raised to the records (and counted in the log) instead of refused" ), Shown::Advanced );
 }
@@ -506,7 +506,7 @@ QString VbasAlgorithm::regionsHelp( bool withPoint, Population population )
     help += QObject::tr(
       "<b>Population field</b>: optional population of each region (residents, when the records are a sample of them), for balanced density. Empty: the number of records in each region. A NULL population is refused (give 0). "
       "The site count always divides the number of records. Where the release is evaluated (Anonymize), the same field is read as the residents of each region for the risk "
-      "against the population, as in Evaluate release.<br>" );
+      "against the population, as in Evaluate release, unless a population table (POPULATION_TABLE) gives them.<br>" );
   if ( population == Population::Residents )
     help += QObject::tr( "<b>Population field</b>: optional residents of each region (the population the records were drawn from), for the risk against the population: the journalist "
                          "and marketer risks and the population uniques. Empty: those are not measured. A NULL is refused (give 0); an aggregated region with fewer residents "
@@ -646,8 +646,8 @@ QString VbasAlgorithm::populationTableHelp()
                       "residents of each released class are counted, not estimated: the journalist and marketer risks and the population uniques are exact. A table without a "
                       "field for some QI cannot count a class's residents: then only its regions' residents are used, and the classes' are estimated as with a population field "
                       "(the log names the QIs). Refused, naming the row: a count that is not a whole number from 0, a region not in the regions layer, a cell given twice, and a "
-                      "class of records with more records in a region than the table gives residents (the table cannot be their population), naming the region. Not with "
-                      "POPULATION_FIELD, nor with a generalized release.<br>"
+                      "class of records with more records in a region than the table gives residents (the table cannot be their population), naming the region. Not with a "
+                      "generalized release; in Evaluate release not with POPULATION_FIELD (in Anonymize that field weighs balanced density, and the table gives the residents).<br>"
                       "<b>Raise population cells to their records</b> (POPULATION_RAISE): instead of refusing a cell with fewer residents than records, raise it to the records; the "
                       "log says how many cells were raised.<br>" );
 }

@@ -19,7 +19,7 @@ QString VbasAnonymize::shortHelpString() const
          + QObject::tr( "the placed sites: site_id; regions and population (on the basis of balanced density) of its aggregate in "
                         "the release, after every step that moves regions between aggregates; used (1 when that aggregate holds a region, 0 "
                         "otherwise); row (as Place sites). The search moves the sites of the aggregates it re-forms to the mean of their region points.<br>" )
-         + evaluationParametersHelp() + evaluationOutputsHelp() + reportHelp()
+         + evaluationParametersHelp() + populationTableHelp() + evaluationOutputsHelp() + reportHelp()
          + QObject::tr(
            "<b>Seed</b> (SEED, advanced): draws ADC's random seeding (SEEDING: random region points) and the search's choices (SEARCH), the algorithm's only random choices, so the same SEED (and SEARCH_MOVES) gives "
            "the same release content (the same rows; their order and feature ids differ). Empty: a fresh seed, reported in the log and the SEED output. It does "
@@ -34,6 +34,7 @@ void VbasAnonymize::initAlgorithm( const QVariantMap & )
   addKParameter();
   addReleaseParameters();
   addEvaluationParameters();
+  addPopulationTableParameters( Shown::Advanced );
   addPlacementParameters();
   addSiteCountParameters();
   addSearchParameters();
@@ -60,6 +61,7 @@ bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   mRiskThreshold = parameterAsDouble( parameters, QStringLiteral( "RISK_THRESHOLD" ), context );
   QList<VbasLocation> inputs = mInputs.locations();
   mGeneralization = VbasGeneralizationSettings::read( *this, parameters, context, mInputs.qiNames(), inputs );
+  mPopulationTable = VbasPopulationTable::prepare( *this, parameters, context, mInputs.records()->fields(), mInputs.recordFields().qis, inputs );
   mGeneralization.hierarchies.readFieldTypes( mInputs.records()->fields(), mInputs.recordFields().qis );
   mGeneralization.refuseOtherSteps( mPlacement, mBorderSteps );
   mRunParameters = vbasRunParameters( *this, parameters, context, { { QStringLiteral( "SEED" ), QString::number( mPlacement.seed ) } } );
@@ -77,6 +79,7 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   const VbasRegionsAndRecords read = mInputs.readRegionsAndRecords( context, steps, feedback );
   const VbasRegions &regions = read.regions;
   const VbasRecords &records = read.records;
+  mPopulation = VbasPopulationTable::readFor( mPopulationTable.get(), regions, records, mGeneralization.active, feedback );
   if ( mGeneralization.active )
     return processGeneralized( regions, records, context, steps, feedback );
   const VbasSiteCount siteCount = vbasEstimateSiteCount( mSiteCount, regions, records, feedback );
@@ -127,7 +130,7 @@ QVariantMap VbasAnonymize::writeRelease( const VbasRegions &regions, const VbasR
   std::vector<vbas::Point> regionSites;
   for ( const std::size_t s : release.regionAggregate )
     regionSites.push_back( sites[s] );
-  const vbas::MetricValues values = vbasMeasure( regions, measured, regionSites, release, mRelease.k, mRiskThreshold, mTimer.elapsed() / 1000.0, feedback );
+  const vbas::MetricValues values = vbasMeasure( regions, measured, regionSites, release, mRelease.k, mRiskThreshold, mTimer.elapsed() / 1000.0, feedback, mPopulation ? &*mPopulation : nullptr );
   outputs.insert( VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values ) );
   if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
     report->write( vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, measured.histograms, release, dissolved, mRelease.k, values, mRunParameters,

@@ -3,6 +3,7 @@
 #include "plugin/provider/vbasalgorithm.h"
 #include "plugin/pipeline/vbaspartitionsearch.h"
 #include "plugin/inputs/vbasinputs.h"
+#include "plugin/inputs/vbaspopulationtable.h"
 #include "plugin/outputs/vbasoutputset.h"
 #include "plugin/outputs/vbasreport.h"
 #include "plugin/pipeline/vbasgeneralization.h"
@@ -39,6 +40,8 @@ class VbasAnonymize : public VbasAlgorithm
     VbasBorderSteps mBorderSteps;
     VbasReleaseSettings mRelease;
     VbasGeneralizationSettings mGeneralization;
+    std::unique_ptr<VbasPopulationTable> mPopulationTable; //!< nothing without POPULATION_TABLE
+    std::optional<VbasPopulation> mPopulation;             //!< read at the start of the run, before anything is written
     double mRiskThreshold = 0.2;
     VbasRunParameters mRunParameters;
     VbasOutputSet mOutputs;

@@ -44,7 +44,7 @@ void VbasEvaluate::initAlgorithm( const QVariantMap & )
   addRecordsParameters( Qis::Required );
   addKParameter();
   addEvaluationParameters();
-  addPopulationTableParameters();
+  addPopulationTableParameters( Shown::Main );
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "SITES" ), QObject::tr( "Sites" ), vbasqgis::sourceTypes( { vbasqgis::VectorPoint } ) ),
                 QObject::tr( "The sites of the release to evaluate" ) );
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ) ),
@@ -74,7 +74,6 @@ bool VbasEvaluate::prepareAlgorithm( const QVariantMap &parameters, QgsProcessin
   mHierarchies.readFieldTypes( mInputs.records()->fields(), mInputs.recordFields().qis );
   mLocalSuppression = parameterAsBoolean( parameters, QStringLiteral( "LOCAL_SUPPRESSION" ), context );
   mPopulationTable = VbasPopulationTable::prepare( *this, parameters, context, mInputs.records()->fields(), mInputs.recordFields().qis, inputs );
-  mRaisePopulation = parameterAsBoolean( parameters, QStringLiteral( "POPULATION_RAISE" ), context );
   if ( mPopulationTable && !parameterAsString( parameters, QStringLiteral( "POPULATION_FIELD" ), context ).isEmpty() )
     throw QgsProcessingException( QObject::tr( "POPULATION_TABLE and POPULATION_FIELD both give the residents: give one of them." ) );
   const QgsFields regionFields = mInputs.regionFields();
@@ -98,7 +97,7 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
   const std::optional<VbasGeneralized> generalized = generalizedAt( lookup, records, feedback );
   const vbas::Release release = generalized ? generalized->release : vbas::release( lookup.regionAggregate, records.histograms, mK );
   const VbasRecords &measured = generalized ? generalized->writtenRecords : records;
-  const std::optional<VbasPopulation> population = readPopulation( regions, records, generalized.has_value(), feedback );
+  const std::optional<VbasPopulation> population = VbasPopulationTable::readFor( mPopulationTable.get(), regions, records, generalized.has_value(), feedback );
   const vbas::MetricValues values = vbasMeasure( regions, measured, lookup.regionSites, release, mK, mRiskThreshold, mRunSeconds, feedback, population ? &*population : nullptr );
   QVariantMap outputs = VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values );
   outputs.insert( generalized ? vbasGeneralizationOutputs( *generalized ) : vbasLossOutputs( vbasReleaseLoss( records, release, mK ) ) );
@@ -115,24 +114,6 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
   mOutputs.commit( context, outputs );
   vbasLogSummary( values, feedback );
   return outputs;
-}
-
-std::optional<VbasPopulation> VbasEvaluate::readPopulation( const VbasRegions &regions, const VbasRecords &records, bool generalized, QgsProcessingFeedback *feedback ) const
-{
-  if ( !mPopulationTable )
-    return std::nullopt;
-  if ( generalized )
-    throw QgsProcessingException( QObject::tr( "A population table counts the residents of the records' own QI values; this release is generalized (its lookup has qi_levels), and "
-                                               "VBAS does not yet count residents under generalized labels. Evaluate it with POPULATION_FIELD, whose estimate covers it." ) );
-  VbasPopulation population = mPopulationTable->read( regions, records, mRaisePopulation, feedback );
-  if ( population.raised > 0 )
-    feedback->pushWarning(
-      QObject::tr( "%n cell(s) of the population table held fewer residents than records and were raised to them (POPULATION_RAISE).", nullptr, static_cast<int>( population.raised ) ) );
-  if ( !population.missingQis.isEmpty() )
-    feedback->pushInfo( QObject::tr( "The population table has no field for the QIs %1: it cannot count the residents of a released class, so they are estimated from the "
-                                     "residents of its aggregated region, as with a population field." )
-                          .arg( population.missingQis.join( QStringLiteral( ", " ) ) ) );
-  return population;
 }
 
 std::optional<VbasGeneralized> VbasEvaluate::generalizedAt( const VbasLookup &lookup, const VbasRecords &records, QgsProcessingFeedback *feedback ) const

@@ -29,8 +29,6 @@ class VbasEvaluate : public VbasAlgorithm
      * hierarchies given then). Refuses hierarchy files and intervals that are not those the lookup
      * records; warns that they could not be checked when it records none (a lookup written before).
      */
-    //! The population table, read; nothing without one. Refused for a generalized release.
-    std::optional<VbasPopulation> readPopulation( const VbasRegions &regions, const VbasRecords &records, bool generalized, QgsProcessingFeedback *feedback ) const;
     std::optional<VbasGeneralized> generalizedAt( const VbasLookup &lookup, const VbasRecords &records, QgsProcessingFeedback *feedback ) const;
 
     VbasInputs mInputs;
@@ -40,7 +38,6 @@ class VbasEvaluate : public VbasAlgorithm
     double mRunSeconds = 0;
     double mRiskThreshold = 0.2;
     std::unique_ptr<VbasPopulationTable> mPopulationTable; //!< nothing without POPULATION_TABLE
-    bool mRaisePopulation = false;
     VbasRunParameters mRunParameters;
     VbasOutputSet mOutputs;
 };

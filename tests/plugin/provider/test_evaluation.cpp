@@ -75,6 +75,7 @@ class TestEvaluation : public QObject
     void badPopulationTablesRefused_data();
     void badPopulationTablesRefused();
     void populationCellsRaisedWhenAsked();
+    void anonymizeMeasuresAsEvaluateDoes();
     void perAggregateAndPerRegionLayers();
     void reportHasMapsHistogramAndCommand();
     void withoutSensitiveFieldTheyDoNotApply();
@@ -523,6 +524,39 @@ void TestEvaluation::populationCellsRaisedWhenAsked()
   p.insert( QStringLiteral( "POPULATION_FIELD" ), QStringLiteral( "pop" ) );
   vbastest::run( QStringLiteral( "vbas:evaluate" ), p, context, false, &feedback );
   QVERIFY( feedback.errors.join( '\n' ).contains( QStringLiteral( "POPULATION_TABLE and POPULATION_FIELD both give the residents" ) ) );
+}
+
+void TestEvaluation::anonymizeMeasuresAsEvaluateDoes()
+{
+  // vbas:anonymize with the population table gives the risk against the population that vbas:evaluate
+  // recounts from its lookup and sites; with a table that refuses, it writes nothing.
+  auto table = populationTable( { { QStringLiteral( "r01 F" ), 1 }, { QStringLiteral( "r22 M" ), 1 } } );
+  QVariantMap p = vbastest::gridParameters( mRegions.get(), mRecords.get() );
+  p.insert( QStringLiteral( "MODEL" ), 3 );
+  p.insert( QStringLiteral( "FIXED_SITES" ), 2 );
+  p.insert( QStringLiteral( "K" ), 2 );
+  p.insert( QStringLiteral( "POPULATION_TABLE" ), layerValue( table.get() ) );
+  p.insert( QStringLiteral( "POPULATION_REGION" ), QStringLiteral( "region" ) );
+  p.insert( QStringLiteral( "POPULATION_COUNT" ), QStringLiteral( "n" ) );
+  p.insert( QStringLiteral( "SITE_POINTS" ), mDir.filePath( QStringLiteral( "table-sites.gpkg" ) ) );
+  p.insert( QStringLiteral( "LOOKUP" ), mDir.filePath( QStringLiteral( "table-lookup.gpkg" ) ) );
+  QgsProcessingContext context;
+  const QVariantMap released = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, context, true );
+  QVERIFY( !released.value( QStringLiteral( "JOURNALIST_MAX_RISK" ) ).isNull() );
+  QVariantMap e = withPopulation( table.get() );
+  e.insert( QStringLiteral( "SITES" ), mDir.filePath( QStringLiteral( "table-sites.gpkg" ) ) );
+  e.insert( QStringLiteral( "LOOKUP" ), mDir.filePath( QStringLiteral( "table-lookup.gpkg" ) ) );
+  e.insert( QStringLiteral( "RISK_THRESHOLD" ), 0.2 );
+  const QVariantMap evaluated = vbastest::run( QStringLiteral( "vbas:evaluate" ), e, context, true );
+  for ( const char *output : { "JOURNALIST_MAX_RISK", "JOURNALIST_AVG_RISK", "JOURNALIST_ABOVE_PERCENT", "MARKETER_RISK", "POPULATION_UNIQUES", "POPULATION_UNIQUES_INPUT" } )
+    compareNear( released.value( QString::fromLatin1( output ) ), evaluated.value( QString::fromLatin1( output ) ).toDouble(), output );
+  compareNear( released.value( QStringLiteral( "POPULATION_UNIQUES_INPUT" ) ), 2, "POPULATION_UNIQUES_INPUT" );
+
+  auto short_ = populationTable( { { QStringLiteral( "r00 F" ), 1 } } );
+  p.insert( QStringLiteral( "POPULATION_TABLE" ), layerValue( short_.get() ) );
+  p.insert( QStringLiteral( "ANONYMIZED" ), mDir.filePath( QStringLiteral( "never.gpkg" ) ) );
+  QVERIFY( vbastest::refusal( QStringLiteral( "vbas:anonymize" ), p ).contains( QStringLiteral( "Region 'r00': 2 records share QI values" ) ) );
+  QVERIFY( !QFile::exists( mDir.filePath( QStringLiteral( "never.gpkg" ) ) ) );
 }
 
 QTEST_MAIN( TestEvaluation )
