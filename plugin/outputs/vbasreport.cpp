@@ -333,6 +333,27 @@ QString otherCriteria( const VbasReportInputs &in )
     .arg( metricText( in, "l_diversity" ), metricText( in, "t_closeness" ) );
 }
 
+//! The risk against each attacker (docs/method.md, Risk against the population), with where the residents come from.
+QString populationSection( const VbasReportInputs &in )
+{
+  QList<QPair<QString, QString>> rows { { QObject::tr( "Prosecutor (knows that the person is in the release)" ),
+                                          QObject::tr( "largest chance of re-identification %1, average %2; %3 % of the released records above the threshold %4" )
+                                            .arg( metricText( in, "max_risk" ), metricText( in, "avg_risk" ), metricText( in, "risk_above_pct" ), metricText( in, "risk_threshold" ) ) } };
+  if ( vbas::metricValue( in.values, "journalist_max_risk" ) )
+    rows << QPair<QString, QString> { QObject::tr( "Journalist (starts from the population, a list of its residents)" ),
+                                      QObject::tr( "largest chance %1, average %2; %3 % of the released records above the threshold %4" )
+                                        .arg( metricText( in, "journalist_max_risk" ), metricText( in, "journalist_avg_risk" ), metricText( in, "journalist_above_pct" ),
+                                              metricText( in, "risk_threshold" ) ) }
+         << QPair<QString, QString> { QObject::tr( "Marketer (matches every resident with a released record)" ),
+                                      QObject::tr( "expected share of the released records re-identified %1" ).arg( metricText( in, "marketer_risk" ) ) };
+  QString table;
+  for ( const auto &[name, value] : in.population + rows )
+    table += QStringLiteral( "<tr><td>%1</td><td>%2</td></tr>\n" ).arg( esc( name ), esc( value ) );
+  return QStringLiteral( "<h2>%1</h2><p>%2</p><table id=\"population\">%3</table>\n" )
+    .arg( esc( QObject::tr( "Risk against the population" ) ),
+          esc( QObject::tr( "Each attacker's chance of re-identifying a released record, and the residents it is counted against (docs: Risk against the population)." ) ), table );
+}
+
 //! Five lines a privacy officer reads first: what was read, released and suppressed, the aggregates, the smallest class and the risk.
 QString summary( const VbasReportInputs &in )
 {
@@ -386,7 +407,7 @@ QByteArray vbasReport( const VbasReportInputs &in )
       + QStringLiteral( "</p>\n<h1>" ) + esc( in.title ) + QStringLiteral( "</h1><p>" )
       + esc( QObject::tr( "Made on %1 by VBAS for QGIS." ).arg( QDateTime::currentDateTime().toString( Qt::ISODate ) ) )
       + QStringLiteral( "</p><p class=\"verdict %1\">" ).arg( anonymous ? QStringLiteral( "ok" ) : QStringLiteral( "bad" ) ) + esc( verdict ) + QStringLiteral( "</p>\n" ) + summary( in )
-      + QStringLiteral( "<h2>Metrics</h2>" ) + metricsTable( in ) + generalization
+      + QStringLiteral( "<h2>Metrics</h2>" ) + metricsTable( in ) + populationSection( in ) + generalization
       + section(
         QObject::tr( "Released records by aggregated region" ),
         QObject::tr( "Each aggregated region shaded by its released records (quantile classes); orange circles mark aggregated regions with suppressed records, their area growing with the count." ) )

@@ -41,6 +41,7 @@ struct VbasReportInputs
     VbasRunParameters parameters;
     QString command;                               //!< the qgis_process command that repeats the run
     QList<QPair<QString, QString>> generalization; //!< with generalization: what it chose and did (vbasGeneralizationFacts); empty: no section
+    QList<QPair<QString, QString>> population;     //!< where the residents come from and the population uniques (vbasLogPopulation)
 };
 
 QByteArray vbasReport( const VbasReportInputs &inputs );

@@ -367,8 +367,8 @@ VbasReleaseSettings VbasReleaseSettings::read( const QgsProcessingAlgorithm &alg
   return settings;
 }
 
-vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k, double riskThreshold,
-                                double runSeconds, QgsProcessingFeedback *feedback, const VbasPopulation *population )
+VbasMeasured vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k, double riskThreshold,
+                          double runSeconds, QgsProcessingFeedback *feedback, const VbasPopulation *population )
 {
   if ( records.sensitive )
     feedback->pushInfo( QObject::tr( "The sensitive field holds %n distinct value(s).", nullptr, static_cast<int>( records.sensitive->values ) ) );
@@ -377,24 +377,34 @@ vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &r
   };
   inputs.regionResidents = population ? &population->regionResidents : regions.population.empty() ? nullptr : &regions.population;
   inputs.populationCells = population && population->missingQis.isEmpty() ? &population->cells : nullptr;
-  vbasLogPopulation( inputs, feedback );
-  return vbas::measure( inputs );
+  const QString origin = population ? QObject::tr( "the population table (POPULATION_TABLE)" ) : QObject::tr( "the population field (POPULATION_FIELD)" );
+  const QString method
+    = inputs.populationCells ? QObject::tr( "each class's residents counted" )
+      : population
+        ? QObject::tr( "it has no field for %1, so each class's residents are estimated from its aggregated region's share of records" ).arg( population->missingQis.join( QStringLiteral( ", " ) ) )
+        : QObject::tr( "each class's residents estimated from its aggregated region's share of records" );
+  return { vbas::measure( inputs ), vbasLogPopulation( inputs, origin, method, feedback ) };
 }
 
-void vbasLogPopulation( const vbas::MetricInputs &inputs, QgsProcessingFeedback *feedback )
+QList<QPair<QString, QString>> vbasLogPopulation( const vbas::MetricInputs &inputs, const QString &origin, const QString &method, QgsProcessingFeedback *feedback )
 {
+  const QString residents = QObject::tr( "Residents" );
   const std::optional<vbas::ReleasedPopulation> population = vbas::releasedPopulation( inputs );
   if ( !population )
   {
-    feedback->pushInfo( QObject::tr( "No population field (POPULATION_FIELD): the risk against the population (journalist, marketer, population uniques) is not measured." ) );
-    return;
+    const QString none = QObject::tr( "not known: no population field (POPULATION_FIELD) or population table (POPULATION_TABLE), so the risk against the population (journalist, "
+                                      "marketer, population uniques) is not measured" );
+    feedback->pushInfo( QObject::tr( "Residents %1." ).arg( none ) );
+    return { { residents, none } };
   }
   if ( population->shortAggregate >= 0 )
   {
-    feedback->pushWarning( QObject::tr( "Aggregated region %1 has fewer residents (POPULATION_FIELD) than records: the population field cannot count the population these records were "
-                                        "drawn from, so the risk against the population (journalist, marketer, population uniques) is not measured." )
-                             .arg( population->shortAggregate + 1 ) );
-    return;
+    const QString shortOf = QObject::tr( "aggregated region %1 has fewer residents in %2 than records: they cannot be the population these records were drawn from, so the risk "
+                                         "against the population (journalist, marketer, population uniques) is not measured" )
+                              .arg( population->shortAggregate + 1 )
+                              .arg( origin );
+    feedback->pushWarning( QObject::tr( "Residents: %1." ).arg( shortOf ) );
+    return { { residents, shortOf } };
   }
   const vbas::UniquenessEstimate before = vbas::inputUniqueness( inputs, *population ), after = vbas::uniquenessOf( *population );
   const auto estimate = []( const vbas::UniquenessEstimate &e ) {
@@ -405,8 +415,10 @@ void vbasLogPopulation( const vbas::MetricInputs &inputs, QgsProcessingFeedback 
     return QObject::tr( "%1, estimated by the %2 model (Dankar et al.'s rule at a sampling fraction of %3)" )
       .arg( QString::number( e.uniques, 'f', 1 ), vbas::modelName( e.model ), QString::number( e.fraction, 'g', 4 ) );
   };
-  feedback->pushInfo(
-    QObject::tr( "Population uniques of %1 residents: before release %2; in the release %3." ).arg( QString::number( population->residents, 'g', 15 ), estimate( before ), estimate( after ) ) );
+  const QString uniques = QObject::tr( "before release %1; in the release %2" ).arg( estimate( before ), estimate( after ) );
+  const QString counted = QObject::tr( "%1 in all, from %2; %3" ).arg( QString::number( population->residents, 'g', 15 ), origin, method );
+  feedback->pushInfo( QObject::tr( "Population uniques of %1 residents: %2." ).arg( QString::number( population->residents, 'g', 15 ), uniques ) );
+  return { { residents, counted }, { QObject::tr( "Population uniques" ), uniques } };
 }
 
 void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64_t k, QgsProcessingFeedback *feedback )

@@ -181,18 +181,28 @@ struct VbasReleaseSettings
     static VbasReleaseSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
 };
 
-/**
- * Every metric (vbas::measure) of a release of records, the sites of the regions'
- * aggregates given; with a sensitive field, its distinct values go to the log (a count).
- */
-vbas::MetricValues vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k, double riskThreshold,
-                                double runSeconds, QgsProcessingFeedback *feedback, const VbasPopulation *population = nullptr );
+//! The metrics of a release, and what the report says of its risk against the population.
+struct VbasMeasured
+{
+    vbas::MetricValues values;
+    QList<QPair<QString, QString>> population; //!< where the residents come from and the population uniques (vbasLogPopulation)
+};
 
 /**
- * The risk against the population, to the log: that it is not measured (no population field, or an
- * aggregated region with fewer residents than records), or the model that estimated the population uniques.
+ * Every metric (vbas::measure) of a release of records, the sites of the regions' aggregates given;
+ * with a sensitive field, its distinct values go to the log (a count). The residents are population's
+ * (a population table), or else the regions' population field, or not known.
  */
-void vbasLogPopulation( const vbas::MetricInputs &inputs, QgsProcessingFeedback *feedback );
+VbasMeasured vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k, double riskThreshold,
+                          double runSeconds, QgsProcessingFeedback *feedback, const VbasPopulation *population = nullptr );
+
+/**
+ * The risk against the population, to the log and as the report's facts: that it is not measured (no
+ * residents, or an aggregated region with fewer residents than records), or the residents, from origin
+ * (the table or the field) as method says, and the population uniques before and in the release,
+ * counted or with the model that estimated them.
+ */
+QList<QPair<QString, QString>> vbasLogPopulation( const vbas::MetricInputs &inputs, const QString &origin, const QString &method, QgsProcessingFeedback *feedback );
 
 //! Logs a release's counts, with a warning when it is empty or suppresses more than half the records.
 void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64_t k, QgsProcessingFeedback *feedback );

@@ -130,11 +130,12 @@ QVariantMap VbasAnonymize::writeRelease( const VbasRegions &regions, const VbasR
   std::vector<vbas::Point> regionSites;
   for ( const std::size_t s : release.regionAggregate )
     regionSites.push_back( sites[s] );
-  const vbas::MetricValues values = vbasMeasure( regions, measured, regionSites, release, mRelease.k, mRiskThreshold, mTimer.elapsed() / 1000.0, feedback, mPopulation ? &*mPopulation : nullptr );
+  const VbasMeasured measures = vbasMeasure( regions, measured, regionSites, release, mRelease.k, mRiskThreshold, mTimer.elapsed() / 1000.0, feedback, mPopulation ? &*mPopulation : nullptr );
+  const vbas::MetricValues &values = measures.values;
   outputs.insert( VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values ) );
   if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
     report->write( vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, measured.histograms, release, dissolved, mRelease.k, values, mRunParameters,
-                                 vbasProcessCommand( *this, mRunParameters ), generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>() } ) );
+                                 vbasProcessCommand( *this, mRunParameters ), generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>(), measures.population } ) );
   mOutputs.commit( context, outputs );
   vbasLogSummary( values, feedback );
   return outputs;

@@ -98,7 +98,8 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
   const vbas::Release release = generalized ? generalized->release : vbas::release( lookup.regionAggregate, records.histograms, mK );
   const VbasRecords &measured = generalized ? generalized->writtenRecords : records;
   const std::optional<VbasPopulation> population = VbasPopulationTable::readFor( mPopulationTable.get(), regions, records, generalized.has_value(), feedback );
-  const vbas::MetricValues values = vbasMeasure( regions, measured, lookup.regionSites, release, mK, mRiskThreshold, mRunSeconds, feedback, population ? &*population : nullptr );
+  const VbasMeasured measures = vbasMeasure( regions, measured, lookup.regionSites, release, mK, mRiskThreshold, mRunSeconds, feedback, population ? &*population : nullptr );
+  const vbas::MetricValues &values = measures.values;
   QVariantMap outputs = VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values );
   outputs.insert( generalized ? vbasGeneralizationOutputs( *generalized ) : vbasLossOutputs( vbasReleaseLoss( records, release, mK ) ) );
   steps.setCurrentStep( 2 );
@@ -110,7 +111,7 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
     VbasRegionRiskOutput::write( *risk, regions, records.histograms, mK );
   if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
     report->write( vbasReport( { QObject::tr( "VBAS evaluation of a release" ), regions, measured.histograms, release, dissolved, mK, values, mRunParameters,
-                                 vbasProcessCommand( *this, mRunParameters ), generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>() } ) );
+                                 vbasProcessCommand( *this, mRunParameters ), generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>(), measures.population } ) );
   mOutputs.commit( context, outputs );
   vbasLogSummary( values, feedback );
   return outputs;

@@ -247,7 +247,7 @@ void TestEvaluation::tooFewResidentsLeaveThePopulationOut()
   const QVariantMap r = vbastest::run( QStringLiteral( "vbas:evaluate" ), p, context, true, &feedback );
   QVERIFY( r.value( QStringLiteral( "JOURNALIST_MAX_RISK" ) ).isNull() );
   QVERIFY( r.value( QStringLiteral( "POPULATION_UNIQUES_INPUT" ) ).isNull() );
-  QVERIFY2( feedback.warned( QStringLiteral( "Aggregated region 1 has fewer residents (POPULATION_FIELD) than records" ) ), qPrintable( feedback.warnings.join( '\n' ) ) );
+  QVERIFY2( feedback.warned( QStringLiteral( "Residents: aggregated region 1 has fewer residents in the population field (POPULATION_FIELD) than records" ) ), qPrintable( feedback.warnings.join( '\n' ) ) );
 }
 
 void TestEvaluation::perAggregateAndPerRegionLayers()
@@ -453,6 +453,14 @@ void TestEvaluation::populationTableCountsTheClasses()
   near( "POPULATION_UNIQUES_INPUT", 2 );
   QVERIFY2( feedback.saw( QStringLiteral( "Population uniques of 162 residents: before release 2, counted in the population table; in the release 0, counted in the population table." ) ),
             qPrintable( feedback.messages.join( '\n' ) ) );
+  // The report says it by attacker, with where the residents come from.
+  QFile report( mDir.filePath( QStringLiteral( "report.html" ) ) );
+  QVERIFY( report.open( QIODevice::ReadOnly ) );
+  const QString html = QString::fromUtf8( report.readAll() );
+  QVERIFY( html.contains( QStringLiteral( "<table id=\"population\">" ) ) );
+  QVERIFY( html.contains( QStringLiteral( "162 in all, from the population table (POPULATION_TABLE); each class's residents counted" ) ) );
+  QVERIFY( html.contains( QStringLiteral( "Journalist (starts from the population, a list of its residents)</td><td>largest chance 0.0333" ) ) );
+  QVERIFY( html.contains( QStringLiteral( "Marketer (matches every resident with a released record)" ) ) );
 }
 
 void TestEvaluation::populationTableWithoutAQiEstimates()
