@@ -247,7 +247,8 @@ void TestEvaluation::tooFewResidentsLeaveThePopulationOut()
   const QVariantMap r = vbastest::run( QStringLiteral( "vbas:evaluate" ), p, context, true, &feedback );
   QVERIFY( r.value( QStringLiteral( "JOURNALIST_MAX_RISK" ) ).isNull() );
   QVERIFY( r.value( QStringLiteral( "POPULATION_UNIQUES_INPUT" ) ).isNull() );
-  QVERIFY2( feedback.warned( QStringLiteral( "Residents: aggregated region 1 has fewer residents in the population field (POPULATION_FIELD) than records" ) ), qPrintable( feedback.warnings.join( '\n' ) ) );
+  QVERIFY2( feedback.warned( QStringLiteral( "Residents: aggregated region 1 has fewer residents in the population field (POPULATION_FIELD) than records" ) ),
+            qPrintable( feedback.warnings.join( '\n' ) ) );
 }
 
 void TestEvaluation::perAggregateAndPerRegionLayers()
