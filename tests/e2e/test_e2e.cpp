@@ -145,6 +145,7 @@ class TestE2e : public QObject
     void pipeline();
     void estimateOtherBases();
     void badQiField();
+    void populationTableFromCsv();
     void lpGeomask();
     void lpGeomaskTinyEpsilonEnds();
     void generalization();
@@ -862,6 +863,76 @@ void TestE2e::badQiField()
     const QString path = output.section( '=', 1 );
     QVERIFY2( !QFileInfo::exists( path ), qPrintable( QFileInfo( path ).fileName() + " was written by a failed run" ) );
   }
+}
+
+void TestE2e::populationTableFromCsv()
+{
+  // A census table as a CSV file, every field text to GDAL: 7 n + 2 residents in each (tract, age group,
+  // sex, race) cell that holds n records, and a cell no record has. vbas:evaluate with it must give the
+  // journalist risks recounted here from the lookup; a count of -3 refuses the run, writing nothing.
+  const QStringList qis = { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
+  const QString dir = mOut.filePath( QStringLiteral( "population" ) );
+  QVERIFY( QDir().mkpath( dir ) );
+  QMap<QStringList, qint64> cells; // tract, then the QI values -> records
+  for ( const Patient &p : mPatients )
+    ++cells[QStringList { p.tract } + QStringList { p.qi.value( qis[0] ), p.qi.value( qis[1] ), p.qi.value( qis[2] ) }];
+  const QString csv = dir + QStringLiteral( "/population.csv" );
+  QFile file( csv );
+  QVERIFY( file.open( QIODevice::WriteOnly | QIODevice::Text ) );
+  QTextStream out( &file );
+  out << "region,age_group,sex,race,n\n" << mRegionIds.first() << ",no such age,F,no such race,40\n";
+  for ( auto it = cells.constBegin(); it != cells.constEnd(); ++it )
+    out << it.key().join( ',' ) << ',' << 7 * it.value() + 2 << '\n';
+  file.close();
+
+  QJsonObject released, evaluated;
+  CHECKED( runJson( QStringLiteral( "vbas:anonymize" ),
+                    inputsFor( qis ) << QStringLiteral( "K=5" ) << "ANONYMIZED=" + dir + "/anonymized.gpkg"
+                                     << "SITE_POINTS=" + dir + "/sites.gpkg"
+                                     << "LOOKUP=" + dir + "/lookup.gpkg",
+                    released ) );
+  const QStringList table = { "POPULATION_TABLE=" + csv, QStringLiteral( "POPULATION_REGION=region" ), QStringLiteral( "POPULATION_COUNT=n" ) };
+  const QStringList evaluation = inputsFor( qis ) << QStringLiteral( "K=5" ) << "SITES=" + dir + "/sites.gpkg"
+                                                  << "LOOKUP=" + dir + "/lookup.gpkg";
+  CHECKED( runJson( QStringLiteral( "vbas:evaluate" ), evaluation + table, evaluated ) );
+
+  // The recount: each released class (aggregate, QI values) of 5 records or more, with its residents.
+  const Table lookup = readTable( dir + "/lookup.gpkg", { QStringLiteral( "region_id" ), QStringLiteral( "aggregate_id" ) } );
+  QVERIFY2( lookup.ok, qPrintable( lookup.error ) );
+  QHash<QString, QString> aggregateOf;
+  for ( const QStringList &row : lookup.rows )
+    aggregateOf.insert( row.at( 0 ), row.at( 1 ) );
+  QMap<QStringList, QPair<qint64, qint64>> classes; // aggregate, QI values -> records, residents
+  for ( auto it = cells.constBegin(); it != cells.constEnd(); ++it )
+  {
+    QPair<qint64, qint64> &c = classes[QStringList { aggregateOf.value( it.key().first() ) } + it.key().mid( 1 )];
+    c.first += it.value();
+    c.second += 7 * it.value() + 2;
+  }
+  qint64 fewest = 0, records = 0;
+  double matched = 0;
+  for ( const auto &[f, residents] : classes )
+    if ( f >= 5 )
+    {
+      fewest = fewest == 0 ? residents : std::min( fewest, residents );
+      records += f;
+      matched += static_cast<double>( f ) / static_cast<double>( residents );
+    }
+  QCOMPARE( evaluated.value( "RELEASED" ).toVariant().toLongLong(), records );
+  QVERIFY( std::fabs( evaluated.value( "JOURNALIST_MAX_RISK" ).toDouble() - 1.0 / static_cast<double>( fewest ) ) < 1e-12 );
+  QVERIFY( std::fabs( evaluated.value( "JOURNALIST_AVG_RISK" ).toDouble() - matched / static_cast<double>( records ) ) < 1e-12 );
+  QCOMPARE( evaluated.value( "POPULATION_UNIQUES" ).toDouble(), 0.0 ); // every cell holds 2 residents more than records
+
+  QVERIFY( file.open( QIODevice::Append | QIODevice::Text ) );
+  file.write( QStringLiteral( "%1,no such age,M,no such race,-3\n" ).arg( mRegionIds.last() ).toUtf8() );
+  file.close();
+  int exitCode = -1;
+  QByteArray stdOut, stdErr;
+  CHECKED( runProcess( QStringList { QStringLiteral( "run" ), QStringLiteral( "vbas:evaluate" ), QStringLiteral( "--" ) } + evaluation + table << "EVALUATION=" + dir + "/never.csv", exitCode, stdOut,
+                       stdErr ) );
+  QVERIFY2( exitCode != 0, "a population table with a negative count was read" );
+  QVERIFY2( QString::fromUtf8( stdOut + stdErr ).contains( QStringLiteral( "the count field 'n' holds '-3', not a whole number" ) ), qPrintable( tail( stdErr ) ) );
+  QVERIFY( !QFileInfo::exists( dir + "/never.csv" ) );
 }
 
 void TestE2e::checkGeomask( const QString &randomised, const QString &transitions, double epsilon )
