@@ -291,10 +291,12 @@ void countResidents( const MetricInputs &in, ReleasedPopulation &population )
       if ( residents < static_cast<double>( ecs.counts[e] ) )
       {
         population.classes.clear();
+        population.aggregates.clear();
         population.shortAggregate = static_cast<std::ptrdiff_t>( a );
         return;
       }
       population.classes.push_back( { ecs.counts[e], residents } );
+      population.aggregates.push_back( a );
     }
 }
 
@@ -311,12 +313,16 @@ void estimateResidents( const MetricInputs &in, ReleasedPopulation &population )
     if ( residents[a] < records )
     {
       population.classes.clear();
+      population.aggregates.clear();
       population.shortAggregate = static_cast<std::ptrdiff_t>( a );
       return;
     }
     for ( std::size_t e = ecs.offsets[a]; e < ecs.offsets[a + 1]; ++e )
       if ( !in.suppression.suppressed[e] )
+      {
         population.classes.push_back( { ecs.counts[e], static_cast<double>( ecs.counts[e] ) * residents[a] / records } );
+        population.aggregates.push_back( a );
+      }
   }
 }
 
@@ -345,6 +351,14 @@ std::optional<ReleasedPopulation> releasedPopulation( const MetricInputs &in )
   else
     estimateResidents( in, population );
   return population;
+}
+
+std::vector<double> aggregateJournalistRisk( const ReleasedPopulation &population, std::size_t aggregates )
+{
+  std::vector<double> risk( aggregates, 0 );
+  for ( std::size_t j = 0; j < population.classes.size(); ++j )
+    risk[population.aggregates[j]] = std::max( risk[population.aggregates[j]], 1.0 / population.classes[j].residents );
+  return risk;
 }
 
 UniquenessEstimate uniquenessOf( const ReleasedPopulation &population )

@@ -60,6 +60,7 @@ struct MetricInputs
 struct ReleasedPopulation
 {
     std::vector<ClassPopulation> classes; //!< the released ECs, in EC order; empty when shortAggregate is set
+    std::vector<std::size_t> aggregates;  //!< the aggregate index of each of classes
     double residents = 0;                 //!< N: the residents of every region
     bool counted = false;                 //!< F counted in the cells, not estimated
     std::ptrdiff_t shortAggregate = -1;   //!< the first aggregate index with fewer residents than records (or a class with fewer than its records), where nothing is measured
@@ -67,6 +68,9 @@ struct ReleasedPopulation
 
 //! Nothing when inputs has no residents.
 std::optional<ReleasedPopulation> releasedPopulation( const MetricInputs &inputs );
+
+//! Of each of aggregates aggregates, the largest journalist risk 1 / F of its released ECs in population; 0 where it releases none.
+std::vector<double> aggregateJournalistRisk( const ReleasedPopulation &population, std::size_t aggregates );
 
 //! The population uniques among population's released ECs: counted, or estimated (docs/method.md, Population uniques estimated from the sample).
 UniquenessEstimate uniquenessOf( const ReleasedPopulation &population );

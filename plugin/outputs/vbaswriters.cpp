@@ -222,11 +222,13 @@ VbasOutputSchema VbasAggregateMetricsOutput::schema( vbasqgis::WkbType regionsTy
                        { QStringLiteral( "suppressed" ), vbasqgis::Field::LongLong },
                        { QStringLiteral( "smallest_ec" ), vbasqgis::Field::LongLong },
                        { QStringLiteral( "l_diversity" ), vbasqgis::Field::LongLong },
-                       { QStringLiteral( "t_closeness" ), vbasqgis::Field::Double } } ),
+                       { QStringLiteral( "t_closeness" ), vbasqgis::Field::Double },
+                       { QStringLiteral( "journalist_max_risk" ), vbasqgis::Field::Double } } ),
            QgsWkbTypes::multiType( regionsType ), crs };
 }
 
-void VbasAggregateMetricsOutput::write( VbasOutput &output, const QVector<QgsGeometry> &dissolved, const vbas::Release &release, const std::optional<vbas::SensitiveHistograms> &sensitive )
+void VbasAggregateMetricsOutput::write( VbasOutput &output, const QVector<QgsGeometry> &dissolved, const vbas::Release &release, const std::optional<vbas::SensitiveHistograms> &sensitive,
+                                        const std::optional<vbas::ReleasedPopulation> &population )
 {
   const vbas::Aggregation &aggregation = release.aggregation;
   const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( aggregation.ecs, release.suppression );
@@ -236,6 +238,7 @@ void VbasAggregateMetricsOutput::write( VbasOutput &output, const QVector<QgsGeo
   std::optional<vbas::AggregateDiversity> diversity;
   if ( sensitive )
     diversity = vbas::aggregateDiversity( vbas::ecDiversity( *sensitive, aggregation, release.suppression ), aggregation, release.suppression );
+  const std::vector<double> journalist = population ? vbas::aggregateJournalistRisk( *population, summaries.size() ) : std::vector<double>();
   for ( std::size_t a = 0; a < summaries.size(); ++a )
   {
     const vbas::AggregateSummary &s = summaries[a];
@@ -243,7 +246,7 @@ void VbasAggregateMetricsOutput::write( VbasOutput &output, const QVector<QgsGeo
     add( output,
          { vbasAggregateId( a ), regionCount[a], static_cast<qlonglong>( s.records ), static_cast<qlonglong>( s.released ), static_cast<qlonglong>( s.suppressed ),
            static_cast<qlonglong>( s.smallestReleasedEc ), diverse ? QVariant( static_cast<qlonglong>( diversity->smallestL[a] ) ) : QVariant(),
-           diverse ? QVariant( diversity->largestT[a] ) : QVariant() },
+           diverse ? QVariant( diversity->largestT[a] ) : QVariant(), population && s.released > 0 ? QVariant( journalist[a] ) : QVariant() },
          dissolved[static_cast<int>( a )] );
   }
   output.finish();

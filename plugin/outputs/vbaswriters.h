@@ -70,7 +70,9 @@ QVariantMap write( VbasOutput *output, const vbas::MetricValues &values );
 namespace VbasAggregateMetricsOutput
 {
 VbasOutputSchema schema( vbasqgis::WkbType regionsType, const QgsCoordinateReferenceSystem &crs );
-void write( VbasOutput &output, const QVector<QgsGeometry> &dissolved, const vbas::Release &release, const std::optional<vbas::SensitiveHistograms> &sensitive );
+//! population: the released classes' residents, for journalist_max_risk (NULL without).
+void write( VbasOutput &output, const QVector<QgsGeometry> &dissolved, const vbas::Release &release, const std::optional<vbas::SensitiveHistograms> &sensitive,
+            const std::optional<vbas::ReleasedPopulation> &population );
 } // namespace VbasAggregateMetricsOutput
 
 //! REGION_RISK: the risk before release, per initial region: its records in (region, QI) classes below k.

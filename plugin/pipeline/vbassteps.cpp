@@ -383,7 +383,10 @@ VbasMeasured vbasMeasure( const VbasRegions &regions, const VbasRecords &records
       : population
         ? QObject::tr( "it has no field for %1, so each class's residents are estimated from its aggregated region's share of records" ).arg( population->missingQis.join( QStringLiteral( ", " ) ) )
         : QObject::tr( "each class's residents estimated from its aggregated region's share of records" );
-  return { vbas::measure( inputs ), vbasLogPopulation( inputs, origin, method, feedback ) };
+  std::optional<vbas::ReleasedPopulation> released = vbas::releasedPopulation( inputs );
+  if ( released && released->shortAggregate >= 0 )
+    released.reset();
+  return { vbas::measure( inputs ), vbasLogPopulation( inputs, origin, method, feedback ), std::move( released ) };
 }
 
 QList<QPair<QString, QString>> vbasLogPopulation( const vbas::MetricInputs &inputs, const QString &origin, const QString &method, QgsProcessingFeedback *feedback )

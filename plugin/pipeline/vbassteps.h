@@ -185,7 +185,8 @@ struct VbasReleaseSettings
 struct VbasMeasured
 {
     vbas::MetricValues values;
-    QList<QPair<QString, QString>> population; //!< where the residents come from and the population uniques (vbasLogPopulation)
+    QList<QPair<QString, QString>> population;        //!< where the residents come from and the population uniques (vbasLogPopulation)
+    std::optional<vbas::ReleasedPopulation> released; //!< the released classes' residents; nothing when they are not known
 };
 
 /**

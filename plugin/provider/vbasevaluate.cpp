@@ -30,7 +30,8 @@ QString VbasEvaluate::shortHelpString() const
          + QObject::tr( "Of a release that is not generalized, only the loss outputs, every QI at its values; of a generalized one, NODES_EVALUATED is 1.<br>" )
          + QObject::tr( "<b>Metrics per aggregated region</b> (AGGREGATE_METRICS): " ) + custodianOnly()
          + QObject::tr( "it counts the suppressed records. The aggregated regions (dissolved) with aggregate_id, regions, records, released, suppressed, "
-                        "smallest_ec (smallest released EC), l_diversity and t_closeness (over its released ECs; NULL without a sensitive field or released records).<br>"
+                        "smallest_ec (smallest released EC), l_diversity and t_closeness (over its released ECs; NULL without a sensitive field or released records), "
+                        "journalist_max_risk (the largest journalist risk 1/F of its released ECs: a map of the risk against the population; NULL without residents or released records).<br>"
                         "<b>Risk before release per region</b> (REGION_RISK): " )
          + custodianOnly()
          + QObject::tr( "the initial regions with region_id, records, at_risk (records in (region, QI) classes below k) and "
@@ -106,7 +107,7 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
   const QVector<QgsGeometry> dissolved
     = mOutputs.wanted( { QStringLiteral( "AGGREGATE_METRICS" ), QStringLiteral( "REPORT" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
   if ( VbasOutput *metrics = mOutputs.createIfWanted( QStringLiteral( "AGGREGATE_METRICS" ), context ) )
-    VbasAggregateMetricsOutput::write( *metrics, dissolved, release, measured.sensitive );
+    VbasAggregateMetricsOutput::write( *metrics, dissolved, release, measured.sensitive, measures.released );
   if ( VbasOutput *risk = mOutputs.createIfWanted( QStringLiteral( "REGION_RISK" ), context ) )
     VbasRegionRiskOutput::write( *risk, regions, records.histograms, mK );
   if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )

@@ -270,6 +270,7 @@ void TestEvaluation::perAggregateAndPerRegionLayers()
   QCOMPARE( a2.value( QStringLiteral( "released" ) ).toInt(), 3 );
   QCOMPARE( a2.value( QStringLiteral( "l_diversity" ) ).toInt(), 2 );
   compareNear( a2.value( QStringLiteral( "t_closeness" ) ), 1.0 / 9, "t of aggregate 2" );
+  QVERIFY( a1.value( QStringLiteral( "journalist_max_risk" ) ).isNull() ); // no residents
   QgsFeature f;
   perAggregate->getFeatures( QgsFeatureRequest().setFilterExpression( QStringLiteral( "aggregate_id = 1" ) ) ).nextFeature( f );
   QCOMPARE( f.geometry().area(), 6.0 ); // the dissolved columns 0 and 1
@@ -452,6 +453,10 @@ void TestEvaluation::populationTableCountsTheClasses()
   near( "JOURNALIST_ABOVE_PERCENT", 100.0 * 3 / 9 );
   near( "POPULATION_UNIQUES", 0 );
   near( "POPULATION_UNIQUES_INPUT", 2 );
+  // Each aggregate's largest journalist risk: 1/51 (1.F) and 1/30 (2.F).
+  const QVariantMap aggregates = features( vbastest::output( r, QStringLiteral( "AGGREGATE_METRICS" ), context ), QStringLiteral( "aggregate_id" ) );
+  compareNear( aggregates.value( QStringLiteral( "1" ) ).toMap().value( QStringLiteral( "journalist_max_risk" ) ), 1.0 / 51, "aggregate 1" );
+  compareNear( aggregates.value( QStringLiteral( "2" ) ).toMap().value( QStringLiteral( "journalist_max_risk" ) ), 1.0 / 30, "aggregate 2" );
   QVERIFY2( feedback.saw( QStringLiteral( "Population uniques of 162 residents: before release 2, counted in the population table; in the release 0, counted in the population table." ) ),
             qPrintable( feedback.messages.join( '\n' ) ) );
   // The report says it by attacker, with where the residents come from.
