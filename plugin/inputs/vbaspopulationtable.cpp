@@ -31,7 +31,7 @@ QString shown( const QVariant &value )
 }
 
 //! One cell's place: its region and the records' class.
-std::uint64_t cellOf( std::uint32_t region, std::uint32_t cls )
+std::uint64_t cellIndex( std::uint32_t region, std::uint32_t cls )
 {
   return static_cast<std::uint64_t>( region ) << 32 | cls;
 }
@@ -94,6 +94,30 @@ std::optional<VbasPopulation> VbasPopulationTable::readFor( const VbasPopulation
   return population;
 }
 
+std::optional<std::uint32_t> VbasPopulationTable::cellOf( const QgsAttributes &attributes, std::uint32_t region, const VbasRecords &records, bool matched, const QString &rowName,
+                                                          std::string &cell ) const
+{
+  cell.assign( reinterpret_cast<const char *>( &region ), sizeof region );
+  std::vector<std::uint32_t> codes( static_cast<std::size_t>( mQis.size() ) );
+  std::string key;
+  bool known = matched;
+  for ( int q = 0; q < mQis.size(); ++q )
+  {
+    const QVariant value = mQis[q] < 0 ? QVariant() : attributes.at( mQis[q] );
+    key.clear();
+    const QString reason = value.isNull() ? QString() : VbasValueCodec::encodeKey( value, key );
+    if ( !reason.isEmpty() )
+      throw QgsProcessingException( QObject::tr( "%1: the QI field '%2' holds %3." ).arg( rowName, mQiNames[q], reason ) );
+    const std::uint64_t length = value.isNull() ? ~std::uint64_t( 0 ) : key.size(); // NULL apart from every value
+    cell.append( reinterpret_cast<const char *>( &length ), sizeof length ).append( key );
+    const std::optional<std::uint32_t> code
+      = known ? records.encoder.findValueCode( static_cast<std::size_t>( q ), value.isNull() ? std::nullopt : std::optional<std::string_view>( key ) ) : std::nullopt;
+    known = code.has_value();
+    codes[static_cast<std::size_t>( q )] = code.value_or( 0 );
+  }
+  return known ? records.encoder.findClass( codes.data() ) : std::nullopt;
+}
+
 VbasPopulation VbasPopulationTable::read( const VbasRegions &regions, const VbasRecords &records, QgsProcessingFeedback *feedback ) const
 {
   VbasPopulation population;
@@ -104,8 +128,7 @@ VbasPopulation VbasPopulationTable::read( const VbasRegions &regions, const Vbas
   vbas::HistogramBuilder cells( static_cast<std::size_t>( regions.ids.size() ) );
   std::unordered_map<std::string, std::int64_t> rowOfCell; // region and the keys of the QI values -> the row that gave it
   std::unordered_map<std::uint64_t, std::int64_t> rowOfClass;
-  std::vector<std::uint32_t> codes( static_cast<std::size_t>( mQis.size() ) );
-  std::string cell, key;
+  std::string cell;
   QgsFeatureIterator it = mTable->getFeatures( QgsFeatureRequest().setFlags( vbasqgis::NoGeometry ) );
   QgsFeature f;
   std::int64_t row = 0;
@@ -119,31 +142,15 @@ VbasPopulation VbasPopulationTable::read( const VbasRegions &regions, const Vbas
       throw QgsProcessingException( QObject::tr( "%1: the region %2 is not in the regions layer." ).arg( rowName( row, f.id() ), shown( attributes.at( mRegion ) ) ) );
     const std::int64_t residents = VbasRecordReader::countValue( attributes.at( mCount ), mTable->fields().at( mCount ).name(), rowName( row, f.id() ) );
     population.regionResidents[*region] += static_cast<double>( residents );
-    cell.assign( reinterpret_cast<const char *>( &*region ), sizeof( std::uint32_t ) );
-    bool known = population.missingQis.isEmpty(); // a class of the records
-    for ( int q = 0; q < mQis.size(); ++q )
-    {
-      const QVariant &value = mQis[q] < 0 ? QVariant() : attributes.at( mQis[q] );
-      key.clear();
-      const QString reason = value.isNull() ? QString() : VbasValueCodec::encodeKey( value, key );
-      if ( !reason.isEmpty() )
-        throw QgsProcessingException( QObject::tr( "%1: the QI field '%2' holds %3." ).arg( rowName( row, f.id() ), mQiNames[q], reason ) );
-      const std::uint64_t length = value.isNull() ? ~std::uint64_t( 0 ) : key.size(); // NULL apart from every value
-      cell.append( reinterpret_cast<const char *>( &length ), sizeof length ).append( key );
-      const std::optional<std::uint32_t> code
-        = known ? records.encoder.findValueCode( static_cast<std::size_t>( q ), value.isNull() ? std::nullopt : std::optional<std::string_view>( key ) ) : std::nullopt;
-      known = code.has_value();
-      codes[static_cast<std::size_t>( q )] = code.value_or( 0 );
-    }
+    const std::optional<std::uint32_t> cls = cellOf( attributes, *region, records, population.missingQis.isEmpty(), rowName( row, f.id() ), cell );
     const auto [first, fresh] = rowOfCell.emplace( cell, row );
     if ( !fresh )
       throw QgsProcessingException(
         QObject::tr( "%1: region %2 with these QI values was given before, in row %3: each cell once." ).arg( rowName( row, f.id() ), shown( attributes.at( mRegion ) ) ).arg( first->second ) );
-    const std::optional<std::uint32_t> cls = known ? records.encoder.findClass( codes.data() ) : std::nullopt;
     if ( !cls )
       continue;
     cells.add( *region, *cls, residents );
-    rowOfClass.emplace( cellOf( *region, *cls ), row );
+    rowOfClass.emplace( cellIndex( *region, *cls ), row );
   }
   population.cells = cells.build();
   if ( population.missingQis.isEmpty() )
@@ -165,7 +172,7 @@ void VbasPopulationTable::meetRecords( VbasPopulation &population, const VbasReg
         continue;
       if ( !raise )
       {
-        const auto given = rowOfClass.find( cellOf( static_cast<std::uint32_t>( r ), h.classes[e] ) );
+        const auto given = rowOfClass.find( cellIndex( static_cast<std::uint32_t>( r ), h.classes[e] ) );
         const QString where
           = given == rowOfClass.end() ? QObject::tr( "no row of the population table gives their QI values there" ) : QObject::tr( "row %1 gives %2" ).arg( given->second ).arg( residents );
         throw QgsProcessingException( QObject::tr( "Region %1: %2 records share QI values for which %3: the table cannot count the population these records were drawn from. "

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -55,6 +56,12 @@ class VbasPopulationTable
     static std::optional<VbasPopulation> readFor( const VbasPopulationTable *table, const VbasRegions &regions, const VbasRecords &records, bool generalized, QgsProcessingFeedback *feedback );
 
   private:
+    /**
+     * A row's cell as bytes in cell (the region, then each QI value's key, NULL apart), and the records'
+     * class it is, if matched (the table has every QI) and the records have one; a value without an
+     * exact key is refused, naming rowName.
+     */
+    std::optional<std::uint32_t> cellOf( const QgsAttributes &attributes, std::uint32_t region, const VbasRecords &records, bool matched, const QString &rowName, std::string &cell ) const;
     //! "Population table row 12 (feature id 11)".
     static QString rowName( std::int64_t row, QgsFeatureId id );
     //! Raises or refuses the cells with fewer residents than records; rowOfClass: the row of each kept cell (region << 32 | class).
