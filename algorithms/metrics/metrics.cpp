@@ -260,21 +260,15 @@ void tallyClasses( const MetricInputs &in, ReleaseFacts &f )
   }
 }
 
-void tallyPopulation( const MetricInputs &in, ReleaseFacts &f )
+void tallyPopulation( const MetricInputs &in, const std::optional<PopulationMeasures> &population, ReleaseFacts &f )
 {
-  const std::optional<ReleasedPopulation> population = releasedPopulation( in );
-  if ( !population || population->shortAggregate >= 0 )
+  if ( !population || population->released.shortAggregate >= 0 )
     return;
-  f.residents = population->residents;
-  f.journalist = populationRisk( population->classes, in.riskThreshold );
-  f.uniqueness = uniquenessOf( *population );
-  f.inputUniqueness = inputUniqueness( in, *population );
+  f.residents = population->released.residents;
+  f.journalist = populationRisk( population->released.classes, in.riskThreshold );
+  f.uniqueness = population->after;
+  f.inputUniqueness = population->before;
 }
-
-} // namespace
-
-namespace
-{
 
 //! Each released EC's residents counted in the cells of its aggregate's regions.
 void countResidents( const MetricInputs &in, ReleasedPopulation &population )
@@ -336,8 +330,6 @@ UniquenessEstimate counted( double uniques, std::int64_t records, double residen
   return e;
 }
 
-} // namespace
-
 std::optional<ReleasedPopulation> releasedPopulation( const MetricInputs &in )
 {
   if ( !in.regionResidents )
@@ -351,14 +343,6 @@ std::optional<ReleasedPopulation> releasedPopulation( const MetricInputs &in )
   else
     estimateResidents( in, population );
   return population;
-}
-
-std::vector<double> aggregateJournalistRisk( const ReleasedPopulation &population, std::size_t aggregates )
-{
-  std::vector<double> risk( aggregates, 0 );
-  for ( std::size_t j = 0; j < population.classes.size(); ++j )
-    risk[population.aggregates[j]] = std::max( risk[population.aggregates[j]], 1.0 / population.classes[j].residents );
-  return risk;
 }
 
 UniquenessEstimate uniquenessOf( const ReleasedPopulation &population )
@@ -390,12 +374,42 @@ UniquenessEstimate inputUniqueness( const MetricInputs &in, const ReleasedPopula
   return counted( uniques, in.regionHistograms.total(), population.residents );
 }
 
+} // namespace
+
+std::optional<PopulationMeasures> populationMeasures( const MetricInputs &in )
+{
+  std::optional<ReleasedPopulation> released = releasedPopulation( in );
+  if ( !released )
+    return std::nullopt;
+  PopulationMeasures measures;
+  if ( released->shortAggregate < 0 )
+  {
+    measures.before = inputUniqueness( in, *released );
+    measures.after = uniquenessOf( *released );
+  }
+  measures.released = std::move( *released );
+  return measures;
+}
+
+std::vector<double> aggregateJournalistRisk( const ReleasedPopulation &population, std::size_t aggregates )
+{
+  std::vector<double> risk( aggregates, 0 );
+  for ( std::size_t j = 0; j < population.classes.size(); ++j )
+    risk[population.aggregates[j]] = std::max( risk[population.aggregates[j]], 1.0 / population.classes[j].residents );
+  return risk;
+}
+
 const std::vector<Metric> &metrics()
 {
   return kMetrics;
 }
 
 MetricValues measure( const MetricInputs &in )
+{
+  return measure( in, populationMeasures( in ) );
+}
+
+MetricValues measure( const MetricInputs &in, const std::optional<PopulationMeasures> &population )
 {
   ReleaseFacts f;
   f.k = in.k;
@@ -408,7 +422,7 @@ MetricValues measure( const MetricInputs &in )
   f.sensitive = in.sensitive != nullptr;
   tallyGeography( in, f );
   tallyClasses( in, f );
-  tallyPopulation( in, f );
+  tallyPopulation( in, population, f );
   MetricValues values;
   for ( const Metric &metric : kMetrics )
     values.push_back( metric.value( f ) );

@@ -66,17 +66,23 @@ struct ReleasedPopulation
     std::ptrdiff_t shortAggregate = -1;   //!< the first aggregate index with fewer residents than records (or a class with fewer than its records), where nothing is measured
 };
 
-//! Nothing when inputs has no residents.
-std::optional<ReleasedPopulation> releasedPopulation( const MetricInputs &inputs );
+/**
+ * The risk against the population of a release, measured once for the metrics, the log and the report:
+ * the released ECs' residents, and the population uniques, counted or estimated (docs/method.md,
+ * Population uniques estimated from the sample).
+ */
+struct PopulationMeasures
+{
+    ReleasedPopulation released;
+    UniquenessEstimate before; //!< of the (region, QI values) classes of every record
+    UniquenessEstimate after;  //!< of the released ECs
+};
+
+//! Nothing when inputs has no residents; with released.shortAggregate set, before and after are not measured.
+std::optional<PopulationMeasures> populationMeasures( const MetricInputs &inputs );
 
 //! Of each of aggregates aggregates, the largest journalist risk 1 / F of its released ECs in population; 0 where it releases none.
 std::vector<double> aggregateJournalistRisk( const ReleasedPopulation &population, std::size_t aggregates );
-
-//! The population uniques among population's released ECs: counted, or estimated (docs/method.md, Population uniques estimated from the sample).
-UniquenessEstimate uniquenessOf( const ReleasedPopulation &population );
-
-//! The same before release: the (region, QI values) classes of every record, residents the population's.
-UniquenessEstimate inputUniqueness( const MetricInputs &inputs, const ReleasedPopulation &population );
 
 /**
  * A metric's value: wide enough that every count up to 2^63 (records, released, suppressed) is
@@ -103,6 +109,9 @@ const std::vector<Metric> &metrics();
 
 //! The value of every metric, in metrics() order.
 using MetricValues = std::vector<std::optional<MetricNumber>>;
+//! population: populationMeasures( inputs ), from a caller that reports it too.
+MetricValues measure( const MetricInputs &inputs, const std::optional<PopulationMeasures> &population );
+//! The same, measuring the population here.
 MetricValues measure( const MetricInputs &inputs );
 
 //! The value of the metric with this field in values (values in metrics() order).

@@ -228,7 +228,7 @@ VbasOutputSchema VbasAggregateMetricsOutput::schema( vbasqgis::WkbType regionsTy
 }
 
 void VbasAggregateMetricsOutput::write( VbasOutput &output, const QVector<QgsGeometry> &dissolved, const vbas::Release &release, const std::optional<vbas::SensitiveHistograms> &sensitive,
-                                        const std::optional<vbas::ReleasedPopulation> &population )
+                                        const std::optional<vbas::PopulationMeasures> &population )
 {
   const vbas::Aggregation &aggregation = release.aggregation;
   const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( aggregation.ecs, release.suppression );
@@ -238,7 +238,7 @@ void VbasAggregateMetricsOutput::write( VbasOutput &output, const QVector<QgsGeo
   std::optional<vbas::AggregateDiversity> diversity;
   if ( sensitive )
     diversity = vbas::aggregateDiversity( vbas::ecDiversity( *sensitive, aggregation, release.suppression ), aggregation, release.suppression );
-  const std::vector<double> journalist = population ? vbas::aggregateJournalistRisk( *population, summaries.size() ) : std::vector<double>();
+  const std::vector<double> journalist = population ? vbas::aggregateJournalistRisk( population->released, summaries.size() ) : std::vector<double>();
   for ( std::size_t a = 0; a < summaries.size(); ++a )
   {
     const vbas::AggregateSummary &s = summaries[a];

@@ -72,7 +72,7 @@ namespace VbasAggregateMetricsOutput
 VbasOutputSchema schema( vbasqgis::WkbType regionsType, const QgsCoordinateReferenceSystem &crs );
 //! population: the released classes' residents, for journalist_max_risk (NULL without).
 void write( VbasOutput &output, const QVector<QgsGeometry> &dissolved, const vbas::Release &release, const std::optional<vbas::SensitiveHistograms> &sensitive,
-            const std::optional<vbas::ReleasedPopulation> &population );
+            const std::optional<vbas::PopulationMeasures> &population );
 } // namespace VbasAggregateMetricsOutput
 
 //! REGION_RISK: the risk before release, per initial region: its records in (region, QI) classes below k.

@@ -383,16 +383,18 @@ VbasMeasured vbasMeasure( const VbasRegions &regions, const VbasRecords &records
       : population
         ? QObject::tr( "it has no field for %1, so each class's residents are estimated from its aggregated region's share of records" ).arg( population->missingQis.join( QStringLiteral( ", " ) ) )
         : QObject::tr( "each class's residents estimated from its aggregated region's share of records" );
-  std::optional<vbas::ReleasedPopulation> released = vbas::releasedPopulation( inputs );
-  if ( released && released->shortAggregate >= 0 )
-    released.reset();
-  return { vbas::measure( inputs ), vbasLogPopulation( inputs, origin, method, feedback ), std::move( released ) };
+  std::optional<vbas::PopulationMeasures> measures = vbas::populationMeasures( inputs );
+  QList<QPair<QString, QString>> facts = vbasLogPopulation( measures, origin, method, feedback );
+  vbas::MetricValues values = vbas::measure( inputs, measures );
+  if ( measures && measures->released.shortAggregate >= 0 )
+    measures.reset();
+  return { std::move( values ), std::move( facts ), std::move( measures ) };
 }
 
-QList<QPair<QString, QString>> vbasLogPopulation( const vbas::MetricInputs &inputs, const QString &origin, const QString &method, QgsProcessingFeedback *feedback )
+QList<QPair<QString, QString>> vbasLogPopulation( const std::optional<vbas::PopulationMeasures> &measures, const QString &origin, const QString &method, QgsProcessingFeedback *feedback )
 {
   const QString residents = QObject::tr( "Residents" );
-  const std::optional<vbas::ReleasedPopulation> population = vbas::releasedPopulation( inputs );
+  const vbas::ReleasedPopulation *population = measures ? &measures->released : nullptr;
   if ( !population )
   {
     const QString none = QObject::tr( "not known: no population field (POPULATION_FIELD) or population table (POPULATION_TABLE), so the risk against the population (journalist, "
@@ -409,7 +411,6 @@ QList<QPair<QString, QString>> vbasLogPopulation( const vbas::MetricInputs &inpu
     feedback->pushWarning( QObject::tr( "Residents: %1." ).arg( shortOf ) );
     return { { residents, shortOf } };
   }
-  const vbas::UniquenessEstimate before = vbas::inputUniqueness( inputs, *population ), after = vbas::uniquenessOf( *population );
   const auto estimate = []( const vbas::UniquenessEstimate &e ) {
     if ( e.model == vbas::UniquenessModel::None )
       return QObject::tr( "none (no record alone in its class)" );
@@ -418,7 +419,7 @@ QList<QPair<QString, QString>> vbasLogPopulation( const vbas::MetricInputs &inpu
     return QObject::tr( "%1, estimated by the %2 model (Dankar et al.'s rule at a sampling fraction of %3)" )
       .arg( QString::number( e.uniques, 'f', 1 ), vbas::modelName( e.model ), QString::number( e.fraction, 'g', 4 ) );
   };
-  const QString uniques = QObject::tr( "before release %1; in the release %2" ).arg( estimate( before ), estimate( after ) );
+  const QString uniques = QObject::tr( "before release %1; in the release %2" ).arg( estimate( measures->before ), estimate( measures->after ) );
   const QString counted = QObject::tr( "%1 in all, from %2; %3" ).arg( QString::number( population->residents, 'g', 15 ), origin, method );
   feedback->pushInfo( QObject::tr( "Population uniques of %1 residents: %2." ).arg( QString::number( population->residents, 'g', 15 ), uniques ) );
   return { { residents, counted }, { QObject::tr( "Population uniques" ), uniques } };

@@ -185,8 +185,8 @@ struct VbasReleaseSettings
 struct VbasMeasured
 {
     vbas::MetricValues values;
-    QList<QPair<QString, QString>> population;        //!< where the residents come from and the population uniques (vbasLogPopulation)
-    std::optional<vbas::ReleasedPopulation> released; //!< the released classes' residents; nothing when they are not known
+    QList<QPair<QString, QString>> populationFacts;     //!< where the residents come from and the population uniques (vbasLogPopulation)
+    std::optional<vbas::PopulationMeasures> population; //!< the released classes' residents and the population uniques; nothing when not measured
 };
 
 /**
@@ -203,7 +203,7 @@ VbasMeasured vbasMeasure( const VbasRegions &regions, const VbasRecords &records
  * (the table or the field) as method says, and the population uniques before and in the release,
  * counted or with the model that estimated them.
  */
-QList<QPair<QString, QString>> vbasLogPopulation( const vbas::MetricInputs &inputs, const QString &origin, const QString &method, QgsProcessingFeedback *feedback );
+QList<QPair<QString, QString>> vbasLogPopulation( const std::optional<vbas::PopulationMeasures> &measures, const QString &origin, const QString &method, QgsProcessingFeedback *feedback );
 
 //! Logs a release's counts, with a warning when it is empty or suppresses more than half the records.
 void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64_t k, QgsProcessingFeedback *feedback );

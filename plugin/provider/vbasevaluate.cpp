@@ -107,12 +107,12 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
   const QVector<QgsGeometry> dissolved
     = mOutputs.wanted( { QStringLiteral( "AGGREGATE_METRICS" ), QStringLiteral( "REPORT" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
   if ( VbasOutput *metrics = mOutputs.createIfWanted( QStringLiteral( "AGGREGATE_METRICS" ), context ) )
-    VbasAggregateMetricsOutput::write( *metrics, dissolved, release, measured.sensitive, measures.released );
+    VbasAggregateMetricsOutput::write( *metrics, dissolved, release, measured.sensitive, measures.population );
   if ( VbasOutput *risk = mOutputs.createIfWanted( QStringLiteral( "REGION_RISK" ), context ) )
     VbasRegionRiskOutput::write( *risk, regions, records.histograms, mK );
   if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
     report->write( vbasReport( { QObject::tr( "VBAS evaluation of a release" ), regions, measured.histograms, release, dissolved, mK, values, mRunParameters,
-                                 vbasProcessCommand( *this, mRunParameters ), generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>(), measures.population } ) );
+                                 vbasProcessCommand( *this, mRunParameters ), generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>(), measures.populationFacts } ) );
   mOutputs.commit( context, outputs );
   vbasLogSummary( values, feedback );
   return outputs;
