@@ -174,9 +174,9 @@ namespace
 
 constexpr std::size_t kNone = ~std::size_t( 0 );
 
-std::int64_t suppressedRecords( const std::vector<std::size_t> &regionAggregate, const SparseHistograms &regionHistograms, std::int64_t k )
+std::int64_t suppressedRecords( const std::vector<std::size_t> &regionAggregate, const SparseHistograms &regionHistograms, const Criterion &criterion )
 {
-  return suppress( aggregate( regionAggregate, regionHistograms ).ecs, k ).suppressedRecords;
+  return suppress( aggregate( regionAggregate, regionHistograms ), criterion ).suppressedRecords;
 }
 
 //! The regions of each fragment, increasing: fragment f holds regions[offsets[f]] .. regions[offsets[f + 1] - 1].
@@ -301,10 +301,10 @@ std::vector<std::size_t> denseAggregates( std::vector<std::size_t> &regionAggreg
   return ids;
 }
 
-Contiguity makeContiguous( std::vector<std::size_t> regionAggregate, const RegionAdjacency &adjacency, const SparseHistograms &regionHistograms, std::int64_t k )
+Contiguity makeContiguous( std::vector<std::size_t> regionAggregate, const RegionAdjacency &adjacency, const SparseHistograms &regionHistograms, const Criterion &criterion )
 {
   Contiguity result;
-  result.suppressedBefore = suppressedRecords( regionAggregate, regionHistograms, k );
+  result.suppressedBefore = suppressedRecords( regionAggregate, regionHistograms, criterion );
 
   const std::vector<std::size_t> ids = denseAggregates( regionAggregate );
 
@@ -329,7 +329,7 @@ Contiguity makeContiguous( std::vector<std::size_t> regionAggregate, const Regio
 
   for ( std::size_t &g : regionAggregate )
     g = ids[g];
-  result.suppressedAfter = suppressedRecords( regionAggregate, regionHistograms, k );
+  result.suppressedAfter = suppressedRecords( regionAggregate, regionHistograms, criterion );
   result.regionAggregate = std::move( regionAggregate );
   return result;
 }

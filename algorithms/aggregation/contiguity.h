@@ -5,6 +5,7 @@
 // they share the longest border with, whatever that costs (the cost is reported).
 #pragma once
 
+#include "algorithms/aggregation/criterion.h"
 #include "algorithms/base/geometry.h"
 #include "algorithms/base/histograms.h"
 
@@ -98,10 +99,10 @@ struct Contiguity
  * then the fragment holding the lowest region index), and each detached fragment joins the
  * neighbouring aggregate it shares the longest border with (ties: the lower aggregate id; a bridge counts
  * as a border of length 0), even when that raises the records suppressed (in ECs (aggregate, class)
- * below k): suppressedBefore and suppressedAfter say what it cost. Only a fragment without a
+ * below the criterion's k): suppressedBefore and suppressedAfter say what it cost. Only a fragment without a
  * neighbour in another aggregate stays (none does once the islands are bridged). Fragments are taken in
  * order of their lowest region index, in passes until one moves nothing.
  */
-Contiguity makeContiguous( std::vector<std::size_t> regionAggregate, const RegionAdjacency &adjacency, const SparseHistograms &regionHistograms, std::int64_t k );
+Contiguity makeContiguous( std::vector<std::size_t> regionAggregate, const RegionAdjacency &adjacency, const SparseHistograms &regionHistograms, const Criterion &criterion );
 
 } // namespace vbas

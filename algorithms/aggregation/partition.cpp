@@ -12,12 +12,6 @@ namespace vbas
 namespace
 {
 
-//! Records suppressed in an EC of n records: all of them when n < k (paper sec. 3.3).
-std::int64_t suppressedIn( std::int64_t n, std::int64_t k )
-{
-  return n < k ? n : 0;
-}
-
 //! An aggregate releases nothing when every one of its records is suppressed (or it holds none).
 bool releasesNothing( std::int64_t records, std::int64_t suppressed )
 {
@@ -32,14 +26,15 @@ constexpr std::size_t kNone = static_cast<std::size_t>( -1 );
 } // namespace
 
 Partition::Partition( std::vector<std::size_t> regionAggregate, std::vector<Point> sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms,
-                      const RegionAdjacency &adjacency, std::int64_t k, const AggregateConstraints &constraints, std::vector<double> weights )
+                      const RegionAdjacency &adjacency, const Criterion &criterion, const AggregateConstraints &constraints, std::vector<double> weights )
   : mRegionAggregate( std::move( regionAggregate ) )
   , mSites( std::move( sites ) )
   , mPoints( regionPoints )
   , mWeights( weights.empty() ? std::vector<double>( regionPoints.size(), 1.0 ) : std::move( weights ) )
-  , mHistograms( regionHistograms )
+  , mSized( regionHistograms, criterion )
+  , mHistograms( mSized.entries() )
   , mAdjacency( adjacency )
-  , mK( k )
+  , mK( criterion.k )
   , mConstraints( constraints )
   , mMembers( mSites.size() )
   , mPosition( mRegionAggregate.size() )
@@ -51,10 +46,11 @@ Partition::Partition( std::vector<std::size_t> regionAggregate, std::vector<Poin
     throw std::invalid_argument( "Partition: regions, points, histograms and adjacency differ in number" );
   if ( mWeights.size() != mRegionAggregate.size() || std::any_of( mWeights.begin(), mWeights.end(), []( double w ) { return !( w >= 0 && std::isfinite( w ) ); } ) )
     throw std::invalid_argument( "Partition: a region's weight is missing, negative or not finite" );
-  if ( std::any_of( regionHistograms.counts.begin(), regionHistograms.counts.end(), []( std::int64_t n ) { return n <= 0; } ) )
-    throw std::invalid_argument( "Partition: a histogram entry holds no record" );
-  const auto largest = std::max_element( regionHistograms.classes.begin(), regionHistograms.classes.end() );
-  mScratch.assign( largest == regionHistograms.classes.end() ? 0 : *largest + std::size_t( 1 ), 0 );
+  for ( std::size_t e = 0; e < mHistograms.counts.size(); ++e )
+    if ( mHistograms.counts[e] < 0 || mSized.size( e ) < 0 || mHistograms.counts[e] + mSized.size( e ) == 0 )
+      throw std::invalid_argument( "Partition: a histogram entry holds neither records nor residents" );
+  const auto largest = std::max_element( mHistograms.classes.begin(), mHistograms.classes.end() );
+  mScratch.assign( largest == mHistograms.classes.end() ? 0 : *largest + std::size_t( 1 ), EcCounts() );
   for ( std::size_t r = 0; r < mRegionAggregate.size(); ++r )
   {
     if ( mRegionAggregate[r] >= mSites.size() )
@@ -79,13 +75,27 @@ Partition::Partition( std::vector<std::size_t> regionAggregate, std::vector<Poin
   mScore.aggregates = mSites.size();
   for ( std::size_t r = 0; r < mRegionAggregate.size(); ++r )
     for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
-      mEcs.findOrInsert( key( mRegionAggregate[r], mHistograms.classes[e] ), 0 ) += mHistograms.counts[e];
+    {
+      EcCounts &ec = mEcs.findOrInsert( key( mRegionAggregate[r], mHistograms.classes[e] ), EcCounts() );
+      ec.records += mHistograms.counts[e];
+      ec.size += mSized.size( e );
+    }
 }
 
-std::int64_t Partition::ecRecords( std::size_t aggregate, std::uint32_t cls ) const
+Partition::EcCounts Partition::ecCounts( std::size_t aggregate, std::uint32_t cls ) const
 {
-  const std::int64_t *n = mEcs.find( key( aggregate, cls ) );
-  return n ? *n : 0;
+  const EcCounts *n = mEcs.find( key( aggregate, cls ) );
+  return n ? *n : EcCounts();
+}
+
+void Partition::moveEntry( std::size_t e, std::size_t from, std::size_t to )
+{
+  EcCounts &a = mEcs.findOrInsert( key( from, mHistograms.classes[e] ), EcCounts() );
+  a.records -= mHistograms.counts[e];
+  a.size -= mSized.size( e );
+  EcCounts &b = mEcs.findOrInsert( key( to, mHistograms.classes[e] ), EcCounts() );
+  b.records += mHistograms.counts[e];
+  b.size += mSized.size( e );
 }
 
 double Partition::distance( std::size_t r, const Point &site ) const
@@ -113,18 +123,19 @@ Partition::AggregateTotals Partition::totals( const std::vector<std::size_t> &re
     site.y += mPoints[r].y / static_cast<double>( regions.size() );
     for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
     {
-      std::int64_t &ec = mScratch[mHistograms.classes[e]];
-      if ( ec == 0 )
+      EcCounts &ec = mScratch[mHistograms.classes[e]];
+      if ( ec.records == 0 && ec.size == 0 ) // every entry holds records or residents
         mTouched.push_back( mHistograms.classes[e] );
-      ec += mHistograms.counts[e];
+      ec.records += mHistograms.counts[e];
+      ec.size += mSized.size( e );
     }
   }
   AggregateTotals t;
   for ( const std::uint32_t cls : mTouched )
   {
-    t.records += mScratch[cls];
-    t.suppressed += suppressedIn( mScratch[cls], mK );
-    mScratch[cls] = 0;
+    t.records += mScratch[cls].records;
+    t.suppressed += suppressedIn( mScratch[cls].records, mScratch[cls].size, mK );
+    mScratch[cls] = EcCounts();
   }
   mTouched.clear();
   for ( const std::size_t r : regions )
@@ -157,11 +168,11 @@ std::pair<std::int64_t, std::int64_t> Partition::suppressionChanges( std::size_t
   std::pair<std::int64_t, std::int64_t> changes;
   for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
   {
-    const std::int64_t n = mHistograms.counts[e];
-    const std::int64_t a = ecRecords( from, mHistograms.classes[e] );
-    const std::int64_t b = ecRecords( to, mHistograms.classes[e] );
-    changes.first += suppressedIn( a - n, mK ) - suppressedIn( a, mK );
-    changes.second += suppressedIn( b + n, mK ) - suppressedIn( b, mK );
+    const std::int64_t n = mHistograms.counts[e], size = mSized.size( e );
+    const EcCounts a = ecCounts( from, mHistograms.classes[e] );
+    const EcCounts b = ecCounts( to, mHistograms.classes[e] );
+    changes.first += suppressedIn( a.records - n, a.size - size, mK ) - suppressedIn( a.records, a.size, mK );
+    changes.second += suppressedIn( b.records + n, b.size + size, mK ) - suppressedIn( b.records, b.size, mK );
   }
   return changes;
 }
@@ -193,10 +204,7 @@ void Partition::applyRegionMove( std::size_t r, std::size_t to )
   const std::int64_t records = mHistograms.rowTotal( r );
   const std::size_t nothingBefore = releasesNothing( mAggregates[from].records, mAggregates[from].suppressed ) + releasesNothing( mAggregates[to].records, mAggregates[to].suppressed );
   for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
-  {
-    mEcs.findOrInsert( key( from, mHistograms.classes[e] ), 0 ) -= mHistograms.counts[e];
-    mEcs.findOrInsert( key( to, mHistograms.classes[e] ), 0 ) += mHistograms.counts[e];
-  }
+    moveEntry( e, from, to );
   const double compactness = distance( r, mSites[to] ) - distance( r, mSites[from] );
   mAggregates[from].records -= records;
   mAggregates[to].records += records;
@@ -249,10 +257,7 @@ void Partition::applyReform( const std::vector<std::pair<std::size_t, std::size_
   for ( const auto &[r, to] : regions )
   {
     for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
-    {
-      mEcs.findOrInsert( key( mRegionAggregate[r], mHistograms.classes[e] ), 0 ) -= mHistograms.counts[e];
-      mEcs.findOrInsert( key( to, mHistograms.classes[e] ), 0 ) += mHistograms.counts[e];
-    }
+      moveEntry( e, mRegionAggregate[r], to );
     unplace( r );
     place( r, to );
   }

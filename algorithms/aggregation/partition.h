@@ -1,12 +1,13 @@
 // A partition of the regions into a fixed number of aggregates, each with a site, scored incrementally
-// from the per-region histograms: the records suppressed (ECs (aggregate, class) below k, paper
-// sec. 3.3), compactness (eq. 20: region point to its aggregate's site), the mean-point compactness
+// from the per-region histograms: the records suppressed (ECs (aggregate, class) below k records, paper
+// sec. 3.3, or below k residents under k-map: docs/method.md, "A release at a stated risk"), compactness (eq. 20: region point to its aggregate's site), the mean-point compactness
 // (metrics.h: region point to its aggregate's weighted mean point, which the budget holds), the
 // aggregates releasing nothing, and the constraints every optimising step honours (docs/method.md,
 // "Constraints").
 #pragma once
 
 #include "algorithms/aggregation/contiguity.h"
+#include "algorithms/aggregation/criterion.h"
 #include "algorithms/base/flat_map.h"
 #include "algorithms/base/geometry.h"
 #include "algorithms/base/histograms.h"
@@ -57,7 +58,7 @@ class Partition
      * compactness (empty: 1 each). Throws std::invalid_argument otherwise.
      */
     Partition( std::vector<std::size_t> regionAggregate, std::vector<Point> sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms, const RegionAdjacency &adjacency,
-               std::int64_t k, const AggregateConstraints &constraints, std::vector<double> weights = {} );
+               const Criterion &criterion, const AggregateConstraints &constraints, std::vector<double> weights = {} );
 
     //! The change of the scores (after - before) and whether the constraints allow it.
     struct Change
@@ -105,8 +106,8 @@ class Partition
     const std::vector<std::size_t> &regionAggregate() const { return mRegionAggregate; }
     const std::vector<Point> &sites() const { return mSites; }
     const RegionAdjacency &adjacency() const { return mAdjacency; }
-    const SparseHistograms &histograms() const { return mHistograms; }
-    std::int64_t k() const { return mK; }
+    //! The region histograms as the criterion counts them: their entries' records and sizes.
+    const SizedHistograms &sized() const { return mSized; }
     //! One more than the largest class id of the histograms.
     std::size_t classCount() const { return mScratch.size(); }
     const AggregateConstraints &constraints() const { return mConstraints; }
@@ -120,8 +121,17 @@ class Partition
         double meanPointCompactness = 0;
     };
 
+    //! An EC's records and size under the criterion (its records, or its residents).
+    struct EcCounts
+    {
+        std::int64_t records = 0;
+        std::int64_t size = 0;
+    };
+
     static std::uint64_t key( std::size_t aggregate, std::uint32_t cls ) { return std::uint64_t( aggregate ) << 32 | cls; }
-    std::int64_t ecRecords( std::size_t aggregate, std::uint32_t cls ) const;
+    EcCounts ecCounts( std::size_t aggregate, std::uint32_t cls ) const;
+    //! Entry e of region histograms moved from aggregate `from` to `to` in mEcs.
+    void moveEntry( std::size_t e, std::size_t from, std::size_t to );
     double distance( std::size_t r, const Point &site ) const;
     //! The mean-point compactness of aggregate a's regions without `without` and with `with` (either may be npos).
     double meanPointCompactness( std::size_t a, std::size_t without, std::size_t with ) const;
@@ -139,17 +149,18 @@ class Partition
     std::vector<Point> mSites;
     const std::vector<Point> &mPoints;
     std::vector<double> mWeights;
-    const SparseHistograms &mHistograms;
+    const SizedHistograms mSized;
+    const SparseHistograms &mHistograms; //!< mSized's entries
     const RegionAdjacency &mAdjacency;
     std::int64_t mK;
     AggregateConstraints mConstraints;
     std::vector<std::vector<std::size_t>> mMembers;
     std::vector<std::size_t> mPosition; //!< of each region in its aggregate's members
     std::vector<AggregateTotals> mAggregates;
-    FlatMap<std::int64_t> mEcs;
+    FlatMap<EcCounts> mEcs;
     PartitionScore mScore;
     std::vector<std::size_t> mSeen, mTarget, mQueue; //!< keepsPieces' search, marked with a stamp per check
-    mutable std::vector<std::int64_t> mScratch;      //!< totals' records by class id, all 0 between calls
+    mutable std::vector<EcCounts> mScratch;          //!< totals' counts by class id, all 0 between calls
     mutable std::vector<std::uint32_t> mTouched;     //!< the classes totals met
     std::size_t mStamp = 0;
 };

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace vbas
@@ -18,11 +19,6 @@ namespace
 
 using Clock = std::chrono::steady_clock;
 using Moves = std::vector<std::pair<std::size_t, std::size_t>>; //!< (region, new aggregate)
-
-std::int64_t suppressedIn( std::int64_t n, std::int64_t k )
-{
-  return n < k ? n : 0;
-}
 
 double secondsSince( Clock::time_point start )
 {
@@ -54,8 +50,9 @@ class Search
     Search( Partition &partition, const SearchSettings &settings, SearchResult &result )
       : mPartition( partition )
       , mSettings( settings )
-      , mHistograms( partition.histograms() )
-      , mK( partition.k() )
+      , mSized( partition.sized() )
+      , mHistograms( mSized.entries() )
+      , mK( mSized.k() )
       , mRandom( settings.seed )
       , mResult( result )
       , mLocal( partition.regions(), 0 )
@@ -164,7 +161,12 @@ class Search
         if ( mPartition.aggregateOf( q ) != to )
           p.moves.emplace_back( q, to );
       }
-      return reform( std::move( p ), { a, b } );
+      const std::int64_t splitChange = suppressed - mPartition.aggregateSuppressed( a ) - mPartition.aggregateSuppressed( b );
+      p = reform( std::move( p ), { a, b } );
+      // The split's own count and the partition's must agree: they count the same criterion two ways.
+      if ( p.kind == Proposal::Kind::Reform && p.change.suppressed != splitChange )
+        throw std::logic_error( "searchPartition: a split's suppression differs from the partition's" );
+      return p;
     }
 
     //! Two adjacent aggregates merged into one, and a third aggregate split in two along a random spanning tree at its best edge.
@@ -226,22 +228,23 @@ class Search
         return false;
       const ClassTotals all = classTotals( order );
       prefixSums( order, all );
-      const std::size_t classes = all.classes.size();
+      const std::size_t classes = all.classes.size(), width = 2 * classes + 1;
       const auto keepsBounds = [&]( std::int64_t records, std::size_t aggregate ) { return mPartition.withinRecordBounds( records, mPartition.aggregateRecords( aggregate ) ); };
       std::int64_t best = -1;
       std::size_t bestNode = 0;
       for ( std::size_t v = 1; v < order.size(); ++v ) // the cut above order[v]: its subtree, order[v .. v + subtree[v]), against the rest
       {
-        const std::int64_t *first = &mPrefix[v * ( classes + 1 )];
-        const std::int64_t *last = &mPrefix[( v + subtree[v] ) * ( classes + 1 )];
-        const std::int64_t records = last[classes] - first[classes];
+        const std::int64_t *first = &mPrefix[v * width];
+        const std::int64_t *last = &mPrefix[( v + subtree[v] ) * width];
+        const std::int64_t records = last[2 * classes] - first[2 * classes];
         if ( !keepsBounds( records, aggregates.first ) || !keepsBounds( all.records - records, aggregates.second ) )
           continue;
         std::int64_t suppressed = 0;
         for ( std::size_t c = 0; c < classes; ++c )
         {
-          const std::int64_t part = last[c] - first[c];
-          suppressed += suppressedIn( part, mK ) + suppressedIn( all.classes[c].second - part, mK );
+          const std::int64_t part = last[2 * c] - first[2 * c], partSize = last[2 * c + 1] - first[2 * c + 1];
+          const ClassCounts &whole = all.classes[c];
+          suppressed += suppressedIn( part, partSize, mK ) + suppressedIn( whole.records - part, whole.size - partSize, mK );
         }
         if ( best < 0 || suppressed < best )
         {
@@ -334,10 +337,18 @@ class Search
       }
     }
 
-    //! The records of each class of some regions, in the order met, and their total; mClassIndex gives each class's place.
+    //! A class's records and size under the criterion (Partition's EcCounts).
+    struct ClassCounts
+    {
+        std::uint32_t cls = 0;
+        std::int64_t records = 0;
+        std::int64_t size = 0;
+    };
+
+    //! The counts of each class of some regions, in the order met, and their records; mClassIndex gives each class's place.
     struct ClassTotals
     {
-        std::vector<std::pair<std::uint32_t, std::int64_t>> classes;
+        std::vector<ClassCounts> classes;
         std::int64_t records = 0;
     };
 
@@ -353,21 +364,23 @@ class Search
           {
             mClassStamp[cls] = mStamp;
             mClassIndex[cls] = t.classes.size();
-            t.classes.emplace_back( cls, 0 );
+            t.classes.push_back( { cls, 0, 0 } );
           }
-          t.classes[mClassIndex[cls]].second += mHistograms.counts[e];
+          t.classes[mClassIndex[cls]].records += mHistograms.counts[e];
+          t.classes[mClassIndex[cls]].size += mSized.size( e );
           t.records += mHistograms.counts[e];
         }
       return t;
     }
 
     /**
-     * mPrefix row j (of all.classes.size() + 1 entries): the records of each class of `all`, then their
-     * total, over order[0 .. j), so that the records of any run of order are the difference of two rows.
+     * mPrefix row j (of 2 all.classes.size() + 1 entries): the records and size of each class of `all`,
+     * then the records, over order[0 .. j), so that the counts of any run of order are the difference of
+     * two rows.
      */
     void prefixSums( const std::vector<std::size_t> &order, const ClassTotals &all )
     {
-      const std::size_t width = all.classes.size() + 1;
+      const std::size_t width = 2 * all.classes.size() + 1;
       mPrefix.assign( ( order.size() + 1 ) * width, 0 );
       for ( std::size_t j = 0; j < order.size(); ++j )
       {
@@ -376,7 +389,8 @@ class Search
         const std::size_t r = order[j];
         for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
         {
-          row[mClassIndex[mHistograms.classes[e]]] += mHistograms.counts[e];
+          row[2 * mClassIndex[mHistograms.classes[e]]] += mHistograms.counts[e];
+          row[2 * mClassIndex[mHistograms.classes[e]] + 1] += mSized.size( e );
           row[width - 1] += mHistograms.counts[e];
         }
       }
@@ -384,7 +398,8 @@ class Search
 
     Partition &mPartition;
     const SearchSettings &mSettings;
-    const SparseHistograms &mHistograms;
+    const SizedHistograms &mSized;
+    const SparseHistograms &mHistograms; //!< mSized's entries
     std::int64_t mK;
     Random mRandom;
     SearchResult &mResult;

@@ -5,18 +5,18 @@
 namespace vbas
 {
 
-Release release( std::vector<std::size_t> regionAggregate, const SparseHistograms &regionHistograms, std::int64_t k )
+Release release( std::vector<std::size_t> regionAggregate, const SparseHistograms &regionHistograms, const Criterion &criterion )
 {
   Release result;
   result.aggregation = aggregate( regionAggregate, regionHistograms );
-  result.suppression = suppress( result.aggregation.ecs, k );
+  result.suppression = suppress( result.aggregation, criterion );
   result.regionAggregate = std::move( regionAggregate );
   return result;
 }
 
-Release voronoiRelease( const std::vector<Point> &sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms, std::int64_t k )
+Release voronoiRelease( const std::vector<Point> &sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms, const Criterion &criterion )
 {
-  return release( locateRegions( regionPoints, VoronoiDiagram( sites ) ), regionHistograms, k );
+  return release( locateRegions( regionPoints, VoronoiDiagram( sites ) ), regionHistograms, criterion );
 }
 
 std::vector<char> suppressedEntries( const SparseHistograms &regionHistograms, const Aggregation &aggregation, const Suppression &suppression )

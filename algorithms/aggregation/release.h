@@ -23,11 +23,11 @@ struct Release
     Suppression suppression;
 };
 
-//! The release of the aggregates of regionAggregate (any ids), with every EC below k suppressed.
-Release release( std::vector<std::size_t> regionAggregate, const SparseHistograms &regionHistograms, std::int64_t k );
+//! The release of the aggregates of regionAggregate (any ids), with every EC below the criterion's k suppressed.
+Release release( std::vector<std::size_t> regionAggregate, const SparseHistograms &regionHistograms, const Criterion &criterion );
 
 //! The release of the Voronoi aggregation: every region joins its nearest site (ties to the lower site index).
-Release voronoiRelease( const std::vector<Point> &sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms, std::int64_t k );
+Release voronoiRelease( const std::vector<Point> &sites, const std::vector<Point> &regionPoints, const SparseHistograms &regionHistograms, const Criterion &criterion );
 
 /**
  * Whether each entry (region, class) of the region histograms is suppressed: its class is below k in

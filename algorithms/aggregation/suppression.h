@@ -1,6 +1,9 @@
-// Suppression (paper sec. 3.3): every output EC with fewer than k records is suppressed, all its records.
+// Suppression (paper sec. 3.3): every output EC with fewer than k records is suppressed, all its records;
+// under k-map, every EC with fewer than k residents (docs/method.md, "A release at a stated risk").
 #pragma once
 
+#include "algorithms/aggregation/aggregation.h"
+#include "algorithms/aggregation/criterion.h"
 #include "algorithms/base/histograms.h"
 
 #include <cstddef>
@@ -18,6 +21,9 @@ struct Suppression
 };
 
 Suppression suppress( const SparseHistograms &ecs, std::int64_t k );
+
+//! The ECs of aggregation suppressed under criterion: below k records, or below k residents (the residents of the aggregate's regions' cells).
+Suppression suppress( const Aggregation &aggregation, const Criterion &criterion );
 
 //! Per aggregate: its records, released and suppressed records, and its smallest released EC (0 if none).
 struct AggregateSummary

@@ -12,6 +12,8 @@ class TestRelease : public QObject
 
   private slots:
     void aggregatesMergeAndSuppress();
+    void kMapSuppressesByResidents();
+    void sizedHistogramsMergeCells();
     void aggregateIdsAnyOrder();
     void voronoiReleaseLocatesRegions();
     void suppressedEntriesPerRegion();
@@ -41,6 +43,42 @@ void TestRelease::aggregatesMergeAndSuppress()
   QCOMPARE( r.suppression.suppressed, std::vector<char>( { 0, 1, 0 } ) );
   QCOMPARE( r.suppression.releasedRecords, std::int64_t( 9 ) );
   QCOMPARE( r.suppression.suppressedRecords, std::int64_t( 1 ) );
+}
+
+void TestRelease::kMapSuppressesByResidents()
+{
+  // k-map at k = 6 (docs/method.md, "A release at a stated risk"). Residents: r0 class 0: 4, class 1:
+  // 2; r1 class 0: 3, class 1: 3 (no record of class 1 there); r2 class 1: 4. Aggregate 0 (r0, r1):
+  // class 0 has 5 records and 4 + 3 = 7 residents (released), class 1 has 1 record and 2 + 3 = 5
+  // residents (suppressed). Aggregate 1 (r2): class 1 has 4 records and 4 residents (suppressed).
+  // k-anonymity at 6 suppresses all 10 records; k-map 5 of them.
+  const SparseHistograms residents = vbastest::histograms( { { { 0, 4 }, { 1, 2 } }, { { 0, 3 }, { 1, 3 } }, { { 1, 4 } } } );
+  const Release r = release( { 0, 0, 1 }, threeRegions(), Criterion( 6, residents ) );
+  QCOMPARE( r.suppression.suppressed, std::vector<char>( { 0, 1, 1 } ) );
+  QCOMPARE( r.suppression.releasedRecords, std::int64_t( 5 ) );
+  QCOMPARE( r.suppression.suppressedRecords, std::int64_t( 5 ) );
+  QCOMPARE( release( { 0, 0, 1 }, threeRegions(), 6 ).suppression.suppressedRecords, std::int64_t( 10 ) );
+  // At k = 5 class 1 of aggregate 0 is released too: its residents are 5, its records 1.
+  QCOMPARE( release( { 0, 0, 1 }, threeRegions(), Criterion( 5, residents ) ).suppression.suppressed, std::vector<char>( { 0, 0, 1 } ) );
+}
+
+void TestRelease::sizedHistogramsMergeCells()
+{
+  // The records' entries and the residents' cells merged region by region: r1's class 1 cell has
+  // residents and no records (an entry of 0 records); r0's class 2 record has no cell (size 0); a cell
+  // of 0 residents and no records is left out.
+  const SparseHistograms records = vbastest::histograms( { { { 0, 2 }, { 2, 1 } }, { { 0, 3 } } } );
+  const SparseHistograms residents = vbastest::histograms( { { { 0, 4 }, { 1, 0 } }, { { 0, 3 }, { 1, 7 } } } );
+  const SizedHistograms sized( records, Criterion( 9, residents ) );
+  QCOMPARE( sized.entries().offsets, std::vector<std::size_t>( { 0, 2, 4 } ) );
+  QCOMPARE( sized.entries().classes, std::vector<std::uint32_t>( { 0, 2, 0, 1 } ) );
+  QCOMPARE( sized.entries().counts, std::vector<std::int64_t>( { 2, 1, 3, 0 } ) );
+  QCOMPARE( std::vector<std::int64_t>( { sized.size( 0 ), sized.size( 1 ), sized.size( 2 ), sized.size( 3 ) } ), std::vector<std::int64_t>( { 4, 0, 3, 7 } ) );
+  QCOMPARE( sized.k(), std::int64_t( 9 ) );
+  // Under k-anonymity the entries are the records' and each size is its records.
+  const SizedHistograms plain( records, 9 );
+  QCOMPARE( &plain.entries(), &records );
+  QCOMPARE( plain.size( 1 ), std::int64_t( 1 ) );
 }
 
 void TestRelease::aggregateIdsAnyOrder()
