@@ -78,6 +78,22 @@ std::vector<std::uint32_t> starSets( const std::vector<double> &weight, std::uin
   return ordered;
 }
 
+ValueSuppression dropClasses( const SparseHistograms &ecs, const std::vector<char> &dropped, std::size_t qiCount )
+{
+  ValueSuppression s;
+  s.dropped = dropped;
+  s.starred.assign( ecs.classes.size(), 0 );
+  const std::uint32_t all = qiCount >= 32 ? ~std::uint32_t( 0 ) : ( std::uint32_t( 1 ) << qiCount ) - 1;
+  for ( std::size_t e = 0; e < ecs.classes.size(); ++e )
+    if ( dropped[e] )
+    {
+      s.starred[e] = all;
+      s.droppedRecords += ecs.counts[e];
+    }
+  s.smallClassRecords = s.droppedRecords;
+  return s;
+}
+
 ValueSuppression suppressValues( const SparseHistograms &ecs, const std::vector<std::uint32_t> &labels, std::size_t qiCount, const std::vector<std::uint32_t> &sets, std::int64_t k )
 {
   ValueSuppression s;

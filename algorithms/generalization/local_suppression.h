@@ -49,4 +49,7 @@ std::vector<std::uint32_t> starSets( const std::vector<double> &weight, std::uin
  */
 ValueSuppression suppressValues( const SparseHistograms &ecs, const std::vector<std::uint32_t> &labels, std::size_t qiCount, const std::vector<std::uint32_t> &sets, std::int64_t k );
 
+//! Record suppression of the ECs of ecs that dropped marks, whatever their size (a release's own suppression, such as k-map's); qiCount QIs.
+ValueSuppression dropClasses( const SparseHistograms &ecs, const std::vector<char> &dropped, std::size_t qiCount );
+
 } // namespace vbas

@@ -118,12 +118,19 @@ std::optional<std::uint32_t> VbasPopulationTable::cellOf( const QgsAttributes &a
   return known ? records.encoder.findClass( codes.data() ) : std::nullopt;
 }
 
+QStringList VbasPopulationTable::missingQis() const
+{
+  QStringList missing;
+  for ( int q = 0; q < mQis.size(); ++q )
+    if ( mQis[q] < 0 )
+      missing << mQiNames[q];
+  return missing;
+}
+
 VbasPopulation VbasPopulationTable::read( const VbasRegions &regions, const VbasRecords &records, QgsProcessingFeedback *feedback ) const
 {
   VbasPopulation population;
-  for ( int q = 0; q < mQis.size(); ++q )
-    if ( mQis[q] < 0 )
-      population.missingQis << mQiNames[q];
+  population.missingQis = missingQis();
   population.regionResidents.assign( static_cast<std::size_t>( regions.ids.size() ), 0 );
   vbas::HistogramBuilder cells( static_cast<std::size_t>( regions.ids.size() ) );
   std::unordered_map<std::string, std::int64_t> rowOfCell; // region and the keys of the QI values -> the row that gave it

@@ -48,6 +48,9 @@ class VbasPopulationTable
      */
     VbasPopulation read( const VbasRegions &regions, const VbasRecords &records, QgsProcessingFeedback *feedback ) const;
 
+    //! The records' QIs the table has no field for.
+    QStringList missingQis() const;
+
     /**
      * What a release's measures take from table (nothing when it is null): read, with the cells raised
      * and the QIs it lacks in the log. Refused for a generalized release: residents are not yet counted

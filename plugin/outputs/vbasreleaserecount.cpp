@@ -11,7 +11,10 @@
 #include <qgsprocessingutils.h>
 #include <qgsvectorlayer.h>
 
+#include "algorithms/risk/population_risk.h"
+
 #include <algorithm>
+#include <map>
 #include <optional>
 
 namespace
@@ -87,13 +90,46 @@ vbas::AnonymityReport recountLayer( QgsVectorLayer &layer, const QStringList &qi
   return report;
 }
 
+/**
+ * k-map recounted (docs/outputs.md, "The release is recounted before it is kept"): the residents of
+ * each released class summed from the population table's cells of its aggregate's regions with a map of
+ * its own (not suppression's aggregation), and checked by vbas::firstBelowKMap; a class below k is
+ * refused, named by its aggregate and residents alone.
+ */
+void recountResidents( const vbas::Release &release, const vbas::SparseHistograms &cells, std::int64_t k )
+{
+  std::map<std::pair<std::size_t, std::uint32_t>, double> residents;
+  for ( std::size_t r = 0; r < cells.rows(); ++r )
+    for ( std::size_t e = cells.offsets[r]; e < cells.offsets[r + 1]; ++e )
+      residents[{ release.aggregation.regionAggregateIndex[r], cells.classes[e] }] += static_cast<double>( cells.counts[e] );
+  const vbas::SparseHistograms &ecs = release.aggregation.ecs;
+  std::vector<vbas::ClassPopulation> classes;
+  std::vector<std::size_t> aggregates;
+  for ( std::size_t a = 0; a < ecs.rows(); ++a )
+    for ( std::size_t e = ecs.offsets[a]; e < ecs.offsets[a + 1]; ++e )
+      if ( !release.suppression.suppressed[e] )
+      {
+        classes.push_back( { ecs.counts[e], residents[{ a, ecs.classes[e] }] } );
+        aggregates.push_back( a );
+      }
+  const std::ptrdiff_t first = vbas::firstBelowKMap( classes, static_cast<double>( k ) );
+  if ( first >= 0 )
+    throw QgsProcessingException( QObject::tr( "The recount of the release found a released class with fewer than k = %1 residents (in aggregate %2, with %3 resident(s)) where the run "
+                                               "counted none: this is a fault of VBAS, please report it with the run's log. Nothing was written." )
+                                    .arg( k )
+                                    .arg( release.aggregation.aggregateId[aggregates[static_cast<std::size_t>( first )]] )
+                                    .arg( classes[static_cast<std::size_t>( first )].residents ) );
+}
+
 } // namespace
 
-void vbasRecountRelease( const VbasOutput &anonymized, const QStringList &qiNames, const QString &countField, const vbas::Release &release, std::int64_t k, QgsProcessingContext &context,
-                         QgsProcessingFeedback *feedback )
+void vbasRecountRelease( const VbasOutput &anonymized, const QStringList &qiNames, const QString &countField, const vbas::Release &release, const vbas::Criterion &criterion,
+                         QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
   VbasInterrupt::throwIfCanceled( feedback );
   std::optional<vbas::AnonymityReport> report;
+  // Under k-map a released class may hold fewer than k records: its records are recounted, and its residents after.
+  const std::int64_t k = criterion.residents ? 1 : criterion.k;
   anonymized.readWritten( [&]( QgsVectorLayer &layer ) { report = recountLayer( layer, qiNames, countField, k, context ); } );
   const Expected e = expected( release );
   // A destination may store different values alike (-0 and 0, one instant at two UTC offsets, a list
@@ -119,8 +155,11 @@ void vbasRecountRelease( const VbasOutput &anonymized, const QStringList &qiName
                                     .arg( e.records )
                                     .arg( e.classes )
                                     .arg( shown( e.smallest ) ) );
-  feedback->pushInfo( QObject::tr( "The release as written, recounted from its stored values: %1 records in %2 classes, the smallest of %3, as the run counted." )
+  if ( criterion.residents )
+    recountResidents( release, *criterion.residents, criterion.k );
+  feedback->pushInfo( QObject::tr( "The release as written, recounted from its stored values: %1 records in %2 classes, the smallest of %3, as the run counted%4." )
                         .arg( report->records )
                         .arg( report->ecs )
-                        .arg( shown( report->smallestEc ) ) );
+                        .arg( shown( report->smallestEc ) )
+                        .arg( criterion.residents ? QObject::tr( "; every class has at least k = %1 residents in the population table" ).arg( criterion.k ) : QString() ) );
 }

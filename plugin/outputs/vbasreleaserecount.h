@@ -17,9 +17,10 @@ class VbasOutput;
 /**
  * Recounts the finished, not yet committed, release anonymized: its classes keyed by the fields
  * qiNames and aggregate_id, each row standing for countField's records (empty: one). Throws, naming
- * a class by its aggregate and records only, when a class holds fewer than k records, or when the
- * records, the classes or the smallest class differ from release's own (what every output reports),
- * including when the destination stored different values alike and so joined classes of the run.
+ * a class by its aggregate and records only, when a class holds fewer than k records (under k-map,
+ * fewer than k residents of the population table's cells, summed anew), or when the records, the
+ * classes or the smallest class differ from release's own (what every output reports), including when
+ * the destination stored different values alike and so joined classes of the run.
  */
-void vbasRecountRelease( const VbasOutput &anonymized, const QStringList &qiNames, const QString &countField, const vbas::Release &release, std::int64_t k, QgsProcessingContext &context,
-                         QgsProcessingFeedback *feedback );
+void vbasRecountRelease( const VbasOutput &anonymized, const QStringList &qiNames, const QString &countField, const vbas::Release &release, const vbas::Criterion &criterion,
+                         QgsProcessingContext &context, QgsProcessingFeedback *feedback );

@@ -354,6 +354,36 @@ QString populationSection( const VbasReportInputs &in )
           esc( QObject::tr( "Each attacker's chance of re-identifying a released record, and the residents it is counted against (docs: Risk against the population)." ) ), table );
 }
 
+//! Whether the release meets its model: k records in every released class, or under k-map a journalist risk of at most 1/k (k residents) in every one.
+bool meetsModel( const VbasReportInputs &in )
+{
+  if ( in.kMap )
+  {
+    const std::optional<double> risk = vbas::metricValue( in.values, "journalist_max_risk" );
+    const std::optional<double> released = vbas::metricValue( in.values, "released" );
+    return ( released && *released == 0 ) || ( risk && *risk * static_cast<double>( in.k ) <= 1 + 1e-12 );
+  }
+  const std::optional<double> smallest = vbas::metricValue( in.values, "smallest_ec" );
+  return smallest && ( *smallest >= static_cast<double>( in.k ) || *smallest == 0 );
+}
+
+//! The verdict's first sentence: the model, whether the release meets it, and under k-map what it does not protect against.
+QString modelVerdict( const VbasReportInputs &in, bool met )
+{
+  if ( !in.kMap )
+    return met ? QObject::tr( "k-anonymous: every released equivalence class holds at least k = %1 records." ).arg( in.k )
+               : QObject::tr( "NOT k-anonymous: a released equivalence class holds fewer than k = %1 records." ).arg( in.k );
+  return ( met ? QObject::tr( "k-map: every released equivalence class has at least k = %1 residents in the population table, so no released record's journalist risk exceeds "
+                              "1/%1 = %2." )
+                   .arg( in.k )
+                   .arg( 1.0 / static_cast<double>( in.k ), 0, 'g', 3 )
+               : QObject::tr( "NOT k-map: a released equivalence class has fewer than k = %1 residents in the population table, or they could not be counted." ).arg( in.k ) )
+         + ' '
+         + QObject::tr( "Classes may hold fewer than k records (the smallest holds %1): against an attacker who knows a person is in the records (prosecutor risk), a released "
+                        "record's risk reaches %2." )
+             .arg( metricText( in, "smallest_ec" ), metricText( in, "max_risk" ) );
+}
+
 //! Five lines a privacy officer reads first: what was read, released and suppressed, the aggregates, the smallest class and the risk.
 QString summary( const VbasReportInputs &in )
 {
@@ -379,8 +409,7 @@ td.num{text-align:right;white-space:nowrap}code,pre{font-size:12px}pre{white-spa
 
 QByteArray vbasReport( const VbasReportInputs &in )
 {
-  const std::optional<double> smallest = vbas::metricValue( in.values, "smallest_ec" );
-  const bool anonymous = smallest && ( *smallest >= static_cast<double>( in.k ) || *smallest == 0 );
+  const bool anonymous = meetsModel( in );
   QString parameters;
   // Each parameter by its label and id, a choice by its option's label too (the ids and values are the command's below).
   for ( const auto &[name, value] : in.parameters.values )
@@ -396,9 +425,7 @@ QByteArray vbasReport( const VbasReportInputs &in )
   if ( !generalization.isEmpty() )
     generalization = section( QObject::tr( "Generalization" ), QObject::tr( "The levels chosen for the QIs with the geography, and the values written as * (docs: Generalization)." ) )
                      + QStringLiteral( "<table id=\"generalization\">" ) + generalization + QStringLiteral( "</table>\n" );
-  const QString verdict = ( anonymous ? QObject::tr( "k-anonymous: every released equivalence class holds at least k = %1 records." ).arg( in.k )
-                                      : QObject::tr( "NOT k-anonymous: a released equivalence class holds fewer than k = %1 records." ).arg( in.k ) )
-                          + ' ' + otherCriteria( in );
+  const QString verdict = modelVerdict( in, anonymous ) + ' ' + otherCriteria( in );
   const QString html
     = QStringLiteral( "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" ) + esc( in.title ) + QStringLiteral( "</title><style>" ) + QString::fromLatin1( kStyle )
       + QStringLiteral( "</style></head><body>\n<p id=\"audience\">" )
@@ -417,7 +444,10 @@ QByteArray vbasReport( const VbasReportInputs &in )
         QObject::tr(
           "Each initial region shaded by the share of its records that sit in (region, QI) classes smaller than k: where a release at the initial regions would have exposed patients, and what aggregation had to protect." ) )
       + riskMap( in )
-      + section( QObject::tr( "Equivalence class sizes" ), QObject::tr( "Equivalence classes (aggregated region, QI values) by size before suppression: the classes left of k were suppressed." ) )
+      + section( QObject::tr( "Equivalence class sizes" ),
+                 in.kMap ? QObject::tr( "Equivalence classes (aggregated region, QI values) by their records before suppression. Under k-map a class is suppressed by its residents, "
+                                        "not its records: classes left of k were released when they have k residents, and the colours show records only." )
+                         : QObject::tr( "Equivalence classes (aggregated region, QI values) by size before suppression: the classes left of k were suppressed." ) )
       + ecHistogram( in ) + QStringLiteral( "<h2>Parameters</h2><table id=\"parameters\">" ) + parameters + QStringLiteral( "</table><h2>Repeat this run</h2><pre id=\"command\">" ) + esc( in.command )
       + QStringLiteral( "</pre></body></html>\n" );
   return html.toUtf8();

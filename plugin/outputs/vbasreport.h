@@ -42,6 +42,7 @@ struct VbasReportInputs
     QString command;                               //!< the qgis_process command that repeats the run
     QList<QPair<QString, QString>> generalization; //!< with generalization: what it chose and did (vbasGeneralizationFacts); empty: no section
     QList<QPair<QString, QString>> population;     //!< where the residents come from and the population uniques (vbasLogPopulation)
+    bool kMap = false;                             //!< RISK_MODEL k-map: every released class must hold k residents, not k records
 };
 
 QByteArray vbasReport( const VbasReportInputs &inputs );

@@ -603,7 +603,7 @@ QVariantMap vbasGeneralizationOutputs( const VbasGeneralized &g )
   return outputs;
 }
 
-VbasReleaseLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release &release, std::int64_t k )
+VbasReleaseLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release &release )
 {
   std::vector<vbas::QiHierarchy> qis;
   for ( std::size_t q = 0; q < records.encoder.qiCount(); ++q )
@@ -614,7 +614,13 @@ VbasReleaseLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release
   paper.generalization = vbas::generalize( codes, qis, paper.node );
   paper.aggregation = std::make_shared<const vbas::Aggregation>( release.aggregation );
   paper.ecs = vbas::remap( release.aggregation.ecs, paper.generalization.classOf );
-  paper.suppression = vbas::suppressValues( paper.ecs, paper.generalization.labels, qis.size(), {}, k );
+  // The release's own suppression, whichever criterion made it (k records, or k-map's residents).
+  std::vector<char> dropped( paper.ecs.classes.size(), 0 );
+  const vbas::SparseHistograms &ecs = release.aggregation.ecs;
+  for ( std::size_t a = 0; a < ecs.rows(); ++a )
+    for ( std::size_t e = ecs.offsets[a]; e < ecs.offsets[a + 1]; ++e )
+      dropped[paper.ecs.find( a, paper.generalization.classOf[ecs.classes[e]] )] |= release.suppression.suppressed[e];
+  paper.suppression = vbas::dropClasses( paper.ecs, dropped, qis.size() );
   const std::vector<std::int64_t> regionRecords = records.histograms.rowTotals();
   const vbas::LossModel model( qis, codes, records.histograms.classTotals( records.encoder.classCount() ), regionRecords );
   const vbas::NodeLoss loss = model.loss( paper.node, paper.ecs, paper.generalization.labels, paper.suppression, release.aggregation.regionAggregateIndex );

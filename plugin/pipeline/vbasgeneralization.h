@@ -127,10 +127,10 @@ VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, boo
                                    std::int64_t k, const QStringList &qiNames );
 
 /**
- * The information loss of a release without generalization (every QI at level 0, the ECs below k
- * dropped), on the scale of generalized runs: each QI's hierarchy value -> "*".
+ * The information loss of a release without generalization (every QI at level 0, the ECs the release
+ * suppressed dropped), on the scale of generalized runs: each QI's hierarchy value -> "*".
  */
-VbasReleaseLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release &release, std::int64_t k );
+VbasReleaseLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release &release );
 
 //! LOSS_GENERIC_NUE, LOSS_GENERIC_NUE_NORM, LOSS_PREC, LOSS_LM, LOSS_DM_STAR, LOSS_GC, LOSS_ARE and RECORDS_GENERALIZED.
 QVariantMap vbasLossOutputs( const VbasReleaseLoss &loss );

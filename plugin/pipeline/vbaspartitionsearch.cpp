@@ -21,10 +21,10 @@ namespace
 {
 
 //! CONTIGUOUS on the partition, logged; returns the parts moved.
-std::size_t contiguityStep( std::vector<std::size_t> &regionAggregate, const vbas::RegionAdjacency &adjacency, const VbasRecords &records, std::size_t aggregates, std::int64_t k,
+std::size_t contiguityStep( std::vector<std::size_t> &regionAggregate, const vbas::RegionAdjacency &adjacency, const VbasRecords &records, std::size_t aggregates, const vbas::Criterion &criterion,
                             QgsProcessingFeedback *feedback )
 {
-  vbas::Contiguity c = vbas::makeContiguous( regionAggregate, adjacency, records.histograms, k );
+  vbas::Contiguity c = vbas::makeContiguous( regionAggregate, adjacency, records.histograms, criterion );
   feedback->pushInfo( QObject::tr( "Contiguity: %1 aggregates in %2 connected parts; %3 detached part(s) joined the neighbouring aggregate they share the longest border with; "
                                    "%4 parts remain. Suppressed records: %5 before, %6 after (what contiguity cost)." )
                         .arg( aggregates )
@@ -146,14 +146,15 @@ struct PartitionStepsResult
 
 //! REFINE_BOUNDARIES and SEARCH on a partition of site indices (aggregate ids), whose sites they may move.
 PartitionStepsResult partitionSteps( std::vector<std::size_t> &regionAggregate, std::vector<vbas::Point> &sites, const vbas::AggregateConstraints &aggregateConstraints, const VbasRegions &regions,
-                                     const VbasRecords &records, const vbas::RegionAdjacency &adjacency, std::int64_t k, const VbasBorderSteps &steps, QgsProcessingFeedback *feedback )
+                                     const VbasRecords &records, const vbas::RegionAdjacency &adjacency, const vbas::Criterion &criterion, const VbasBorderSteps &steps,
+                                     QgsProcessingFeedback *feedback )
 {
   std::vector<std::size_t> regionAggregateIndex = regionAggregate;
   const std::vector<std::size_t> aggregateId = vbas::denseAggregates( regionAggregateIndex );
   std::vector<vbas::Point> indexSites; // the site of each aggregate index
   for ( const std::size_t id : aggregateId )
     indexSites.push_back( sites[id] );
-  vbas::Partition partition( regionAggregateIndex, indexSites, regions.points, records.histograms, adjacency, k, aggregateConstraints, vbasRegionPopulation( regions, records ) );
+  vbas::Partition partition( regionAggregateIndex, indexSites, regions.points, records.histograms, adjacency, criterion, aggregateConstraints, vbasRegionPopulation( regions, records ) );
   if ( steps.refineBoundaries )
     refinementStep( partition, feedback );
   PartitionStepsResult result;
@@ -194,8 +195,8 @@ bool searchDropped( const PartitionStepsResult &s, const vbas::Release &voronoi,
 
 } // namespace
 
-VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::vector<vbas::Point> sites, std::int64_t k, const VbasBorderSteps &steps,
-                                    QgsProcessingFeedback *feedback )
+VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::vector<vbas::Point> sites, const vbas::Criterion &criterion,
+                                    const VbasBorderSteps &steps, QgsProcessingFeedback *feedback )
 {
   VbasBorderResult result;
   if ( !vbasHasBorders( regions ) )
@@ -213,11 +214,11 @@ VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecord
   const std::size_t aggregates = release.aggregation.aggregateId.size();
   const vbas::AggregateConstraints aggregateConstraints = constraints( steps, release, aggregates );
   if ( steps.contiguous || steps.search )
-    contiguityStep( regionAggregate, adjacency, records, aggregates, k, feedback );
+    contiguityStep( regionAggregate, adjacency, records, aggregates, criterion, feedback );
   if ( steps.refineBoundaries || steps.search )
   {
     std::vector<vbas::Point> moved = sites;
-    const PartitionStepsResult s = partitionSteps( regionAggregate, moved, aggregateConstraints, regions, records, adjacency, k, steps, feedback );
+    const PartitionStepsResult s = partitionSteps( regionAggregate, moved, aggregateConstraints, regions, records, adjacency, criterion, steps, feedback );
     result.searchMoves = s.moves;
     if ( steps.search && searchDropped( s, release, feedback ) )
       regionAggregate = release.regionAggregate;
@@ -225,7 +226,7 @@ VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecord
       sites = std::move( moved );
   }
   result.aggregatesInPieces = aggregatesInPieces( regionAggregate, adjacency );
-  result.release = regionAggregate == release.regionAggregate ? std::move( release ) : vbas::release( std::move( regionAggregate ), records.histograms, k );
+  result.release = regionAggregate == release.regionAggregate ? std::move( release ) : vbas::release( std::move( regionAggregate ), records.histograms, criterion );
   result.sites = std::move( sites );
   return result;
 }

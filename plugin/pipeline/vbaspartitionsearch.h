@@ -69,8 +69,8 @@ struct VbasCompactnessReference
  * when a region moved. Logs every step with its counts; a point layer is logged as having no borders
  * and returned as it is. A canceled search throws, as every canceled run does.
  */
-VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::vector<vbas::Point> sites, std::int64_t k, const VbasBorderSteps &steps,
-                                    QgsProcessingFeedback *feedback );
+VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::vector<vbas::Point> sites, const vbas::Criterion &criterion,
+                                    const VbasBorderSteps &steps, QgsProcessingFeedback *feedback );
 
 //! Eq. 20 of a release: every region point to the site of its aggregate (sites by site index).
 double vbasCompactness( const VbasRegions &regions, const vbas::Release &release, const std::vector<vbas::Point> &sites );

@@ -363,8 +363,46 @@ VbasReleaseSettings VbasReleaseSettings::read( const QgsProcessingAlgorithm &alg
 {
   VbasReleaseSettings settings;
   settings.k = vbasWholeNumber( algorithm, parameters, QStringLiteral( "K" ), context );
-  settings.memoryBudget = static_cast<std::size_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "SHUFFLE_MEMORY_MB" ), context ) ) << 20;
+  settings.kMap
+    = algorithm.parameterDefinition( QStringLiteral( "RISK_MODEL" ) ) && QgsProcessingParameters::parameterAsEnum( definition( algorithm, QStringLiteral( "RISK_MODEL" ) ), parameters, context ) == 1;
+  if ( algorithm.parameterDefinition( QStringLiteral( "SHUFFLE_MEMORY_MB" ) ) )
+    settings.memoryBudget = static_cast<std::size_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "SHUFFLE_MEMORY_MB" ), context ) ) << 20;
   return settings;
+}
+
+void VbasReleaseSettings::refuseUnmetModel( const VbasPopulationTable *table, bool generalized ) const
+{
+  if ( !kMap )
+    return;
+  if ( !table )
+    throw QgsProcessingException( QObject::tr( "RISK_MODEL k-map counts the residents of each released class in a population table: give POPULATION_TABLE, or choose k-anonymity." ) );
+  if ( !table->missingQis().isEmpty() )
+    throw QgsProcessingException( QObject::tr( "RISK_MODEL k-map counts the residents of each released class, which needs a population table with a field for every QI; "
+                                               "POPULATION_TABLE has none for %1. A count over fewer QIs would overstate the residents and understate the risk." )
+                                    .arg( table->missingQis().join( QStringLiteral( ", " ) ) ) );
+  if ( generalized )
+    throw QgsProcessingException( QObject::tr( "RISK_MODEL k-map is not available with generalization (HIERARCHIES): VBAS does not yet count residents under generalized labels. "
+                                               "Choose k-anonymity, or leave HIERARCHIES empty." ) );
+}
+
+void VbasReleaseSettings::useResidents( const std::optional<VbasPopulation> &population )
+{
+  if ( kMap && population )
+    residents = &population->cells;
+}
+
+vbas::Criterion VbasReleaseSettings::criterion() const
+{
+  if ( !kMap )
+    return vbas::Criterion( k );
+  if ( !residents ) // refuseUnmetModel and useResidents come first: a k-map without residents would be a fault
+    throw QgsProcessingException( QObject::tr( "k-map without the residents of a population table: this is a fault of VBAS, please report it with the run's log." ) );
+  return vbas::Criterion( k, *residents );
+}
+
+QString VbasReleaseSettings::describe() const
+{
+  return kMap ? QObject::tr( "k-map at k = %1 (residents)" ).arg( k ) : QObject::tr( "k = %1" ).arg( k );
 }
 
 VbasMeasured vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k, double riskThreshold,
@@ -425,18 +463,19 @@ QList<QPair<QString, QString>> vbasLogPopulation( const std::optional<vbas::Popu
   return { { residents, counted }, { QObject::tr( "Population uniques" ), uniques } };
 }
 
-void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64_t k, QgsProcessingFeedback *feedback )
+void vbasLogRelease( const vbas::Release &release, std::size_t sites, const vbas::Criterion &criterion, QgsProcessingFeedback *feedback )
 {
   const vbas::Suppression &s = release.suppression;
-  feedback->pushInfo( QObject::tr( "%1 sites, %2 aggregated regions; %3 records released, %4 suppressed (k = %5)." )
+  feedback->pushInfo( QObject::tr( "%1 sites, %2 aggregated regions; %3 records released, %4 suppressed (%5)." )
                         .arg( sites )
                         .arg( release.aggregation.aggregateId.size() )
                         .arg( s.releasedRecords )
                         .arg( s.suppressedRecords )
-                        .arg( k ) );
+                        .arg( criterion.residents ? QObject::tr( "k-map: every released class has at least k = %1 residents" ).arg( criterion.k ) : QObject::tr( "k = %1" ).arg( criterion.k ) ) );
   vbasNonEmptyAggregates( release.regionAggregate, sites, feedback );
   if ( s.releasedRecords == 0 )
-    feedback->pushWarning( QObject::tr( "The release is empty: every equivalence class has fewer than k = %1 records." ).arg( k ) );
+    feedback->pushWarning( criterion.residents ? QObject::tr( "The release is empty: every equivalence class has fewer than k = %1 residents." ).arg( criterion.k )
+                                               : QObject::tr( "The release is empty: every equivalence class has fewer than k = %1 records." ).arg( criterion.k ) );
   else if ( s.suppressedRecords > s.releasedRecords )
     feedback->pushWarning( QObject::tr( "The release suppresses more than half of the records (%1 of %2): consider fewer QIs, a smaller k or fewer sites." )
                              .arg( s.suppressedRecords )

@@ -172,13 +172,24 @@ std::size_t vbasNonEmptyAggregates( const std::vector<std::size_t> &regionAggreg
 //! ADC_MOVES_TRIED, ADC_MOVES_COMMITTED, ADC_ALPHA, ADC_SUPPRESSED and ADC_STOP.
 QVariantMap vbasPlacementOutputs( const VbasPlacement &placement );
 
-//! K and SHUFFLE_MEMORY_MB: how the release is built. Its order never depends on SEED (docs/outputs.md).
+//! K, RISK_MODEL and SHUFFLE_MEMORY_MB: how the release is built. Its order never depends on SEED (docs/outputs.md).
 struct VbasReleaseSettings
 {
     std::int64_t k = 5;
-    std::size_t memoryBudget = 0; //!< bytes of released rows the shuffle holds in memory
+    bool kMap = false;                                 //!< RISK_MODEL k-map: every released class holds k residents of the population table (docs/method.md, "A release at a stated risk")
+    std::size_t memoryBudget = 0;                      //!< bytes of released rows the shuffle holds in memory
+    const vbas::SparseHistograms *residents = nullptr; //!< k-map: the population table's cells, once read (useResidents)
 
     static VbasReleaseSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
+
+    //! Refuses, before anything is read, k-map without a population table that has a field for every QI, or with generalization.
+    void refuseUnmetModel( const VbasPopulationTable *table, bool generalized ) const;
+    //! k-map counts the residents of population (read from the table refuseUnmetModel accepted) from now on.
+    void useResidents( const std::optional<VbasPopulation> &population );
+    //! What every released class must hold: k records, or under k-map k residents.
+    vbas::Criterion criterion() const;
+    //! "k = 5" or "k-map at k = 12", for the log.
+    QString describe() const;
 };
 
 //! The metrics of a release, and what the report says of its risk against the population.
@@ -206,7 +217,7 @@ VbasMeasured vbasMeasure( const VbasRegions &regions, const VbasRecords &records
 QList<QPair<QString, QString>> vbasLogPopulation( const std::optional<vbas::PopulationMeasures> &measures, const QString &origin, const QString &method, QgsProcessingFeedback *feedback );
 
 //! Logs a release's counts, with a warning when it is empty or suppresses more than half the records.
-void vbasLogRelease( const vbas::Release &release, std::size_t sites, std::int64_t k, QgsProcessingFeedback *feedback );
+void vbasLogRelease( const vbas::Release &release, std::size_t sites, const vbas::Criterion &criterion, QgsProcessingFeedback *feedback );
 
 //! The run in one line at the end of its log: records, released, suppressed (share), aggregates, smallest released class and k.
 void vbasLogSummary( const vbas::MetricValues &values, QgsProcessingFeedback *feedback );

@@ -216,6 +216,27 @@ void VbasAlgorithm::addKParameter( const QString &tooltip )
                 tooltip.isEmpty() ? QObject::tr( "The fewest records a released group of alike records may hold; smaller groups are suppressed" ) : tooltip );
 }
 
+void VbasAlgorithm::addRiskModelParameter()
+{
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "RISK_MODEL" ), QObject::tr( "Risk model" ),
+                                                QStringList() << QObject::tr( "k-anonymity: at least k records in every released class" )
+                                                              << QObject::tr( "k-map: at least k residents in every released class (needs a population table)" ),
+                                                false, 0 ),
+                QObject::tr( "What every released class must hold: k records (against an attacker who knows the person is in the records), or k residents of the population "
+                             "table (against one who starts from the population)" ) );
+}
+
+QString VbasAlgorithm::riskModelHelp()
+{
+  return QObject::tr( "<b>Risk model</b> (RISK_MODEL): what every released class must hold. <i>k-anonymity</i> (the default, as in the paper): at least k records, so that no released "
+                      "record's prosecutor risk (an attacker who knows the person is in the records, such as a neighbour who knows of a visit) exceeds 1/k. <i>k-map</i>: at least k "
+                      "residents in the population table (POPULATION_TABLE, with a field for every QI), so that no released record's journalist risk (an attacker who starts from the "
+                      "population, such as a voters' list) exceeds 1/k; a class may then hold fewer than k records, and far fewer records are suppressed. k-map protects only "
+                      "against the second attacker: choose it when the records are a sample of the population whose membership is not known to others. A risk stated by guidance "
+                      "becomes k as the smallest k with 1/k at most the risk: 0.09 (low invasion of privacy, Ontario IPC de-identification guidelines) k = 12; 0.075 (medium) "
+                      "k = 14; 0.05 (high) k = 20. The release is recounted under the model before it is kept. Not with generalization.<br>" );
+}
+
 void VbasAlgorithm::addConstraintParameters()
 {
   addParameter(

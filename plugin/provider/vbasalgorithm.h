@@ -60,6 +60,9 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     void addPlacementParameters();
     //! K, with the tooltip of an algorithm that makes a release (or tooltip).
     void addKParameter( const QString &tooltip = QString() );
+    //! RISK_MODEL: k-anonymity (k records in every released class) or k-map (k residents of the population table).
+    void addRiskModelParameter();
+    static QString riskModelHelp();
     //! COMPACTNESS_BUDGET and RECORD_FLOOR, the constraints of the steps that optimise the aggregates (VbasConstraintSettings); their help text.
     void addConstraintParameters();
     static QString constraintHelp();

@@ -14,8 +14,8 @@ QString VbasAnonymize::shortHelpString() const
   return QObject::tr( "Runs the whole VBAS pipeline with one set of parameters: estimate the site count, place the sites (balanced density or anonymity-driven clustering), "
                       "aggregate the regions by Voronoi cell and suppress every equivalence class below k, then evaluate the release. "
                       "The same as chaining the four component algorithms (see vbas_pipeline.model3).<br>" )
-         + regionsHelp( true, Population::Weights ) + recordsHelp( Qis::Required ) + siteCountHelp() + placementHelp() + constraintHelp() + contiguityHelp() + refinementHelp() + searchHelp()
-         + generalizationHelp() + aggregationOutputsHelp() + QObject::tr( "<b>Sites</b>: " ) + custodianOnly()
+         + regionsHelp( true, Population::Weights ) + recordsHelp( Qis::Required ) + riskModelHelp() + siteCountHelp() + placementHelp() + constraintHelp() + contiguityHelp() + refinementHelp()
+         + searchHelp() + generalizationHelp() + aggregationOutputsHelp() + QObject::tr( "<b>Sites</b>: " ) + custodianOnly()
          + QObject::tr( "the placed sites: site_id; regions and population (on the basis of balanced density) of its aggregate in "
                         "the release, after every step that moves regions between aggregates; used (1 when that aggregate holds a region, 0 "
                         "otherwise); row (as Place sites). The search moves the sites of the aggregates it re-forms to the mean of their region points.<br>" )
@@ -32,6 +32,7 @@ void VbasAnonymize::initAlgorithm( const QVariantMap & )
   addRegionsParameters( true, Population::Weights );
   addRecordsParameters( Qis::Required );
   addKParameter();
+  addRiskModelParameter();
   addReleaseParameters();
   addEvaluationParameters();
   addPopulationTableParameters( Shown::Advanced );
@@ -64,6 +65,7 @@ bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
   mPopulationTable = VbasPopulationTable::prepare( *this, parameters, context, mInputs.records()->fields(), mInputs.recordFields().qis, inputs );
   mGeneralization.hierarchies.readFieldTypes( mInputs.records()->fields(), mInputs.recordFields().qis );
   mGeneralization.refuseOtherSteps( mPlacement, mBorderSteps );
+  mRelease.refuseUnmetModel( mPopulationTable.get(), mGeneralization.active );
   mRunParameters = vbasRunParameters( *this, parameters, context, { { QStringLiteral( "SEED" ), QString::number( mPlacement.seed ) } } );
   const QList<VbasOutputSchema> schemas
     = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ), VbasEvaluationOutput::schema(), vbasReportSchema() }
@@ -80,6 +82,7 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   const VbasRegions &regions = read.regions;
   const VbasRecords &records = read.records;
   mPopulation = VbasPopulationTable::readFor( mPopulationTable.get(), regions, records, mGeneralization.active, feedback );
+  mRelease.useResidents( mPopulation );
   if ( mGeneralization.active )
     return processGeneralized( regions, records, context, steps, feedback );
   const VbasSiteCount siteCount = vbasEstimateSiteCount( mSiteCount, regions, records, feedback );
@@ -87,7 +90,7 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   const VbasPlacement placement = vbasPlaceSites( mPlacement, mConstraints, regions, records, siteCount.sites, &steps );
   outputs.insert( vbasPlacementOutputs( placement ) );
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mPlacement.seed ) );
-  vbas::Release voronoi = vbas::voronoiRelease( placement.sites, regions.points, records.histograms, mRelease.k );
+  vbas::Release voronoi = vbas::voronoiRelease( placement.sites, regions.points, records.histograms, mRelease.criterion() );
   // The budget is a ratio to the balanced-density start, which ADC's constraints hold; with balanced density, the start is that.
   const VbasCompactnessReference reference = placement.constraints ? VbasCompactnessReference { placement.constraints->referenceCompactness, placement.constraints->referenceMeanPointCompactness }
                                                                    : vbasCompactnessOf( regions, records, voronoi, placement.sites );
@@ -96,12 +99,12 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   borderSteps.referenceMeanPoint = reference.meanPoint;
   borderSteps.recordFloor = mConstraints.recordFloor;
   borderSteps.recordCeiling = mConstraints.recordCeiling;
-  const VbasBorderResult bordered = vbasBorderRelease( regions, records, std::move( voronoi ), placement.sites, mRelease.k, borderSteps, &steps );
+  const VbasBorderResult bordered = vbasBorderRelease( regions, records, std::move( voronoi ), placement.sites, mRelease.criterion(), borderSteps, &steps );
   const vbas::Release &release = bordered.release;
   outputs.insert( vbasAggregateOutputs( bordered, regions, records, reference ) );
   if ( !records.encoder.classCodes().empty() )
-    outputs.insert( vbasLossOutputs( vbasReleaseLoss( records, release, mRelease.k ) ) );
-  vbasLogRelease( release, placement.sites.size(), mRelease.k, feedback );
+    outputs.insert( vbasLossOutputs( vbasReleaseLoss( records, release ) ) );
+  vbasLogRelease( release, placement.sites.size(), mRelease.criterion(), feedback );
   if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
     VbasSitesOutput::write( *sites, regions, bordered.sites, release.regionAggregate, vbasRegionPopulation( regions, records ), placement.siteRow );
   return writeRelease( regions, records, records, bordered.sites, release, outputs, context, steps, feedback, nullptr );
@@ -134,8 +137,9 @@ QVariantMap VbasAnonymize::writeRelease( const VbasRegions &regions, const VbasR
   const vbas::MetricValues &values = measures.values;
   outputs.insert( VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values ) );
   if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
-    report->write( vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, measured.histograms, release, dissolved, mRelease.k, values, mRunParameters,
-                                 vbasProcessCommand( *this, mRunParameters ), generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>(), measures.populationFacts } ) );
+    report->write(
+      vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, measured.histograms, release, dissolved, mRelease.k, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ),
+                    generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>(), measures.populationFacts, mRelease.kMap } ) );
   mOutputs.commit( context, outputs );
   vbasLogSummary( values, feedback );
   return outputs;

@@ -16,7 +16,7 @@ QString VbasEvaluate::shortHelpString() const
                       "running time) and the metrics the field uses besides (DM, DM*, C_AVG, Prec, generic non-uniform entropy, prosecutor risks, CM, l-diversity, t-closeness). "
                       "It recomputes the equivalence classes and their suppression from the records and the region lookup, independently of the algorithm that made the "
                       "release, and writes a report with maps and a histogram.<br>" )
-         + regionsHelp( true, Population::Residents ) + recordsHelp( Qis::Required ) + evaluationParametersHelp() + populationTableHelp()
+         + regionsHelp( true, Population::Residents ) + recordsHelp( Qis::Required ) + riskModelHelp() + evaluationParametersHelp() + populationTableHelp()
          + QObject::tr( "<b>Sites</b>: the site points (site_id field, or their order).<br>"
                         "<b>Region lookup</b>: a table with region_id, aggregate_id and site_id for every region, as Voronoi aggregation writes it.<br>"
                         "<b>k</b>: the k of the release; ECs below it count as suppressed.<br>"
@@ -44,6 +44,7 @@ void VbasEvaluate::initAlgorithm( const QVariantMap & )
   addRegionsParameters( true, Population::Residents );
   addRecordsParameters( Qis::Required );
   addKParameter();
+  addRiskModelParameter();
   addEvaluationParameters();
   addPopulationTableParameters( Shown::Main );
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "SITES" ), QObject::tr( "Sites" ), vbasqgis::sourceTypes( { vbasqgis::VectorPoint } ) ),
@@ -66,7 +67,7 @@ void VbasEvaluate::initAlgorithm( const QVariantMap & )
 bool VbasEvaluate::prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
   mInputs.prepare( *this, parameters, context );
-  mK = vbasWholeNumber( *this, parameters, QStringLiteral( "K" ), context );
+  mRelease = VbasReleaseSettings::read( *this, parameters, context );
   mRunSeconds = parameterAsDouble( parameters, QStringLiteral( "RUN_SECONDS" ), context );
   mRiskThreshold = parameterAsDouble( parameters, QStringLiteral( "RISK_THRESHOLD" ), context );
   mRunParameters = vbasRunParameters( *this, parameters, context, {} );
@@ -77,6 +78,7 @@ bool VbasEvaluate::prepareAlgorithm( const QVariantMap &parameters, QgsProcessin
   mPopulationTable = VbasPopulationTable::prepare( *this, parameters, context, mInputs.records()->fields(), mInputs.recordFields().qis, inputs );
   if ( mPopulationTable && !parameterAsString( parameters, QStringLiteral( "POPULATION_FIELD" ), context ).isEmpty() )
     throw QgsProcessingException( QObject::tr( "POPULATION_TABLE and POPULATION_FIELD both give the residents: give one of them." ) );
+  mRelease.refuseUnmetModel( mPopulationTable.get(), false ); // a generalized release with a table is refused once the lookup is read
   const QgsFields regionFields = mInputs.regionFields();
   const QgsField regionId = regionFields.at( regionFields.lookupField( mInputs.regionIdField() ) );
   mOutputs.prepare( *this, parameters, context,
@@ -96,23 +98,25 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
   const VbasSites sites = mInputs.readSites( regions, context );
   const VbasLookup lookup = mInputs.readLookup( regions, sites, feedback );
   const std::optional<VbasGeneralized> generalized = generalizedAt( lookup, records, feedback );
-  const vbas::Release release = generalized ? generalized->release : vbas::release( lookup.regionAggregate, records.histograms, mK );
-  const VbasRecords &measured = generalized ? generalized->writtenRecords : records;
   const std::optional<VbasPopulation> population = VbasPopulationTable::readFor( mPopulationTable.get(), regions, records, generalized.has_value(), feedback );
-  const VbasMeasured measures = vbasMeasure( regions, measured, lookup.regionSites, release, mK, mRiskThreshold, mRunSeconds, feedback, population ? &*population : nullptr );
+  mRelease.useResidents( population );
+  const vbas::Release release = generalized ? generalized->release : vbas::release( lookup.regionAggregate, records.histograms, mRelease.criterion() );
+  const VbasRecords &measured = generalized ? generalized->writtenRecords : records;
+  const VbasMeasured measures = vbasMeasure( regions, measured, lookup.regionSites, release, mRelease.k, mRiskThreshold, mRunSeconds, feedback, population ? &*population : nullptr );
   const vbas::MetricValues &values = measures.values;
   QVariantMap outputs = VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values );
-  outputs.insert( generalized ? vbasGeneralizationOutputs( *generalized ) : vbasLossOutputs( vbasReleaseLoss( records, release, mK ) ) );
+  outputs.insert( generalized ? vbasGeneralizationOutputs( *generalized ) : vbasLossOutputs( vbasReleaseLoss( records, release ) ) );
   steps.setCurrentStep( 2 );
   const QVector<QgsGeometry> dissolved
     = mOutputs.wanted( { QStringLiteral( "AGGREGATE_METRICS" ), QStringLiteral( "REPORT" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
   if ( VbasOutput *metrics = mOutputs.createIfWanted( QStringLiteral( "AGGREGATE_METRICS" ), context ) )
     VbasAggregateMetricsOutput::write( *metrics, dissolved, release, measured.sensitive, measures.population );
   if ( VbasOutput *risk = mOutputs.createIfWanted( QStringLiteral( "REGION_RISK" ), context ) )
-    VbasRegionRiskOutput::write( *risk, regions, records.histograms, mK );
+    VbasRegionRiskOutput::write( *risk, regions, records.histograms, mRelease.k );
   if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
-    report->write( vbasReport( { QObject::tr( "VBAS evaluation of a release" ), regions, measured.histograms, release, dissolved, mK, values, mRunParameters,
-                                 vbasProcessCommand( *this, mRunParameters ), generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>(), measures.populationFacts } ) );
+    report->write(
+      vbasReport( { QObject::tr( "VBAS evaluation of a release" ), regions, measured.histograms, release, dissolved, mRelease.k, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ),
+                    generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>(), measures.populationFacts, mRelease.kMap } ) );
   mOutputs.commit( context, outputs );
   vbasLogSummary( values, feedback );
   return outputs;
@@ -134,5 +138,5 @@ std::optional<VbasGeneralized> VbasEvaluate::generalizedAt( const VbasLookup &lo
                                         "given could not be checked against those of the release: if they are not the run's, the numbers are of a release that was never written." ) );
   if ( mLocalSuppression )
     vbasRefuseLocalSuppression( static_cast<std::size_t>( mInputs.qiNames().size() ) );
-  return vbasGeneralizedAt( mHierarchies, mLocalSuppression, lookup.qiLevels, records, lookup.regionAggregate, mK, mInputs.qiNames() );
+  return vbasGeneralizedAt( mHierarchies, mLocalSuppression, lookup.qiLevels, records, lookup.regionAggregate, mRelease.k, mInputs.qiNames() );
 }

@@ -34,7 +34,7 @@ class VbasEvaluate : public VbasAlgorithm
     VbasInputs mInputs;
     VbasHierarchySettings mHierarchies;
     bool mLocalSuppression = true;
-    std::int64_t mK = 5;
+    VbasReleaseSettings mRelease; //!< K and RISK_MODEL: the criterion the release was made under
     double mRunSeconds = 0;
     double mRiskThreshold = 0.2;
     std::unique_ptr<VbasPopulationTable> mPopulationTable; //!< nothing without POPULATION_TABLE

@@ -10,14 +10,15 @@ QString VbasVoronoiAggregate::shortHelpString() const
 {
   return QObject::tr( "Builds the aggregation (paper sec. 3.3): every region joins the Voronoi cell of its nearest site (ties go to the lower site id), "
                       "the regions of a cell are dissolved into one aggregated region, the region id of each record is replaced by the aggregate id, "
-                      "and every equivalence class (aggregate + QI values) with fewer than k records is suppressed. The release is k-anonymous.<br>" )
-         + regionsHelp( true, Population::None ) + recordsHelp( Qis::Required )
+                      "and every equivalence class (aggregate + QI values) with fewer than k records is suppressed (under k-map, fewer than k residents). The release is k-anonymous "
+                      "(or a k-map).<br>" )
+         + regionsHelp( true, Population::None ) + recordsHelp( Qis::Required ) + riskModelHelp()
          + QObject::tr( "<b>Sites</b>: the site points (from Place sites); their site_id field identifies them, or their order without one.<br>" ) + constraintHelp() + contiguityHelp()
          + refinementHelp() + searchHelp() + aggregationOutputsHelp()
          + QObject::tr( "<b>Seed</b> (SEED, advanced): draws the search's choices (SEARCH), the algorithm's only random choice: the same SEED and SEARCH_MOVES give the same "
                         "partition. Empty: a fresh seed, reported in the SEED output. It never decides the release's row order, which is drawn fresh from the operating "
                         "system's random source at every run. <b>SEED</b>: the seed.<br>" )
-         + QObject::tr( "<b>RUNTIME</b>: seconds." );
+         + populationTableHelp() + QObject::tr( "<b>RUNTIME</b>: seconds." );
 }
 
 void VbasVoronoiAggregate::initAlgorithm( const QVariantMap & )
@@ -25,6 +26,7 @@ void VbasVoronoiAggregate::initAlgorithm( const QVariantMap & )
   addRegionsParameters( true, Population::None );
   addRecordsParameters( Qis::Required );
   addKParameter();
+  addRiskModelParameter();
   addReleaseParameters();
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "SITES" ), QObject::tr( "Sites" ), vbasqgis::sourceTypes( { vbasqgis::VectorPoint } ) ),
                 QObject::tr( "The sites to aggregate around (from Place sites)" ) );
@@ -33,6 +35,7 @@ void VbasVoronoiAggregate::initAlgorithm( const QVariantMap & )
   addRefinementParameter();
   addConstraintParameters();
   addSeedParameter( QObject::tr( "Seed of the search (empty: a fresh one)" ), QObject::tr( "A whole number that repeats a run exactly; empty: a fresh one each run" ) );
+  addPopulationTableParameters( Shown::Advanced );
   addAggregationOutputs();
   addNumberOutput( QStringLiteral( "RUNTIME" ), QObject::tr( "Running time (s)" ) );
 }
@@ -46,7 +49,10 @@ bool VbasVoronoiAggregate::prepareAlgorithm( const QVariantMap &parameters, QgsP
   mConstraints = VbasConstraintSettings::read( *this, parameters, context );
   mBorderSteps.recordFloor = mConstraints.recordFloor;
   mBorderSteps.recordCeiling = mConstraints.recordCeiling;
-  mOutputs.prepare( *this, parameters, context, VbasAggregationOutputs::schemas( mInputs ), mInputs.locations(), feedback );
+  QList<VbasLocation> inputs = mInputs.locations();
+  mPopulationTable = VbasPopulationTable::prepare( *this, parameters, context, mInputs.records()->fields(), mInputs.recordFields().qis, inputs );
+  mRelease.refuseUnmetModel( mPopulationTable.get(), false );
+  mOutputs.prepare( *this, parameters, context, VbasAggregationOutputs::schemas( mInputs ), inputs, feedback );
   return true;
 }
 
@@ -58,15 +64,17 @@ QVariantMap VbasVoronoiAggregate::processAlgorithm( const QVariantMap &, QgsProc
   const VbasRegions &regions = read.regions;
   const VbasRecords &records = read.records;
   const VbasSites sites = mInputs.readSites( regions, context );
-  vbas::Release voronoi = vbas::voronoiRelease( sites.points, regions.points, records.histograms, mRelease.k );
+  mPopulation = VbasPopulationTable::readFor( mPopulationTable.get(), regions, records, false, feedback );
+  mRelease.useResidents( mPopulation );
+  vbas::Release voronoi = vbas::voronoiRelease( sites.points, regions.points, records.histograms, mRelease.criterion() );
   const VbasCompactnessReference start = vbasCompactnessOf( regions, records, voronoi, sites.points ); // the budget is a ratio to the given sites' start
   VbasBorderSteps borderSteps = mBorderSteps;
   borderSteps.compactnessBudget = mConstraints.compactnessBudget;
   borderSteps.referenceMeanPoint = start.meanPoint;
   steps.setCurrentStep( 2 );
-  const VbasBorderResult bordered = vbasBorderRelease( regions, records, std::move( voronoi ), sites.points, mRelease.k, borderSteps, &steps );
+  const VbasBorderResult bordered = vbasBorderRelease( regions, records, std::move( voronoi ), sites.points, mRelease.criterion(), borderSteps, &steps );
   const vbas::Release &release = bordered.release;
-  vbasLogRelease( release, sites.points.size(), mRelease.k, feedback );
+  vbasLogRelease( release, sites.points.size(), mRelease.criterion(), feedback );
   steps.setCurrentStep( 3 );
   const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ) } ) ? vbasDissolve( regions, release.aggregation, &steps ) : QVector<QgsGeometry>();
   QVariantMap outputs = VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, bordered.sites, sites.ids, release, dissolved, mRelease, steps, 3 );

@@ -8,6 +8,9 @@
 
 #include <QElapsedTimer>
 
+#include <memory>
+#include <optional>
+
 class VbasVoronoiAggregate : public VbasAlgorithm
 {
   public:
@@ -25,6 +28,8 @@ class VbasVoronoiAggregate : public VbasAlgorithm
     QElapsedTimer mTimer;
     VbasInputs mInputs;
     VbasReleaseSettings mRelease;
+    std::unique_ptr<VbasPopulationTable> mPopulationTable; //!< nothing without POPULATION_TABLE
+    std::optional<VbasPopulation> mPopulation;             //!< the table as read, for k-map
     VbasBorderSteps mBorderSteps;
     VbasConstraintSettings mConstraints;
     VbasOutputSet mOutputs;
