@@ -94,7 +94,7 @@ vbas::AnonymityReport recountLayer( QgsVectorLayer &layer, const QStringList &qi
  * k-map recounted (docs/outputs.md, "The release is recounted before it is kept"): the residents of
  * each released class summed from the population table's cells of its aggregate's regions with a map of
  * its own (not suppression's aggregation), and checked by vbas::firstBelowKMap; a class below k is
- * refused, named by its aggregate and residents alone.
+ * refused, named by its residents and records alone.
  */
 void recountResidents( const vbas::Release &release, const vbas::SparseHistograms &cells, std::int64_t k )
 {
@@ -104,21 +104,17 @@ void recountResidents( const vbas::Release &release, const vbas::SparseHistogram
       residents[{ release.aggregation.regionAggregateIndex[r], cells.classes[e] }] += static_cast<double>( cells.counts[e] );
   const vbas::SparseHistograms &ecs = release.aggregation.ecs;
   std::vector<vbas::ClassPopulation> classes;
-  std::vector<std::size_t> aggregates;
   for ( std::size_t a = 0; a < ecs.rows(); ++a )
     for ( std::size_t e = ecs.offsets[a]; e < ecs.offsets[a + 1]; ++e )
       if ( !release.suppression.suppressed[e] )
-      {
         classes.push_back( { ecs.counts[e], residents[{ a, ecs.classes[e] }] } );
-        aggregates.push_back( a );
-      }
   const std::ptrdiff_t first = vbas::firstBelowKMap( classes, static_cast<double>( k ) );
   if ( first >= 0 )
-    throw QgsProcessingException( QObject::tr( "The recount of the release found a released class with fewer than k = %1 residents (in aggregate %2, with %3 resident(s)) where the run "
+    throw QgsProcessingException( QObject::tr( "The recount of the release found a released class with fewer than k = %1 residents (%2 resident(s), %3 record(s)) where the run "
                                                "counted none: this is a fault of VBAS, please report it with the run's log. Nothing was written." )
                                     .arg( k )
-                                    .arg( release.aggregation.aggregateId[aggregates[static_cast<std::size_t>( first )]] )
-                                    .arg( classes[static_cast<std::size_t>( first )].residents ) );
+                                    .arg( classes[static_cast<std::size_t>( first )].residents )
+                                    .arg( classes[static_cast<std::size_t>( first )].records ) );
 }
 
 } // namespace

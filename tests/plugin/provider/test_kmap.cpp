@@ -1,0 +1,241 @@
+// A release at a stated risk, RISK_MODEL k-map (docs/method.md, "A release at a stated risk"): every
+// released class has at least k residents in the population table. On a worked example, by hand; on
+// random grids whose records are drawn from a random population, recounted here from the written
+// release, the lookup and the table with maps of this test's own; and the inputs k-map refuses.
+#include "tests/plugin/qgis_test_util.h"
+
+#include <QRandomGenerator>
+
+#include <map>
+#include <tuple>
+
+using vbastest::layerValue;
+
+namespace
+{
+
+//! The worked grid's records (as test_evaluation's): aggregate 1 (columns 0, 1) F 6, M 1; aggregate 2 (column 2) F 3, M 1.
+std::unique_ptr<QgsVectorLayer> gridRecords()
+{
+  const QList<QVariantList> rows { { "r00", "F" }, { "r00", "F" }, { "r00", "M" }, { "r01", "F" }, { "r10", "F" }, { "r11", "F" },
+                                   { "r11", "F" }, { "r20", "F" }, { "r20", "F" }, { "r21", "F" }, { "r22", "M" } };
+  return vbastest::table( QStringLiteral( "field=region:string&field=sex:string" ), rows );
+}
+
+/**
+ * 10 residents in every (region, sex) cell of the grid, but 1 in each M cell of column 2: aggregate 2's
+ * M class then has 3 residents.
+ */
+std::unique_ptr<QgsVectorLayer> gridPopulation( bool withSex = true )
+{
+  QList<QVariantList> rows;
+  for ( int c = 0; c < 3; ++c )
+    for ( int r = 0; r < 3; ++r )
+      for ( const QString &sex : { QStringLiteral( "F" ), QStringLiteral( "M" ) } )
+      {
+        const QString region = QStringLiteral( "r%1%2" ).arg( c ).arg( r );
+        const int n = c == 2 && sex == QLatin1String( "M" ) ? 1 : 10;
+        rows << ( withSex ? QVariantList { region, sex, n } : QVariantList { region + sex, region, n } );
+      }
+  return vbastest::table( withSex ? QStringLiteral( "field=region:string&field=sex:string&field=n:integer" ) : QStringLiteral( "field=cell:string&field=region:string&field=n:integer" ), rows );
+}
+
+//! A class of a random case: its region (or aggregate), sex and age group.
+using Cell = std::tuple<QString, QString, QString>;
+
+//! A random population on a side x side grid of unit squares, and records drawn from it, each resident with the same chance.
+struct Drawn
+{
+    explicit Drawn( quint64 seed )
+      : random( seed )
+    {
+      const int side = 4 + static_cast<int>( random.bounded( 4 ) );
+      regions = std::make_unique<QgsVectorLayer>( QStringLiteral( "Polygon?crs=EPSG:32618&field=id:string&field=pop:integer" ), QStringLiteral( "regions" ), QStringLiteral( "memory" ) );
+      QgsFeatureList features;
+      QList<QVariantList> populationRows, recordRows;
+      const double fraction = 0.05 + 0.25 * random.generateDouble();
+      for ( int c = 0; c < side; ++c )
+        for ( int r = 0; r < side; ++r )
+        {
+          const QString id = QStringLiteral( "g%1_%2" ).arg( c ).arg( r );
+          QgsFeature f( regions->fields() );
+          f.setAttributes( QgsAttributes() << id << 1 );
+          f.setGeometry( QgsGeometry::fromRect( QgsRectangle( c, r, c + 1, r + 1 ) ) );
+          features << f;
+          for ( const QString &sex : { QStringLiteral( "F" ), QStringLiteral( "M" ) } )
+            for ( const QString &age : { QStringLiteral( "a0" ), QStringLiteral( "a1" ), QStringLiteral( "a2" ), QStringLiteral( "a3" ) } )
+            {
+              const int n = static_cast<int>( random.bounded( 25 ) );
+              if ( n == 0 && random.bounded( 2 ) == 0 )
+                continue; // a cell the table leaves out: no residents
+              population[{ id, sex, age }] = n;
+              populationRows << QVariantList { id, sex, age, n };
+              for ( int i = 0; i < n; ++i )
+                if ( random.generateDouble() < fraction )
+                  recordRows << QVariantList { id, sex, age };
+            }
+        }
+      regions->dataProvider()->addFeatures( features );
+      table = vbastest::table( QStringLiteral( "field=region:string&field=sex:string&field=age:string&field=n:integer" ), populationRows );
+      records = vbastest::table( QStringLiteral( "field=region:string&field=sex:string&field=age:string" ), recordRows );
+      for ( const QVariantList &row : recordRows )
+        ++drawn[{ row[0].toString(), row[1].toString(), row[2].toString() }];
+    }
+
+    QRandomGenerator64 random;
+    std::unique_ptr<QgsVectorLayer> regions, table, records;
+    std::map<Cell, qlonglong> population; //!< (region, sex, age) -> residents
+    std::map<Cell, qlonglong> drawn;      //!< (region, sex, age) -> records
+};
+
+QVariantMap withTable( QVariantMap p, QgsVectorLayer *table )
+{
+  p.insert( QStringLiteral( "RISK_MODEL" ), 1 );
+  p.insert( QStringLiteral( "POPULATION_TABLE" ), layerValue( table ) );
+  p.insert( QStringLiteral( "POPULATION_REGION" ), QStringLiteral( "region" ) );
+  p.insert( QStringLiteral( "POPULATION_COUNT" ), QStringLiteral( "n" ) );
+  return p;
+}
+
+} // namespace
+
+class TestKMap : public QObject
+{
+    Q_OBJECT
+
+  private slots:
+    void initTestCase() { vbastest::initQgisWithProvider(); }
+    void cleanupTestCase() { QgsApplication::exitQgis(); }
+    void workedGrid();
+    void refusals();
+    void randomReleasesMeetKMap();
+
+  private:
+    //! vbas:voronoiaggregate on the worked grid with its two sites at k = 4.
+    QVariantMap gridAggregation();
+
+    std::unique_ptr<QgsVectorLayer> mRegions = vbastest::grid();
+    std::unique_ptr<QgsVectorLayer> mRecords = gridRecords();
+    std::unique_ptr<QgsVectorLayer> mSites = vbastest::twoSites();
+    std::unique_ptr<QgsVectorLayer> mPopulation = gridPopulation();
+};
+
+QVariantMap TestKMap::gridAggregation()
+{
+  QVariantMap p = vbastest::gridParameters( mRegions.get(), mRecords.get() );
+  p.insert( QStringLiteral( "SITES" ), layerValue( mSites.get() ) );
+  p.insert( QStringLiteral( "K" ), 4 );
+  return p;
+}
+
+void TestKMap::workedGrid()
+{
+  // k-anonymity at 4 releases 1.F alone (6 records): 1.M (1), 2.F (3) and 2.M (1) are below 4 records.
+  // k-map at 4: 1.F has 60 residents, 1.M 60 and 2.F 30: released, 10 records; 2.M has 3 residents
+  // (1 in each M cell of column 2): suppressed, 1 record.
+  QgsProcessingContext context;
+  const QVariantMap anonymous = vbastest::run( QStringLiteral( "vbas:voronoiaggregate" ), gridAggregation(), context, true );
+  QCOMPARE( anonymous.value( QStringLiteral( "RELEASED" ) ).toLongLong(), 6LL );
+  const QVariantMap kMap = vbastest::run( QStringLiteral( "vbas:voronoiaggregate" ), withTable( gridAggregation(), mPopulation.get() ), context, true );
+  QCOMPARE( kMap.value( QStringLiteral( "RELEASED" ) ).toLongLong(), 10LL );
+  QCOMPARE( kMap.value( QStringLiteral( "SUPPRESSED" ) ).toLongLong(), 1LL );
+  std::map<std::pair<qlonglong, QString>, int> written;
+  QVERIFY( vbastest::forEachFeature( kMap, QStringLiteral( "ANONYMIZED" ), context, [&]( const QgsFeature &f ) {
+    ++written[{ f.attribute( QStringLiteral( "aggregate_id" ) ).toLongLong(), f.attribute( QStringLiteral( "sex" ) ).toString() }];
+  } ) );
+  const std::map<std::pair<qlonglong, QString>, int> expected { { { 1, QStringLiteral( "F" ) }, 6 }, { { 1, QStringLiteral( "M" ) }, 1 }, { { 2, QStringLiteral( "F" ) }, 3 } };
+  QVERIFY( written == expected );
+
+  // vbas:evaluate of that release under k-map counts the same suppression; its journalist risk is 1/30.
+  QVariantMap evaluate = withTable( vbastest::gridParameters( mRegions.get(), mRecords.get() ), mPopulation.get() );
+  evaluate.insert( QStringLiteral( "SITES" ), layerValue( mSites.get() ) );
+  evaluate.insert( QStringLiteral( "LOOKUP" ), kMap.value( QStringLiteral( "LOOKUP" ) ) );
+  evaluate.insert( QStringLiteral( "K" ), 4 );
+  const QVariantMap measured = vbastest::run( QStringLiteral( "vbas:evaluate" ), evaluate, context, true );
+  QCOMPARE( measured.value( QStringLiteral( "RELEASED" ) ).toLongLong(), 10LL );
+  QCOMPARE( measured.value( QStringLiteral( "JOURNALIST_MAX_RISK" ) ).toDouble(), 1.0 / 30 );
+  QCOMPARE( measured.value( QStringLiteral( "MAX_RISK" ) ).toDouble(), 1.0 );
+}
+
+void TestKMap::refusals()
+{
+  // Without a table, with a table lacking a QI, and in vbas:anonymize without a table either: each
+  // refused before anything is written, saying what k-map needs.
+  QVariantMap noTable = gridAggregation();
+  noTable.insert( QStringLiteral( "RISK_MODEL" ), 1 );
+  QVERIFY( vbastest::refusal( QStringLiteral( "vbas:voronoiaggregate" ), noTable ).contains( QStringLiteral( "give POPULATION_TABLE" ) ) );
+  const auto withoutSex = gridPopulation( false );
+  const QString lacking = vbastest::refusal( QStringLiteral( "vbas:voronoiaggregate" ), withTable( gridAggregation(), withoutSex.get() ) );
+  QVERIFY2( lacking.contains( QStringLiteral( "has none for sex" ) ), qPrintable( lacking ) );
+  QVariantMap anonymize = vbastest::gridParameters( mRegions.get(), mRecords.get() );
+  anonymize.insert( QStringLiteral( "RISK_MODEL" ), 1 );
+  QVERIFY( vbastest::refusal( QStringLiteral( "vbas:anonymize" ), anonymize ).contains( QStringLiteral( "give POPULATION_TABLE" ) ) );
+}
+
+void TestKMap::randomReleasesMeetKMap()
+{
+  // Property: on random grids and populations, with records drawn from the population, the k-map
+  // release (balanced density or ADC, with or without the search) releases exactly the records of the
+  // classes (aggregate of the written lookup, QI values) with k residents or more, recounted here; and
+  // vbas:evaluate under k-map finds the same release and a journalist risk of at most 1/k.
+  int smallReleased = 0, suppressed = 0; // cases releasing a class below k records, and suppressing one
+  for ( quint64 seed = 1; seed <= 16; ++seed )
+  {
+    Drawn d( seed );
+    const int k = 5 + static_cast<int>( d.random.bounded( 50 ) );
+    QVariantMap p = withTable( vbastest::inputParameters( d.regions.get(), QStringLiteral( "id" ), d.records.get(), QStringLiteral( "region" ), { QStringLiteral( "sex" ), QStringLiteral( "age" ) } ),
+                               d.table.get() );
+    p.insert( QStringLiteral( "K" ), k );
+    p.insert( QStringLiteral( "SEED" ), static_cast<double>( seed ) );
+    p.insert( QStringLiteral( "MODEL" ), 3 ); // a fixed site count: aggregates of one to three regions
+    p.insert( QStringLiteral( "FIXED_SITES" ), static_cast<int>( d.regions->featureCount() / ( 1 + d.random.bounded( 3 ) ) ) );
+    p.insert( QStringLiteral( "METHOD" ), static_cast<int>( seed % 2 ) );
+    p.insert( QStringLiteral( "SEARCH" ), seed % 3 == 0 );
+    p.insert( QStringLiteral( "SEARCH_MOVES" ), 2000 );
+    QgsProcessingContext context;
+    const QVariantMap results = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, context, true );
+    std::map<QString, qlonglong> aggregateOf;
+    QVERIFY( vbastest::forEachFeature( results, QStringLiteral( "LOOKUP" ), context, [&]( const QgsFeature &f ) {
+      aggregateOf[f.attribute( QStringLiteral( "region_id" ) ).toString()] = f.attribute( QStringLiteral( "aggregate_id" ) ).toLongLong();
+    } ) );
+    std::map<Cell, qlonglong> residents, records, written;
+    const auto unit = [&]( const Cell &cell ) { return Cell { QString::number( aggregateOf.at( std::get<0>( cell ) ) ), std::get<1>( cell ), std::get<2>( cell ) }; };
+    for ( const auto &[cell, n] : d.population )
+      residents[unit( cell )] += n;
+    for ( const auto &[cell, n] : d.drawn )
+      records[unit( cell )] += n;
+    QVERIFY( vbastest::forEachFeature( results, QStringLiteral( "ANONYMIZED" ), context, [&]( const QgsFeature &f ) {
+      ++written[{ f.attribute( QStringLiteral( "aggregate_id" ) ).toString(), f.attribute( QStringLiteral( "sex" ) ).toString(), f.attribute( QStringLiteral( "age" ) ).toString() }];
+    } ) );
+    std::map<Cell, qlonglong> expected;
+    bool small = false, below = false;
+    for ( const auto &[cls, n] : records )
+    {
+      if ( residents[cls] >= k )
+        expected[cls] = n;
+      small = small || ( residents[cls] >= k && n < k );
+      below = below || residents[cls] < k;
+    }
+    smallReleased += small;
+    suppressed += below;
+    QVERIFY2( written == expected, qPrintable( QStringLiteral( "seed %1: %2 classes written, %3 expected" ).arg( seed ).arg( written.size() ).arg( expected.size() ) ) );
+    qlonglong released = 0;
+    for ( const auto &[cls, n] : expected )
+      released += n;
+    QCOMPARE( results.value( QStringLiteral( "RELEASED" ) ).toLongLong(), released );
+
+    QVariantMap evaluate = withTable(
+      vbastest::inputParameters( d.regions.get(), QStringLiteral( "id" ), d.records.get(), QStringLiteral( "region" ), { QStringLiteral( "sex" ), QStringLiteral( "age" ) } ), d.table.get() );
+    evaluate.insert( QStringLiteral( "K" ), k );
+    evaluate.insert( QStringLiteral( "SITES" ), results.value( QStringLiteral( "SITE_POINTS" ) ) );
+    evaluate.insert( QStringLiteral( "LOOKUP" ), results.value( QStringLiteral( "LOOKUP" ) ) );
+    const QVariantMap measured = vbastest::run( QStringLiteral( "vbas:evaluate" ), evaluate, context, true );
+    QCOMPARE( measured.value( QStringLiteral( "RELEASED" ) ).toLongLong(), released );
+    if ( released > 0 )
+      QVERIFY( measured.value( QStringLiteral( "JOURNALIST_MAX_RISK" ) ).toDouble() * k <= 1 + 1e-12 );
+  }
+  QVERIFY2( smallReleased >= 8 && suppressed >= 4, qPrintable( QStringLiteral( "%1 %2" ).arg( smallReleased ).arg( suppressed ) ) ); // the cases tell k-map from k-anonymity and from no suppression
+}
+
+QTEST_GUILESS_MAIN( TestKMap )
+#include "test_kmap.moc"
