@@ -222,8 +222,7 @@ void VbasAlgorithm::addRiskModelParameter()
                                                 QStringList() << QObject::tr( "k-anonymity: at least k records in every released class" )
                                                               << QObject::tr( "k-map: at least k residents in every released class (needs a population table)" ),
                                                 false, 0 ),
-                QObject::tr( "What every released class must hold: k records (against an attacker who knows the person is in the records), or k residents of the population "
-                             "table (against one who starts from the population)" ) );
+                QObject::tr( "What every released class must hold: k records, or k residents of the population table (k-map)" ) );
 }
 
 QString VbasAlgorithm::riskModelHelp()

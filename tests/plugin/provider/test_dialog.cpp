@@ -13,14 +13,14 @@ namespace
 //! Each algorithm's parameters of the main list (not advanced, not an output), in the dialog's order.
 const QMap<QString, QStringList> kMainParameters {
   { QStringLiteral( "vbas:anonymize" ),
-    { "REGIONS", "REGION_ID", "POPULATION_FIELD", "RECORDS",    "RECORD_REGION",     "COUNT_FIELD", "QI_FIELDS", "K",          "RELEASE_FIELDS",   "SENSITIVE_FIELD", "RISK_THRESHOLD",
+    { "REGIONS", "REGION_ID", "POPULATION_FIELD", "RECORDS",    "RECORD_REGION",     "COUNT_FIELD", "QI_FIELDS", "K", "RISK_MODEL", "RELEASE_FIELDS",   "SENSITIVE_FIELD", "RISK_THRESHOLD",
       "METHOD",  "MODEL",     "SEARCH",           "CONTIGUOUS", "REFINE_BOUNDARIES", "HIERARCHIES", "INTERVALS", "GENERALIZE", "LOCAL_SUPPRESSION" } },
   { QStringLiteral( "vbas:estimatesitecount" ), { "REGIONS", "REGION_ID", "POPULATION_FIELD", "RECORDS", "RECORD_REGION", "COUNT_FIELD", "QI_FIELDS", "MODEL" } },
   { QStringLiteral( "vbas:placesites" ), { "REGIONS", "REGION_ID", "POPULATION_FIELD", "RECORDS", "RECORD_REGION", "COUNT_FIELD", "QI_FIELDS", "K", "SITES", "METHOD" } },
   { QStringLiteral( "vbas:voronoiaggregate" ),
-    { "REGIONS", "REGION_ID", "RECORDS", "RECORD_REGION", "COUNT_FIELD", "QI_FIELDS", "K", "RELEASE_FIELDS", "SITES", "SEARCH", "CONTIGUOUS", "REFINE_BOUNDARIES" } },
+    { "REGIONS", "REGION_ID", "RECORDS", "RECORD_REGION", "COUNT_FIELD", "QI_FIELDS", "K", "RISK_MODEL", "RELEASE_FIELDS", "SITES", "SEARCH", "CONTIGUOUS", "REFINE_BOUNDARIES" } },
   { QStringLiteral( "vbas:evaluate" ),
-    { "REGIONS", "REGION_ID", "POPULATION_FIELD", "RECORDS", "RECORD_REGION", "COUNT_FIELD", "QI_FIELDS", "K", "SENSITIVE_FIELD", "RISK_THRESHOLD", "POPULATION_TABLE", "POPULATION_REGION",
+    { "REGIONS", "REGION_ID", "POPULATION_FIELD", "RECORDS", "RECORD_REGION", "COUNT_FIELD", "QI_FIELDS", "K", "RISK_MODEL", "SENSITIVE_FIELD", "RISK_THRESHOLD", "POPULATION_TABLE", "POPULATION_REGION",
       "POPULATION_COUNT", "SITES", "LOOKUP", "HIERARCHIES", "INTERVALS", "LOCAL_SUPPRESSION" } },
   { QStringLiteral( "vbas:checkanonymity" ), { "INPUT", "COUNT_FIELD", "QI_FIELDS", "K", "SENSITIVE_FIELD", "L", "T" } },
   { QStringLiteral( "vbas:generalize" ),
