@@ -91,7 +91,7 @@ void VbasTableRecount::checkExactTypes() const
       throw QgsProcessingException( QObject::tr( "The field '%1' is of type %2, whose values cannot be compared exactly." ).arg( fields.at( index ).name(), fields.at( index ).typeName() ) );
 }
 
-vbas::AnonymityCheck VbasTableRecount::recount( QgsProcessingFeedback *feedback ) const
+vbas::AnonymityCheck VbasTableRecount::recount( QgsProcessingFeedback *feedback, const RowVisitor &visit ) const
 {
   vbas::AnonymityCheck check( mSensitive >= 0 );
   feedback->pushInfo( QObject::tr( "Compared: %1 (VALUES_READ %2)." ).arg( mStored->describe(), mStored->code() ) );
@@ -111,9 +111,12 @@ vbas::AnonymityCheck VbasTableRecount::recount( QgsProcessingFeedback *feedback 
     ++row;
     const std::int64_t records = mCount < 0 ? 1 : VbasRecordReader::countValue( attributes.at( mCount ), mSource.fields().at( mCount ).name(), row, id );
     const QByteArray sensitive = mSensitive < 0 ? QByteArray() : key( attributes, { mSensitive }, row, id );
+    const QByteArray cls = key( attributes, mQis, row, id );
+    if ( visit )
+      visit( cls, attributes, records );
     try
     {
-      check.add( view( key( attributes, mQis, row, id ) ), view( sensitive ), records );
+      check.add( view( cls ), view( sensitive ), records );
     }
     catch ( const std::overflow_error & )
     {

@@ -9,6 +9,7 @@
 
 #include <qgsfeature.h>
 
+#include <functional>
 #include <memory>
 
 class QgsProcessingFeatureSource;
@@ -30,8 +31,11 @@ class VbasTableRecount
 
     const VbasStoredValues &stored() const { return *mStored; }
 
-    //! The one reading pass: every row's class, sensitive value and records; logs how the values were compared.
-    vbas::AnonymityCheck recount( QgsProcessingFeedback *feedback ) const;
+    //! Each row as the pass reads it: its class's key (as EcMeasures::key holds it), its values as read, its records.
+    using RowVisitor = std::function<void( const QByteArray &key, const QgsAttributes &attributes, std::int64_t records )>;
+
+    //! The one reading pass: every row's class, sensitive value and records, each row also to visit (if any); logs how the values were compared.
+    vbas::AnonymityCheck recount( QgsProcessingFeedback *feedback, const RowVisitor &visit = {} ) const;
 
     //! The QI values of a class back from its key (AnonymityReport's EcMeasures::key).
     QgsAttributes decodeKey( std::string_view key ) const;

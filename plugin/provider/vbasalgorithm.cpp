@@ -470,7 +470,7 @@ void VbasAlgorithm::addEvaluationParameters()
                 QObject::tr( "A record whose re-identification risk is above this counts as at risk (0.2: one in five)" ) );
 }
 
-void VbasAlgorithm::addPopulationTableParameters( Shown shown )
+void VbasAlgorithm::addPopulationTableParameters( Shown shown, bool withRaise )
 {
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "POPULATION_TABLE" ), QObject::tr( "Population table (residents per region and QI values)" ),
                                                          vbasqgis::sourceTypes( { vbasqgis::Vector } ), QVariant(), true ),
@@ -481,8 +481,9 @@ void VbasAlgorithm::addPopulationTableParameters( Shown shown )
   addParameter( new QgsProcessingParameterField( QStringLiteral( "POPULATION_COUNT" ), QObject::tr( "Count field of the population table" ), QVariant(), QStringLiteral( "POPULATION_TABLE" ),
                                                  vbasqgis::FieldDataType::Any, false, true ),
                 QObject::tr( "The population table's field holding each row's residents" ), shown );
-  addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "POPULATION_RAISE" ), QObject::tr( "Raise population cells to their records" ), false ),
-                QObject::tr( "A cell with fewer residents than records is raised to the records (and counted in the log) instead of refused" ), Shown::Advanced );
+  if ( withRaise )
+    addParameter( new QgsProcessingParameterBoolean( QStringLiteral( "POPULATION_RAISE" ), QObject::tr( "Raise population cells to their records" ), false ),
+                  QObject::tr( "A cell with fewer residents than records is raised to the records (and counted in the log) instead of refused" ), Shown::Advanced );
 }
 
 void VbasAlgorithm::addReportOutput()

@@ -95,7 +95,7 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     //! SENSITIVE_FIELD and RISK_THRESHOLD.
     void addEvaluationParameters();
     //! POPULATION_TABLE with its region and count fields (shown as said) and its raise parameter (advanced) (VbasPopulationTable).
-    void addPopulationTableParameters( Shown shown );
+    void addPopulationTableParameters( Shown shown, bool withRaise = true );
     //! Whether the dialog starts an optional output as a temporary one, or as [Skip output]. qgis_process, PyQGIS and models write it only when named, either way.
     enum class InDialog
     {

@@ -17,7 +17,7 @@
 namespace
 {
 
-const QStringList kMeasureFields { QStringLiteral( "records" ), QStringLiteral( "l_diversity" ), QStringLiteral( "t_closeness" ), QStringLiteral( "violates" ) };
+const QStringList kMeasureFields { QStringLiteral( "records" ), QStringLiteral( "l_diversity" ), QStringLiteral( "t_closeness" ), QStringLiteral( "violates" ), QStringLiteral( "residents" ) };
 
 //! "k", "k,l", "l,t", ...: the checks an EC fails.
 QString violated( const vbas::EcMeasures &ec )
@@ -38,7 +38,7 @@ QVariant orNull( const std::optional<T> &value )
   return value ? QVariant( *value ) : QVariant();
 }
 
-QVariantMap numberOutputs( const vbas::AnonymityReport &report )
+QVariantMap numberOutputs( const vbas::AnonymityReport &report, const std::optional<std::int64_t> &smallestResidents )
 {
   return { { QStringLiteral( "PASS" ), report.violatingEcs == 0 },
            { QStringLiteral( "RECORDS" ), static_cast<qlonglong>( report.records ) },
@@ -47,7 +47,8 @@ QVariantMap numberOutputs( const vbas::AnonymityReport &report )
            { QStringLiteral( "VIOLATING_ECS" ), static_cast<qlonglong>( report.violatingEcs ) },
            { QStringLiteral( "VIOLATING_RECORDS" ), static_cast<qlonglong>( report.violatingRecords ) },
            { QStringLiteral( "SMALLEST_L" ), orNull<qlonglong>( report.smallestL ) },
-           { QStringLiteral( "LARGEST_T" ), orNull( report.largestT ) } };
+           { QStringLiteral( "LARGEST_T" ), orNull( report.largestT ) },
+           { QStringLiteral( "SMALLEST_RESIDENTS" ), orNull<qlonglong>( smallestResidents ) } };
 }
 
 } // namespace
@@ -67,7 +68,12 @@ QString VbasCheckAnonymity::shortHelpString() const
            "times, binary, lists, maps), and the log warns when a delimited text layer or a PostgreSQL layer is among them. NULL is a category of its own.<br>"
            "<b>Count field</b> (COUNT_FIELD): optional number of records a row stands for, a whole number from 0 to %1; NULL, negative, fractional or larger counts are refused "
            "with the row and the value. A row of 0 records counts nothing. Empty: each row is one record.<br>"
-           "<b>k</b> (K): every EC must hold at least k records. Default 5, at least 2.<br>"
+           "<b>k</b> (K): every EC must hold at least k records (under k-map, k residents). Default 5, at least 2.<br>"
+           "<b>Risk model</b> (RISK_MODEL): k-anonymity (the default) checks k records in every EC. k-map checks k residents instead: the residents of an EC are those of the "
+           "population table (POPULATION_TABLE, a row per region and QI values, with POPULATION_REGION and POPULATION_COUNT, and a field named as each QI but the unit) in the "
+           "regions the lookup (LOOKUP: LOOKUP_REGION, default region_id, and LOOKUP_UNIT, default aggregate_id) puts in the EC's unit (UNIT_FIELD, default aggregate_id, one of "
+           "QI_FIELDS), matched by the text of the values, with code that shares nothing with the release's. Refused, naming the row: a region given twice in the lookup, "
+           "a count that is not a whole number from 0, a table region the lookup lacks, a cell given twice; a table without a field for some QI.<br>"
            "<b>Sensitive field</b> (SENSITIVE_FIELD): optional, the attribute to protect (a diagnosis). NULL is a value of its own. Needed for L and T.<br>"
            "<b>l</b> (L): every EC must hold at least l distinct sensitive values. Default 1: not checked.<br>"
            "<b>t</b> (T): the earth mover's distance between an EC's sensitive values and the whole table's, with the same distance between any two values "
@@ -78,13 +84,14 @@ QString VbasCheckAnonymity::shortHelpString() const
            "<b>PASS</b>: true when no EC violates a check. A table without records passes, with a warning.<br>"
            "<b>RECORDS</b>, <b>ECS</b>, <b>SMALLEST_EC</b>: the records, the ECs and the records of the smallest EC. <b>VIOLATING_ECS</b>, <b>VIOLATING_RECORDS</b>: the ECs that "
            "fail a check, and their records. <b>SMALLEST_L</b>, <b>LARGEST_T</b>: the fewest distinct sensitive values and the largest distance of any EC (NULL without a sensitive field).<br>"
+           "<b>SMALLEST_RESIDENTS</b>: under k-map, the residents of the EC with fewest (NULL otherwise).<br>"
            "<b>VALUES_READ</b>: how the values were compared: sqlite (storage class and bytes), csv-text, csv-typed, json (JSON type and value), postgresql-text or qgis (as QGIS reads them); the log says it too.<br>"
            "<b>Violations</b> (VIOLATIONS): " )
            .arg( kVbasMaxCount )
          + custodianOnly()
          + QObject::tr(
            "the classes of the checked table that are too small. A table without geometry, one row per violating EC in the order of its first row: its QI values (same field names and types as the "
-           "input; when the stored values are compared, text that names each value as stored: an SQL literal such as 7, '7' or X'46', the CSV text, the JSON text, or PostgreSQL's text), records, l_diversity, t_closeness (NULL without a sensitive field) and violates (the failed checks: k, l, t, for example \"k,l\"). It holds counts only, never "
+           "input; when the stored values are compared, text that names each value as stored: an SQL literal such as 7, '7' or X'46', the CSV text, the JSON text, or PostgreSQL's text), records, l_diversity, t_closeness (NULL without a sensitive field), violates (the failed checks: k, l, t, for example \"k,l\"; under k-map, k is k residents) and residents (under k-map; NULL otherwise). It holds counts only, never "
            "a sensitive value, and the log gives counts only.<br>" )
          + outputsHelp();
 }
@@ -99,7 +106,20 @@ void VbasCheckAnonymity::initAlgorithm( const QVariantMap & )
   addParameter( new QgsProcessingParameterField( QStringLiteral( "QI_FIELDS" ), QObject::tr( "Quasi-identifier fields (with the geographic one)" ), QVariant(), QStringLiteral( "INPUT" ),
                                                  vbasqgis::FieldDataType::Any, true ),
                 QObject::tr( "The fields an attacker may know, the geographic one included; the table is grouped by them" ) );
-  addKParameter( QObject::tr( "Every group of alike records must hold at least this many records" ) );
+  addKParameter( QObject::tr( "Every group of alike records must hold at least this many records (residents under k-map)" ) );
+  addRiskModelParameter();
+  addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup (for k-map)" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ), QVariant(), true ),
+                QObject::tr( "The release's region lookup: which released unit each region belongs to" ) );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "LOOKUP_REGION" ), QObject::tr( "Region id field of the lookup" ), QStringLiteral( "region_id" ), QStringLiteral( "LOOKUP" ),
+                                                 vbasqgis::FieldDataType::Any, false, true ),
+                QObject::tr( "The lookup's field holding each region's id, as the population table gives it" ), Shown::Advanced );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "LOOKUP_UNIT" ), QObject::tr( "Unit field of the lookup" ), QStringLiteral( "aggregate_id" ), QStringLiteral( "LOOKUP" ),
+                                                 vbasqgis::FieldDataType::Any, false, true ),
+                QObject::tr( "The lookup's field holding the released unit of each region" ), Shown::Advanced );
+  addParameter( new QgsProcessingParameterField( QStringLiteral( "UNIT_FIELD" ), QObject::tr( "Unit field of the released table" ), QStringLiteral( "aggregate_id" ), QStringLiteral( "INPUT" ),
+                                                 vbasqgis::FieldDataType::Any, false, true ),
+                QObject::tr( "The released table's field holding the released unit, one of the QI fields" ), Shown::Advanced );
+  addPopulationTableParameters( Shown::Main, false );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "SENSITIVE_FIELD" ), QObject::tr( "Sensitive field (for l and t)" ), QVariant(), QStringLiteral( "INPUT" ),
                                                  vbasqgis::FieldDataType::Any, false, true ),
                 QObject::tr( "The field for the l and t checks; empty: neither is checked" ) );
@@ -120,6 +140,7 @@ void VbasCheckAnonymity::initAlgorithm( const QVariantMap & )
   addNumberOutput( QStringLiteral( "VIOLATING_RECORDS" ), QObject::tr( "Records of the violating equivalence classes" ) );
   addNumberOutput( QStringLiteral( "SMALLEST_L" ), QObject::tr( "Fewest distinct sensitive values of an equivalence class" ) );
   addNumberOutput( QStringLiteral( "LARGEST_T" ), QObject::tr( "Largest earth mover's distance of an equivalence class" ) );
+  addNumberOutput( QStringLiteral( "SMALLEST_RESIDENTS" ), QObject::tr( "Residents of the equivalence class with fewest (k-map)" ) );
 }
 
 bool VbasCheckAnonymity::prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
@@ -130,6 +151,8 @@ bool VbasCheckAnonymity::prepareAlgorithm( const QVariantMap &parameters, QgsPro
   mRecount = std::make_unique<VbasTableRecount>( *mSource, vbasSourceLayer( *this, parameters, QStringLiteral( "INPUT" ), context ), mQis, mCount, mSensitive,
                                                  parameterAsBoolean( parameters, QStringLiteral( "TYPED_CSV" ), context ) );
   mThresholds = thresholds( parameters, context );
+  if ( parameterAsEnum( parameters, QStringLiteral( "RISK_MODEL" ), context ) == 1 )
+    mResidents = std::make_unique<VbasResidentsRecount>( *this, parameters, context, mSource->fields(), mQis, inputs );
   mOutputs.prepare( *this, parameters, context, { violationsSchema() }, inputs, feedback );
   return true;
 }
@@ -194,21 +217,64 @@ VbasOutputSchema VbasCheckAnonymity::violationsSchema() const
   fields.append( QgsField( kMeasureFields[1], vbasqgis::Field::LongLong ) );
   fields.append( QgsField( kMeasureFields[2], vbasqgis::Field::Double ) );
   fields.append( QgsField( kMeasureFields[3], vbasqgis::Field::String ) );
+  fields.append( QgsField( kMeasureFields[4], vbasqgis::Field::LongLong ) );
   return { QStringLiteral( "VIOLATIONS" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
 }
 
 QVariantMap VbasCheckAnonymity::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
 {
   const VbasRun run( mOutputs );
-  const vbas::AnonymityCheck check = mRecount->recount( feedback );
-  const vbas::AnonymityReport report = check.report( mThresholds );
+  VbasTableRecount::RowVisitor visit;
+  if ( mResidents )
+  {
+    mResidents->readPopulation( feedback );
+    visit = [this]( const QByteArray &key, const QgsAttributes &attributes, std::int64_t records ) { mResidents->addRow( key, attributes, records ); };
+  }
+  const vbas::AnonymityCheck check = mRecount->recount( feedback, visit );
+  std::optional<std::int64_t> smallestResidents;
+  if ( mResidents )
+    for ( const VbasResidentsRecount::Class &c : mResidents->classes() )
+      if ( c.records > 0 )
+      {
+        mResidentsByKey.insert( c.key, c.residents );
+        smallestResidents = std::min( smallestResidents.value_or( c.residents ), c.residents );
+      }
+  const vbas::AnonymityReport report = mResidents ? kMapReport( check ) : check.report( mThresholds );
   log( report, feedback );
   if ( VbasOutput *violations = mOutputs.createIfWanted( QStringLiteral( "VIOLATIONS" ), context ) )
     writeViolations( *violations, report );
-  QVariantMap outputs = numberOutputs( report );
+  QVariantMap outputs = numberOutputs( report, smallestResidents );
   outputs.insert( QStringLiteral( "VALUES_READ" ), mRecount->stored().code() );
   mOutputs.commit( context, outputs );
   return outputs;
+}
+
+vbas::AnonymityReport VbasCheckAnonymity::kMapReport( const vbas::AnonymityCheck &check ) const
+{
+  vbas::AnonymityThresholds every = mThresholds;
+  every.k = std::numeric_limits<std::int64_t>::max(); // every EC comes back measured, flagged below k records, which k-map does not check
+  vbas::AnonymityReport report = check.report( every );
+  std::vector<vbas::EcMeasures> measured = std::move( report.violations );
+  report.violations.clear();
+  report.violatingEcs = 0;
+  report.violatingRecords = 0;
+  for ( vbas::EcMeasures &ec : measured )
+  {
+    ec.violatesK = residentsOf( ec.key ).value_or( 0 ) < mThresholds.k;
+    if ( !ec.violates() )
+      continue;
+    ++report.violatingEcs;
+    report.violatingRecords += ec.records;
+    report.violations.push_back( std::move( ec ) );
+  }
+  return report;
+}
+
+std::optional<std::int64_t> VbasCheckAnonymity::residentsOf( const std::string &key ) const
+{
+  if ( !mResidents )
+    return std::nullopt;
+  return mResidentsByKey.value( QByteArray( key.data(), static_cast<int>( key.size() ) ), 0 );
 }
 
 void VbasCheckAnonymity::log( const vbas::AnonymityReport &report, QgsProcessingFeedback *feedback ) const
@@ -227,12 +293,20 @@ void VbasCheckAnonymity::log( const vbas::AnonymityReport &report, QgsProcessing
     return;
   }
   const auto failing = [&]( bool vbas::EcMeasures::*check ) { return std::count_if( report.violations.begin(), report.violations.end(), [&]( const vbas::EcMeasures &ec ) { return ec.*check; } ); };
-  QStringList checks { QObject::tr( "%1 below k = %2 records" ).arg( failing( &vbas::EcMeasures::violatesK ) ).arg( mThresholds.k ) };
+  QStringList checks {
+    ( mResidents ? QObject::tr( "%1 below k = %2 residents (k-map)" ) : QObject::tr( "%1 below k = %2 records" ) ).arg( failing( &vbas::EcMeasures::violatesK ) ).arg( mThresholds.k )
+  };
   if ( mSensitive >= 0 )
     checks << QObject::tr( "%1 below l = %2 distinct sensitive values" ).arg( failing( &vbas::EcMeasures::violatesL ) ).arg( mThresholds.l )
            << QObject::tr( "%1 farther than t = %2" ).arg( failing( &vbas::EcMeasures::violatesT ) ).arg( mThresholds.t );
   feedback->pushWarning(
     QObject::tr( "FAIL: %1 equivalence class(es) holding %2 record(s) violate a check: %3." ).arg( report.violatingEcs ).arg( report.violatingRecords ).arg( checks.join( QLatin1String( "; " ) ) ) );
+  const vbas::EcMeasures &first = report.violations.front();
+  const std::optional<std::int64_t> residents = residentsOf( first.key );
+  feedback->pushWarning( QObject::tr( "The first, in the order of its first row: %1 record(s)%2, failing %3." )
+                           .arg( first.records )
+                           .arg( residents ? QObject::tr( ", %1 resident(s)" ).arg( *residents ) : QString() )
+                           .arg( violated( first ) ) );
 }
 
 void VbasCheckAnonymity::writeViolations( VbasOutput &output, const vbas::AnonymityReport &report ) const
@@ -241,7 +315,9 @@ void VbasCheckAnonymity::writeViolations( VbasOutput &output, const vbas::Anonym
   for ( const vbas::EcMeasures &ec : report.violations )
   {
     QgsAttributes values = mRecount->decodeKey( ec.key );
-    values << static_cast<qlonglong>( ec.records ) << ( sensitive ? QVariant( static_cast<qlonglong>( ec.l ) ) : QVariant() ) << ( sensitive ? QVariant( ec.t ) : QVariant() ) << violated( ec );
+    const std::optional<std::int64_t> residents = residentsOf( ec.key );
+    values << static_cast<qlonglong>( ec.records ) << ( sensitive ? QVariant( static_cast<qlonglong>( ec.l ) ) : QVariant() ) << ( sensitive ? QVariant( ec.t ) : QVariant() ) << violated( ec )
+           << ( residents ? QVariant( static_cast<qlonglong>( *residents ) ) : QVariant() );
     QgsFeature feature( output.fields() );
     feature.setAttributes( values );
     output.add( feature );

@@ -4,13 +4,17 @@
 #pragma once
 
 #include "algorithms/metrics/anonymity_check.h"
+#include "plugin/inputs/vbasresidentsrecount.h"
 #include "plugin/inputs/vbastablerecount.h"
 #include "plugin/provider/vbasalgorithm.h"
 #include "plugin/outputs/vbasoutputset.h"
 
 #include <qgsprocessingutils.h>
 
+#include <QHash>
+
 #include <memory>
+#include <optional>
 
 class VbasCheckAnonymity : public VbasAlgorithm
 {
@@ -31,8 +35,16 @@ class VbasCheckAnonymity : public VbasAlgorithm
     //! An optional field parameter's index, -1 when empty.
     int optionalField( const QVariantMap &parameters, const QString &name, QgsProcessingContext &context ) const;
     vbas::AnonymityThresholds thresholds( const QVariantMap &parameters, QgsProcessingContext &context ) const;
-    //! VIOLATIONS: the QI fields as in the input (as text when the stored values are read), then records, l_diversity, t_closeness and violates.
+    //! VIOLATIONS: the QI fields as in the input (as text when the stored values are read), then records, l_diversity, t_closeness, violates and residents.
     VbasOutputSchema violationsSchema() const;
+
+    /**
+     * The report under k-map: every EC measured (k records not checked), then violatesK set for the ECs
+     * below k residents (mResidents), and kept when it fails a check.
+     */
+    vbas::AnonymityReport kMapReport( const vbas::AnonymityCheck &check ) const;
+    //! The residents of the class key, none without k-map.
+    std::optional<std::int64_t> residentsOf( const std::string &key ) const;
 
     void log( const vbas::AnonymityReport &report, QgsProcessingFeedback *feedback ) const;
     void writeViolations( VbasOutput &output, const vbas::AnonymityReport &report ) const;
@@ -43,5 +55,7 @@ class VbasCheckAnonymity : public VbasAlgorithm
     int mCount = -1;
     int mSensitive = -1;
     vbas::AnonymityThresholds mThresholds;
+    std::unique_ptr<VbasResidentsRecount> mResidents; //!< RISK_MODEL k-map: the residents of each class; nothing under k-anonymity
+    QHash<QByteArray, std::int64_t> mResidentsByKey;
     VbasOutputSet mOutputs;
 };

@@ -542,7 +542,7 @@ void TestE2e::checkAnonymity( const ReleaseClaim &claim, const QStringList &qis,
   QVERIFY2( table.ok, qPrintable( table.error ) );
   QCOMPARE( table.rows.size(), 0 );
   QVERIFY( !table.hasGeometry );
-  const QStringList fields = released + QStringList { "records", "l_diversity", "t_closeness", "violates" };
+  const QStringList fields = released + QStringList { "records", "l_diversity", "t_closeness", "violates", "residents" };
   QCOMPARE( table.fieldNames, fields );
 }
 

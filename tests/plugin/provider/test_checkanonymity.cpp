@@ -326,7 +326,7 @@ void TestCheckAnonymity::passesTheSampleRelease()
   QVERIFY( r.value( QStringLiteral( "SMALLEST_L" ) ).isNull() );
   QVERIFY( r.value( QStringLiteral( "LARGEST_T" ) ).isNull() );
   QCOMPARE( violations( r )->featureCount(), 0LL );
-  QCOMPARE( violations( r )->fields().names(), kSampleQis + QStringList( { "records", "l_diversity", "t_closeness", "violates" } ) );
+  QCOMPARE( violations( r )->fields().names(), kSampleQis + QStringList( { "records", "l_diversity", "t_closeness", "violates", "residents" } ) );
   QVERIFY2( feedback.saw( QStringLiteral( "PASS" ) ), qPrintable( feedback.messages.join( '\n' ) ) );
 
   // With diagnosis as the sensitive field, l and t as the test computes them.
@@ -394,7 +394,7 @@ void TestCheckAnonymity::failsABrokenRelease()
   QCOMPARE( r.value( QStringLiteral( "SMALLEST_EC" ) ).toLongLong(), 1LL );
   QCOMPARE( r.value( QStringLiteral( "VIOLATING_ECS" ) ).toLongLong(), 2LL );
   QCOMPARE( r.value( QStringLiteral( "VIOLATING_RECORDS" ) ).toLongLong(), 3LL );
-  QStringList expected = { shrunk + QStringLiteral( "|2|NULL|NULL|k" ), movedQis + QStringLiteral( "|999999|1|NULL|NULL|k" ) };
+  QStringList expected = { shrunk + QStringLiteral( "|2|NULL|NULL|k|NULL" ), movedQis + QStringLiteral( "|999999|1|NULL|NULL|k|NULL" ) };
   expected.sort();
   QCOMPARE( rows( violations( r ) ), expected );
   QVERIFY2( feedback.warned( QStringLiteral( "FAIL: 2 equivalence class(es) holding 3 record(s)" ) ), qPrintable( feedback.warnings.join( '\n' ) ) );
@@ -463,11 +463,11 @@ void TestCheckAnonymity::diversityAndCloseness()
   QCOMPARE( r.value( QStringLiteral( "SMALLEST_L" ) ).toLongLong(), 1LL );
   QVERIFY( std::abs( r.value( QStringLiteral( "LARGEST_T" ) ).toDouble() - 0.6 ) < 1e-12 );
   QgsVectorLayer *v = violations( r );
-  QCOMPARE( v->fields().names(), QStringList( { "sex", "agg", "records", "l_diversity", "t_closeness", "violates" } ) );
+  QCOMPARE( v->fields().names(), QStringList( { "sex", "agg", "records", "l_diversity", "t_closeness", "violates", "residents" } ) );
   QCOMPARE( v->fields().at( 0 ).type(), table->fields().at( 0 ).type() );
   QCOMPARE( v->fields().at( 1 ).type(), table->fields().at( 1 ).type() );
   // Counts only: no diagnosis anywhere.
-  QCOMPARE( rows( v ), QStringList( { "F|1|4|2|0.35|k", "M|1|1|1|0.6|k,l,t" } ) );
+  QCOMPARE( rows( v ), QStringList( { "F|1|4|2|0.35|k|NULL", "M|1|1|1|0.6|k,l,t|NULL" } ) );
 }
 
 void TestCheckAnonymity::withoutSensitiveField()
@@ -480,7 +480,7 @@ void TestCheckAnonymity::withoutSensitiveField()
   QCOMPARE( r.value( QStringLiteral( "VIOLATING_ECS" ) ).toLongLong(), 2LL );
   QVERIFY( r.value( QStringLiteral( "SMALLEST_L" ) ).isNull() );
   QVERIFY( r.value( QStringLiteral( "LARGEST_T" ) ).isNull() );
-  QCOMPARE( rows( violations( r ) ), QStringList( { "F|1|4|NULL|NULL|k", "M|1|1|NULL|NULL|k" } ) );
+  QCOMPARE( rows( violations( r ) ), QStringList( { "F|1|4|NULL|NULL|k|NULL", "M|1|1|NULL|NULL|k|NULL" } ) );
 }
 
 void TestCheckAnonymity::valuesAreComparedExactly()
@@ -680,7 +680,7 @@ void TestCheckAnonymity::jsonTypesOfAGeoJson()
   QCOMPARE( r.value( QStringLiteral( "VALUES_READ" ) ).toString(), QStringLiteral( "json" ) );
   QgsVectorLayer v( outputs.filePath( QStringLiteral( "violations.gpkg" ) ), QStringLiteral( "v" ), QStringLiteral( "ogr" ) );
   // fid, then the values as JSON text, in the order of their first feature
-  QCOMPARE( rows( &v ), QStringList( { "1|1|3|NULL|NULL|k", "2|\"1\"|3|NULL|NULL|k", "3|2|2|NULL|NULL|k" } ) );
+  QCOMPARE( rows( &v ), QStringList( { "1|1|3|NULL|NULL|k|NULL", "2|\"1\"|3|NULL|NULL|k|NULL", "3|2|2|NULL|NULL|k|NULL" } ) );
 }
 
 void TestCheckAnonymity::randomGeoPackagesAgreeWithSqlite()

@@ -6,6 +6,7 @@
 
 #include <QRandomGenerator>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -26,7 +27,7 @@ std::unique_ptr<QgsVectorLayer> gridRecords()
  * 10 residents in every (region, sex) cell of the grid, but 1 in each M cell of column 2: aggregate 2's
  * M class then has 3 residents.
  */
-std::unique_ptr<QgsVectorLayer> gridPopulation( bool withSex = true )
+std::unique_ptr<QgsVectorLayer> gridPopulation( bool withSex = true, const QList<QVariantList> &extra = {} )
 {
   QList<QVariantList> rows;
   for ( int c = 0; c < 3; ++c )
@@ -37,6 +38,7 @@ std::unique_ptr<QgsVectorLayer> gridPopulation( bool withSex = true )
         const int n = c == 2 && sex == QLatin1String( "M" ) ? 1 : 10;
         rows << ( withSex ? QVariantList { region, sex, n } : QVariantList { region + sex, region, n } );
       }
+  rows << extra;
   return vbastest::table( withSex ? QStringLiteral( "field=region:string&field=sex:string&field=n:integer" ) : QStringLiteral( "field=cell:string&field=region:string&field=n:integer" ), rows );
 }
 
@@ -87,6 +89,22 @@ struct Drawn
     std::map<Cell, qlonglong> population; //!< (region, sex, age) -> residents
     std::map<Cell, qlonglong> drawn;      //!< (region, sex, age) -> records
 };
+
+//! vbas:checkanonymity of release under k-map at k, with lookup and table.
+QVariantMap checkerParameters( const QVariant &release, const QVariant &lookup, QgsVectorLayer *table, int k )
+{
+  QVariantMap p;
+  p.insert( QStringLiteral( "INPUT" ), release );
+  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "aggregate_id" ), QStringLiteral( "sex" ), QStringLiteral( "age" ) } );
+  p.insert( QStringLiteral( "K" ), k );
+  p.insert( QStringLiteral( "RISK_MODEL" ), 1 );
+  p.insert( QStringLiteral( "LOOKUP" ), lookup );
+  p.insert( QStringLiteral( "POPULATION_TABLE" ), layerValue( table ) );
+  p.insert( QStringLiteral( "POPULATION_REGION" ), QStringLiteral( "region" ) );
+  p.insert( QStringLiteral( "POPULATION_COUNT" ), QStringLiteral( "n" ) );
+  p.insert( QStringLiteral( "VIOLATIONS" ), QgsProcessing::TEMPORARY_OUTPUT );
+  return p;
+}
 
 QVariantMap withTable( QVariantMap p, QgsVectorLayer *table )
 {
@@ -170,6 +188,28 @@ void TestKMap::refusals()
   QVariantMap anonymize = vbastest::gridParameters( mRegions.get(), mRecords.get() );
   anonymize.insert( QStringLiteral( "RISK_MODEL" ), 1 );
   QVERIFY( vbastest::refusal( QStringLiteral( "vbas:anonymize" ), anonymize ).contains( QStringLiteral( "give POPULATION_TABLE" ) ) );
+
+  // The checker under k-map: without a lookup; with a table lacking a QI; with a row whose region the
+  // lookup lacks, or that repeats a cell, named by its row.
+  QgsProcessingContext context;
+  const QVariantMap release = vbastest::run( QStringLiteral( "vbas:voronoiaggregate" ), withTable( gridAggregation(), mPopulation.get() ), context, true );
+  const auto check = [&]( QgsVectorLayer *table, const QVariant &lookup ) {
+    QVariantMap p = checkerParameters( release.value( QStringLiteral( "ANONYMIZED" ) ), lookup, table, 4 );
+    p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "aggregate_id" ), QStringLiteral( "sex" ) } );
+    vbastest::Feedback feedback;
+    vbastest::run( QStringLiteral( "vbas:checkanonymity" ), p, context, false, &feedback );
+    return feedback.error();
+  };
+  const QString noLookup = check( mPopulation.get(), QVariant() );
+  QVERIFY2( noLookup.contains( QStringLiteral( "LOOKUP is empty" ) ), qPrintable( noLookup ) );
+  const QVariant lookup = release.value( QStringLiteral( "LOOKUP" ) );
+  QVERIFY( check( withoutSex.get(), lookup ).contains( QStringLiteral( "no field 'sex'" ) ) );
+  const auto unknown = gridPopulation( true, { { "r99", "F", 3 } } );
+  const QString notInLookup = check( unknown.get(), lookup );
+  QVERIFY2( notInLookup.contains( QStringLiteral( "row 19" ) ) && notInLookup.contains( QStringLiteral( "not in LOOKUP" ) ), qPrintable( notInLookup ) );
+  const auto twice = gridPopulation( true, { { "r00", "F", 3 } } );
+  const QString repeated = check( twice.get(), lookup );
+  QVERIFY2( repeated.contains( QStringLiteral( "row 19" ) ) && repeated.contains( QStringLiteral( "given once" ) ), qPrintable( repeated ) );
 }
 
 void TestKMap::randomReleasesMeetKMap()
@@ -178,7 +218,7 @@ void TestKMap::randomReleasesMeetKMap()
   // release (balanced density or ADC, with or without the search) releases exactly the records of the
   // classes (aggregate of the written lookup, QI values) with k residents or more, recounted here; and
   // vbas:evaluate under k-map finds the same release and a journalist risk of at most 1/k.
-  int smallReleased = 0, suppressed = 0; // cases releasing a class below k records, and suppressing one
+  int smallReleased = 0, suppressed = 0, edits = 0; // cases releasing a class below k records, suppressing one, and edited for the checker
   for ( quint64 seed = 1; seed <= 16; ++seed )
   {
     Drawn d( seed );
@@ -233,7 +273,41 @@ void TestKMap::randomReleasesMeetKMap()
     QCOMPARE( measured.value( QStringLiteral( "RELEASED" ) ).toLongLong(), released );
     if ( released > 0 )
       QVERIFY( measured.value( QStringLiteral( "JOURNALIST_MAX_RISK" ) ).toDouble() * k <= 1 + 1e-12 );
+
+    // The checker, from the release as written, the lookup and the table alone: it passes, and finds
+    // the recount's smallest residents; the release with one record of a suppressed class added fails,
+    // that class alone violating.
+    const QVariantMap checked = vbastest::run( QStringLiteral( "vbas:checkanonymity" ),
+                                               checkerParameters( results.value( QStringLiteral( "ANONYMIZED" ) ), results.value( QStringLiteral( "LOOKUP" ) ), d.table.get(), k ), context, true );
+    QVERIFY2( checked.value( QStringLiteral( "PASS" ) ).toBool(),
+              qPrintable( QStringLiteral( "seed %1: %2 violating" ).arg( seed ).arg( checked.value( QStringLiteral( "VIOLATING_ECS" ) ).toLongLong() ) ) );
+    qlonglong smallest = -1;
+    for ( const auto &[cls, n] : expected )
+      smallest = smallest < 0 ? residents[cls] : std::min( smallest, residents[cls] );
+    if ( smallest >= 0 )
+      QCOMPARE( checked.value( QStringLiteral( "SMALLEST_RESIDENTS" ) ).toLongLong(), smallest );
+    const auto hidden = std::find_if( records.begin(), records.end(), [&]( const auto &entry ) { return residents[entry.first] < k; } );
+    if ( hidden == records.end() )
+      continue;
+    QList<QVariantList> rows { { std::get<0>( hidden->first ).toLongLong(), std::get<1>( hidden->first ), std::get<2>( hidden->first ) } };
+    for ( const auto &[cls, n] : written )
+      for ( qlonglong i = 0; i < n; ++i )
+        rows << QVariantList { std::get<0>( cls ).toLongLong(), std::get<1>( cls ), std::get<2>( cls ) };
+    const auto edited = vbastest::table( QStringLiteral( "field=aggregate_id:long&field=sex:string&field=age:string" ), rows );
+    const QVariantMap failed
+      = vbastest::run( QStringLiteral( "vbas:checkanonymity" ), checkerParameters( layerValue( edited.get() ), results.value( QStringLiteral( "LOOKUP" ) ), d.table.get(), k ), context, true );
+    QVERIFY( !failed.value( QStringLiteral( "PASS" ) ).toBool() );
+    QCOMPARE( failed.value( QStringLiteral( "VIOLATING_ECS" ) ).toLongLong(), 1LL );
+    QCOMPARE( failed.value( QStringLiteral( "VIOLATING_RECORDS" ) ).toLongLong(), 1LL );
+    std::vector<qlonglong> violating;
+    QVERIFY( vbastest::forEachFeature( failed, QStringLiteral( "VIOLATIONS" ), context, [&]( const QgsFeature &f ) {
+      violating.push_back( f.attribute( QStringLiteral( "residents" ) ).toLongLong() );
+      QCOMPARE( f.attribute( QStringLiteral( "violates" ) ).toString(), QStringLiteral( "k" ) );
+    } ) );
+    QCOMPARE( violating, std::vector<qlonglong> { residents[hidden->first] } );
+    ++edits;
   }
+  QVERIFY( edits >= 4 );
   QVERIFY2( smallReleased >= 8 && suppressed >= 4, qPrintable( QStringLiteral( "%1 %2" ).arg( smallReleased ).arg( suppressed ) ) ); // the cases tell k-map from k-anonymity and from no suppression
 }
 

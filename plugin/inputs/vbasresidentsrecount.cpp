@@ -1,0 +1,124 @@
+#include "plugin/inputs/vbasresidentsrecount.h"
+#include "plugin/support/vbasqgiscompat.h"
+
+#include "plugin/inputs/vbasrecordreader.h"
+#include "plugin/support/vbasinterrupt.h"
+
+#include <qgsexception.h>
+#include <qgsprocessingparameters.h>
+
+namespace
+{
+
+QString text( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context )
+{
+  return QgsProcessingParameters::parameterAsString( algorithm.parameterDefinition( name ), parameters, context );
+}
+
+//! The index of the field parameter names in fields, refused when empty or missing.
+int requiredField( const QgsFields &fields, const QString &name, const QString &parameter, const QString &table )
+{
+  const int index = name.isEmpty() ? -1 : fields.lookupField( name );
+  if ( index < 0 )
+    throw QgsProcessingException(
+      QObject::tr( "k-map needs %1 (%2): %3." ).arg( table, parameter, name.isEmpty() ? QObject::tr( "it is empty" ) : QObject::tr( "there is no field '%1'" ).arg( name ) ) );
+  return index;
+}
+
+//! A value's text in a cell: NULL apart from any text.
+QString valueText( const QVariant &value )
+{
+  return value.isNull() ? QStringLiteral( "\u0001NULL" ) : value.toString();
+}
+
+} // namespace
+
+VbasResidentsRecount::VbasResidentsRecount( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QgsFields &releaseFields,
+                                            const QgsAttributeList &qis, QList<VbasLocation> &locations )
+{
+  for ( const QString &name : { QStringLiteral( "LOOKUP" ), QStringLiteral( "POPULATION_TABLE" ) } )
+  {
+    const QVariant given = parameters.value( name );
+    if ( !given.isValid() || given.isNull() || ( given.userType() == QMetaType::QString && given.toString().isEmpty() ) )
+      throw QgsProcessingException(
+        QObject::tr( "RISK_MODEL k-map counts each class's residents in a population table (POPULATION_TABLE) over the regions of its unit (LOOKUP): give both. %1 is empty." ).arg( name ) );
+  }
+  mLookup = vbasSource( algorithm, parameters, QStringLiteral( "LOOKUP" ), context, locations );
+  mTable = vbasSource( algorithm, parameters, QStringLiteral( "POPULATION_TABLE" ), context, locations );
+  const QString lookup = QObject::tr( "the lookup's region and unit fields" ), table = QObject::tr( "the population table's region and count fields" );
+  mLookupRegion = requiredField( mLookup->fields(), text( algorithm, parameters, QStringLiteral( "LOOKUP_REGION" ), context ), QStringLiteral( "LOOKUP_REGION" ), lookup );
+  mLookupUnit = requiredField( mLookup->fields(), text( algorithm, parameters, QStringLiteral( "LOOKUP_UNIT" ), context ), QStringLiteral( "LOOKUP_UNIT" ), lookup );
+  mTableRegion = requiredField( mTable->fields(), text( algorithm, parameters, QStringLiteral( "POPULATION_REGION" ), context ), QStringLiteral( "POPULATION_REGION" ), table );
+  mTableCount = requiredField( mTable->fields(), text( algorithm, parameters, QStringLiteral( "POPULATION_COUNT" ), context ), QStringLiteral( "POPULATION_COUNT" ), table );
+  mUnit = requiredField( releaseFields, text( algorithm, parameters, QStringLiteral( "UNIT_FIELD" ), context ), QStringLiteral( "UNIT_FIELD" ), QObject::tr( "the release's unit field" ) );
+  if ( !qis.contains( mUnit ) )
+    throw QgsProcessingException( QObject::tr( "The unit field '%1' (UNIT_FIELD) must be one of QI_FIELDS: it is the released geography." ).arg( releaseFields.at( mUnit ).name() ) );
+  for ( const int qi : qis )
+  {
+    if ( qi == mUnit )
+      continue;
+    const int inTable = mTable->fields().lookupField( releaseFields.at( qi ).name() );
+    if ( inTable < 0 )
+      throw QgsProcessingException( QObject::tr( "The population table has no field '%1', a QI of the release: k-map needs the residents of every QI's values (a count over fewer QIs "
+                                                 "would overstate them)." )
+                                      .arg( releaseFields.at( qi ).name() ) );
+    mReleaseQis << qi;
+    mTableQis << inTable;
+  }
+}
+
+VbasResidentsRecount::~VbasResidentsRecount() = default;
+
+QString VbasResidentsRecount::cellText( const QString &unit, const QgsAttributes &attributes, const QgsAttributeList &fields )
+{
+  QString cell = unit;
+  for ( const int field : fields )
+    cell += QChar( 0x1f ) + valueText( attributes.at( field ) );
+  return cell;
+}
+
+void VbasResidentsRecount::readPopulation( QgsProcessingFeedback *feedback )
+{
+  QHash<QString, QString> unitOf; // region -> unit
+  QgsFeature f;
+  std::int64_t row = 0;
+  QgsFeatureIterator regions = mLookup->getFeatures( QgsFeatureRequest().setFlags( vbasqgis::NoGeometry ).setSubsetOfAttributes( { mLookupRegion, mLookupUnit } ) );
+  while ( regions.nextFeature( f ) )
+  {
+    ++row;
+    const QString region = valueText( f.attribute( mLookupRegion ) );
+    if ( unitOf.contains( region ) )
+      throw QgsProcessingException( QObject::tr( "LOOKUP row %1 (feature id %2): its region is given a unit twice." ).arg( row ).arg( f.id() ) );
+    unitOf.insert( region, valueText( f.attribute( mLookupUnit ) ) );
+  }
+  row = 0;
+  QgsFeatureIterator cells = mTable->getFeatures( QgsFeatureRequest().setFlags( vbasqgis::NoGeometry ) );
+  QSet<QString> seen;
+  while ( cells.nextFeature( f ) )
+  {
+    if ( ( ++row & 0xfff ) == 0 )
+      VbasInterrupt::throwIfCanceled( feedback );
+    const QString name = QObject::tr( "Population table row %1 (feature id %2)" ).arg( row ).arg( f.id() );
+    const std::int64_t residents = VbasRecordReader::countValue( f.attribute( mTableCount ), mTable->fields().at( mTableCount ).name(), name );
+    const auto unit = unitOf.constFind( valueText( f.attribute( mTableRegion ) ) );
+    if ( unit == unitOf.constEnd() )
+      throw QgsProcessingException( QObject::tr( "%1: its region is not in LOOKUP, so the unit its residents belong to is not known." ).arg( name ) );
+    const QString cell = valueText( f.attribute( mTableRegion ) ) + QChar( 0x1e ) + cellText( *unit, f.attributes(), mTableQis );
+    if ( seen.contains( cell ) )
+      throw QgsProcessingException( QObject::tr( "%1: the same region and QI values as an earlier row; a cell is given once." ).arg( name ) );
+    seen.insert( cell );
+    mResidents[cellText( *unit, f.attributes(), mTableQis )] += residents;
+  }
+  feedback->pushInfo( QObject::tr( "k-map: %1 population table row(s) read over %2 region(s) of LOOKUP." ).arg( row ).arg( unitOf.size() ) );
+}
+
+void VbasResidentsRecount::addRow( const QByteArray &key, const QgsAttributes &attributes, std::int64_t records )
+{
+  auto index = mClassIndex.constFind( key );
+  if ( index == mClassIndex.constEnd() )
+  {
+    index = mClassIndex.insert( key, mClasses.size() );
+    mClasses.push_back( { key, 0, mResidents.value( cellText( valueText( attributes.at( mUnit ) ), attributes, mReleaseQis ), 0 ) } );
+  }
+  mClasses[*index].records += records;
+}

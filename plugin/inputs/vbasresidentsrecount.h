@@ -1,0 +1,68 @@
+// The checker's own count of the residents of a released table's classes (docs/algorithms/checkanonymity.md,
+// "k-map"): the population table's cells summed by released unit through a lookup (region -> unit),
+// and each class of the release (as VbasTableRecount keys it) given the residents of its unit and QI
+// values, matched by their text. It shares no code with the release (VbasPopulationTable, the core's
+// suppression), so that it checks a k-map release independently.
+#pragma once
+
+#include "plugin/inputs/vbasinputs.h"
+
+#include <qgsfeature.h>
+#include <qgsprocessingalgorithm.h>
+#include <qgsprocessingutils.h>
+
+#include <QByteArray>
+#include <QHash>
+#include <QString>
+#include <QStringList>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+class VbasResidentsRecount
+{
+  public:
+    //! A class of the release under k-map: its key (VbasTableRecount's), records and residents.
+    struct Class
+    {
+        QByteArray key;
+        std::int64_t records = 0;
+        std::int64_t residents = 0;
+    };
+
+    /**
+     * LOOKUP with LOOKUP_REGION and LOOKUP_UNIT, POPULATION_TABLE with POPULATION_REGION, POPULATION_COUNT
+     * and a field named as each QI of the release but its unit (UNIT_FIELD, one of qis), resolved before
+     * anything is read. Refused: a missing table or field, a unit field that is not a QI.
+     */
+    VbasResidentsRecount( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QgsFields &releaseFields, const QgsAttributeList &qis,
+                          QList<VbasLocation> &locations );
+    ~VbasResidentsRecount();
+
+    /**
+     * Reads the lookup and the population table, refusing with the row: a region given twice in the
+     * lookup, a count that is not a whole number from 0, a table region the lookup lacks, a cell given twice.
+     */
+    void readPopulation( QgsProcessingFeedback *feedback );
+
+    //! A row of the release standing for records records of the class key (VbasTableRecount's visit).
+    void addRow( const QByteArray &key, const QgsAttributes &attributes, std::int64_t records );
+
+    //! Every class of the release with its residents, in the order of its first row.
+    const std::vector<Class> &classes() const { return mClasses; }
+
+  private:
+    //! The text of a cell: its unit and its QI values (the unit's left out), NULL apart from any text.
+    static QString cellText( const QString &unit, const QgsAttributes &attributes, const QgsAttributeList &fields );
+
+    std::unique_ptr<QgsProcessingFeatureSource> mLookup, mTable;
+    int mLookupRegion = -1, mLookupUnit = -1, mTableRegion = -1, mTableCount = -1;
+    int mUnit = -1;                          //!< the release's unit field
+    QgsAttributeList mReleaseQis;            //!< the release's QIs but the unit
+    QgsAttributeList mTableQis;              //!< the table's field of each of them
+    QHash<QString, std::int64_t> mResidents; //!< cell text -> residents
+    QHash<QByteArray, std::size_t> mClassIndex;
+    std::vector<Class> mClasses;
+};
