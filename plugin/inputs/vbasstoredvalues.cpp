@@ -482,6 +482,61 @@ QString VbasStoredValues::describe() const
   return mTypedCsv ? QObject::tr( "the values as QGIS types them (TYPED_CSV)" ) : QObject::tr( "the values as QGIS reads them" );
 }
 
+namespace
+{
+
+QString shortest( double value )
+{
+  return QString::number( value, 'g', QLocale::FloatingPointShortest );
+}
+
+//! An SQL literal of SqliteRows back to its text: 'F' is F, CAST(X'..' AS TEXT) its UTF-8, 7.0 is 7; a BLOB stays its literal.
+QString sqliteText( const QString &literal )
+{
+  if ( literal.startsWith( '\'' ) )
+    return literal.mid( 1, literal.size() - 2 ).replace( QLatin1String( "''" ), QLatin1String( "'" ) );
+  if ( literal.startsWith( QLatin1String( "CAST(X'" ) ) )
+    return QString::fromUtf8( QByteArray::fromHex( literal.mid( 7, literal.indexOf( '\'', 7 ) - 7 ).toLatin1() ) );
+  if ( literal.startsWith( QLatin1String( "X'" ) ) || !( literal.contains( '.' ) || literal.contains( 'e' ) ) )
+    return literal;
+  return shortest( literal.toDouble() );
+}
+
+//! A JSON value's text (JsonRows): a string's characters, a number's shortest digits, true or false; null for null.
+QString jsonText( const QString &json )
+{
+  const QJsonValue value = QJsonDocument::fromJson( ( '[' + json + ']' ).toUtf8() ).array().at( 0 );
+  if ( value.isString() )
+    return value.toString();
+  if ( value.isDouble() )
+    return shortest( value.toDouble() );
+  if ( value.isBool() )
+    return value.toBool() ? QStringLiteral( "true" ) : QStringLiteral( "false" );
+  return value.isNull() ? QString() : json;
+}
+
+} // namespace
+
+QString VbasStoredValues::plainText( const QVariant &compared ) const
+{
+  if ( compared.isNull() )
+    return QString();
+  const QString text = compared.toString();
+  switch ( mReading )
+  {
+    case Reading::Sqlite:
+      return sqliteText( text );
+    case Reading::Json:
+      return jsonText( text );
+    case Reading::Qgis:
+      return compared.userType() == QMetaType::Double ? shortest( compared.toDouble() ) : text;
+    case Reading::CsvText:
+    case Reading::Postgres:
+      break;
+  }
+  return text;
+}
+
 QString VbasStoredValues::code() const
 {
   switch ( mReading )

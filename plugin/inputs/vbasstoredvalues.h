@@ -56,6 +56,13 @@ class VbasStoredValues
      */
     bool next( QgsFeatureId &id, QgsAttributes &values );
 
+    /**
+     * A compared value as next() gives it, as a person reads it: a text's characters, a number's
+     * shortest digits (7.0 stored is 7), true or false; a null QString for NULL. What k-map matches a
+     * population table's values by (docs/algorithms/checkanonymity.md, "k-map").
+     */
+    QString plainText( const QVariant &compared ) const;
+
   private:
     Reading mReading = Reading::Qgis;
     bool mTypedCsv = false;

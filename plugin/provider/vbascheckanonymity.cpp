@@ -228,7 +228,12 @@ QVariantMap VbasCheckAnonymity::processAlgorithm( const QVariantMap &, QgsProces
   if ( mResidents )
   {
     mResidents->readPopulation( feedback );
-    visit = [this]( const QByteArray &key, const QgsAttributes &attributes, std::int64_t records ) { mResidents->addRow( key, attributes, records ); };
+    visit = [this]( const QByteArray &key, const QgsAttributes &attributes, std::int64_t records ) {
+      QgsAttributes plain = attributes;
+      for ( const int qi : std::as_const( mQis ) )
+        plain[qi] = attributes.at( qi ).isNull() ? QVariant() : QVariant( mRecount->stored().plainText( attributes.at( qi ) ) );
+      mResidents->addRow( key, plain, records );
+    };
   }
   const vbas::AnonymityCheck check = mRecount->recount( feedback, visit );
   std::optional<std::int64_t> smallestResidents;

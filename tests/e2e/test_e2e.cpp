@@ -923,6 +923,45 @@ void TestE2e::populationTableFromCsv()
   QVERIFY( std::fabs( evaluated.value( "JOURNALIST_AVG_RISK" ).toDouble() - matched / static_cast<double>( records ) ) < 1e-12 );
   QCOMPARE( evaluated.value( "POPULATION_UNIQUES" ).toDouble(), 0.0 ); // every cell holds 2 residents more than records
 
+  // k-map at 40 residents from the same CSV: the release holds exactly the records of the classes of the
+  // written lookup with 40 residents or more, recounted here; the checker, given the release as written,
+  // its lookup and the CSV, finds it passes with the same fewest residents.
+  QJsonObject kMap, checked;
+  CHECKED( runJson( QStringLiteral( "vbas:anonymize" ),
+                    inputsFor( qis ) << QStringLiteral( "K=40" ) << QStringLiteral( "RISK_MODEL=1" ) << "ANONYMIZED=" + dir + "/kmap.gpkg"
+                                     << "LOOKUP=" + dir + "/kmap_lookup.gpkg" << table,
+                    kMap ) );
+  const Table kMapLookup = readTable( dir + "/kmap_lookup.gpkg", { QStringLiteral( "region_id" ), QStringLiteral( "aggregate_id" ) } );
+  QVERIFY2( kMapLookup.ok, qPrintable( kMapLookup.error ) );
+  QHash<QString, QString> unitOf;
+  for ( const QStringList &row : kMapLookup.rows )
+    unitOf.insert( row.at( 0 ), row.at( 1 ) );
+  QMap<QStringList, QPair<qint64, qint64>> units; // aggregate, QI values -> records, residents
+  for ( auto it = cells.constBegin(); it != cells.constEnd(); ++it )
+  {
+    QPair<qint64, qint64> &c = units[QStringList { unitOf.value( it.key().first() ) } + it.key().mid( 1 )];
+    c.first += it.value();
+    c.second += 7 * it.value() + 2;
+  }
+  qint64 kMapRecords = 0, kMapFewest = 0, belowKRecords = 0;
+  for ( const auto &[f, residents] : units )
+    if ( residents >= 40 )
+    {
+      kMapRecords += f;
+      kMapFewest = kMapFewest == 0 ? residents : std::min( kMapFewest, residents );
+      belowKRecords += f < 40 ? f : 0;
+    }
+  QCOMPARE( kMap.value( "RELEASED" ).toVariant().toLongLong(), kMapRecords );
+  QVERIFY2( belowKRecords > 0, "k-map released no class below 40 records: the case does not tell it from k-anonymity" );
+  CHECKED( runJson( QStringLiteral( "vbas:checkanonymity" ),
+                    QStringList { "INPUT=" + dir + "/kmap.gpkg", QStringLiteral( "QI_FIELDS=aggregate_id" ) } << "QI_FIELDS=" + qis[0] << "QI_FIELDS=" + qis[1] << "QI_FIELDS=" + qis[2]
+                                                                                                              << QStringLiteral( "K=40" ) << QStringLiteral( "RISK_MODEL=1" )
+                                                                                                              << "LOOKUP=" + dir + "/kmap_lookup.gpkg" << table,
+                    checked ) );
+  QVERIFY( checked.value( "PASS" ).toBool() );
+  QCOMPARE( checked.value( "SMALLEST_RESIDENTS" ).toVariant().toLongLong(), kMapFewest );
+  QCOMPARE( checked.value( "RECORDS" ).toVariant().toLongLong(), kMapRecords );
+
   QVERIFY( file.open( QIODevice::Append | QIODevice::Text ) );
   file.write( QStringLiteral( "%1,no such age,M,no such race,-3\n" ).arg( mRegionIds.last() ).toUtf8() );
   file.close();

@@ -5,6 +5,7 @@
 #include "tests/plugin/qgis_test_util.h"
 
 #include <QRandomGenerator>
+#include <QTemporaryDir>
 
 #include <algorithm>
 #include <map>
@@ -126,6 +127,8 @@ class TestKMap : public QObject
     void cleanupTestCase() { QgsApplication::exitQgis(); }
     void workedGrid();
     void refusals();
+    void checkerReadsEveryFormat_data();
+    void checkerReadsEveryFormat();
     void randomReleasesMeetKMap();
 
   private:
@@ -210,6 +213,38 @@ void TestKMap::refusals()
   const auto twice = gridPopulation( true, { { "r00", "F", 3 } } );
   const QString repeated = check( twice.get(), lookup );
   QVERIFY2( repeated.contains( QStringLiteral( "row 19" ) ) && repeated.contains( QStringLiteral( "given once" ) ), qPrintable( repeated ) );
+}
+
+void TestKMap::checkerReadsEveryFormat_data()
+{
+  QTest::addColumn<QString>( "file" );
+  QTest::addColumn<QString>( "reading" );
+  QTest::newRow( "GeoPackage" ) << "release.gpkg"
+                                << "sqlite";
+  QTest::newRow( "GeoJSON" ) << "release.geojson"
+                             << "json";
+  QTest::newRow( "CSV" ) << "release.csv"
+                         << "csv-text";
+}
+
+void TestKMap::checkerReadsEveryFormat()
+{
+  // The worked grid's k-map release written as each format, its values stored as that format stores
+  // them ('F' in SQLite, "F" in JSON, 2 as an integer): the checker matches them to the table's text
+  // and passes, the fewest residents 30 (aggregate 2's F).
+  QFETCH( QString, file );
+  QFETCH( QString, reading );
+  QgsProcessingContext context;
+  const QVariantMap release = vbastest::run( QStringLiteral( "vbas:voronoiaggregate" ), withTable( gridAggregation(), mPopulation.get() ), context, true );
+  QTemporaryDir dir;
+  const QString path = dir.filePath( file );
+  vbastest::save( vbastest::output( release, QStringLiteral( "ANONYMIZED" ), context ), path, QStringLiteral( "release" ) );
+  QVariantMap p = checkerParameters( path, release.value( QStringLiteral( "LOOKUP" ) ), mPopulation.get(), 4 );
+  p.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "aggregate_id" ), QStringLiteral( "sex" ) } );
+  const QVariantMap checked = vbastest::run( QStringLiteral( "vbas:checkanonymity" ), p, context, true );
+  QCOMPARE( checked.value( QStringLiteral( "VALUES_READ" ) ).toString(), reading );
+  QVERIFY( checked.value( QStringLiteral( "PASS" ) ).toBool() );
+  QCOMPARE( checked.value( QStringLiteral( "SMALLEST_RESIDENTS" ) ).toLongLong(), 30LL );
 }
 
 void TestKMap::randomReleasesMeetKMap()
