@@ -11,6 +11,13 @@ same parameters are kept, counties.json records them, so a second run costs noth
   records.gpkg   attribute-only table `records`: region_id and the four QIs QI_FIELDS (text), one row
                  per record, in random order.
   counties.json  the parameters and what came out (counts, records per county, islands, provinces).
+With --sampling-fraction p, the records are drawn from a generated population instead, and two census
+tables are written beside them:
+  population4.csv  region_id, the four QIs and n: the residents of each (county, QI values) cell that
+                   has any; population3.csv the same over the first three QIs (race summed).
+  Each county has about its records / p residents, spread over the cells by the county's marginals
+  (a multinomial draw), and each resident is a record with probability p (a binomial draw per cell), so
+  every cell holds at least as many residents as records.
 
 The geography (inside bench/make_inputs.py's 200 km x 150 km rectangle, with its functions):
   - a fine tessellation: the Voronoi cells of --cells-per-county x --regions clustered points (80 % in
@@ -231,6 +238,34 @@ def write_records(path, ids, n, marginals, rng):
                            [(values, codes[order]) for values, codes in columns])
 
 
+def write_population(paths, ids, n, marginals, rng, fraction):
+    """Residents per (county, QI values) cell, about n / fraction per county by the county's marginals
+    (the QIs independent within a county), and the records drawn from them: each resident with
+    probability fraction. Writes the records and the two census tables; returns the records per county."""
+    sizes = [len(categories(name)) for name in QI_FIELDS]
+    classes = int(np.prod(sizes))
+    probs = np.ones((len(n), classes))
+    codes = np.indices(sizes).reshape(len(sizes), -1)  # the codes of each class, the first QI slowest
+    for q, name in enumerate(QI_FIELDS):
+        probs *= marginals[name][:, codes[q]]
+    residents = np.array([rng.multinomial(int(round(c / fraction)), p / p.sum()) for c, p in zip(n, probs)])
+    drawn = rng.binomial(residents, fraction)
+    cell = np.repeat(np.arange(drawn.size), drawn.ravel())
+    order = rng.permutation(cell.size)
+    region, cls = np.divmod(cell[order], classes)
+    mk.write_records_table(paths["records.gpkg"], np.asarray(ids, dtype=object), region, QI_FIELDS,
+                           [(np.asarray(categories(name), dtype=object), codes[q][cls].astype(np.int16)) for q, name in enumerate(QI_FIELDS)])
+    for path, qis in ((paths["population4.csv"], len(QI_FIELDS)), (paths["population3.csv"], 3)):
+        table = residents.reshape((len(n),) + tuple(sizes))
+        table = table.sum(axis=tuple(range(1 + qis, 1 + len(sizes)))) if qis < len(sizes) else table
+        with open(path, "w") as f:
+            f.write(",".join(["region_id"] + QI_FIELDS[:qis] + ["n"]) + "\n")
+            for index in zip(*np.nonzero(table)):
+                values = [categories(name)[i] for name, i in zip(QI_FIELDS, index[1:])]
+                f.write(",".join([ids[index[0]]] + values + [str(int(table[index]))]) + "\n")
+    return drawn.sum(axis=1)
+
+
 def cached_paths(args, names, summary, version):
     """The output files (names in args.out) and the parameters recorded in the summary file: (None,
     params) when files made with the same parameters exist (kept), else the old files removed."""
@@ -261,10 +296,13 @@ def main():
     parser.add_argument("--min-records", type=int, default=5, help="records of the smallest county, at least")
     parser.add_argument("--gradient", type=float, default=4.0, help="records per county, east over west")
     parser.add_argument("--provinces", type=int, default=8)
+    parser.add_argument("--sampling-fraction", type=float, default=None,
+                        help="draw the records from a generated population at this fraction, and write its census tables")
     parser.add_argument("--force", action="store_true", help="regenerate even if the files exist")
     args = parser.parse_args()
 
-    paths, params = cached_paths(args, ("regions.gpkg", "records.gpkg", "counties.json"), "counties.json", FORMAT_VERSION)
+    names = ("regions.gpkg", "records.gpkg", "counties.json") + (("population3.csv", "population4.csv") if args.sampling_fraction else ())
+    paths, params = cached_paths(args, names, "counties.json", FORMAT_VERSION)
     if paths is None:
         return
 
@@ -278,7 +316,10 @@ def main():
     n, area = records_per_county(args, centre, geoms, counties, rng)
     province = nearest_provinces(centre, rng, args.provinces)
     marginals = county_marginals(centre, province, rng)
-    write_records(paths["records.gpkg"], ids, n, marginals, rng)
+    if args.sampling_fraction:
+        n = write_population(paths, ids, n, marginals, rng, args.sampling_fraction)
+    else:
+        write_records(paths["records.gpkg"], ids, n, marginals, rng)
     convex = np.array([g.GetArea() / g.ConvexHull().GetArea() for g in geoms])
     pct = lambda v, q: float(np.percentile(v, q))  # noqa: E731
     summary = {

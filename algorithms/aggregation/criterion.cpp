@@ -18,6 +18,14 @@ void append( SparseHistograms &joint, std::vector<std::int64_t> &sizes, std::uin
 
 } // namespace
 
+Criterion Criterion::averageRisk( std::int64_t k, double threshold, const SparseHistograms *population )
+{
+  Criterion criterion( k );
+  criterion.averageThreshold = threshold;
+  criterion.averagePopulation = population;
+  return criterion;
+}
+
 SizedHistograms::SizedHistograms( const SparseHistograms &regionHistograms, const Criterion &criterion )
   : mRecords( regionHistograms )
   , mK( criterion.k )

@@ -1,6 +1,7 @@
 // What every released class must hold (docs/method.md, "A release at a stated risk"): k records
 // (k-anonymity, paper sec. 3.3) or k residents of the population (k-map, El Emam and Dankar, JAMIA
-// 2008), and the region histograms as the criterion counts them, for the search's incremental scores.
+// 2008), and, under the average risk model, an average risk of the released records at most a
+// threshold; and the region histograms as the criterion counts them, for the search's incremental scores.
 #pragma once
 
 #include "algorithms/base/histograms.h"
@@ -31,9 +32,21 @@ struct Criterion
     {
     }
 
+    /**
+     * The average risk model: no class below k records (the floor), and the released records'
+     * average risk at most threshold: the journalist's, 1/F of each record's class, F its residents
+     * in population's cells (as residents above); the prosecutor's, 1/f, without population.
+     */
+    static Criterion averageRisk( std::int64_t k, double threshold, const SparseHistograms *population );
+
     std::int64_t k = 5;
-    const SparseHistograms *residents = nullptr; //!< nullptr: k-anonymity
+    const SparseHistograms *residents = nullptr;         //!< nullptr: k-anonymity
+    double averageThreshold = 1;                         //!< the average risk model's threshold; 1: none (a risk is at most 1)
+    const SparseHistograms *averagePopulation = nullptr; //!< the average risk model's cells; nullptr: the prosecutor's average
 };
+
+//! An average risk within this, relatively, of the threshold meets it: the average is a sum of rounded quotients.
+constexpr double kAverageRiskTolerance = 1e-12;
 
 //! The records suppressed in an EC of `records` records whose size under the criterion (its records, or its residents) is `size`: all of them when size < k.
 inline std::int64_t suppressedIn( std::int64_t records, std::int64_t size, std::int64_t k )

@@ -1,5 +1,8 @@
 #include "algorithms/aggregation/suppression.h"
 
+#include <algorithm>
+#include <tuple>
+
 namespace vbas
 {
 
@@ -16,23 +19,87 @@ Suppression suppress( const SparseHistograms &ecs, std::int64_t k )
   return result;
 }
 
-Suppression suppress( const Aggregation &aggregation, const Criterion &criterion )
+namespace
+{
+
+//! The residents of each EC entry of aggregation: the sum of its member regions' cells (0 without one).
+std::vector<std::int64_t> ecResidents( const Aggregation &aggregation, const SparseHistograms &residents )
+{
+  const SparseHistograms &ecs = aggregation.ecs;
+  const SparseHistograms cells = aggregate( aggregation.regionAggregateIndex, residents ).ecs;
+  std::vector<std::int64_t> result( ecs.counts.size(), 0 );
+  for ( std::size_t a = 0; a < ecs.rows(); ++a )
+    for ( std::size_t e = ecs.offsets[a]; e < ecs.offsets[a + 1]; ++e )
+    {
+      const std::size_t cell = cells.find( a, ecs.classes[e] );
+      result[e] = cell == SparseHistograms::npos ? 0 : cells.counts[cell];
+    }
+  return result;
+}
+
+/**
+ * The average risk model (docs/method.md, "A release at a stated risk"): released ECs suppressed, the
+ * riskiest first (the highest 1/F, then the fewest records), until the released records' average risk
+ * (1/n) sum f/F is at most the threshold. Suppressing the EC of highest risk lowers the average most per
+ * record suppressed.
+ */
+void meetAverageRisk( const Aggregation &aggregation, const Criterion &criterion, Suppression &s )
+{
+  const SparseHistograms &ecs = aggregation.ecs;
+  const std::vector<std::int64_t> residents = criterion.averagePopulation ? ecResidents( aggregation, *criterion.averagePopulation ) : ecs.counts;
+  // f / F: the EC's share of the sum; a population table has at least as many residents as records in each cell.
+  const auto riskOf = [&]( std::size_t e ) { return static_cast<double>( ecs.counts[e] ) / static_cast<double>( std::max<std::int64_t>( residents[e], 1 ) ); };
+  std::vector<std::size_t> released;
+  for ( std::size_t e = 0; e < ecs.counts.size(); ++e )
+    if ( !s.suppressed[e] )
+      released.push_back( e );
+  // Highest risk 1/F first, that is the fewest residents; then the fewest records.
+  std::sort( released.begin(), released.end(), [&]( std::size_t a, std::size_t b ) { return std::tie( residents[a], ecs.counts[a], a ) < std::tie( residents[b], ecs.counts[b], b ); } );
+  // The sums of f / F and of f over released[i ..], added from the end: no cancellation, whatever is suppressed.
+  std::vector<long double> risky( released.size() + 1, 0 ), records( released.size() + 1, 0 );
+  for ( std::size_t i = released.size(); i-- > 0; )
+  {
+    risky[i] = risky[i + 1] + riskOf( released[i] );
+    records[i] = records[i + 1] + static_cast<long double>( ecs.counts[released[i]] );
+  }
+  std::size_t cut = 0; // released[0 .. cut) are suppressed: the fewest that meet the threshold
+  while ( risky[cut] > criterion.averageThreshold * records[cut] * ( 1 + kAverageRiskTolerance ) )
+    ++cut;
+  for ( std::size_t i = 0; i < cut; ++i )
+  {
+    s.suppressed[released[i]] = 1;
+    s.releasedRecords -= ecs.counts[released[i]];
+    s.suppressedRecords += ecs.counts[released[i]];
+  }
+}
+
+//! Every EC below k of its size: its records, or (k-map) its residents.
+Suppression suppressBelowK( const Aggregation &aggregation, const Criterion &criterion )
 {
   const SparseHistograms &ecs = aggregation.ecs;
   if ( !criterion.residents )
     return suppress( ecs, criterion.k );
-  const SparseHistograms cells = aggregate( aggregation.regionAggregateIndex, *criterion.residents ).ecs;
+  const std::vector<std::int64_t> residents = ecResidents( aggregation, *criterion.residents );
   Suppression result;
   result.suppressed.resize( ecs.counts.size() );
   for ( std::size_t a = 0; a < ecs.rows(); ++a )
     for ( std::size_t e = ecs.offsets[a]; e < ecs.offsets[a + 1]; ++e )
     {
-      const std::size_t cell = cells.find( a, ecs.classes[e] );
-      const bool below = suppressedIn( 1, cell == SparseHistograms::npos ? 0 : cells.counts[cell], criterion.k ) > 0;
+      const bool below = suppressedIn( 1, residents[e], criterion.k ) > 0;
       result.suppressed[e] = below;
       ( below ? result.suppressedRecords : result.releasedRecords ) += ecs.counts[e];
     }
   return result;
+}
+
+} // namespace
+
+Suppression suppress( const Aggregation &aggregation, const Criterion &criterion )
+{
+  Suppression s = suppressBelowK( aggregation, criterion );
+  if ( criterion.averageThreshold < 1 )
+    meetAverageRisk( aggregation, criterion, s );
+  return s;
 }
 
 std::vector<AggregateSummary> summarize( const SparseHistograms &ecs, const Suppression &suppression )

@@ -90,13 +90,8 @@ vbas::AnonymityReport recountLayer( QgsVectorLayer &layer, const QStringList &qi
   return report;
 }
 
-/**
- * k-map recounted (docs/outputs.md, "The release is recounted before it is kept"): the residents of
- * each released class summed from the population table's cells of its aggregate's regions with a map of
- * its own (not suppression's aggregation), and checked by vbas::firstBelowKMap; a class below k is
- * refused, named by its residents and records alone.
- */
-void recountResidents( const vbas::Release &release, const vbas::SparseHistograms &cells, std::int64_t k )
+//! Each released class's records and residents, the residents summed from cells over its aggregate's regions with a map of its own (not suppression's aggregation).
+std::vector<vbas::ClassPopulation> releasedResidents( const vbas::Release &release, const vbas::SparseHistograms &cells )
 {
   std::map<std::pair<std::size_t, std::uint32_t>, double> residents;
   for ( std::size_t r = 0; r < cells.rows(); ++r )
@@ -108,13 +103,36 @@ void recountResidents( const vbas::Release &release, const vbas::SparseHistogram
     for ( std::size_t e = ecs.offsets[a]; e < ecs.offsets[a + 1]; ++e )
       if ( !release.suppression.suppressed[e] )
         classes.push_back( { ecs.counts[e], residents[{ a, ecs.classes[e] }] } );
-  const std::ptrdiff_t first = vbas::firstBelowKMap( classes, static_cast<double>( k ) );
-  if ( first >= 0 )
-    throw QgsProcessingException( QObject::tr( "The recount of the release found a released class with fewer than k = %1 residents (%2 resident(s), %3 record(s)) where the run "
-                                               "counted none: this is a fault of VBAS, please report it with the run's log. Nothing was written." )
-                                    .arg( k )
-                                    .arg( classes[static_cast<std::size_t>( first )].residents )
-                                    .arg( classes[static_cast<std::size_t>( first )].records ) );
+  return classes;
+}
+
+/**
+ * The criterion's residents recounted (docs/outputs.md, "The release is recounted before it is kept"):
+ * under k-map every released class's residents (vbas::firstBelowKMap), under the average risk model the
+ * released records' average risk: the journalist's (vbas::populationRisk) over the table's residents,
+ * or the prosecutor's from the recount of the release as written, its classes over its records. A
+ * failure is refused, named by counts alone.
+ */
+void recountCriterion( const vbas::Release &release, const vbas::Criterion &criterion, const vbas::AnonymityReport &written )
+{
+  const QString fault = QObject::tr( " where the run counted none: this is a fault of VBAS, please report it with the run's log. Nothing was written." );
+  if ( criterion.residents )
+  {
+    const std::vector<vbas::ClassPopulation> classes = releasedResidents( release, *criterion.residents );
+    const std::ptrdiff_t first = vbas::firstBelowKMap( classes, static_cast<double>( criterion.k ) );
+    if ( first >= 0 )
+      throw QgsProcessingException( QObject::tr( "The recount of the release found a released class with fewer than k = %1 residents (%2 resident(s), %3 record(s))" )
+                                      .arg( criterion.k )
+                                      .arg( classes[static_cast<std::size_t>( first )].residents )
+                                      .arg( classes[static_cast<std::size_t>( first )].records )
+                                    + fault );
+  }
+  if ( criterion.averageThreshold >= 1 || written.records == 0 )
+    return;
+  const double average = criterion.averagePopulation ? vbas::populationRisk( releasedResidents( release, *criterion.averagePopulation ), criterion.averageThreshold ).journalistAverage
+                                                     : static_cast<double>( written.ecs ) / static_cast<double>( written.records );
+  if ( average > criterion.averageThreshold * ( 1 + vbas::kAverageRiskTolerance ) )
+    throw QgsProcessingException( QObject::tr( "The recount of the release found an average risk of %1, above the stated %2," ).arg( average ).arg( criterion.averageThreshold ) + fault );
 }
 
 } // namespace
@@ -151,11 +169,12 @@ void vbasRecountRelease( const VbasOutput &anonymized, const QStringList &qiName
                                     .arg( e.records )
                                     .arg( e.classes )
                                     .arg( shown( e.smallest ) ) );
-  if ( criterion.residents )
-    recountResidents( release, *criterion.residents, criterion.k );
+  recountCriterion( release, criterion, *report );
   feedback->pushInfo( QObject::tr( "The release as written, recounted from its stored values: %1 records in %2 classes, the smallest of %3, as the run counted%4." )
                         .arg( report->records )
                         .arg( report->ecs )
                         .arg( shown( report->smallestEc ) )
-                        .arg( criterion.residents ? QObject::tr( "; every class has at least k = %1 residents in the population table" ).arg( criterion.k ) : QString() ) );
+                        .arg( criterion.residents              ? QObject::tr( "; every class has at least k = %1 residents in the population table" ).arg( criterion.k )
+                              : criterion.averageThreshold < 1 ? QObject::tr( "; the average risk is at most %1" ).arg( criterion.averageThreshold )
+                                                               : QString() ) );
 }

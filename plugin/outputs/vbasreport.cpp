@@ -354,34 +354,66 @@ QString populationSection( const VbasReportInputs &in )
           esc( QObject::tr( "Each attacker's chance of re-identifying a released record, and the residents it is counted against (docs: Risk against the population)." ) ), table );
 }
 
-//! Whether the release meets its model: k records in every released class, or under k-map a journalist risk of at most 1/k (k residents) in every one.
-bool meetsModel( const VbasReportInputs &in )
+//! The model's average risk of the released records: the journalist's with a population table, else the prosecutor's.
+std::optional<double> averageRisk( const VbasReportInputs &in )
 {
-  if ( in.kMap )
-  {
-    const std::optional<double> risk = vbas::metricValue( in.values, "journalist_max_risk" );
-    const std::optional<double> released = vbas::metricValue( in.values, "released" );
-    return ( released && *released == 0 ) || ( risk && *risk * static_cast<double>( in.k ) <= 1 + 1e-12 );
-  }
-  const std::optional<double> smallest = vbas::metricValue( in.values, "smallest_ec" );
-  return smallest && ( *smallest >= static_cast<double>( in.k ) || *smallest == 0 );
+  return vbas::metricValue( in.values, in.model.residents ? "journalist_avg_risk" : "avg_risk" );
 }
 
-//! The verdict's first sentence: the model, whether the release meets it, and under k-map what it does not protect against.
+//! Whether the release meets its model: k records in every released class, under k-map a journalist risk of at most 1/k (k residents) in every one, under the average risk model its average too.
+bool meetsModel( const VbasReportInputs &in )
+{
+  const std::optional<double> released = vbas::metricValue( in.values, "released" );
+  if ( released && *released == 0 )
+    return true;
+  if ( in.model.model == VbasReleaseSettings::Model::KMap )
+  {
+    const std::optional<double> risk = vbas::metricValue( in.values, "journalist_max_risk" );
+    return risk && *risk * static_cast<double>( in.k ) <= 1 + 1e-12;
+  }
+  const std::optional<double> smallest = vbas::metricValue( in.values, "smallest_ec" );
+  const bool anonymous = smallest && *smallest >= static_cast<double>( in.k );
+  if ( in.model.model == VbasReleaseSettings::Model::KAnonymity )
+    return anonymous;
+  const std::optional<double> average = averageRisk( in );
+  return anonymous && average && *average <= in.model.averageThreshold * ( 1 + vbas::kAverageRiskTolerance );
+}
+
+//! The verdict's first sentence: the model, whether the release meets it, and what it does not protect against.
 QString modelVerdict( const VbasReportInputs &in, bool met )
 {
-  if ( !in.kMap )
-    return met ? QObject::tr( "k-anonymous: every released equivalence class holds at least k = %1 records." ).arg( in.k )
-               : QObject::tr( "NOT k-anonymous: a released equivalence class holds fewer than k = %1 records." ).arg( in.k );
-  return ( met ? QObject::tr( "k-map: every released equivalence class has at least k = %1 residents in the population table, so no released record's journalist risk exceeds "
-                              "1/%1 = %2." )
-                   .arg( in.k )
-                   .arg( 1.0 / static_cast<double>( in.k ), 0, 'g', 3 )
-               : QObject::tr( "NOT k-map: a released equivalence class has fewer than k = %1 residents in the population table, or they could not be counted." ).arg( in.k ) )
-         + ' '
-         + QObject::tr( "Classes may hold fewer than k records (the smallest holds %1): against an attacker who knows a person is in the records (prosecutor risk), a released "
-                        "record's risk reaches %2." )
-             .arg( metricText( in, "smallest_ec" ), metricText( in, "max_risk" ) );
+  using Model = VbasReleaseSettings::Model;
+  const QString prosecutor = QObject::tr( "Classes may hold fewer than k records (the smallest holds %1): against an attacker who knows a person is in the records (prosecutor risk), a "
+                                          "released record's risk reaches %2." )
+                               .arg( metricText( in, "smallest_ec" ), metricText( in, "max_risk" ) );
+  switch ( in.model.model )
+  {
+    case Model::KAnonymity:
+      return met ? QObject::tr( "k-anonymous: every released equivalence class holds at least k = %1 records." ).arg( in.k )
+                 : QObject::tr( "NOT k-anonymous: a released equivalence class holds fewer than k = %1 records." ).arg( in.k );
+    case Model::KMap:
+      return ( met ? QObject::tr( "k-map: every released equivalence class has at least k = %1 residents in the population table, so no released record's journalist risk "
+                                  "exceeds 1/%1 = %2." )
+                       .arg( in.k )
+                       .arg( 1.0 / static_cast<double>( in.k ), 0, 'g', 3 )
+                   : QObject::tr( "NOT k-map: a released equivalence class has fewer than k = %1 residents in the population table, or they could not be counted." ).arg( in.k ) )
+             + ' ' + prosecutor;
+    case Model::AverageRisk:
+      break;
+  }
+  const std::optional<double> average = averageRisk( in );
+  const QString attacker = in.model.residents ? QObject::tr( "journalist" ) : QObject::tr( "prosecutor" );
+  return met ? QObject::tr( "Average risk: every released equivalence class holds at least k = %1 records, and the released records' average %2 risk is %3, at most "
+                            "the stated %4. A record of the smallest class has a risk of up to %5: the average bounds the share of records an attacker can expect "
+                            "to re-identify, not any one record's risk." )
+                 .arg( in.k )
+                 .arg( attacker, average ? QString::number( *average, 'g', 3 ) : QObject::tr( "not known" ) )
+                 .arg( in.model.averageThreshold )
+                 .arg( metricText( in, in.model.residents ? "journalist_max_risk" : "max_risk" ) )
+             : QObject::tr( "NOT within the average risk: a released class holds fewer than k = %1 records, or the released records' average %2 risk, %3, is above the stated %4." )
+                 .arg( in.k )
+                 .arg( attacker, average ? QString::number( *average, 'g', 3 ) : QObject::tr( "not known" ) )
+                 .arg( in.model.averageThreshold );
 }
 
 //! Five lines a privacy officer reads first: what was read, released and suppressed, the aggregates, the smallest class and the risk.
@@ -445,9 +477,10 @@ QByteArray vbasReport( const VbasReportInputs &in )
           "Each initial region shaded by the share of its records that sit in (region, QI) classes smaller than k: where a release at the initial regions would have exposed patients, and what aggregation had to protect." ) )
       + riskMap( in )
       + section( QObject::tr( "Equivalence class sizes" ),
-                 in.kMap ? QObject::tr( "Equivalence classes (aggregated region, QI values) by their records before suppression. Under k-map a class is suppressed by its residents, "
-                                        "not its records: classes left of k were released when they have k residents, and the colours show records only." )
-                         : QObject::tr( "Equivalence classes (aggregated region, QI values) by size before suppression: the classes left of k were suppressed." ) )
+                 in.model.model == VbasReleaseSettings::Model::KMap
+                   ? QObject::tr( "Equivalence classes (aggregated region, QI values) by their records before suppression. Under k-map a class is suppressed by its residents, "
+                                  "not its records: classes left of k were released when they have k residents, and the colours show records only." )
+                   : QObject::tr( "Equivalence classes (aggregated region, QI values) by size before suppression: the classes left of k were suppressed." ) )
       + ecHistogram( in ) + QStringLiteral( "<h2>Parameters</h2><table id=\"parameters\">" ) + parameters + QStringLiteral( "</table><h2>Repeat this run</h2><pre id=\"command\">" ) + esc( in.command )
       + QStringLiteral( "</pre></body></html>\n" );
   return html.toUtf8();

@@ -9,6 +9,7 @@
 #include "algorithms/aggregation/release.h"
 #include "plugin/inputs/vbasinputs.h"
 #include "plugin/outputs/vbasoutputset.h"
+#include "plugin/pipeline/vbassteps.h"
 
 #include <QByteArray>
 #include <QList>
@@ -42,7 +43,7 @@ struct VbasReportInputs
     QString command;                               //!< the qgis_process command that repeats the run
     QList<QPair<QString, QString>> generalization; //!< with generalization: what it chose and did (vbasGeneralizationFacts); empty: no section
     QList<QPair<QString, QString>> population;     //!< where the residents come from and the population uniques (vbasLogPopulation)
-    bool kMap = false;                             //!< RISK_MODEL k-map: every released class must hold k residents, not k records
+    VbasReleaseSettings model;                     //!< K, RISK_MODEL and the average risk model's threshold: what the verdict checks
 };
 
 QByteArray vbasReport( const VbasReportInputs &inputs );

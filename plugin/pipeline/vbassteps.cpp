@@ -363,8 +363,10 @@ VbasReleaseSettings VbasReleaseSettings::read( const QgsProcessingAlgorithm &alg
 {
   VbasReleaseSettings settings;
   settings.k = vbasWholeNumber( algorithm, parameters, QStringLiteral( "K" ), context );
-  settings.kMap
-    = algorithm.parameterDefinition( QStringLiteral( "RISK_MODEL" ) ) && QgsProcessingParameters::parameterAsEnum( definition( algorithm, QStringLiteral( "RISK_MODEL" ) ), parameters, context ) == 1;
+  if ( algorithm.parameterDefinition( QStringLiteral( "RISK_MODEL" ) ) )
+    settings.model = static_cast<Model>( QgsProcessingParameters::parameterAsEnum( definition( algorithm, QStringLiteral( "RISK_MODEL" ) ), parameters, context ) );
+  if ( settings.model == Model::AverageRisk )
+    settings.averageThreshold = QgsProcessingParameters::parameterAsDouble( definition( algorithm, QStringLiteral( "RISK_THRESHOLD" ) ), parameters, context );
   if ( algorithm.parameterDefinition( QStringLiteral( "SHUFFLE_MEMORY_MB" ) ) )
     settings.memoryBudget = static_cast<std::size_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "SHUFFLE_MEMORY_MB" ), context ) ) << 20;
   return settings;
@@ -372,37 +374,36 @@ VbasReleaseSettings VbasReleaseSettings::read( const QgsProcessingAlgorithm &alg
 
 void VbasReleaseSettings::refuseUnmetModel( const VbasPopulationTable *table, bool generalized ) const
 {
-  if ( !kMap )
+  if ( model == Model::KAnonymity )
     return;
-  if ( !table )
+  const QString name = model == Model::KMap ? QStringLiteral( "k-map" ) : QObject::tr( "average risk" );
+  if ( model == Model::KMap && !table )
     throw QgsProcessingException( QObject::tr( "RISK_MODEL k-map counts the residents of each released class in a population table: give POPULATION_TABLE, or choose k-anonymity." ) );
-  if ( !table->missingQis().isEmpty() )
-    throw QgsProcessingException( QObject::tr( "RISK_MODEL k-map counts the residents of each released class, which needs a population table with a field for every QI; "
-                                               "POPULATION_TABLE has none for %1. A count over fewer QIs would overstate the residents and understate the risk." )
-                                    .arg( table->missingQis().join( QStringLiteral( ", " ) ) ) );
+  if ( table && !table->missingQis().isEmpty() )
+    throw QgsProcessingException( QObject::tr( "RISK_MODEL %1 counts the residents of each released class, which needs a population table with a field for every QI; "
+                                               "POPULATION_TABLE has none for %2. A count over fewer QIs would overstate the residents and understate the risk." )
+                                    .arg( name, table->missingQis().join( QStringLiteral( ", " ) ) ) );
   if ( generalized )
-    throw QgsProcessingException( QObject::tr( "RISK_MODEL k-map is not available with generalization (HIERARCHIES): VBAS does not yet count residents under generalized labels. "
-                                               "Choose k-anonymity, or leave HIERARCHIES empty." ) );
+    throw QgsProcessingException( QObject::tr( "RISK_MODEL %1 is not available with generalization (HIERARCHIES): generalization releases k records a class. "
+                                               "Choose k-anonymity, or leave HIERARCHIES empty." )
+                                    .arg( name ) );
 }
 
 void VbasReleaseSettings::useResidents( const std::optional<VbasPopulation> &population )
 {
-  if ( kMap && population )
+  if ( model != Model::KAnonymity && population )
     residents = &population->cells;
 }
 
 vbas::Criterion VbasReleaseSettings::criterion() const
 {
-  if ( !kMap )
+  if ( model == Model::AverageRisk )
+    return vbas::Criterion::averageRisk( k, averageThreshold, residents );
+  if ( model == Model::KAnonymity )
     return vbas::Criterion( k );
   if ( !residents ) // refuseUnmetModel and useResidents come first: a k-map without residents would be a fault
     throw QgsProcessingException( QObject::tr( "k-map without the residents of a population table: this is a fault of VBAS, please report it with the run's log." ) );
   return vbas::Criterion( k, *residents );
-}
-
-QString VbasReleaseSettings::describe() const
-{
-  return kMap ? QObject::tr( "k-map at k = %1 (residents)" ).arg( k ) : QObject::tr( "k = %1" ).arg( k );
 }
 
 VbasMeasured vbasMeasure( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k, double riskThreshold,
@@ -463,6 +464,24 @@ QList<QPair<QString, QString>> vbasLogPopulation( const std::optional<vbas::Popu
   return { { residents, counted }, { QObject::tr( "Population uniques" ), uniques } };
 }
 
+namespace
+{
+
+//! The criterion in the log's words (docs/method.md, "A release at a stated risk").
+QString criterionText( const vbas::Criterion &criterion )
+{
+  if ( criterion.residents )
+    return QObject::tr( "k-map: every released class has at least k = %1 residents" ).arg( criterion.k );
+  if ( criterion.averageThreshold < 1 )
+    return QObject::tr( "average risk: k = %1, and the released records' average %2 risk at most %3" )
+      .arg( criterion.k )
+      .arg( criterion.averagePopulation ? QObject::tr( "journalist" ) : QObject::tr( "prosecutor" ) )
+      .arg( criterion.averageThreshold );
+  return QObject::tr( "k = %1" ).arg( criterion.k );
+}
+
+} // namespace
+
 void vbasLogRelease( const vbas::Release &release, std::size_t sites, const vbas::Criterion &criterion, QgsProcessingFeedback *feedback )
 {
   const vbas::Suppression &s = release.suppression;
@@ -471,7 +490,7 @@ void vbasLogRelease( const vbas::Release &release, std::size_t sites, const vbas
                         .arg( release.aggregation.aggregateId.size() )
                         .arg( s.releasedRecords )
                         .arg( s.suppressedRecords )
-                        .arg( criterion.residents ? QObject::tr( "k-map: every released class has at least k = %1 residents" ).arg( criterion.k ) : QObject::tr( "k = %1" ).arg( criterion.k ) ) );
+                        .arg( criterionText( criterion ) ) );
   vbasNonEmptyAggregates( release.regionAggregate, sites, feedback );
   if ( s.releasedRecords == 0 )
     feedback->pushWarning( criterion.residents ? QObject::tr( "The release is empty: every equivalence class has fewer than k = %1 residents." ).arg( criterion.k )

@@ -175,21 +175,31 @@ QVariantMap vbasPlacementOutputs( const VbasPlacement &placement );
 //! K, RISK_MODEL and SHUFFLE_MEMORY_MB: how the release is built. Its order never depends on SEED (docs/outputs.md).
 struct VbasReleaseSettings
 {
+    //! RISK_MODEL (docs/method.md, "A release at a stated risk").
+    enum class Model
+    {
+      KAnonymity,  //!< k records in every released class
+      KMap,        //!< k residents of the population table in every released class
+      AverageRisk, //!< k records in every released class, and the released records' average risk at most RISK_THRESHOLD
+    };
+
     std::int64_t k = 5;
-    bool kMap = false;                                 //!< RISK_MODEL k-map: every released class holds k residents of the population table (docs/method.md, "A release at a stated risk")
+    Model model = Model::KAnonymity;
+    double averageThreshold = 1;                       //!< the average risk model's RISK_THRESHOLD
     std::size_t memoryBudget = 0;                      //!< bytes of released rows the shuffle holds in memory
-    const vbas::SparseHistograms *residents = nullptr; //!< k-map: the population table's cells, once read (useResidents)
+    const vbas::SparseHistograms *residents = nullptr; //!< the population table's cells, once read (useResidents): k-map's, or the average risk model's journalist average
 
     static VbasReleaseSettings read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context );
 
-    //! Refuses, before anything is read, k-map without a population table that has a field for every QI, or with generalization.
+    /**
+     * Refuses, before anything is read: k-map without a population table; k-map or the average risk model
+     * with a table that lacks a field for some QI, or with generalization.
+     */
     void refuseUnmetModel( const VbasPopulationTable *table, bool generalized ) const;
-    //! k-map counts the residents of population (read from the table refuseUnmetModel accepted) from now on.
+    //! k-map and the average risk model count the residents of population (read from the table refuseUnmetModel accepted) from now on.
     void useResidents( const std::optional<VbasPopulation> &population );
-    //! What every released class must hold: k records, or under k-map k residents.
+    //! What every released class must hold: k records, or under k-map k residents; under the average risk model, the average too.
     vbas::Criterion criterion() const;
-    //! "k = 5" or "k-map at k = 12", for the log.
-    QString describe() const;
 };
 
 //! The metrics of a release, and what the report says of its risk against the population.

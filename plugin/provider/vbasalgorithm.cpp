@@ -220,9 +220,10 @@ void VbasAlgorithm::addRiskModelParameter()
 {
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "RISK_MODEL" ), QObject::tr( "Risk model" ),
                                                 QStringList() << QObject::tr( "k-anonymity: at least k records in every released class" )
-                                                              << QObject::tr( "k-map: at least k residents in every released class (needs a population table)" ),
+                                                              << QObject::tr( "k-map: at least k residents in every released class (needs a population table)" )
+                                                              << QObject::tr( "Average risk: at least k records in every released class, and an average risk at most the threshold" ),
                                                 false, 0 ),
-                QObject::tr( "What every released class must hold: k records, or k residents of the population table (k-map)" ) );
+                QObject::tr( "What every released class must hold: k records, k residents of the population table (k-map), or k records and an average risk within RISK_THRESHOLD" ) );
 }
 
 QString VbasAlgorithm::riskModelHelp()
@@ -233,7 +234,10 @@ QString VbasAlgorithm::riskModelHelp()
                       "population, such as a voters' list) exceeds 1/k; a class may then hold fewer than k records, and far fewer records are suppressed. k-map protects only "
                       "against the second attacker: choose it when the records are a sample of the population whose membership is not known to others. A risk stated by guidance "
                       "becomes k as the smallest k with 1/k at most the risk: 0.09 (low invasion of privacy, Ontario IPC de-identification guidelines) k = 12; 0.075 (medium) "
-                      "k = 14; 0.05 (high) k = 20. The release is recounted under the model before it is kept. Not with generalization.<br>" );
+                      "k = 14; 0.05 (high) k = 20. <i>Average risk</i>: at least k records in every released class (a floor), and the released records' average risk at most the "
+                      "Re-identification risk threshold (RISK_THRESHOLD): the journalist's average (1/n times the sum of f/F over the classes) with a population table, the "
+                      "prosecutor's (classes/n) without; the riskiest classes are suppressed until it holds. It bounds the share of records an attacker can expect to "
+                      "re-identify, not any one record's risk. The release is recounted under the model before it is kept. Not with generalization.<br>" );
 }
 
 void VbasAlgorithm::addConstraintParameters()
@@ -466,8 +470,13 @@ void VbasAlgorithm::addEvaluationParameters()
   addParameter( new QgsProcessingParameterField( QStringLiteral( "SENSITIVE_FIELD" ), QObject::tr( "Sensitive field (for CM, l-diversity and t-closeness)" ), QVariant(), QStringLiteral( "RECORDS" ),
                                                  vbasqgis::FieldDataType::Any, false, true ),
                 QObject::tr( "The field to keep from being disclosed, such as a diagnosis, for CM, l-diversity and t-closeness; empty: none" ) );
+  addRiskThresholdParameter();
+}
+
+void VbasAlgorithm::addRiskThresholdParameter()
+{
   addParameter( new QgsProcessingParameterNumber( QStringLiteral( "RISK_THRESHOLD" ), QObject::tr( "Re-identification risk threshold" ), vbasqgis::NumberType::Double, 0.2, false, 0, 1 ),
-                QObject::tr( "A record whose re-identification risk is above this counts as at risk (0.2: one in five)" ) );
+                QObject::tr( "A record whose risk is above this counts as at risk (0.2: one in five); the average risk model's bound" ) );
 }
 
 void VbasAlgorithm::addPopulationTableParameters( Shown shown, bool withRaise )

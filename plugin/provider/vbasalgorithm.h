@@ -62,6 +62,8 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     void addKParameter( const QString &tooltip = QString() );
     //! RISK_MODEL: k-anonymity (k records in every released class) or k-map (k residents of the population table).
     void addRiskModelParameter();
+    //! RISK_THRESHOLD: a record above it is at risk; the average risk model's bound.
+    void addRiskThresholdParameter();
     static QString riskModelHelp();
     //! COMPACTNESS_BUDGET and RECORD_FLOOR, the constraints of the steps that optimise the aggregates (VbasConstraintSettings); their help text.
     void addConstraintParameters();

@@ -38,9 +38,10 @@ QVariant orNull( const std::optional<T> &value )
   return value ? QVariant( *value ) : QVariant();
 }
 
-QVariantMap numberOutputs( const vbas::AnonymityReport &report, const std::optional<std::int64_t> &smallestResidents )
+QVariantMap numberOutputs( const vbas::AnonymityReport &report, const std::optional<std::int64_t> &smallestResidents, const std::optional<double> &average, bool averageMet )
 {
-  return { { QStringLiteral( "PASS" ), report.violatingEcs == 0 },
+  return { { QStringLiteral( "PASS" ), report.violatingEcs == 0 && averageMet },
+           { QStringLiteral( "AVERAGE_RISK" ), orNull( average ) },
            { QStringLiteral( "RECORDS" ), static_cast<qlonglong>( report.records ) },
            { QStringLiteral( "ECS" ), static_cast<qlonglong>( report.ecs ) },
            { QStringLiteral( "SMALLEST_EC" ), orNull<qlonglong>( report.smallestEc ) },
@@ -73,7 +74,9 @@ QString VbasCheckAnonymity::shortHelpString() const
            "population table (POPULATION_TABLE, a row per region and QI values, with POPULATION_REGION and POPULATION_COUNT, and a field named as each QI but the unit) in the "
            "regions the lookup (LOOKUP: LOOKUP_REGION, default region_id, and LOOKUP_UNIT, default aggregate_id) puts in the EC's unit (UNIT_FIELD, default aggregate_id, one of "
            "QI_FIELDS), matched by the text of the values, with code that shares nothing with the release's. Refused, naming the row: a region given twice in the lookup, "
-           "a count that is not a whole number from 0, a table region the lookup lacks, a cell given twice; a table without a field for some QI.<br>"
+           "a count that is not a whole number from 0, a table region the lookup lacks, a cell given twice; a table without a field for some QI. <i>Average risk</i>: every "
+           "EC must hold k records, and the records' average risk must be at most the Re-identification risk threshold (RISK_THRESHOLD): the journalist's, the "
+           "sum of f/F over the ECs divided by the records, with a population table and lookup as for k-map; the prosecutor's, the ECs over the records, without.<br>"
            "<b>Sensitive field</b> (SENSITIVE_FIELD): optional, the attribute to protect (a diagnosis). NULL is a value of its own. Needed for L and T.<br>"
            "<b>l</b> (L): every EC must hold at least l distinct sensitive values. Default 1: not checked.<br>"
            "<b>t</b> (T): the earth mover's distance between an EC's sensitive values and the whole table's, with the same distance between any two values "
@@ -85,6 +88,7 @@ QString VbasCheckAnonymity::shortHelpString() const
            "<b>RECORDS</b>, <b>ECS</b>, <b>SMALLEST_EC</b>: the records, the ECs and the records of the smallest EC. <b>VIOLATING_ECS</b>, <b>VIOLATING_RECORDS</b>: the ECs that "
            "fail a check, and their records. <b>SMALLEST_L</b>, <b>LARGEST_T</b>: the fewest distinct sensitive values and the largest distance of any EC (NULL without a sensitive field).<br>"
            "<b>SMALLEST_RESIDENTS</b>: under k-map, the residents of the EC with fewest (NULL otherwise).<br>"
+           "<b>AVERAGE_RISK</b>: under the average risk model, the records' average risk (NULL otherwise).<br>"
            "<b>VALUES_READ</b>: how the values were compared: sqlite (storage class and bytes), csv-text, csv-typed, json (JSON type and value), postgresql-text or qgis (as QGIS reads them); the log says it too.<br>"
            "<b>Violations</b> (VIOLATIONS): " )
            .arg( kVbasMaxCount )
@@ -108,6 +112,7 @@ void VbasCheckAnonymity::initAlgorithm( const QVariantMap & )
                 QObject::tr( "The fields an attacker may know, the geographic one included; the table is grouped by them" ) );
   addKParameter( QObject::tr( "Every group of alike records must hold at least this many records (residents under k-map)" ) );
   addRiskModelParameter();
+  addRiskThresholdParameter();
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "LOOKUP" ), QObject::tr( "Region lookup (for k-map)" ), vbasqgis::sourceTypes( { vbasqgis::Vector } ), QVariant(), true ),
                 QObject::tr( "The release's region lookup: which released unit each region belongs to" ) );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "LOOKUP_REGION" ), QObject::tr( "Region id field of the lookup" ), QStringLiteral( "region_id" ), QStringLiteral( "LOOKUP" ),
@@ -141,6 +146,7 @@ void VbasCheckAnonymity::initAlgorithm( const QVariantMap & )
   addNumberOutput( QStringLiteral( "SMALLEST_L" ), QObject::tr( "Fewest distinct sensitive values of an equivalence class" ) );
   addNumberOutput( QStringLiteral( "LARGEST_T" ), QObject::tr( "Largest earth mover's distance of an equivalence class" ) );
   addNumberOutput( QStringLiteral( "SMALLEST_RESIDENTS" ), QObject::tr( "Residents of the equivalence class with fewest (k-map)" ) );
+  addNumberOutput( QStringLiteral( "AVERAGE_RISK" ), QObject::tr( "Average risk of the records (average risk model)" ) );
 }
 
 bool VbasCheckAnonymity::prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
@@ -151,7 +157,11 @@ bool VbasCheckAnonymity::prepareAlgorithm( const QVariantMap &parameters, QgsPro
   mRecount = std::make_unique<VbasTableRecount>( *mSource, vbasSourceLayer( *this, parameters, QStringLiteral( "INPUT" ), context ), mQis, mCount, mSensitive,
                                                  parameterAsBoolean( parameters, QStringLiteral( "TYPED_CSV" ), context ) );
   mThresholds = thresholds( parameters, context );
-  if ( parameterAsEnum( parameters, QStringLiteral( "RISK_MODEL" ), context ) == 1 )
+  mModel = static_cast<VbasReleaseSettings::Model>( parameterAsEnum( parameters, QStringLiteral( "RISK_MODEL" ), context ) );
+  mAverageThreshold = mModel == VbasReleaseSettings::Model::AverageRisk ? parameterAsDouble( parameters, QStringLiteral( "RISK_THRESHOLD" ), context ) : 1;
+  const QVariant table = parameters.value( QStringLiteral( "POPULATION_TABLE" ) );
+  const bool withTable = table.isValid() && !table.isNull() && !( table.userType() == QMetaType::QString && table.toString().isEmpty() );
+  if ( mModel == VbasReleaseSettings::Model::KMap || ( mModel == VbasReleaseSettings::Model::AverageRisk && withTable ) )
     mResidents = std::make_unique<VbasResidentsRecount>( *this, parameters, context, mSource->fields(), mQis, inputs );
   mOutputs.prepare( *this, parameters, context, { violationsSchema() }, inputs, feedback );
   return true;
@@ -244,14 +254,45 @@ QVariantMap VbasCheckAnonymity::processAlgorithm( const QVariantMap &, QgsProces
         mResidentsByKey.insert( c.key, c.residents );
         smallestResidents = std::min( smallestResidents.value_or( c.residents ), c.residents );
       }
-  const vbas::AnonymityReport report = mResidents ? kMapReport( check ) : check.report( mThresholds );
+  const vbas::AnonymityReport report = mModel == VbasReleaseSettings::Model::KMap ? kMapReport( check ) : check.report( mThresholds );
   log( report, feedback );
+  const std::optional<double> average = averageRisk( report, feedback );
   if ( VbasOutput *violations = mOutputs.createIfWanted( QStringLiteral( "VIOLATIONS" ), context ) )
     writeViolations( *violations, report );
-  QVariantMap outputs = numberOutputs( report, smallestResidents );
+  QVariantMap outputs
+    = numberOutputs( report, mModel == VbasReleaseSettings::Model::KMap ? smallestResidents : std::nullopt, average, !average || *average <= mAverageThreshold * ( 1 + vbas::kAverageRiskTolerance ) );
   outputs.insert( QStringLiteral( "VALUES_READ" ), mRecount->stored().code() );
   mOutputs.commit( context, outputs );
   return outputs;
+}
+
+std::optional<double> VbasCheckAnonymity::averageRisk( const vbas::AnonymityReport &report, QgsProcessingFeedback *feedback ) const
+{
+  if ( mModel != VbasReleaseSettings::Model::AverageRisk || report.records == 0 )
+    return std::nullopt;
+  double average = static_cast<double>( report.ecs ) / static_cast<double>( report.records ); // the prosecutor's: classes over records
+  if ( mResidents )
+  {
+    double risky = 0;
+    std::int64_t fewer = 0; // classes with fewer residents than records: counted at their records
+    for ( const VbasResidentsRecount::Class &c : mResidents->classes() )
+      if ( c.records > 0 )
+      {
+        fewer += c.residents < c.records;
+        risky += static_cast<double>( c.records ) / static_cast<double>( std::max( c.residents, c.records ) );
+      }
+    if ( fewer > 0 )
+      feedback->pushWarning(
+        QObject::tr( "%n class(es) have fewer residents in the population table than records: their residents were taken as their records.", nullptr, static_cast<int>( fewer ) ) );
+    average = risky / static_cast<double>( report.records );
+  }
+  const bool met = average <= mAverageThreshold * ( 1 + vbas::kAverageRiskTolerance );
+  const QString attacker = mResidents ? QObject::tr( "journalist" ) : QObject::tr( "prosecutor" );
+  if ( met )
+    feedback->pushInfo( QObject::tr( "The records' average %1 risk is %2, at most the stated %3." ).arg( attacker ).arg( average ).arg( mAverageThreshold ) );
+  else
+    feedback->pushWarning( QObject::tr( "FAIL: the records' average %1 risk is %2, above the stated %3." ).arg( attacker ).arg( average ).arg( mAverageThreshold ) );
+  return average;
 }
 
 vbas::AnonymityReport VbasCheckAnonymity::kMapReport( const vbas::AnonymityCheck &check ) const
@@ -298,9 +339,9 @@ void VbasCheckAnonymity::log( const vbas::AnonymityReport &report, QgsProcessing
     return;
   }
   const auto failing = [&]( bool vbas::EcMeasures::*check ) { return std::count_if( report.violations.begin(), report.violations.end(), [&]( const vbas::EcMeasures &ec ) { return ec.*check; } ); };
-  QStringList checks {
-    ( mResidents ? QObject::tr( "%1 below k = %2 residents (k-map)" ) : QObject::tr( "%1 below k = %2 records" ) ).arg( failing( &vbas::EcMeasures::violatesK ) ).arg( mThresholds.k )
-  };
+  QStringList checks { ( mModel == VbasReleaseSettings::Model::KMap ? QObject::tr( "%1 below k = %2 residents (k-map)" ) : QObject::tr( "%1 below k = %2 records" ) )
+                         .arg( failing( &vbas::EcMeasures::violatesK ) )
+                         .arg( mThresholds.k ) };
   if ( mSensitive >= 0 )
     checks << QObject::tr( "%1 below l = %2 distinct sensitive values" ).arg( failing( &vbas::EcMeasures::violatesL ) ).arg( mThresholds.l )
            << QObject::tr( "%1 farther than t = %2" ).arg( failing( &vbas::EcMeasures::violatesT ) ).arg( mThresholds.t );

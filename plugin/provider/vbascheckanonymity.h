@@ -8,6 +8,7 @@
 #include "plugin/inputs/vbastablerecount.h"
 #include "plugin/provider/vbasalgorithm.h"
 #include "plugin/outputs/vbasoutputset.h"
+#include "plugin/pipeline/vbassteps.h"
 
 #include <qgsprocessingutils.h>
 
@@ -43,6 +44,8 @@ class VbasCheckAnonymity : public VbasAlgorithm
      * below k residents (mResidents), and kept when it fails a check.
      */
     vbas::AnonymityReport kMapReport( const vbas::AnonymityCheck &check ) const;
+    //! Under the average risk model, the records' average risk (logged, with whether it meets RISK_THRESHOLD); nothing otherwise.
+    std::optional<double> averageRisk( const vbas::AnonymityReport &report, QgsProcessingFeedback *feedback ) const;
     //! The residents of the class key, none without k-map.
     std::optional<std::int64_t> residentsOf( const std::string &key ) const;
 
@@ -55,7 +58,9 @@ class VbasCheckAnonymity : public VbasAlgorithm
     int mCount = -1;
     int mSensitive = -1;
     vbas::AnonymityThresholds mThresholds;
-    std::unique_ptr<VbasResidentsRecount> mResidents; //!< RISK_MODEL k-map: the residents of each class; nothing under k-anonymity
+    VbasReleaseSettings::Model mModel = VbasReleaseSettings::Model::KAnonymity; //!< RISK_MODEL
+    double mAverageThreshold = 1;                                               //!< the average risk model's RISK_THRESHOLD
+    std::unique_ptr<VbasResidentsRecount> mResidents;                           //!< k-map, or the average risk model with a table: the residents of each class
     QHash<QByteArray, std::int64_t> mResidentsByKey;
     VbasOutputSet mOutputs;
 };

@@ -27,6 +27,7 @@ void VbasVoronoiAggregate::initAlgorithm( const QVariantMap & )
   addRecordsParameters( Qis::Required );
   addKParameter();
   addRiskModelParameter();
+  addRiskThresholdParameter();
   addReleaseParameters();
   addParameter( new QgsProcessingParameterFeatureSource( QStringLiteral( "SITES" ), QObject::tr( "Sites" ), vbasqgis::sourceTypes( { vbasqgis::VectorPoint } ) ),
                 QObject::tr( "The sites to aggregate around (from Place sites)" ) );

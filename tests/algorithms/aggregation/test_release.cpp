@@ -13,6 +13,7 @@ class TestRelease : public QObject
   private slots:
     void aggregatesMergeAndSuppress();
     void kMapSuppressesByResidents();
+    void averageRiskSuppressesTheRiskiest();
     void sizedHistogramsMergeCells();
     void aggregateIdsAnyOrder();
     void voronoiReleaseLocatesRegions();
@@ -60,6 +61,28 @@ void TestRelease::kMapSuppressesByResidents()
   QCOMPARE( release( { 0, 0, 1 }, threeRegions(), 6 ).suppression.suppressedRecords, std::int64_t( 10 ) );
   // At k = 5 class 1 of aggregate 0 is released too: its residents are 5, its records 1.
   QCOMPARE( release( { 0, 0, 1 }, threeRegions(), Criterion( 5, residents ) ).suppression.suppressed, std::vector<char>( { 0, 0, 1 } ) );
+}
+
+void TestRelease::averageRiskSuppressesTheRiskiest()
+{
+  // The ECs of threeRegions() in aggregates {0, 0, 1}: 0.c0 5 records, 0.c1 1, 1.c1 4 (docs/method.md,
+  // "A release at a stated risk"). Prosecutor, floor 1: 3 classes over 10 records, average 0.3. At most
+  // 0.25: 0.c1 (the smallest) goes, 2 / 9 = 0.222. At most 0.2: 1.c1 goes too, 1 / 5 = 0.2 (equal
+  // meets it). At most 0.1: everything goes.
+  const auto suppressed = [&]( const Criterion &c ) { return release( { 0, 0, 1 }, threeRegions(), c ).suppression; };
+  QCOMPARE( suppressed( Criterion::averageRisk( 1, 0.3, nullptr ) ).suppressedRecords, std::int64_t( 0 ) );
+  QCOMPARE( suppressed( Criterion::averageRisk( 1, 0.25, nullptr ) ).suppressed, std::vector<char>( { 0, 1, 0 } ) );
+  QCOMPARE( suppressed( Criterion::averageRisk( 1, 0.2, nullptr ) ).suppressed, std::vector<char>( { 0, 1, 1 } ) );
+  QCOMPARE( suppressed( Criterion::averageRisk( 1, 0.1, nullptr ) ).suppressedRecords, std::int64_t( 10 ) );
+  // Journalist, the residents of kMapSuppressesByResidents: F = 7, 5, 4; (5/7 + 1/5 + 4/4) / 10 = 0.191.
+  // At most 0.15: 1.c1 (F = 4) goes, (5/7 + 1/5) / 6 = 0.152; then 0.c1 (F = 5), (5/7) / 5 = 0.143.
+  const SparseHistograms residents = vbastest::histograms( { { { 0, 4 }, { 1, 2 } }, { { 0, 3 }, { 1, 3 } }, { { 1, 4 } } } );
+  QCOMPARE( suppressed( Criterion::averageRisk( 1, 0.2, &residents ) ).suppressedRecords, std::int64_t( 0 ) );
+  QCOMPARE( suppressed( Criterion::averageRisk( 1, 0.15, &residents ) ).suppressed, std::vector<char>( { 0, 1, 1 } ) );
+  QCOMPARE( suppressed( Criterion::averageRisk( 1, 0.16, &residents ) ).suppressed, std::vector<char>( { 0, 0, 1 } ) );
+  // A floor of 2 records suppresses 0.c1 first; (5/7 + 1) / 9 = 0.19 is above 0.15, so 1.c1 goes.
+  QCOMPARE( suppressed( Criterion::averageRisk( 2, 0.15, &residents ) ).suppressed, std::vector<char>( { 0, 1, 1 } ) );
+  QCOMPARE( suppressed( Criterion::averageRisk( 2, 0.2, &residents ) ).suppressed, std::vector<char>( { 0, 1, 0 } ) );
 }
 
 void TestRelease::sizedHistogramsMergeCells()

@@ -8,7 +8,9 @@
 #include <QTemporaryDir>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
 #include <tuple>
 
 using vbastest::layerValue;
@@ -130,6 +132,7 @@ class TestKMap : public QObject
     void checkerReadsEveryFormat_data();
     void checkerReadsEveryFormat();
     void randomReleasesMeetKMap();
+    void randomReleasesMeetTheAverageRisk();
 
   private:
     //! vbas:voronoiaggregate on the worked grid with its two sites at k = 4.
@@ -344,6 +347,96 @@ void TestKMap::randomReleasesMeetKMap()
   }
   QVERIFY( edits >= 4 );
   QVERIFY2( smallReleased >= 8 && suppressed >= 4, qPrintable( QStringLiteral( "%1 %2" ).arg( smallReleased ).arg( suppressed ) ) ); // the cases tell k-map from k-anonymity and from no suppression
+}
+
+void TestKMap::randomReleasesMeetTheAverageRisk()
+{
+  // Property, the average risk model: on random grids and populations, with the census table (the
+  // journalist's average) or without (the prosecutor's), the release recounted here from the written
+  // release, lookup and table: every class holds k records; the records' average risk is at most the
+  // threshold; and the cut is the smallest: the least risky class suppressed above the floor (the most
+  // residents, then the most records), released too, would break it. The checker passes the release
+  // and fails it with that class added back.
+  int cut = 0;
+  for ( quint64 seed = 31; seed <= 46; ++seed )
+  {
+    Drawn d( seed );
+    const bool journalist = seed % 2 == 0;
+    const int k = 2 + static_cast<int>( d.random.bounded( 4 ) );
+    const double threshold = journalist ? 0.002 + 0.02 * d.random.generateDouble() : 0.05 + 0.25 * d.random.generateDouble();
+    QVariantMap p = vbastest::inputParameters( d.regions.get(), QStringLiteral( "id" ), d.records.get(), QStringLiteral( "region" ), { QStringLiteral( "sex" ), QStringLiteral( "age" ) } );
+    if ( journalist )
+      p = withTable( p, d.table.get() );
+    p.insert( QStringLiteral( "RISK_MODEL" ), 2 );
+    p.insert( QStringLiteral( "RISK_THRESHOLD" ), threshold );
+    p.insert( QStringLiteral( "K" ), k );
+    p.insert( QStringLiteral( "SEED" ), static_cast<double>( seed ) );
+    p.insert( QStringLiteral( "MODEL" ), 3 );
+    p.insert( QStringLiteral( "FIXED_SITES" ), static_cast<int>( d.regions->featureCount() / ( 1 + d.random.bounded( 3 ) ) ) );
+    QgsProcessingContext context;
+    const QVariantMap results = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, context, true );
+    std::map<QString, qlonglong> aggregateOf;
+    QVERIFY( vbastest::forEachFeature( results, QStringLiteral( "LOOKUP" ), context, [&]( const QgsFeature &f ) {
+      aggregateOf[f.attribute( QStringLiteral( "region_id" ) ).toString()] = f.attribute( QStringLiteral( "aggregate_id" ) ).toLongLong();
+    } ) );
+    std::map<Cell, qlonglong> residents, records, written;
+    const auto unit = [&]( const Cell &cell ) { return Cell { QString::number( aggregateOf.at( std::get<0>( cell ) ) ), std::get<1>( cell ), std::get<2>( cell ) }; };
+    for ( const auto &[cell, n] : d.population )
+      residents[unit( cell )] += n;
+    for ( const auto &[cell, n] : d.drawn )
+      records[unit( cell )] += n;
+    QVERIFY( vbastest::forEachFeature( results, QStringLiteral( "ANONYMIZED" ), context, [&]( const QgsFeature &f ) {
+      ++written[{ f.attribute( QStringLiteral( "aggregate_id" ) ).toString(), f.attribute( QStringLiteral( "sex" ) ).toString(), f.attribute( QStringLiteral( "age" ) ).toString() }];
+    } ) );
+    const auto sizeOf = [&]( const Cell &cls ) { return journalist ? residents[cls] : records[cls]; };
+    const auto average = [&]( const std::map<Cell, qlonglong> &classes ) {
+      double risky = 0, n = 0;
+      for ( const auto &[cls, f] : classes )
+      {
+        risky += static_cast<double>( f ) / static_cast<double>( sizeOf( cls ) );
+        n += static_cast<double>( f );
+      }
+      return n > 0 ? risky / n : 0.0;
+    };
+    std::optional<Cell> leastRisky; // the suppressed class above the floor released last: the most residents, then the most records
+    for ( const auto &[cls, f] : records )
+    {
+      const auto w = written.find( cls );
+      QVERIFY( w == written.end() || w->second == f ); // a class is released whole or not at all
+      if ( w == written.end() && f >= k && ( !leastRisky || std::make_pair( sizeOf( cls ), f ) > std::make_pair( sizeOf( *leastRisky ), records[*leastRisky] ) ) )
+        leastRisky = cls;
+    }
+    for ( const auto &[cls, f] : written )
+      QVERIFY( f >= k );
+    QVERIFY2( average( written ) <= threshold * ( 1 + 1e-12 ), qPrintable( QStringLiteral( "seed %1: %2 above %3" ).arg( seed ).arg( average( written ) ).arg( threshold ) ) );
+    const QVariantMap checkParameters = [&]( const QVariant &release ) {
+      QVariantMap c = journalist ? checkerParameters( release, results.value( QStringLiteral( "LOOKUP" ) ), d.table.get(), k ) : QVariantMap();
+      c.insert( QStringLiteral( "INPUT" ), release );
+      c.insert( QStringLiteral( "QI_FIELDS" ), QStringList { QStringLiteral( "aggregate_id" ), QStringLiteral( "sex" ), QStringLiteral( "age" ) } );
+      c.insert( QStringLiteral( "K" ), k );
+      c.insert( QStringLiteral( "RISK_MODEL" ), 2 );
+      c.insert( QStringLiteral( "RISK_THRESHOLD" ), threshold );
+      return c;
+    }( results.value( QStringLiteral( "ANONYMIZED" ) ) );
+    const QVariantMap checked = vbastest::run( QStringLiteral( "vbas:checkanonymity" ), checkParameters, context, true );
+    QVERIFY2( checked.value( QStringLiteral( "PASS" ) ).toBool(), qPrintable( QStringLiteral( "seed %1" ).arg( seed ) ) );
+    QVERIFY( std::fabs( checked.value( QStringLiteral( "AVERAGE_RISK" ) ).toDouble() - average( written ) ) < 1e-12 );
+    if ( !leastRisky )
+      continue;
+    std::map<Cell, qlonglong> more = written;
+    more[*leastRisky] = records[*leastRisky];
+    QVERIFY2( average( more ) > threshold, qPrintable( QStringLiteral( "seed %1: the cut is not the smallest" ).arg( seed ) ) );
+    QList<QVariantList> rows;
+    for ( const auto &[cls, n] : more )
+      for ( qlonglong i = 0; i < n; ++i )
+        rows << QVariantList { std::get<0>( cls ).toLongLong(), std::get<1>( cls ), std::get<2>( cls ) };
+    const auto edited = vbastest::table( QStringLiteral( "field=aggregate_id:long&field=sex:string&field=age:string" ), rows );
+    QVariantMap editedParameters = checkParameters;
+    editedParameters.insert( QStringLiteral( "INPUT" ), layerValue( edited.get() ) );
+    QVERIFY( !vbastest::run( QStringLiteral( "vbas:checkanonymity" ), editedParameters, context, true ).value( QStringLiteral( "PASS" ) ).toBool() );
+    ++cut;
+  }
+  QVERIFY2( cut >= 8, qPrintable( QString::number( cut ) ) ); // the average bound cut most releases
 }
 
 QTEST_GUILESS_MAIN( TestKMap )
