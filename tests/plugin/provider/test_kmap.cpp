@@ -5,6 +5,7 @@
 #include "tests/plugin/qgis_test_util.h"
 
 #include <QRandomGenerator>
+#include <QFile>
 #include <QTemporaryDir>
 
 #include <algorithm>
@@ -420,6 +421,17 @@ void TestKMap::randomReleasesMeetTheAverageRisk()
     }( results.value( QStringLiteral( "ANONYMIZED" ) ) );
     const QVariantMap checked = vbastest::run( QStringLiteral( "vbas:checkanonymity" ), checkParameters, context, true );
     QVERIFY2( checked.value( QStringLiteral( "PASS" ) ).toBool(), qPrintable( QStringLiteral( "seed %1" ).arg( seed ) ) );
+    // vbas:evaluate under the same model finds the same release, and its report says the model is met.
+    QVariantMap evaluate = p;
+    QTemporaryDir dir;
+    evaluate.insert( QStringLiteral( "SITES" ), results.value( QStringLiteral( "SITE_POINTS" ) ) );
+    evaluate.insert( QStringLiteral( "LOOKUP" ), results.value( QStringLiteral( "LOOKUP" ) ) );
+    evaluate.insert( QStringLiteral( "REPORT" ), dir.filePath( QStringLiteral( "report.html" ) ) );
+    const QVariantMap measured = vbastest::run( QStringLiteral( "vbas:evaluate" ), evaluate, context, true );
+    QCOMPARE( measured.value( QStringLiteral( "RELEASED" ) ).toLongLong(), results.value( QStringLiteral( "RELEASED" ) ).toLongLong() );
+    QFile report( dir.filePath( QStringLiteral( "report.html" ) ) );
+    QVERIFY( report.open( QIODevice::ReadOnly ) );
+    QVERIFY( QString::fromUtf8( report.readAll() ).contains( QStringLiteral( "verdict ok\">Average risk: every released equivalence class holds at least k = %1 records" ).arg( k ) ) );
     QVERIFY( std::fabs( checked.value( QStringLiteral( "AVERAGE_RISK" ) ).toDouble() - average( written ) ) < 1e-12 );
     if ( !leastRisky )
       continue;
