@@ -334,6 +334,33 @@ QString otherCriteria( const VbasReportInputs &in )
 }
 
 //! The risk against each attacker (docs/method.md, Risk against the population), with where the residents come from.
+//! The release's model and the stated risk it meets, beside the thresholds of guidance (docs/method.md, "A release at a stated risk").
+QList<QPair<QString, QString>> modelRows( const VbasReportInputs &in )
+{
+  using Model = VbasReleaseSettings::Model;
+  const QString bound = QString::number( 1.0 / static_cast<double>( in.k ), 'g', 3 );
+  QString model;
+  switch ( in.model.model )
+  {
+    case Model::KAnonymity:
+      model = QObject::tr( "k-anonymity at k = %1: every released class holds %1 records or more, so no released record's prosecutor risk exceeds 1/%1 = %2." ).arg( in.k ).arg( bound );
+      break;
+    case Model::KMap:
+      model
+        = QObject::tr( "k-map at k = %1: every released class has %1 residents or more in the population table, so no released record's journalist risk exceeds 1/%1 = %2." ).arg( in.k ).arg( bound );
+      break;
+    case Model::AverageRisk:
+      model = QObject::tr( "Average risk: the released records' average %1 risk at most %2, and no released class below k = %3 records." )
+                .arg( in.model.residents ? QObject::tr( "journalist" ) : QObject::tr( "prosecutor" ) )
+                .arg( in.model.averageThreshold )
+                .arg( in.k );
+      break;
+  }
+  return { { QObject::tr( "Release model (RISK_MODEL)" ), model },
+           { QObject::tr( "Stated risks of guidance" ), QObject::tr( "Ontario IPC de-identification guidelines, by the invasion of privacy of the release: 0.09 low (k = 12), 0.075 medium "
+                                                                     "(k = 14), 0.05 high (k = 20), k the smallest with 1/k at most the risk." ) } };
+}
+
 QString populationSection( const VbasReportInputs &in )
 {
   QList<QPair<QString, QString>> rows { { QObject::tr( "Prosecutor (knows that the person is in the release)" ),
@@ -347,7 +374,7 @@ QString populationSection( const VbasReportInputs &in )
          << QPair<QString, QString> { QObject::tr( "Marketer (matches every resident with a released record)" ),
                                       QObject::tr( "expected share of the released records re-identified %1" ).arg( metricText( in, "marketer_risk" ) ) };
   QString table;
-  for ( const auto &[name, value] : in.population + rows )
+  for ( const auto &[name, value] : modelRows( in ) + in.population + rows )
     table += QStringLiteral( "<tr><td>%1</td><td>%2</td></tr>\n" ).arg( esc( name ), esc( value ) );
   return QStringLiteral( "<h2>%1</h2><p>%2</p><table id=\"population\">%3</table>\n" )
     .arg( esc( QObject::tr( "Risk against the population" ) ),
