@@ -109,22 +109,15 @@ def run_row(cells, data, label, qis, table, row, params, args, env, work):
     if params["RISK_MODEL"] == 1:
         cmd += ["POPULATION_TABLE=%s" % os.path.join(data, table), "POPULATION_REGION=region_id", "POPULATION_COUNT=n"]
     cmd += ["ANONYMIZED=%s" % os.path.join(run_dir, "anonymized.gpkg"), "LOOKUP=%s" % os.path.join(run_dir, "lookup.gpkg")]
-    result = {"qis": label, "row": row, "parameters": dict(common, **params), "error": None}
-    t0 = time.monotonic()
+    result = {"qis": label, "row": row, "parameters": dict(common, **params)}
     try:
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
-        result["wall"] = time.monotonic() - t0
-        if proc.returncode != 0:
-            result["error"] = "exit %d: %s" % (proc.returncode, pc.error_line(proc.stdout, proc.stderr))
-        else:
-            outputs = json.loads(proc.stdout[proc.stdout.index("{"):])["results"]
+        document, result["error"], result["wall"] = pc.run_json(cmd, env, args.timeout)
+        if document:
+            outputs = document["results"]
             result["plugin"] = {key: outputs.get(key) for key in ("RUNTIME", "GENERIC_NUE", "SUPPRESSED", "JOURNALIST_MAX_RISK", "MAX_RISK")}
             result.update(recount(cells, run_dir, params["K"], params["RISK_MODEL"] == 1))
             if not result["exact"]:
                 result["error"] = "the release does not hold exactly the classes its model keeps"
-    except subprocess.TimeoutExpired:
-        result["wall"] = time.monotonic() - t0
-        result["error"] = "timeout after %d s" % args.timeout
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
     if result["error"]:

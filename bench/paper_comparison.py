@@ -273,6 +273,20 @@ def error_line(stdout, stderr):
     return (" ".join(raw[-1].split()) if raw else "no output")[:300]
 
 
+def run_json(cmd, env, timeout):
+    """A `qgis_process --json` run: its JSON document (None when it failed), the error line (None when it
+    did not) and the wall time."""
+    t0 = time.monotonic()
+    try:
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "timeout after %d s" % timeout, time.monotonic() - t0
+    wall = time.monotonic() - t0
+    if proc.returncode != 0:
+        return None, "exit %d: %s" % (proc.returncode, error_line(proc.stdout, proc.stderr)), wall
+    return json.loads(proc.stdout[proc.stdout.index("{"):]), None, wall
+
+
 def run_one(job, env, work, timeout, max_iterations):
     area_name, area, area_dir, qsel, qis, (label, model, method, objective), seed, k = job
     run_dir = tempfile.mkdtemp(prefix="run-", dir=work)

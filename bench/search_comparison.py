@@ -302,15 +302,10 @@ def run_row(inputs, data, label, qis, row, params, args, env, work):
     common = {"MODEL": 3, "FIXED_SITES": args.sites, "K": args.k, "SEED": args.run_seed}
     cmd += ["%s=%s" % kv for kv in list(common.items()) + list(params.items())]
     cmd += ["%s=%s" % (o, os.path.join(run_dir, o.lower() + ".gpkg")) for o in OUTPUTS]
-    result = {"qis": label, "row": row, "parameters": dict(common, **params), "error": None}
-    t0 = time.monotonic()
+    result = {"qis": label, "row": row, "parameters": dict(common, **params)}
     try:
-        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=args.timeout)
-        result["wall"] = time.monotonic() - t0
-        if proc.returncode != 0:
-            result["error"] = "exit %d: %s" % (proc.returncode, pc.error_line(proc.stdout, proc.stderr))
-        else:
-            document = json.loads(proc.stdout[proc.stdout.index("{"):])
+        document, result["error"], result["wall"] = pc.run_json(cmd, env, args.timeout)
+        if document:
             outputs = document["results"]
             info = document.get("log", {}).get("info", [])
             result["search_log"] = [line for line in (info if isinstance(info, list) else info.split("\n"))
@@ -318,9 +313,6 @@ def run_row(inputs, data, label, qis, row, params, args, env, work):
             result["plugin"] = {key: v for key, v in outputs.items() if isinstance(v, (int, float, str))
                                 and not (isinstance(v, str) and os.sep in v)}
             result.update(recount(inputs, qis, label, run_dir, args.k, params.get("REGION_POINT", 0)))
-    except subprocess.TimeoutExpired:
-        result["wall"] = time.monotonic() - t0
-        result["error"] = "timeout after %d s" % args.timeout
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
     if result["error"]:

@@ -897,18 +897,22 @@ void TestE2e::populationTableFromCsv()
   CHECKED( runJson( QStringLiteral( "vbas:evaluate" ), evaluation + table, evaluated ) );
 
   // The recount: each released class (aggregate, QI values) of 5 records or more, with its residents.
-  const Table lookup = readTable( dir + "/lookup.gpkg", { QStringLiteral( "region_id" ), QStringLiteral( "aggregate_id" ) } );
-  QVERIFY2( lookup.ok, qPrintable( lookup.error ) );
-  QHash<QString, QString> aggregateOf;
-  for ( const QStringList &row : lookup.rows )
-    aggregateOf.insert( row.at( 0 ), row.at( 1 ) );
-  QMap<QStringList, QPair<qint64, qint64>> classes; // aggregate, QI values -> records, residents
-  for ( auto it = cells.constBegin(); it != cells.constEnd(); ++it )
-  {
-    QPair<qint64, qint64> &c = classes[QStringList { aggregateOf.value( it.key().first() ) } + it.key().mid( 1 )];
-    c.first += it.value();
-    c.second += 7 * it.value() + 2;
-  }
+  using Classes = QMap<QStringList, QPair<qint64, qint64>>; // aggregate, QI values -> records, residents
+  const auto classesBy = [&]( const QString &lookupPath, Classes &classes ) {
+    const Table lookup = readTable( lookupPath, { QStringLiteral( "region_id" ), QStringLiteral( "aggregate_id" ) } );
+    QVERIFY2( lookup.ok, qPrintable( lookup.error ) );
+    QHash<QString, QString> aggregateOf;
+    for ( const QStringList &row : lookup.rows )
+      aggregateOf.insert( row.at( 0 ), row.at( 1 ) );
+    for ( auto it = cells.constBegin(); it != cells.constEnd(); ++it )
+    {
+      QPair<qint64, qint64> &c = classes[QStringList { aggregateOf.value( it.key().first() ) } + it.key().mid( 1 )];
+      c.first += it.value();
+      c.second += 7 * it.value() + 2;
+    }
+  };
+  Classes classes;
+  CHECKED( classesBy( dir + "/lookup.gpkg", classes ) );
   qint64 fewest = 0, records = 0;
   double matched = 0;
   for ( const auto &[f, residents] : classes )
@@ -931,18 +935,8 @@ void TestE2e::populationTableFromCsv()
                     inputsFor( qis ) << QStringLiteral( "K=40" ) << QStringLiteral( "RISK_MODEL=1" ) << "ANONYMIZED=" + dir + "/kmap.gpkg"
                                      << "LOOKUP=" + dir + "/kmap_lookup.gpkg" << table,
                     kMap ) );
-  const Table kMapLookup = readTable( dir + "/kmap_lookup.gpkg", { QStringLiteral( "region_id" ), QStringLiteral( "aggregate_id" ) } );
-  QVERIFY2( kMapLookup.ok, qPrintable( kMapLookup.error ) );
-  QHash<QString, QString> unitOf;
-  for ( const QStringList &row : kMapLookup.rows )
-    unitOf.insert( row.at( 0 ), row.at( 1 ) );
-  QMap<QStringList, QPair<qint64, qint64>> units; // aggregate, QI values -> records, residents
-  for ( auto it = cells.constBegin(); it != cells.constEnd(); ++it )
-  {
-    QPair<qint64, qint64> &c = units[QStringList { unitOf.value( it.key().first() ) } + it.key().mid( 1 )];
-    c.first += it.value();
-    c.second += 7 * it.value() + 2;
-  }
+  Classes units;
+  CHECKED( classesBy( dir + "/kmap_lookup.gpkg", units ) );
   qint64 kMapRecords = 0, kMapFewest = 0, belowKRecords = 0;
   for ( const auto &[f, residents] : units )
     if ( residents >= 40 )

@@ -110,6 +110,31 @@ QVariantMap checkerParameters( const QVariant &release, const QVariant &lookup, 
   return p;
 }
 
+/**
+ * A release of a random case recounted by the test: the classes (aggregate of the written LOOKUP, sex,
+ * age) with the residents and records drawn, and the rows written to ANONYMIZED.
+ */
+struct Recounted
+{
+    bool read( const Drawn &d, const QVariantMap &results, QgsProcessingContext &context )
+    {
+      std::map<QString, qlonglong> aggregateOf;
+      const bool lookup = vbastest::forEachFeature( results, QStringLiteral( "LOOKUP" ), context, [&]( const QgsFeature &f ) {
+        aggregateOf[f.attribute( QStringLiteral( "region_id" ) ).toString()] = f.attribute( QStringLiteral( "aggregate_id" ) ).toLongLong();
+      } );
+      const auto unit = [&]( const Cell &cell ) { return Cell { QString::number( aggregateOf.at( std::get<0>( cell ) ) ), std::get<1>( cell ), std::get<2>( cell ) }; };
+      for ( const auto &[cell, n] : d.population )
+        residents[unit( cell )] += n;
+      for ( const auto &[cell, n] : d.drawn )
+        records[unit( cell )] += n;
+      return lookup && vbastest::forEachFeature( results, QStringLiteral( "ANONYMIZED" ), context, [&]( const QgsFeature &f ) {
+               ++written[{ f.attribute( QStringLiteral( "aggregate_id" ) ).toString(), f.attribute( QStringLiteral( "sex" ) ).toString(), f.attribute( QStringLiteral( "age" ) ).toString() }];
+             } );
+    }
+
+    std::map<Cell, qlonglong> residents, records, written; //!< by class
+};
+
 QVariantMap withTable( QVariantMap p, QgsVectorLayer *table )
 {
   p.insert( QStringLiteral( "RISK_MODEL" ), 1 );
@@ -273,19 +298,9 @@ void TestKMap::randomReleasesMeetKMap()
     p.insert( QStringLiteral( "SEARCH_MOVES" ), 2000 );
     QgsProcessingContext context;
     const QVariantMap results = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, context, true );
-    std::map<QString, qlonglong> aggregateOf;
-    QVERIFY( vbastest::forEachFeature( results, QStringLiteral( "LOOKUP" ), context, [&]( const QgsFeature &f ) {
-      aggregateOf[f.attribute( QStringLiteral( "region_id" ) ).toString()] = f.attribute( QStringLiteral( "aggregate_id" ) ).toLongLong();
-    } ) );
-    std::map<Cell, qlonglong> residents, records, written;
-    const auto unit = [&]( const Cell &cell ) { return Cell { QString::number( aggregateOf.at( std::get<0>( cell ) ) ), std::get<1>( cell ), std::get<2>( cell ) }; };
-    for ( const auto &[cell, n] : d.population )
-      residents[unit( cell )] += n;
-    for ( const auto &[cell, n] : d.drawn )
-      records[unit( cell )] += n;
-    QVERIFY( vbastest::forEachFeature( results, QStringLiteral( "ANONYMIZED" ), context, [&]( const QgsFeature &f ) {
-      ++written[{ f.attribute( QStringLiteral( "aggregate_id" ) ).toString(), f.attribute( QStringLiteral( "sex" ) ).toString(), f.attribute( QStringLiteral( "age" ) ).toString() }];
-    } ) );
+    Recounted recounted;
+    QVERIFY( recounted.read( d, results, context ) );
+    std::map<Cell, qlonglong> &residents = recounted.residents, &records = recounted.records, &written = recounted.written;
     std::map<Cell, qlonglong> expected;
     bool small = false, below = false;
     for ( const auto &[cls, n] : records )
@@ -376,19 +391,9 @@ void TestKMap::randomReleasesMeetTheAverageRisk()
     p.insert( QStringLiteral( "FIXED_SITES" ), static_cast<int>( d.regions->featureCount() / ( 1 + d.random.bounded( 3 ) ) ) );
     QgsProcessingContext context;
     const QVariantMap results = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, context, true );
-    std::map<QString, qlonglong> aggregateOf;
-    QVERIFY( vbastest::forEachFeature( results, QStringLiteral( "LOOKUP" ), context, [&]( const QgsFeature &f ) {
-      aggregateOf[f.attribute( QStringLiteral( "region_id" ) ).toString()] = f.attribute( QStringLiteral( "aggregate_id" ) ).toLongLong();
-    } ) );
-    std::map<Cell, qlonglong> residents, records, written;
-    const auto unit = [&]( const Cell &cell ) { return Cell { QString::number( aggregateOf.at( std::get<0>( cell ) ) ), std::get<1>( cell ), std::get<2>( cell ) }; };
-    for ( const auto &[cell, n] : d.population )
-      residents[unit( cell )] += n;
-    for ( const auto &[cell, n] : d.drawn )
-      records[unit( cell )] += n;
-    QVERIFY( vbastest::forEachFeature( results, QStringLiteral( "ANONYMIZED" ), context, [&]( const QgsFeature &f ) {
-      ++written[{ f.attribute( QStringLiteral( "aggregate_id" ) ).toString(), f.attribute( QStringLiteral( "sex" ) ).toString(), f.attribute( QStringLiteral( "age" ) ).toString() }];
-    } ) );
+    Recounted recounted;
+    QVERIFY( recounted.read( d, results, context ) );
+    std::map<Cell, qlonglong> &residents = recounted.residents, &records = recounted.records, &written = recounted.written;
     const auto sizeOf = [&]( const Cell &cls ) { return journalist ? residents[cls] : records[cls]; };
     const auto average = [&]( const std::map<Cell, qlonglong> &classes ) {
       double risky = 0, n = 0;
