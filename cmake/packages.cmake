@@ -20,7 +20,7 @@ execute_process(COMMAND dpkg-query -W -f=\${Version} ${VBAS_QGIS_CORE_PACKAGE}
                 OUTPUT_VARIABLE VBAS_QGIS_CORE_VERSION COMMAND_ERROR_IS_FATAL ANY)
 
 # Only the package installs the sample layers (cmake --install installs the plugin folder alone).
-file(GLOB VBAS_SAMPLE_LAYERS ${CMAKE_SOURCE_DIR}/sample_layers/*.gpkg ${CMAKE_SOURCE_DIR}/sample_layers/*.model3)
+file(GLOB VBAS_SAMPLE_LAYERS ${CMAKE_SOURCE_DIR}/sample_layers/*.gpkg ${CMAKE_SOURCE_DIR}/sample_layers/*.csv ${CMAKE_SOURCE_DIR}/sample_layers/*.model3)
 install(FILES ${VBAS_SAMPLE_LAYERS} ${CMAKE_SOURCE_DIR}/sample_layers/README.md DESTINATION sample_layers COMPONENT samples EXCLUDE_FROM_ALL)
 install(PROGRAMS ${CMAKE_SOURCE_DIR}/sample_layers/run_sample.sh DESTINATION sample_layers COMPONENT samples EXCLUDE_FROM_ALL)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/sample_layers/hierarchies DESTINATION sample_layers COMPONENT samples EXCLUDE_FROM_ALL)
