@@ -248,6 +248,38 @@ QString riskMap( const VbasReportInputs &in )
                    { QStringLiteral( "0" ), QStringLiteral( "up to 5%" ), QStringLiteral( "5 - 20%" ), QStringLiteral( "20 - 50%" ), QStringLiteral( "over 50%" ), QObject::tr( "no records" ) } );
 }
 
+//! The journalist risk classes of journalistMap, at the stated risks of guidance: up to 0.01, 0.05, 0.09, 0.2, above.
+const double kJournalistBreaks[] = { 0.01, 0.05, 0.09, 0.2 };
+
+//! Each aggregated region shaded by the largest journalist risk 1/F of its released classes (docs/method.md, Risk against the population).
+QString journalistMap( const VbasReportInputs &in )
+{
+  const std::size_t aggregates = in.release.aggregation.aggregateId.size();
+  const std::vector<double> risk = vbas::aggregateJournalistRisk( in.measured->released, aggregates );
+  SvgMap map( extentOf( in.dissolved ), in.regions.crs, 620 );
+  for ( std::size_t a = 0; a < aggregates; ++a )
+  {
+    const int cls = static_cast<int>( std::lower_bound( std::begin( kJournalistBreaks ), std::end( kJournalistBreaks ), risk[a] ) - std::begin( kJournalistBreaks ) );
+    map.add( in.dissolved[static_cast<int>( a )], risk[a] > 0 ? kRiskRamp[cls] : kNoRecords,
+             QObject::tr( "Aggregate %1: largest journalist risk %2" ).arg( vbasAggregateId( a ) ).arg( risk[a], 0, 'g', 3 ) );
+  }
+  return map.svg( QStringLiteral( "journalist-map" ), QObject::tr( "Aggregated regions shaded by the largest journalist risk of their released records" ) )
+         + legend( kRiskRamp + QStringList { kNoRecords }, { QObject::tr( "up to 0.01" ), QStringLiteral( "0.01 - 0.05" ), QStringLiteral( "0.05 - 0.09" ), QStringLiteral( "0.09 - 0.2" ),
+                                                             QObject::tr( "above 0.2" ), QObject::tr( "releases nothing" ) } );
+}
+
+//! The map of journalist risk under its heading, when the risk against the population was measured.
+QString journalistSection( const VbasReportInputs &in )
+{
+  if ( !in.measured || in.measured->released.shortAggregate >= 0 || in.dissolved.isEmpty() )
+    return QString();
+  return QStringLiteral( "<h2>%1</h2><p>%2</p>\n" )
+           .arg( esc( QObject::tr( "Journalist risk by aggregated region" ) ),
+                 esc( QObject::tr( "Each aggregated region shaded by the largest journalist risk 1/F of its released records, F the residents of the record's class: what an attacker who "
+                                   "starts from the population can hope for there. The breaks are the stated risks of guidance." ) ) )
+         + journalistMap( in );
+}
+
 //! The EC sizes of the release before suppression, one bar per size up to 2k, then bins doubling in width.
 QString ecHistogram( const VbasReportInputs &in )
 {
@@ -502,7 +534,7 @@ QByteArray vbasReport( const VbasReportInputs &in )
         QObject::tr( "Risk before release" ),
         QObject::tr(
           "Each initial region shaded by the share of its records that sit in (region, QI) classes smaller than k: where a release at the initial regions would have exposed patients, and what aggregation had to protect." ) )
-      + riskMap( in )
+      + riskMap( in ) + journalistSection( in )
       + section( QObject::tr( "Equivalence class sizes" ),
                  in.model.model == VbasReleaseSettings::Model::KMap
                    ? QObject::tr( "Equivalence classes (aggregated region, QI values) by their records before suppression. Under k-map a class is suppressed by its residents, "

@@ -40,10 +40,11 @@ struct VbasReportInputs
     std::int64_t k;
     const vbas::MetricValues &values;
     VbasRunParameters parameters;
-    QString command;                               //!< the qgis_process command that repeats the run
-    QList<QPair<QString, QString>> generalization; //!< with generalization: what it chose and did (vbasGeneralizationFacts); empty: no section
-    QList<QPair<QString, QString>> population;     //!< where the residents come from and the population uniques (vbasLogPopulation)
-    VbasReleaseSettings model;                     //!< K, RISK_MODEL and the average risk model's threshold: what the verdict checks
+    QString command;                                    //!< the qgis_process command that repeats the run
+    QList<QPair<QString, QString>> generalization;      //!< with generalization: what it chose and did (vbasGeneralizationFacts); empty: no section
+    QList<QPair<QString, QString>> population;          //!< where the residents come from and the population uniques (vbasLogPopulation)
+    VbasReleaseSettings model;                          //!< K, RISK_MODEL and the average risk model's threshold: what the verdict checks
+    const vbas::PopulationMeasures *measured = nullptr; //!< the released classes' residents, for the map of journalist risk; nullptr: not measured
 };
 
 QByteArray vbasReport( const VbasReportInputs &inputs );

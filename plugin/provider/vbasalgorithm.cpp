@@ -699,7 +699,8 @@ QString VbasAlgorithm::reportHelp()
 {
   return QObject::tr( "<b>Report</b> (REPORT): a self-contained HTML page (no network needed) shown in the results viewer: the metrics and what each means, a map of the aggregated regions "
                       "shaded by released records with the suppressed records marked, a map of the risk before release (the share of each initial region's records in (region, QI) classes "
-                      "smaller than k), a histogram of the EC sizes with k marked, the parameters, and the qgis_process command that repeats the run, with every password left out "
+                      "smaller than k), with residents a map of the largest journalist risk of each aggregated region, the release model and the stated risks of guidance, "
+                      "a histogram of the EC sizes with k marked, the parameters, and the qgis_process command that repeats the run, with every password left out "
                       "(the command says so; connect with authcfg= to keep it runnable as printed). " )
          + custodianOnly() + QObject::tr( "it gives the records of each initial region before release (no record values), and its first line says so.<br>" );
 }

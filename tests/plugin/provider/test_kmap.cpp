@@ -201,7 +201,17 @@ void TestKMap::workedGrid()
   evaluate.insert( QStringLiteral( "SITES" ), layerValue( mSites.get() ) );
   evaluate.insert( QStringLiteral( "LOOKUP" ), kMap.value( QStringLiteral( "LOOKUP" ) ) );
   evaluate.insert( QStringLiteral( "K" ), 4 );
+  QTemporaryDir dir;
+  evaluate.insert( QStringLiteral( "REPORT" ), dir.filePath( QStringLiteral( "report.html" ) ) );
   const QVariantMap measured = vbastest::run( QStringLiteral( "vbas:evaluate" ), evaluate, context, true );
+  // Its report names the model and maps the journalist risk: 1/60 in aggregate 1 (up to 0.05), 1/30 in 2.
+  QFile report( dir.filePath( QStringLiteral( "report.html" ) ) );
+  QVERIFY( report.open( QIODevice::ReadOnly ) );
+  const QString html = QString::fromUtf8( report.readAll() );
+  QVERIFY( html.contains( QStringLiteral( "k-map at k = 4: every released class has 4 residents or more" ) ) );
+  QVERIFY( html.contains( QStringLiteral( "id=\"journalist-map\"" ) ) );
+  QVERIFY( html.contains( QStringLiteral( "Aggregate 1: largest journalist risk 0.0167" ) ) );
+  QVERIFY( html.contains( QStringLiteral( "Aggregate 2: largest journalist risk 0.0333" ) ) );
   QCOMPARE( measured.value( QStringLiteral( "RELEASED" ) ).toLongLong(), 10LL );
   QCOMPARE( measured.value( QStringLiteral( "JOURNALIST_MAX_RISK" ) ).toDouble(), 1.0 / 30 );
   QCOMPARE( measured.value( QStringLiteral( "MAX_RISK" ) ).toDouble(), 1.0 );
