@@ -623,9 +623,10 @@ QString VbasAlgorithm::placementHelp()
 
 QString VbasAlgorithm::adcOutputsHelp()
 {
-  return QObject::tr( "<b>ADC_MOVES_TRIED</b>, <b>ADC_MOVES_COMMITTED</b>: ADC's trial and kept moves (0 with balanced density). <b>ADC_ALPHA</b>: the smallest EC of any of its clusters at "
-                      "the end, k or more given as k. <b>ADC_SUPPRESSED</b>: the records its clusters leave in classes below k. <b>ADC_STOP</b>: reached k, no improvement (a local optimum), "
-                      "max iterations, or not run.<br>" );
+  return QObject::tr(
+    "<b>ADC_MOVES_TRIED</b>, <b>ADC_MOVES_COMMITTED</b>: ADC's trial and kept moves (0 with balanced density). <b>ADC_ALPHA</b>: the smallest EC of any of its clusters at "
+    "the end, k or more given as k. <b>ADC_SUPPRESSED</b>: the records its clusters leave in classes below k records (whatever RISK_MODEL: under k-map, SUPPRESSED is what the release suppresses). <b>ADC_STOP</b>: reached k, no improvement (a local optimum), "
+    "max iterations, or not run.<br>" );
 }
 
 QString VbasAlgorithm::aggregationOutputsHelp() const
