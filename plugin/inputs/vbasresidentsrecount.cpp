@@ -2,6 +2,7 @@
 #include "plugin/support/vbasqgiscompat.h"
 
 #include "plugin/inputs/vbasrecordreader.h"
+#include "plugin/inputs/vbasstoredvalues.h"
 #include "plugin/support/vbasinterrupt.h"
 
 #include <qgsexception.h>
@@ -34,7 +35,8 @@ QString valueText( const QVariant &value )
 } // namespace
 
 VbasResidentsRecount::VbasResidentsRecount( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QgsFields &releaseFields,
-                                            const QgsAttributeList &qis, QList<VbasLocation> &locations )
+                                            const QgsAttributeList &qis, const VbasStoredValues &stored, QList<VbasLocation> &locations )
+  : mStored( stored )
 {
   for ( const QString &name : { QStringLiteral( "LOOKUP" ), QStringLiteral( "POPULATION_TABLE" ) } )
   {
@@ -69,11 +71,12 @@ VbasResidentsRecount::VbasResidentsRecount( const QgsProcessingAlgorithm &algori
 
 VbasResidentsRecount::~VbasResidentsRecount() = default;
 
-QString VbasResidentsRecount::cellText( const QString &unit, const QgsAttributes &attributes, const QgsAttributeList &fields )
+template<typename Text>
+QString VbasResidentsRecount::cellText( const QString &unit, const QgsAttributes &attributes, const QgsAttributeList &fields, const Text &text )
 {
   QString cell = unit;
   for ( const int field : fields )
-    cell += QChar( 0x1f ) + valueText( attributes.at( field ) );
+    cell += QChar( 0x1f ) + text( attributes.at( field ) );
   return cell;
 }
 
@@ -103,11 +106,12 @@ void VbasResidentsRecount::readPopulation( QgsProcessingFeedback *feedback )
     const auto unit = unitOf.constFind( valueText( f.attribute( mTableRegion ) ) );
     if ( unit == unitOf.constEnd() )
       throw QgsProcessingException( QObject::tr( "%1: its region is not in LOOKUP, so the unit its residents belong to is not known." ).arg( name ) );
-    const QString cell = valueText( f.attribute( mTableRegion ) ) + QChar( 0x1e ) + cellText( *unit, f.attributes(), mTableQis );
-    if ( seen.contains( cell ) )
+    const QString cell = cellText( *unit, f.attributes(), mTableQis, valueText );
+    const QString placed = valueText( f.attribute( mTableRegion ) ) + QChar( 0x1e ) + cell;
+    if ( seen.contains( placed ) )
       throw QgsProcessingException( QObject::tr( "%1: the same region and QI values as an earlier row; a cell is given once." ).arg( name ) );
-    seen.insert( cell );
-    mResidents[cellText( *unit, f.attributes(), mTableQis )] += residents;
+    seen.insert( placed );
+    mResidents[cell] += residents;
   }
   feedback->pushInfo( QObject::tr( "k-map: %1 population table row(s) read over %2 region(s) of LOOKUP." ).arg( row ).arg( unitOf.size() ) );
 }
@@ -117,8 +121,24 @@ void VbasResidentsRecount::addRow( const QByteArray &key, const QgsAttributes &a
   auto index = mClassIndex.constFind( key );
   if ( index == mClassIndex.constEnd() )
   {
+    const auto text = [this]( const QVariant &stored ) { return stored.isNull() ? valueText( stored ) : mStored.plainText( stored ); };
     index = mClassIndex.insert( key, mClasses.size() );
-    mClasses.push_back( { key, 0, mResidents.value( cellText( valueText( attributes.at( mUnit ) ), attributes, mReleaseQis ), 0 ) } );
+    mClasses.push_back( { key, 0, mResidents.value( cellText( text( attributes.at( mUnit ) ), attributes, mReleaseQis, text ), 0 ) } );
   }
   mClasses[*index].records += records;
+}
+
+std::int64_t VbasResidentsRecount::residents( const QByteArray &key ) const
+{
+  const auto index = mClassIndex.constFind( key );
+  return index == mClassIndex.constEnd() ? 0 : mClasses[*index].residents;
+}
+
+std::optional<std::int64_t> VbasResidentsRecount::smallest() const
+{
+  std::optional<std::int64_t> fewest;
+  for ( const Class &c : mClasses )
+    if ( c.records > 0 )
+      fewest = std::min( fewest.value_or( c.residents ), c.residents );
+  return fewest;
 }

@@ -21,6 +21,8 @@
 #include <optional>
 #include <vector>
 
+class VbasStoredValues;
+
 class VbasResidentsRecount
 {
   public:
@@ -38,7 +40,7 @@ class VbasResidentsRecount
      * anything is read. Refused: a missing table or field, a unit field that is not a QI.
      */
     VbasResidentsRecount( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const QgsFields &releaseFields, const QgsAttributeList &qis,
-                          QList<VbasLocation> &locations );
+                          const VbasStoredValues &stored, QList<VbasLocation> &locations );
     ~VbasResidentsRecount();
 
     /**
@@ -47,16 +49,25 @@ class VbasResidentsRecount
      */
     void readPopulation( QgsProcessingFeedback *feedback );
 
-    //! A row of the release standing for records records of the class key (VbasTableRecount's visit).
+    /**
+     * A row of the release standing for records records of the class key (VbasTableRecount's visit),
+     * its values as the stored reader gives them; a class's cell is found once, at its first row.
+     */
     void addRow( const QByteArray &key, const QgsAttributes &attributes, std::int64_t records );
 
     //! Every class of the release with its residents, in the order of its first row.
     const std::vector<Class> &classes() const { return mClasses; }
+    //! The residents of the class key: 0 for a class the release does not hold.
+    std::int64_t residents( const QByteArray &key ) const;
+    //! The residents of the class with fewest among those holding records; none without records.
+    std::optional<std::int64_t> smallest() const;
 
   private:
-    //! The text of a cell: its unit and its QI values (the unit's left out), NULL apart from any text.
-    static QString cellText( const QString &unit, const QgsAttributes &attributes, const QgsAttributeList &fields );
+    //! The text of a cell: its unit and its QI values (the unit's left out), each value's text by text(), NULL apart from any text.
+    template<typename Text>
+    static QString cellText( const QString &unit, const QgsAttributes &attributes, const QgsAttributeList &fields, const Text &text );
 
+    const VbasStoredValues &mStored; //!< the release's reader: its values' plain text
     std::unique_ptr<QgsProcessingFeatureSource> mLookup, mTable;
     int mLookupRegion = -1, mLookupUnit = -1, mTableRegion = -1, mTableCount = -1;
     int mUnit = -1;                          //!< the release's unit field

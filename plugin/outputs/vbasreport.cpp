@@ -233,7 +233,7 @@ QString releasedMap( const VbasReportInputs &in )
 
 QString riskMap( const VbasReportInputs &in )
 {
-  const std::vector<std::int64_t> atRisk = vbas::recordsInSmallClasses( in.regionHistograms, in.k );
+  const std::vector<std::int64_t> atRisk = vbas::recordsInSmallClasses( in.regionHistograms, in.model.k );
   SvgMap map( extentOf( in.regions.geometries ), in.regions.crs, 620 );
   for ( int r = 0; r < in.regions.geometries.size(); ++r )
   {
@@ -286,9 +286,9 @@ QString ecHistogram( const VbasReportInputs &in )
   const std::vector<std::int64_t> &sizes = in.release.aggregation.ecs.counts;
   const std::int64_t largest = sizes.empty() ? 1 : std::max<std::int64_t>( 1, *std::max_element( sizes.begin(), sizes.end() ) );
   std::vector<std::pair<std::int64_t, std::int64_t>> bins; // [lo, hi]
-  for ( std::int64_t s = 1; s <= std::min( 2 * in.k, largest ); ++s )
+  for ( std::int64_t s = 1; s <= std::min( 2 * in.model.k, largest ); ++s )
     bins.emplace_back( s, s );
-  for ( std::int64_t lo = 2 * in.k + 1; lo <= largest; lo = 2 * lo - 1 )
+  for ( std::int64_t lo = 2 * in.model.k + 1; lo <= largest; lo = 2 * lo - 1 )
     bins.emplace_back( lo, 2 * lo - 2 );
   std::vector<std::int64_t> counts( bins.size(), 0 );
   for ( const std::int64_t size : sizes )
@@ -314,11 +314,11 @@ QString ecHistogram( const VbasReportInputs &in )
               .arg( top + plotH - h, 0, 'f', 1 )
               .arg( std::max( 1.0, barW - 2 ), 0, 'f', 1 )
               .arg( h, 0, 'f', 1 )
-              .arg( bins[b].second < in.k ? kSuppressedBar : kReleasedBar, label )
+              .arg( bins[b].second < in.model.k ? kSuppressedBar : kReleasedBar, label )
               .arg( counts[b] );
     body += QStringLiteral( "<text x=\"%1\" y=\"%2\" font-size=\"9\" transform=\"rotate(45 %1 %2)\">%3</text>\n" ).arg( x + barW / 2, 0, 'f', 1 ).arg( top + plotH + 10 ).arg( label );
   }
-  const auto kBin = std::find_if( bins.begin(), bins.end(), [&]( const auto &bin ) { return bin.first == in.k; } );
+  const auto kBin = std::find_if( bins.begin(), bins.end(), [&]( const auto &bin ) { return bin.first == in.model.k; } );
   const double kx = left + barW * static_cast<double>( kBin - bins.begin() );
   body += QStringLiteral(
             "<line x1=\"%1\" y1=\"%2\" x2=\"%1\" y2=\"%3\" stroke=\"#000\" stroke-width=\"2\" stroke-dasharray=\"5 3\"/><text x=\"%4\" y=\"%5\" font-size=\"12\" font-weight=\"bold\">k = %6</text>\n" )
@@ -327,7 +327,7 @@ QString ecHistogram( const VbasReportInputs &in )
             .arg( top + plotH )
             .arg( kx + 4, 0, 'f', 1 )
             .arg( top + 8 )
-            .arg( in.k );
+            .arg( in.model.k );
   body += QStringLiteral( "<line x1=\"%1\" y1=\"%2\" x2=\"%3\" y2=\"%2\" stroke=\"#000\"/>\n" ).arg( left ).arg( top + plotH ).arg( left + plotW );
   return QStringLiteral( "<svg id=\"ec-histogram\" role=\"img\" aria-label=\"%1\" width=\"640\" height=\"262\" viewBox=\"0 0 640 262\" xmlns=\"http://www.w3.org/2000/svg\">\n%2</svg>\n" )
            .arg( QObject::tr( "Histogram of EC sizes" ), body )
@@ -370,22 +370,23 @@ QString otherCriteria( const VbasReportInputs &in )
 QList<QPair<QString, QString>> modelRows( const VbasReportInputs &in )
 {
   using Model = VbasReleaseSettings::Model;
-  const QString bound = QString::number( 1.0 / static_cast<double>( in.k ), 'g', 3 );
+  const QString bound = QString::number( 1.0 / static_cast<double>( in.model.k ), 'g', 3 );
   QString model;
   switch ( in.model.model )
   {
     case Model::KAnonymity:
-      model = QObject::tr( "k-anonymity at k = %1: every released class holds %1 records or more, so no released record's prosecutor risk exceeds 1/%1 = %2." ).arg( in.k ).arg( bound );
+      model = QObject::tr( "k-anonymity at k = %1: every released class holds %1 records or more, so no released record's prosecutor risk exceeds 1/%1 = %2." ).arg( in.model.k ).arg( bound );
       break;
     case Model::KMap:
-      model
-        = QObject::tr( "k-map at k = %1: every released class has %1 residents or more in the population table, so no released record's journalist risk exceeds 1/%1 = %2." ).arg( in.k ).arg( bound );
+      model = QObject::tr( "k-map at k = %1: every released class has %1 residents or more in the population table, so no released record's journalist risk exceeds 1/%1 = %2." )
+                .arg( in.model.k )
+                .arg( bound );
       break;
     case Model::AverageRisk:
       model = QObject::tr( "Average risk: the released records' average %1 risk at most %2, and no released class below k = %3 records." )
                 .arg( in.model.residents ? QObject::tr( "journalist" ) : QObject::tr( "prosecutor" ) )
                 .arg( in.model.averageThreshold )
-                .arg( in.k );
+                .arg( in.model.k );
       break;
   }
   return { { QObject::tr( "Release model (RISK_MODEL)" ), model },
@@ -428,10 +429,10 @@ bool meetsModel( const VbasReportInputs &in )
   if ( in.model.model == VbasReleaseSettings::Model::KMap )
   {
     const std::optional<double> risk = vbas::metricValue( in.values, "journalist_max_risk" );
-    return risk && *risk * static_cast<double>( in.k ) <= 1 + 1e-12;
+    return risk && *risk * static_cast<double>( in.model.k ) <= 1 + 1e-12;
   }
   const std::optional<double> smallest = vbas::metricValue( in.values, "smallest_ec" );
-  const bool anonymous = smallest && *smallest >= static_cast<double>( in.k );
+  const bool anonymous = smallest && *smallest >= static_cast<double>( in.model.k );
   if ( in.model.model == VbasReleaseSettings::Model::KAnonymity )
     return anonymous;
   const std::optional<double> average = averageRisk( in );
@@ -448,14 +449,14 @@ QString modelVerdict( const VbasReportInputs &in, bool met )
   switch ( in.model.model )
   {
     case Model::KAnonymity:
-      return met ? QObject::tr( "k-anonymous: every released equivalence class holds at least k = %1 records." ).arg( in.k )
-                 : QObject::tr( "NOT k-anonymous: a released equivalence class holds fewer than k = %1 records." ).arg( in.k );
+      return met ? QObject::tr( "k-anonymous: every released equivalence class holds at least k = %1 records." ).arg( in.model.k )
+                 : QObject::tr( "NOT k-anonymous: a released equivalence class holds fewer than k = %1 records." ).arg( in.model.k );
     case Model::KMap:
       return ( met ? QObject::tr( "k-map: every released equivalence class has at least k = %1 residents in the population table, so no released record's journalist risk "
                                   "exceeds 1/%1 = %2." )
-                       .arg( in.k )
-                       .arg( 1.0 / static_cast<double>( in.k ), 0, 'g', 3 )
-                   : QObject::tr( "NOT k-map: a released equivalence class has fewer than k = %1 residents in the population table, or they could not be counted." ).arg( in.k ) )
+                       .arg( in.model.k )
+                       .arg( 1.0 / static_cast<double>( in.model.k ), 0, 'g', 3 )
+                   : QObject::tr( "NOT k-map: a released equivalence class has fewer than k = %1 residents in the population table, or they could not be counted." ).arg( in.model.k ) )
              + ' ' + prosecutor;
     case Model::AverageRisk:
       break;
@@ -465,12 +466,12 @@ QString modelVerdict( const VbasReportInputs &in, bool met )
   return met ? QObject::tr( "Average risk: every released equivalence class holds at least k = %1 records, and the released records' average %2 risk is %3, at most "
                             "the stated %4. A record of the smallest class has a risk of up to %5: the average bounds the share of records an attacker can expect "
                             "to re-identify, not any one record's risk." )
-                 .arg( in.k )
+                 .arg( in.model.k )
                  .arg( attacker, average ? QString::number( *average, 'g', 3 ) : QObject::tr( "not known" ) )
                  .arg( in.model.averageThreshold )
                  .arg( metricText( in, in.model.residents ? "journalist_max_risk" : "max_risk" ) )
              : QObject::tr( "NOT within the average risk: a released class holds fewer than k = %1 records, or the released records' average %2 risk, %3, is above the stated %4." )
-                 .arg( in.k )
+                 .arg( in.model.k )
                  .arg( attacker, average ? QString::number( *average, 'g', 3 ) : QObject::tr( "not known" ) )
                  .arg( in.model.averageThreshold );
 }
@@ -481,7 +482,7 @@ QString summary( const VbasReportInputs &in )
   const QStringList lines { QObject::tr( "Records read: %1." ).arg( metricText( in, "records" ) ),
                             QObject::tr( "Released: %1; suppressed: %2 (%3 %)." ).arg( metricText( in, "released" ), metricText( in, "suppressed" ), metricText( in, "suppressed_pct" ) ),
                             QObject::tr( "Aggregated regions: %1." ).arg( metricText( in, "aggregates" ) ),
-                            QObject::tr( "Smallest released class: %1 records (k = %2)." ).arg( metricText( in, "smallest_ec" ) ).arg( in.k ),
+                            QObject::tr( "Smallest released class: %1 records (k = %2)." ).arg( metricText( in, "smallest_ec" ) ).arg( in.model.k ),
                             QObject::tr( "Largest chance of re-identifying a released record: %1." ).arg( metricText( in, "max_risk" ) ) };
   QString items;
   for ( const QString &line : lines )

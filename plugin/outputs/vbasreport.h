@@ -37,7 +37,6 @@ struct VbasReportInputs
     const vbas::SparseHistograms &regionHistograms;
     const vbas::Release &release;
     const QVector<QgsGeometry> &dissolved; //!< aggregates, regions layer CRS
-    std::int64_t k;
     const vbas::MetricValues &values;
     VbasRunParameters parameters;
     QString command;                                    //!< the qgis_process command that repeats the run

@@ -137,9 +137,9 @@ QVariantMap VbasAnonymize::writeRelease( const VbasRegions &regions, const VbasR
   const vbas::MetricValues &values = measures.values;
   outputs.insert( VbasEvaluationOutput::write( mOutputs.createIfWanted( QStringLiteral( "EVALUATION" ), context ), values ) );
   if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
-    report->write( vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, measured.histograms, release, dissolved, mRelease.k, values, mRunParameters,
-                                 vbasProcessCommand( *this, mRunParameters ), generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>(), measures.populationFacts,
-                                 mRelease, measures.population ? &*measures.population : nullptr } ) );
+    report->write( vbasReport( { QObject::tr( "VBAS release: whole pipeline" ), regions, measured.histograms, release, dissolved, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ),
+                                 generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>(), measures.populationFacts, mRelease,
+                                 measures.population ? &*measures.population : nullptr } ) );
   mOutputs.commit( context, outputs );
   vbasLogSummary( values, feedback );
   return outputs;

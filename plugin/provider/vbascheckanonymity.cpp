@@ -162,7 +162,7 @@ bool VbasCheckAnonymity::prepareAlgorithm( const QVariantMap &parameters, QgsPro
   const QVariant table = parameters.value( QStringLiteral( "POPULATION_TABLE" ) );
   const bool withTable = table.isValid() && !table.isNull() && !( table.userType() == QMetaType::QString && table.toString().isEmpty() );
   if ( mModel == VbasReleaseSettings::Model::KMap || ( mModel == VbasReleaseSettings::Model::AverageRisk && withTable ) )
-    mResidents = std::make_unique<VbasResidentsRecount>( *this, parameters, context, mSource->fields(), mQis, inputs );
+    mResidents = std::make_unique<VbasResidentsRecount>( *this, parameters, context, mSource->fields(), mQis, mRecount->stored(), inputs );
   mOutputs.prepare( *this, parameters, context, { violationsSchema() }, inputs, feedback );
   return true;
 }
@@ -238,22 +238,10 @@ QVariantMap VbasCheckAnonymity::processAlgorithm( const QVariantMap &, QgsProces
   if ( mResidents )
   {
     mResidents->readPopulation( feedback );
-    visit = [this]( const QByteArray &key, const QgsAttributes &attributes, std::int64_t records ) {
-      QgsAttributes plain = attributes;
-      for ( const int qi : std::as_const( mQis ) )
-        plain[qi] = attributes.at( qi ).isNull() ? QVariant() : QVariant( mRecount->stored().plainText( attributes.at( qi ) ) );
-      mResidents->addRow( key, plain, records );
-    };
+    visit = [this]( const QByteArray &key, const QgsAttributes &attributes, std::int64_t records ) { mResidents->addRow( key, attributes, records ); };
   }
   const vbas::AnonymityCheck check = mRecount->recount( feedback, visit );
-  std::optional<std::int64_t> smallestResidents;
-  if ( mResidents )
-    for ( const VbasResidentsRecount::Class &c : mResidents->classes() )
-      if ( c.records > 0 )
-      {
-        mResidentsByKey.insert( c.key, c.residents );
-        smallestResidents = std::min( smallestResidents.value_or( c.residents ), c.residents );
-      }
+  const std::optional<std::int64_t> smallestResidents = mResidents ? mResidents->smallest() : std::nullopt;
   const vbas::AnonymityReport report = mModel == VbasReleaseSettings::Model::KMap ? kMapReport( check ) : check.report( mThresholds );
   log( report, feedback );
   const std::optional<double> average = averageRisk( report, feedback );
@@ -320,7 +308,7 @@ std::optional<std::int64_t> VbasCheckAnonymity::residentsOf( const std::string &
 {
   if ( !mResidents )
     return std::nullopt;
-  return mResidentsByKey.value( QByteArray( key.data(), static_cast<int>( key.size() ) ), 0 );
+  return mResidents->residents( QByteArray( key.data(), static_cast<int>( key.size() ) ) );
 }
 
 void VbasCheckAnonymity::log( const vbas::AnonymityReport &report, QgsProcessingFeedback *feedback ) const

@@ -12,8 +12,6 @@
 
 #include <qgsprocessingutils.h>
 
-#include <QHash>
-
 #include <memory>
 #include <optional>
 
@@ -61,6 +59,5 @@ class VbasCheckAnonymity : public VbasAlgorithm
     VbasReleaseSettings::Model mModel = VbasReleaseSettings::Model::KAnonymity; //!< RISK_MODEL
     double mAverageThreshold = 1;                                               //!< the average risk model's RISK_THRESHOLD
     std::unique_ptr<VbasResidentsRecount> mResidents;                           //!< k-map, or the average risk model with a table: the residents of each class
-    QHash<QByteArray, std::int64_t> mResidentsByKey;
     VbasOutputSet mOutputs;
 };

@@ -114,9 +114,9 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
   if ( VbasOutput *risk = mOutputs.createIfWanted( QStringLiteral( "REGION_RISK" ), context ) )
     VbasRegionRiskOutput::write( *risk, regions, records.histograms, mRelease.k );
   if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
-    report->write( vbasReport( { QObject::tr( "VBAS evaluation of a release" ), regions, measured.histograms, release, dissolved, mRelease.k, values, mRunParameters,
-                                 vbasProcessCommand( *this, mRunParameters ), generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>(), measures.populationFacts,
-                                 mRelease, measures.population ? &*measures.population : nullptr } ) );
+    report->write( vbasReport( { QObject::tr( "VBAS evaluation of a release" ), regions, measured.histograms, release, dissolved, values, mRunParameters, vbasProcessCommand( *this, mRunParameters ),
+                                 generalized ? vbasGeneralizationFacts( *generalized ) : QList<QPair<QString, QString>>(), measures.populationFacts, mRelease,
+                                 measures.population ? &*measures.population : nullptr } ) );
   mOutputs.commit( context, outputs );
   vbasLogSummary( values, feedback );
   return outputs;
