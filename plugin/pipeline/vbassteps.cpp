@@ -378,7 +378,8 @@ void VbasReleaseSettings::refuseUnmetModel( const VbasPopulationTable *table, bo
     return;
   const QString name = model == Model::KMap ? QStringLiteral( "k-map" ) : QObject::tr( "average risk" );
   if ( model == Model::KMap && !table )
-    throw QgsProcessingException( QObject::tr( "RISK_MODEL k-map counts the residents of each released class in a population table: give POPULATION_TABLE, or choose k-anonymity." ) );
+    throw QgsProcessingException( QObject::tr( "RISK_MODEL k-map counts the residents of each released class in a population table: give POPULATION_TABLE (in the dialog, among the advanced "
+                                               "parameters, with POPULATION_REGION and POPULATION_COUNT), or choose k-anonymity." ) );
   if ( table && !table->missingQis().isEmpty() )
     throw QgsProcessingException( QObject::tr( "RISK_MODEL %1 counts the residents of each released class, which needs a population table with a field for every QI; "
                                                "POPULATION_TABLE has none for %2. A count over fewer QIs would overstate the residents and understate the risk." )
