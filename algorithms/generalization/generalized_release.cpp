@@ -2,6 +2,7 @@
 
 #include "algorithms/base/string_index.h"
 
+#include <map>
 #include <utility>
 
 namespace vbas
@@ -33,11 +34,15 @@ WrittenClasses writtenClasses( const SparseHistograms &regionHistograms, const N
     }
     key[qiCount] = dropped ? 1 : 0;
     const std::uint32_t id = ids.insert( std::string_view( reinterpret_cast<const char *>( key.data() ), key.size() * sizeof( std::uint32_t ) ) );
+    const std::uint32_t writtenStarred = dropped ? 0 : starred;
     if ( id == w.generalized.size() )
     {
       w.generalized.push_back( g );
       w.dropped.push_back( dropped );
+      w.starred.push_back( writtenStarred );
     }
+    // Records written alike but starred on fewer QIs (a NULL value beside a "*" written as NULL) narrow what the class's "*" covers.
+    w.starred[id] &= writtenStarred;
     ecClass.push_back( id );
   }
   for ( std::size_t region = 0; region < regionHistograms.rows(); ++region )
@@ -68,12 +73,47 @@ SensitiveHistograms writtenSensitive( const SensitiveHistograms &sensitive, cons
   return pairs.finish( remapEntries( sensitive.pairs, entryPair ), sensitive.values );
 }
 
-Release writtenRelease( const WrittenClasses &written, const NodeRelease &node, std::int64_t k )
+SparseHistograms writtenResidents( const PopulationCells &cells, const std::vector<QiHierarchy> &qis, const NodeRelease &node, const WrittenClasses &written, const WrittenTokens *tokens,
+                                   std::size_t regions )
+{
+  const std::size_t qiCount = qis.size();
+  std::vector<std::uint32_t> keys = cellLabels( cells, qis, node.node );
+  const auto writtenAs = [tokens]( std::size_t q, std::uint32_t label ) { return tokens && label != kValueOutsideHierarchy ? tokens->ofLabel[q][label] : label; };
+  for ( std::size_t i = 0; i < keys.size(); ++i )
+    keys[i] = writtenAs( i % qiCount, keys[i] );
+  // The written classes of each starred set, by their keys over the QIs not starred (a key may be a released and a dropped class's).
+  std::map<std::uint32_t, std::map<std::vector<std::uint32_t>, std::vector<std::uint32_t>>> classesOf;
+  for ( std::uint32_t c = 0; c < written.generalized.size(); ++c )
+  {
+    std::vector<std::uint32_t> key;
+    for ( std::size_t q = 0; q < qiCount; ++q )
+      if ( !( written.starred[c] >> q & 1 ) )
+        key.push_back( writtenAs( q, node.generalization.labels[written.generalized[c] * qiCount + q] ) );
+    classesOf[written.starred[c]][key].push_back( c );
+  }
+  HistogramBuilder residents( regions );
+  std::vector<std::uint32_t> key;
+  for ( std::size_t cell = 0; cell < cells.region.size(); ++cell )
+    for ( const auto &[starred, classes] : classesOf )
+    {
+      key.clear();
+      for ( std::size_t q = 0; q < qiCount; ++q )
+        if ( !( starred >> q & 1 ) )
+          key.push_back( keys[cell * qiCount + q] );
+      const auto matched = classes.find( key );
+      if ( matched != classes.end() && cells.residents[cell] > 0 )
+        for ( const std::uint32_t c : matched->second )
+          residents.add( cells.region[cell], c, cells.residents[cell] );
+    }
+  return residents.build();
+}
+
+Release writtenRelease( const WrittenClasses &written, const NodeRelease &node, const Criterion &criterion )
 {
   std::vector<std::size_t> regionAggregate;
   for ( const std::size_t a : node.aggregation->regionAggregateIndex )
     regionAggregate.push_back( node.aggregation->aggregateId[a] );
-  return release( std::move( regionAggregate ), written.regions, k );
+  return release( std::move( regionAggregate ), written.regions, criterion );
 }
 
 } // namespace vbas

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "algorithms/generalization/lattice.h"
+#include "algorithms/generalization/starred_residents.h"
 #include "algorithms/aggregation/release.h"
 #include "algorithms/metrics/sensitive.h"
 
@@ -19,6 +20,7 @@ struct WrittenClasses
 {
     std::vector<std::uint32_t> generalized;  //!< per written class: a generalized class of it (its records are written alike on every QI)
     std::vector<char> dropped;               //!< per written class: not released
+    std::vector<std::uint32_t> starred;      //!< per written class: the QIs every one of its records is starred on (what a written "*" covers)
     std::vector<std::uint32_t> entryClass;   //!< per entry of the region histograms: its written class
     std::vector<std::uint32_t> entryStarred; //!< per entry of the region histograms: the QIs its records are written with as "*"
     SparseHistograms regions;                //!< per region: written class -> records
@@ -45,7 +47,16 @@ WrittenClasses writtenClasses( const SparseHistograms &regionHistograms, const N
 //! The sensitive pairs over the written classes: each pair's class replaced by its region entry's written class.
 SensitiveHistograms writtenSensitive( const SensitiveHistograms &sensitive, const SparseHistograms &regionHistograms, const WrittenClasses &written );
 
-//! The release of the written classes in node's aggregation: the dropped classes (each below k) suppressed.
-Release writtenRelease( const WrittenClasses &written, const NodeRelease &node, std::int64_t k );
+/**
+ * Each region's residents of each written class of node's release (rows: regions; classes: written
+ * classes): a cell counts in every written class whose labels (as tokens writes them, when given) are
+ * its own at node on each QI the class is not starred on (WrittenClasses::starred). What k-map counts
+ * of a generalized release (docs/method.md, "A release at a stated risk").
+ */
+SparseHistograms writtenResidents( const PopulationCells &cells, const std::vector<QiHierarchy> &qis, const NodeRelease &node, const WrittenClasses &written, const WrittenTokens *tokens,
+                                   std::size_t regions );
+
+//! The release of the written classes in node's aggregation under criterion (its residents, if any, writtenResidents'): the dropped classes (each below k) suppressed.
+Release writtenRelease( const WrittenClasses &written, const NodeRelease &node, const Criterion &criterion );
 
 } // namespace vbas

@@ -85,7 +85,10 @@ NodeRelease evaluateNode( const LatticeNode &node, const std::vector<QiHierarchy
   r.aggregation = geography( node, classesOf( r.generalization, qis, node, classRecords ) );
   r.ecs = remap( r.aggregation->ecs, r.generalization.classOf );
   const std::vector<std::uint32_t> sets = settings.localSuppression ? starSets( model.information( node ), singleLabelQis( qis, node ) ) : std::vector<std::uint32_t>();
-  r.suppression = suppressValues( r.ecs, r.generalization.labels, qis.size(), sets, settings.k );
+  std::optional<StarredResidents> residents;
+  if ( settings.population )
+    residents.emplace( nodeResidents( *settings.population, qis, node, r.aggregation->regionAggregateIndex ) );
+  r.suppression = suppressValues( r.ecs, r.generalization.labels, qis.size(), sets, settings.k, residents ? &*residents : nullptr );
   r.loss = model.loss( node, r.ecs, r.generalization.labels, r.suppression, r.aggregation->regionAggregateIndex );
   return r;
 }

@@ -10,6 +10,7 @@
 #include "algorithms/generalization/generalization.h"
 #include "algorithms/generalization/information_loss.h"
 #include "algorithms/generalization/local_suppression.h"
+#include "algorithms/generalization/starred_residents.h"
 #include "algorithms/base/progress.h"
 
 #include <cstddef>
@@ -29,6 +30,11 @@ struct LatticeSettings
     bool localSuppression = false;  //!< star values (local_suppression.h) instead of dropping records
     Objective objective = Objective::GenericNue;
     bool fixedGeography = false; //!< the geography is the same at every node: prune below nodes over the limit
+    /**
+     * k-map: a class is below k when fewer than k residents of these cells match it (starred_residents.h);
+     * nullptr: k records. Residents only grow under generalization too, so the pruning holds.
+     */
+    const PopulationCells *population = nullptr;
 };
 
 //! The classes of a node, for the caller to count its sites by (paper eq. 1-6).

@@ -17,9 +17,21 @@ int bits( std::uint32_t set )
   return static_cast<int>( std::bitset<32>( set ).count() );
 }
 
-//! The entries of `unplaced` whose group (labels with `set` starred) holds at least k records get `set`; the others are returned.
+//! Whether a class holds k: k records, or under k-map k residents of its aggregate's cells matching its labels with the starred QIs as any value.
+struct SizeOf
+{
+    std::int64_t k;
+    const StarredResidents *residents;
+
+    bool atLeastK( std::uint32_t row, const std::uint32_t *labels, std::uint32_t starred, std::int64_t records ) const { return ( residents ? residents->of( row, labels, starred ) : records ) >= k; }
+};
+
+/**
+ * The entries of `unplaced`, in aggregate row, whose group (labels with `set` starred) holds at least k
+ * records (under k-map, k residents) get `set`; the others are returned.
+ */
 std::vector<std::size_t> placeGroups( const std::vector<std::size_t> &unplaced, const SparseHistograms &ecs, const std::vector<std::uint32_t> &labels, std::size_t qiCount, std::uint32_t set,
-                                      std::int64_t k, ValueSuppression &s )
+                                      std::uint32_t row, const SizeOf &size, ValueSuppression &s )
 {
   const auto key = [&]( std::size_t e, std::size_t q ) { return ( set >> q & 1 ) ? kStarred : labels[ecs.classes[e] * qiCount + q]; };
   const auto less = [&]( std::size_t a, std::size_t b ) {
@@ -36,9 +48,10 @@ std::vector<std::size_t> placeGroups( const std::vector<std::size_t> &unplaced, 
     std::int64_t records = 0;
     for ( last = first; last < sorted.size() && !less( sorted[first], sorted[last] ); ++last )
       records += ecs.counts[sorted[last]];
+    const bool released = size.atLeastK( row, &labels[ecs.classes[sorted[first]] * qiCount], set, records );
     for ( std::size_t i = first; i < last; ++i )
     {
-      if ( records >= k )
+      if ( released )
         s.starred[sorted[i]] = set;
       else
         rest.push_back( sorted[i] );
@@ -94,25 +107,28 @@ ValueSuppression dropClasses( const SparseHistograms &ecs, const std::vector<cha
   return s;
 }
 
-ValueSuppression suppressValues( const SparseHistograms &ecs, const std::vector<std::uint32_t> &labels, std::size_t qiCount, const std::vector<std::uint32_t> &sets, std::int64_t k )
+ValueSuppression suppressValues( const SparseHistograms &ecs, const std::vector<std::uint32_t> &labels, std::size_t qiCount, const std::vector<std::uint32_t> &sets, std::int64_t k,
+                                 const StarredResidents *residents )
 {
+  const SizeOf size { k, residents };
   ValueSuppression s;
   s.starred.assign( ecs.classes.size(), 0 );
   s.dropped.assign( ecs.classes.size(), 0 );
   const std::uint32_t all = qiCount >= 32 ? ~std::uint32_t( 0 ) : ( std::uint32_t( 1 ) << qiCount ) - 1;
   for ( std::size_t row = 0; row < ecs.rows(); ++row )
   {
+    const std::uint32_t aggregate = static_cast<std::uint32_t>( row );
     std::vector<std::size_t> unplaced;
     for ( std::size_t e = ecs.offsets[row]; e < ecs.offsets[row + 1]; ++e )
-      if ( ecs.counts[e] < k )
+      if ( !size.atLeastK( aggregate, &labels[ecs.classes[e] * qiCount], 0, ecs.counts[e] ) )
       {
         unplaced.push_back( e );
         s.smallClassRecords += ecs.counts[e];
       }
-    // Once fewer than k records are left unplaced no group of them reaches k: they are dropped
-    // without trying the remaining sets (up to 2^q of them).
-    for ( std::size_t i = 0; i < sets.size() && recordsOf( unplaced, ecs ) >= k; ++i )
-      unplaced = placeGroups( unplaced, ecs, labels, qiCount, sets[i], k, s );
+    // Once fewer than k records are left unplaced no group of them reaches k records: they are dropped
+    // without trying the remaining sets (up to 2^q of them). Residents (k-map) may reach k still.
+    for ( std::size_t i = 0; i < sets.size() && !unplaced.empty() && ( residents || recordsOf( unplaced, ecs ) >= k ); ++i )
+      unplaced = placeGroups( unplaced, ecs, labels, qiCount, sets[i], aggregate, size, s );
     for ( const std::size_t e : unplaced )
     {
       s.dropped[e] = 1;

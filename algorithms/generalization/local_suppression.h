@@ -1,11 +1,12 @@
 // Suppression at a node of the lattice (docs/method.md, Local suppression): every EC below k in its
-// aggregate is suppressed. Record suppression drops its records (paper sec. 3.3); local suppression
+// aggregate (k records, or under k-map k residents) is suppressed. Record suppression drops its records (paper sec. 3.3); local suppression
 // writes the fewest, least informative of their QI values as "*" instead, records of an aggregate
 // whose values agree once starred forming a class of their own when it holds at least k records, and
 // drops only the records that reach no such class.
 #pragma once
 
 #include "algorithms/generalization/generalization.h"
+#include "algorithms/generalization/starred_residents.h"
 #include "algorithms/base/histograms.h"
 
 #include <cstddef>
@@ -45,9 +46,11 @@ std::vector<std::uint32_t> starSets( const std::vector<double> &weight, std::uin
  * (Generalization::labels, qiCount per class). With no star sets, record suppression: every EC below
  * k dropped. Otherwise, in each aggregate, the records of ECs below k still unplaced are grouped by
  * their labels with the set's QIs starred, set after set; a group of at least k records is released
- * so; the rest is dropped.
+ * so; the rest is dropped. With residents (k-map, keyed by the same labels, rows the aggregates), an
+ * EC or a group is below k when fewer than k residents match it, a starred QI matching every value.
  */
-ValueSuppression suppressValues( const SparseHistograms &ecs, const std::vector<std::uint32_t> &labels, std::size_t qiCount, const std::vector<std::uint32_t> &sets, std::int64_t k );
+ValueSuppression suppressValues( const SparseHistograms &ecs, const std::vector<std::uint32_t> &labels, std::size_t qiCount, const std::vector<std::uint32_t> &sets, std::int64_t k,
+                                 const StarredResidents *residents = nullptr );
 
 //! Record suppression of the ECs of ecs that dropped marks, whatever their size (a release's own suppression, such as k-map's); qiCount QIs.
 ValueSuppression dropClasses( const SparseHistograms &ecs, const std::vector<char> &dropped, std::size_t qiCount );

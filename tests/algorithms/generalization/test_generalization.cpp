@@ -24,6 +24,7 @@ class TestGeneralization : public QObject
     void remapMergesEntries();
     void localSuppressionStarsFewestValues();
     void recordSuppressionDropsSmallClasses();
+    void kMapCountsResidentsUnderLabels();
     void starSetsFewestThenLeastInformation();
     void handLatticeNoSuppression();
     void handLatticeSuppressionLimit();
@@ -121,6 +122,49 @@ void TestGeneralization::recordSuppressionDropsSmallClasses()
   QCOMPARE( s.starredRecords, std::int64_t( 0 ) );
 }
 
+void TestGeneralization::kMapCountsResidentsUnderLabels()
+{
+  // One region: records (a1, F) 3 and (a3, M) 1. Residents: (a1, F) 4, (a2, F) 5, (a3, M) 2, (a3, F) 3,
+  // (a1, M) 1, and 10 men of an age the hierarchy does not hold. k = 5, k-map, at (age 1, sex 0):
+  // (A, F) has 4 + 5 = 9 residents, released with its 3 records (k-anonymity would suppress them);
+  // (B, M) has 2, below 5.
+  const std::vector<QiHierarchy> qis = ageAndSex();
+  const SparseHistograms regions = vbastest::histograms( { { { 0, 3 }, { 2, 1 } } } );
+  PopulationCells population;
+  population.qiCount = 2;
+  for ( const auto &[age, sex, residents] :
+        std::vector<std::tuple<std::uint32_t, std::uint32_t, std::int64_t>> { { 0, 0, 4 }, { 1, 0, 5 }, { 2, 1, 2 }, { 2, 0, 3 }, { 0, 1, 1 }, { kValueOutsideHierarchy, 1, 10 } } )
+    population.add( 0, { age, sex }, residents );
+  LatticeSettings settings;
+  settings.k = 5;
+  settings.population = &population;
+  const LossModel model( qis, kClassCodes, regions.classTotals( 4 ), { 4 } );
+  const NodeRelease record = evaluateNode( { 1, 0 }, qis, kClassCodes, regions.classTotals( 4 ), model, oneAggregate( regions ), settings );
+  QCOMPARE( record.suppression.dropped, std::vector<char>( { 0, 1 } ) );
+  QCOMPARE( record.suppression.smallClassRecords, std::int64_t( 1 ) );
+  // Local suppression, sex starred first: (B, *) has a3's 2 + 3 = 5 residents: released so.
+  const StarredResidents residents = nodeResidents( population, qis, { 1, 0 }, { 0 } );
+  const ValueSuppression sexFirst = suppressValues( record.ecs, record.generalization.labels, 2, { 0b10, 0b01 }, 5, &residents );
+  QCOMPARE( sexFirst.starred, std::vector<std::uint32_t>( { 0, 0b10 } ) );
+  QCOMPARE( sexFirst.dropped, std::vector<char>( { 0, 0 } ) );
+  // Age starred first: (*, M) has 2 + 1 + the 10 men of no age in the hierarchy, whom "*" covers.
+  QCOMPARE( residents.of( 0, &record.generalization.labels[2], 0b01 ), std::int64_t( 13 ) );
+  QCOMPARE( suppressValues( record.ecs, record.generalization.labels, 2, { 0b01 }, 5, &residents ).starred, std::vector<std::uint32_t>( { 0, 0b01 } ) );
+  // Without residents (k-anonymity), both classes are below 5 records.
+  QCOMPARE( suppressValues( record.ecs, record.generalization.labels, 2, {}, 5 ).droppedRecords, std::int64_t( 4 ) );
+
+  // The release as written with sex starred on (B, M): (A, F) 9 residents, (B, *) 5; nothing suppressed at k = 5, (B, *) at 6.
+  NodeRelease starred = record;
+  starred.suppression = sexFirst;
+  const WrittenClasses w = writtenClasses( regions, starred );
+  QCOMPARE( w.starred, std::vector<std::uint32_t>( { 0, 0b10 } ) );
+  const SparseHistograms written = writtenResidents( population, qis, starred, w, nullptr, 1 );
+  QCOMPARE( written.counts[written.find( 0, w.entryClass[0] )], std::int64_t( 9 ) );
+  QCOMPARE( written.counts[written.find( 0, w.entryClass[1] )], std::int64_t( 5 ) );
+  QCOMPARE( writtenRelease( w, starred, Criterion( 5, written ) ).suppression.suppressedRecords, std::int64_t( 0 ) );
+  QCOMPARE( writtenRelease( w, starred, Criterion( 6, written ) ).suppression.suppressedRecords, std::int64_t( 1 ) );
+}
+
 void TestGeneralization::starSetsFewestThenLeastInformation()
 {
   // QI 1 carries the least, then 0, then 2; QI 3 is already "*" (free): never in a set.
@@ -199,8 +243,66 @@ QiHierarchy randomQi( Random &random, std::size_t n )
   return qi;
 }
 
-//! Every record as written, (aggregate, labels with "*"), counted again from the region histograms: no class below k.
-void recountWritten( const NodeRelease &r, const std::vector<QiHierarchy> &qis, const std::vector<std::uint32_t> &codes, const SparseHistograms &regions, std::int64_t k, std::int64_t records )
+/**
+ * A population table over regions: each (region, class) of the records with at least its records, and
+ * a few cells no record has, some of a value outside its QI's hierarchy.
+ */
+PopulationCells randomPopulation( Random &random, const std::vector<QiHierarchy> &qis, const std::vector<std::uint32_t> &codes, const SparseHistograms &regions )
+{
+  PopulationCells cells;
+  cells.qiCount = qis.size();
+  for ( std::uint32_t region = 0; region < regions.rows(); ++region )
+  {
+    for ( std::size_t e = regions.offsets[region]; e < regions.offsets[region + 1]; ++e )
+    {
+      std::vector<std::uint32_t> values;
+      for ( std::size_t q = 0; q < qis.size(); ++q )
+        values.push_back( qis[q].valueOfCode[codes[regions.classes[e] * qis.size() + q]] );
+      cells.add( region, values, regions.counts[e] + static_cast<std::int64_t>( random.below( 3 ) ) );
+    }
+    for ( std::size_t n = random.below( 6 ); n > 0; --n )
+    {
+      std::vector<std::uint32_t> values;
+      for ( const QiHierarchy &qi : qis )
+        values.push_back( random.below( 10 ) == 0 ? kValueOutsideHierarchy : static_cast<std::uint32_t>( random.below( qi.hierarchy.valueCount() ) ) );
+      cells.add( region, values, static_cast<std::int64_t>( random.below( 4 ) ) );
+    }
+  }
+  return cells;
+}
+
+//! A value's label at a level as the release writes it; a value outside the hierarchy has none but "*" (its top).
+std::string labelText( const QiHierarchy &qi, std::size_t level, std::uint32_t value )
+{
+  const Hierarchy &h = qi.hierarchy;
+  if ( value == kValueOutsideHierarchy )
+    return level + 1 == h.levels() && h.labelCount( level ) == 1 ? h.label( level, 0 ) : std::string( "(none)" );
+  return h.label( level, h.labelId( level, value ) );
+}
+
+/**
+ * The residents of a written class (aggregate, labels with "*") counted cell by cell by the labels' texts:
+ * a cell of a region of the aggregate whose label is the class's on every QI not written "*".
+ */
+std::int64_t residentsOf( const std::vector<std::string> &tuple, const NodeRelease &r, const std::vector<QiHierarchy> &qis, const PopulationCells &population )
+{
+  std::int64_t residents = 0;
+  for ( std::size_t cell = 0; cell < population.region.size(); ++cell )
+  {
+    bool matches = std::to_string( r.aggregation->regionAggregateIndex[population.region[cell]] ) == tuple[0];
+    for ( std::size_t q = 0; q < qis.size() && matches; ++q )
+      matches = tuple[q + 1] == "*" || labelText( qis[q], r.node[q], population.values[cell * qis.size() + q] ) == tuple[q + 1];
+    residents += matches ? population.residents[cell] : 0;
+  }
+  return residents;
+}
+
+/**
+ * Every record as written, (aggregate, labels with "*"), counted again from the region histograms: no
+ * class below k records, or, with population (k-map), below k residents counted by residentsOf.
+ */
+void recountWritten( const NodeRelease &r, const std::vector<QiHierarchy> &qis, const std::vector<std::uint32_t> &codes, const SparseHistograms &regions, std::int64_t k, std::int64_t records,
+                     const PopulationCells *population )
 {
   std::map<std::pair<std::size_t, std::uint32_t>, std::size_t> entry; // (aggregate, generalized class) -> EC entry
   for ( std::size_t a = 0; a < r.ecs.rows(); ++a )
@@ -229,7 +331,10 @@ void recountWritten( const NodeRelease &r, const std::vector<QiHierarchy> &qis, 
       written[tuple] += regions.counts[i];
     }
   for ( const auto &[tuple, n] : written )
-    QVERIFY2( n >= k, qPrintable( QStringLiteral( "a written class of %1 records, k = %2" ).arg( n ).arg( k ) ) );
+  {
+    const std::int64_t size = population ? residentsOf( tuple, r, qis, *population ) : n;
+    QVERIFY2( size >= k, qPrintable( QStringLiteral( "a written class of %1 records and size %2, k = %3" ).arg( n ).arg( size ).arg( k ) ) );
+  }
   QCOMPARE( dropped, r.suppression.droppedRecords );
   QCOMPARE( dropped + r.suppression.starredRecords <= records, true );
 }
@@ -268,8 +373,9 @@ double genericNueByRecords( const NodeRelease &r, const std::vector<QiHierarchy>
 void TestGeneralization::searchEqualsBruteForce()
 {
   // Random lattices of 2-3 QIs over 4-8 regions, fixed or node-dependent geography, every objective,
-  // record or local suppression: the search's choice loses exactly as little as the best node found
-  // by evaluating every node, and every node's release is k-anonymous as written.
+  // record or local suppression, k-anonymity or k-map over a random population table: the search's
+  // choice loses exactly as little as the best node found by evaluating every node, and every node's
+  // release meets its criterion as written (k-map's residents counted by the labels' texts).
   Random random( 20261126 );
   const Objective objectives[] = { Objective::GenericNue, Objective::Prec, Objective::Lm, Objective::DmStar };
   for ( int round = 0; round < 300; ++round )
@@ -305,6 +411,8 @@ void TestGeneralization::searchEqualsBruteForce()
     settings.localSuppression = random.below( 2 ) == 1;
     settings.objective = objectives[random.below( 4 )];
     settings.fixedGeography = random.below( 2 ) == 1;
+    const PopulationCells population = randomPopulation( random, qis, codes, regions );
+    settings.population = random.below( 2 ) == 1 ? &population : nullptr; // k-map, or k-anonymity
     // A fixed geography: regions in threes; otherwise the grouping follows the node's category counts.
     const Geography geography = [&]( const LatticeNode &, const NodeClasses &classes ) {
       std::size_t modulus = 3;
@@ -341,12 +449,14 @@ void TestGeneralization::searchEqualsBruteForce()
     for ( const LatticeNode &node : nodes )
     {
       const NodeRelease r = evaluateNode( node, qis, codes, classRecords, model, geography, settings );
-      recountWritten( r, qis, codes, regions, settings.k, records );
-      // The written classes' release suppresses exactly the dropped records and releases no EC below k.
-      const Release written = writtenRelease( writtenClasses( regions, r ), r, settings.k );
+      recountWritten( r, qis, codes, regions, settings.k, records, settings.population );
+      // The written classes' release suppresses exactly the dropped records and releases no EC below k (records, or residents).
+      const WrittenClasses w = writtenClasses( regions, r );
+      const SparseHistograms residents = settings.population ? writtenResidents( population, qis, r, w, nullptr, regions.rows() ) : SparseHistograms();
+      const Release written = writtenRelease( w, r, settings.population ? Criterion( settings.k, residents ) : Criterion( settings.k ) );
       QCOMPARE( written.suppression.suppressedRecords, r.suppression.droppedRecords );
       for ( std::size_t e = 0; e < written.aggregation.ecs.counts.size(); ++e )
-        QVERIFY( written.suppression.suppressed[e] || written.aggregation.ecs.counts[e] >= settings.k );
+        QVERIFY( written.suppression.suppressed[e] || settings.population || written.aggregation.ecs.counts[e] >= settings.k );
       VBAS_COMPARE_NEAR( r.loss.genericNue, genericNueByRecords( r, qis, codes, regions ), 1e-9 );
       QVERIFY( model.bound( settings.objective, node ) <= r.loss.objective( settings.objective ) + 1e-9 );
       if ( static_cast<double>( r.suppression.smallClassRecords ) <= settings.suppressionLimit * static_cast<double>( records ) )
