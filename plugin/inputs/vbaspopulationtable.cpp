@@ -80,10 +80,7 @@ std::optional<VbasPopulation> VbasPopulationTable::readFor( const VbasPopulation
 {
   if ( !table )
     return std::nullopt;
-  if ( generalized )
-    throw QgsProcessingException( QObject::tr( "A population table counts the residents of the records' own QI values; this release is generalized, and VBAS does not yet count "
-                                               "residents under generalized labels. Leave POPULATION_TABLE empty: a population field's estimate covers a generalized release." ) );
-  VbasPopulation population = table->read( regions, records, feedback );
+  VbasPopulation population = table->read( regions, records, generalized, feedback );
   if ( population.raised > 0 )
     feedback->pushWarning(
       QObject::tr( "%n cell(s) of the population table held fewer residents than records and were raised to them (POPULATION_RAISE).", nullptr, static_cast<int>( population.raised ) ) );
@@ -127,10 +124,34 @@ QStringList VbasPopulationTable::missingQis() const
   return missing;
 }
 
-VbasPopulation VbasPopulationTable::read( const VbasRegions &regions, const VbasRecords &records, QgsProcessingFeedback *feedback ) const
+void VbasPopulationTable::keepUnmatched( const QgsAttributes &attributes, std::uint32_t region, std::int64_t residents, VbasPopulation &population,
+                                         std::vector<std::unordered_map<std::string, std::uint32_t>> &valueIds ) const
+{
+  std::vector<std::uint32_t> values;
+  std::string key;
+  for ( int q = 0; q < mQis.size(); ++q )
+  {
+    const QVariant value = attributes.at( mQis[q] );
+    key.assign( 1, value.isNull() ? '\0' : '\1' ); // NULL apart from every value
+    if ( !value.isNull() )
+      VbasValueCodec::encodeKey( value, key ); // cellOf refused a value without a key
+    std::vector<QVariant> &known = population.unmatchedValues[static_cast<std::size_t>( q )];
+    const auto [id, added] = valueIds[static_cast<std::size_t>( q )].emplace( key, static_cast<std::uint32_t>( known.size() ) );
+    if ( added )
+      known.push_back( value );
+    values.push_back( id->second );
+  }
+  population.unmatched.add( region, values, residents );
+}
+
+VbasPopulation VbasPopulationTable::read( const VbasRegions &regions, const VbasRecords &records, bool keepUnmatchedRows, QgsProcessingFeedback *feedback ) const
 {
   VbasPopulation population;
   population.missingQis = missingQis();
+  population.unmatched.qiCount = static_cast<std::size_t>( mQis.size() );
+  population.unmatchedValues.resize( population.unmatched.qiCount );
+  std::vector<std::unordered_map<std::string, std::uint32_t>> valueIds( population.unmatched.qiCount );
+  keepUnmatchedRows = keepUnmatchedRows && population.missingQis.isEmpty();
   population.regionResidents.assign( static_cast<std::size_t>( regions.ids.size() ), 0 );
   vbas::HistogramBuilder cells( static_cast<std::size_t>( regions.ids.size() ) );
   std::unordered_map<std::string, std::int64_t> rowOfCell; // region and the keys of the QI values -> the row that gave it
@@ -154,6 +175,8 @@ VbasPopulation VbasPopulationTable::read( const VbasRegions &regions, const Vbas
     if ( !fresh )
       throw QgsProcessingException(
         QObject::tr( "%1: region %2 with these QI values was given before, in row %3: each cell once." ).arg( rowName( row, f.id() ), shown( attributes.at( mRegion ) ) ).arg( first->second ) );
+    if ( !cls && keepUnmatchedRows )
+      keepUnmatched( attributes, *region, residents, population, valueIds );
     if ( !cls )
       continue;
     cells.add( *region, *cls, residents );

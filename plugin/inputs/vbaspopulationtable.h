@@ -6,6 +6,7 @@
 #pragma once
 
 #include "algorithms/base/histograms.h"
+#include "algorithms/generalization/starred_residents.h"
 #include "plugin/inputs/vbasinputs.h"
 
 #include <qgsprocessingalgorithm.h>
@@ -27,6 +28,12 @@ struct VbasPopulation
     std::vector<double> regionResidents; //!< every row's residents, summed by region
     QStringList missingQis;              //!< the records' QIs the table has no field for: its cells are then not the classes', and only regionResidents counts
     std::int64_t raised = 0;             //!< cells raised to their records' count (POPULATION_RAISE)
+    /**
+     * The rows whose values are no class of the records, kept when read for a generalized release (a
+     * label covers values no record has): each QI's value an index of unmatchedValues[qi].
+     */
+    vbas::PopulationCells unmatched;
+    std::vector<std::vector<QVariant>> unmatchedValues; //!< per QI, the values of the unmatched rows
 };
 
 class VbasPopulationTable
@@ -46,15 +53,14 @@ class VbasPopulationTable
      * have at least as many residents as records: refused naming the region, unless raise, which
      * raises the cell to the records and counts it.
      */
-    VbasPopulation read( const VbasRegions &regions, const VbasRecords &records, QgsProcessingFeedback *feedback ) const;
+    VbasPopulation read( const VbasRegions &regions, const VbasRecords &records, bool keepUnmatchedRows, QgsProcessingFeedback *feedback ) const;
 
     //! The records' QIs the table has no field for.
     QStringList missingQis() const;
 
     /**
-     * What a release's measures take from table (nothing when it is null): read, with the cells raised
-     * and the QIs it lacks in the log. Refused for a generalized release: residents are not yet counted
-     * under generalized labels.
+     * What a release's criterion and measures take from table (nothing when it is null): read, with the
+     * cells raised and the QIs it lacks in the log; for a generalized release its unmatched rows kept too.
      */
     static std::optional<VbasPopulation> readFor( const VbasPopulationTable *table, const VbasRegions &regions, const VbasRecords &records, bool generalized, QgsProcessingFeedback *feedback );
 
@@ -67,6 +73,9 @@ class VbasPopulationTable
     std::optional<std::uint32_t> cellOf( const QgsAttributes &attributes, std::uint32_t region, const VbasRecords &records, bool matched, const QString &rowName, std::string &cell ) const;
     //! "Population table row 12 (feature id 11)".
     static QString rowName( std::int64_t row, QgsFeatureId id );
+    //! Keeps a row whose values are no class of the records: its region, each QI's value (an index of unmatchedValues) and residents.
+    void keepUnmatched( const QgsAttributes &attributes, std::uint32_t region, std::int64_t residents, VbasPopulation &population,
+                        std::vector<std::unordered_map<std::string, std::uint32_t>> &valueIds ) const;
     //! Raises or refuses the cells with fewer residents than records; rowOfClass: the row of each kept cell (region << 32 | class).
     void meetRecords( VbasPopulation &population, const VbasRegions &regions, const VbasRecords &records, bool raise, const std::unordered_map<std::uint64_t, std::int64_t> &rowOfClass ) const;
 

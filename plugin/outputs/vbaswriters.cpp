@@ -320,12 +320,12 @@ std::vector<qlonglong> VbasAggregationOutputs::siteIds( std::size_t count )
 }
 
 QVariantMap VbasAggregationOutputs::writeGeneralized( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasGeneralized &g, const VbasRegions &regions, const VbasRecords &records,
-                                                      std::int64_t k, QgsProcessingFeedback *feedback )
+                                                      const vbas::Criterion &criterion, QgsProcessingFeedback *feedback )
 {
   QVariantMap numbers = vbasSiteCountOutputs( g.siteCount, records );
   numbers.insert( vbasGeneralizationOutputs( g ) );
-  numbers.insert( vbasGeneralizedAggregateOutputs( g, regions, k, feedback ) );
-  vbasLogRelease( g.release, g.placement.sites.size(), k, feedback );
+  numbers.insert( vbasGeneralizedAggregateOutputs( g, regions, criterion, feedback ) );
+  vbasLogRelease( g.release, g.placement.sites.size(), criterion, feedback );
   if ( VbasOutput *sites = outputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
     VbasSitesOutput::write( *sites, regions, g.placement.sites, g.release.regionAggregate, vbasRegionPopulation( regions, records ), g.placement.siteRow );
   return numbers;

@@ -99,8 +99,8 @@ QList<VbasOutputSchema> schemas( const VbasInputs &inputs, const VbasGeneralizat
  * The numbers of a generalized release (its site count, its generalization, its aggregates), logged,
  * and its SITE_POINTS when asked for.
  */
-QVariantMap writeGeneralized( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasGeneralized &generalized, const VbasRegions &regions, const VbasRecords &records, std::int64_t k,
-                              QgsProcessingFeedback *feedback );
+QVariantMap writeGeneralized( VbasOutputSet &outputs, QgsProcessingContext &context, const VbasGeneralized &generalized, const VbasRegions &regions, const VbasRecords &records,
+                              const vbas::Criterion &criterion, QgsProcessingFeedback *feedback );
 
 //! The ids 1, 2, ..., count of sites placed in a run (the site_id the outputs write).
 std::vector<qlonglong> siteIds( std::size_t count );

@@ -228,7 +228,63 @@ std::vector<vbas::QiHierarchy> hierarchiesOf( const VbasHierarchySettings &setti
   return qis;
 }
 
-//! The chosen node's release as written, its histograms over the written classes and its metrics.
+/**
+ * The hierarchy value of a population table's value of QI q that no record has: its row of the QI's file
+ * (matched by text, as the records' values are); none for intervals and value -> "*", whose values are
+ * the records'.
+ */
+std::uint32_t unmatchedValue( const VbasHierarchySettings &settings, const vbas::QiHierarchy &qi, const QString &name, const QVariant &value )
+{
+  const std::optional<std::size_t> row = settings.files.contains( name ) ? qi.hierarchy.find( rowText( value ).toStdString() ) : std::nullopt;
+  return row ? static_cast<std::uint32_t>( *row ) : vbas::kValueOutsideHierarchy;
+}
+
+/**
+ * The population table's cells over the QIs' hierarchies (docs/method.md, "A release at a stated risk"):
+ * the cells of the records' classes, each value its class's, and the rows no class has, each value
+ * found in the records' values or else in its hierarchy file. Logs the residents of values outside
+ * every label but "*": they count only where their QI is written as "*".
+ */
+vbas::PopulationCells populationCells( const VbasPopulation &population, const VbasHierarchySettings &settings, const std::vector<vbas::QiHierarchy> &qis, const vbas::QiEncoder &encoder,
+                                       const QStringList &qiNames, QgsProcessingFeedback *feedback )
+{
+  const std::size_t qiCount = qis.size();
+  vbas::PopulationCells cells;
+  cells.qiCount = qiCount;
+  const std::vector<std::uint32_t> &codes = encoder.classCodes();
+  std::vector<std::uint32_t> values( qiCount );
+  for ( std::uint32_t region = 0; region < population.cells.rows(); ++region )
+    for ( std::size_t e = population.cells.offsets[region]; e < population.cells.offsets[region + 1]; ++e )
+    {
+      for ( std::size_t q = 0; q < qiCount; ++q )
+        values[q] = qis[q].valueOfCode[codes[population.cells.classes[e] * qiCount + q]];
+      cells.add( region, values, population.cells.counts[e] );
+    }
+  std::vector<std::vector<std::uint32_t>> valueOf( qiCount ); // [qi][unmatched value id] -> hierarchy value
+  for ( std::size_t q = 0; q < qiCount; ++q )
+    for ( const QVariant &value : population.unmatchedValues[q] )
+    {
+      std::string key;
+      const QString reason = value.isNull() ? QString() : VbasValueCodec::encodeKey( value, key );
+      const std::optional<std::uint32_t> code = reason.isEmpty() ? encoder.findValueCode( q, value.isNull() ? std::nullopt : std::optional<std::string_view>( key ) ) : std::nullopt;
+      valueOf[q].push_back( code ? qis[q].valueOfCode[*code] : unmatchedValue( settings, qis[q], qiNames[static_cast<int>( q )], value ) );
+    }
+  std::int64_t outside = 0;
+  const vbas::PopulationCells &unmatched = population.unmatched;
+  for ( std::size_t cell = 0; cell < unmatched.region.size(); ++cell )
+  {
+    for ( std::size_t q = 0; q < qiCount; ++q )
+      values[q] = valueOf[q][unmatched.values[cell * qiCount + q]];
+    outside += std::count( values.begin(), values.end(), vbas::kValueOutsideHierarchy ) > 0 ? unmatched.residents[cell] : 0;
+    cells.add( unmatched.region[cell], values, unmatched.residents[cell] );
+  }
+  if ( outside > 0 )
+    feedback->pushInfo( QObject::tr( "%1 residents of the population table have a QI value that no record has and no hierarchy file names: they count only in classes written "
+                                     "with that QI as *, never under a label (which can only lower a class's residents)." )
+                          .arg( outside ) );
+  return cells;
+}
+
 /**
  * What each label of each QI is written as at g's node, as the release pass writes it
  * (VbasReleaseWriter): the stored value at level 0, the label above, "*" or NULL when starred; text in
@@ -263,15 +319,47 @@ vbas::WrittenTokens writtenTokens( const VbasGeneralized &g, const vbas::QiEncod
   return tokens;
 }
 
-void writeOut( VbasGeneralized &g, const VbasRecords &records, const std::vector<bool> &releasedAsText, std::int64_t k )
+/**
+ * The chosen node's release as written, its histograms over the written classes and its metrics; with
+ * population, the written classes' residents, which under k-map every released class needs k of.
+ */
+void writeOut( VbasGeneralized &g, const VbasRecords &records, const std::vector<bool> &releasedAsText, const VbasReleaseSettings &release, const vbas::PopulationCells *population )
 {
   const vbas::WrittenTokens tokens = writtenTokens( g, records.encoder, releasedAsText );
   g.written = vbas::writtenClasses( records.histograms, g.node(), &tokens );
-  g.release = vbas::writtenRelease( g.written, g.node(), k );
+  if ( population )
+    g.writtenResidents = vbas::writtenResidents( *population, g.qis, g.node(), g.written, &tokens, records.histograms.rows() );
+  const bool kMap = release.model == VbasReleaseSettings::Model::KMap;
+  g.release = vbas::writtenRelease( g.written, g.node(), kMap ? vbas::Criterion( release.k, g.writtenResidents ) : vbas::Criterion( release.k ) );
   g.writtenRecords.histograms = g.written.regions;
   if ( records.sensitive )
     g.writtenRecords.sensitive = vbas::writtenSensitive( *records.sensitive, records.histograms, g.written );
   g.metrics = vbas::generalizationMetrics( g.qis, g.node().node, records.encoder.classCodes(), records.histograms, g.written, g.node().aggregation->regionAggregateIndex );
+}
+
+//! The population table's cells over g's hierarchies, when a table with a field for every QI was read.
+std::optional<vbas::PopulationCells> cellsOf( const VbasPopulation *population, const VbasHierarchySettings &settings, const VbasGeneralized &g, const vbas::QiEncoder &encoder,
+                                              QgsProcessingFeedback *feedback )
+{
+  if ( !population || !population->missingQis.isEmpty() )
+    return std::nullopt;
+  return populationCells( *population, settings, g.qis, encoder, g.qiNames, feedback );
+}
+
+//! The cells every class is counted by: k-map's; nullptr under k-anonymity.
+const vbas::PopulationCells *kMapCells( const VbasReleaseSettings &release, const std::optional<vbas::PopulationCells> &cells )
+{
+  if ( release.model != VbasReleaseSettings::Model::KMap )
+    return nullptr;
+  if ( !cells ) // refuseUnmetModel comes first
+    throw QgsProcessingException( QObject::tr( "k-map without the residents of a population table: this is a fault of VBAS, please report it with the run's log." ) );
+  return &*cells;
+}
+
+//! "classes below k = 5", or under k-map "classes with fewer than k = 5 residents".
+QString classesBelowK( const VbasReleaseSettings &release )
+{
+  return release.model == VbasReleaseSettings::Model::KMap ? QObject::tr( "classes with fewer than k = %1 residents" ).arg( release.k ) : QObject::tr( "classes below k = %1" ).arg( release.k );
 }
 
 //! The node of qi_levels ("age_group = 2 of 4, sex = 0 of 1"), each level and top checked against qis.
@@ -481,7 +569,8 @@ QString VbasGeneralized::levels() const
 }
 
 VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, const VbasSiteCountSettings &siteCount, const VbasPlacementSettings &placement, const VbasConstraintSettings &constraints,
-                                const VbasRegions &regions, const VbasRecords &records, std::int64_t k, const QStringList &qiNames, QgsProcessingFeedback *feedback )
+                                const VbasRegions &regions, const VbasRecords &records, const VbasReleaseSettings &release, const VbasPopulation *population, const QStringList &qiNames,
+                                QgsProcessingFeedback *feedback )
 {
   VbasGeneralized g;
   g.qiNames = qiNames;
@@ -490,6 +579,7 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
   if ( vbas::latticeSize( g.qis ) > 1e6 )
     throw QgsProcessingException(
       QObject::tr( "The hierarchies give a lattice of %1 nodes; at most 1,000,000 are searched: give some QIs fewer levels." ).arg( vbas::latticeSize( g.qis ), 0, 'f', 0 ) );
+  const std::optional<vbas::PopulationCells> cells = cellsOf( population, settings.hierarchies, g, records.encoder, feedback );
   const double n = static_cast<double>( records.histograms.total() );
   const std::size_t regionCount = static_cast<std::size_t>( regions.ids.size() );
 
@@ -514,7 +604,8 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
     return it->second.aggregation;
   };
   vbas::LatticeSettings lattice;
-  lattice.k = k;
+  lattice.k = release.k;
+  lattice.population = kMapCells( release, cells );
   lattice.suppressionLimit = settings.suppressionLimit;
   lattice.localSuppression = settings.localSuppression;
   lattice.objective = settings.objective;
@@ -529,11 +620,11 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
                         .arg( g.search.prunedByBound )
                         .arg( placed.size() ) );
   if ( !g.search.best )
-    throw QgsProcessingException( QObject::tr( "No generalization keeps the suppression limit: at best %1 of the %2 records are in classes below k = %3, and SUPPRESSION_LIMIT allows %4 %. "
+    throw QgsProcessingException( QObject::tr( "No generalization keeps the suppression limit: at best %1 of the %2 records are in %3, and SUPPRESSION_LIMIT allows %4 %. "
                                                "Raise SUPPRESSION_LIMIT, lower k, or give coarser hierarchies." )
                                     .arg( g.search.leastSuppressed )
                                     .arg( n, 0, 'f', 0 )
-                                    .arg( k )
+                                    .arg( classesBelowK( release ) )
                                     .arg( settings.suppressionLimit * 100 ) );
   for ( auto &[sites, p] : placed )
     if ( p.aggregation == g.node().aggregation )
@@ -541,14 +632,15 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
       g.siteCount = p.siteCount;
       g.placement = std::move( p.placement );
     }
-  const std::vector<double> population = vbasRegionPopulation( regions, records );
-  g.siteCount.population = std::accumulate( population.begin(), population.end(), 0.0 );
-  writeOut( g, records, settings.hierarchies.releasedAsText, k );
+  const std::vector<double> regionPopulation = vbasRegionPopulation( regions, records );
+  g.siteCount.population = std::accumulate( regionPopulation.begin(), regionPopulation.end(), 0.0 );
+  writeOut( g, records, settings.hierarchies.releasedAsText, release, cells ? &*cells : nullptr );
   const vbas::ValueSuppression &s = g.node().suppression;
-  feedback->pushInfo( QObject::tr( "Chosen levels: %1; %2 sites. %3 records in classes below k: %4 released with %5 values as *, %6 dropped." )
+  feedback->pushInfo( QObject::tr( "Chosen levels: %1; %2 sites. %3 records in %4: %5 released with %6 values as *, %7 dropped." )
                         .arg( g.levels() )
                         .arg( g.siteCount.sites )
                         .arg( s.smallClassRecords )
+                        .arg( classesBelowK( release ) )
                         .arg( s.starredRecords )
                         .arg( s.starredValues )
                         .arg( s.droppedRecords ) );
@@ -556,12 +648,13 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
 }
 
 VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, bool localSuppression, const QString &levels, const VbasRecords &records, const std::vector<std::size_t> &regionAggregate,
-                                   std::int64_t k, const QStringList &qiNames )
+                                   const VbasReleaseSettings &release, const VbasPopulation *population, const QStringList &qiNames, QgsProcessingFeedback *feedback )
 {
   VbasGeneralized g;
   g.qiNames = qiNames;
   g.hierarchies = hierarchies.recorded( qiNames );
   g.qis = hierarchiesOf( hierarchies, records, qiNames );
+  const std::optional<vbas::PopulationCells> cells = cellsOf( population, hierarchies, g, records.encoder, feedback );
   const vbas::LatticeNode node = nodeOf( levels, g.qis, qiNames );
   const std::vector<std::uint32_t> &codes = records.encoder.classCodes();
   const std::vector<std::int64_t> classRecords = records.histograms.classTotals( records.encoder.classCount() );
@@ -569,13 +662,14 @@ VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, boo
   const vbas::LossModel model( g.qis, codes, classRecords, regionRecords );
   const auto aggregation = std::make_shared<const vbas::Aggregation>( vbas::aggregate( regionAggregate, records.histograms ) );
   vbas::LatticeSettings settings;
-  settings.k = k;
+  settings.k = release.k;
+  settings.population = kMapCells( release, cells );
   settings.localSuppression = localSuppression;
   g.search.latticeSize = static_cast<std::size_t>( vbas::latticeSize( g.qis ) );
   g.search.evaluated = 1;
   g.search.best = vbas::evaluateNode(
     node, g.qis, codes, classRecords, model, [&aggregation]( const vbas::LatticeNode &, const vbas::NodeClasses & ) { return aggregation; }, settings );
-  writeOut( g, records, hierarchies.releasedAsText, k );
+  writeOut( g, records, hierarchies.releasedAsText, release, cells ? &*cells : nullptr );
   return g;
 }
 
@@ -628,9 +722,9 @@ VbasReleaseLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release
   return { loss, vbas::generalizationMetrics( qis, paper.node, codes, records.histograms, written, release.aggregation.regionAggregateIndex ) };
 }
 
-QVariantMap vbasGeneralizedAggregateOutputs( const VbasGeneralized &g, const VbasRegions &regions, std::int64_t k, QgsProcessingFeedback *feedback )
+QVariantMap vbasGeneralizedAggregateOutputs( const VbasGeneralized &g, const VbasRegions &regions, const vbas::Criterion &criterion, QgsProcessingFeedback *feedback )
 {
-  const VbasBorderResult bordered = vbasBorderRelease( regions, g.writtenRecords, g.release, g.placement.sites, k, VbasBorderSteps(), feedback );
+  const VbasBorderResult bordered = vbasBorderRelease( regions, g.writtenRecords, g.release, g.placement.sites, criterion, VbasBorderSteps(), feedback );
   QVariantMap outputs = vbasAggregateOutputs( bordered, regions, g.writtenRecords, vbasCompactnessOf( regions, g.writtenRecords, bordered.release, bordered.sites ) );
   outputs.remove( QStringLiteral( "SEARCH_MOVES_MADE" ) ); // no search
   return outputs;

@@ -90,8 +90,9 @@ struct VbasGeneralized
     VbasSiteCount siteCount;    //!< of the chosen node
     VbasPlacement placement;    //!< of the chosen node's site count
     vbas::WrittenClasses written;
-    vbas::Release release;            //!< over the written classes: what the outputs and the metrics count
-    VbasRecords writtenRecords { 0 }; //!< histograms (and sensitive pairs) over the written classes
+    vbas::Release release;                   //!< over the written classes: what the outputs and the metrics count
+    vbas::SparseHistograms writtenResidents; //!< per region: written class -> residents of the population table (empty without one)
+    VbasRecords writtenRecords { 0 };        //!< histograms (and sensitive pairs) over the written classes
     vbas::GeneralizationMetrics metrics;
     QStringList qiNames;
     QString hierarchies; //!< the hierarchies it was generalized with, as the region lookup records them (VbasHierarchySettings::recorded)
@@ -106,9 +107,12 @@ struct VbasGeneralized
  * naming it), searches the lattice (site count and balanced density for each node, each count's
  * placement computed once), logs the lattice size, the nodes evaluated and pruned, and refuses a
  * lattice where no node keeps the suppression limit. A cancel throws, as every canceled run does.
+ * With population (read for a generalized release), the written classes' residents are counted,
+ * and under k-map (release's RISK_MODEL) every class is below k when it has fewer than k residents.
  */
 VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, const VbasSiteCountSettings &siteCount, const VbasPlacementSettings &placement, const VbasConstraintSettings &constraints,
-                                const VbasRegions &regions, const VbasRecords &records, std::int64_t k, const QStringList &qiNames, QgsProcessingFeedback *feedback );
+                                const VbasRegions &regions, const VbasRecords &records, const VbasReleaseSettings &release, const VbasPopulation *population, const QStringList &qiNames,
+                                QgsProcessingFeedback *feedback );
 
 //! A release's information loss and its generalization metrics.
 struct VbasReleaseLoss
@@ -119,12 +123,12 @@ struct VbasReleaseLoss
 
 /**
  * The release at the levels a region lookup records (qi_levels, as VbasGeneralized::levels writes
- * them) in the lookup's aggregation (regionAggregate), with local suppression or without: what
- * vbas:evaluate measures. Refuses levels that name other QIs than QI_FIELDS, in another order, or a
+ * them) in the lookup's aggregation (regionAggregate), with local suppression or without, population
+ * and release as in vbasGeneralize: what vbas:evaluate measures. Refuses levels that name other QIs than QI_FIELDS, in another order, or a
  * level or top that the QI's hierarchy (its file, its intervals, or value -> "*") does not have.
  */
 VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, bool localSuppression, const QString &levels, const VbasRecords &records, const std::vector<std::size_t> &regionAggregate,
-                                   std::int64_t k, const QStringList &qiNames );
+                                   const VbasReleaseSettings &release, const VbasPopulation *population, const QStringList &qiNames, QgsProcessingFeedback *feedback );
 
 /**
  * The information loss of a release without generalization (every QI at level 0, the ECs the release
@@ -136,7 +140,7 @@ VbasReleaseLoss vbasReleaseLoss( const VbasRecords &records, const vbas::Release
 QVariantMap vbasLossOutputs( const VbasReleaseLoss &loss );
 
 //! UNITS_IN_PIECES, UNITS_RELEASING_NOTHING and COMPACTNESS_USED (1: balanced density's own) of the chosen node's release.
-QVariantMap vbasGeneralizedAggregateOutputs( const VbasGeneralized &generalized, const VbasRegions &regions, std::int64_t k, QgsProcessingFeedback *feedback );
+QVariantMap vbasGeneralizedAggregateOutputs( const VbasGeneralized &generalized, const VbasRegions &regions, const vbas::Criterion &criterion, QgsProcessingFeedback *feedback );
 
 //! What the search chose and did, as rows (what, value) for the report.
 QList<QPair<QString, QString>> vbasGeneralizationFacts( const VbasGeneralized &generalized );

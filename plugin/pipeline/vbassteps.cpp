@@ -384,10 +384,9 @@ void VbasReleaseSettings::refuseUnmetModel( const VbasPopulationTable *table, bo
     throw QgsProcessingException( QObject::tr( "RISK_MODEL %1 counts the residents of each released class, which needs a population table with a field for every QI; "
                                                "POPULATION_TABLE has none for %2. A count over fewer QIs would overstate the residents and understate the risk." )
                                     .arg( name, table->missingQis().join( QStringLiteral( ", " ) ) ) );
-  if ( generalized )
-    throw QgsProcessingException( QObject::tr( "RISK_MODEL %1 is not available with generalization (HIERARCHIES): generalization releases k records a class. "
-                                               "Choose k-anonymity, or leave HIERARCHIES empty." )
-                                    .arg( name ) );
+  if ( generalized && model == Model::AverageRisk )
+    throw QgsProcessingException( QObject::tr( "RISK_MODEL average risk is not available with generalization (GENERALIZE, HIERARCHIES, INTERVALS): the lattice search counts what "
+                                               "each node suppresses, and the average risk cut would suppress more after it. Choose k-anonymity or k-map, or leave generalization off." ) );
 }
 
 void VbasReleaseSettings::useResidents( const std::optional<VbasPopulation> &population )

@@ -193,7 +193,7 @@ struct VbasReleaseSettings
 
     /**
      * Refuses, before anything is read: k-map without a population table; k-map or the average risk model
-     * with a table that lacks a field for some QI, or with generalization.
+     * with a table that lacks a field for some QI; the average risk model with generalization.
      */
     void refuseUnmetModel( const VbasPopulationTable *table, bool generalized ) const;
     //! k-map and the average risk model count the residents of population (read from the table refuseUnmetModel accepted) from now on.

@@ -113,8 +113,10 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
 QVariantMap VbasAnonymize::processGeneralized( const VbasRegions &regions, const VbasRecords &records, QgsProcessingContext &context, QgsProcessingMultiStepFeedback &steps,
                                                QgsProcessingFeedback *feedback )
 {
-  const VbasGeneralized g = vbasGeneralize( mGeneralization, mSiteCount, mPlacement, mConstraints, regions, records, mRelease.k, mInputs.qiNames(), feedback );
-  QVariantMap outputs = VbasAggregationOutputs::writeGeneralized( mOutputs, context, g, regions, records, mRelease.k, feedback );
+  const VbasGeneralized g = vbasGeneralize( mGeneralization, mSiteCount, mPlacement, mConstraints, regions, records, mRelease, mPopulation ? &*mPopulation : nullptr, mInputs.qiNames(), feedback );
+  if ( mPopulation ) // the residents of the classes as written, for the criterion, its recount and the measures
+    mPopulation->cells = g.writtenResidents;
+  QVariantMap outputs = VbasAggregationOutputs::writeGeneralized( mOutputs, context, g, regions, records, mRelease.criterion(), feedback );
   outputs.insert( vbasPlacementOutputs( g.placement ) );
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mPlacement.seed ) );
   return writeRelease( regions, records, g.writtenRecords, g.placement.sites, g.release, outputs, context, steps, feedback, &g );

@@ -78,7 +78,7 @@ bool VbasEvaluate::prepareAlgorithm( const QVariantMap &parameters, QgsProcessin
   mPopulationTable = VbasPopulationTable::prepare( *this, parameters, context, mInputs.records()->fields(), mInputs.recordFields().qis, inputs );
   if ( mPopulationTable && !parameterAsString( parameters, QStringLiteral( "POPULATION_FIELD" ), context ).isEmpty() )
     throw QgsProcessingException( QObject::tr( "POPULATION_TABLE and POPULATION_FIELD both give the residents: give one of them." ) );
-  mRelease.refuseUnmetModel( mPopulationTable.get(), false ); // a generalized release with a table is refused once the lookup is read
+  mRelease.refuseUnmetModel( mPopulationTable.get(), false ); // the average risk model of a generalized release is refused once the lookup is read
   const QgsFields regionFields = mInputs.regionFields();
   const QgsField regionId = regionFields.at( regionFields.lookupField( mInputs.regionIdField() ) );
   mOutputs.prepare( *this, parameters, context,
@@ -97,8 +97,10 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
   const VbasRecords &records = read.records;
   const VbasSites sites = mInputs.readSites( regions, context );
   const VbasLookup lookup = mInputs.readLookup( regions, sites, feedback );
-  const std::optional<VbasGeneralized> generalized = generalizedAt( lookup, records, feedback );
-  const std::optional<VbasPopulation> population = VbasPopulationTable::readFor( mPopulationTable.get(), regions, records, generalized.has_value(), feedback );
+  std::optional<VbasPopulation> population = VbasPopulationTable::readFor( mPopulationTable.get(), regions, records, !lookup.qiLevels.isEmpty(), feedback );
+  const std::optional<VbasGeneralized> generalized = generalizedAt( lookup, records, population ? &*population : nullptr, feedback );
+  if ( generalized && population ) // the residents of the classes as written, for the criterion and the measures
+    population->cells = generalized->writtenResidents;
   mRelease.useResidents( population );
   const vbas::Release release = generalized ? generalized->release : vbas::release( lookup.regionAggregate, records.histograms, mRelease.criterion() );
   const VbasRecords &measured = generalized ? generalized->writtenRecords : records;
@@ -122,7 +124,7 @@ QVariantMap VbasEvaluate::processAlgorithm( const QVariantMap &, QgsProcessingCo
   return outputs;
 }
 
-std::optional<VbasGeneralized> VbasEvaluate::generalizedAt( const VbasLookup &lookup, const VbasRecords &records, QgsProcessingFeedback *feedback ) const
+std::optional<VbasGeneralized> VbasEvaluate::generalizedAt( const VbasLookup &lookup, const VbasRecords &records, const VbasPopulation *population, QgsProcessingFeedback *feedback ) const
 {
   if ( lookup.qiLevels.isEmpty() )
   {
@@ -138,5 +140,6 @@ std::optional<VbasGeneralized> VbasEvaluate::generalizedAt( const VbasLookup &lo
                                         "given could not be checked against those of the release: if they are not the run's, the numbers are of a release that was never written." ) );
   if ( mLocalSuppression )
     vbasRefuseLocalSuppression( static_cast<std::size_t>( mInputs.qiNames().size() ) );
-  return vbasGeneralizedAt( mHierarchies, mLocalSuppression, lookup.qiLevels, records, lookup.regionAggregate, mRelease.k, mInputs.qiNames() );
+  mRelease.refuseUnmetModel( mPopulationTable.get(), true );
+  return vbasGeneralizedAt( mHierarchies, mLocalSuppression, lookup.qiLevels, records, lookup.regionAggregate, mRelease, population, mInputs.qiNames(), feedback );
 }

@@ -29,7 +29,7 @@ class VbasEvaluate : public VbasAlgorithm
      * hierarchies given then). Refuses hierarchy files and intervals that are not those the lookup
      * records; warns that they could not be checked when it records none (a lookup written before).
      */
-    std::optional<VbasGeneralized> generalizedAt( const VbasLookup &lookup, const VbasRecords &records, QgsProcessingFeedback *feedback ) const;
+    std::optional<VbasGeneralized> generalizedAt( const VbasLookup &lookup, const VbasRecords &records, const VbasPopulation *population, QgsProcessingFeedback *feedback ) const;
 
     VbasInputs mInputs;
     VbasHierarchySettings mHierarchies;

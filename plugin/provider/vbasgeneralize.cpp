@@ -59,8 +59,8 @@ QVariantMap VbasGeneralize::processAlgorithm( const QVariantMap &, QgsProcessing
   const VbasRegionsAndRecords read = mInputs.readRegionsAndRecords( context, steps, feedback );
   const VbasRegions &regions = read.regions;
   const VbasRecords &records = read.records;
-  const VbasGeneralized g = vbasGeneralize( mGeneralization, mSiteCount, mPlacement, VbasConstraintSettings(), regions, records, mRelease.k, mInputs.qiNames(), feedback );
-  QVariantMap outputs = VbasAggregationOutputs::writeGeneralized( mOutputs, context, g, regions, records, mRelease.k, feedback );
+  const VbasGeneralized g = vbasGeneralize( mGeneralization, mSiteCount, mPlacement, VbasConstraintSettings(), regions, records, mRelease, nullptr, mInputs.qiNames(), feedback );
+  QVariantMap outputs = VbasAggregationOutputs::writeGeneralized( mOutputs, context, g, regions, records, mRelease.criterion(), feedback );
   steps.setCurrentStep( 2 );
   const QVector<QgsGeometry> dissolved = mOutputs.wanted( { QStringLiteral( "AGGREGATED" ) } ) ? vbasDissolve( regions, g.release.aggregation, &steps ) : QVector<QgsGeometry>();
   outputs.insert( VbasAggregationOutputs::write( mOutputs, context, mInputs, regions, records, g.placement.sites, VbasAggregationOutputs::siteIds( g.placement.sites.size() ), g.release, dissolved,
