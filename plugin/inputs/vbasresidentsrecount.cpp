@@ -1,12 +1,17 @@
 #include "plugin/inputs/vbasresidentsrecount.h"
 #include "plugin/support/vbasqgiscompat.h"
 
+#include "plugin/inputs/vbashierarchyfile.h"
 #include "plugin/inputs/vbasrecordreader.h"
 #include "plugin/inputs/vbasstoredvalues.h"
 #include "plugin/support/vbasinterrupt.h"
 
 #include <qgsexception.h>
 #include <qgsprocessingparameters.h>
+
+#include <QFileInfo>
+
+#include <algorithm>
 
 namespace
 {
@@ -66,6 +71,31 @@ VbasResidentsRecount::VbasResidentsRecount( const QgsProcessingAlgorithm &algori
                                       .arg( releaseFields.at( qi ).name() ) );
     mReleaseQis << qi;
     mTableQis << inTable;
+    mQiNames << releaseFields.at( qi ).name();
+    mQiText.push_back( releaseFields.at( qi ).type() == vbasqgis::Field::String );
+  }
+  readHierarchyFiles( algorithm, parameters, context, locations );
+}
+
+void VbasResidentsRecount::readHierarchyFiles( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, QList<VbasLocation> &locations )
+{
+  const QgsProcessingParameterDefinition *definition = algorithm.parameterDefinition( QStringLiteral( "HIERARCHIES" ) );
+  if ( !definition )
+    return;
+  for ( const QString &path : QgsProcessingParameters::parameterAsFileList( definition, parameters, context ) )
+  {
+    if ( path.isEmpty() )
+      continue;
+    VbasHierarchyFile file = vbasReadHierarchyFile( path );
+    const QString named = QFileInfo( path ).completeBaseName();
+    const auto qi = std::find_if( mQiNames.begin(), mQiNames.end(), [&named]( const QString &name ) { return name.compare( named, Qt::CaseInsensitive ) == 0; } );
+    if ( qi == mQiNames.end() )
+      throw QgsProcessingException(
+        QObject::tr( "HIERARCHIES: the file %1 is named after none of the release's QI fields (%2): name each file after its QI field." ).arg( path, mQiNames.join( QStringLiteral( ", " ) ) ) );
+    if ( mFiles.contains( *qi ) )
+      throw QgsProcessingException( QObject::tr( "HIERARCHIES: two files for the QI field %1." ).arg( *qi ) );
+    mFiles.insert( *qi, std::move( file ) );
+    locations << VbasLocation::ofFiles( QStringLiteral( "HIERARCHIES" ), { path } );
   }
 }
 
@@ -80,21 +110,43 @@ QString VbasResidentsRecount::cellText( const QString &unit, const QgsAttributes
   return cell;
 }
 
-void VbasResidentsRecount::readPopulation( QgsProcessingFeedback *feedback )
+QHash<QString, QString> VbasResidentsRecount::readLookup( QString &qiLevels, QString &hierarchies ) const
 {
   QHash<QString, QString> unitOf; // region -> unit
+  const int levelsField = mLookup->fields().lookupField( QStringLiteral( "qi_levels" ) ), hierarchiesField = mLookup->fields().lookupField( QStringLiteral( "hierarchies" ) );
+  QgsAttributeList read { mLookupRegion, mLookupUnit };
+  for ( const int field : { levelsField, hierarchiesField } )
+    if ( field >= 0 )
+      read << field;
   QgsFeature f;
   std::int64_t row = 0;
-  QgsFeatureIterator regions = mLookup->getFeatures( QgsFeatureRequest().setFlags( vbasqgis::NoGeometry ).setSubsetOfAttributes( { mLookupRegion, mLookupUnit } ) );
+  QgsFeatureIterator regions = mLookup->getFeatures( QgsFeatureRequest().setFlags( vbasqgis::NoGeometry ).setSubsetOfAttributes( read ) );
   while ( regions.nextFeature( f ) )
   {
-    ++row;
+    if ( ++row == 1 )
+    {
+      qiLevels = levelsField < 0 ? QString() : f.attribute( levelsField ).toString();
+      hierarchies = hierarchiesField < 0 ? QString() : f.attribute( hierarchiesField ).toString();
+    }
     const QString region = valueText( f.attribute( mLookupRegion ) );
     if ( unitOf.contains( region ) )
       throw QgsProcessingException( QObject::tr( "LOOKUP row %1 (feature id %2): its region is given a unit twice." ).arg( row ).arg( f.id() ) );
     unitOf.insert( region, valueText( f.attribute( mLookupUnit ) ) );
   }
-  row = 0;
+  return unitOf;
+}
+
+void VbasResidentsRecount::readPopulation( QgsProcessingFeedback *feedback )
+{
+  QString qiLevels, hierarchies;
+  const QHash<QString, QString> unitOf = readLookup( qiLevels, hierarchies );
+  if ( !qiLevels.isEmpty() )
+    mLabels.emplace( qiLevels, hierarchies, mQiNames, mQiText, mFiles );
+  else if ( !mFiles.isEmpty() )
+    throw QgsProcessingException( QObject::tr( "HIERARCHIES place the population table's values under the labels of a generalized release, but the lookup has no qi_levels: "
+                                               "the release is not generalized. Leave HIERARCHIES empty." ) );
+  std::int64_t row = 0;
+  QgsFeature f;
   QgsFeatureIterator cells = mTable->getFeatures( QgsFeatureRequest().setFlags( vbasqgis::NoGeometry ) );
   QSet<QString> seen;
   while ( cells.nextFeature( f ) )
@@ -111,9 +163,39 @@ void VbasResidentsRecount::readPopulation( QgsProcessingFeedback *feedback )
     if ( seen.contains( placed ) )
       throw QgsProcessingException( QObject::tr( "%1: the same region and QI values as an earlier row; a cell is given once." ).arg( name ) );
     seen.insert( placed );
-    mResidents[cell] += residents;
+    if ( mLabels )
+    {
+      Cell &kept = mCellsOfUnit[*unit].emplace_back();
+      for ( const int field : mTableQis )
+        kept.values << f.attribute( field );
+      kept.residents = residents;
+    }
+    else
+      mResidents[cell] += residents;
   }
-  feedback->pushInfo( QObject::tr( "k-map: %1 population table row(s) read over %2 region(s) of LOOKUP." ).arg( row ).arg( unitOf.size() ) );
+  feedback->pushInfo( QObject::tr( "k-map: %1 population table row(s) read over %2 region(s) of LOOKUP%3." )
+                        .arg( row )
+                        .arg( unitOf.size() )
+                        .arg( mLabels ? QObject::tr( ", placed under the labels of a generalized release (%1)" ).arg( qiLevels ) : QString() ) );
+}
+
+std::int64_t VbasResidentsRecount::residentsUnder( const QString &unit, const QgsAttributes &attributes ) const
+{
+  const auto cells = mCellsOfUnit.constFind( unit );
+  if ( cells == mCellsOfUnit.constEnd() )
+    return 0;
+  QStringList written;
+  for ( const int field : mReleaseQis )
+    written << ( attributes.at( field ).isNull() ? QString() : mStored.plainText( attributes.at( field ) ) );
+  std::int64_t residents = 0;
+  for ( const Cell &cell : *cells )
+  {
+    bool under = true;
+    for ( int q = 0; q < written.size() && under; ++q )
+      under = mLabels->under( q, cell.values.at( q ), written[q] );
+    residents += under ? cell.residents : 0;
+  }
+  return residents;
 }
 
 void VbasResidentsRecount::addRow( const QByteArray &key, const QgsAttributes &attributes, std::int64_t records )
@@ -123,7 +205,8 @@ void VbasResidentsRecount::addRow( const QByteArray &key, const QgsAttributes &a
   {
     const auto text = [this]( const QVariant &stored ) { return stored.isNull() ? valueText( stored ) : mStored.plainText( stored ); };
     index = mClassIndex.insert( key, mClasses.size() );
-    mClasses.push_back( { key, 0, mResidents.value( cellText( text( attributes.at( mUnit ) ), attributes, mReleaseQis, text ), 0 ) } );
+    const QString unit = text( attributes.at( mUnit ) );
+    mClasses.push_back( { key, 0, mLabels ? residentsUnder( unit, attributes ) : mResidents.value( cellText( unit, attributes, mReleaseQis, text ), 0 ) } );
   }
   mClasses[*index].records += records;
 }

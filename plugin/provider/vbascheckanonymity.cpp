@@ -125,6 +125,8 @@ void VbasCheckAnonymity::initAlgorithm( const QVariantMap & )
                                                  vbasqgis::FieldDataType::Any, false, true ),
                 QObject::tr( "The released table's field holding the released unit, one of the QI fields" ), Shown::Advanced );
   addPopulationTableParameters( Shown::Main, false );
+  addParameter( new QgsProcessingParameterMultipleLayers( QStringLiteral( "HIERARCHIES" ), QObject::tr( "Hierarchy files of a generalized release (for k-map)" ), vbasqgis::File, QVariant(), true ),
+                QObject::tr( "The hierarchy files the release was generalized with, each named after its QI: the table's values are placed under their labels" ), Shown::Advanced );
   addParameter( new QgsProcessingParameterField( QStringLiteral( "SENSITIVE_FIELD" ), QObject::tr( "Sensitive field (for l and t)" ), QVariant(), QStringLiteral( "INPUT" ),
                                                  vbasqgis::FieldDataType::Any, false, true ),
                 QObject::tr( "The field for the l and t checks; empty: neither is checked" ) );

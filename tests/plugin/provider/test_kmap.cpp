@@ -3,6 +3,7 @@
 // random grids whose records are drawn from a random population, recounted here from the written
 // release, the lookup and the table with maps of this test's own; and the inputs k-map refuses.
 #include "tests/plugin/qgis_test_util.h"
+#include "plugin/inputs/vbaswrittenlabels.h"
 
 #include <QRandomGenerator>
 #include <QFile>
@@ -158,6 +159,7 @@ class TestKMap : public QObject
     void checkerReadsEveryFormat_data();
     void checkerReadsEveryFormat();
     void randomReleasesMeetKMap();
+    void writtenLabelsPlaceCensusValues();
     void randomGeneralizedReleasesMeetKMap();
     void randomReleasesMeetTheAverageRisk();
 
@@ -390,20 +392,67 @@ bool under( const QString &value, const QString &written )
 
 } // namespace
 
+void TestKMap::writtenLabelsPlaceCensusValues()
+{
+  // The checker's reading of a generalized release, by hand. age by intervals of 10 at level 1, sex as
+  // it is (a text field), code (a number field) at level 0 where a starred value is written NULL.
+  const VbasWrittenLabels intervals( QStringLiteral( "age = 1 of 3, sex = 0 of 1, code = 0 of 1" ), QStringLiteral( "age=10; sex=*; code=*" ),
+                                     { QStringLiteral( "age" ), QStringLiteral( "sex" ), QStringLiteral( "code" ) }, { true, true, false }, {} );
+  QVERIFY( intervals.under( 0, 23, QStringLiteral( "[20, 30)" ) ) );
+  QVERIFY( !intervals.under( 0, 30, QStringLiteral( "[20, 30)" ) ) );                        // an interval holds its start, not its end
+  QVERIFY( intervals.under( 0, QStringLiteral( "20-24" ), QStringLiteral( "[20, 30)" ) ) );  // a band inside
+  QVERIFY( !intervals.under( 0, QStringLiteral( "25-34" ), QStringLiteral( "[20, 30)" ) ) ); // a band across two intervals: in neither
+  QVERIFY( intervals.under( 0, QStringLiteral( "85+" ), QStringLiteral( "[80, inf)" ) ) );
+  QVERIFY( !intervals.under( 0, QStringLiteral( "85+" ), QStringLiteral( "[80, 90)" ) ) );
+  QVERIFY( intervals.under( 0, QVariant(), QStringLiteral( "NULL" ) ) ); // a missing value's band
+  QVERIFY( !intervals.under( 0, QStringLiteral( "old" ), QStringLiteral( "[20, 30)" ) ) );
+  QVERIFY( intervals.under( 0, 23, QStringLiteral( "*" ) ) );
+  QVERIFY( intervals.under( 1, QStringLiteral( "F" ), QStringLiteral( "F" ) ) && !intervals.under( 1, QStringLiteral( "M" ), QStringLiteral( "F" ) ) );
+  QVERIFY( intervals.under( 1, QVariant(), QString() ) && !intervals.under( 1, QStringLiteral( "F" ), QString() ) ); // NULL is a value in a text field
+  QVERIFY( intervals.under( 2, 7, QString() ) && intervals.under( 2, 7, QStringLiteral( "7" ) ) && !intervals.under( 2, 8, QStringLiteral( "7" ) ) );
+
+  // age by a hierarchy file at level 1: its rows say what is under "young"; a value without a row is under no label.
+  std::vector<vbas::HierarchyRow> rows;
+  for ( const auto &[value, group] : kAgeGroup )
+    rows.push_back( { rows.size() + 1, { value.toStdString(), group.toStdString(), "*" } } );
+  QMap<QString, VbasHierarchyFile> files { { QStringLiteral( "age" ), { vbas::Hierarchy::fromRows( rows ), QString( 64, 'a' ) } } };
+  const QString recorded = QStringLiteral( "age=age.csv sha256:%1; sex=*" ).arg( QString( 64, 'a' ) );
+  const VbasWrittenLabels file( QStringLiteral( "age = 1 of 2, sex = 0 of 1" ), recorded, { QStringLiteral( "age" ), QStringLiteral( "sex" ) }, { true, true }, files );
+  QVERIFY( file.under( 0, QStringLiteral( "a1" ), QStringLiteral( "young" ) ) && !file.under( 0, QStringLiteral( "a2" ), QStringLiteral( "young" ) ) );
+  QVERIFY( !file.under( 0, QStringLiteral( "a9" ), QStringLiteral( "young" ) ) && file.under( 0, QStringLiteral( "a9" ), QStringLiteral( "*" ) ) );
+  // Refused: the file missing, or not the release's (another digest), or a QI the lookup does not name.
+  const auto refusal = [&]( const QMap<QString, VbasHierarchyFile> &given, const QStringList &names ) {
+    try
+    {
+      VbasWrittenLabels( QStringLiteral( "age = 1 of 2, sex = 0 of 1" ), recorded, names, { true, true }, given );
+    }
+    catch ( const QgsProcessingException &e )
+    {
+      return e.what();
+    }
+    return QString();
+  };
+  QVERIFY( refusal( {}, { QStringLiteral( "age" ), QStringLiteral( "sex" ) } ).contains( QStringLiteral( "give that file in HIERARCHIES" ) ) );
+  files[QStringLiteral( "age" )].sha256 = QString( 64, 'b' );
+  QVERIFY( refusal( files, { QStringLiteral( "age" ), QStringLiteral( "sex" ) } ).contains( QStringLiteral( "its bytes differ" ) ) );
+  files[QStringLiteral( "age" )].sha256 = QString( 64, 'a' );
+  QVERIFY( refusal( files, { QStringLiteral( "age" ), QStringLiteral( "race" ) } ).contains( QStringLiteral( "do not name the QI field race" ) ) );
+}
+
 void TestKMap::randomGeneralizedReleasesMeetKMap()
 {
   // Property, k-map with generalization (age by a hierarchy file, sex value -> "*", record or local
   // suppression): every class as written (aggregate, sex, age label or "*") has at least k residents,
   // counted here cell by cell over the census (with 50 residents of an age the hierarchy lacks, whom
   // only "*" covers); the records written and suppressed are all the records; vbas:evaluate of the
-  // release finds the same; and the release needs fewer suppressed than k-anonymity at the same k.
+  // release finds the same, and the checker passes it; and k-map suppresses fewer than k-anonymity at the same k.
   QTemporaryDir dir;
   QFile file( dir.filePath( QStringLiteral( "age.csv" ) ) );
   QVERIFY( file.open( QIODevice::WriteOnly ) );
   for ( const auto &[value, group] : kAgeGroup )
     file.write( QStringLiteral( "%1;%2;*\n" ).arg( value, group ).toUtf8() );
   file.close();
-  int starred = 0, generalized = 0, kMapKeepsMore = 0;
+  int starred = 0, generalized = 0, kMapKeepsMore = 0, refusedWithoutFile = 0;
   for ( quint64 seed = 101; seed <= 112; ++seed )
   {
     Drawn d( seed );
@@ -433,7 +482,7 @@ void TestKMap::randomGeneralizedReleasesMeetKMap()
     QVERIFY( vbastest::forEachFeature( results, QStringLiteral( "ANONYMIZED" ), context, [&]( const QgsFeature &f ) {
       ++written[{ f.attribute( QStringLiteral( "aggregate_id" ) ).toString(), f.attribute( QStringLiteral( "sex" ) ).toString(), f.attribute( QStringLiteral( "age" ) ).toString() }];
     } ) );
-    qlonglong released = 0;
+    qlonglong released = 0, smallest = -1;
     for ( const auto &[cls, n] : written )
     {
       qlonglong residents = 0;
@@ -443,6 +492,7 @@ void TestKMap::randomGeneralizedReleasesMeetKMap()
       if ( aggregateOf.at( QStringLiteral( "g0_0" ) ) == std::get<0>( cls ) && under( QStringLiteral( "F" ), std::get<1>( cls ) ) && std::get<2>( cls ) == QLatin1String( "*" ) )
         residents += 50;
       QVERIFY2( residents >= k, qPrintable( QStringLiteral( "seed %1: a written class of %2 records has %3 residents, k = %4" ).arg( seed ).arg( n ).arg( residents ).arg( k ) ) );
+      smallest = smallest < 0 ? residents : std::min( smallest, residents );
       released += n;
       starred += std::get<1>( cls ) == QLatin1String( "*" ) || std::get<2>( cls ) == QLatin1String( "*" );
       generalized += kAgeGroup.count( std::get<2>( cls ) ) == 0 && std::get<2>( cls ) != QLatin1String( "*" );
@@ -462,9 +512,35 @@ void TestKMap::randomGeneralizedReleasesMeetKMap()
     const QVariantMap measured = vbastest::run( QStringLiteral( "vbas:evaluate" ), evaluate, context, true );
     QCOMPARE( measured.value( QStringLiteral( "RELEASED" ) ).toLongLong(), released );
     QCOMPARE( measured.value( QStringLiteral( "JOURNALIST_MAX_RISK" ) ).toDouble(), results.value( QStringLiteral( "JOURNALIST_MAX_RISK" ) ).toDouble() );
+
+    // The checker, with the hierarchy file: it passes with the recount's fewest residents; one row added
+    // of an age no census row has fails, that class alone violating. Without the file it is refused.
+    QVariantMap check = checkerParameters( results.value( QStringLiteral( "ANONYMIZED" ) ), results.value( QStringLiteral( "LOOKUP" ) ), d.table.get(), k );
+    check.insert( QStringLiteral( "HIERARCHIES" ), QStringList { file.fileName() } );
+    const QVariantMap checked = vbastest::run( QStringLiteral( "vbas:checkanonymity" ), check, context, true );
+    QVERIFY2( checked.value( QStringLiteral( "PASS" ) ).toBool(), qPrintable( QStringLiteral( "seed %1" ).arg( seed ) ) );
+    if ( smallest >= 0 )
+      QCOMPARE( checked.value( QStringLiteral( "SMALLEST_RESIDENTS" ) ).toLongLong(), smallest );
+    QList<QVariantList> rows { { std::get<0>( written.begin()->first ).toLongLong(), QStringLiteral( "F" ), QStringLiteral( "a7" ) } };
+    for ( const auto &[cls, n] : written )
+      for ( qlonglong i = 0; i < n; ++i )
+        rows << QVariantList { std::get<0>( cls ).toLongLong(), std::get<1>( cls ), std::get<2>( cls ) };
+    const auto edited = vbastest::table( QStringLiteral( "field=aggregate_id:long&field=sex:string&field=age:string" ), rows );
+    check.insert( QStringLiteral( "INPUT" ), layerValue( edited.get() ) );
+    const QVariantMap failed = vbastest::run( QStringLiteral( "vbas:checkanonymity" ), check, context, true );
+    QVERIFY( !failed.value( QStringLiteral( "PASS" ) ).toBool() );
+    QCOMPARE( failed.value( QStringLiteral( "VIOLATING_ECS" ) ).toLongLong(), 1LL );
+    if ( !results.value( QStringLiteral( "LEVELS" ) ).toString().contains( QStringLiteral( "age = 0" ) ) && !refusedWithoutFile++ )
+    {
+      check.remove( QStringLiteral( "HIERARCHIES" ) );
+      vbastest::Feedback feedback;
+      vbastest::run( QStringLiteral( "vbas:checkanonymity" ), check, context, false, &feedback );
+      QVERIFY2( feedback.error().contains( QStringLiteral( "give that file in HIERARCHIES" ) ), qPrintable( feedback.error() ) );
+    }
   }
   // The cases star values, release ages generalized, and keep more records than k-anonymity.
-  QVERIFY2( starred >= 4 && generalized >= 4 && kMapKeepsMore >= 4, qPrintable( QStringLiteral( "%1 %2 %3" ).arg( starred ).arg( generalized ).arg( kMapKeepsMore ) ) );
+  QVERIFY2( starred >= 4 && generalized >= 4 && kMapKeepsMore >= 4 && refusedWithoutFile > 0,
+            qPrintable( QStringLiteral( "%1 %2 %3 %4" ).arg( starred ).arg( generalized ).arg( kMapKeepsMore ).arg( refusedWithoutFile ) ) );
 }
 
 void TestKMap::randomReleasesMeetTheAverageRisk()
