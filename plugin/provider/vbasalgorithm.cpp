@@ -237,7 +237,8 @@ QString VbasAlgorithm::riskModelHelp()
                       "k = 14; 0.05 (high) k = 20. <i>Average risk</i>: at least k records in every released class (a floor), and the released records' average risk at most the "
                       "Re-identification risk threshold (RISK_THRESHOLD): the journalist's average (1/n times the sum of f/F over the classes) with a population table, the "
                       "prosecutor's (classes/n) without; the riskiest classes are suppressed until it holds. It bounds the share of records an attacker can expect to "
-                      "re-identify, not any one record's risk. The release is recounted under the model before it is kept. Not with generalization.<br>" );
+                      "re-identify, not any one record's risk. The release is recounted under the model before it is kept. With generalization, k-map counts each class's "
+                      "residents under its labels, a value written * covering every value; the average risk model is not available with generalization.<br>" );
 }
 
 void VbasAlgorithm::addConstraintParameters()
@@ -672,15 +673,16 @@ QString VbasAlgorithm::evaluationParametersHelp()
 
 QString VbasAlgorithm::populationTableHelp()
 {
-  return QObject::tr( "<b>Population table</b> (POPULATION_TABLE): optional, any table (CSV, GeoPackage, PostgreSQL) of the residents of each region and QI values, such as a census "
-                      "tabulation: a region id field (POPULATION_REGION), a count field (POPULATION_COUNT), and a field named as each QI of the records, of the same type. With it the "
-                      "residents of each released class are counted, not estimated: the journalist and marketer risks and the population uniques are exact. A table without a "
-                      "field for some QI cannot count a class's residents: then only its regions' residents are used, and the classes' are estimated as with a population field "
-                      "(the log names the QIs). Refused, naming the row: a count that is not a whole number from 0, a region not in the regions layer, a cell given twice, and a "
-                      "class of records with more records in a region than the table gives residents (the table cannot be their population), naming the region. Not with a "
-                      "generalized release; in Evaluate release not with POPULATION_FIELD (in Anonymize that field weighs balanced density, and the table gives the residents).<br>"
-                      "<b>Raise population cells to their records</b> (POPULATION_RAISE): instead of refusing a cell with fewer residents than records, raise it to the records; the "
-                      "log says how many cells were raised.<br>" );
+  return QObject::tr(
+    "<b>Population table</b> (POPULATION_TABLE): optional, any table (CSV, GeoPackage, PostgreSQL) of the residents of each region and QI values, such as a census "
+    "tabulation: a region id field (POPULATION_REGION), a count field (POPULATION_COUNT), and a field named as each QI of the records, of the same type. With it the "
+    "residents of each released class are counted, not estimated: the journalist and marketer risks and the population uniques are exact. A table without a "
+    "field for some QI cannot count a class's residents: then only its regions' residents are used, and the classes' are estimated as with a population field "
+    "(the log names the QIs). Refused, naming the row: a count that is not a whole number from 0, a region not in the regions layer, a cell given twice, and a "
+    "class of records with more records in a region than the table gives residents (the table cannot be their population), naming the region. A generalized release counts each class's "
+    "residents under its labels and its *. In Evaluate release not with POPULATION_FIELD (in Anonymize that field weighs balanced density, and the table gives the residents).<br>"
+    "<b>Raise population cells to their records</b> (POPULATION_RAISE): instead of refusing a cell with fewer residents than records, raise it to the records; the "
+    "log says how many cells were raised.<br>" );
 }
 
 QString VbasAlgorithm::evaluationOutputsHelp()
