@@ -25,7 +25,8 @@ with f >= k (k-anonymity) or F >= k (k-map), whole. A generalized release's clas
 "*") must each hold k records (k-anonymity) or k residents (k-map), the residents of a "*" those of every
 value of its QI in the class's aggregate. Then: suppressed records, aggregates, the smallest
 released f and F (prosecutor max risk 1/min f, journalist max risk 1/min F), the plugin's generic NUE
-(its EVALUATION) and RUNTIME, and the wall time of the qgis_process call. The ratios are to the
+over the QIs and the geography together (LOSS_GENERIC_NUE: a value generalized or written "*" loses bits
+too) and RUNTIME, and the wall time of the qgis_process call. The ratios are to the
 k-anonymity row of the same QIs, run in the same session.
 """
 
@@ -145,7 +146,7 @@ def run_row(cells, data, label, qis, table, row, params, args, env, work):
         document, result["error"], result["wall"] = pc.run_json(cmd, env, args.timeout)
         if document:
             outputs = document["results"]
-            result["plugin"] = {key: outputs.get(key) for key in ("RUNTIME", "GENERIC_NUE", "SUPPRESSED", "JOURNALIST_MAX_RISK", "MAX_RISK")}
+            result["plugin"] = {key: outputs.get(key) for key in ("RUNTIME", "LOSS_GENERIC_NUE", "SUPPRESSED", "JOURNALIST_MAX_RISK", "MAX_RISK")}
             result.update(recount(cells, run_dir, params["K"], params["RISK_MODEL"] == 1, generalized))
             if not result["exact"]:
                 result["error"] = ("a written class is below k" if generalized else "the release does not hold exactly the classes its model keeps")
@@ -173,7 +174,7 @@ def report(results, meta):
              "(MODEL=3 FIXED_SITES), balanced density, SEED 1." % (
                  meta["inputs"]["regions"], meta["inputs"]["records"], meta["residents"], meta["fraction"], meta["sites"]), "",
              "| QIs | release | aggregates | suppressed | × k-anonymity | records with a * | smallest class (records) | smallest class (residents) "
-             "| prosecutor max risk | journalist max risk | generic NUE | RUNTIME (s) | × k-anonymity | wall (s) | recount |",
+             "| prosecutor max risk | journalist max risk | bits lost (QIs and geography) | RUNTIME (s) | × k-anonymity | wall (s) | recount |",
              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     base = {}
     for r in results:
@@ -185,7 +186,7 @@ def report(results, meta):
         lines.append("| %s | %s | %d | %d (%.2f %%) | %s | %d | %s | %s | %s | %s | %s | %.1f | %s | %.1f | %s |" % (
             r["qis"], r["row"], r["aggregates"], r["suppressed"], r["suppressed_pct"], ratio(r["suppressed"], b["suppressed"]), r["starred"],
             r["smallest_f"], r["smallest_F"], "%.3f" % (1.0 / r["smallest_f"]) if r["smallest_f"] else "",
-            "%.4f" % (1.0 / r["smallest_F"]) if r["smallest_F"] else "", "%.4g" % p["GENERIC_NUE"] if p.get("GENERIC_NUE") is not None else "n/a",
+            "%.4f" % (1.0 / r["smallest_F"]) if r["smallest_F"] else "", "%.4g" % p["LOSS_GENERIC_NUE"] if p.get("LOSS_GENERIC_NUE") is not None else "n/a",
             p["RUNTIME"] or 0, ratio(p["RUNTIME"] or 0, b["plugin"]["RUNTIME"]), r["wall"],
             "every class meets k" if "GENERALIZE" in r["parameters"] else "exact"))
     return "\n".join(lines) + "\n"

@@ -24,7 +24,11 @@
 //! What the table says: the residents of each cell and of each region.
 struct VbasPopulation
 {
-    vbas::SparseHistograms cells;        //!< region -> the records' class -> residents; cells of values no record has are not kept
+    /**
+     * region -> the records' class -> residents (cells of values no record has are in unmatched, when
+     * kept); once a generalized release is chosen, region -> its written class -> residents instead.
+     */
+    vbas::SparseHistograms cells;
     std::vector<double> regionResidents; //!< every row's residents, summed by region
     QStringList missingQis;              //!< the records' QIs the table has no field for: its cells are then not the classes', and only regionResidents counts
     std::int64_t raised = 0;             //!< cells raised to their records' count (POPULATION_RAISE)
@@ -51,7 +55,8 @@ class VbasPopulationTable
      * Reads every row, refusing, with the row: a count that is not a whole number >= 0, a region the
      * regions layer does not have, a cell given twice. Then each class of each region's records must
      * have at least as many residents as records: refused naming the region, unless raise, which
-     * raises the cell to the records and counts it.
+     * raises the cell to the records and counts it. keepUnmatchedRows: keep the rows of values no
+     * record has (VbasPopulation::unmatched), for a generalized release.
      */
     VbasPopulation read( const VbasRegions &regions, const VbasRecords &records, bool keepUnmatchedRows, QgsProcessingFeedback *feedback ) const;
 
