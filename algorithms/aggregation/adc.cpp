@@ -1,6 +1,7 @@
 #include "algorithms/aggregation/adc.h"
 
 #include "algorithms/aggregation/aggregation.h"
+#include "algorithms/aggregation/criterion.h"
 #include "algorithms/aggregation/delaunay.h"
 #include "algorithms/aggregation/mean_point.h"
 #include "algorithms/base/flat_map.h"
@@ -114,6 +115,13 @@ struct Score
     bool releasesNothing() const { return regions > 0 && suppressed == records; }
 };
 
+//! An EC's records and its size under the criterion (its records, or under k-map its residents).
+struct EcCount
+{
+    std::int64_t records = 0;
+    std::int64_t size = 0;
+};
+
 //! A trial that was scored and failed, and what its outcome depended on.
 struct FailedTrial
 {
@@ -127,7 +135,7 @@ struct FailedTrial
 class Clustering
 {
   public:
-    Clustering( const std::vector<Point> &seeds, const std::vector<Point> &points, const SparseHistograms &histograms, const AdcSettings &settings );
+    Clustering( const std::vector<Point> &seeds, const std::vector<Point> &points, const SizedHistograms &sized, const AdcSettings &settings );
     AdcResult run( Progress *progress );
 
   private:
@@ -140,7 +148,7 @@ class Clustering
     };
 
     // The clusters and their scores.
-    std::int64_t ecSize( std::size_t cluster, std::uint32_t cls ) const;
+    EcCount ecCount( std::size_t cluster, std::uint32_t cls ) const;
     std::int64_t anonymity( std::size_t cluster ) const;
     std::int64_t alpha() const { return mLevels.begin()->first; }
     std::int64_t objective() const;
@@ -150,8 +158,8 @@ class Clustering
     AdcStatus status() const;
     bool reachedGoal() const;
     void count( std::uint32_t cluster, std::uint32_t region, std::int64_t sign );
-    void resize( std::uint32_t cluster, std::int64_t from, std::int64_t to ) { resizeIn( mBelowK[cluster], mClusterSuppressed[cluster], from, to ); }
-    void resizeIn( std::vector<std::pair<std::int64_t, std::uint32_t>> &belowK, std::int64_t &suppressed, std::int64_t from, std::int64_t to ) const;
+    void resize( std::uint32_t cluster, const EcCount &from, const EcCount &to ) { resizeIn( mBelowK[cluster], mClusterSuppressed[cluster], from, to ); }
+    void resizeIn( std::vector<std::pair<std::int64_t, std::uint32_t>> &belowK, std::int64_t &suppressed, const EcCount &from, const EcCount &to ) const;
     void shiftLevel( std::int64_t from, std::int64_t to );
 
     // Passes and targets.
@@ -177,7 +185,8 @@ class Clustering
     static std::uint64_t key( std::uint64_t high, std::uint32_t low ) { return ( high << 32 ) | low; }
 
     const std::vector<Point> &mPoints;
-    const SparseHistograms &mHistograms;
+    const SizedHistograms &mSized;
+    const SparseHistograms &mHistograms; //!< mSized's entries: each region's classes and records
     const AdcSettings &mSettings;
     const std::vector<double> mWeights; //!< AdcSettings::regionWeights, or 1 each
     const PointIndex mIndex;
@@ -187,8 +196,8 @@ class Clustering
     std::vector<Vertex> mVertices;                    //!< of each site; none for a repeated position
     std::vector<std::size_t> mCluster;                //!< of each region
     std::vector<std::vector<std::uint32_t>> mMembers; //!< regions of each cluster, increasing
-    FlatMap<std::int64_t> mEcs;                       //!< (cluster, class) -> records, present when > 0
-    //! Per cluster: (EC size below k, ECs of that size) by increasing size. A few entries at most: a flat
+    FlatMap<EcCount> mEcs;                            //!< (cluster, class) -> records and size, present when either is above 0
+    //! Per cluster: (EC size below k, ECs of that size) by increasing size, of the ECs with records. A few entries at most: a flat
     //! vector, so the trials' many updates allocate nothing (a std::map did, and dominated a trial).
     std::vector<std::vector<std::pair<std::int64_t, std::uint32_t>>> mBelowK;
     std::vector<std::int64_t> mClusterSuppressed; //!< records in ECs below k, per cluster
@@ -202,16 +211,17 @@ class Clustering
 
     std::uint64_t mClock = 0;                               //!< commits so far
     std::vector<std::uint64_t> mChanged;                    //!< per site: the clock of the last commit that touched it
-    std::vector<std::int64_t> mDelta;                       //!< per class: scratch of scoresAfter, all zero between calls
+    std::vector<EcCount> mDelta;                            //!< per class: scratch of scoresAfter, all zero between calls
     std::vector<std::uint32_t> mDeltaCluster;               //!< per class: the last cluster (+1) whose scoring touched it
     std::unordered_map<std::uint64_t, FailedTrial> mFailed; //!< by (site, class)
     AdcStatus mStatus;
     AdcStop mStop = AdcStop::NoImprovement;
 };
 
-Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point> &points, const SparseHistograms &histograms, const AdcSettings &settings )
+Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point> &points, const SizedHistograms &sized, const AdcSettings &settings )
   : mPoints( points )
-  , mHistograms( histograms )
+  , mSized( sized )
+  , mHistograms( sized.entries() )
   , mSettings( settings )
   , mWeights( settings.regionWeights.empty() ? std::vector<double>( points.size(), 1.0 ) : settings.regionWeights )
   , mIndex( points )
@@ -226,8 +236,8 @@ Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point
   , mRecords( seeds.size(), 0 )
   , mChanged( seeds.size(), 0 )
 {
-  const std::size_t classes = histograms.classes.empty() ? 0 : *std::max_element( histograms.classes.begin(), histograms.classes.end() ) + std::size_t( 1 );
-  mDelta.assign( classes, 0 );
+  const std::size_t classes = mHistograms.classes.empty() ? 0 : *std::max_element( mHistograms.classes.begin(), mHistograms.classes.end() ) + std::size_t( 1 );
+  mDelta.assign( classes, EcCount() );
   mDeltaCluster.assign( classes, 0 );
   for ( std::size_t s = 0; s < seeds.size(); ++s )
   {
@@ -258,10 +268,10 @@ Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point
 // ---------------------------------------------------------------------------------------------
 // The clusters and their scores
 
-std::int64_t Clustering::ecSize( std::size_t cluster, std::uint32_t cls ) const
+EcCount Clustering::ecCount( std::size_t cluster, std::uint32_t cls ) const
 {
-  const std::int64_t *size = mEcs.find( key( cluster, cls ) );
-  return size ? *size : 0;
+  const EcCount *ec = mEcs.find( key( cluster, cls ) );
+  return ec ? *ec : EcCount();
 }
 
 //! The smallest EC of the cluster, capped at k: anything at k or above (or no records) is done.
@@ -328,36 +338,40 @@ void Clustering::count( std::uint32_t cluster, std::uint32_t region, std::int64_
   for ( std::size_t e = mHistograms.offsets[region]; e < mHistograms.offsets[region + 1]; ++e )
   {
     const std::uint64_t ec = key( cluster, mHistograms.classes[e] );
-    std::int64_t &size = mEcs.findOrInsert( ec, 0 );
-    const std::int64_t from = size;
-    size += sign * mHistograms.counts[e];
+    EcCount &counted = mEcs.findOrInsert( ec, EcCount() );
+    const EcCount from = counted;
+    counted.records += sign * mHistograms.counts[e];
+    counted.size += sign * mSized.size( e );
     mRecords[cluster] += sign * mHistograms.counts[e];
-    const std::int64_t to = size;
-    if ( to == 0 )
+    const EcCount to = counted;
+    if ( to.records == 0 && to.size == 0 )
       mEcs.erase( ec );
     resize( cluster, from, to );
   }
 }
 
-//! One EC went from `from` to `to` records: the suppressed records and the sizes below k of its cluster follow.
-void Clustering::resizeIn( std::vector<std::pair<std::int64_t, std::uint32_t>> &belowK, std::int64_t &suppressed, std::int64_t from, std::int64_t to ) const
+/**
+ * One EC went from `from` to `to`: the suppressed records and the sizes below k of its cluster follow.
+ * An EC counts when it holds records and its size (records, or residents) is below k.
+ */
+void Clustering::resizeIn( std::vector<std::pair<std::int64_t, std::uint32_t>> &belowK, std::int64_t &suppressed, const EcCount &from, const EcCount &to ) const
 {
   const auto at = [&belowK]( std::int64_t size ) { return std::lower_bound( belowK.begin(), belowK.end(), std::make_pair( size, std::uint32_t( 0 ) ) ); };
-  if ( from > 0 && from < mSettings.k )
+  if ( from.records > 0 && from.size < mSettings.k )
   {
-    suppressed -= from;
-    const auto it = at( from );
+    suppressed -= from.records;
+    const auto it = at( from.size );
     if ( --it->second == 0 )
       belowK.erase( it );
   }
-  if ( to > 0 && to < mSettings.k )
+  if ( to.records > 0 && to.size < mSettings.k )
   {
-    suppressed += to;
-    const auto it = at( to );
-    if ( it != belowK.end() && it->first == to )
+    suppressed += to.records;
+    const auto it = at( to.size );
+    if ( it != belowK.end() && it->first == to.size )
       ++it->second;
     else
-      belowK.insert( it, { to, 1 } );
+      belowK.insert( it, { to.size, 1 } );
   }
 }
 
@@ -387,10 +401,11 @@ std::vector<std::uint32_t> Clustering::targetClusters() const
 //! A bottleneck EC of a lowest cluster (eq. 14), or an EC below k (Suppression).
 bool Clustering::isTarget( std::size_t cluster, std::uint32_t cls ) const
 {
-  const std::int64_t size = ecSize( cluster, cls );
+  const EcCount ec = ecCount( cluster, cls );
+  const bool below = ec.records > 0 && ec.size < mSettings.k;
   if ( mSettings.objective == AdcObjective::Suppression )
-    return size > 0 && size < mSettings.k;
-  return size > 0 && size == anonymity( cluster ) && size == alpha() && size < mSettings.k;
+    return below;
+  return below && ec.size == anonymity( cluster ) && ec.size == alpha();
 }
 
 Clustering::Visit Clustering::visit( std::uint32_t cluster, Progress *progress, double percent )
@@ -663,7 +678,8 @@ std::vector<Score> Clustering::scoresAfter( const std::vector<std::uint32_t> &af
           mDeltaCluster[cls] = a + 1;
           classes.push_back( cls );
         }
-        mDelta[cls] += sign * mHistograms.counts[e];
+        mDelta[cls].records += sign * mHistograms.counts[e];
+        mDelta[cls].size += sign * mSized.size( e );
         records += sign * mHistograms.counts[e];
       }
     }
@@ -671,9 +687,9 @@ std::vector<Score> Clustering::scoresAfter( const std::vector<std::uint32_t> &af
     auto belowK = mBelowK[a];
     for ( const std::uint32_t cls : classes )
     {
-      const std::int64_t from = ecSize( a, cls );
-      resizeIn( belowK, score.suppressed, from, from + mDelta[cls] );
-      mDelta[cls] = 0;
+      const EcCount from = ecCount( a, cls );
+      resizeIn( belowK, score.suppressed, from, { from.records + mDelta[cls].records, from.size + mDelta[cls].size } );
+      mDelta[cls] = EcCount();
       mDeltaCluster[cls] = 0;
     }
     score.anonymity = belowK.empty() ? mSettings.k : belowK.front().first;
@@ -832,7 +848,8 @@ AdcResult anonymityDrivenClustering( const std::vector<Point> &seeds, const std:
     throw std::invalid_argument( "one histogram per region point is needed" );
   if ( !settings.regionWeights.empty() && settings.regionWeights.size() != regionPoints.size() )
     throw std::invalid_argument( "one weight per region point is needed" );
-  Clustering clustering( seeds, regionPoints, regionHistograms, settings );
+  const SizedHistograms sized( regionHistograms, settings.residents ? Criterion( settings.k, *settings.residents ) : Criterion( settings.k ) );
+  Clustering clustering( seeds, regionPoints, sized, settings );
   return clustering.run( progress );
 }
 

@@ -27,10 +27,10 @@ enum class AdcObjective
 //! Where ADC is: what progress shows and the result reports.
 struct AdcStatus
 {
-    std::int64_t alpha = 0;            //!< global anonymity: the smallest EC of any cluster, capped at k (alpha >= k is done)
+    std::int64_t alpha = 0;            //!< global anonymity: the smallest EC of any cluster (in records, or residents under k-map), capped at k (alpha >= k is done)
     std::int64_t clustersAtAlpha = 0;  //!< |R_alpha|
     std::int64_t objective = 0;        //!< f of eq. 14, with |R| = the number of sites
-    std::int64_t suppressed = 0;       //!< records in ECs (cluster, QI class) below k
+    std::int64_t suppressed = 0;       //!< records in ECs (cluster, QI class) below k (records, or residents under k-map)
     double compactness = 0;            //!< eq. 20 over the current clusters
     double meanPointCompactness = 0;   //!< vbas::meanPointCompactness of the current clusters, with AdcSettings::regionWeights
     std::int64_t clusters = 0;         //!< clusters holding at least one region point
@@ -64,6 +64,12 @@ struct AdcSettings
     std::vector<double> regionWeights; //!< one per region point for the mean-point compactness (the population basis); empty: 1 each
     std::int64_t minClusterRecords = 0;
     std::int64_t maxClusterRecords = std::numeric_limits<std::int64_t>::max();
+    /**
+     * k-map (docs/method.md, "A release at a stated risk"): an EC is below k when it has fewer than k
+     * residents of these cells (rows the regions, classes the histograms'), and alpha is the fewest
+     * residents; nullptr: k records.
+     */
+    const SparseHistograms *residents = nullptr;
     using Callback = std::function<void( const std::vector<Point> &sites, const std::vector<std::size_t> &regionAggregate, const AdcStatus &status )>;
     //! Called after every committed move with the sites, each region's aggregate (its cluster) and the status (for checks).
     Callback afterCommit;

@@ -626,7 +626,7 @@ QString VbasAlgorithm::adcOutputsHelp()
 {
   return QObject::tr(
     "<b>ADC_MOVES_TRIED</b>, <b>ADC_MOVES_COMMITTED</b>: ADC's trial and kept moves (0 with balanced density). <b>ADC_ALPHA</b>: the smallest EC of any of its clusters at "
-    "the end, k or more given as k. <b>ADC_SUPPRESSED</b>: the records its clusters leave in classes below k records (whatever RISK_MODEL: under k-map, SUPPRESSED is what the release suppresses). <b>ADC_STOP</b>: reached k, no improvement (a local optimum), "
+    "the end, k or more given as k. <b>ADC_SUPPRESSED</b>: the records its clusters leave in classes below k (under RISK_MODEL k-map, below k residents; under the average risk model, below its floor of k records, before the riskiest are cut). <b>ADC_STOP</b>: reached k, no improvement (a local optimum), "
     "max iterations, or not run.<br>" );
 }
 

@@ -5,6 +5,7 @@
 // apart from adc.cpp.
 #include "algorithms/aggregation/adc.h"
 #include "algorithms/aggregation/aggregation.h"
+#include "algorithms/aggregation/release.h"
 #include "algorithms/base/random.h"
 #include "tests/algorithms/test_util.h"
 #include "algorithms/aggregation/voronoi.h"
@@ -26,6 +27,7 @@ class TestAdc : public QObject
     void aMoveThatEmptiesAClusterIsRefused();
     void theBudgetHoldsTheMeanPointCompactness();
     void randomSeedingIsDistinctAndRepeatable();
+    void kMapCountsResidents();
     void everyCommitMatchesARecount();
     void objectiveNeverWorsens();
     void constraintsAreNeverMadeWorse();
@@ -65,14 +67,18 @@ struct Instance
     Rows rows;
     std::vector<Point> seeds;
     std::vector<double> weights; //!< the records of each region, the population basis the plugin gives
+    Rows residents;              //!< k-map: the residents of each region's classes; empty: k-anonymity
     std::int64_t k = 2;
     double maxMeanPointCompactness = std::numeric_limits<double>::infinity();
     std::int64_t minClusterRecords = 0;
     std::int64_t maxClusterRecords = std::numeric_limits<std::int64_t>::max();
 };
 
-//! Random regions in a 100 x 100 square with skewed class counts, and random seeds among them.
-Instance randomInstance( std::uint64_t seed )
+/**
+ * Random regions in a 100 x 100 square with skewed class counts, and random seeds among them; with
+ * kMap, residents: each class's records and up to 3 more, and classes of residents without records.
+ */
+Instance randomInstance( std::uint64_t seed, bool kMap = false )
 {
   Random random( seed );
   Instance instance;
@@ -86,11 +92,22 @@ Instance randomInstance( std::uint64_t seed )
       if ( random.below( c + 2 ) == 0 )
         row.push_back( { c, 1 + static_cast<std::int64_t>( random.below( 4 ) ) } );
     instance.rows.push_back( row );
+    if ( kMap )
+    {
+      std::vector<std::pair<std::uint32_t, std::int64_t>> &cells = instance.residents.emplace_back();
+      for ( std::uint32_t c = 0, i = 0; c < classes; ++c )
+      {
+        const std::int64_t records = i < row.size() && row[i].first == c ? row[i++].second : 0;
+        const std::int64_t more = records > 0 || random.below( 3 ) == 0 ? static_cast<std::int64_t>( random.below( 4 ) ) : 0;
+        if ( records + more > 0 )
+          cells.push_back( { c, records + more } );
+      }
+    }
     instance.weights.push_back( 0 );
     for ( const auto &entry : row )
       instance.weights.back() += static_cast<double>( entry.second );
   }
-  instance.k = 2 + static_cast<std::int64_t>( random.below( 4 ) );
+  instance.k = 2 + static_cast<std::int64_t>( random.below( kMap ? 8 : 4 ) );
   instance.seeds = randomSites( instance.points, 2 + random.below( regions / 4 ), seed );
   return instance;
 }
@@ -121,7 +138,8 @@ double meanPoint( const std::vector<Point> &points, const std::vector<double> &w
 
 /**
  * The status of ADC recounted from scratch: every region to its nearest site (the Voronoi diagram),
- * the ECs of every cluster summed by hand, and eq. 14 with |R| = the number of sites.
+ * the ECs of every cluster summed by hand (their records, and under k-map their residents, the size
+ * compared with k), and eq. 14 with |R| = the number of sites.
  */
 AdcStatus recount( const std::vector<Point> &sites, const Instance &instance, std::vector<std::size_t> &cluster )
 {
@@ -129,20 +147,23 @@ AdcStatus recount( const std::vector<Point> &sites, const Instance &instance, st
   const Rows &rows = instance.rows;
   const std::int64_t k = instance.k;
   cluster = locateRegions( points, VoronoiDiagram( sites ) );
-  std::map<std::pair<std::size_t, std::uint32_t>, std::int64_t> ecs;
+  std::map<std::pair<std::size_t, std::uint32_t>, std::int64_t> ecs, residents;
   AdcStatus s;
   for ( std::size_t r = 0; r < points.size(); ++r )
   {
     for ( const auto &[cls, count] : rows[r] )
       ecs[{ cluster[r], cls }] += count;
+    for ( const auto &[cls, count] : instance.residents.empty() ? rows[r] : instance.residents[r] )
+      residents[{ cluster[r], cls }] += count;
     s.compactness += std::hypot( points[r].x - sites[cluster[r]].x, points[r].y - sites[cluster[r]].y );
   }
   std::vector<std::int64_t> anonymity( sites.size(), k ); // capped at k, as AdcStatus::alpha is
-  for ( const auto &[ec, size] : ecs )
+  for ( const auto &[ec, records] : ecs )
   {
+    const std::int64_t size = residents[ec];
     anonymity[ec.first] = std::min( anonymity[ec.first], size );
     if ( size < k )
-      s.suppressed += size;
+      s.suppressed += records;
   }
   s.meanPointCompactness = meanPoint( points, instance.weights, cluster );
   s.alpha = *std::min_element( anonymity.begin(), anonymity.end() );
@@ -218,6 +239,8 @@ AdcResult run( const Instance &instance, AdcObjective objective, bool reuse = tr
   settings.regionWeights = instance.weights;
   settings.minClusterRecords = instance.minClusterRecords;
   settings.maxClusterRecords = instance.maxClusterRecords;
+  const SparseHistograms residents = vbastest::histograms( instance.residents );
+  settings.residents = instance.residents.empty() ? nullptr : &residents;
   return anonymityDrivenClustering( instance.seeds, instance.points, vbastest::histograms( instance.rows ), settings );
 }
 
@@ -403,13 +426,37 @@ void TestAdc::randomSeedingIsDistinctAndRepeatable()
   QVERIFY_EXCEPTION_THROWN( randomSites( points, 51, 1 ), std::invalid_argument );
 }
 
+void TestAdc::kMapCountsResidents()
+{
+  // Two regions, each its own cluster, k = 3. Records: class 0, 1 in region 0 and 2 in region 1.
+  // Residents: class 0, 2 and 4; class 1, 3 in region 0 (no records). k-anonymity: both classes below
+  // 3 records, 3 suppressed, alpha 1. k-map: region 0's class 0 has 2 residents (its 1 record
+  // suppressed), region 1's 4: alpha 2; class 1 holds no record and counts for nothing.
+  Instance instance;
+  instance.points = { { 0, 0 }, { 10, 0 } };
+  instance.seeds = instance.points;
+  instance.rows = { { { 0, 1 } }, { { 0, 2 } } };
+  instance.weights = { 1, 2 };
+  instance.k = 3;
+  AdcResult result = run( instance, AdcObjective::Suppression );
+  QCOMPARE( result.before.suppressed, std::int64_t( 3 ) );
+  QCOMPARE( result.before.alpha, std::int64_t( 1 ) );
+  instance.residents = { { { 0, 2 }, { 1, 3 } }, { { 0, 4 } } };
+  result = run( instance, AdcObjective::Suppression );
+  QCOMPARE( result.before.suppressed, std::int64_t( 1 ) );
+  QCOMPARE( result.before.alpha, std::int64_t( 2 ) );
+  QCOMPARE( result.before.releasingNothing, std::int64_t( 1 ) );
+}
+
 void TestAdc::everyCommitMatchesARecount()
 {
+  // k-anonymity and k-map (residents: what k-map suppresses, and the release built from ADC's clusters
+  // suppresses exactly as much), both objectives, every commit recounted.
   int commits = 0;
-  for ( std::uint64_t seed = 1; seed <= 60; ++seed )
+  for ( std::uint64_t seed = 1; seed <= 120; ++seed )
     for ( const AdcObjective objective : { AdcObjective::Anonymity, AdcObjective::Suppression } )
     {
-      const Instance instance = randomInstance( seed );
+      const Instance instance = randomInstance( seed, seed > 60 );
       bool ok = true;
       QString failure;
       const AdcResult result = run( instance, objective, true, [&]( const std::vector<Point> &sites, const std::vector<std::size_t> &regionAggregate, const AdcStatus &status ) {
@@ -434,6 +481,9 @@ void TestAdc::everyCommitMatchesARecount()
       const AdcStatus expected = recount( result.sites, instance, cluster );
       QCOMPARE( result.regionAggregate, cluster );
       QCOMPARE( result.after.suppressed, expected.suppressed );
+      const SparseHistograms residents = vbastest::histograms( instance.residents );
+      const Criterion criterion = instance.residents.empty() ? Criterion( instance.k ) : Criterion( instance.k, residents );
+      QCOMPARE( release( result.regionAggregate, vbastest::histograms( instance.rows ), criterion ).suppression.suppressedRecords, result.after.suppressed );
     }
   QVERIFY2( commits > 100, qPrintable( QStringLiteral( "only %1 commits: the instances test too little" ).arg( commits ) ) );
 }
