@@ -1,6 +1,9 @@
 #include "algorithms/aggregation/criterion.h"
 
+#include <algorithm>
+#include <numeric>
 #include <stdexcept>
+#include <tuple>
 
 namespace vbas
 {
@@ -17,6 +20,26 @@ void append( SparseHistograms &joint, std::vector<std::int64_t> &sizes, std::uin
 }
 
 } // namespace
+
+std::vector<char> averageRiskCut( const std::vector<std::int64_t> &records, const std::vector<std::int64_t> &residents, double threshold )
+{
+  // f / F: a class's share of the sum; a population has at least as many residents as records in each class.
+  const auto riskOf = [&]( std::size_t i ) { return static_cast<double>( records[i] ) / static_cast<double>( std::max<std::int64_t>( residents[i], 1 ) ); };
+  std::vector<std::size_t> order( records.size() );
+  std::iota( order.begin(), order.end(), std::size_t( 0 ) );
+  std::sort( order.begin(), order.end(), [&]( std::size_t a, std::size_t b ) { return std::tie( residents[a], records[a], a ) < std::tie( residents[b], records[b], b ); } );
+  // The sums of f / F and of f over order[i ..], added from the end: no cancellation, whatever is cut.
+  std::vector<long double> risky( order.size() + 1, 0 ), released( order.size() + 1, 0 );
+  for ( std::size_t i = order.size(); i-- > 0; )
+  {
+    risky[i] = risky[i + 1] + riskOf( order[i] );
+    released[i] = released[i + 1] + static_cast<long double>( records[order[i]] );
+  }
+  std::vector<char> cut( records.size(), 0 );
+  for ( std::size_t i = 0; risky[i] > threshold * released[i] * ( 1 + kAverageRiskTolerance ); ++i )
+    cut[order[i]] = 1;
+  return cut;
+}
 
 Criterion Criterion::averageRisk( std::int64_t k, double threshold, const SparseHistograms *population )
 {

@@ -48,6 +48,15 @@ struct Criterion
 //! An average risk within this, relatively, of the threshold meets it: the average is a sum of rounded quotients.
 constexpr double kAverageRiskTolerance = 1e-12;
 
+/**
+ * The average risk model's cut (docs/method.md, "A release at a stated risk"), over released classes
+ * of records[i] records and residents[i] residents (the prosecutor's: the records): the classes to
+ * suppress, the riskiest first (the fewest residents, then the fewest records, then the lower index),
+ * the fewest in that order that bring the released records' average risk (1/n) sum f/F to at most
+ * threshold. Suppressing the class of highest risk lowers the average most per record suppressed.
+ */
+std::vector<char> averageRiskCut( const std::vector<std::int64_t> &records, const std::vector<std::int64_t> &residents, double threshold );
+
 //! The records suppressed in an EC of `records` records whose size under the criterion (its records, or its residents) is `size`: all of them when size < k.
 inline std::int64_t suppressedIn( std::int64_t records, std::int64_t size, std::int64_t k )
 {

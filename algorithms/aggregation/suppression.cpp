@@ -37,40 +37,28 @@ std::vector<std::int64_t> ecResidents( const Aggregation &aggregation, const Spa
   return result;
 }
 
-/**
- * The average risk model (docs/method.md, "A release at a stated risk"): released ECs suppressed, the
- * riskiest first (the highest 1/F, then the fewest records), until the released records' average risk
- * (1/n) sum f/F is at most the threshold. Suppressing the EC of highest risk lowers the average most per
- * record suppressed.
- */
+//! The average risk model (docs/method.md, "A release at a stated risk"): released ECs cut, the riskiest first, until the average holds (averageRiskCut).
 void meetAverageRisk( const Aggregation &aggregation, const Criterion &criterion, Suppression &s )
 {
   const SparseHistograms &ecs = aggregation.ecs;
   const std::vector<std::int64_t> residents = criterion.averagePopulation ? ecResidents( aggregation, *criterion.averagePopulation ) : ecs.counts;
-  // f / F: the EC's share of the sum; a population table has at least as many residents as records in each cell.
-  const auto riskOf = [&]( std::size_t e ) { return static_cast<double>( ecs.counts[e] ) / static_cast<double>( std::max<std::int64_t>( residents[e], 1 ) ); };
   std::vector<std::size_t> released;
+  std::vector<std::int64_t> f, F;
   for ( std::size_t e = 0; e < ecs.counts.size(); ++e )
     if ( !s.suppressed[e] )
+    {
       released.push_back( e );
-  // Highest risk 1/F first, that is the fewest residents; then the fewest records.
-  std::sort( released.begin(), released.end(), [&]( std::size_t a, std::size_t b ) { return std::tie( residents[a], ecs.counts[a], a ) < std::tie( residents[b], ecs.counts[b], b ); } );
-  // The sums of f / F and of f over released[i ..], added from the end: no cancellation, whatever is suppressed.
-  std::vector<long double> risky( released.size() + 1, 0 ), records( released.size() + 1, 0 );
-  for ( std::size_t i = released.size(); i-- > 0; )
-  {
-    risky[i] = risky[i + 1] + riskOf( released[i] );
-    records[i] = records[i + 1] + static_cast<long double>( ecs.counts[released[i]] );
-  }
-  std::size_t cut = 0; // released[0 .. cut) are suppressed: the fewest that meet the threshold
-  while ( risky[cut] > criterion.averageThreshold * records[cut] * ( 1 + kAverageRiskTolerance ) )
-    ++cut;
-  for ( std::size_t i = 0; i < cut; ++i )
-  {
-    s.suppressed[released[i]] = 1;
-    s.releasedRecords -= ecs.counts[released[i]];
-    s.suppressedRecords += ecs.counts[released[i]];
-  }
+      f.push_back( ecs.counts[e] );
+      F.push_back( residents[e] );
+    }
+  const std::vector<char> cut = averageRiskCut( f, F, criterion.averageThreshold );
+  for ( std::size_t i = 0; i < released.size(); ++i )
+    if ( cut[i] )
+    {
+      s.suppressed[released[i]] = 1;
+      s.releasedRecords -= f[i];
+      s.suppressedRecords += f[i];
+    }
 }
 
 //! Every EC below k of its size: its records, or (k-map) its residents.

@@ -113,7 +113,18 @@ Release writtenRelease( const WrittenClasses &written, const NodeRelease &node, 
   std::vector<std::size_t> regionAggregate;
   for ( const std::size_t a : node.aggregation->regionAggregateIndex )
     regionAggregate.push_back( node.aggregation->aggregateId[a] );
-  return release( std::move( regionAggregate ), written.regions, criterion );
+  Criterion floor = criterion; // the node met the average already (meetAverageRisk): its cut classes are the dropped ones
+  floor.averageThreshold = 1;
+  Release r = release( std::move( regionAggregate ), written.regions, floor );
+  const SparseHistograms &ecs = r.aggregation.ecs;
+  for ( std::size_t e = 0; e < ecs.counts.size(); ++e )
+    if ( written.dropped[ecs.classes[e]] && !r.suppression.suppressed[e] )
+    {
+      r.suppression.suppressed[e] = 1;
+      r.suppression.releasedRecords -= ecs.counts[e];
+      r.suppression.suppressedRecords += ecs.counts[e];
+    }
+  return r;
 }
 
 } // namespace vbas

@@ -56,7 +56,11 @@ SensitiveHistograms writtenSensitive( const SensitiveHistograms &sensitive, cons
 SparseHistograms writtenResidents( const PopulationCells &cells, const std::vector<QiHierarchy> &qis, const NodeRelease &node, const WrittenClasses &written, const WrittenTokens *tokens,
                                    std::size_t regions );
 
-//! The release of the written classes in node's aggregation under criterion (its residents, if any, writtenResidents'): the dropped classes (each below k) suppressed.
+/**
+ * The release of the written classes in node's aggregation under criterion (its residents, if any,
+ * writtenResidents'): the classes below k and the dropped ones (below k, or cut by the node for the
+ * average risk, which the node met) suppressed.
+ */
 Release writtenRelease( const WrittenClasses &written, const NodeRelease &node, const Criterion &criterion );
 
 } // namespace vbas

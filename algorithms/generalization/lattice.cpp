@@ -89,6 +89,13 @@ NodeRelease evaluateNode( const LatticeNode &node, const std::vector<QiHierarchy
   if ( settings.population )
     residents.emplace( nodeResidents( *settings.population, qis, node, r.aggregation->regionAggregateIndex ) );
   r.suppression = suppressValues( r.ecs, r.generalization.labels, qis.size(), sets, settings.k, residents ? &*residents : nullptr );
+  if ( settings.averageThreshold < 1 )
+  {
+    std::optional<StarredResidents> average;
+    if ( settings.averagePopulation )
+      average.emplace( nodeResidents( *settings.averagePopulation, qis, node, r.aggregation->regionAggregateIndex ) );
+    meetAverageRisk( r.ecs, r.generalization.labels, qis.size(), average ? &*average : nullptr, settings.averageThreshold, r.suppression );
+  }
   r.loss = model.loss( node, r.ecs, r.generalization.labels, r.suppression, r.aggregation->regionAggregateIndex );
   return r;
 }
@@ -127,7 +134,7 @@ LatticeSearch searchLattice( const std::vector<QiHierarchy> &qis, const std::vec
       break;
     }
     const LatticeNode &node = nodes[std::get<2>( order[i] )];
-    if ( settings.fixedGeography && std::any_of( overLimit.begin(), overLimit.end(), [&]( const LatticeNode &over ) { return atOrBelow( node, over ); } ) )
+    if ( settings.fixedGeography && settings.averageThreshold >= 1 && std::any_of( overLimit.begin(), overLimit.end(), [&]( const LatticeNode &over ) { return atOrBelow( node, over ); } ) )
     {
       ++search.prunedBelow;
       continue;

@@ -35,6 +35,13 @@ struct LatticeSettings
      * nullptr: k records. Residents only grow under generalization too, so the pruning holds.
      */
     const PopulationCells *population = nullptr;
+    /**
+     * The average risk model: at each node, after the floor of k records, the released classes are cut
+     * until the released records' average risk is at most this (meetAverageRisk); 1: none. The cut is
+     * not known to shrink under generalization, so no node is pruned below another.
+     */
+    double averageThreshold = 1;
+    const PopulationCells *averagePopulation = nullptr; //!< the average's residents (the journalist's); nullptr: the prosecutor's
 };
 
 //! The classes of a node, for the caller to count its sites by (paper eq. 1-6).

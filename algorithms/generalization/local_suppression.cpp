@@ -1,5 +1,8 @@
 #include "algorithms/generalization/local_suppression.h"
 
+#include "algorithms/aggregation/criterion.h"
+#include "algorithms/base/string_index.h"
+
 #include <algorithm>
 #include <bitset>
 #include <tuple>
@@ -89,6 +92,54 @@ std::vector<std::uint32_t> starSets( const std::vector<double> &weight, std::uin
   for ( const auto &set : sets )
     ordered.push_back( std::get<2>( set ) );
   return ordered;
+}
+
+void meetAverageRisk( const SparseHistograms &ecs, const std::vector<std::uint32_t> &labels, std::size_t qiCount, const StarredResidents *residents, double threshold, ValueSuppression &s )
+{
+  // The released classes as written: the ECs of each (aggregate, labels with the starred QIs as "*").
+  StringIndex written;
+  std::vector<std::vector<std::size_t>> members;
+  std::vector<std::int64_t> records, size;
+  std::vector<std::uint32_t> key( qiCount + 1 );
+  for ( std::size_t row = 0; row < ecs.rows(); ++row )
+    for ( std::size_t e = ecs.offsets[row]; e < ecs.offsets[row + 1]; ++e )
+    {
+      if ( s.dropped[e] )
+        continue;
+      const std::uint32_t *own = &labels[ecs.classes[e] * qiCount];
+      key[0] = static_cast<std::uint32_t>( row );
+      for ( std::size_t q = 0; q < qiCount; ++q )
+        key[q + 1] = ( s.starred[e] >> q & 1 ) ? kStarred : own[q];
+      const std::uint32_t id = written.insert( std::string_view( reinterpret_cast<const char *>( key.data() ), key.size() * sizeof( std::uint32_t ) ) );
+      if ( id == members.size() )
+      {
+        members.emplace_back();
+        records.push_back( 0 );
+        size.push_back( residents ? residents->of( static_cast<std::uint32_t>( row ), own, s.starred[e] ) : 0 );
+      }
+      members[id].push_back( e );
+      records[id] += ecs.counts[e];
+    }
+  const std::vector<char> cut = averageRiskCut( records, residents ? size : records, threshold );
+  const std::uint32_t all = qiCount >= 32 ? ~std::uint32_t( 0 ) : ( std::uint32_t( 1 ) << qiCount ) - 1;
+  for ( std::size_t id = 0; id < members.size(); ++id )
+  {
+    if ( !cut[id] )
+      continue;
+    for ( const std::size_t e : members[id] )
+    {
+      if ( s.starred[e] ) // below k, counted in smallClassRecords already
+      {
+        s.starredRecords -= ecs.counts[e];
+        s.starredValues -= ecs.counts[e] * bits( s.starred[e] );
+      }
+      else
+        s.smallClassRecords += ecs.counts[e];
+      s.dropped[e] = 1;
+      s.starred[e] = all;
+      s.droppedRecords += ecs.counts[e];
+    }
+  }
 }
 
 ValueSuppression dropClasses( const SparseHistograms &ecs, const std::vector<char> &dropped, std::size_t qiCount )

@@ -20,7 +20,7 @@ struct ValueSuppression
 {
     std::vector<std::uint32_t> starred; //!< per EC entry: bit q set when QI q is written as "*" (every bit when dropped)
     std::vector<char> dropped;          //!< per EC entry: its records are not released
-    std::int64_t smallClassRecords = 0; //!< records in ECs below k: starred or dropped
+    std::int64_t smallClassRecords = 0; //!< records in ECs below k (starred or dropped) or cut for the average risk
     std::int64_t starredRecords = 0;    //!< released with at least one "*"
     std::int64_t starredValues = 0;     //!< "*" written
     std::int64_t droppedRecords = 0;
@@ -51,6 +51,14 @@ std::vector<std::uint32_t> starSets( const std::vector<double> &weight, std::uin
  */
 ValueSuppression suppressValues( const SparseHistograms &ecs, const std::vector<std::uint32_t> &labels, std::size_t qiCount, const std::vector<std::uint32_t> &sets, std::int64_t k,
                                  const StarredResidents *residents = nullptr );
+
+/**
+ * The average risk model at a node (docs/method.md, "A release at a stated risk"): the classes s releases,
+ * as written (aggregate, labels with the starred QIs as "*"), each of f records and F residents (residents,
+ * keyed by the same labels; nullptr: F = f, the prosecutor's), cut the riskiest first until the released
+ * records' average risk is at most threshold (averageRiskCut); the ECs of a cut class dropped.
+ */
+void meetAverageRisk( const SparseHistograms &ecs, const std::vector<std::uint32_t> &labels, std::size_t qiCount, const StarredResidents *residents, double threshold, ValueSuppression &s );
 
 //! Record suppression of the ECs of ecs that dropped marks, whatever their size (a release's own suppression, such as k-map's); qiCount QIs.
 ValueSuppression dropClasses( const SparseHistograms &ecs, const std::vector<char> &dropped, std::size_t qiCount );

@@ -319,6 +319,21 @@ vbas::WrittenTokens writtenTokens( const VbasGeneralized &g, const vbas::QiEncod
   return tokens;
 }
 
+//! What the written classes must hold under release's model, residents the written classes' residents (nullptr without a table).
+vbas::Criterion writtenCriterion( const VbasReleaseSettings &release, const vbas::SparseHistograms *residents )
+{
+  switch ( release.model )
+  {
+    case VbasReleaseSettings::Model::KMap:
+      return vbas::Criterion( release.k, *residents ); // kMapCells refused k-map without a table
+    case VbasReleaseSettings::Model::AverageRisk:
+      return vbas::Criterion::averageRisk( release.k, release.averageThreshold, residents );
+    case VbasReleaseSettings::Model::KAnonymity:
+      break;
+  }
+  return vbas::Criterion( release.k );
+}
+
 /**
  * The chosen node's release as written, its histograms over the written classes and its metrics; with
  * population, the written classes' residents, which under k-map every released class needs k of.
@@ -329,8 +344,7 @@ void writeOut( VbasGeneralized &g, const VbasRecords &records, const std::vector
   g.written = vbas::writtenClasses( records.histograms, g.node(), &tokens );
   if ( population )
     g.writtenResidents = vbas::writtenResidents( *population, g.qis, g.node(), g.written, &tokens, records.histograms.rows() );
-  const bool kMap = release.model == VbasReleaseSettings::Model::KMap;
-  g.release = vbas::writtenRelease( g.written, g.node(), kMap ? vbas::Criterion( release.k, g.writtenResidents ) : vbas::Criterion( release.k ) );
+  g.release = vbas::writtenRelease( g.written, g.node(), writtenCriterion( release, population ? &g.writtenResidents : nullptr ) );
   g.writtenRecords.histograms = g.written.regions;
   if ( records.sensitive )
     g.writtenRecords.sensitive = vbas::writtenSensitive( *records.sensitive, records.histograms, g.written );
@@ -356,10 +370,30 @@ const vbas::PopulationCells *kMapCells( const VbasReleaseSettings &release, cons
   return &*cells;
 }
 
-//! "classes below k = 5", or under k-map "classes with fewer than k = 5 residents".
+//! "classes below k = 5"; under k-map "classes with fewer than k = 5 residents"; under the average risk model, "... or cut for the average risk".
 QString classesBelowK( const VbasReleaseSettings &release )
 {
-  return release.model == VbasReleaseSettings::Model::KMap ? QObject::tr( "classes with fewer than k = %1 residents" ).arg( release.k ) : QObject::tr( "classes below k = %1" ).arg( release.k );
+  switch ( release.model )
+  {
+    case VbasReleaseSettings::Model::KMap:
+      return QObject::tr( "classes with fewer than k = %1 residents" ).arg( release.k );
+    case VbasReleaseSettings::Model::AverageRisk:
+      return QObject::tr( "classes below k = %1 or cut to bring the average risk to %2" ).arg( release.k ).arg( release.averageThreshold );
+    case VbasReleaseSettings::Model::KAnonymity:
+      break;
+  }
+  return QObject::tr( "classes below k = %1" ).arg( release.k );
+}
+
+//! Sets the lattice's criterion: k, and k-map's or the average risk model's cells (cells: the population table's, when read).
+void useModel( vbas::LatticeSettings &lattice, const VbasReleaseSettings &release, const std::optional<vbas::PopulationCells> &cells )
+{
+  lattice.k = release.k;
+  lattice.population = kMapCells( release, cells );
+  if ( release.model != VbasReleaseSettings::Model::AverageRisk )
+    return;
+  lattice.averageThreshold = release.averageThreshold;
+  lattice.averagePopulation = cells ? &*cells : nullptr;
 }
 
 //! The node of qi_levels ("age_group = 2 of 4, sex = 0 of 1"), each level and top checked against qis.
@@ -604,8 +638,7 @@ VbasGeneralized vbasGeneralize( const VbasGeneralizationSettings &settings, cons
     return it->second.aggregation;
   };
   vbas::LatticeSettings lattice;
-  lattice.k = release.k;
-  lattice.population = kMapCells( release, cells );
+  useModel( lattice, release, cells );
   lattice.suppressionLimit = settings.suppressionLimit;
   lattice.localSuppression = settings.localSuppression;
   lattice.objective = settings.objective;
@@ -662,8 +695,7 @@ VbasGeneralized vbasGeneralizedAt( const VbasHierarchySettings &hierarchies, boo
   const vbas::LossModel model( g.qis, codes, classRecords, regionRecords );
   const auto aggregation = std::make_shared<const vbas::Aggregation>( vbas::aggregate( regionAggregate, records.histograms ) );
   vbas::LatticeSettings settings;
-  settings.k = release.k;
-  settings.population = kMapCells( release, cells );
+  useModel( settings, release, cells );
   settings.localSuppression = localSuppression;
   g.search.latticeSize = static_cast<std::size_t>( vbas::latticeSize( g.qis ) );
   g.search.evaluated = 1;

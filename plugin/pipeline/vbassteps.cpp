@@ -372,7 +372,7 @@ VbasReleaseSettings VbasReleaseSettings::read( const QgsProcessingAlgorithm &alg
   return settings;
 }
 
-void VbasReleaseSettings::refuseUnmetModel( const VbasPopulationTable *table, bool generalized ) const
+void VbasReleaseSettings::refuseUnmetModel( const VbasPopulationTable *table ) const
 {
   if ( model == Model::KAnonymity )
     return;
@@ -384,9 +384,6 @@ void VbasReleaseSettings::refuseUnmetModel( const VbasPopulationTable *table, bo
     throw QgsProcessingException( QObject::tr( "RISK_MODEL %1 counts the residents of each released class, which needs a population table with a field for every QI; "
                                                "POPULATION_TABLE has none for %2. A count over fewer QIs would overstate the residents and understate the risk." )
                                     .arg( name, table->missingQis().join( QStringLiteral( ", " ) ) ) );
-  if ( generalized && model == Model::AverageRisk )
-    throw QgsProcessingException( QObject::tr( "RISK_MODEL average risk is not available with generalization (GENERALIZE, HIERARCHIES, INTERVALS): the lattice search counts what "
-                                               "each node suppresses, and the average risk cut would suppress more after it. Choose k-anonymity or k-map, or leave generalization off." ) );
 }
 
 void VbasReleaseSettings::useResidents( const std::optional<VbasPopulation> &population )

@@ -193,9 +193,9 @@ struct VbasReleaseSettings
 
     /**
      * Refuses, before anything is read: k-map without a population table; k-map or the average risk model
-     * with a table that lacks a field for some QI; the average risk model with generalization.
+     * with a table that lacks a field for some QI.
      */
-    void refuseUnmetModel( const VbasPopulationTable *table, bool generalized ) const;
+    void refuseUnmetModel( const VbasPopulationTable *table ) const;
     //! k-map and the average risk model count the residents of population (read from the table refuseUnmetModel accepted) from now on.
     void useResidents( const std::optional<VbasPopulation> &population );
     //! What every released class must hold: k records, or under k-map k residents; under the average risk model, the average too.

@@ -238,7 +238,7 @@ QString VbasAlgorithm::riskModelHelp()
                       "Re-identification risk threshold (RISK_THRESHOLD): the journalist's average (1/n times the sum of f/F over the classes) with a population table, the "
                       "prosecutor's (classes/n) without; the riskiest classes are suppressed until it holds. It bounds the share of records an attacker can expect to "
                       "re-identify, not any one record's risk. The release is recounted under the model before it is kept. With generalization, k-map counts each class's "
-                      "residents under its labels, a value written * covering every value; the average risk model is not available with generalization.<br>" );
+                      "residents under its labels, a value written * covering every value, and the average risk model cuts every node the search weighs.<br>" );
 }
 
 void VbasAlgorithm::addConstraintParameters()

@@ -78,7 +78,7 @@ bool VbasEvaluate::prepareAlgorithm( const QVariantMap &parameters, QgsProcessin
   mPopulationTable = VbasPopulationTable::prepare( *this, parameters, context, mInputs.records()->fields(), mInputs.recordFields().qis, inputs );
   if ( mPopulationTable && !parameterAsString( parameters, QStringLiteral( "POPULATION_FIELD" ), context ).isEmpty() )
     throw QgsProcessingException( QObject::tr( "POPULATION_TABLE and POPULATION_FIELD both give the residents: give one of them." ) );
-  mRelease.refuseUnmetModel( mPopulationTable.get(), false ); // the average risk model of a generalized release is refused once the lookup is read
+  mRelease.refuseUnmetModel( mPopulationTable.get() );
   const QgsFields regionFields = mInputs.regionFields();
   const QgsField regionId = regionFields.at( regionFields.lookupField( mInputs.regionIdField() ) );
   mOutputs.prepare( *this, parameters, context,
@@ -140,6 +140,5 @@ std::optional<VbasGeneralized> VbasEvaluate::generalizedAt( const VbasLookup &lo
                                         "given could not be checked against those of the release: if they are not the run's, the numbers are of a release that was never written." ) );
   if ( mLocalSuppression )
     vbasRefuseLocalSuppression( static_cast<std::size_t>( mInputs.qiNames().size() ) );
-  mRelease.refuseUnmetModel( mPopulationTable.get(), true );
   return vbasGeneralizedAt( mHierarchies, mLocalSuppression, lookup.qiLevels, records, lookup.regionAggregate, mRelease, population, mInputs.qiNames(), feedback );
 }

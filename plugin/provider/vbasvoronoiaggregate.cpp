@@ -52,7 +52,7 @@ bool VbasVoronoiAggregate::prepareAlgorithm( const QVariantMap &parameters, QgsP
   mBorderSteps.recordCeiling = mConstraints.recordCeiling;
   QList<VbasLocation> inputs = mInputs.locations();
   mPopulationTable = VbasPopulationTable::prepare( *this, parameters, context, mInputs.records()->fields(), mInputs.recordFields().qis, inputs );
-  mRelease.refuseUnmetModel( mPopulationTable.get(), false );
+  mRelease.refuseUnmetModel( mPopulationTable.get() );
   mOutputs.prepare( *this, parameters, context, VbasAggregationOutputs::schemas( mInputs ), inputs, feedback );
   return true;
 }

@@ -25,6 +25,7 @@ class TestGeneralization : public QObject
     void localSuppressionStarsFewestValues();
     void recordSuppressionDropsSmallClasses();
     void kMapCountsResidentsUnderLabels();
+    void averageRiskCutsWrittenClasses();
     void starSetsFewestThenLeastInformation();
     void handLatticeNoSuppression();
     void handLatticeSuppressionLimit();
@@ -165,6 +166,33 @@ void TestGeneralization::kMapCountsResidentsUnderLabels()
   QCOMPARE( writtenRelease( w, starred, Criterion( 6, written ) ).suppression.suppressedRecords, std::int64_t( 1 ) );
 }
 
+void TestGeneralization::averageRiskCutsWrittenClasses()
+{
+  // One aggregate, labels (age, sex): (x, F) 2, (x, M) 2, (y, F) 1, (z, M) 5; k = 2, record suppression
+  // drops (y, F). The prosecutor's average, classes over records: 3 / 9. At 0.25 the riskiest (fewest
+  // records, then the lower entry) go: (x, F) leaves 2 / 7 = 0.286, (x, M) 1 / 5 = 0.2.
+  const SparseHistograms ecs = vbastest::histograms( { { { 0, 2 }, { 1, 2 }, { 2, 1 }, { 3, 5 } } } );
+  const std::vector<std::uint32_t> labels { 0, 0, 0, 1, 1, 0, 2, 1 };
+  ValueSuppression s = suppressValues( ecs, labels, 2, {}, 2 );
+  meetAverageRisk( ecs, labels, 2, nullptr, 0.25, s );
+  QCOMPARE( s.dropped, std::vector<char>( { 1, 1, 1, 0 } ) );
+  QCOMPARE( s.droppedRecords, std::int64_t( 5 ) );
+  QCOMPARE( s.smallClassRecords, std::int64_t( 5 ) );
+  // Local suppression at k = 3 writes (x, F) and (x, M) as (x, *), one class of 4: with (z, M), 2 / 9 =
+  // 0.222. At 0.2 the class (x, *) goes whole, its starred values with it: 1 / 5.
+  ValueSuppression starred = suppressValues( ecs, labels, 2, { 0b10, 0b01, 0b11 }, 3 );
+  QCOMPARE( starred.starredRecords, std::int64_t( 4 ) );
+  meetAverageRisk( ecs, labels, 2, nullptr, 0.2, starred );
+  QCOMPARE( starred.dropped, std::vector<char>( { 1, 1, 1, 0 } ) );
+  QCOMPARE( starred.starredRecords, std::int64_t( 0 ) );
+  QCOMPARE( starred.starredValues, std::int64_t( 0 ) );
+  QCOMPARE( starred.smallClassRecords, std::int64_t( 5 ) );
+  // At 0.25 nothing goes.
+  ValueSuppression kept = suppressValues( ecs, labels, 2, { 0b10, 0b01, 0b11 }, 3 );
+  meetAverageRisk( ecs, labels, 2, nullptr, 0.25, kept );
+  QCOMPARE( kept.droppedRecords, std::int64_t( 1 ) );
+}
+
 void TestGeneralization::starSetsFewestThenLeastInformation()
 {
   // QI 1 carries the least, then 0, then 2; QI 3 is already "*" (free): never in a set.
@@ -299,11 +327,14 @@ std::int64_t residentsOf( const std::vector<std::string> &tuple, const NodeRelea
 
 /**
  * Every record as written, (aggregate, labels with "*"), counted again from the region histograms: no
- * class below k records, or, with population (k-map), below k residents counted by residentsOf.
+ * class below k records, or, with population (k-map), below k residents counted by residentsOf; under
+ * the average risk model (settings.averageThreshold), the released records' average risk at most it.
  */
-void recountWritten( const NodeRelease &r, const std::vector<QiHierarchy> &qis, const std::vector<std::uint32_t> &codes, const SparseHistograms &regions, std::int64_t k, std::int64_t records,
-                     const PopulationCells *population )
+void recountWritten( const NodeRelease &r, const std::vector<QiHierarchy> &qis, const std::vector<std::uint32_t> &codes, const SparseHistograms &regions, std::int64_t records,
+                     const LatticeSettings &settings )
 {
+  const std::int64_t k = settings.k;
+  const PopulationCells *population = settings.population;
   std::map<std::pair<std::size_t, std::uint32_t>, std::size_t> entry; // (aggregate, generalized class) -> EC entry
   for ( std::size_t a = 0; a < r.ecs.rows(); ++a )
     for ( std::size_t e = r.ecs.offsets[a]; e < r.ecs.offsets[a + 1]; ++e )
@@ -330,11 +361,17 @@ void recountWritten( const NodeRelease &r, const std::vector<QiHierarchy> &qis, 
       }
       written[tuple] += regions.counts[i];
     }
+  long double risk = 0, released = 0;
   for ( const auto &[tuple, n] : written )
   {
     const std::int64_t size = population ? residentsOf( tuple, r, qis, *population ) : n;
     QVERIFY2( size >= k, qPrintable( QStringLiteral( "a written class of %1 records and size %2, k = %3" ).arg( n ).arg( size ).arg( k ) ) );
+    const std::int64_t residents = settings.averagePopulation ? residentsOf( tuple, r, qis, *settings.averagePopulation ) : n;
+    risk += static_cast<long double>( n ) / static_cast<long double>( std::max<std::int64_t>( residents, 1 ) );
+    released += static_cast<long double>( n );
   }
+  QVERIFY2( risk <= settings.averageThreshold * released * ( 1 + 1e-12 ),
+            qPrintable( QStringLiteral( "an average risk of %1 above %2" ).arg( static_cast<double>( risk / released ) ).arg( settings.averageThreshold ) ) );
   QCOMPARE( dropped, r.suppression.droppedRecords );
   QCOMPARE( dropped + r.suppression.starredRecords <= records, true );
 }
@@ -373,9 +410,9 @@ double genericNueByRecords( const NodeRelease &r, const std::vector<QiHierarchy>
 void TestGeneralization::searchEqualsBruteForce()
 {
   // Random lattices of 2-3 QIs over 4-8 regions, fixed or node-dependent geography, every objective,
-  // record or local suppression, k-anonymity or k-map over a random population table: the search's
-  // choice loses exactly as little as the best node found by evaluating every node, and every node's
-  // release meets its criterion as written (k-map's residents counted by the labels' texts).
+  // record or local suppression, k-anonymity, k-map or the average risk model over a random population
+  // table: the search's choice loses exactly as little as the best node found by evaluating every node,
+  // and every node's release meets its criterion as written (residents counted by the labels' texts).
   Random random( 20261126 );
   const Objective objectives[] = { Objective::GenericNue, Objective::Prec, Objective::Lm, Objective::DmStar };
   for ( int round = 0; round < 300; ++round )
@@ -412,7 +449,10 @@ void TestGeneralization::searchEqualsBruteForce()
     settings.objective = objectives[random.below( 4 )];
     settings.fixedGeography = random.below( 2 ) == 1;
     const PopulationCells population = randomPopulation( random, qis, codes, regions );
-    settings.population = random.below( 2 ) == 1 ? &population : nullptr; // k-map, or k-anonymity
+    const std::uint64_t risk = random.below( 4 ); // k-anonymity, k-map, the average risk model (prosecutor's, journalist's)
+    settings.population = risk == 1 ? &population : nullptr;
+    settings.averageThreshold = risk >= 2 ? 0.05 + 0.4 * static_cast<double>( random.below( 100 ) ) / 100 : 1;
+    settings.averagePopulation = risk == 3 ? &population : nullptr;
     // A fixed geography: regions in threes; otherwise the grouping follows the node's category counts.
     const Geography geography = [&]( const LatticeNode &, const NodeClasses &classes ) {
       std::size_t modulus = 3;
@@ -449,11 +489,11 @@ void TestGeneralization::searchEqualsBruteForce()
     for ( const LatticeNode &node : nodes )
     {
       const NodeRelease r = evaluateNode( node, qis, codes, classRecords, model, geography, settings );
-      recountWritten( r, qis, codes, regions, settings.k, records, settings.population );
+      recountWritten( r, qis, codes, regions, records, settings );
       // The written classes' release suppresses exactly the dropped records and releases no EC below k (records, or residents).
       const WrittenClasses w = writtenClasses( regions, r );
       const SparseHistograms residents = settings.population ? writtenResidents( population, qis, r, w, nullptr, regions.rows() ) : SparseHistograms();
-      const Release written = writtenRelease( w, r, settings.population ? Criterion( settings.k, residents ) : Criterion( settings.k ) );
+      const Release written = writtenRelease( w, r, settings.population ? Criterion( settings.k, residents ) : Criterion::averageRisk( settings.k, settings.averageThreshold, nullptr ) );
       QCOMPARE( written.suppression.suppressedRecords, r.suppression.droppedRecords );
       for ( std::size_t e = 0; e < written.aggregation.ecs.counts.size(); ++e )
         QVERIFY( written.suppression.suppressed[e] || settings.population || written.aggregation.ecs.counts[e] >= settings.k );
