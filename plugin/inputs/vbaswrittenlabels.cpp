@@ -83,6 +83,10 @@ VbasWrittenLabels::VbasWrittenLabels( const QString &qiLevels, const QString &hi
     qi.level = levels.value( name );
     qi.text = text[static_cast<std::size_t>( q )];
     const QString kind = kinds.value( name );
+    if ( qi.level > 0 && kind.isEmpty() )
+      throw QgsProcessingException( QObject::tr( "The lookup generalizes %1 (qi_levels '%2') but does not record its hierarchy (no hierarchies field, or none for %1): it was written "
+                                                 "before VBAS recorded them, and its labels cannot be placed. Make the release again." )
+                                      .arg( name, qiLevels ) );
     const QRegularExpressionMatch file = digest.match( kind );
     qi.intervals = qi.level > 0 && !file.hasMatch() && kind != QLatin1String( "*" );
     if ( qi.level > 0 && file.hasMatch() )

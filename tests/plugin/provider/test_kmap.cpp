@@ -510,6 +510,17 @@ void TestKMap::writtenLabelsPlaceCensusValues()
   QVERIFY( refusal( files, { QStringLiteral( "age" ), QStringLiteral( "sex" ) } ).contains( QStringLiteral( "its bytes differ" ) ) );
   files[QStringLiteral( "age" )].sha256 = QString( 64, 'a' );
   QVERIFY( refusal( files, { QStringLiteral( "age" ), QStringLiteral( "race" ) } ).contains( QStringLiteral( "do not name the QI field race" ) ) );
+  // A lookup without hierarchies (written before VBAS recorded them): its labels cannot be placed.
+  QString unrecorded;
+  try
+  {
+    VbasWrittenLabels( QStringLiteral( "age = 1 of 2, sex = 0 of 1" ), QString(), { QStringLiteral( "age" ), QStringLiteral( "sex" ) }, { true, true }, files );
+  }
+  catch ( const QgsProcessingException &e )
+  {
+    unrecorded = e.what();
+  }
+  QVERIFY2( unrecorded.contains( QStringLiteral( "does not record its hierarchy" ) ), qPrintable( unrecorded ) );
 }
 
 void TestKMap::randomGeneralizedReleasesMeetKMap()
