@@ -4,6 +4,7 @@
 // threshold; and the region histograms as the criterion counts them, for the search's incremental scores.
 #pragma once
 
+#include "algorithms/aggregation/average_cut.h"
 #include "algorithms/base/histograms.h"
 
 #include <cstddef>
@@ -45,18 +46,6 @@ struct Criterion
     const SparseHistograms *averagePopulation = nullptr; //!< the average risk model's cells; nullptr: the prosecutor's average
 };
 
-//! An average risk within this, relatively, of the threshold meets it: the average is a sum of rounded quotients.
-constexpr double kAverageRiskTolerance = 1e-12;
-
-/**
- * The average risk model's cut (docs/method.md, "A release at a stated risk"), over released classes
- * of records[i] records and residents[i] residents (the prosecutor's: the records): the classes to
- * suppress, the riskiest first (the fewest residents, then the fewest records, then the lower index),
- * the fewest in that order that bring the released records' average risk (1/n) sum f/F to at most
- * threshold. Suppressing the class of highest risk lowers the average most per record suppressed.
- */
-std::vector<char> averageRiskCut( const std::vector<std::int64_t> &records, const std::vector<std::int64_t> &residents, double threshold );
-
 //! The records suppressed in an EC of `records` records whose size under the criterion (its records, or its residents) is `size`: all of them when size < k.
 inline std::int64_t suppressedIn( std::int64_t records, std::int64_t size, std::int64_t k )
 {
@@ -64,10 +53,12 @@ inline std::int64_t suppressedIn( std::int64_t records, std::int64_t size, std::
 }
 
 /**
- * The region histograms as a criterion counts them: each (region, class) entry's records and size.
- * Under k-anonymity the entries are the records' and the size is the records. Under k-map the size is
- * the residents of the entry's cell, and a region also has an entry of 0 records for each cell with
- * residents but no records: those residents count in any aggregate the region joins.
+ * The region histograms as a criterion counts them: each (region, class) entry's records, size and
+ * residents. Under k-anonymity the entries are the records' and the size is the records. Under k-map
+ * the size is the residents of the entry's cell, and a region also has an entry of 0 records for each
+ * cell with residents but no records: those residents count in any aggregate the region joins. Under
+ * the average risk model with a population table the entries are merged with its cells alike, and the
+ * size is the records (the floor).
  */
 class SizedHistograms
 {
@@ -76,13 +67,16 @@ class SizedHistograms
 
     //! The entries: their classes and records.
     const SparseHistograms &entries() const { return mJoint ? *mJoint : mRecords; }
-    std::int64_t size( std::size_t entry ) const { return mSizes.empty() ? entries().counts[entry] : mSizes[entry]; }
+    std::int64_t size( std::size_t entry ) const { return mSizeIsResidents ? mResidents[entry] : entries().counts[entry]; }
+    //! The residents of the entry's cell: the F of the average risk model's risk f / F; its records without a population table (the prosecutor's).
+    std::int64_t residents( std::size_t entry ) const { return mResidents.empty() ? entries().counts[entry] : mResidents[entry]; }
     std::int64_t k() const { return mK; }
 
   private:
     const SparseHistograms &mRecords;
-    std::optional<SparseHistograms> mJoint; //!< k-map: the records' entries and the residents' cells, merged
-    std::vector<std::int64_t> mSizes;       //!< k-map: the residents of each entry of mJoint
+    std::optional<SparseHistograms> mJoint; //!< with cells: the records' entries and the cells, merged
+    std::vector<std::int64_t> mResidents;   //!< with cells: the residents of each entry of mJoint
+    bool mSizeIsResidents = false;          //!< k-map
     std::int64_t mK = 0;
 };
 

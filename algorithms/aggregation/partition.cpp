@@ -47,7 +47,7 @@ Partition::Partition( std::vector<std::size_t> regionAggregate, std::vector<Poin
   if ( mWeights.size() != mRegionAggregate.size() || std::any_of( mWeights.begin(), mWeights.end(), []( double w ) { return !( w >= 0 && std::isfinite( w ) ); } ) )
     throw std::invalid_argument( "Partition: a region's weight is missing, negative or not finite" );
   for ( std::size_t e = 0; e < mHistograms.counts.size(); ++e )
-    if ( mHistograms.counts[e] < 0 || mSized.size( e ) < 0 || mHistograms.counts[e] + mSized.size( e ) == 0 )
+    if ( mHistograms.counts[e] < 0 || mSized.size( e ) < 0 || mSized.residents( e ) < 0 || mHistograms.counts[e] + mSized.size( e ) + mSized.residents( e ) == 0 )
       throw std::invalid_argument( "Partition: a histogram entry holds neither records nor residents" );
   const auto largest = std::max_element( mHistograms.classes.begin(), mHistograms.classes.end() );
   mScratch.assign( largest == mHistograms.classes.end() ? 0 : *largest + std::size_t( 1 ), EcCounts() );
@@ -79,7 +79,15 @@ Partition::Partition( std::vector<std::size_t> regionAggregate, std::vector<Poin
       EcCounts &ec = mEcs.findOrInsert( key( mRegionAggregate[r], mHistograms.classes[e] ), EcCounts() );
       ec.records += mHistograms.counts[e];
       ec.size += mSized.size( e );
+      ec.residents += mSized.residents( e );
     }
+  if ( criterion.averageThreshold >= 1 )
+    return;
+  mCut.emplace( criterion.averageThreshold );
+  for ( std::size_t a = 0; a < mSites.size(); ++a )
+    cutEcs( mMembers[a], 1 );
+  mCutRecords = mCut->records();
+  mScore.suppressed += mCutRecords;
 }
 
 Partition::EcCounts Partition::ecCounts( std::size_t aggregate, std::uint32_t cls ) const
@@ -93,9 +101,11 @@ void Partition::moveEntry( std::size_t e, std::size_t from, std::size_t to )
   EcCounts &a = mEcs.findOrInsert( key( from, mHistograms.classes[e] ), EcCounts() );
   a.records -= mHistograms.counts[e];
   a.size -= mSized.size( e );
+  a.residents -= mSized.residents( e );
   EcCounts &b = mEcs.findOrInsert( key( to, mHistograms.classes[e] ), EcCounts() );
   b.records += mHistograms.counts[e];
   b.size += mSized.size( e );
+  b.residents += mSized.residents( e );
 }
 
 double Partition::distance( std::size_t r, const Point &site ) const
@@ -114,6 +124,27 @@ double Partition::meanPointCompactness( std::size_t a, std::size_t without, std:
   } );
 }
 
+template<typename F>
+void Partition::forEachEc( const std::vector<std::size_t> &regions, F f ) const
+{
+  for ( const std::size_t r : regions )
+    for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
+    {
+      EcCounts &ec = mScratch[mHistograms.classes[e]];
+      if ( ec.records == 0 && ec.size == 0 && ec.residents == 0 ) // every entry holds records or residents
+        mTouched.push_back( mHistograms.classes[e] );
+      ec.records += mHistograms.counts[e];
+      ec.size += mSized.size( e );
+      ec.residents += mSized.residents( e );
+    }
+  for ( const std::uint32_t cls : mTouched )
+  {
+    f( mScratch[cls] );
+    mScratch[cls] = EcCounts();
+  }
+  mTouched.clear();
+}
+
 Partition::AggregateTotals Partition::totals( const std::vector<std::size_t> &regions, Point &site ) const
 {
   site = Point();
@@ -121,23 +152,12 @@ Partition::AggregateTotals Partition::totals( const std::vector<std::size_t> &re
   {
     site.x += mPoints[r].x / static_cast<double>( regions.size() );
     site.y += mPoints[r].y / static_cast<double>( regions.size() );
-    for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
-    {
-      EcCounts &ec = mScratch[mHistograms.classes[e]];
-      if ( ec.records == 0 && ec.size == 0 ) // every entry holds records or residents
-        mTouched.push_back( mHistograms.classes[e] );
-      ec.records += mHistograms.counts[e];
-      ec.size += mSized.size( e );
-    }
   }
   AggregateTotals t;
-  for ( const std::uint32_t cls : mTouched )
-  {
-    t.records += mScratch[cls].records;
-    t.suppressed += suppressedIn( mScratch[cls].records, mScratch[cls].size, mK );
-    mScratch[cls] = EcCounts();
-  }
-  mTouched.clear();
+  forEachEc( regions, [&]( const EcCounts &ec ) {
+    t.records += ec.records;
+    t.suppressed += suppressedIn( ec.records, ec.size, mK );
+  } );
   for ( const std::size_t r : regions )
     t.compactness += distance( r, site );
   t.meanPointCompactness = meanPointSpread( mPoints, mWeights, [&regions]( const auto &f ) {
@@ -145,6 +165,38 @@ Partition::AggregateTotals Partition::totals( const std::vector<std::size_t> &re
       f( r );
   } );
   return t;
+}
+
+void Partition::cutEc( const EcCounts &ec, int delta )
+{
+  if ( ec.records > 0 && suppressedIn( ec.records, ec.size, mK ) == 0 )
+    mCut->change( ec.records, ec.residents, delta );
+}
+
+void Partition::cutEcs( const std::vector<std::size_t> &regions, int delta )
+{
+  forEachEc( regions, [&]( const EcCounts &ec ) { cutEc( ec, delta ); } );
+}
+
+std::int64_t Partition::cutChange( std::size_t r, std::size_t to, bool keep )
+{
+  if ( !keep )
+    mCut->mark();
+  const std::size_t from = mRegionAggregate[r];
+  for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
+  {
+    const EcCounts moved { mHistograms.counts[e], mSized.size( e ), mSized.residents( e ) };
+    const EcCounts a = ecCounts( from, mHistograms.classes[e] );
+    const EcCounts b = ecCounts( to, mHistograms.classes[e] );
+    cutEc( a, -1 );
+    cutEc( { a.records - moved.records, a.size - moved.size, a.residents - moved.residents }, 1 );
+    cutEc( b, -1 );
+    cutEc( { b.records + moved.records, b.size + moved.size, b.residents + moved.residents }, 1 );
+  }
+  const std::int64_t change = mCut->records() - mCutRecords;
+  if ( !keep )
+    mCut->rollback();
+  return change;
 }
 
 bool Partition::withinRecordBounds( std::int64_t after, std::int64_t before ) const
@@ -187,7 +239,8 @@ Partition::Change Partition::regionMove( std::size_t r, std::size_t to )
   const std::int64_t records = mHistograms.rowTotal( r );
   const AggregateTotals &f = mAggregates[from];
   const AggregateTotals &t = mAggregates[to];
-  change.suppressed = fromChange + toChange;
+  change.cut = mCut ? cutChange( r, to, false ) : 0;
+  change.suppressed = fromChange + toChange + change.cut;
   change.compactness = distance( r, mSites[to] ) - distance( r, mSites[from] );
   change.meanPointCompactness = meanPointCompactness( from, r, kNone ) + meanPointCompactness( to, kNone, r ) - f.meanPointCompactness - t.meanPointCompactness;
   change.releasingNothing = ( releasesNothing( f.records - records, f.suppressed + fromChange ) - releasesNothing( f.records, f.suppressed ) )
@@ -203,6 +256,8 @@ void Partition::applyRegionMove( std::size_t r, std::size_t to )
   const auto [fromChange, toChange] = suppressionChanges( r, to );
   const std::int64_t records = mHistograms.rowTotal( r );
   const std::size_t nothingBefore = releasesNothing( mAggregates[from].records, mAggregates[from].suppressed ) + releasesNothing( mAggregates[to].records, mAggregates[to].suppressed );
+  const std::int64_t cut = mCut ? cutChange( r, to, true ) : 0;
+  mCutRecords += cut;
   for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
     moveEntry( e, from, to );
   const double compactness = distance( r, mSites[to] ) - distance( r, mSites[from] );
@@ -212,7 +267,7 @@ void Partition::applyRegionMove( std::size_t r, std::size_t to )
   mAggregates[to].suppressed += toChange;
   mAggregates[from].compactness -= distance( r, mSites[from] );
   mAggregates[to].compactness += distance( r, mSites[to] );
-  mScore.suppressed += fromChange + toChange;
+  mScore.suppressed += fromChange + toChange + cut;
   mScore.compactness += compactness;
   mScore.releasingNothing += releasesNothing( mAggregates[from].records, mAggregates[from].suppressed ) + releasesNothing( mAggregates[to].records, mAggregates[to].suppressed );
   mScore.releasingNothing -= nothingBefore;
@@ -230,9 +285,10 @@ Partition::Change Partition::reform( const std::vector<std::pair<std::size_t, st
 {
   Change change;
   bool bounds = true;
+  std::vector<std::vector<std::size_t>> after; // the regions of each reformed aggregate after
   for ( const std::size_t a : reformed )
   {
-    std::vector<std::size_t> kept;
+    std::vector<std::size_t> &kept = after.emplace_back();
     for ( const std::size_t r : mMembers[a] )
       if ( std::none_of( regions.begin(), regions.end(), [r]( const auto &m ) { return m.first == r; } ) )
         kept.push_back( r );
@@ -240,13 +296,24 @@ Partition::Change Partition::reform( const std::vector<std::pair<std::size_t, st
       if ( to == a )
         kept.push_back( r );
     Point site;
-    const AggregateTotals after = totals( kept, site );
+    const AggregateTotals totalsAfter = totals( kept, site );
     const AggregateTotals &before = mAggregates[a];
-    change.suppressed += after.suppressed - before.suppressed;
-    change.compactness += after.compactness - before.compactness;
-    change.meanPointCompactness += after.meanPointCompactness - before.meanPointCompactness;
-    change.releasingNothing += releasesNothing( after.records, after.suppressed ) - releasesNothing( before.records, before.suppressed );
-    bounds = bounds && !kept.empty() && withinRecordBounds( after.records, before.records );
+    change.suppressed += totalsAfter.suppressed - before.suppressed;
+    change.compactness += totalsAfter.compactness - before.compactness;
+    change.meanPointCompactness += totalsAfter.meanPointCompactness - before.meanPointCompactness;
+    change.releasingNothing += releasesNothing( totalsAfter.records, totalsAfter.suppressed ) - releasesNothing( before.records, before.suppressed );
+    bounds = bounds && !kept.empty() && withinRecordBounds( totalsAfter.records, before.records );
+  }
+  if ( mCut )
+  {
+    mCut->mark();
+    for ( const std::size_t a : reformed )
+      cutEcs( mMembers[a], -1 );
+    for ( const std::vector<std::size_t> &regionsAfter : after )
+      cutEcs( regionsAfter, 1 );
+    change.cut = mCut->records() - mCutRecords;
+    change.suppressed += change.cut;
+    mCut->rollback();
   }
   change.allowed = bounds && allowed( change );
   return change;
@@ -254,6 +321,9 @@ Partition::Change Partition::reform( const std::vector<std::pair<std::size_t, st
 
 void Partition::applyReform( const std::vector<std::pair<std::size_t, std::size_t>> &regions, const std::vector<std::size_t> &reformed )
 {
+  for ( const std::size_t a : reformed )
+    if ( mCut && !regions.empty() )
+      cutEcs( mMembers[a], -1 );
   for ( const auto &[r, to] : regions )
   {
     for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
@@ -270,7 +340,14 @@ void Partition::applyReform( const std::vector<std::pair<std::size_t, std::size_
     mScore.meanPointCompactness += mAggregates[a].meanPointCompactness - before.meanPointCompactness;
     mScore.releasingNothing += releasesNothing( mAggregates[a].records, mAggregates[a].suppressed );
     mScore.releasingNothing -= releasesNothing( before.records, before.suppressed );
+    if ( mCut && !regions.empty() )
+      cutEcs( mMembers[a], 1 );
   }
+  if ( !mCut )
+    return;
+  const std::int64_t cut = mCut->records();
+  mScore.suppressed += cut - mCutRecords;
+  mCutRecords = cut;
 }
 
 Partition::Change Partition::recentre( std::size_t a ) const

@@ -1,11 +1,13 @@
 // A partition of the regions into a fixed number of aggregates, each with a site, scored incrementally
 // from the per-region histograms: the records suppressed (ECs (aggregate, class) below k records, paper
-// sec. 3.3, or below k residents under k-map: docs/method.md, "A release at a stated risk"), compactness (eq. 20: region point to its aggregate's site), the mean-point compactness
+// sec. 3.3, or below k residents under k-map, and under the average risk model those its cut takes:
+// docs/method.md, "A release at a stated risk"), compactness (eq. 20: region point to its aggregate's site), the mean-point compactness
 // (metrics.h: region point to its aggregate's weighted mean point, which the budget holds), the
 // aggregates releasing nothing, and the constraints every optimising step honours (docs/method.md,
 // "Constraints").
 #pragma once
 
+#include "algorithms/aggregation/average_cut.h"
 #include "algorithms/aggregation/contiguity.h"
 #include "algorithms/aggregation/criterion.h"
 #include "algorithms/base/flat_map.h"
@@ -15,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -31,7 +34,7 @@ struct AggregateConstraints
     double maxMeanPointCompactness = std::numeric_limits<double>::infinity();  //!< over all regions (vbas::meanPointCompactness)
     std::int64_t minRecords = 0;                                               //!< records in every aggregate
     std::int64_t maxRecords = std::numeric_limits<std::int64_t>::max();        //!< records in any aggregate
-    std::size_t maxReleasingNothing = std::numeric_limits<std::size_t>::max(); //!< aggregates whose every record is suppressed
+    std::size_t maxReleasingNothing = std::numeric_limits<std::size_t>::max(); //!< aggregates whose every record is suppressed (below k: the average risk model's cut is not counted here)
 };
 
 //! The scores of a partition.
@@ -63,7 +66,8 @@ class Partition
     //! The change of the scores (after - before) and whether the constraints allow it.
     struct Change
     {
-        std::int64_t suppressed = 0;
+        std::int64_t suppressed = 0; //!< below k, and cut (the average risk model)
+        std::int64_t cut = 0;        //!< of suppressed, the change of the records the average risk model's cut takes
         double compactness = 0;
         double meanPointCompactness = 0;
         std::ptrdiff_t releasingNothing = 0;
@@ -102,7 +106,10 @@ class Partition
     std::size_t aggregateOf( std::size_t r ) const { return mRegionAggregate[r]; }
     const std::vector<std::size_t> &members( std::size_t a ) const { return mMembers[a]; }
     std::int64_t aggregateRecords( std::size_t a ) const { return mAggregates[a].records; }
+    //! The records of aggregate a in ECs below k (the average risk model's cut, a property of the whole partition, not included).
     std::int64_t aggregateSuppressed( std::size_t a ) const { return mAggregates[a].suppressed; }
+    //! Whether the records suppressed include the average risk model's cut.
+    bool cuts() const { return mCut.has_value(); }
     const std::vector<std::size_t> &regionAggregate() const { return mRegionAggregate; }
     const std::vector<Point> &sites() const { return mSites; }
     const RegionAdjacency &adjacency() const { return mAdjacency; }
@@ -121,11 +128,12 @@ class Partition
         double meanPointCompactness = 0;
     };
 
-    //! An EC's records and size under the criterion (its records, or its residents).
+    //! An EC's records, size under the criterion (its records, or its residents) and residents (SizedHistograms::residents).
     struct EcCounts
     {
         std::int64_t records = 0;
         std::int64_t size = 0;
+        std::int64_t residents = 0;
     };
 
     static std::uint64_t key( std::size_t aggregate, std::uint32_t cls ) { return std::uint64_t( aggregate ) << 32 | cls; }
@@ -139,6 +147,15 @@ class Partition
     std::pair<std::int64_t, std::int64_t> suppressionChanges( std::size_t r, std::size_t to ) const;
     //! The totals aggregate a would have holding exactly `regions`, with its site at their mean.
     AggregateTotals totals( const std::vector<std::size_t> &regions, Point &site ) const;
+    //! Calls f with the counts of each EC the regions would form together, one per class.
+    template<typename F>
+    void forEachEc( const std::vector<std::size_t> &regions, F f ) const;
+    //! An EC of these counts joins the average risk model's cut (delta 1) or leaves it (-1), if it is released at the floor.
+    void cutEc( const EcCounts &ec, int delta );
+    //! The ECs the regions would form together join (1) or leave (-1) the cut.
+    void cutEcs( const std::vector<std::size_t> &regions, int delta );
+    //! The change of the cut's records when region r moves to `to`: kept in the cut (apply) or undone (a move scored).
+    std::int64_t cutChange( std::size_t r, std::size_t to, bool keep );
     bool allowed( const Change &change ) const;
 
     void place( std::size_t r, std::size_t a );
@@ -158,6 +175,8 @@ class Partition
     std::vector<std::size_t> mPosition; //!< of each region in its aggregate's members
     std::vector<AggregateTotals> mAggregates;
     FlatMap<EcCounts> mEcs;
+    std::optional<AverageCut> mCut; //!< the average risk model's, over the ECs released at the floor
+    std::int64_t mCutRecords = 0;   //!< the records it takes, in mScore.suppressed
     PartitionScore mScore;
     std::vector<std::size_t> mSeen, mTarget, mQueue; //!< keepsPieces' search, marked with a stamp per check
     mutable std::vector<EcCounts> mScratch;          //!< totals' counts by class id, all 0 between calls

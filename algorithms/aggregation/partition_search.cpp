@@ -151,8 +151,12 @@ class Search
       regions.insert( regions.end(), mPartition.members( b ).begin(), mPartition.members( b ).end() );
       std::vector<std::size_t> side;
       std::int64_t suppressed = 0;
-      // Skipped unscored when its suppression alone rises more than late acceptance takes (a move changes compactness by less than a record).
-      if ( !bestSplit( regions, { a, b }, side, suppressed ) || suppressed - mPartition.aggregateSuppressed( a ) - mPartition.aggregateSuppressed( b ) > mSlack + 1 )
+      if ( !bestSplit( regions, { a, b }, side, suppressed ) )
+        return p;
+      // Skipped unscored when its suppression below k alone rises more than late acceptance takes (a move
+      // changes compactness by less than a record); not under the average risk model, whose cut may fall as much.
+      const std::int64_t splitChange = suppressed - mPartition.aggregateSuppressed( a ) - mPartition.aggregateSuppressed( b );
+      if ( !mPartition.cuts() && splitChange > mSlack + 1 )
         return p;
       markSide( side );
       for ( const std::size_t q : regions )
@@ -161,10 +165,9 @@ class Search
         if ( mPartition.aggregateOf( q ) != to )
           p.moves.emplace_back( q, to );
       }
-      const std::int64_t splitChange = suppressed - mPartition.aggregateSuppressed( a ) - mPartition.aggregateSuppressed( b );
       p = reform( std::move( p ), { a, b } );
-      // The split's own count and the partition's must agree: they count the same criterion two ways.
-      if ( p.kind == Proposal::Kind::Reform && p.change.suppressed != splitChange )
+      // The split's own count below k and the partition's must agree: they count the same criterion two ways.
+      if ( p.kind == Proposal::Kind::Reform && p.change.suppressed - p.change.cut != splitChange )
         throw std::logic_error( "searchPartition: a split's suppression differs from the partition's" );
       return p;
     }

@@ -4,6 +4,8 @@
 #include "algorithms/aggregation/release.h"
 #include "tests/algorithms/test_util.h"
 
+#include <random>
+
 using namespace vbas;
 
 class TestRelease : public QObject
@@ -14,6 +16,7 @@ class TestRelease : public QObject
     void aggregatesMergeAndSuppress();
     void kMapSuppressesByResidents();
     void averageRiskSuppressesTheRiskiest();
+    void averageCutFollowsChanges();
     void sizedHistogramsMergeCells();
     void aggregateIdsAnyOrder();
     void voronoiReleaseLocatesRegions();
@@ -83,6 +86,54 @@ void TestRelease::averageRiskSuppressesTheRiskiest()
   // A floor of 2 records suppresses 0.c1 first; (5/7 + 1) / 9 = 0.19 is above 0.15, so 1.c1 goes.
   QCOMPARE( suppressed( Criterion::averageRisk( 2, 0.15, &residents ) ).suppressed, std::vector<char>( { 0, 1, 1 } ) );
   QCOMPARE( suppressed( Criterion::averageRisk( 2, 0.2, &residents ) ).suppressed, std::vector<char>( { 0, 1, 0 } ) );
+}
+
+void TestRelease::averageCutFollowsChanges()
+{
+  // The cut kept up to date (AverageCut) takes as many records as the cut over the whole list
+  // (averageRiskCut) after every change of a random set of classes; a rolled-back change leaves it as
+  // it was. Classes of 1 to 8 records and that to 4 times as many residents, thresholds from 0.02 to 0.1.
+  for ( unsigned seed = 1; seed <= 40; ++seed )
+  {
+    std::mt19937 random( seed );
+    const double threshold = 0.02 + 0.005 * static_cast<double>( random() % 17 );
+    const bool prosecutor = seed % 2 == 0;
+    AverageCut cut( threshold );
+    std::vector<std::int64_t> records, residents;
+    const auto wholeCut = [&]() {
+      const std::vector<char> cutOnce = averageRiskCut( records, residents, threshold );
+      std::int64_t n = 0;
+      for ( std::size_t i = 0; i < records.size(); ++i )
+        n += cutOnce[i] ? records[i] : 0;
+      return n;
+    };
+    std::int64_t cutSomething = 0;
+    for ( int step = 0; step < 300; ++step )
+    {
+      if ( !records.empty() && random() % 3 == 0 )
+      {
+        const std::size_t i = random() % records.size();
+        cut.change( records[i], residents[i], -1 );
+        records.erase( records.begin() + static_cast<std::ptrdiff_t>( i ) );
+        residents.erase( residents.begin() + static_cast<std::ptrdiff_t>( i ) );
+      }
+      else
+      {
+        records.push_back( 1 + random() % 8 );
+        residents.push_back( prosecutor ? records.back() : records.back() * static_cast<std::int64_t>( 1 + random() % 4 ) );
+        cut.change( records.back(), residents.back(), 1 );
+      }
+      const std::int64_t before = cut.records();
+      QCOMPARE( before, wholeCut() );
+      cutSomething += before > 0;
+      cut.mark();
+      cut.change( 1, 1, 1 );
+      cut.change( records.front(), residents.front(), -1 );
+      cut.rollback();
+      QCOMPARE( cut.records(), before );
+    }
+    QVERIFY2( cutSomething > 0, qPrintable( QStringLiteral( "seed %1 at %2" ).arg( seed ).arg( threshold ) ) );
+  }
 }
 
 void TestRelease::sizedHistogramsMergeCells()
