@@ -216,7 +216,8 @@ class Search
 
     /**
      * The regions split at the edge of a random spanning tree (Kruskal on the borders within the
-     * regions, in random order) whose two sides suppress fewest records together, among the edges whose
+     * regions, in random order) whose two sides suppress fewest records together below k (the average
+     * risk model's cut, global, is scored on the move that follows), among the edges whose
      * sides keep the record floor and ceiling (or the records of the aggregates they replace); `side`
      * is the part that goes to aggregates.first, `suppressed` the records both sides suppress. False
      * when the regions are too many or not connected.

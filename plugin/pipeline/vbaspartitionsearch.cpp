@@ -37,10 +37,10 @@ std::size_t contiguityStep( std::vector<std::size_t> &regionAggregate, const vba
   return c.reassigned;
 }
 
-//! The aggregates of a release all of whose records are suppressed.
-std::size_t releasingNothing( const vbas::Release &release )
+//! The aggregates all of whose records are suppressed.
+std::size_t releasingNothing( const vbas::Aggregation &aggregation, const vbas::Suppression &suppression )
 {
-  const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( release.aggregation.ecs, release.suppression );
+  const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( aggregation.ecs, suppression );
   return static_cast<std::size_t>( std::count_if( summaries.begin(), summaries.end(), []( const vbas::AggregateSummary &a ) { return a.released == 0; } ) );
 }
 
@@ -56,7 +56,7 @@ double compactnessCap( const VbasBorderSteps &steps )
  * breaks them, so that it keeps them all (docs/method.md, "Constraints on the aggregates"); the
  * aggregates releasing nothing now.
  */
-vbas::AggregateConstraints constraints( const VbasBorderSteps &steps, const vbas::Release &release, std::size_t aggregates )
+vbas::AggregateConstraints constraints( const VbasBorderSteps &steps, const vbas::Release &release, std::size_t aggregates, const vbas::Criterion &criterion )
 {
   vbas::AggregateConstraints c;
   c.maxMeanPointCompactness = compactnessCap( steps );
@@ -66,7 +66,10 @@ vbas::AggregateConstraints constraints( const VbasBorderSteps &steps, const vbas
     c.minRecords = std::min( c.minRecords, a.records );
     c.maxRecords = std::max( c.maxRecords, a.records );
   }
-  c.maxReleasingNothing = releasingNothing( release );
+  // Below k, as the partition counts them: the average risk model's cut is global (vbas::Partition::aggregateSuppressed).
+  vbas::Criterion floor = criterion;
+  floor.averageThreshold = 1;
+  c.maxReleasingNothing = releasingNothing( release.aggregation, vbas::suppress( release.aggregation, floor ) );
   return c;
 }
 
@@ -212,7 +215,7 @@ VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecord
   const vbas::RegionAdjacency adjacency = vbasBridgedAdjacency( regions, feedback );
   std::vector<std::size_t> regionAggregate = release.regionAggregate;
   const std::size_t aggregates = release.aggregation.aggregateId.size();
-  const vbas::AggregateConstraints aggregateConstraints = constraints( steps, release, aggregates );
+  const vbas::AggregateConstraints aggregateConstraints = constraints( steps, release, aggregates, criterion );
   if ( steps.contiguous || steps.search )
     contiguityStep( regionAggregate, adjacency, records, aggregates, criterion, feedback );
   if ( steps.refineBoundaries || steps.search )
@@ -265,7 +268,7 @@ VbasCompactnessReference vbasCompactnessOf( const VbasRegions &regions, const Vb
 
 QVariantMap vbasAggregateOutputs( const VbasBorderResult &result, const VbasRegions &regions, const VbasRecords &records, const VbasCompactnessReference &start )
 {
-  const std::size_t nothing = releasingNothing( result.release );
+  const std::size_t nothing = releasingNothing( result.release.aggregation, result.release.suppression );
   const VbasCompactnessReference now = vbasCompactnessOf( regions, records, result.release, result.sites );
   const auto ratio = []( double value, double reference ) { return reference > 0 ? value / reference : 1.0; };
   return { { QStringLiteral( "UNITS_IN_PIECES" ), static_cast<qlonglong>( result.aggregatesInPieces ) }, { QStringLiteral( "UNITS_RELEASING_NOTHING" ), static_cast<qlonglong>( nothing ) },
