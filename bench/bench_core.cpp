@@ -349,7 +349,7 @@ int main( int argc, char **argv )
     if ( !adc )
       break;
     vbas::AdcSettings settings;
-    settings.k = k;
+    settings.criterion.k = k;
     settings.objective = objective;
     t0 = Clock::now();
     const vbas::AdcResult r = vbas::anonymityDrivenClustering( placement.sites, points, histograms, settings );

@@ -18,6 +18,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
@@ -115,11 +116,14 @@ struct Score
     bool releasesNothing() const { return regions > 0 && suppressed == records; }
 };
 
-//! An EC's records and its size under the criterion (its records, or under k-map its residents).
+//! An EC's records, its size under the criterion (its records, or under k-map its residents), and its residents (SizedHistograms::residents).
 struct EcCount
 {
     std::int64_t records = 0;
     std::int64_t size = 0;
+    std::int64_t residents = 0;
+
+    bool empty() const { return records == 0 && size == 0 && residents == 0; }
 };
 
 //! A trial that was scored and failed, and what its outcome depended on.
@@ -161,6 +165,11 @@ class Clustering
     void resize( std::uint32_t cluster, const EcCount &from, const EcCount &to ) { resizeIn( mBelowK[cluster], mClusterSuppressed[cluster], from, to ); }
     void resizeIn( std::vector<std::pair<std::int64_t, std::uint32_t>> &belowK, std::int64_t &suppressed, const EcCount &from, const EcCount &to ) const;
     void shiftLevel( std::int64_t from, std::int64_t to );
+    //! An EC of these counts joins the average risk model's cut (delta 1) or leaves it (-1), if it is released at k.
+    void cutEc( const EcCount &ec, int delta );
+    //! Whether a class of these counts is in a group the cut takes from (wholly or in part).
+    bool cutFrom( const EcCount &ec ) const;
+    std::int64_t suppressed() const { return mSuppressed + mCutRecords; }
 
     // Passes and targets.
     std::vector<std::uint32_t> targetClusters() const;
@@ -200,14 +209,18 @@ class Clustering
     //! Per cluster: (EC size below k, ECs of that size) by increasing size, of the ECs with records. A few entries at most: a flat
     //! vector, so the trials' many updates allocate nothing (a std::map did, and dominated a trial).
     std::vector<std::vector<std::pair<std::int64_t, std::uint32_t>>> mBelowK;
-    std::vector<std::int64_t> mClusterSuppressed; //!< records in ECs below k, per cluster
-    std::vector<double> mCompactness;             //!< eq. 20 per cluster, as of its last change
-    double mTotalCompactness = 0;                 //!< their sum, kept as they change
-    std::vector<double> mMeanPointCompactness;    //!< per cluster, as of its last change
-    double mTotalMeanPointCompactness = 0;        //!< their sum, what the budget holds
-    std::vector<std::int64_t> mRecords;           //!< records per cluster
-    std::map<std::int64_t, std::int64_t> mLevels; //!< anonymity -> clusters at it
-    std::int64_t mSuppressed = 0;
+    std::vector<std::int64_t> mClusterSuppressed;                  //!< records in ECs below k, per cluster
+    std::vector<double> mCompactness;                              //!< eq. 20 per cluster, as of its last change
+    double mTotalCompactness = 0;                                  //!< their sum, kept as they change
+    std::vector<double> mMeanPointCompactness;                     //!< per cluster, as of its last change
+    double mTotalMeanPointCompactness = 0;                         //!< their sum, what the budget holds
+    std::vector<std::int64_t> mRecords;                            //!< records per cluster
+    std::map<std::int64_t, std::int64_t> mLevels;                  //!< anonymity -> clusters at it
+    std::int64_t mSuppressed = 0;                                  //!< in ECs below k
+    std::optional<AverageCut> mCut;                                //!< the average risk model's, over the ECs released at k
+    std::int64_t mCutRecords = 0;                                  //!< the records it takes
+    std::optional<std::pair<std::int64_t, std::int64_t>> mCutLast; //!< its last (residents, records) group taken from
+    std::int64_t mTrialCut = 0;                                    //!< the change of mCutRecords the last trial scored
 
     std::uint64_t mClock = 0;                               //!< commits so far
     std::vector<std::uint64_t> mChanged;                    //!< per site: the clock of the last commit that touched it
@@ -236,6 +249,8 @@ Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point
   , mRecords( seeds.size(), 0 )
   , mChanged( seeds.size(), 0 )
 {
+  if ( settings.criterion.averageThreshold < 1 )
+    mCut.emplace( settings.criterion.averageThreshold );
   const std::size_t classes = mHistograms.classes.empty() ? 0 : *std::max_element( mHistograms.classes.begin(), mHistograms.classes.end() ) + std::size_t( 1 );
   mDelta.assign( classes, EcCount() );
   mDeltaCluster.assign( classes, 0 );
@@ -263,6 +278,11 @@ Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point
     ++mLevels[anonymity( s )];
     mSuppressed += mClusterSuppressed[s];
   }
+  if ( mCut )
+  {
+    mCutRecords = mCut->records();
+    mCutLast = mCut->lastGroup();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -277,7 +297,7 @@ EcCount Clustering::ecCount( std::size_t cluster, std::uint32_t cls ) const
 //! The smallest EC of the cluster, capped at k: anything at k or above (or no records) is done.
 std::int64_t Clustering::anonymity( std::size_t cluster ) const
 {
-  return mBelowK[cluster].empty() ? mSettings.k : mBelowK[cluster].front().first;
+  return mBelowK[cluster].empty() ? mSettings.criterion.k : mBelowK[cluster].front().first;
 }
 
 //! Eq. 14: f = alpha * |R| - |R_alpha|, |R| the number of sites, so f rises with alpha (eq. 15-17).
@@ -315,7 +335,7 @@ AdcStatus Clustering::status() const
   s.alpha = alpha();
   s.clustersAtAlpha = mLevels.begin()->second;
   s.objective = objective();
-  s.suppressed = mSuppressed;
+  s.suppressed = suppressed();
   s.compactness = mTotalCompactness;
   s.meanPointCompactness = mTotalMeanPointCompactness;
   for ( std::uint32_t c = 0; c < mSites.size(); ++c )
@@ -329,7 +349,7 @@ AdcStatus Clustering::status() const
 
 bool Clustering::reachedGoal() const
 {
-  return mSettings.objective == AdcObjective::Anonymity ? alpha() >= mSettings.k : mSuppressed == 0;
+  return mSettings.objective == AdcObjective::Anonymity ? alpha() >= mSettings.criterion.k : suppressed() == 0;
 }
 
 //! Adds (sign 1) or removes (sign -1) one region's records to the ECs of cluster.
@@ -342,12 +362,29 @@ void Clustering::count( std::uint32_t cluster, std::uint32_t region, std::int64_
     const EcCount from = counted;
     counted.records += sign * mHistograms.counts[e];
     counted.size += sign * mSized.size( e );
+    counted.residents += sign * mSized.residents( e );
     mRecords[cluster] += sign * mHistograms.counts[e];
     const EcCount to = counted;
-    if ( to.records == 0 && to.size == 0 )
+    if ( to.empty() )
       mEcs.erase( ec );
     resize( cluster, from, to );
+    if ( mCut )
+    {
+      cutEc( from, -1 );
+      cutEc( to, 1 );
+    }
   }
+}
+
+void Clustering::cutEc( const EcCount &ec, int delta )
+{
+  if ( ec.records > 0 && ec.size >= mSettings.criterion.k )
+    mCut->change( ec.records, ec.residents, delta );
+}
+
+bool Clustering::cutFrom( const EcCount &ec ) const
+{
+  return mCutLast && ec.records > 0 && ec.size >= mSettings.criterion.k && std::make_pair( ec.residents, ec.records ) <= *mCutLast;
 }
 
 /**
@@ -357,14 +394,14 @@ void Clustering::count( std::uint32_t cluster, std::uint32_t region, std::int64_
 void Clustering::resizeIn( std::vector<std::pair<std::int64_t, std::uint32_t>> &belowK, std::int64_t &suppressed, const EcCount &from, const EcCount &to ) const
 {
   const auto at = [&belowK]( std::int64_t size ) { return std::lower_bound( belowK.begin(), belowK.end(), std::make_pair( size, std::uint32_t( 0 ) ) ); };
-  if ( from.records > 0 && from.size < mSettings.k )
+  if ( from.records > 0 && from.size < mSettings.criterion.k )
   {
     suppressed -= from.records;
     const auto it = at( from.size );
     if ( --it->second == 0 )
       belowK.erase( it );
   }
-  if ( to.records > 0 && to.size < mSettings.k )
+  if ( to.records > 0 && to.size < mSettings.criterion.k )
   {
     suppressed += to.records;
     const auto it = at( to.size );
@@ -385,26 +422,29 @@ void Clustering::shiftLevel( std::int64_t from, std::int64_t to )
 // ---------------------------------------------------------------------------------------------
 // Passes and targets
 
-//! Eq. 14: the clusters at alpha; Suppression: the clusters with suppressed records. In site order.
+//! Eq. 14: the clusters at alpha; Suppression: the clusters with suppressed records (below k, or in a group the average risk model's cut takes from). In site order.
 std::vector<std::uint32_t> Clustering::targetClusters() const
 {
   std::vector<std::uint32_t> clusters;
   for ( std::uint32_t s = 0; s < mSites.size(); ++s )
   {
-    const bool target = mSettings.objective == AdcObjective::Anonymity ? anonymity( s ) == alpha() && alpha() < mSettings.k : mClusterSuppressed[s] > 0;
+    bool target = mSettings.objective == AdcObjective::Anonymity ? anonymity( s ) == alpha() && alpha() < mSettings.criterion.k : mClusterSuppressed[s] > 0;
+    for ( std::size_t i = 0; !target && mCutLast && mSettings.objective == AdcObjective::Suppression && i < mMembers[s].size(); ++i )
+      for ( std::size_t e = mHistograms.offsets[mMembers[s][i]]; !target && e < mHistograms.offsets[mMembers[s][i] + 1]; ++e )
+        target = cutFrom( ecCount( s, mHistograms.classes[e] ) );
     if ( target )
       clusters.push_back( s );
   }
   return clusters;
 }
 
-//! A bottleneck EC of a lowest cluster (eq. 14), or an EC below k (Suppression).
+//! A bottleneck EC of a lowest cluster (eq. 14), or an EC below k or in a group the cut takes from (Suppression).
 bool Clustering::isTarget( std::size_t cluster, std::uint32_t cls ) const
 {
   const EcCount ec = ecCount( cluster, cls );
-  const bool below = ec.records > 0 && ec.size < mSettings.k;
+  const bool below = ec.records > 0 && ec.size < mSettings.criterion.k;
   if ( mSettings.objective == AdcObjective::Suppression )
-    return below;
+    return below || cutFrom( ec );
   return below && ec.size == anonymity( cluster ) && ec.size == alpha();
 }
 
@@ -651,11 +691,14 @@ std::vector<Move> Clustering::reassign( const std::vector<std::uint32_t> &affect
 /**
  * The scores of the affected clusters once moves are made, without making them: each cluster's EC
  * sizes change by its arriving minus its leaving regions' records, summed per class in a scratch array.
+ * Under the average risk model, the change of the records its cut takes goes to mTrialCut.
  */
 std::vector<Score> Clustering::scoresAfter( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves )
 {
   std::vector<Score> after;
   std::vector<std::uint32_t> classes, members;
+  if ( mCut )
+    mCut->mark();
   for ( const std::uint32_t a : affected )
   {
     classes.clear();
@@ -680,6 +723,7 @@ std::vector<Score> Clustering::scoresAfter( const std::vector<std::uint32_t> &af
         }
         mDelta[cls].records += sign * mHistograms.counts[e];
         mDelta[cls].size += sign * mSized.size( e );
+        mDelta[cls].residents += sign * mSized.residents( e );
         records += sign * mHistograms.counts[e];
       }
     }
@@ -688,16 +732,27 @@ std::vector<Score> Clustering::scoresAfter( const std::vector<std::uint32_t> &af
     for ( const std::uint32_t cls : classes )
     {
       const EcCount from = ecCount( a, cls );
-      resizeIn( belowK, score.suppressed, from, { from.records + mDelta[cls].records, from.size + mDelta[cls].size } );
+      const EcCount to { from.records + mDelta[cls].records, from.size + mDelta[cls].size, from.residents + mDelta[cls].residents };
+      resizeIn( belowK, score.suppressed, from, to );
+      if ( mCut )
+      {
+        cutEc( from, -1 );
+        cutEc( to, 1 );
+      }
       mDelta[cls] = EcCount();
       mDeltaCluster[cls] = 0;
     }
-    score.anonymity = belowK.empty() ? mSettings.k : belowK.front().first;
+    score.anonymity = belowK.empty() ? mSettings.criterion.k : belowK.front().first;
     std::sort( members.begin(), members.end() ); // the order compactness() sums in once the moves are made
     for ( const std::uint32_t r : members )
       score.compactness += std::sqrt( squaredDistance( mPoints[r], mSites[a] ) );
     score.meanPointCompactness = members == mMembers[a] ? mMeanPointCompactness[a] : meanPointCompactness( members ); // a site's move alone leaves it
     after.push_back( score );
+  }
+  if ( mCut )
+  {
+    mTrialCut = mCut->records() - mCutRecords;
+    mCut->rollback();
   }
   return after;
 }
@@ -742,13 +797,14 @@ bool Clustering::keepsConstraints( const std::vector<Score> &before, const std::
 
 /**
  * Eq. 14: whether f rises (levels shifted to the new anonymities and back). Suppression: whether the
- * suppressed records drop, or stay and compactness drops (by more than rounding).
+ * suppressed records (the average risk model's cut included) drop, or stay and compactness drops (by
+ * more than rounding).
  */
 bool Clustering::improves( const std::vector<std::uint32_t> &affected, const std::vector<Score> &before, const std::vector<Score> &after )
 {
   if ( mSettings.objective == AdcObjective::Suppression )
   {
-    std::int64_t suppressed = 0;
+    std::int64_t suppressed = mCut ? mTrialCut : 0;
     double compactnessBefore = 0, compactnessAfter = 0;
     for ( std::size_t i = 0; i < affected.size(); ++i )
     {
@@ -780,6 +836,14 @@ void Clustering::commit( const std::vector<std::uint32_t> &affected, const std::
     mMeanPointCompactness[affected[i]] = after[i].meanPointCompactness;
     mChanged[affected[i]] = mClock;
   }
+  if ( mCut )
+  {
+    // apply() moved the ECs in the cut: it must take what the trial scored.
+    if ( mCut->records() != mCutRecords + mTrialCut )
+      throw std::logic_error( "anonymityDrivenClustering: the cut of a committed trial differs from its score" );
+    mCutRecords = mCut->records();
+    mCutLast = mCut->lastGroup();
+  }
   ++mStatus.committed;
   if ( mSettings.afterCommit )
     mSettings.afterCommit( mSites, mCluster, status() );
@@ -802,6 +866,8 @@ bool Clustering::knownToFail( std::uint32_t site, std::uint32_t cls, const Point
   if ( failed.target.x != target.x || failed.target.y != target.y || failed.affected != affected )
     return false;
   if ( mSettings.objective == AdcObjective::Anonymity && failed.alpha != alpha() )
+    return false;
+  if ( mCut && failed.clock != mClock ) // the cut depends on every cluster: any commit may change the outcome
     return false;
   if ( mTotalMeanPointCompactness < failed.meanPointCompactness && std::isfinite( mSettings.maxMeanPointCompactness ) )
     return false;
@@ -842,13 +908,13 @@ AdcResult anonymityDrivenClustering( const std::vector<Point> &seeds, const std:
 {
   if ( seeds.empty() )
     throw std::invalid_argument( "anonymity-driven clustering needs at least one seed" );
-  if ( settings.k < 2 )
+  if ( settings.criterion.k < 2 )
     throw std::invalid_argument( "k must be at least 2" );
   if ( regionPoints.size() != regionHistograms.rows() )
     throw std::invalid_argument( "one histogram per region point is needed" );
   if ( !settings.regionWeights.empty() && settings.regionWeights.size() != regionPoints.size() )
     throw std::invalid_argument( "one weight per region point is needed" );
-  const SizedHistograms sized( regionHistograms, settings.residents ? Criterion( settings.k, *settings.residents ) : Criterion( settings.k ) );
+  const SizedHistograms sized( regionHistograms, settings.criterion );
   Clustering clustering( seeds, regionPoints, sized, settings );
   return clustering.run( progress );
 }

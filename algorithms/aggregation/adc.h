@@ -5,6 +5,7 @@
 // the final clusters are exactly the aggregates that Voronoi aggregation builds from the sites.
 #pragma once
 
+#include "algorithms/aggregation/criterion.h"
 #include "algorithms/base/geometry.h"
 #include "algorithms/base/histograms.h"
 #include "algorithms/base/progress.h"
@@ -43,7 +44,12 @@ struct AdcStatus
 
 struct AdcSettings
 {
-    std::int64_t k = 5;
+    /**
+     * What an EC must hold (docs/method.md, "A release at a stated risk"): k records; under k-map k
+     * residents of its cells (an EC is below k with fewer, and alpha is the fewest residents); under
+     * the average risk model k records, and the Suppression objective counts the records its cut takes too.
+     */
+    Criterion criterion = Criterion( 5 );
     AdcObjective objective = AdcObjective::Anonymity;
     std::uint64_t maxMoves = 10000000; //!< trial moves before ADC stops with the sites it has (MAX_ITERATIONS)
     /**
@@ -64,12 +70,6 @@ struct AdcSettings
     std::vector<double> regionWeights; //!< one per region point for the mean-point compactness (the population basis); empty: 1 each
     std::int64_t minClusterRecords = 0;
     std::int64_t maxClusterRecords = std::numeric_limits<std::int64_t>::max();
-    /**
-     * k-map (docs/method.md, "A release at a stated risk"): an EC is below k when it has fewer than k
-     * residents of these cells (rows the regions, classes the histograms'), and alpha is the fewest
-     * residents; nullptr: k records.
-     */
-    const SparseHistograms *residents = nullptr;
     using Callback = std::function<void( const std::vector<Point> &sites, const std::vector<std::size_t> &regionAggregate, const AdcStatus &status )>;
     //! Called after every committed move with the sites, each region's aggregate (its cluster) and the status (for checks).
     Callback afterCommit;

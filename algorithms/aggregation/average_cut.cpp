@@ -70,23 +70,36 @@ void AverageCut::change( std::int64_t records, std::int64_t residents, int delta
     mJournal.emplace_back( records, residents, delta );
 }
 
-std::int64_t AverageCut::records() const
+template<typename Take>
+void AverageCut::walk( Take take ) const
 {
   // The classes are cut, the riskiest first, while the excesses of those left sum above 0; within a
   // group they are alike, so the number cut from it is a quotient.
   RiskUnits left = mTotal;
-  std::int64_t cut = 0;
   for ( auto group = mRisky.begin(); group != mRisky.end() && left > 0; ++group )
   {
-    const auto [residents, records] = group->first;
     const Group &g = group->second;
     const std::int64_t classes = std::min<RiskUnits>( g.classes, ( left + g.excess - 1 ) / g.excess );
-    cut += classes * records;
+    if ( classes > 0 )
+      take( group->first, classes );
     left -= classes * g.excess;
   }
   if ( left > 0 ) // the positive excesses sum to at least the total
     throw std::logic_error( "AverageCut: the risky classes do not cover the excess" );
+}
+
+std::int64_t AverageCut::records() const
+{
+  std::int64_t cut = 0;
+  walk( [&cut]( const std::pair<std::int64_t, std::int64_t> &group, std::int64_t classes ) { cut += classes * group.second; } );
   return cut;
+}
+
+std::optional<std::pair<std::int64_t, std::int64_t>> AverageCut::lastGroup() const
+{
+  std::optional<std::pair<std::int64_t, std::int64_t>> last;
+  walk( [&last]( const std::pair<std::int64_t, std::int64_t> &group, std::int64_t ) { last = group; } );
+  return last;
 }
 
 void AverageCut::mark()

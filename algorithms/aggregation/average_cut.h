@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -62,10 +63,16 @@ class AverageCut
     void change( std::int64_t records, std::int64_t residents, int delta );
     //! The records the cut suppresses.
     std::int64_t records() const;
+    //! The (residents, records) of the last group of classes it takes from, wholly or in part; none when it takes nothing.
+    std::optional<std::pair<std::int64_t, std::int64_t>> lastGroup() const;
     void mark();
     void rollback();
 
   private:
+    //! Calls take( group, classes cut from it ) for each group the cut takes from, the riskiest first.
+    template<typename Take>
+    void walk( Take take ) const;
+
     //! The classes of positive excess with the same counts: how many, and the excess of each.
     struct Group
     {

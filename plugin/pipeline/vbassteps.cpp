@@ -173,7 +173,7 @@ VbasPlacementSettings VbasPlacementSettings::read( const QgsProcessingAlgorithm 
   settings.seeding = enumValue( "SEEDING" ) == 1 ? Seeding::Random : Seeding::BalancedDensity;
   settings.adc.objective = enumValue( "OBJECTIVE" ) == 1 ? vbas::AdcObjective::Suppression : vbas::AdcObjective::Anonymity;
   settings.adc.maxMoves = static_cast<std::uint64_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "MAX_ITERATIONS" ), context ) );
-  settings.adc.k = vbasWholeNumber( algorithm, parameters, QStringLiteral( "K" ), context );
+  settings.adc.criterion.k = vbasWholeNumber( algorithm, parameters, QStringLiteral( "K" ), context );
   settings.seed = seed;
   if ( settings.method == Method::Adc && vbasqgis::parameterAsFields( definition( algorithm, QStringLiteral( "QI_FIELDS" ) ), parameters, context ).isEmpty() )
     throw QgsProcessingException( QObject::tr( "Anonymity-driven clustering needs the quasi-identifier fields (QI_FIELDS): it moves the sites to raise the smallest equivalence class over them." ) );
@@ -221,7 +221,7 @@ void logAdc( const vbas::AdcResult &adc, const VbasPlacementSettings &settings, 
                         .arg( settings.adc.objective == vbas::AdcObjective::Anonymity ? QObject::tr( "largest smallest EC" ) : QObject::tr( "fewest suppressed records" ) )
                         .arg( a.alpha )
                         .arg( b.alpha )
-                        .arg( settings.adc.k )
+                        .arg( settings.adc.criterion.k )
                         .arg( a.objective )
                         .arg( b.objective )
                         .arg( a.suppressed )

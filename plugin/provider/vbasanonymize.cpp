@@ -83,7 +83,7 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
   const VbasRecords &records = read.records;
   mPopulation = VbasPopulationTable::readFor( mPopulationTable.get(), regions, records, mGeneralization.active, feedback );
   mRelease.useResidents( mPopulation );
-  mPlacement.adc.residents = mRelease.criterion().residents; // under k-map, ADC aims at k residents
+  mPlacement.adc.criterion = mRelease.criterion(); // under k-map, ADC aims at k residents; under the average risk model, it counts the cut
   if ( mGeneralization.active )
     return processGeneralized( regions, records, context, steps, feedback );
   const VbasSiteCount siteCount = vbasEstimateSiteCount( mSiteCount, regions, records, feedback );

@@ -7,7 +7,9 @@
 #include <QString>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <utility>
 #include <vector>
 
@@ -36,6 +38,31 @@
 
 namespace vbastest
 {
+
+/**
+ * The records the average risk model's cut takes (docs/method.md, "A release at a stated risk"),
+ * recounted with plain sums, sharing nothing with the core: the released classes, each (F, f) of F
+ * residents and f records, taken the fewest residents first (then the fewest records) until the
+ * average of f / F over the records left is at most the threshold.
+ */
+inline std::int64_t cutRecount( std::vector<std::pair<std::int64_t, std::int64_t>> released, double threshold )
+{
+  std::sort( released.begin(), released.end() );
+  std::int64_t cut = 0;
+  for ( std::size_t first = 0; first < released.size(); ++first )
+  {
+    long double risk = 0, left = 0;
+    for ( std::size_t i = first; i < released.size(); ++i )
+    {
+      risk += static_cast<long double>( released[i].second ) / static_cast<long double>( released[i].first );
+      left += static_cast<long double>( released[i].second );
+    }
+    if ( risk <= threshold * left * ( 1 + 1e-12L ) )
+      break;
+    cut += released[first].second;
+  }
+  return cut;
+}
 
 //! Signed area of a ring (shoelace), positive when counter-clockwise.
 inline double ringArea( const std::vector<vbas::Point> &ring )

@@ -484,10 +484,9 @@ namespace
 {
 
 /**
- * The records the average risk model suppresses, recounted with maps and plain sums, sharing nothing
- * with the core: every EC below k records, then the released ECs taken the fewest residents first (then
- * the fewest records) until the average of f / F over the records left is at most the threshold; F the
- * EC's residents in population, or its records without one.
+ * The records the average risk model suppresses, recounted with maps, sharing nothing with the core:
+ * every EC below k records, then the cut (vbastest::cutRecount) over the released ECs, F the EC's
+ * residents in population, or its records without one.
  */
 std::int64_t averageRiskRecount( const Groups &regionAggregate, const SparseHistograms &h, std::int64_t k, double threshold, const SparseHistograms *population )
 {
@@ -500,26 +499,13 @@ std::int64_t averageRiskRecount( const Groups &regionAggregate, const SparseHist
       residents[{ regionAggregate[r], population->classes[population->offsets[r] + e] }] += population->counts[population->offsets[r] + e];
   }
   std::int64_t suppressed = 0;
-  std::vector<std::pair<std::int64_t, std::int64_t>> released; // (F, f), sorted: the riskiest first
+  std::vector<std::pair<std::int64_t, std::int64_t>> released; // (F, f)
   for ( const auto &[ec, n] : records )
     if ( n < k )
       suppressed += n;
     else
       released.emplace_back( population ? residents[ec] : n, n );
-  std::sort( released.begin(), released.end() );
-  for ( std::size_t cut = 0; cut < released.size(); ++cut )
-  {
-    long double risk = 0, left = 0;
-    for ( std::size_t i = cut; i < released.size(); ++i )
-    {
-      risk += static_cast<long double>( released[i].second ) / static_cast<long double>( released[i].first );
-      left += static_cast<long double>( released[i].second );
-    }
-    if ( risk <= threshold * left * ( 1 + 1e-12L ) )
-      break;
-    suppressed += released[cut].second;
-  }
-  return suppressed;
+  return suppressed + vbastest::cutRecount( released, threshold );
 }
 
 } // namespace
