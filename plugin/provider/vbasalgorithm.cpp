@@ -425,18 +425,20 @@ void VbasAlgorithm::addSearchParameters()
 
 QString VbasAlgorithm::searchHelp()
 {
-  return QObject::tr( "<b>Search</b> (SEARCH): after the aggregation, looks for a partition of the regions into the same number of aggregates that suppresses fewer records. "
-                      "It makes the aggregates contiguous first (as CONTIGUOUS), then tries, again and again, moving a region to a neighbouring aggregate, redrawing the border "
-                      "between two neighbouring aggregates, merging two neighbouring aggregates while splitting another in two, and moving a site to the mean of its "
-                      "aggregate's region points; a trial is kept when it suppresses no more records than the partition held a while ago (late acceptance), and the best "
-                      "partition seen is the result. Every trial keeps the constraints: no aggregate emptied or cut in two, the compactness budget, the record floor, and no "
-                      "more aggregates releasing nothing than the plain aggregation. The log gives the suppressed records at the start and at the end, the trials of each kind "
-                      "and their cost. Default: off, the paper's aggregation.<br>"
-                      "<b>Search time limit</b> (TIME_LIMIT): seconds the search runs (default 30); it returns the best partition found by then. The progress bar shows the "
-                      "suppressed records and the compactness as it goes; Cancel stops the whole run, writing nothing.<br>"
-                      "<b>Search: most trial moves</b> (SEARCH_MOVES, advanced): stops the search after this many trials (0: only TIME_LIMIT stops it). Where a time limit "
-                      "stops depends on the machine; the same SEED with SEARCH_MOVES set to a run's SEARCH_MOVES_MADE repeats that run's partition exactly.<br>"
-                      "<b>SEARCH_MOVES_MADE</b>: the search's trial moves (0 without SEARCH).<br>" );
+  return QObject::tr(
+    "<b>Search</b> (SEARCH): after the aggregation, looks for a partition of the regions into the same number of aggregates that suppresses fewer records. "
+    "It makes the aggregates contiguous first (as CONTIGUOUS), then tries, again and again, moving a region to a neighbouring aggregate, redrawing the border "
+    "between two neighbouring aggregates, merging two neighbouring aggregates while splitting another in two, and moving a site to the mean of its "
+    "aggregate's region points; a trial is kept when it suppresses no more records than the partition held a while ago (late acceptance), and the best "
+    "partition seen is the result. It counts what RISK_MODEL suppresses: under the average risk model, the riskiest classes cut as well as those below k. "
+    "Every trial keeps the constraints: no aggregate emptied or cut in two, the compactness budget, the record floor, and no "
+    "more aggregates releasing nothing than the plain aggregation (under the average risk model, counted below its floor of k). The log gives the suppressed records at the start and at the end, the trials of each kind "
+    "and their cost. Default: off, the paper's aggregation.<br>"
+    "<b>Search time limit</b> (TIME_LIMIT): seconds the search runs (default 30); it returns the best partition found by then. The progress bar shows the "
+    "suppressed records and the compactness as it goes; Cancel stops the whole run, writing nothing.<br>"
+    "<b>Search: most trial moves</b> (SEARCH_MOVES, advanced): stops the search after this many trials (0: only TIME_LIMIT stops it). Where a time limit "
+    "stops depends on the machine; the same SEED with SEARCH_MOVES set to a run's SEARCH_MOVES_MADE repeats that run's partition exactly.<br>"
+    "<b>SEARCH_MOVES_MADE</b>: the search's trial moves (0 without SEARCH).<br>" );
 }
 
 void VbasAlgorithm::addAggregationOutputs()
@@ -616,8 +618,8 @@ QString VbasAlgorithm::placementHelp()
     "<b>Site position in its cell</b>: the mean of the cell's region points, as eq. 12-13 are written, or their median (balanced density, and ADC's balanced-density seeding).<br>"
     "<b>ADC objective</b>: Largest smallest EC (the paper's eq. 14: f = alpha |R| - |R_alpha|, alpha the smallest EC of any cluster; it stops at alpha >= k, or when it "
     "cannot raise the clusters at alpha: always when one QI combination has fewer than k records in the whole table, and often sooner, as one move rarely clears every class of alpha records from a cluster), or Fewest suppressed records (beyond the "
-    "paper: a move is kept when fewer records fall in classes below k, or as many and the region points are nearer their sites (compactness, eq. 20); it tries every class "
-    "below k of every cluster with suppressed records).<br>"
+    "paper: a move is kept when fewer records are suppressed, or as many and the region points are nearer their sites (compactness, eq. 20); it tries every class "
+    "below k of every cluster with suppressed records; under the average risk model it counts the riskiest classes cut too, and tries them as well).<br>"
     "<b>ADC seeding</b>: the sites ADC starts from: balanced density (the paper's advice), or distinct region points drawn at random from SEED.<br>"
     "<b>ADC: most trial moves</b> (MAX_ITERATIONS, advanced): ADC stops after this many trial moves with the best sites so far, and the log says so.<br>" );
 }
@@ -626,7 +628,7 @@ QString VbasAlgorithm::adcOutputsHelp()
 {
   return QObject::tr(
     "<b>ADC_MOVES_TRIED</b>, <b>ADC_MOVES_COMMITTED</b>: ADC's trial and kept moves (0 with balanced density). <b>ADC_ALPHA</b>: the smallest EC of any of its clusters at "
-    "the end, k or more given as k. <b>ADC_SUPPRESSED</b>: the records its clusters leave in classes below k (under RISK_MODEL k-map, below k residents; under the average risk model, below its floor of k records, before the riskiest are cut). <b>ADC_STOP</b>: reached k, no improvement (a local optimum), "
+    "the end, k or more given as k. <b>ADC_SUPPRESSED</b>: the records its clusters leave suppressed, as the release does: in classes below k (under RISK_MODEL k-map, below k residents), and under the average risk model also in the riskiest classes cut. <b>ADC_STOP</b>: reached k, no improvement (a local optimum), "
     "max iterations, or not run.<br>" );
 }
 
