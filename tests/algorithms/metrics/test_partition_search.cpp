@@ -194,6 +194,26 @@ std::vector<std::vector<std::pair<std::uint32_t, std::int64_t>>> classZeroRows( 
   return rows;
 }
 
+//! Residents of each cell: its records times 1 to 4, plus 1 to 3 in a quarter of the cells (with or without records), drawn from seed.
+SparseHistograms residentsOf( const SparseHistograms &records, std::uint32_t classes, unsigned seed )
+{
+  std::mt19937 random( seed );
+  std::vector<std::vector<std::pair<std::uint32_t, std::int64_t>>> rows;
+  for ( std::size_t r = 0; r < records.rows(); ++r )
+  {
+    rows.emplace_back();
+    for ( std::uint32_t c = 0; c < classes; ++c )
+    {
+      const std::size_t e = records.find( r, c );
+      const std::int64_t n = e == SparseHistograms::npos ? 0 : records.counts[e];
+      const std::int64_t cell = n * static_cast<std::int64_t>( 1 + random() % 4 ) + ( random() % 4 == 0 ? 1 + random() % 3 : 0 );
+      if ( cell > 0 )
+        rows.back().emplace_back( c, cell );
+    }
+  }
+  return vbastest::histograms( rows );
+}
+
 //! Settings that stop the search after `moves` trials only (no time limit), drawn from seed.
 SearchSettings byMoves( std::uint64_t seed, std::uint64_t moves )
 {
@@ -443,21 +463,7 @@ void TestPartitionSearch::everyAcceptedMoveRecountsUnderKMap()
   for ( unsigned seed = 5; seed <= 8; ++seed )
   {
     const Grid g( 15, seed, 6 );
-    std::mt19937 random( seed );
-    std::vector<std::vector<std::pair<std::uint32_t, std::int64_t>>> rows;
-    for ( std::size_t r = 0; r < g.histograms.rows(); ++r )
-    {
-      rows.emplace_back();
-      for ( std::uint32_t c = 0; c < 6; ++c )
-      {
-        const std::size_t e = g.histograms.find( r, c );
-        const std::int64_t records = e == SparseHistograms::npos ? 0 : g.histograms.counts[e];
-        const std::int64_t cell = records * static_cast<std::int64_t>( 1 + random() % 4 ) + ( random() % 4 == 0 ? 1 + random() % 3 : 0 );
-        if ( cell > 0 )
-          rows.back().emplace_back( c, cell );
-      }
-    }
-    const SparseHistograms residents = vbastest::histograms( rows );
+    const SparseHistograms residents = residentsOf( g.histograms, 6, seed );
     const std::int64_t k = 14;
     const Criterion kMap( k, residents );
     Partition p( g.regionAggregate, g.sites, g.points, g.histograms, g.adjacency, kMap, AggregateConstraints() );
@@ -522,21 +528,7 @@ void TestPartitionSearch::everyAcceptedMoveRecountsUnderAverageRisk()
   for ( unsigned seed = 21; seed <= 26; ++seed )
   {
     const Grid g( 15, seed, 10 );
-    std::mt19937 random( seed );
-    std::vector<std::vector<std::pair<std::uint32_t, std::int64_t>>> rows;
-    for ( std::size_t r = 0; r < g.histograms.rows(); ++r )
-    {
-      rows.emplace_back();
-      for ( std::uint32_t c = 0; c < 10; ++c )
-      {
-        const std::size_t e = g.histograms.find( r, c );
-        const std::int64_t records = e == SparseHistograms::npos ? 0 : g.histograms.counts[e];
-        const std::int64_t cell = records * static_cast<std::int64_t>( 1 + random() % 4 ) + ( random() % 4 == 0 ? 1 + random() % 3 : 0 );
-        if ( cell > 0 )
-          rows.back().emplace_back( c, cell );
-      }
-    }
-    const SparseHistograms residents = vbastest::histograms( rows );
+    const SparseHistograms residents = residentsOf( g.histograms, 10, seed );
     const SparseHistograms *population = seed % 2 ? nullptr : &residents;
     const std::int64_t k = 4;
     // The largest threshold of 0.95^i that cuts at the start, lowered a little more so that the cut takes several ECs.
@@ -571,6 +563,7 @@ void TestPartitionSearch::everyAcceptedMoveRecountsUnderAverageRisk()
     // Each move's scored change is what applying it does: region moves and two aggregates re-formed,
     // taken whether or not the search would take them.
     Partition moved( g.regionAggregate, g.sites, g.points, g.histograms, g.adjacency, model, AggregateConstraints() );
+    std::mt19937 random( seed );
     for ( int i = 0; i < 600; ++i )
     {
       const std::size_t r = random() % moved.regions(), from = moved.aggregateOf( r );
