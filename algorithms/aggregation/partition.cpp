@@ -101,11 +101,14 @@ void Partition::moveEntry( std::size_t e, std::size_t from, std::size_t to )
   EcCounts &a = mEcs.findOrInsert( key( from, mHistograms.classes[e] ), EcCounts() );
   a.records -= mHistograms.counts[e];
   a.size -= mSized.size( e );
-  a.residents -= mSized.residents( e );
   EcCounts &b = mEcs.findOrInsert( key( to, mHistograms.classes[e] ), EcCounts() );
   b.records += mHistograms.counts[e];
   b.size += mSized.size( e );
-  b.residents += mSized.residents( e );
+  if ( mCut )
+  {
+    a.residents -= mSized.residents( e );
+    b.residents += mSized.residents( e );
+  }
 }
 
 double Partition::distance( std::size_t r, const Point &site ) const
@@ -135,7 +138,8 @@ void Partition::forEachEc( const std::vector<std::size_t> &regions, F f ) const
         mTouched.push_back( mHistograms.classes[e] );
       ec.records += mHistograms.counts[e];
       ec.size += mSized.size( e );
-      ec.residents += mSized.residents( e );
+      if ( mCut ) // only the cut reads them: the other searches skip the sum
+        ec.residents += mSized.residents( e );
     }
   for ( const std::uint32_t cls : mTouched )
   {

@@ -1,6 +1,7 @@
 // The release step (paper sec. 3.3) and the recount that checks the release pass against the first pass
 // (vbas::Recount), with the find-only lookups of the QI encoder that the release pass uses.
 #include "algorithms/base/qi_encoding.h"
+#include "algorithms/aggregation/baseline.h"
 #include "algorithms/aggregation/release.h"
 #include "tests/algorithms/test_util.h"
 
@@ -17,6 +18,7 @@ class TestRelease : public QObject
     void kMapSuppressesByResidents();
     void averageRiskSuppressesTheRiskiest();
     void averageCutFollowsChanges();
+    void baselinesGroupRegions();
     void sizedHistogramsMergeCells();
     void aggregateIdsAnyOrder();
     void voronoiReleaseLocatesRegions();
@@ -134,6 +136,23 @@ void TestRelease::averageCutFollowsChanges()
     }
     QVERIFY2( cutSomething > 0, qPrintable( QStringLiteral( "seed %1 at %2" ).arg( seed ).arg( threshold ) ) );
   }
+}
+
+void TestRelease::baselinesGroupRegions()
+{
+  using Groups = std::vector<std::size_t>;
+  QCOMPARE( eachRegionAlone( 3 ), Groups( { 0, 1, 2 } ) );
+  QCOMPARE( oneAggregate( 3 ), Groups( { 0, 0, 0 } ) );
+  // ZIP codes cropped to 3 digits: 100, 112, 100, 104 -> aggregates in the order first met.
+  QCOMPARE( groupByKey( { "100", "112", "100", "104" } ), Groups( { 0, 1, 0, 2 } ) );
+  // Safe Harbor: zone 100 holds 15,000 + 6,000 = 21,000 residents (kept), 112 holds 20,000 (20,000 or
+  // fewer: merged), 104 holds 300 (merged): the merged "000" is first met at the second region.
+  QCOMPARE( mergeSparse( { 0, 1, 0, 2 }, { 15000, 20000, 6000, 300 }, 20000 ), Groups( { 0, 1, 0, 1 } ) );
+  // The release of a baseline suppresses under the criterion as any: threeRegions() as one aggregate,
+  // class 0 holds 5 records and class 1 holds 5: at k = 6 both go, at k = 5 none.
+  QCOMPARE( release( oneAggregate( 3 ), threeRegions(), 6 ).suppression.suppressedRecords, std::int64_t( 10 ) );
+  QCOMPARE( release( oneAggregate( 3 ), threeRegions(), 5 ).suppression.suppressedRecords, std::int64_t( 0 ) );
+  QVERIFY_EXCEPTION_THROWN( mergeSparse( { 0, 1 }, { 1 }, 5 ), std::invalid_argument );
 }
 
 void TestRelease::sizedHistogramsMergeCells()

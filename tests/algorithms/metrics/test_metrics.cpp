@@ -16,6 +16,7 @@
 //   released ECs: A.c0 = {x:2, y:1, z:2} (5), B.c1 = {x:1, y:5} (6); released q = x 3/11, y 6/11, z 2/11
 #include "algorithms/aggregation/aggregation.h"
 #include "algorithms/base/histograms.h"
+#include "algorithms/metrics/frontier.h"
 #include "algorithms/metrics/metrics.h"
 #include "algorithms/metrics/nue.h"
 #include "algorithms/aggregation/release.h"
@@ -74,6 +75,7 @@ class TestMetrics : public QObject
 
   private slots:
     void exampleIsAsDrawn();
+    void frontierAndRecommendation();
     void compactnessEq20();
     void nonUniformEntropyEq22And23();
     void nonUniformEntropyEdgeCases();
@@ -362,6 +364,22 @@ void TestMetrics::everyMetricDefinedOnce()
   for ( const char *field : { "suppressed", "compactness", "discernibility", "dm", "dm_star", "c_avg", "prec", "nue", "generic_nue", "generic_nue_norm", "cm", "max_risk", "avg_risk", "risk_above_pct",
                               "l_diversity", "t_closeness" } )
     QVERIFY2( fields.count( field ), field );
+}
+
+void TestMetrics::frontierAndRecommendation()
+{
+  // (suppressed, loss, meets): a (10, 5), b (20, 3), c (20, 5), d (10, 5) alike a, e (0, 9), and f (5, 1)
+  // that does not meet the stated k. f beats a, b, c and d (fewer suppressed and less lost); nothing
+  // suppresses as few as e: the front is e and f, since it shows every candidate. Without f, a, b and d
+  // trade records for loss against e and one another, and c is beaten by a.
+  const std::vector<CandidateScore> candidates { { 10, 5, true }, { 20, 3, true }, { 20, 5, true }, { 10, 5, true }, { 0, 9, true }, { 5, 1, false } };
+  QCOMPARE( paretoFront( candidates ), std::vector<char>( { 0, 0, 0, 0, 1, 1 } ) );
+  // Least loss among those that meet: b (3).
+  QCOMPARE( recommend( candidates ), std::optional<std::size_t>( 1 ) );
+  // Without b: a and d tie at 5 with 10 suppressed, c at 5 with 20: the first of a and d.
+  QCOMPARE( recommend( { candidates[0], candidates[2], candidates[3], candidates[4] } ), std::optional<std::size_t>( 0 ) );
+  QCOMPARE( recommend( { { 1, 1, false } } ), std::optional<std::size_t>() );
+  QCOMPARE( paretoFront( { candidates[0], candidates[1], candidates[2], candidates[3], candidates[4] } ), std::vector<char>( { 1, 1, 0, 1, 1 } ) );
 }
 
 QTEST_APPLESS_MAIN( TestMetrics )
