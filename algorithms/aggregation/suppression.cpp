@@ -112,4 +112,10 @@ std::vector<AggregateSummary> summarize( const SparseHistograms &ecs, const Supp
   return summaries;
 }
 
+std::size_t releasingNothing( const SparseHistograms &ecs, const Suppression &suppression )
+{
+  const std::vector<AggregateSummary> summaries = summarize( ecs, suppression );
+  return static_cast<std::size_t>( std::count_if( summaries.begin(), summaries.end(), []( const AggregateSummary &a ) { return a.released == 0; } ) );
+}
+
 } // namespace vbas

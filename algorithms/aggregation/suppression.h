@@ -36,4 +36,7 @@ struct AggregateSummary
 
 std::vector<AggregateSummary> summarize( const SparseHistograms &ecs, const Suppression &suppression );
 
+//! The aggregates all of whose records are suppressed (UNITS_RELEASING_NOTHING).
+std::size_t releasingNothing( const SparseHistograms &ecs, const Suppression &suppression );
+
 } // namespace vbas

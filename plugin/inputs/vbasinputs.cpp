@@ -290,6 +290,24 @@ QgsFields VbasInputs::regionFields() const
   return mRegions->fields();
 }
 
+std::vector<std::string> VbasInputs::regionValues( const VbasRegions &regions, const QString &field ) const
+{
+  const int index = mRegions->fields().lookupField( field );
+  if ( index < 0 )
+    throw QgsProcessingException( QObject::tr( "The regions have no field %1." ).arg( field ) );
+  std::vector<std::string> values( regions.points.size() );
+  QgsFeatureRequest request;
+  request.setFlags( vbasqgis::NoGeometry ).setSubsetOfAttributes( QgsAttributeList { mRegions->fields().lookupField( mRegionIdField ), index } );
+  QgsFeatureIterator features = mRegions->getFeatures( request );
+  for ( QgsFeature feature; features.nextFeature( feature ); )
+    if ( const std::optional<std::uint32_t> r = regions.find( feature.attribute( mRegionIdField ) ) )
+    {
+      const QVariant value = feature.attribute( index );
+      values[*r] = value.isNull() ? std::string( 1, '\0' ) : value.toString().toStdString(); // a NULL: a zero byte, which no text of the layer holds
+    }
+  return values;
+}
+
 vbasqgis::WkbType VbasInputs::regionsWkbType() const
 {
   return mRegions->wkbType();

@@ -135,6 +135,8 @@ class VbasInputs
     //! The QI fields' own names (as the records table spells them, whatever the letter case of QI_FIELDS), in QI order.
     const QStringList &qiNames() const { return mQiNames; }
     QgsFields regionFields() const;
+    //! Each region's value of a field of the regions as text, in the regions' order (a NULL is a value of its own); throws for a field the regions lack.
+    std::vector<std::string> regionValues( const VbasRegions &regions, const QString &field ) const;
     const QString &regionIdField() const { return mRegionIdField; }
     vbasqgis::WkbType regionsWkbType() const;
     QgsCoordinateReferenceSystem regionsCrs() const;

@@ -37,13 +37,6 @@ std::size_t contiguityStep( std::vector<std::size_t> &regionAggregate, const vba
   return c.reassigned;
 }
 
-//! The aggregates all of whose records are suppressed.
-std::size_t releasingNothing( const vbas::Aggregation &aggregation, const vbas::Suppression &suppression )
-{
-  const std::vector<vbas::AggregateSummary> summaries = vbas::summarize( aggregation.ecs, suppression );
-  return static_cast<std::size_t>( std::count_if( summaries.begin(), summaries.end(), []( const vbas::AggregateSummary &a ) { return a.released == 0; } ) );
-}
-
 //! The mean-point compactness the budget allows.
 double compactnessCap( const VbasBorderSteps &steps )
 {
@@ -69,7 +62,7 @@ vbas::AggregateConstraints constraints( const VbasBorderSteps &steps, const vbas
   // Below k, as the partition counts them: the average risk model's cut is global (vbas::Partition::aggregateSuppressed).
   vbas::Criterion floor = criterion;
   floor.averageThreshold = 1;
-  c.maxReleasingNothing = releasingNothing( release.aggregation, vbas::suppress( release.aggregation, floor ) );
+  c.maxReleasingNothing = vbas::releasingNothing( release.aggregation.ecs, vbas::suppress( release.aggregation, floor ) );
   return c;
 }
 
@@ -234,6 +227,26 @@ VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecord
   return result;
 }
 
+VbasAggregated vbasAggregate( const VbasPlacementSettings &placementSettings, const VbasConstraintSettings &constraints, VbasBorderSteps borderSteps, const VbasRegions &regions,
+                              const VbasRecords &records, std::size_t sites, const vbas::Criterion &criterion, QgsProcessingFeedback *feedback )
+{
+  const VbasPlacement placement = vbasPlaceSites( placementSettings, constraints, regions, records, sites, feedback );
+  VbasAggregated result;
+  result.placedSites = placement.sites;
+  result.siteRow = placement.siteRow;
+  result.placementOutputs = vbasPlacementOutputs( placement );
+  vbas::Release voronoi = vbas::voronoiRelease( placement.sites, regions.points, records.histograms, criterion );
+  // The budget is a ratio to the balanced-density start, which ADC's constraints hold; with balanced density, the start is that.
+  result.reference = placement.constraints ? VbasCompactnessReference { placement.constraints->referenceCompactness, placement.constraints->referenceMeanPointCompactness }
+                                           : vbasCompactnessOf( regions, records, voronoi, placement.sites );
+  borderSteps.compactnessBudget = constraints.compactnessBudget;
+  borderSteps.referenceMeanPoint = result.reference.meanPoint;
+  borderSteps.recordFloor = constraints.recordFloor;
+  borderSteps.recordCeiling = constraints.recordCeiling;
+  result.bordered = vbasBorderRelease( regions, records, std::move( voronoi ), placement.sites, criterion, borderSteps, feedback );
+  return result;
+}
+
 VbasBorderSteps VbasBorderSteps::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed )
 {
   VbasBorderSteps steps;
@@ -268,7 +281,7 @@ VbasCompactnessReference vbasCompactnessOf( const VbasRegions &regions, const Vb
 
 QVariantMap vbasAggregateOutputs( const VbasBorderResult &result, const VbasRegions &regions, const VbasRecords &records, const VbasCompactnessReference &start )
 {
-  const std::size_t nothing = releasingNothing( result.release.aggregation, result.release.suppression );
+  const std::size_t nothing = vbas::releasingNothing( result.release.aggregation.ecs, result.release.suppression );
   const VbasCompactnessReference now = vbasCompactnessOf( regions, records, result.release, result.sites );
   const auto ratio = []( double value, double reference ) { return reference > 0 ? value / reference : 1.0; };
   return { { QStringLiteral( "UNITS_IN_PIECES" ), static_cast<qlonglong>( result.aggregatesInPieces ) }, { QStringLiteral( "UNITS_RELEASING_NOTHING" ), static_cast<qlonglong>( nothing ) },

@@ -72,6 +72,27 @@ struct VbasCompactnessReference
 VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecords &records, vbas::Release release, std::vector<vbas::Point> sites, const vbas::Criterion &criterion,
                                     const VbasBorderSteps &steps, QgsProcessingFeedback *feedback );
 
+struct VbasPlacementSettings;
+struct VbasConstraintSettings;
+
+//! A release by the paper's pipeline (vbasAggregate): the sites placed, the reference of the compactness outputs, and the release after the border steps.
+struct VbasAggregated
+{
+    std::vector<vbas::Point> placedSites;
+    std::vector<std::size_t> siteRow; //!< balanced density's row of each site (VbasPlacement::siteRow)
+    QVariantMap placementOutputs;     //!< ADC_MOVES_TRIED and the rest (vbasPlacementOutputs)
+    VbasCompactnessReference reference;
+    VbasBorderResult bordered;
+};
+
+/**
+ * The paper's pipeline after the site count, as vbas:anonymize runs it: `sites` sites placed (balanced
+ * density or ADC, under the constraints), the Voronoi release under criterion, then the border steps
+ * with the constraints' budget, floor and ceiling, the budget a ratio to the balanced-density start.
+ */
+VbasAggregated vbasAggregate( const VbasPlacementSettings &placement, const VbasConstraintSettings &constraints, VbasBorderSteps borderSteps, const VbasRegions &regions, const VbasRecords &records,
+                              std::size_t sites, const vbas::Criterion &criterion, QgsProcessingFeedback *feedback );
+
 //! Eq. 20 of a release: every region point to the site of its aggregate (sites by site index).
 double vbasCompactness( const VbasRegions &regions, const vbas::Release &release, const std::vector<vbas::Point> &sites );
 

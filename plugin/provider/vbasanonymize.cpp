@@ -88,26 +88,17 @@ QVariantMap VbasAnonymize::processAlgorithm( const QVariantMap &, QgsProcessingC
     return processGeneralized( regions, records, context, steps, feedback );
   const VbasSiteCount siteCount = vbasEstimateSiteCount( mSiteCount, regions, records, feedback );
   QVariantMap outputs = vbasSiteCountOutputs( siteCount, records );
-  const VbasPlacement placement = vbasPlaceSites( mPlacement, mConstraints, regions, records, siteCount.sites, &steps );
-  outputs.insert( vbasPlacementOutputs( placement ) );
+  const VbasAggregated aggregated = vbasAggregate( mPlacement, mConstraints, mBorderSteps, regions, records, siteCount.sites, mRelease.criterion(), &steps );
+  outputs.insert( aggregated.placementOutputs );
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mPlacement.seed ) );
-  vbas::Release voronoi = vbas::voronoiRelease( placement.sites, regions.points, records.histograms, mRelease.criterion() );
-  // The budget is a ratio to the balanced-density start, which ADC's constraints hold; with balanced density, the start is that.
-  const VbasCompactnessReference reference = placement.constraints ? VbasCompactnessReference { placement.constraints->referenceCompactness, placement.constraints->referenceMeanPointCompactness }
-                                                                   : vbasCompactnessOf( regions, records, voronoi, placement.sites );
-  VbasBorderSteps borderSteps = mBorderSteps;
-  borderSteps.compactnessBudget = mConstraints.compactnessBudget;
-  borderSteps.referenceMeanPoint = reference.meanPoint;
-  borderSteps.recordFloor = mConstraints.recordFloor;
-  borderSteps.recordCeiling = mConstraints.recordCeiling;
-  const VbasBorderResult bordered = vbasBorderRelease( regions, records, std::move( voronoi ), placement.sites, mRelease.criterion(), borderSteps, &steps );
+  const VbasBorderResult &bordered = aggregated.bordered;
   const vbas::Release &release = bordered.release;
-  outputs.insert( vbasAggregateOutputs( bordered, regions, records, reference ) );
+  outputs.insert( vbasAggregateOutputs( bordered, regions, records, aggregated.reference ) );
   if ( !records.encoder.classCodes().empty() )
     outputs.insert( vbasLossOutputs( vbasReleaseLoss( records, release ) ) );
-  vbasLogRelease( release, placement.sites.size(), mRelease.criterion(), feedback );
+  vbasLogRelease( release, aggregated.placedSites.size(), mRelease.criterion(), feedback );
   if ( VbasOutput *sites = mOutputs.createIfWanted( QStringLiteral( "SITE_POINTS" ), context ) )
-    VbasSitesOutput::write( *sites, regions, bordered.sites, release.regionAggregate, vbasRegionPopulation( regions, records ), placement.siteRow );
+    VbasSitesOutput::write( *sites, regions, bordered.sites, release.regionAggregate, vbasRegionPopulation( regions, records ), aggregated.siteRow );
   return writeRelease( regions, records, records, bordered.sites, release, outputs, context, steps, feedback, nullptr );
 }
 

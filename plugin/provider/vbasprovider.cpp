@@ -2,6 +2,7 @@
 #include "plugin/provider/vbasanonymize.h"
 #include "plugin/provider/vbascheckanonymity.h"
 #include "plugin/provider/vbasestimatesitecount.h"
+#include "plugin/provider/vbascompare.h"
 #include "plugin/provider/vbasevaluate.h"
 #include "plugin/provider/vbasgeneralize.h"
 #include "plugin/provider/vbaslpgeomask.h"
@@ -51,6 +52,7 @@ void VbasProvider::loadAlgorithms()
   addAlgorithm( new VbasGuarded<VbasGeneralize>() );
   addAlgorithm( new VbasGuarded<VbasCheckAnonymity>() );
   addAlgorithm( new VbasGuarded<VbasLpGeomask>() );
+  addAlgorithm( new VbasGuarded<VbasCompare>() );
 }
 
 //! The factory the Python shim calls through ctypes with the plugin folder; the registry takes ownership.

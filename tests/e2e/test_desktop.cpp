@@ -238,7 +238,7 @@ void TestDesktop::helpButtonsOpenTheirPages()
   const QString installed = mQgis.environment().value( QStringLiteral( "QGIS_CUSTOM_CONFIG_PATH" ) ) + QStringLiteral( "/profiles/default/python/plugins/vbas/help" );
   QCOMPARE( help.value( QStringLiteral( "help" ) ).toString(), installed );
   const QJsonObject urls = help.value( QStringLiteral( "urls" ) ).toObject();
-  const QStringList names = { "anonymize", "checkanonymity", "estimatesitecount", "evaluate", "generalize", "lpgeomask", "placesites", "voronoiaggregate" };
+  const QStringList names = { "anonymize", "checkanonymity", "compare", "estimatesitecount", "evaluate", "generalize", "lpgeomask", "placesites", "voronoiaggregate" };
   QStringList ids;
   for ( const QString &name : names )
     ids << QStringLiteral( "vbas:" ) + name;

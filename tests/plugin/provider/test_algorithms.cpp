@@ -58,7 +58,7 @@ class TestAlgorithms : public QObject
     void initTestCase();
     void cleanupTestCase();
 
-    void providerListsEightAlgorithms();
+    void providerListsNineAlgorithms();
     void everyOutputStatesItsAudience();
     void estimateSiteCountCustomCoefficients();
     void estimateSiteCountEntropyCentral();
@@ -130,7 +130,7 @@ QgsVectorLayer *TestAlgorithms::output( const QVariantMap &results, const QStrin
   return vbastest::output( results, name, mContext );
 }
 
-void TestAlgorithms::providerListsEightAlgorithms()
+void TestAlgorithms::providerListsNineAlgorithms()
 {
   const QgsProcessingProvider *provider = QgsApplication::processingRegistry()->providerById( QStringLiteral( "vbas" ) );
   QVERIFY( provider );
@@ -143,8 +143,8 @@ void TestAlgorithms::providerListsEightAlgorithms()
     QCOMPARE( alg->groupId(), alg->id() == QLatin1String( "vbas:lpgeomask" ) ? QStringLiteral( "geomasking" ) : QStringLiteral( "vbas" ) );
   }
   ids.sort();
-  QCOMPARE( ids,
-            QStringList( { "vbas:anonymize", "vbas:checkanonymity", "vbas:estimatesitecount", "vbas:evaluate", "vbas:generalize", "vbas:lpgeomask", "vbas:placesites", "vbas:voronoiaggregate" } ) );
+  QCOMPARE( ids, QStringList( { "vbas:anonymize", "vbas:checkanonymity", "vbas:compare", "vbas:estimatesitecount", "vbas:evaluate", "vbas:generalize", "vbas:lpgeomask", "vbas:placesites",
+                                "vbas:voronoiaggregate" } ) );
   QVERIFY( QFile::exists( provider->svgIconPath() ) );
 }
 

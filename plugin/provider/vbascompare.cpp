@@ -1,0 +1,164 @@
+#include "plugin/provider/vbascompare.h"
+#include "plugin/support/vbasqgiscompat.h"
+
+#include "algorithms/metrics/frontier.h"
+#include "plugin/outputs/vbascandidatesoutput.h"
+#include "plugin/provider/vbasdestination.h"
+#include "plugin/outputs/vbasreport.h"
+
+#include <qgsapplication.h>
+#include <qgsprocessingoutputs.h>
+#include <qgsprocessingparameters.h>
+#include <qgsprocessingregistry.h>
+
+#include <limits>
+
+namespace
+{
+
+//! LOSS: the measures a recommendation may minimise, in the order of its options.
+const char *const kLossFields[] = { "generic_nue", "nue", "dm" };
+
+} // namespace
+
+QString VbasCompare::shortHelpString() const
+{
+  return QObject::tr( "Builds candidate releases of the same records side by side, without writing any release: for each k of a list, the aggregations chosen (the paper's "
+                      "balanced density, ADC aiming at the fewest suppressed records, the suppression search), built exactly as Anonymize builds them, and the usual "
+                      "alternatives (the regions unaggregated, a parent geography, region ids cropped, HIPAA Safe Harbor's 3-digit ZIP codes, no geography). The records are read "
+                      "once. Each candidate is measured as Evaluate measures a release; the table gives one row per candidate, with the command that makes it, whether no "
+                      "other candidate beats it on both records suppressed and information lost (the frontier), and the one recommended.<br>" )
+         + regionsHelp( true, Population::Weights ) + recordsHelp( Qis::Required )
+         + QObject::tr( "<b>k the release must meet</b> (K): the recommendation is the candidate of least information loss among those at this k or above; ties: the fewer "
+                        "records suppressed, then the first.<br>"
+                        "<b>Candidate k values</b> (K_VALUES): the k of the candidates, whole numbers of at least 2 separated by commas (default 5, 10, 20).<br>"
+                        "<b>Aggregations</b> (METHODS): for each k, the releases of Anonymize with METHOD balanced density (the paper), with ADC and OBJECTIVE fewest suppressed, and "
+                        "with balanced density and SEARCH; at the site count of MODEL (one count for all).<br>"
+                        "<b>Baselines</b> (BASELINES): for each k, a release of the records over the initial regions as they are; grouped by PARENT_FIELD (a county, a health "
+                        "region); grouped by the first CROP_LENGTH characters of the region id (the paper's cropping: a 5-digit ZIP code cropped to 3); by HIPAA Safe Harbor's "
+                        "rule (the id cropped to 3 characters, every 3-digit code of 20,000 residents or fewer merged into one, the rule's 000; needs POPULATION_FIELD); or with no "
+                        "geography at all. Each suppresses the classes below k, as any release.<br>"
+                        "<b>Parent geography field</b> (PARENT_FIELD): the field of REGIONS that names each region's parent; NULL is a parent of its own.<br>"
+                        "<b>Cropped id length</b> (CROP_LENGTH): the characters of the region id kept (default 3).<br>"
+                        "<b>Information loss to compare by</b> (LOSS): generic non-uniform entropy (GENERIC_NUE, the default: the geography's levels and suppression), the "
+                        "non-uniform entropy of the released records (NUE, eq. 22-23), or the discernibility metric (DM).<br>" )
+         + evaluationParametersHelp() + siteCountHelp()
+         + QObject::tr( "<b>Search time limit</b> (TIME_LIMIT, advanced) and <b>Search: most trial moves</b> (SEARCH_MOVES, advanced): as in Anonymize, for each search "
+                        "candidate.<br>"
+                        "<b>Seed</b> (SEED, advanced): the search's choices, as in Anonymize; empty: a fresh one, given in the SEED output and in each command.<br>"
+                        "<h3>Outputs</h3><b>Candidates</b> (CANDIDATES): " )
+         + custodianOnly()
+         + QObject::tr( "one row per candidate: candidate (in words), kind (balanced_density, adc, search, regions, parent, cropped, safe_harbor, no_geography), units_asked "
+                        "(sites placed, or the baseline's groups), units_in_pieces and units_releasing_nothing (as Anonymize's outputs; units_in_pieces NULL for a "
+                        "baseline), on_front (1: no other candidate suppresses at most as many records and loses at most as much, one of them less), recommended (1 for the "
+                        "recommendation), command (the qgis_process command of Anonymize that makes it; NULL for a baseline), then every measure of Evaluate's EVALUATION "
+                        "row (runtime_s: the seconds that candidate took).<br>"
+                        "<b>CANDIDATES_MADE</b>: the candidates built. <b>RECOMMENDED</b>: the recommended candidate in words; empty when none is at K or above. "
+                        "<b>SITES</b>, <b>CUTOFF</b>, <b>ENTROPY</b>, <b>MAXCOMBS</b>, <b>RECORDS</b>, <b>POPULATION</b>: as Estimate site count. <b>SEED</b>: the seed." );
+}
+
+void VbasCompare::initAlgorithm( const QVariantMap & )
+{
+  addRegionsParameters( true, Population::Weights );
+  addRecordsParameters( Qis::Required );
+  addKParameter( QObject::tr( "The k the release must meet: the recommendation is among the candidates at this k or above" ) );
+  addParameter( new QgsProcessingParameterString( QStringLiteral( "K_VALUES" ), QObject::tr( "Candidate k values" ), QStringLiteral( "5, 10, 20" ) ),
+                QObject::tr( "The k of the candidates, separated by commas" ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "METHODS" ), QObject::tr( "Aggregations" ),
+                                                QStringList() << QObject::tr( "Balanced density (paper)" ) << QObject::tr( "ADC, fewest suppressed records" )
+                                                              << QObject::tr( "Balanced density and the suppression search" ),
+                                                true, QVariantList { 0, 1 }, true ),
+                QObject::tr( "The aggregations built for each k, as Anonymize builds them" ) );
+  addParameter( new QgsProcessingParameterEnum( QStringLiteral( "BASELINES" ), QObject::tr( "Baselines" ),
+                                                QStringList() << QObject::tr( "Initial regions, unaggregated" ) << QObject::tr( "Parent geography (PARENT_FIELD)" )
+                                                              << QObject::tr( "Region ids cropped (CROP_LENGTH)" ) << QObject::tr( "HIPAA Safe Harbor 3-digit ZIP codes" )
+                                                              << QObject::tr( "No geography" ),
+                                                true, QVariantList { 0, 4 }, true ),
+                QObject::tr( "The usual alternatives built for each k beside the aggregations" ) );
+  addParameter(
+    new QgsProcessingParameterField( QStringLiteral( "PARENT_FIELD" ), QObject::tr( "Parent geography field" ), QVariant(), QStringLiteral( "REGIONS" ), vbasqgis::FieldDataType::Any, false, true ),
+    QObject::tr( "The field of the regions that names each region's parent (county, health region), for the parent geography baseline" ) );
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "CROP_LENGTH" ), QObject::tr( "Cropped id length" ), vbasqgis::NumberType::Integer, 3, false, 1, 1000 ),
+                QObject::tr( "The characters of the region id the cropped baseline keeps" ) );
+  addParameter( new QgsProcessingParameterEnum(
+                  QStringLiteral( "LOSS" ), QObject::tr( "Information loss to compare by" ),
+                  QStringList() << QObject::tr( "Generic non-uniform entropy (GENERIC_NUE)" ) << QObject::tr( "Non-uniform entropy (NUE)" ) << QObject::tr( "Discernibility metric (DM)" ), false, 0 ),
+                QObject::tr( "The measure of information lost that the frontier and the recommendation use" ) );
+  addEvaluationParameters();
+  addSiteCountParameters();
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "TIME_LIMIT" ), QObject::tr( "Search time limit (s)" ), vbasqgis::NumberType::Double, 30, false, 0 ),
+                QObject::tr( "Seconds each search candidate runs" ), Shown::Advanced );
+  addParameter(
+    new QgsProcessingParameterNumber( QStringLiteral( "SEARCH_MOVES" ), QObject::tr( "Search: most trial moves" ), vbasqgis::NumberType::Integer, 0, false, 0, std::numeric_limits<int>::max() ),
+    QObject::tr( "Trial moves after which each search candidate stops (0: only the time limit)" ), Shown::Advanced );
+  addSeedParameter( QObject::tr( "Seed of the search (empty: a fresh one)" ), QObject::tr( "A whole number that repeats a comparison exactly; empty: a fresh one each run" ) );
+  addParameter( new VbasSinkParameter( QStringLiteral( "CANDIDATES" ), QObject::tr( "Candidates" ), vbasqgis::Vector ),
+                QObject::tr( "One row per candidate release: what it is, the command that makes it, and its measures" ) );
+  addNumberOutput( QStringLiteral( "CANDIDATES_MADE" ), QObject::tr( "Candidates built" ) );
+  addOutput( new QgsProcessingOutputString( QStringLiteral( "RECOMMENDED" ), QObject::tr( "Recommended candidate" ) ) );
+}
+
+bool VbasCompare::prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
+{
+  mInputs.prepare( *this, parameters, context );
+  mSiteCount = VbasSiteCountSettings::read( *this, parameters, context );
+  mSettings = VbasCandidateSettings::read( *this, parameters, context, vbasSeed( *this, parameters, context ) );
+  mStatedK = vbasWholeNumber( *this, parameters, QStringLiteral( "K" ), context );
+  mLossField = QString::fromLatin1( kLossFields[parameterAsEnum( parameters, QStringLiteral( "LOSS" ), context )] );
+  mParameters = parameters;
+  mOutputs.prepare( *this, parameters, context, { VbasCandidatesOutput::schema() }, mInputs.locations(), feedback );
+  return true;
+}
+
+QVariantMap VbasCompare::processAlgorithm( const QVariantMap &, QgsProcessingContext &context, QgsProcessingFeedback *feedback )
+{
+  const VbasRun run( mOutputs );
+  QgsProcessingMultiStepFeedback steps( 2, feedback );
+  const VbasRegionsAndRecords read = mInputs.readRegionsAndRecords( context, steps, feedback );
+  const std::vector<std::string> parentKeys
+    = mSettings.baselines.contains( VbasCandidateSettings::Baseline::Parent ) ? mInputs.regionValues( read.regions, mSettings.parentField ) : std::vector<std::string>();
+  steps.setCurrentStep( 1 );
+  QVariantMap outputs;
+  std::size_t sites = 0;
+  if ( !mSettings.methods.isEmpty() ) // one site count for every aggregation: it does not depend on k
+  {
+    const VbasSiteCount siteCount = vbasEstimateSiteCount( mSiteCount, read.regions, read.records, feedback );
+    outputs = vbasSiteCountOutputs( siteCount, read.records );
+    sites = siteCount.sites;
+  }
+  const QList<VbasCandidate> candidates = vbasCandidates( mSettings, sites, read.regions, read.records, parentKeys, &steps );
+  std::vector<vbas::CandidateScore> scores;
+  for ( const VbasCandidate &c : candidates )
+    scores.push_back( { static_cast<std::int64_t>( vbas::metricValue( c.values, "suppressed" ).value_or( 0 ) ),
+                        static_cast<double>( vbas::metricValue( c.values, mLossField.toLatin1().constData() ).value_or( 0 ) ), c.k >= mStatedK } );
+  const std::optional<std::size_t> recommended = vbas::recommend( scores );
+  VbasCandidatesOutput::write( mOutputs.create( QStringLiteral( "CANDIDATES" ), context ), candidates, vbas::paretoFront( scores ), recommended, commands( candidates, context ) );
+  outputs.insert( QStringLiteral( "CANDIDATES_MADE" ), static_cast<qlonglong>( candidates.size() ) );
+  outputs.insert( QStringLiteral( "RECOMMENDED" ), recommended ? candidates.at( static_cast<int>( *recommended ) ).name : QString() );
+  outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mSettings.seed ) );
+  feedback->pushInfo(
+    recommended ? QObject::tr( "Recommended: %1, the least %2 among the candidates at k = %3 or above." ).arg( candidates.at( static_cast<int>( *recommended ) ).name, mLossField ).arg( mStatedK )
+                : QObject::tr( "No candidate is at k = %1 or above: nothing is recommended." ).arg( mStatedK ) );
+  mOutputs.commit( context, outputs );
+  return outputs;
+}
+
+QStringList VbasCompare::commands( const QList<VbasCandidate> &candidates, QgsProcessingContext &context ) const
+{
+  const QgsProcessingAlgorithm *anonymize = QgsApplication::processingRegistry()->algorithmById( QStringLiteral( "vbas:anonymize" ) );
+  QVariantMap shared; // the inputs and settings vbas:anonymize shares with this algorithm
+  for ( const QgsProcessingParameterDefinition *definition : parameterDefinitions() )
+    if ( !definition->isDestination() && anonymize && anonymize->parameterDefinition( definition->name() ) && mParameters.contains( definition->name() ) )
+      shared.insert( definition->name(), mParameters.value( definition->name() ) );
+  shared.insert( QStringLiteral( "SEED" ), static_cast<double>( mSettings.seed ) );
+  shared.insert( QStringLiteral( "ANONYMIZED" ), QStringLiteral( "anonymized.gpkg" ) );
+  QStringList result;
+  for ( const VbasCandidate &c : candidates )
+  {
+    QVariantMap p = shared;
+    for ( auto it = c.anonymize.constBegin(); it != c.anonymize.constEnd(); ++it )
+      p.insert( it.key(), it.value() );
+    result << ( c.anonymize.isEmpty() || !anonymize ? QString() : vbasProcessCommand( *anonymize, vbasRunParameters( *anonymize, p, context, {} ) ) );
+  }
+  return result;
+}

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "plugin/provider/vbasalgorithm.h"
+#include "plugin/inputs/vbasinputs.h"
+#include "plugin/outputs/vbasoutputset.h"
+#include "plugin/pipeline/vbascandidates.h"
+#include "plugin/pipeline/vbassteps.h"
+
+#include <QVariantMap>
+
+//! vbas:compare: candidate releases side by side on the user's own data, none written (docs/algorithms/compare.md).
+class VbasCompare : public VbasAlgorithm
+{
+  public:
+    QString name() const override { return QStringLiteral( "compare" ); }
+    QString displayName() const override { return QObject::tr( "Compare candidate releases" ); }
+    QString shortHelpString() const override;
+    VbasCompare *createInstance() const override { return new VbasCompare(); }
+
+  protected:
+    void initAlgorithm( const QVariantMap &configuration = QVariantMap() ) override;
+    bool prepareAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
+    QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
+
+  private:
+    //! The vbas:anonymize command that makes each candidate; empty for a baseline.
+    QStringList commands( const QList<VbasCandidate> &candidates, QgsProcessingContext &context ) const;
+
+    VbasInputs mInputs;
+    VbasSiteCountSettings mSiteCount;
+    VbasCandidateSettings mSettings;
+    std::int64_t mStatedK = 5;
+    QString mLossField; //!< the measure the recommendation minimises
+    QVariantMap mParameters;
+    VbasOutputSet mOutputs;
+};

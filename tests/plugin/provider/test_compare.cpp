@@ -1,0 +1,203 @@
+// vbas:compare on the sample layers: every aggregation's row equals what vbas:anonymize makes with
+// the row's parameters; the baselines' suppression recounted here from the records table; the frontier
+// and the recommendation recomputed from the rows; bad lists refused before anything is read.
+#include "tests/plugin/qgis_test_util.h"
+
+#include <map>
+#include <tuple>
+
+class TestCompare : public QObject
+{
+    Q_OBJECT
+
+  private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void aggregationsEqualAnonymize();
+    void baselinesRecountedByHand();
+    void frontierAndRecommendation();
+    void badListsRefused();
+
+  private:
+    //! vbas:compare on the sample at k = 5 and 10, every method (the search for 3,000 moves) and every baseline but Safe Harbor's, CANDIDATES in memory.
+    QVariantMap parameters() const;
+    //! The CANDIDATES rows of one run, once (the sample's comparison is shared by the tests).
+    const QList<QgsFeature> &rows();
+    //! Records in classes of fewer than k records, the classes keyed by the region key and the QIs, counted here from the records table.
+    qlonglong suppressedByHand( const std::function<QString( const QString &tract )> &key, qlonglong k ) const;
+
+    QgsProcessingContext mContext;
+    std::unique_ptr<QgsVectorLayer> mTracts;
+    std::unique_ptr<QgsVectorLayer> mPatients;
+    QList<QgsFeature> mRows;
+};
+
+void TestCompare::initTestCase()
+{
+  vbastest::initQgisWithProvider();
+  mTracts = std::make_unique<QgsVectorLayer>( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ny8_tracts.gpkg|layername=ny8_tracts" ), QStringLiteral( "tracts" ), QStringLiteral( "ogr" ) );
+  mPatients = std::make_unique<QgsVectorLayer>( ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/patients.gpkg|layername=patients" ), QStringLiteral( "patients" ), QStringLiteral( "ogr" ) );
+  QVERIFY( mTracts->isValid() && mPatients->isValid() );
+}
+
+void TestCompare::cleanupTestCase()
+{
+  mTracts.reset();
+  mPatients.reset();
+  QgsApplication::exitQgis();
+}
+
+QVariantMap TestCompare::parameters() const
+{
+  QVariantMap p = vbastest::inputParameters( mTracts.get(), QStringLiteral( "AREAKEY" ), mPatients.get(), QStringLiteral( "tract_id" ),
+                                             { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) } );
+  p.insert( QStringLiteral( "K" ), 10 );
+  p.insert( QStringLiteral( "K_VALUES" ), QStringLiteral( "10 5" ) );
+  p.insert( QStringLiteral( "METHODS" ), QVariantList { 0, 1, 2 } );
+  p.insert( QStringLiteral( "SEARCH_MOVES" ), 3000 );
+  p.insert( QStringLiteral( "SEED" ), 11 );
+  p.insert( QStringLiteral( "BASELINES" ), QVariantList { 0, 1, 2, 4 } );
+  p.insert( QStringLiteral( "PARENT_FIELD" ), QStringLiteral( "AREAKEY" ) ); // each tract its own parent: the regions again
+  p.insert( QStringLiteral( "CROP_LENGTH" ), 5 );                            // a tract's county
+  p.insert( QStringLiteral( "CANDIDATES" ), QgsProcessing::TEMPORARY_OUTPUT );
+  return p;
+}
+
+const QList<QgsFeature> &TestCompare::rows()
+{
+  if ( mRows.isEmpty() )
+  {
+    const QVariantMap results = vbastest::run( QStringLiteral( "vbas:compare" ), parameters(), mContext, true );
+    vbastest::forEachFeature( results, QStringLiteral( "CANDIDATES" ), mContext, [&]( const QgsFeature &f ) { mRows << f; } );
+    [&] { QCOMPARE( results.value( QStringLiteral( "CANDIDATES_MADE" ) ).toLongLong(), 14LL ); }();
+  }
+  return mRows;
+}
+
+qlonglong TestCompare::suppressedByHand( const std::function<QString( const QString &tract )> &key, qlonglong k ) const
+{
+  std::map<std::tuple<QString, QString, QString, QString>, qlonglong> classes;
+  QgsFeature f;
+  QgsFeatureIterator it = mPatients->getFeatures();
+  while ( it.nextFeature( f ) )
+    ++classes[{ key( f.attribute( QStringLiteral( "tract_id" ) ).toString() ), f.attribute( QStringLiteral( "age_group" ) ).toString(), f.attribute( QStringLiteral( "sex" ) ).toString(),
+                f.attribute( QStringLiteral( "race" ) ).toString() }];
+  qlonglong suppressed = 0;
+  for ( const auto &[cls, n] : classes )
+    suppressed += n < k ? n : 0;
+  return suppressed;
+}
+
+void TestCompare::aggregationsEqualAnonymize()
+{
+  // k = 5 first (K_VALUES is sorted), then for each k the three methods before the baselines.
+  int checked = 0;
+  for ( const QgsFeature &row : rows() )
+  {
+    const QString kind = row.attribute( QStringLiteral( "kind" ) ).toString();
+    if ( kind != QLatin1String( "balanced_density" ) && kind != QLatin1String( "adc" ) && kind != QLatin1String( "search" ) )
+    {
+      QVERIFY( row.attribute( QStringLiteral( "command" ) ).isNull() );
+      continue;
+    }
+    const qlonglong k = row.attribute( QStringLiteral( "k" ) ).toLongLong();
+    QVariantMap p = vbastest::inputParameters( mTracts.get(), QStringLiteral( "AREAKEY" ), mPatients.get(), QStringLiteral( "tract_id" ),
+                                               { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) } );
+    p.insert( QStringLiteral( "K" ), k );
+    p.insert( QStringLiteral( "METHOD" ), kind == QLatin1String( "adc" ) ? 1 : 0 );
+    p.insert( QStringLiteral( "OBJECTIVE" ), kind == QLatin1String( "adc" ) ? 1 : 0 );
+    p.insert( QStringLiteral( "SEARCH" ), kind == QLatin1String( "search" ) );
+    p.insert( QStringLiteral( "SEARCH_MOVES" ), 3000 );
+    p.insert( QStringLiteral( "SEED" ), 11 );
+    QgsProcessingContext context;
+    const QVariantMap made = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, context, true );
+    const QString what = row.attribute( QStringLiteral( "candidate" ) ).toString();
+    for ( const auto &[column, output] : { std::make_pair( "suppressed", "SUPPRESSED" ), std::make_pair( "aggregates", "AGGREGATES" ), std::make_pair( "released_ecs", "RELEASED_ECS" ),
+                                           std::make_pair( "smallest_ec", "SMALLEST_EC" ) } )
+      QVERIFY2( row.attribute( QString::fromLatin1( column ) ).toLongLong() == made.value( QString::fromLatin1( output ) ).toLongLong(), qPrintable( what + ' ' + column ) );
+    for ( const auto &[column, output] : { std::make_pair( "generic_nue", "GENERIC_NUE" ), std::make_pair( "nue", "NUE" ), std::make_pair( "max_risk", "MAX_RISK" ) } )
+      QVERIFY2( qFuzzyCompare( row.attribute( QString::fromLatin1( column ) ).toDouble(), made.value( QString::fromLatin1( output ) ).toDouble() ), qPrintable( what + ' ' + column ) );
+    QCOMPARE( row.attribute( QStringLiteral( "units_in_pieces" ) ).toLongLong(), made.value( QStringLiteral( "UNITS_IN_PIECES" ) ).toLongLong() );
+    QCOMPARE( row.attribute( QStringLiteral( "units_releasing_nothing" ) ).toLongLong(), made.value( QStringLiteral( "UNITS_RELEASING_NOTHING" ) ).toLongLong() );
+    const QString command = row.attribute( QStringLiteral( "command" ) ).toString();
+    QVERIFY2( command.contains( QStringLiteral( " run vbas:anonymize -- " ) ) && command.contains( QStringLiteral( "'K=%1'" ).arg( k ) ) && command.contains( QStringLiteral( "'SEED=11'" ) ),
+              qPrintable( command ) );
+    ++checked;
+  }
+  QCOMPARE( checked, 6 );
+}
+
+void TestCompare::baselinesRecountedByHand()
+{
+  int checked = 0;
+  for ( const QgsFeature &row : rows() )
+  {
+    const QString kind = row.attribute( QStringLiteral( "kind" ) ).toString();
+    const qlonglong k = row.attribute( QStringLiteral( "k" ) ).toLongLong();
+    std::function<QString( const QString & )> key;
+    qlonglong units = 0;
+    if ( kind == QLatin1String( "regions" ) || kind == QLatin1String( "parent" ) )
+    {
+      key = []( const QString &tract ) { return tract; };
+      units = 281;
+    }
+    else if ( kind == QLatin1String( "cropped" ) )
+    {
+      key = []( const QString &tract ) { return tract.left( 5 ); };
+      units = 8;
+    }
+    else if ( kind == QLatin1String( "no_geography" ) )
+    {
+      key = []( const QString & ) { return QString(); };
+      units = 1;
+    }
+    else
+      continue;
+    QCOMPARE( row.attribute( QStringLiteral( "suppressed" ) ).toLongLong(), suppressedByHand( key, k ) );
+    QCOMPARE( row.attribute( QStringLiteral( "units_asked" ) ).toLongLong(), units );
+    QVERIFY( row.attribute( QStringLiteral( "units_in_pieces" ) ).isNull() );
+    ++checked;
+  }
+  QCOMPARE( checked, 8 );
+}
+
+void TestCompare::frontierAndRecommendation()
+{
+  // on_front recomputed from the rows: no other row suppresses at most as many and loses at most as
+  // much (generic NUE), one strictly; the recommendation: the least loss at k >= K = 10.
+  const QList<QgsFeature> &all = rows();
+  const auto suppressed = [&]( int i ) { return all.at( i ).attribute( QStringLiteral( "suppressed" ) ).toLongLong(); };
+  const auto loss = [&]( int i ) { return all.at( i ).attribute( QStringLiteral( "generic_nue" ) ).toDouble(); };
+  int best = -1, fronts = 0;
+  for ( int i = 0; i < all.size(); ++i )
+  {
+    bool beaten = false;
+    for ( int j = 0; j < all.size(); ++j )
+      beaten = beaten || ( suppressed( j ) <= suppressed( i ) && loss( j ) <= loss( i ) && ( suppressed( j ) < suppressed( i ) || loss( j ) < loss( i ) ) );
+    QCOMPARE( all.at( i ).attribute( QStringLiteral( "on_front" ) ).toLongLong(), beaten ? 0LL : 1LL );
+    fronts += !beaten;
+    if ( all.at( i ).attribute( QStringLiteral( "k" ) ).toLongLong() >= 10 && ( best < 0 || loss( i ) < loss( best ) ) )
+      best = i;
+  }
+  QVERIFY( fronts >= 2 );
+  for ( int i = 0; i < all.size(); ++i )
+    QCOMPARE( all.at( i ).attribute( QStringLiteral( "recommended" ) ).toLongLong(), i == best ? 1LL : 0LL );
+}
+
+void TestCompare::badListsRefused()
+{
+  const auto refused = [&]( const QVariantMap &changes ) {
+    QVariantMap p = parameters();
+    for ( auto it = changes.constBegin(); it != changes.constEnd(); ++it )
+      p.insert( it.key(), it.value() );
+    return vbastest::refusal( QStringLiteral( "vbas:compare" ), p );
+  };
+  QVERIFY( refused( { { QStringLiteral( "K_VALUES" ), QStringLiteral( "5, five" ) } } ).contains( QStringLiteral( "'five'" ) ) );
+  QVERIFY( refused( { { QStringLiteral( "K_VALUES" ), QStringLiteral( "5, 1" ) } } ).contains( QStringLiteral( "'1'" ) ) );
+  QVERIFY( refused( { { QStringLiteral( "METHODS" ), QVariantList() }, { QStringLiteral( "BASELINES" ), QVariantList() } } ).contains( QStringLiteral( "Nothing to compare" ) ) );
+  QVERIFY( refused( { { QStringLiteral( "PARENT_FIELD" ), QString() } } ).contains( QStringLiteral( "PARENT_FIELD" ) ) );
+  QVERIFY( refused( { { QStringLiteral( "BASELINES" ), QVariantList { 3 } } } ).contains( QStringLiteral( "POPULATION_FIELD" ) ) );
+}
+
+QTEST_MAIN( TestCompare )
+#include "test_compare.moc"
