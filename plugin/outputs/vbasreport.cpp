@@ -502,14 +502,6 @@ td.num{text-align:right;white-space:nowrap}code,pre{font-size:12px}pre{white-spa
 QByteArray vbasReport( const VbasReportInputs &in )
 {
   const bool anonymous = meetsModel( in );
-  QString parameters;
-  // Each parameter by its label and id, a choice by its option's label too (the ids and values are the command's below).
-  for ( const auto &[name, value] : in.parameters.values )
-  {
-    const QString choice = in.parameters.choices.value( name );
-    parameters += QStringLiteral( "<tr><td>%1</td><td><code>%2</code></td><td>%3</td></tr>\n" )
-                    .arg( esc( in.parameters.labels.value( name ) ), esc( name ), esc( value ) + ( choice.isEmpty() ? QString() : QStringLiteral( " (%1)" ).arg( esc( choice ) ) ) );
-  }
   const auto section = []( const QString &title, const QString &text ) { return QStringLiteral( "<h2>%1</h2><p>%2</p>\n" ).arg( esc( title ), esc( text ) ); };
   QString generalization;
   for ( const auto &[name, value] : in.generalization )
@@ -518,14 +510,8 @@ QByteArray vbasReport( const VbasReportInputs &in )
     generalization = section( QObject::tr( "Generalization" ), QObject::tr( "The levels chosen for the QIs with the geography, and the values written as * (docs: Generalization)." ) )
                      + QStringLiteral( "<table id=\"generalization\">" ) + generalization + QStringLiteral( "</table>\n" );
   const QString verdict = modelVerdict( in, anonymous ) + ' ' + otherCriteria( in );
-  const QString html
-    = QStringLiteral( "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" ) + esc( in.title ) + QStringLiteral( "</title><style>" ) + QString::fromLatin1( kStyle )
-      + QStringLiteral( "</style></head><body>\n<p id=\"audience\">" )
-      + esc( QObject::tr( "For the data custodian only: not for publication. This page gives counts that the release does not tell, such as the records of each initial "
-                          "region in classes below k." ) )
-      + QStringLiteral( "</p>\n<h1>" ) + esc( in.title ) + QStringLiteral( "</h1><p>" )
-      + esc( QObject::tr( "Made on %1 by VBAS for QGIS." ).arg( QDateTime::currentDateTime().toString( Qt::ISODate ) ) )
-      + QStringLiteral( "</p><p class=\"verdict %1\">" ).arg( anonymous ? QStringLiteral( "ok" ) : QStringLiteral( "bad" ) ) + esc( verdict ) + QStringLiteral( "</p>\n" ) + summary( in )
+  const QString body
+    = QStringLiteral( "<p class=\"verdict %1\">" ).arg( anonymous ? QStringLiteral( "ok" ) : QStringLiteral( "bad" ) ) + esc( verdict ) + QStringLiteral( "</p>\n" ) + summary( in )
       + QStringLiteral( "<h2>Metrics</h2>" ) + metricsTable( in ) + populationSection( in ) + generalization
       + section(
         QObject::tr( "Released records by aggregated region" ),
@@ -541,9 +527,34 @@ QByteArray vbasReport( const VbasReportInputs &in )
                    ? QObject::tr( "Equivalence classes (aggregated region, QI values) by their records before suppression. Under k-map a class is suppressed by its residents, "
                                   "not its records: classes left of k were released when they have k residents, and the colours show records only." )
                    : QObject::tr( "Equivalence classes (aggregated region, QI values) by size before suppression: the classes left of k were suppressed." ) )
-      + ecHistogram( in ) + QStringLiteral( "<h2>Parameters</h2><table id=\"parameters\">" ) + parameters + QStringLiteral( "</table><h2>Repeat this run</h2><pre id=\"command\">" ) + esc( in.command )
-      + QStringLiteral( "</pre></body></html>\n" );
+      + ecHistogram( in ) + vbasReportParameters( in.parameters, in.command );
+  return vbasReportPage( in.title,
+                         QObject::tr( "For the data custodian only: not for publication. This page gives counts that the release does not tell, such as the records of each initial "
+                                      "region in classes below k." ),
+                         body );
+}
+
+QByteArray vbasReportPage( const QString &title, const QString &audience, const QString &body )
+{
+  const QString html = QStringLiteral( "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" ) + esc( title ) + QStringLiteral( "</title><style>" ) + QString::fromLatin1( kStyle )
+                       + QStringLiteral( "</style></head><body>\n<p id=\"audience\">" ) + esc( audience ) + QStringLiteral( "</p>\n<h1>" ) + esc( title ) + QStringLiteral( "</h1><p>" )
+                       + esc( QObject::tr( "Made on %1 by VBAS for QGIS." ).arg( QDateTime::currentDateTime().toString( Qt::ISODate ) ) ) + QStringLiteral( "</p>" ) + body
+                       + QStringLiteral( "</body></html>\n" );
   return html.toUtf8();
+}
+
+QString vbasReportParameters( const VbasRunParameters &run, const QString &command )
+{
+  QString parameters;
+  // Each parameter by its label and id, a choice by its option's label too (the ids and values are the command's below).
+  for ( const auto &[name, value] : run.values )
+  {
+    const QString choice = run.choices.value( name );
+    parameters += QStringLiteral( "<tr><td>%1</td><td><code>%2</code></td><td>%3</td></tr>\n" )
+                    .arg( esc( run.labels.value( name ) ), esc( name ), esc( value ) + ( choice.isEmpty() ? QString() : QStringLiteral( " (%1)" ).arg( esc( choice ) ) ) );
+  }
+  return QStringLiteral( "<h2>Parameters</h2><table id=\"parameters\">" ) + parameters + QStringLiteral( "</table><h2>Repeat this run</h2><pre id=\"command\">" ) + esc( command )
+         + QStringLiteral( "</pre>" );
 }
 
 VbasOutputSchema vbasReportSchema()

@@ -48,6 +48,11 @@ struct VbasReportInputs
 
 QByteArray vbasReport( const VbasReportInputs &inputs );
 
+//! A self-contained report page (the style of every VBAS report): its audience first, the title, when it was made, then body (HTML).
+QByteArray vbasReportPage( const QString &title, const QString &audience, const QString &body );
+//! The Parameters table and the command that repeats the run, as every report ends.
+QString vbasReportParameters( const VbasRunParameters &parameters, const QString &command );
+
 //! The REPORT output: a document, not a layer.
 VbasOutputSchema vbasReportSchema();
 

@@ -53,8 +53,14 @@ QString VbasCompare::shortHelpString() const
                         "baseline), on_front (1: no other candidate suppresses at most as many records and loses at most as much, one of them less), recommended (1 for the "
                         "recommendation), command (the qgis_process command of Anonymize that makes it; NULL for a baseline), then every measure of Evaluate's EVALUATION "
                         "row (runtime_s: the seconds that candidate took).<br>"
+                        "<b>Report</b> (REPORT): " )
+         + custodianOnly()
+         + QObject::tr( "a self-contained HTML page (no network needed) shown in the results viewer: the recommendation, the frontier chart (records kept against information "
+                        "lost, a point per candidate, the baselines as grey squares, the frontier as a line, the recommendation ringed), the candidates' table, the command of "
+                        "Anonymize that makes each aggregation, the parameters and the command that repeats the comparison.<br>"
                         "<b>CANDIDATES_MADE</b>: the candidates built. <b>RECOMMENDED</b>: the recommended candidate in words; empty when none is at K or above. "
-                        "<b>SITES</b>, <b>CUTOFF</b>, <b>ENTROPY</b>, <b>MAXCOMBS</b>, <b>RECORDS</b>, <b>POPULATION</b>: as Estimate site count. <b>SEED</b>: the seed." );
+                        "<b>SITES</b>, <b>CUTOFF</b>, <b>ENTROPY</b>, <b>MAXCOMBS</b>, <b>RECORDS</b>, <b>POPULATION</b>: as Estimate site count. <b>SEED</b>: the seed.<br>" )
+         + outputsHelp();
 }
 
 void VbasCompare::initAlgorithm( const QVariantMap & )
@@ -94,6 +100,8 @@ void VbasCompare::initAlgorithm( const QVariantMap & )
   addSeedParameter( QObject::tr( "Seed of the search (empty: a fresh one)" ), QObject::tr( "A whole number that repeats a comparison exactly; empty: a fresh one each run" ) );
   addParameter( new VbasSinkParameter( QStringLiteral( "CANDIDATES" ), QObject::tr( "Candidates" ), vbasqgis::Vector ),
                 QObject::tr( "One row per candidate release: what it is, the command that makes it, and its measures" ) );
+  addParameter( new VbasFileDestinationParameter( QStringLiteral( "REPORT" ), QObject::tr( "Report" ), QObject::tr( "HTML files (*.html *.HTML)" ), QVariant(), true, true ),
+                QObject::tr( "An HTML page: the frontier chart, the candidates and the command that makes each" ) );
   addNumberOutput( QStringLiteral( "CANDIDATES_MADE" ), QObject::tr( "Candidates built" ) );
   addOutput( new QgsProcessingOutputString( QStringLiteral( "RECOMMENDED" ), QObject::tr( "Recommended candidate" ) ) );
 }
@@ -106,7 +114,8 @@ bool VbasCompare::prepareAlgorithm( const QVariantMap &parameters, QgsProcessing
   mStatedK = vbasWholeNumber( *this, parameters, QStringLiteral( "K" ), context );
   mLossField = QString::fromLatin1( kLossFields[parameterAsEnum( parameters, QStringLiteral( "LOSS" ), context )] );
   mParameters = parameters;
-  mOutputs.prepare( *this, parameters, context, { VbasCandidatesOutput::schema() }, mInputs.locations(), feedback );
+  mRunParameters = vbasRunParameters( *this, parameters, context, { { QStringLiteral( "SEED" ), QString::number( mSettings.seed ) } } );
+  mOutputs.prepare( *this, parameters, context, { VbasCandidatesOutput::schema(), vbasReportSchema() }, mInputs.locations(), feedback );
   return true;
 }
 
@@ -132,7 +141,11 @@ QVariantMap VbasCompare::processAlgorithm( const QVariantMap &, QgsProcessingCon
     scores.push_back( { static_cast<std::int64_t>( vbas::metricValue( c.values, "suppressed" ).value_or( 0 ) ),
                         static_cast<double>( vbas::metricValue( c.values, mLossField.toLatin1().constData() ).value_or( 0 ) ), c.k >= mStatedK } );
   const std::optional<std::size_t> recommended = vbas::recommend( scores );
-  VbasCandidatesOutput::write( mOutputs.create( QStringLiteral( "CANDIDATES" ), context ), candidates, vbas::paretoFront( scores ), recommended, commands( candidates, context ) );
+  const std::vector<char> front = vbas::paretoFront( scores );
+  const QStringList made = commands( candidates, context );
+  VbasCandidatesOutput::write( mOutputs.create( QStringLiteral( "CANDIDATES" ), context ), candidates, front, recommended, made );
+  if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
+    report->write( vbasComparisonReport( { candidates, front, recommended, made, mLossField, mStatedK, mRunParameters, vbasProcessCommand( *this, mRunParameters ) } ) );
   outputs.insert( QStringLiteral( "CANDIDATES_MADE" ), static_cast<qlonglong>( candidates.size() ) );
   outputs.insert( QStringLiteral( "RECOMMENDED" ), recommended ? candidates.at( static_cast<int>( *recommended ) ).name : QString() );
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mSettings.seed ) );

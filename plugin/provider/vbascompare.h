@@ -3,6 +3,7 @@
 #include "plugin/provider/vbasalgorithm.h"
 #include "plugin/inputs/vbasinputs.h"
 #include "plugin/outputs/vbasoutputset.h"
+#include "plugin/outputs/vbasreport.h"
 #include "plugin/pipeline/vbascandidates.h"
 #include "plugin/pipeline/vbassteps.h"
 
@@ -32,5 +33,6 @@ class VbasCompare : public VbasAlgorithm
     std::int64_t mStatedK = 5;
     QString mLossField; //!< the measure the recommendation minimises
     QVariantMap mParameters;
+    VbasRunParameters mRunParameters;
     VbasOutputSet mOutputs;
 };

@@ -3,6 +3,8 @@
 // and the recommendation recomputed from the rows; bad lists refused before anything is read.
 #include "tests/plugin/qgis_test_util.h"
 
+#include <QTemporaryDir>
+
 #include <map>
 #include <tuple>
 
@@ -16,6 +18,7 @@ class TestCompare : public QObject
     void aggregationsEqualAnonymize();
     void baselinesRecountedByHand();
     void frontierAndRecommendation();
+    void reportDrawsTheFrontier();
     void badListsRefused();
 
   private:
@@ -27,6 +30,8 @@ class TestCompare : public QObject
     qlonglong suppressedByHand( const std::function<QString( const QString &tract )> &key, qlonglong k ) const;
 
     QgsProcessingContext mContext;
+    QTemporaryDir mDir;
+    QString mReport; //!< the HTML of the shared run's REPORT
     std::unique_ptr<QgsVectorLayer> mTracts;
     std::unique_ptr<QgsVectorLayer> mPatients;
     QList<QgsFeature> mRows;
@@ -60,6 +65,7 @@ QVariantMap TestCompare::parameters() const
   p.insert( QStringLiteral( "PARENT_FIELD" ), QStringLiteral( "AREAKEY" ) ); // each tract its own parent: the regions again
   p.insert( QStringLiteral( "CROP_LENGTH" ), 5 );                            // a tract's county
   p.insert( QStringLiteral( "CANDIDATES" ), QgsProcessing::TEMPORARY_OUTPUT );
+  p.insert( QStringLiteral( "REPORT" ), mDir.filePath( QStringLiteral( "comparison.html" ) ) );
   return p;
 }
 
@@ -69,6 +75,9 @@ const QList<QgsFeature> &TestCompare::rows()
   {
     const QVariantMap results = vbastest::run( QStringLiteral( "vbas:compare" ), parameters(), mContext, true );
     vbastest::forEachFeature( results, QStringLiteral( "CANDIDATES" ), mContext, [&]( const QgsFeature &f ) { mRows << f; } );
+    QFile report( mDir.filePath( QStringLiteral( "comparison.html" ) ) );
+    if ( report.open( QIODevice::ReadOnly ) )
+      mReport = QString::fromUtf8( report.readAll() );
     [&] { QCOMPARE( results.value( QStringLiteral( "CANDIDATES_MADE" ) ).toLongLong(), 14LL ); }();
   }
   return mRows;
@@ -182,6 +191,33 @@ void TestCompare::frontierAndRecommendation()
   QVERIFY( fronts >= 2 );
   for ( int i = 0; i < all.size(); ++i )
     QCOMPARE( all.at( i ).attribute( QStringLiteral( "recommended" ) ).toLongLong(), i == best ? 1LL : 0LL );
+}
+
+void TestCompare::reportDrawsTheFrontier()
+{
+  // A point per candidate (the baselines as squares), the frontier line through as many points as
+  // rows on it, the recommendation ringed and named, each aggregation's command once, for the custodian only.
+  const QList<QgsFeature> &all = rows();
+  QVERIFY( !mReport.isEmpty() );
+  QVERIFY( mReport.contains( QStringLiteral( "For the data custodian only" ) ) );
+  QCOMPARE( mReport.count( QStringLiteral( "class=\"candidate aggregation\"" ) ), 6 );
+  QCOMPARE( mReport.count( QStringLiteral( "class=\"candidate baseline\"" ) ), 8 );
+  int onFront = 0;
+  QString recommended;
+  for ( const QgsFeature &row : all )
+  {
+    onFront += row.attribute( QStringLiteral( "on_front" ) ).toLongLong();
+    if ( row.attribute( QStringLiteral( "recommended" ) ).toLongLong() )
+      recommended = row.attribute( QStringLiteral( "candidate" ) ).toString();
+    if ( !row.attribute( QStringLiteral( "command" ) ).isNull() )
+      QCOMPARE( mReport.count( row.attribute( QStringLiteral( "command" ) ).toString().toHtmlEscaped() ), 1 );
+  }
+  const int at = mReport.indexOf( QStringLiteral( "<polyline id=\"front\" points=\"" ) );
+  QVERIFY( at >= 0 );
+  const QString points = mReport.mid( at ).section( '"', 3, 3 );
+  QCOMPARE( points.split( ' ', Qt::SkipEmptyParts ).size(), onFront );
+  QCOMPARE( mReport.count( QStringLiteral( "id=\"recommended\"" ) ), 1 );
+  QVERIFY( mReport.contains( QStringLiteral( "Recommended: %1," ).arg( recommended ).toHtmlEscaped() ) );
 }
 
 void TestCompare::badListsRefused()

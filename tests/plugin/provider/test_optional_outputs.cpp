@@ -22,8 +22,8 @@ namespace
 const QSet<QString> kRequired { QStringLiteral( "vbas:anonymize ANONYMIZED" ), QStringLiteral( "vbas:voronoiaggregate ANONYMIZED" ), QStringLiteral( "vbas:generalize ANONYMIZED" ),
                                 QStringLiteral( "vbas:lpgeomask RANDOMISED" ), QStringLiteral( "vbas:placesites SITE_POINTS" ),      QStringLiteral( "vbas:compare CANDIDATES" ) };
 //! The optional outputs the dialog creates by default (a temporary layer or file).
-const QSet<QString> kCreatedInDialog { QStringLiteral( "vbas:anonymize AGGREGATED" ), QStringLiteral( "vbas:anonymize REPORT" ), QStringLiteral( "vbas:evaluate REPORT" ),
-                                       QStringLiteral( "vbas:voronoiaggregate AGGREGATED" ), QStringLiteral( "vbas:generalize AGGREGATED" ) };
+const QSet<QString> kCreatedInDialog { QStringLiteral( "vbas:anonymize AGGREGATED" ),        QStringLiteral( "vbas:anonymize REPORT" ),      QStringLiteral( "vbas:evaluate REPORT" ),
+                                       QStringLiteral( "vbas:voronoiaggregate AGGREGATED" ), QStringLiteral( "vbas:generalize AGGREGATED" ), QStringLiteral( "vbas:compare REPORT" ) };
 
 //! Every file under QGIS Processing's temporary folder, where a temporary output would go.
 QStringList temporaries()
