@@ -20,6 +20,11 @@ const QList<QPair<QString, vbasqgis::FieldType>> kCandidateFields { { QStringLit
                                                                     { QStringLiteral( "recommended" ), vbasqgis::Field::LongLong },
                                                                     { QStringLiteral( "command" ), vbasqgis::Field::String } };
 
+//! The loss outputs of Anonymize (vbasLossOutputs), as columns after the measures: each output's name in lower case.
+const QStringList kLossOutputs { QStringLiteral( "LOSS_GENERIC_NUE" ), QStringLiteral( "LOSS_GENERIC_NUE_NORM" ), QStringLiteral( "LOSS_PREC" ),
+                                 QStringLiteral( "LOSS_LM" ),          QStringLiteral( "LOSS_DM_STAR" ),          QStringLiteral( "LOSS_GC" ),
+                                 QStringLiteral( "LOSS_ARE" ),         QStringLiteral( "RECORDS_GENERALIZED" ) };
+
 } // namespace
 
 VbasOutputSchema VbasCandidatesOutput::schema()
@@ -29,6 +34,8 @@ VbasOutputSchema VbasCandidatesOutput::schema()
     fields.append( QgsField( name, type ) );
   for ( const vbas::Metric &metric : vbas::metrics() )
     fields.append( QgsField( QString::fromLatin1( metric.field ), metric.whole ? vbasqgis::Field::LongLong : vbasqgis::Field::Double ) );
+  for ( const QString &output : kLossOutputs )
+    fields.append( QgsField( output.toLower(), output == QLatin1String( "RECORDS_GENERALIZED" ) ? vbasqgis::Field::LongLong : vbasqgis::Field::Double ) );
   return { QStringLiteral( "CANDIDATES" ), fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem() };
 }
 
@@ -47,6 +54,8 @@ void VbasCandidatesOutput::write( VbasOutput &output, const QList<VbasCandidate>
                             commands.at( i ).isEmpty() ? QVariant() : QVariant( commands.at( i ) ) };
     for ( std::size_t m = 0; m < c.values.size(); ++m )
       row << ( !c.values[m] ? QVariant() : vbas::metrics()[m].whole ? QVariant( static_cast<qlonglong>( *c.values[m] ) ) : QVariant( static_cast<double>( *c.values[m] ) ) );
+    for ( const QString &output : kLossOutputs )
+      row << c.loss.value( output );
     QgsFeature feature( output.fields() );
     feature.setAttributes( QgsAttributes( row ) );
     output.add( feature );

@@ -1,5 +1,6 @@
 #include "plugin/pipeline/vbascandidates.h"
 
+#include "plugin/pipeline/vbasgeneralization.h"
 #include "plugin/pipeline/vbaspartitionsearch.h"
 #include "plugin/support/vbasinterrupt.h"
 
@@ -192,6 +193,7 @@ QList<VbasCandidate> vbasCandidates( const VbasCandidateSettings &settings, std:
       for ( const std::size_t s : release.regionAggregate )
         regionSites.push_back( a.bordered.sites[s] );
       c.values = measured( regions, records, regionSites, release, k, settings.riskThreshold, timer.elapsed() / 1000.0 );
+      c.loss = vbasLossOutputs( vbasReleaseLoss( records, release ) );
       c.unitsInPieces = a.bordered.aggregatesInPieces;
       c.unitsReleasingNothing = vbas::releasingNothing( release.aggregation.ecs, release.suppression );
       c.anonymize = { { QStringLiteral( "K" ), static_cast<qlonglong>( k ) },
@@ -215,6 +217,7 @@ QList<VbasCandidate> vbasCandidates( const VbasCandidateSettings &settings, std:
       VbasCandidate c { QObject::tr( "k = %1, %2" ).arg( k ).arg( baselineName( baseline, settings ) ), k, QString::fromLatin1( kBaselineIds[static_cast<int>( baseline )] ),
                         release.aggregation.aggregateId.size() };
       c.values = measured( regions, records, meanSites( regionAggregate, regions.points ), release, k, settings.riskThreshold, timer.elapsed() / 1000.0 );
+      c.loss = vbasLossOutputs( vbasReleaseLoss( records, release ) );
       c.unitsReleasingNothing = vbas::releasingNothing( release.aggregation.ecs, release.suppression );
       candidates << c;
     }

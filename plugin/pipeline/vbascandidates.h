@@ -65,6 +65,7 @@ struct VbasCandidate
     std::optional<std::size_t> unitsInPieces; //!< aggregations only
     std::size_t unitsReleasingNothing = 0;
     vbas::MetricValues values;
+    QVariantMap loss;      //!< the information lost over the QIs and the geography: vbasLossOutputs (LOSS_GC, LOSS_ARE, ...)
     QVariantMap anonymize; //!< the vbas:anonymize parameters (besides the inputs) that make it; empty for a baseline
 };
 

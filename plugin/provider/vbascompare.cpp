@@ -52,7 +52,8 @@ QString VbasCompare::shortHelpString() const
                         "(sites placed, or the baseline's groups), units_in_pieces and units_releasing_nothing (as Anonymize's outputs; units_in_pieces NULL for a "
                         "baseline), on_front (1: no other candidate suppresses at most as many records and loses at most as much, one of them less), recommended (1 for the "
                         "recommendation), command (the qgis_process command of Anonymize that makes it; NULL for a baseline), then every measure of Evaluate's EVALUATION "
-                        "row (runtime_s: the seconds that candidate took).<br>"
+                        "row (runtime_s: the seconds that candidate took), then Anonymize's loss outputs in lower case (loss_generic_nue, loss_gc, loss_are and the rest, "
+                        "records_generalized).<br>"
                         "<b>Report</b> (REPORT): " )
          + custodianOnly()
          + QObject::tr( "a self-contained HTML page (no network needed) shown in the results viewer: the recommendation, the frontier chart (records kept against information "

@@ -124,7 +124,8 @@ void TestCompare::aggregationsEqualAnonymize()
     for ( const auto &[column, output] : { std::make_pair( "suppressed", "SUPPRESSED" ), std::make_pair( "aggregates", "AGGREGATES" ), std::make_pair( "released_ecs", "RELEASED_ECS" ),
                                            std::make_pair( "smallest_ec", "SMALLEST_EC" ) } )
       QVERIFY2( row.attribute( QString::fromLatin1( column ) ).toLongLong() == made.value( QString::fromLatin1( output ) ).toLongLong(), qPrintable( what + ' ' + column ) );
-    for ( const auto &[column, output] : { std::make_pair( "generic_nue", "GENERIC_NUE" ), std::make_pair( "nue", "NUE" ), std::make_pair( "max_risk", "MAX_RISK" ) } )
+    for ( const auto &[column, output] : { std::make_pair( "generic_nue", "GENERIC_NUE" ), std::make_pair( "nue", "NUE" ), std::make_pair( "max_risk", "MAX_RISK" ),
+                                           std::make_pair( "loss_generic_nue", "LOSS_GENERIC_NUE" ), std::make_pair( "loss_gc", "LOSS_GC" ), std::make_pair( "loss_are", "LOSS_ARE" ) } )
       QVERIFY2( qFuzzyCompare( row.attribute( QString::fromLatin1( column ) ).toDouble(), made.value( QString::fromLatin1( output ) ).toDouble() ), qPrintable( what + ' ' + column ) );
     QCOMPARE( row.attribute( QStringLiteral( "units_in_pieces" ) ).toLongLong(), made.value( QStringLiteral( "UNITS_IN_PIECES" ) ).toLongLong() );
     QCOMPARE( row.attribute( QStringLiteral( "units_releasing_nothing" ) ).toLongLong(), made.value( QStringLiteral( "UNITS_RELEASING_NOTHING" ) ).toLongLong() );
