@@ -13,6 +13,7 @@ namespace
 //! The fields before the measures: what the candidate is.
 const QList<QPair<QString, vbasqgis::FieldType>> kCandidateFields { { QStringLiteral( "candidate" ), vbasqgis::Field::String },
                                                                     { QStringLiteral( "kind" ), vbasqgis::Field::String },
+                                                                    { QStringLiteral( "levels" ), vbasqgis::Field::String },
                                                                     { QStringLiteral( "units_asked" ), vbasqgis::Field::LongLong },
                                                                     { QStringLiteral( "units_in_pieces" ), vbasqgis::Field::LongLong },
                                                                     { QStringLiteral( "units_releasing_nothing" ), vbasqgis::Field::LongLong },
@@ -46,6 +47,7 @@ void VbasCandidatesOutput::write( VbasOutput &output, const QList<VbasCandidate>
     const VbasCandidate &c = candidates.at( i );
     QVector<QVariant> row { c.name,
                             c.kind,
+                            c.levels.isEmpty() ? QVariant() : QVariant( c.levels ),
                             static_cast<qlonglong>( c.unitsAsked ),
                             c.unitsInPieces ? QVariant( static_cast<qlonglong>( *c.unitsInPieces ) ) : QVariant(),
                             static_cast<qlonglong>( c.unitsReleasingNothing ),
@@ -68,7 +70,7 @@ namespace
 
 double measure( const VbasCandidate &c, const char *field )
 {
-  return static_cast<double>( vbas::metricValue( c.values, field ).value_or( 0 ) );
+  return c.measure( QString::fromLatin1( field ) );
 }
 
 double kept( const VbasCandidate &c )

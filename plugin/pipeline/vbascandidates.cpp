@@ -50,7 +50,7 @@ QList<Option> options( const QgsProcessingAlgorithm &algorithm, const QVariantMa
   return chosen;
 }
 
-const char *const kMethodIds[] = { "balanced_density", "adc", "search" };
+const char *const kMethodIds[] = { "balanced_density", "adc", "search", "generalization", "generalization_local" };
 const char *const kBaselineIds[] = { "regions", "parent", "cropped", "safe_harbor", "no_geography" };
 
 QString methodName( VbasCandidateSettings::Method method )
@@ -63,6 +63,10 @@ QString methodName( VbasCandidateSettings::Method method )
       return QObject::tr( "ADC (fewest suppressed)" );
     case VbasCandidateSettings::Method::Search:
       return QObject::tr( "balanced density and the suppression search" );
+    case VbasCandidateSettings::Method::Generalization:
+      return QObject::tr( "the QIs generalized" );
+    case VbasCandidateSettings::Method::GeneralizationLocalSuppression:
+      return QObject::tr( "the QIs generalized, with local suppression" );
   }
   return QString();
 }
@@ -85,7 +89,7 @@ QString baselineName( VbasCandidateSettings::Baseline baseline, const VbasCandid
   return QString();
 }
 
-//! The site of each aggregate of a baseline: the mean of its region points, as the site of each region.
+//! The site of each group of a baseline: the mean of its regions' points (docs/method.md, "Comparing candidate releases").
 std::vector<vbas::Point> meanSites( const std::vector<std::size_t> &regionAggregate, const std::vector<vbas::Point> &points )
 {
   const std::size_t aggregates = regionAggregate.empty() ? 0 : *std::max_element( regionAggregate.begin(), regionAggregate.end() ) + 1;
@@ -97,10 +101,9 @@ std::vector<vbas::Point> meanSites( const std::vector<std::size_t> &regionAggreg
     sums[regionAggregate[r]].y += points[r].y;
     counts[regionAggregate[r]] += 1;
   }
-  std::vector<vbas::Point> regionSites;
-  for ( const std::size_t a : regionAggregate )
-    regionSites.push_back( { sums[a].x / counts[a], sums[a].y / counts[a] } );
-  return regionSites;
+  for ( std::size_t a = 0; a < aggregates; ++a )
+    sums[a] = { sums[a].x / counts[a], sums[a].y / counts[a] };
+  return sums;
 }
 
 //! Each region's id cropped to its first `length` characters.
@@ -132,16 +135,140 @@ std::vector<std::size_t> baselineAggregates( VbasCandidateSettings::Baseline bas
 }
 
 //! The measures of a candidate's release, as vbas:evaluate takes them (its own log kept quiet: a comparison measures many).
-vbas::MetricValues measured( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &regionSites, const vbas::Release &release, std::int64_t k, double riskThreshold,
-                             double seconds )
+vbas::MetricValues measured( const VbasRegions &regions, const VbasRecords &records, const std::vector<vbas::Point> &sites, const vbas::Release &release, std::int64_t k, double riskThreshold,
+                             double seconds, const VbasPopulation *population )
 {
+  std::vector<vbas::Point> regionSites;
+  for ( const std::size_t s : release.regionAggregate )
+    regionSites.push_back( sites[s] );
   QgsProcessingFeedback quiet;
-  return vbasMeasure( regions, records, regionSites, release, k, riskThreshold, seconds, &quiet ).values;
+  return vbasMeasure( regions, records, regionSites, release, k, riskThreshold, seconds, &quiet, population ).values;
+}
+
+//! What every candidate at k must hold: RISK_MODEL's criterion at k.
+vbas::Criterion criterionAt( const VbasCandidateSettings &settings, std::int64_t k )
+{
+  VbasReleaseSettings release = settings.release;
+  release.k = k;
+  return release.criterion();
+}
+
+//! A candidate of METHODS, its name logged.
+VbasCandidate named( VbasCandidateSettings::Method method, std::int64_t k, std::size_t sites, int number, QgsProcessingFeedback *feedback )
+{
+  VbasInterrupt::throwIfCanceled( feedback );
+  VbasCandidate c { QObject::tr( "k = %1, %2" ).arg( k ).arg( methodName( method ) ), k, QString::fromLatin1( kMethodIds[static_cast<int>( method )] ), sites };
+  feedback->pushInfo( QObject::tr( "Candidate %1: %2." ).arg( number ).arg( c.name ) );
+  return c;
+}
+
+//! An aggregation of METHODS at k, from the sites placed by balanced density (density) or by ADC.
+VbasCandidate aggregation( const VbasCandidateSettings &settings, VbasCandidateSettings::Method method, std::int64_t k, const VbasPlacement &density, const VbasComparedInputs &in, int number,
+                           QgsProcessingFeedback *feedback )
+{
+  VbasCandidate c = named( method, k, density.sites.size(), number, feedback );
+  QElapsedTimer timer;
+  timer.start();
+  const vbas::Criterion criterion = criterionAt( settings, k );
+  const bool adc = method == VbasCandidateSettings::Method::Adc;
+  VbasBorderSteps steps;
+  steps.search = method == VbasCandidateSettings::Method::Search;
+  steps.timeLimit = settings.timeLimit;
+  steps.maxMoves = settings.maxMoves > 0 ? settings.maxMoves : std::numeric_limits<std::uint64_t>::max();
+  steps.seed = settings.seed;
+  VbasAggregated a;
+  if ( adc )
+  {
+    VbasPlacementSettings placement;
+    placement.method = VbasPlacementSettings::Method::Adc;
+    placement.adc.objective = vbas::AdcObjective::Suppression;
+    placement.adc.criterion = criterion;
+    placement.seed = settings.seed;
+    a = vbasAggregate( placement, VbasConstraintSettings(), steps, in.regions, in.records, density.sites.size(), criterion, feedback );
+  }
+  else
+    a = vbasAggregatePlaced( density, VbasConstraintSettings(), steps, in.regions, in.records, criterion, feedback );
+  const vbas::Release &release = a.bordered.release;
+  c.values = measured( in.regions, in.records, a.bordered.sites, release, k, settings.riskThreshold, timer.elapsed() / 1000.0, in.population );
+  c.loss = vbasLossOutputs( vbasReleaseLoss( in.records, release ) );
+  c.unitsInPieces = a.bordered.aggregatesInPieces;
+  c.unitsReleasingNothing = vbas::releasingNothing( release.aggregation.ecs, release.suppression );
+  c.anonymize = {
+    { QStringLiteral( "K" ), static_cast<qlonglong>( k ) }, { QStringLiteral( "METHOD" ), adc ? 1 : 0 }, { QStringLiteral( "OBJECTIVE" ), adc ? 1 : 0 }, { QStringLiteral( "SEARCH" ), steps.search }
+  };
+  if ( steps.search )
+  {
+    c.anonymize.insert( QStringLiteral( "TIME_LIMIT" ), settings.timeLimit );
+    c.anonymize.insert( QStringLiteral( "SEARCH_MOVES" ), static_cast<qlonglong>( settings.maxMoves ) );
+  }
+  return c;
+}
+
+/**
+ * A generalization of METHODS at k, as Anonymize with GENERALIZE makes it (docs/generalization.md);
+ * nothing when no node keeps the suppression limit (a warning says so).
+ */
+std::optional<VbasCandidate> generalization( const VbasCandidateSettings &settings, VbasCandidateSettings::Method method, std::int64_t k, const VbasComparedInputs &in, int number,
+                                             QgsProcessingFeedback *feedback )
+{
+  VbasCandidate c = named( method, k, 0, number, feedback );
+  QElapsedTimer timer;
+  timer.start();
+  VbasGeneralizationSettings generalization = settings.generalization;
+  generalization.localSuppression = method == VbasCandidateSettings::Method::GeneralizationLocalSuppression;
+  VbasReleaseSettings release = settings.release;
+  release.k = k;
+  VbasPlacementSettings placement;
+  placement.seed = settings.seed;
+  VbasGeneralized g;
+  try
+  {
+    g = vbasGeneralize( generalization, settings.siteCount, placement, VbasConstraintSettings(), in.regions, in.records, release, in.population, settings.qiNames, feedback );
+  }
+  catch ( const QgsProcessingException &e )
+  {
+    VbasInterrupt::throwIfCanceled( feedback );
+    feedback->pushWarning( QObject::tr( "Candidate %1 left out: %2" ).arg( number ).arg( e.what() ) );
+    return std::nullopt;
+  }
+  std::optional<VbasPopulation> written; // the residents of the classes as written, as Anonymize measures them
+  if ( in.population )
+  {
+    written = *in.population;
+    written->cells = g.writtenResidents;
+  }
+  QgsProcessingFeedback quiet;
+  const QVariantMap units = vbasGeneralizedAggregateOutputs( g, in.regions, release.criterion(), &quiet );
+  c.unitsAsked = g.siteCount.sites;
+  c.values = measured( in.regions, g.writtenRecords, g.placement.sites, g.release, k, settings.riskThreshold, timer.elapsed() / 1000.0, written ? &*written : nullptr );
+  c.loss = vbasLossOutputs( { g.node().loss, g.metrics } );
+  c.unitsInPieces = static_cast<std::size_t>( units.value( QStringLiteral( "UNITS_IN_PIECES" ) ).toLongLong() );
+  c.unitsReleasingNothing = static_cast<std::size_t>( units.value( QStringLiteral( "UNITS_RELEASING_NOTHING" ) ).toLongLong() );
+  c.levels = g.levels();
+  c.anonymize = { { QStringLiteral( "K" ), static_cast<qlonglong>( k ) }, { QStringLiteral( "GENERALIZE" ), true }, { QStringLiteral( "LOCAL_SUPPRESSION" ), generalization.localSuppression } };
+  return c;
+}
+
+//! A baseline of BASELINES at k: its groups of regions released as they are.
+VbasCandidate baselineCandidate( const VbasCandidateSettings &settings, VbasCandidateSettings::Baseline baseline, std::int64_t k, const VbasComparedInputs &in, QgsProcessingFeedback *feedback )
+{
+  VbasInterrupt::throwIfCanceled( feedback );
+  QElapsedTimer timer;
+  timer.start();
+  const std::vector<std::size_t> regionAggregate = baselineAggregates( baseline, settings, in.regions, in.parentKeys );
+  const vbas::Release release = vbas::release( regionAggregate, in.records.histograms, criterionAt( settings, k ) );
+  VbasCandidate c { QObject::tr( "k = %1, %2" ).arg( k ).arg( baselineName( baseline, settings ) ), k, QString::fromLatin1( kBaselineIds[static_cast<int>( baseline )] ),
+                    release.aggregation.aggregateId.size() };
+  c.values = measured( in.regions, in.records, meanSites( regionAggregate, in.regions.points ), release, k, settings.riskThreshold, timer.elapsed() / 1000.0, in.population );
+  c.loss = vbasLossOutputs( vbasReleaseLoss( in.records, release ) );
+  c.unitsReleasingNothing = vbas::releasingNothing( release.aggregation.ecs, release.suppression );
+  return c;
 }
 
 } // namespace
 
-VbasCandidateSettings VbasCandidateSettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed )
+VbasCandidateSettings VbasCandidateSettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed,
+                                                   const QStringList &qiNames, QList<VbasLocation> &locations )
 {
   const auto definition = [&]( const char *name ) { return algorithm.parameterDefinition( QString::fromLatin1( name ) ); };
   VbasCandidateSettings settings;
@@ -160,67 +287,52 @@ VbasCandidateSettings VbasCandidateSettings::read( const QgsProcessingAlgorithm 
   settings.maxMoves = static_cast<std::uint64_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "SEARCH_MOVES" ), context ) );
   settings.riskThreshold = QgsProcessingParameters::parameterAsDouble( definition( "RISK_THRESHOLD" ), parameters, context );
   settings.seed = seed;
+  settings.release = VbasReleaseSettings::read( algorithm, parameters, context );
+  settings.siteCount = VbasSiteCountSettings::read( algorithm, parameters, context );
+  settings.qiNames = qiNames;
+  settings.generalization = VbasGeneralizationSettings::read( algorithm, parameters, context, qiNames, locations );
+  if ( settings.methods.contains( Method::GeneralizationLocalSuppression ) )
+    vbasRefuseLocalSuppression( static_cast<std::size_t>( qiNames.size() ) );
   return settings;
 }
 
-QList<VbasCandidate> vbasCandidates( const VbasCandidateSettings &settings, std::size_t sites, const VbasRegions &regions, const VbasRecords &records, const std::vector<std::string> &parentKeys,
-                                     QgsProcessingFeedback *feedback )
+bool VbasCandidateSettings::generalizes() const
 {
+  return methods.contains( Method::Generalization ) || methods.contains( Method::GeneralizationLocalSuppression );
+}
+
+double VbasCandidate::measure( const QString &field ) const
+{
+  if ( field.startsWith( QLatin1String( "loss_" ) ) )
+    return loss.value( field.toUpper() ).toDouble();
+  return static_cast<double>( vbas::metricValue( values, field.toLatin1().constData() ).value_or( 0 ) );
+}
+
+QList<VbasCandidate> vbasCandidates( const VbasCandidateSettings &settings, std::size_t sites, const VbasComparedInputs &in, QgsProcessingFeedback *feedback )
+{
+  std::optional<VbasPlacement> density; // balanced density does not depend on k: placed once
+  if ( !settings.methods.isEmpty() )
+  {
+    VbasPlacementSettings placement;
+    placement.seed = settings.seed;
+    density = vbasPlaceSites( placement, VbasConstraintSettings(), in.regions, in.records, sites, feedback );
+  }
   QList<VbasCandidate> candidates;
   for ( const std::int64_t k : settings.ks )
   {
-    const vbas::Criterion criterion( k );
     for ( const VbasCandidateSettings::Method method : settings.methods )
     {
-      VbasInterrupt::throwIfCanceled( feedback );
-      VbasCandidate c { QObject::tr( "k = %1, %2" ).arg( k ).arg( methodName( method ) ), k, QString::fromLatin1( kMethodIds[static_cast<int>( method )] ), sites };
-      feedback->pushInfo( QObject::tr( "Candidate %1: %2." ).arg( candidates.size() + 1 ).arg( c.name ) );
-      QElapsedTimer timer;
-      timer.start();
-      VbasPlacementSettings placement;
-      placement.method = method == VbasCandidateSettings::Method::Adc ? VbasPlacementSettings::Method::Adc : VbasPlacementSettings::Method::BalancedDensity;
-      placement.adc.objective = vbas::AdcObjective::Suppression;
-      placement.adc.criterion = criterion;
-      placement.seed = settings.seed;
-      VbasBorderSteps steps;
-      steps.search = method == VbasCandidateSettings::Method::Search;
-      steps.timeLimit = settings.timeLimit;
-      steps.maxMoves = settings.maxMoves > 0 ? settings.maxMoves : std::numeric_limits<std::uint64_t>::max();
-      steps.seed = settings.seed;
-      const VbasAggregated a = vbasAggregate( placement, VbasConstraintSettings(), steps, regions, records, sites, criterion, feedback );
-      const vbas::Release &release = a.bordered.release;
-      std::vector<vbas::Point> regionSites;
-      for ( const std::size_t s : release.regionAggregate )
-        regionSites.push_back( a.bordered.sites[s] );
-      c.values = measured( regions, records, regionSites, release, k, settings.riskThreshold, timer.elapsed() / 1000.0 );
-      c.loss = vbasLossOutputs( vbasReleaseLoss( records, release ) );
-      c.unitsInPieces = a.bordered.aggregatesInPieces;
-      c.unitsReleasingNothing = vbas::releasingNothing( release.aggregation.ecs, release.suppression );
-      c.anonymize = { { QStringLiteral( "K" ), static_cast<qlonglong>( k ) },
-                      { QStringLiteral( "METHOD" ), method == VbasCandidateSettings::Method::Adc ? 1 : 0 },
-                      { QStringLiteral( "OBJECTIVE" ), method == VbasCandidateSettings::Method::Adc ? 1 : 0 },
-                      { QStringLiteral( "SEARCH" ), steps.search } };
-      if ( steps.search )
+      const int number = candidates.size() + 1;
+      if ( method == VbasCandidateSettings::Method::Generalization || method == VbasCandidateSettings::Method::GeneralizationLocalSuppression )
       {
-        c.anonymize.insert( QStringLiteral( "TIME_LIMIT" ), settings.timeLimit );
-        c.anonymize.insert( QStringLiteral( "SEARCH_MOVES" ), static_cast<qlonglong>( settings.maxMoves ) );
+        if ( const std::optional<VbasCandidate> c = generalization( settings, method, k, in, number, feedback ) )
+          candidates << *c;
       }
-      candidates << c;
+      else
+        candidates << aggregation( settings, method, k, *density, in, number, feedback );
     }
     for ( const VbasCandidateSettings::Baseline baseline : settings.baselines )
-    {
-      VbasInterrupt::throwIfCanceled( feedback );
-      QElapsedTimer timer;
-      timer.start();
-      const std::vector<std::size_t> regionAggregate = baselineAggregates( baseline, settings, regions, parentKeys );
-      const vbas::Release release = vbas::release( regionAggregate, records.histograms, criterion );
-      VbasCandidate c { QObject::tr( "k = %1, %2" ).arg( k ).arg( baselineName( baseline, settings ) ), k, QString::fromLatin1( kBaselineIds[static_cast<int>( baseline )] ),
-                        release.aggregation.aggregateId.size() };
-      c.values = measured( regions, records, meanSites( regionAggregate, regions.points ), release, k, settings.riskThreshold, timer.elapsed() / 1000.0 );
-      c.loss = vbasLossOutputs( vbasReleaseLoss( records, release ) );
-      c.unitsReleasingNothing = vbas::releasingNothing( release.aggregation.ecs, release.suppression );
-      candidates << c;
-    }
+      candidates << baselineCandidate( settings, baseline, k, in, feedback );
   }
   return candidates;
 }

@@ -230,7 +230,12 @@ VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecord
 VbasAggregated vbasAggregate( const VbasPlacementSettings &placementSettings, const VbasConstraintSettings &constraints, VbasBorderSteps borderSteps, const VbasRegions &regions,
                               const VbasRecords &records, std::size_t sites, const vbas::Criterion &criterion, QgsProcessingFeedback *feedback )
 {
-  const VbasPlacement placement = vbasPlaceSites( placementSettings, constraints, regions, records, sites, feedback );
+  return vbasAggregatePlaced( vbasPlaceSites( placementSettings, constraints, regions, records, sites, feedback ), constraints, std::move( borderSteps ), regions, records, criterion, feedback );
+}
+
+VbasAggregated vbasAggregatePlaced( const VbasPlacement &placement, const VbasConstraintSettings &constraints, VbasBorderSteps borderSteps, const VbasRegions &regions, const VbasRecords &records,
+                                    const vbas::Criterion &criterion, QgsProcessingFeedback *feedback )
+{
   VbasAggregated result;
   result.placedSites = placement.sites;
   result.siteRow = placement.siteRow;

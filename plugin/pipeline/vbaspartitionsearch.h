@@ -74,6 +74,7 @@ VbasBorderResult vbasBorderRelease( const VbasRegions &regions, const VbasRecord
 
 struct VbasPlacementSettings;
 struct VbasConstraintSettings;
+struct VbasPlacement;
 
 //! A release by the paper's pipeline (vbasAggregate): the sites placed, the reference of the compactness outputs, and the release after the border steps.
 struct VbasAggregated
@@ -92,6 +93,10 @@ struct VbasAggregated
  */
 VbasAggregated vbasAggregate( const VbasPlacementSettings &placement, const VbasConstraintSettings &constraints, VbasBorderSteps borderSteps, const VbasRegions &regions, const VbasRecords &records,
                               std::size_t sites, const vbas::Criterion &criterion, QgsProcessingFeedback *feedback );
+
+//! vbasAggregate from sites already placed (vbas:compare places balanced density once for every k).
+VbasAggregated vbasAggregatePlaced( const VbasPlacement &placement, const VbasConstraintSettings &constraints, VbasBorderSteps borderSteps, const VbasRegions &regions, const VbasRecords &records,
+                                    const vbas::Criterion &criterion, QgsProcessingFeedback *feedback );
 
 //! Eq. 20 of a release: every region point to the site of its aggregate (sites by site index).
 double vbasCompactness( const VbasRegions &regions, const vbas::Release &release, const std::vector<vbas::Point> &sites );

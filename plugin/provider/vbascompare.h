@@ -2,12 +2,15 @@
 
 #include "plugin/provider/vbasalgorithm.h"
 #include "plugin/inputs/vbasinputs.h"
+#include "plugin/inputs/vbaspopulationtable.h"
 #include "plugin/outputs/vbasoutputset.h"
 #include "plugin/outputs/vbasreport.h"
 #include "plugin/pipeline/vbascandidates.h"
 #include "plugin/pipeline/vbassteps.h"
 
 #include <QVariantMap>
+
+#include <memory>
 
 //! vbas:compare: candidate releases side by side on the user's own data, none written (docs/algorithms/compare.md).
 class VbasCompare : public VbasAlgorithm
@@ -28,8 +31,8 @@ class VbasCompare : public VbasAlgorithm
     QStringList commands( const QList<VbasCandidate> &candidates, QgsProcessingContext &context ) const;
 
     VbasInputs mInputs;
-    VbasSiteCountSettings mSiteCount;
     VbasCandidateSettings mSettings;
+    std::unique_ptr<VbasPopulationTable> mPopulationTable; //!< nothing without POPULATION_TABLE
     std::int64_t mStatedK = 5;
     QString mLossField; //!< the measure the recommendation minimises
     QVariantMap mParameters;

@@ -1,6 +1,7 @@
-// vbas:compare on the sample layers: every aggregation's row equals what vbas:anonymize makes with
-// the row's parameters; the baselines' suppression recounted here from the records table; the frontier
-// and the recommendation recomputed from the rows; bad lists refused before anything is read.
+// vbas:compare on the sample layers: every aggregation's and generalization's row equals what
+// vbas:anonymize makes with the row's parameters; the baselines' suppression recounted here from the
+// records table; the frontier and the recommendation recomputed from the rows; under k-map every row
+// equals Anonymize's too; a cancel leaves nothing; bad lists refused before anything is read.
 #include "tests/plugin/qgis_test_util.h"
 
 #include <QTemporaryDir>
@@ -19,11 +20,17 @@ class TestCompare : public QObject
     void baselinesRecountedByHand();
     void frontierAndRecommendation();
     void reportDrawsTheFrontier();
+    void kMapRowsEqualAnonymize();
+    void cancelLeavesNothing();
     void badListsRefused();
 
   private:
     //! vbas:compare on the sample at k = 5 and 10, every method (the search for 3,000 moves) and every baseline but Safe Harbor's, CANDIDATES in memory.
     QVariantMap parameters() const;
+    //! vbas:anonymize with the inputs of parameters() and a row's parameters, as its command gives them.
+    QVariantMap anonymizeParameters( const QgsFeature &row ) const;
+    //! Each row of a method equals what vbas:anonymize makes with its parameters (and extra); returns the rows checked.
+    int checkAgainstAnonymize( const QList<QgsFeature> &rows, const QVariantMap &extra );
     //! The CANDIDATES rows of one run, once (the sample's comparison is shared by the tests).
     const QList<QgsFeature> &rows();
     //! Records in classes of fewer than k records, the classes keyed by the region key and the QIs, counted here from the records table.
@@ -58,7 +65,7 @@ QVariantMap TestCompare::parameters() const
                                              { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) } );
   p.insert( QStringLiteral( "K" ), 10 );
   p.insert( QStringLiteral( "K_VALUES" ), QStringLiteral( "10 5" ) );
-  p.insert( QStringLiteral( "METHODS" ), QVariantList { 0, 1, 2 } );
+  p.insert( QStringLiteral( "METHODS" ), QVariantList { 0, 1, 2, 3, 4 } );
   p.insert( QStringLiteral( "SEARCH_MOVES" ), 3000 );
   p.insert( QStringLiteral( "SEED" ), 11 );
   p.insert( QStringLiteral( "BASELINES" ), QVariantList { 0, 1, 2, 4 } );
@@ -78,7 +85,7 @@ const QList<QgsFeature> &TestCompare::rows()
     QFile report( mDir.filePath( QStringLiteral( "comparison.html" ) ) );
     if ( report.open( QIODevice::ReadOnly ) )
       mReport = QString::fromUtf8( report.readAll() );
-    [&] { QCOMPARE( results.value( QStringLiteral( "CANDIDATES_MADE" ) ).toLongLong(), 14LL ); }();
+    [&] { QCOMPARE( results.value( QStringLiteral( "CANDIDATES_MADE" ) ).toLongLong(), 18LL ); }();
   }
   return mRows;
 }
@@ -97,44 +104,99 @@ qlonglong TestCompare::suppressedByHand( const std::function<QString( const QStr
   return suppressed;
 }
 
-void TestCompare::aggregationsEqualAnonymize()
+QVariantMap TestCompare::anonymizeParameters( const QgsFeature &row ) const
 {
-  // k = 5 first (K_VALUES is sorted), then for each k the three methods before the baselines.
+  const QString kind = row.attribute( QStringLiteral( "kind" ) ).toString();
+  QVariantMap p = vbastest::inputParameters( mTracts.get(), QStringLiteral( "AREAKEY" ), mPatients.get(), QStringLiteral( "tract_id" ),
+                                             { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) } );
+  p.insert( QStringLiteral( "K" ), row.attribute( QStringLiteral( "k" ) ).toLongLong() );
+  p.insert( QStringLiteral( "METHOD" ), kind == QLatin1String( "adc" ) ? 1 : 0 );
+  p.insert( QStringLiteral( "OBJECTIVE" ), kind == QLatin1String( "adc" ) ? 1 : 0 );
+  p.insert( QStringLiteral( "SEARCH" ), kind == QLatin1String( "search" ) );
+  p.insert( QStringLiteral( "SEARCH_MOVES" ), 3000 );
+  p.insert( QStringLiteral( "GENERALIZE" ), kind.startsWith( QLatin1String( "generalization" ) ) );
+  p.insert( QStringLiteral( "LOCAL_SUPPRESSION" ), kind == QLatin1String( "generalization_local" ) );
+  p.insert( QStringLiteral( "SEED" ), 11 );
+  return p;
+}
+
+int TestCompare::checkAgainstAnonymize( const QList<QgsFeature> &rows, const QVariantMap &extra )
+{
   int checked = 0;
-  for ( const QgsFeature &row : rows() )
+  for ( const QgsFeature &row : rows )
   {
-    const QString kind = row.attribute( QStringLiteral( "kind" ) ).toString();
-    if ( kind != QLatin1String( "balanced_density" ) && kind != QLatin1String( "adc" ) && kind != QLatin1String( "search" ) )
-    {
-      QVERIFY( row.attribute( QStringLiteral( "command" ) ).isNull() );
+    if ( row.attribute( QStringLiteral( "command" ) ).isNull() )
       continue;
-    }
-    const qlonglong k = row.attribute( QStringLiteral( "k" ) ).toLongLong();
-    QVariantMap p = vbastest::inputParameters( mTracts.get(), QStringLiteral( "AREAKEY" ), mPatients.get(), QStringLiteral( "tract_id" ),
-                                               { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) } );
-    p.insert( QStringLiteral( "K" ), k );
-    p.insert( QStringLiteral( "METHOD" ), kind == QLatin1String( "adc" ) ? 1 : 0 );
-    p.insert( QStringLiteral( "OBJECTIVE" ), kind == QLatin1String( "adc" ) ? 1 : 0 );
-    p.insert( QStringLiteral( "SEARCH" ), kind == QLatin1String( "search" ) );
-    p.insert( QStringLiteral( "SEARCH_MOVES" ), 3000 );
-    p.insert( QStringLiteral( "SEED" ), 11 );
+    QVariantMap p = anonymizeParameters( row );
+    for ( auto it = extra.constBegin(); it != extra.constEnd(); ++it )
+      p.insert( it.key(), it.value() );
     QgsProcessingContext context;
     const QVariantMap made = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, context, true );
     const QString what = row.attribute( QStringLiteral( "candidate" ) ).toString();
     for ( const auto &[column, output] : { std::make_pair( "suppressed", "SUPPRESSED" ), std::make_pair( "aggregates", "AGGREGATES" ), std::make_pair( "released_ecs", "RELEASED_ECS" ),
-                                           std::make_pair( "smallest_ec", "SMALLEST_EC" ) } )
-      QVERIFY2( row.attribute( QString::fromLatin1( column ) ).toLongLong() == made.value( QString::fromLatin1( output ) ).toLongLong(), qPrintable( what + ' ' + column ) );
-    for ( const auto &[column, output] : { std::make_pair( "generic_nue", "GENERIC_NUE" ), std::make_pair( "nue", "NUE" ), std::make_pair( "max_risk", "MAX_RISK" ),
-                                           std::make_pair( "loss_generic_nue", "LOSS_GENERIC_NUE" ), std::make_pair( "loss_gc", "LOSS_GC" ), std::make_pair( "loss_are", "LOSS_ARE" ) } )
-      QVERIFY2( qFuzzyCompare( row.attribute( QString::fromLatin1( column ) ).toDouble(), made.value( QString::fromLatin1( output ) ).toDouble() ), qPrintable( what + ' ' + column ) );
-    QCOMPARE( row.attribute( QStringLiteral( "units_in_pieces" ) ).toLongLong(), made.value( QStringLiteral( "UNITS_IN_PIECES" ) ).toLongLong() );
-    QCOMPARE( row.attribute( QStringLiteral( "units_releasing_nothing" ) ).toLongLong(), made.value( QStringLiteral( "UNITS_RELEASING_NOTHING" ) ).toLongLong() );
+                                           std::make_pair( "smallest_ec", "SMALLEST_EC" ), std::make_pair( "units_asked", "SITES" ), std::make_pair( "units_in_pieces", "UNITS_IN_PIECES" ),
+                                           std::make_pair( "units_releasing_nothing", "UNITS_RELEASING_NOTHING" ), std::make_pair( "records_generalized", "RECORDS_GENERALIZED" ) } )
+      [&] { QVERIFY2( row.attribute( QString::fromLatin1( column ) ).toLongLong() == made.value( QString::fromLatin1( output ) ).toLongLong(), qPrintable( what + ' ' + column ) ); }();
+    for ( const auto &[column, output] :
+          { std::make_pair( "generic_nue", "GENERIC_NUE" ), std::make_pair( "nue", "NUE" ), std::make_pair( "max_risk", "MAX_RISK" ), std::make_pair( "avg_risk", "AVG_RISK" ),
+            std::make_pair( "loss_generic_nue", "LOSS_GENERIC_NUE" ), std::make_pair( "loss_gc", "LOSS_GC" ), std::make_pair( "loss_are", "LOSS_ARE" ) } )
+      [&] { QVERIFY2( qFuzzyCompare( row.attribute( QString::fromLatin1( column ) ).toDouble(), made.value( QString::fromLatin1( output ) ).toDouble() ), qPrintable( what + ' ' + column ) ); }();
+    if ( row.attribute( QStringLiteral( "kind" ) ).toString().startsWith( QLatin1String( "generalization" ) ) )
+      [&] { QCOMPARE( row.attribute( QStringLiteral( "levels" ) ).toString(), made.value( QStringLiteral( "LEVELS" ) ).toString() ); }();
     const QString command = row.attribute( QStringLiteral( "command" ) ).toString();
-    QVERIFY2( command.contains( QStringLiteral( " run vbas:anonymize -- " ) ) && command.contains( QStringLiteral( "'K=%1'" ).arg( k ) ) && command.contains( QStringLiteral( "'SEED=11'" ) ),
-              qPrintable( command ) );
+    [&] {
+      QVERIFY2( command.contains( QStringLiteral( " run vbas:anonymize -- " ) ) && command.contains( QStringLiteral( "'K=%1'" ).arg( p.value( QStringLiteral( "K" ) ).toLongLong() ) )
+                  && command.contains( QStringLiteral( "'SEED=11'" ) ) && command.contains( QStringLiteral( "GENERALIZE=true" ) ) == p.value( QStringLiteral( "GENERALIZE" ) ).toBool(),
+                qPrintable( command ) );
+    }();
     ++checked;
   }
-  QCOMPARE( checked, 6 );
+  return checked;
+}
+
+void TestCompare::aggregationsEqualAnonymize()
+{
+  // Every row of METHODS (3 aggregations and 2 generalizations at each k) against Anonymize's outputs.
+  QCOMPARE( checkAgainstAnonymize( rows(), {} ), 10 );
+}
+
+void TestCompare::kMapRowsEqualAnonymize()
+{
+  // Under k-map with a population table, each candidate meets k residents and measures as Anonymize's.
+  QVariantMap p = parameters();
+  const QVariantMap census { { QStringLiteral( "RISK_MODEL" ), 1 },
+                             { QStringLiteral( "POPULATION_TABLE" ), ctestPath( "VBAS_SAMPLE_DIR" ) + QStringLiteral( "/ny8_census.csv" ) },
+                             { QStringLiteral( "POPULATION_REGION" ), QStringLiteral( "tract" ) },
+                             { QStringLiteral( "POPULATION_COUNT" ), QStringLiteral( "residents" ) } };
+  p.insert( census );
+  p.insert( QStringLiteral( "METHODS" ), QVariantList { 0, 3 } );
+  p.insert( QStringLiteral( "BASELINES" ), QVariantList() );
+  QgsProcessingContext context;
+  const QVariantMap results = vbastest::run( QStringLiteral( "vbas:compare" ), p, context, true );
+  QList<QgsFeature> kMap;
+  vbastest::forEachFeature( results, QStringLiteral( "CANDIDATES" ), context, [&]( const QgsFeature &f ) { kMap << f; } );
+  QCOMPARE( checkAgainstAnonymize( kMap, census ), 4 );
+  const int sameUnderKAnonymity[] = { 0, 3, 9, 12 }; // rows(): at each k 5 methods and 4 baselines
+  for ( int i = 0; i < kMap.size(); ++i )            // fewer suppressed than under k-anonymity at the same k
+    QVERIFY( kMap.at( i ).attribute( QStringLiteral( "suppressed" ) ).toLongLong() < rows().at( sameUnderKAnonymity[i] ).attribute( QStringLiteral( "suppressed" ) ).toLongLong() );
+}
+
+void TestCompare::cancelLeavesNothing()
+{
+  // A cancel at the second candidate: the run ends as canceled, and neither CANDIDATES nor REPORT exists.
+  QTemporaryDir dir;
+  QVariantMap p = parameters();
+  p.insert( QStringLiteral( "CANDIDATES" ), dir.filePath( QStringLiteral( "candidates.gpkg" ) ) );
+  p.insert( QStringLiteral( "REPORT" ), dir.filePath( QStringLiteral( "comparison.html" ) ) );
+  vbastest::Feedback feedback;
+  feedback.onInfo = [&]( const QString &info ) {
+    if ( info.startsWith( QLatin1String( "Candidate 2:" ) ) )
+      feedback.cancel();
+  };
+  QgsProcessingContext context;
+  vbastest::run( QStringLiteral( "vbas:compare" ), p, context, false, &feedback );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "Canceled" ) ), qPrintable( feedback.error() ) );
+  QCOMPARE( vbastest::entries( dir.path() ), QStringList() );
 }
 
 void TestCompare::baselinesRecountedByHand()
@@ -174,10 +236,10 @@ void TestCompare::baselinesRecountedByHand()
 void TestCompare::frontierAndRecommendation()
 {
   // on_front recomputed from the rows: no other row suppresses at most as many and loses at most as
-  // much (generic NUE), one strictly; the recommendation: the least loss at k >= K = 10.
+  // much (generic NUE of the QIs and the geography), one strictly; the recommendation: the least loss at k >= K = 10.
   const QList<QgsFeature> &all = rows();
   const auto suppressed = [&]( int i ) { return all.at( i ).attribute( QStringLiteral( "suppressed" ) ).toLongLong(); };
-  const auto loss = [&]( int i ) { return all.at( i ).attribute( QStringLiteral( "generic_nue" ) ).toDouble(); };
+  const auto loss = [&]( int i ) { return all.at( i ).attribute( QStringLiteral( "loss_generic_nue" ) ).toDouble(); };
   int best = -1, fronts = 0;
   for ( int i = 0; i < all.size(); ++i )
   {
@@ -201,7 +263,7 @@ void TestCompare::reportDrawsTheFrontier()
   const QList<QgsFeature> &all = rows();
   QVERIFY( !mReport.isEmpty() );
   QVERIFY( mReport.contains( QStringLiteral( "For the data custodian only" ) ) );
-  QCOMPARE( mReport.count( QStringLiteral( "class=\"candidate aggregation\"" ) ), 6 );
+  QCOMPARE( mReport.count( QStringLiteral( "class=\"candidate aggregation\"" ) ), 10 );
   QCOMPARE( mReport.count( QStringLiteral( "class=\"candidate baseline\"" ) ), 8 );
   int onFront = 0;
   QString recommended;
