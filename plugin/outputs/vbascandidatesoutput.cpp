@@ -179,16 +179,16 @@ QByteArray vbasComparisonReport( const VbasComparisonReportInputs &in )
   for ( int i = 0; i < in.candidates.size(); ++i )
     if ( !in.commands.at( i ).isEmpty() )
       commands += QStringLiteral( "<h3>%1</h3><pre class=\"candidate-command\">%2</pre>\n" ).arg( in.candidates.at( i ).name.toHtmlEscaped(), in.commands.at( i ).toHtmlEscaped() );
-  const QString body
-    = QStringLiteral( "<p class=\"verdict %1\">%2</p>\n" ).arg( in.recommended ? QStringLiteral( "ok" ) : QStringLiteral( "bad" ), verdict.toHtmlEscaped() )
-      + QStringLiteral( "<h2>%1</h2><p>%2</p>\n" )
-          .arg( QObject::tr( "The frontier" ), QObject::tr( "Each candidate by the records it keeps and the information it loses; circles are aggregations, grey squares the baselines. The green "
-                                                            "line joins the frontier: the candidates no other beats on both. The red ring marks the recommendation." )
-                                                 .toHtmlEscaped() )
-      + frontierChart( in ) + QStringLiteral( "<h2>%1</h2>" ).arg( QObject::tr( "Candidates" ) ) + candidatesTable( in )
-      + QStringLiteral( "<h2>%1</h2><p>%2</p>\n" )
-          .arg( QObject::tr( "Make a candidate" ), QObject::tr( "Each aggregation is made by Anonymize with these parameters; a baseline is not a VBAS release." ).toHtmlEscaped() )
-      + commands + vbasReportParameters( in.parameters, in.command );
+  const QString body = QStringLiteral( "<p class=\"verdict %1\">%2</p>\n" ).arg( in.recommended ? QStringLiteral( "ok" ) : QStringLiteral( "bad" ), verdict.toHtmlEscaped() )
+                       + QStringLiteral( "<h2>%1</h2><p>%2</p>\n" )
+                           .arg( QObject::tr( "The frontier" ),
+                                 QObject::tr( "Each candidate by the records it keeps and the information it loses; circles the releases of the methods chosen, grey squares the baselines. The green "
+                                              "line joins the frontier: the candidates no other beats on both. The red ring marks the recommendation." )
+                                   .toHtmlEscaped() )
+                       + frontierChart( in ) + QStringLiteral( "<h2>%1</h2>" ).arg( QObject::tr( "Candidates" ) ) + candidatesTable( in )
+                       + QStringLiteral( "<h2>%1</h2><p>%2</p>\n" )
+                           .arg( QObject::tr( "Make a candidate" ), QObject::tr( "Each aggregation is made by Anonymize with these parameters; a baseline is not a VBAS release." ).toHtmlEscaped() )
+                       + commands + vbasReportParameters( in.parameters, in.command );
   return vbasReportPage( QObject::tr( "VBAS: candidate releases compared" ),
                          QObject::tr( "For the data custodian only: not for publication. This page gives what each candidate release would suppress." ), body );
 }

@@ -1,7 +1,7 @@
-// The HTML report as a browser renders it: vbas:anonymize writes the report of the
-// sample layers through qgis_process, headless Chromium (Debian's package) takes a screenshot, and
-// the screenshot must show the maps and the histogram in their colours. A copy of the report without
-// its drawings must fail the same check, so the check can fail.
+// The HTML reports as a browser renders them: vbas:anonymize and vbas:compare write their reports of
+// the sample layers through qgis_process, headless Chromium (Debian's package) takes a screenshot, and
+// the screenshot must show the maps and the histogram, and the frontier chart, in their colours. A
+// copy of each report without its drawings must fail the same check, so the check can fail.
 #include "tests/e2e/e2e_util.h"
 
 #include <QImage>
@@ -41,6 +41,46 @@ Drawn count( const QImage &image )
   return d;
 }
 
+//! Pixels of image in exactly the colour rgb.
+int pixels( const QImage &image, QRgb rgb )
+{
+  int n = 0;
+  for ( int y = 0; y < image.height(); ++y )
+    for ( int x = 0; x < image.width(); ++x )
+      n += ( image.pixel( x, y ) | 0xff000000 ) == ( rgb | 0xff000000 );
+  return n;
+}
+
+//! The frontier chart's colours on a screenshot: the frontier (line and points), the other candidates, the baselines' squares, the recommendation's ring.
+struct Chart
+{
+    int front = 0;
+    int others = 0;
+    int baselines = 0;
+    int ring = 0;
+
+    explicit Chart( const QImage &image )
+      : front( pixels( image, qRgb( 0x3c, 0x9a, 0x5f ) ) )
+      , others( pixels( image, qRgb( 0x2b, 0x6f, 0x8e ) ) )
+      , baselines( pixels( image, qRgb( 0xbb, 0xbb, 0xbb ) ) )
+      , ring( pixels( image, qRgb( 0xcc, 0x00, 0x00 ) ) )
+    {
+    }
+    QString describe() const { return QStringLiteral( "frontier %1 px, other candidates %2 px, baselines %3 px, ring %4 px" ).arg( front ).arg( others ).arg( baselines ).arg( ring ); }
+};
+
+//! html with every SVG drawing removed, written beside it as bare.html: its path.
+QString withoutDrawings( const QString &html, const QString &dir )
+{
+  QString bare = html;
+  bare.remove( QRegularExpression( QStringLiteral( "<svg.*?</svg>" ), QRegularExpression::DotMatchesEverythingOption ) );
+  const QString path = dir + "/bare.html";
+  QFile out( path );
+  if ( out.open( QIODevice::WriteOnly ) )
+    out.write( bare.toUtf8() );
+  return path;
+}
+
 } // namespace
 
 class TestReport : public QObject
@@ -50,6 +90,7 @@ class TestReport : public QObject
   private slots:
     void initTestCase();
     void reportRendersMapsAndHistogram();
+    void comparisonRendersTheFrontier();
 
   private:
     //! Chromium's screenshot of html.
@@ -62,7 +103,7 @@ class TestReport : public QObject
 void TestReport::initTestCase()
 {
   QVERIFY2( QFileInfo::exists( QStringLiteral( VBAS_CHROMIUM ) ), "Chromium is missing: .ci/setup installs the chromium package" );
-  CHECKED( mQgis.setUp( { QStringLiteral( "vbas:anonymize" ) } ) );
+  CHECKED( mQgis.setUp( { QStringLiteral( "vbas:anonymize" ), QStringLiteral( "vbas:compare" ) } ) );
 }
 
 void TestReport::screenshot( const QString &html, const QString &png )
@@ -109,15 +150,42 @@ void TestReport::reportRendersMapsAndHistogram()
   QString visible = html.mid( html.indexOf( QStringLiteral( "<body>" ) ) );
   visible.remove( QRegularExpression( QStringLiteral( "<[^>]*>" ) ) );
   QVERIFY2( visible.trimmed().startsWith( QStringLiteral( "For the data custodian only: not for publication." ) ), qPrintable( visible.left( 200 ) ) );
-  html.remove( QRegularExpression( QStringLiteral( "<svg.*?</svg>" ), QRegularExpression::DotMatchesEverythingOption ) );
-  const QString bare = dir + "/bare.html";
-  QFile out( bare );
-  QVERIFY( out.open( QIODevice::WriteOnly ) );
-  out.write( html.toUtf8() );
-  out.close();
-  CHECKED( screenshot( bare, dir + "/bare.png" ) );
+  CHECKED( screenshot( withoutDrawings( html, dir ), dir + "/bare.png" ) );
   const Drawn none = count( QImage( dir + "/bare.png" ) );
   QVERIFY2( none.releasedMap < 2000 && none.riskMap < 2000 && none.bars < 1000, qPrintable( none.describe() ) );
+}
+
+void TestReport::comparisonRendersTheFrontier()
+{
+  // The sample at k = 5 and 10 (the paper's method, ADC, generalization with local suppression; the
+  // tracts, the counties, no geography): the frontier drawn, the others, the baselines' squares, the ring.
+  QTemporaryDir out;
+  const QString dir = out.path();
+  QJsonObject document;
+  ProcessResult r;
+  CHECKED( mQgis.runJson( QStringLiteral( "vbas:compare" ),
+                          { QStringLiteral( "REGIONS=%1/ny8_tracts.gpkg" ).arg( ctestPath( "VBAS_SAMPLE_DIR" ) ), QStringLiteral( "REGION_ID=AREAKEY" ),
+                            QStringLiteral( "RECORDS=%1/patients.gpkg" ).arg( ctestPath( "VBAS_SAMPLE_DIR" ) ), QStringLiteral( "RECORD_REGION=tract_id" ), QStringLiteral( "QI_FIELDS=age_group" ),
+                            QStringLiteral( "QI_FIELDS=sex" ), QStringLiteral( "QI_FIELDS=race" ), QStringLiteral( "K=5" ), QStringLiteral( "K_VALUES=5,10" ), QStringLiteral( "METHODS=0,1,4" ),
+                            QStringLiteral( "BASELINES=0,2,4" ), QStringLiteral( "CROP_LENGTH=5" ), QStringLiteral( "CANDIDATES=" ) + dir + "/candidates.csv",
+                            QStringLiteral( "REPORT=" ) + dir + "/comparison.html" },
+                          dir, document, r ) );
+  const QString report = dir + "/comparison.html";
+  const QString png = ctestPath( "VBAS_SCREENSHOT_DIR" ) + QStringLiteral( "/comparison-screenshot.png" );
+  QFile::remove( png );
+  CHECKED( screenshot( report, png ) );
+  qInfo( "screenshot of the comparison: %s", qPrintable( png ) );
+  const Chart chart( ( QImage( png ) ) );
+  qInfo( "%s", qPrintable( chart.describe() ) );
+  // 12 points of ~80 px (circles r = 5, squares 9 x 9), the frontier's line, one ring of r = 10.
+  QVERIFY2( chart.front > 150 && chart.others > 150 && chart.ring > 30, qPrintable( chart.describe() ) );
+
+  // Without the chart, none of its colours but the baselines' grey (the tables' borders use it too).
+  QFile file( report );
+  QVERIFY( file.open( QIODevice::ReadOnly ) );
+  CHECKED( screenshot( withoutDrawings( QString::fromUtf8( file.readAll() ), dir ), dir + "/bare.png" ) );
+  const Chart none( ( QImage( dir + "/bare.png" ) ) );
+  QVERIFY2( none.front < 20 && none.others < 20 && none.ring < 5 && chart.baselines - none.baselines > 150, qPrintable( none.describe() ) );
 }
 
 QTEST_GUILESS_MAIN( TestReport )
