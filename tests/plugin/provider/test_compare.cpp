@@ -21,6 +21,7 @@ class TestCompare : public QObject
     void frontierAndRecommendation();
     void reportDrawsTheFrontier();
     void kMapRowsEqualAnonymize();
+    void safeHarborByHand();
     void cancelLeavesNothing();
     void badListsRefused();
 
@@ -179,6 +180,50 @@ void TestCompare::kMapRowsEqualAnonymize()
   const int sameUnderKAnonymity[] = { 0, 3, 9, 12 }; // rows(): at each k 5 methods and 4 baselines
   for ( int i = 0; i < kMap.size(); ++i )            // fewer suppressed than under k-anonymity at the same k
     QVERIFY( kMap.at( i ).attribute( QStringLiteral( "suppressed" ) ).toLongLong() < rows().at( sameUnderKAnonymity[i] ).attribute( QStringLiteral( "suppressed" ) ).toLongLong() );
+}
+
+void TestCompare::safeHarborByHand()
+{
+  // Four ZIP codes: 100 holds 25,000 residents and stays; 200 (5,000) and 300 (8,000) hold 20,000 or
+  // fewer and merge into 000. At k = 3: Safe Harbor releases (100, F) 5 and (000, M) 5 and suppresses
+  // (000, F) 1; cropping alone keeps 200 and 300 apart and suppresses (200, M) 2 and (200, F) 1.
+  QgsVectorLayer zips( QStringLiteral( "Point?crs=EPSG:32618&field=zip:string&field=residents:integer" ), QStringLiteral( "zips" ), QStringLiteral( "memory" ) );
+  QgsVectorLayer records( QStringLiteral( "None?field=zip:string&field=sex:string" ), QStringLiteral( "records" ), QStringLiteral( "memory" ) );
+  QgsFeatureList features;
+  const QList<QPair<QString, int>> residents { { QStringLiteral( "10001" ), 15000 }, { QStringLiteral( "10002" ), 10000 }, { QStringLiteral( "20001" ), 5000 }, { QStringLiteral( "30001" ), 8000 } };
+  for ( int i = 0; i < residents.size(); ++i )
+  {
+    QgsFeature f( zips.fields() );
+    f.setAttributes( QgsAttributes() << residents[i].first << residents[i].second );
+    f.setGeometry( QgsGeometry::fromPointXY( QgsPointXY( 1000.0 * i, 0 ) ) );
+    features << f;
+  }
+  QVERIFY( zips.dataProvider()->addFeatures( features ) );
+  features.clear();
+  for ( const auto &[zip, sex, n] :
+        { std::make_tuple( "10001", "F", 3 ), std::make_tuple( "10002", "F", 2 ), std::make_tuple( "20001", "M", 2 ), std::make_tuple( "30001", "M", 3 ), std::make_tuple( "20001", "F", 1 ) } )
+    for ( int i = 0; i < n; ++i )
+    {
+      QgsFeature f( records.fields() );
+      f.setAttributes( QgsAttributes() << QString::fromLatin1( zip ) << QString::fromLatin1( sex ) );
+      features << f;
+    }
+  QVERIFY( records.dataProvider()->addFeatures( features ) );
+  QVariantMap p = vbastest::inputParameters( &zips, QStringLiteral( "zip" ), &records, QStringLiteral( "zip" ), { QStringLiteral( "sex" ) } );
+  p.insert( QStringLiteral( "POPULATION_FIELD" ), QStringLiteral( "residents" ) );
+  p.insert( QStringLiteral( "K" ), 3 );
+  p.insert( QStringLiteral( "K_VALUES" ), QStringLiteral( "3" ) );
+  p.insert( QStringLiteral( "METHODS" ), QVariantList() );
+  p.insert( QStringLiteral( "BASELINES" ), QVariantList { 2, 3 } );
+  p.insert( QStringLiteral( "CANDIDATES" ), QgsProcessing::TEMPORARY_OUTPUT );
+  QgsProcessingContext context;
+  const QVariantMap results = vbastest::run( QStringLiteral( "vbas:compare" ), p, context, true );
+  QMap<QString, QPair<qlonglong, qlonglong>> made; // kind -> units, suppressed
+  vbastest::forEachFeature( results, QStringLiteral( "CANDIDATES" ), context, [&]( const QgsFeature &f ) {
+    made.insert( f.attribute( QStringLiteral( "kind" ) ).toString(), { f.attribute( QStringLiteral( "units_asked" ) ).toLongLong(), f.attribute( QStringLiteral( "suppressed" ) ).toLongLong() } );
+  } );
+  QCOMPARE( made.value( QStringLiteral( "safe_harbor" ) ), qMakePair( 2LL, 1LL ) );
+  QCOMPARE( made.value( QStringLiteral( "cropped" ) ), qMakePair( 3LL, 3LL ) );
 }
 
 void TestCompare::cancelLeavesNothing()
