@@ -4,6 +4,7 @@
 // equals Anonymize's too; a cancel leaves nothing; bad lists refused before anything is read.
 #include "tests/plugin/qgis_test_util.h"
 
+#include <QRandomGenerator>
 #include <QTemporaryDir>
 
 #include <map>
@@ -22,16 +23,17 @@ class TestCompare : public QObject
     void reportDrawsTheFrontier();
     void kMapRowsEqualAnonymize();
     void safeHarborByHand();
+    void randomInputsEqualAnonymize();
     void cancelLeavesNothing();
     void badListsRefused();
 
   private:
     //! vbas:compare on the sample at k = 5 and 10, every method (the search for 3,000 moves) and every baseline but Safe Harbor's, CANDIDATES in memory.
     QVariantMap parameters() const;
-    //! vbas:anonymize with the inputs of parameters() and a row's parameters, as its command gives them.
-    QVariantMap anonymizeParameters( const QgsFeature &row ) const;
-    //! Each row of a method equals what vbas:anonymize makes with its parameters (and extra); returns the rows checked.
-    int checkAgainstAnonymize( const QList<QgsFeature> &rows, const QVariantMap &extra );
+    //! The sample's regions, records and QIs.
+    QVariantMap sampleInputs() const;
+    //! Each row of a method equals what vbas:anonymize makes with inputs and the row's parameters, as its command gives them; returns the rows checked.
+    static int checkAgainstAnonymize( const QList<QgsFeature> &rows, const QVariantMap &inputs );
     //! The CANDIDATES rows of one run, once (the sample's comparison is shared by the tests).
     const QList<QgsFeature> &rows();
     //! Records in classes of fewer than k records, the classes keyed by the region key and the QIs, counted here from the records table.
@@ -105,11 +107,20 @@ qlonglong TestCompare::suppressedByHand( const std::function<QString( const QStr
   return suppressed;
 }
 
-QVariantMap TestCompare::anonymizeParameters( const QgsFeature &row ) const
+QVariantMap TestCompare::sampleInputs() const
+{
+  return vbastest::inputParameters( mTracts.get(), QStringLiteral( "AREAKEY" ), mPatients.get(), QStringLiteral( "tract_id" ),
+                                    { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) } );
+}
+
+namespace
+{
+
+//! vbas:anonymize with inputs and a row's parameters, as the row's command gives them (the search for 3,000 moves, seed 11).
+QVariantMap anonymizeParameters( const QgsFeature &row, const QVariantMap &inputs )
 {
   const QString kind = row.attribute( QStringLiteral( "kind" ) ).toString();
-  QVariantMap p = vbastest::inputParameters( mTracts.get(), QStringLiteral( "AREAKEY" ), mPatients.get(), QStringLiteral( "tract_id" ),
-                                             { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) } );
+  QVariantMap p = inputs;
   p.insert( QStringLiteral( "K" ), row.attribute( QStringLiteral( "k" ) ).toLongLong() );
   p.insert( QStringLiteral( "METHOD" ), kind == QLatin1String( "adc" ) ? 1 : 0 );
   p.insert( QStringLiteral( "OBJECTIVE" ), kind == QLatin1String( "adc" ) ? 1 : 0 );
@@ -121,16 +132,16 @@ QVariantMap TestCompare::anonymizeParameters( const QgsFeature &row ) const
   return p;
 }
 
-int TestCompare::checkAgainstAnonymize( const QList<QgsFeature> &rows, const QVariantMap &extra )
+} // namespace
+
+int TestCompare::checkAgainstAnonymize( const QList<QgsFeature> &rows, const QVariantMap &inputs )
 {
   int checked = 0;
   for ( const QgsFeature &row : rows )
   {
     if ( row.attribute( QStringLiteral( "command" ) ).isNull() )
       continue;
-    QVariantMap p = anonymizeParameters( row );
-    for ( auto it = extra.constBegin(); it != extra.constEnd(); ++it )
-      p.insert( it.key(), it.value() );
+    const QVariantMap p = anonymizeParameters( row, inputs );
     QgsProcessingContext context;
     const QVariantMap made = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, context, true );
     const QString what = row.attribute( QStringLiteral( "candidate" ) ).toString();
@@ -158,7 +169,7 @@ int TestCompare::checkAgainstAnonymize( const QList<QgsFeature> &rows, const QVa
 void TestCompare::aggregationsEqualAnonymize()
 {
   // Every row of METHODS (3 aggregations and 2 generalizations at each k) against Anonymize's outputs.
-  QCOMPARE( checkAgainstAnonymize( rows(), {} ), 10 );
+  QCOMPARE( checkAgainstAnonymize( rows(), sampleInputs() ), 10 );
 }
 
 void TestCompare::kMapRowsEqualAnonymize()
@@ -176,7 +187,9 @@ void TestCompare::kMapRowsEqualAnonymize()
   const QVariantMap results = vbastest::run( QStringLiteral( "vbas:compare" ), p, context, true );
   QList<QgsFeature> kMap;
   vbastest::forEachFeature( results, QStringLiteral( "CANDIDATES" ), context, [&]( const QgsFeature &f ) { kMap << f; } );
-  QCOMPARE( checkAgainstAnonymize( kMap, census ), 4 );
+  QVariantMap inputs = sampleInputs();
+  inputs.insert( census );
+  QCOMPARE( checkAgainstAnonymize( kMap, inputs ), 4 );
   const int sameUnderKAnonymity[] = { 0, 3, 9, 12 }; // rows(): at each k 5 methods and 4 baselines
   for ( int i = 0; i < kMap.size(); ++i )            // fewer suppressed than under k-anonymity at the same k
     QVERIFY( kMap.at( i ).attribute( QStringLiteral( "suppressed" ) ).toLongLong() < rows().at( sameUnderKAnonymity[i] ).attribute( QStringLiteral( "suppressed" ) ).toLongLong() );
@@ -224,6 +237,91 @@ void TestCompare::safeHarborByHand()
   } );
   QCOMPARE( made.value( QStringLiteral( "safe_harbor" ) ), qMakePair( 2LL, 1LL ) );
   QCOMPARE( made.value( QStringLiteral( "cropped" ) ), qMakePair( 3LL, 3LL ) );
+}
+
+void TestCompare::randomInputsEqualAnonymize()
+{
+  // Property, on random grids of regions and records (two QIs): every candidate of every method
+  // equals Anonymize's release with its command; a generalization left out is one Anonymize refuses
+  // (no levels within SUPPRESSION_LIMIT); every baseline's suppression recounted here from the records.
+  int methods = 0, leftOut = 0;
+  for ( quint64 seed = 1; seed <= 8; ++seed )
+  {
+    QRandomGenerator64 random( seed );
+    const int side = 3 + static_cast<int>( random.bounded( 4 ) );
+    QgsVectorLayer grid( QStringLiteral( "Polygon?crs=EPSG:32618&field=id:string" ), QStringLiteral( "grid" ), QStringLiteral( "memory" ) );
+    QgsFeatureList cells;
+    QList<QVariantList> recordRows;
+    std::map<std::tuple<QString, QString, QString>, qlonglong> classes; // (region, sex, age) -> records
+    for ( int c = 0; c < side; ++c )
+      for ( int r = 0; r < side; ++r )
+      {
+        const QString id = QStringLiteral( "c%1r%2" ).arg( c ).arg( r );
+        QgsFeature f( grid.fields() );
+        f.setAttributes( QgsAttributes() << id );
+        f.setGeometry( QgsGeometry::fromRect( QgsRectangle( c, r, c + 1, r + 1 ) ) );
+        cells << f;
+        for ( int n = static_cast<int>( random.bounded( 40 ) ); n > 0; --n )
+        {
+          const QString sex = random.bounded( 2 ) ? QStringLiteral( "F" ) : QStringLiteral( "M" );
+          const QString age = QStringLiteral( "a%1" ).arg( random.bounded( 1 + static_cast<int>( seed % 4 ) ) );
+          recordRows << QVariantList { id, sex, age };
+          ++classes[{ id, sex, age }];
+        }
+      }
+    QVERIFY( grid.dataProvider()->addFeatures( cells ) );
+    const auto records = vbastest::table( QStringLiteral( "field=region:string&field=sex:string&field=age:string" ), recordRows );
+    QVariantMap inputs = vbastest::inputParameters( &grid, QStringLiteral( "id" ), records.get(), QStringLiteral( "region" ), { QStringLiteral( "sex" ), QStringLiteral( "age" ) } );
+    if ( seed % 2 ) // a site per region and none below k: some generalizations have no levels
+    {
+      inputs.insert( QStringLiteral( "SUPPRESSION_LIMIT" ), 0.0 );
+      inputs.insert( QStringLiteral( "MODEL" ), 3 );
+      inputs.insert( QStringLiteral( "FIXED_SITES" ), side * side );
+    }
+    const qlonglong k1 = 2 + static_cast<qlonglong>( random.bounded( 3 ) ), k2 = k1 + 1 + static_cast<qlonglong>( random.bounded( 3 ) );
+    QVariantMap p = inputs;
+    p.insert( QStringLiteral( "K" ), k1 );
+    p.insert( QStringLiteral( "K_VALUES" ), QStringLiteral( "%1, %2" ).arg( k2 ).arg( k1 ) );
+    p.insert( QStringLiteral( "METHODS" ), QVariantList { 0, 1, 2, 3, 4 } );
+    p.insert( QStringLiteral( "SEARCH_MOVES" ), 3000 );
+    p.insert( QStringLiteral( "SEED" ), 11 );
+    p.insert( QStringLiteral( "BASELINES" ), QVariantList { 0, 2, 4 } );
+    p.insert( QStringLiteral( "CROP_LENGTH" ), 2 ); // a grid column
+    p.insert( QStringLiteral( "CANDIDATES" ), QgsProcessing::TEMPORARY_OUTPUT );
+    QgsProcessingContext context;
+    const QVariantMap results = vbastest::run( QStringLiteral( "vbas:compare" ), p, context, true );
+    QList<QgsFeature> rows;
+    vbastest::forEachFeature( results, QStringLiteral( "CANDIDATES" ), context, [&]( const QgsFeature &f ) { rows << f; } );
+    methods += checkAgainstAnonymize( rows, inputs );
+    for ( const qlonglong k : { k1, k2 } )
+    {
+      QMap<QString, qlonglong> suppressed; // kind -> suppressed, at k
+      for ( const QgsFeature &row : rows )
+        if ( row.attribute( QStringLiteral( "k" ) ).toLongLong() == k )
+          suppressed.insert( row.attribute( QStringLiteral( "kind" ) ).toString(), row.attribute( QStringLiteral( "suppressed" ) ).toLongLong() );
+      for ( const QString &generalization : { QStringLiteral( "generalization" ), QStringLiteral( "generalization_local" ) } )
+        if ( !suppressed.contains( generalization ) )
+        {
+          QgsFeature absent( rows.first().fields() );
+          absent.setAttribute( QStringLiteral( "kind" ), generalization );
+          absent.setAttribute( QStringLiteral( "k" ), k );
+          QVERIFY( vbastest::refusal( QStringLiteral( "vbas:anonymize" ), anonymizeParameters( absent, inputs ) ).contains( QStringLiteral( "SUPPRESSION_LIMIT" ) ) );
+          ++leftOut;
+        }
+      for ( const auto &[kind, key] : { std::make_pair( "regions", 4 ), std::make_pair( "cropped", 2 ), std::make_pair( "no_geography", 0 ) } )
+      {
+        std::map<std::tuple<QString, QString, QString>, qlonglong> grouped;
+        for ( const auto &[cls, n] : classes )
+          grouped[{ std::get<0>( cls ).left( key ), std::get<1>( cls ), std::get<2>( cls ) }] += n;
+        qlonglong byHand = 0;
+        for ( const auto &[cls, n] : grouped )
+          byHand += n < k ? n : 0;
+        QVERIFY2( suppressed.value( QString::fromLatin1( kind ) ) == byHand, qPrintable( QStringLiteral( "seed %1, k = %2, %3" ).arg( seed ).arg( k ).arg( kind ) ) );
+      }
+    }
+  }
+  qInfo( "%d candidates of the methods recounted, %d generalizations left out", methods, leftOut );
+  QVERIFY( methods >= 60 );
 }
 
 void TestCompare::cancelLeavesNothing()
