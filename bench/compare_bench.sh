@@ -10,7 +10,9 @@
 #   (b) vbas:compare: K_VALUES 5, 10, 20 x METHODS balanced density, ADC (fewest suppressed),
 #       generalization without and with local suppression (the hierarchies of the generalization
 #       comparison), and BASELINES the counties unaggregated, ids cropped to 5 characters (30 groups of
-#       100 counties), no geography: 12 candidates and 9 baseline rows.
+#       100 counties), no geography: 12 candidates and 9 baseline rows;
+#   (c) (b) without ADC: 9 candidates and 9 baseline rows;
+#   (d) vbas:anonymize with ADC (fewest suppressed) at k = 5: what (b)'s first ADC candidate costs alone.
 # Each through qgis_process, timed with /usr/bin/time -v. Builds nothing (run after .ci/setup).
 # VBAS_GENERALIZATION_DATA: the inputs' folder (default /tmp/vbas-generalization, kept between runs).
 # Prints a Markdown table on stdout, and each candidate's time on stderr.
@@ -28,10 +30,12 @@ hierarchies=(HIERARCHIES="$IN/age_group.csv" HIERARCHIES="$IN/marital.csv" INTER
 echo "== (a) anonymize, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 timed "$WORK/a" /usr/bin/qgis_process.bin --json run vbas:anonymize -- "${common[@]}" ANONYMIZED="$WORK/a.gpkg"
 FLOOR=$SECONDS_TAKEN FLOOR_RSS=$MAXRSS_KB FLOOR_CPU=$CPU_S
-echo "== (b) compare, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-timed "$WORK/b" /usr/bin/qgis_process.bin --json run vbas:compare -- "${common[@]}" "${hierarchies[@]}" 'K_VALUES=5, 10, 20' \
-  METHODS=0,1,3,4 BASELINES=0,2,4 CROP_LENGTH=5 CANDIDATES="$WORK/candidates.csv"
-/usr/bin/python3 - "$WORK/a.json" "$WORK/b.json" "$WORK/candidates.csv" <<'PY' >&2
+# compare LABEL METHODS: runs (b) or (c), checks its rows against (a), sets the SECONDS_TAKEN of timed.
+compare() {
+  echo "== ($1) compare, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+  timed "$WORK/$1" /usr/bin/qgis_process.bin --json run vbas:compare -- "${common[@]}" "${hierarchies[@]}" 'K_VALUES=5, 10, 20' \
+    METHODS="$2" BASELINES=0,2,4 CROP_LENGTH=5 CANDIDATES="$WORK/$1.csv"
+  /usr/bin/python3 - "$WORK/a.json" "$WORK/$1.json" "$WORK/$1.csv" <<'PY' >&2
 import csv, json, sys
 a, b = (json.load(open(p))["results"] for p in sys.argv[1:3])
 rows = list(csv.DictReader(open(sys.argv[3])))
@@ -41,8 +45,18 @@ for r in rows:
 paper = next(r for r in rows if r["kind"] == "balanced_density" and r["k"] == "5")
 assert int(paper["suppressed"]) == int(a["SUPPRESSED"]), (paper["suppressed"], a["SUPPRESSED"])
 PY
+}
+row() { # row LABEL TEXT: a row of the table from the last timed run
+  awk -v l="$1" -v t="$2" -v s="$SECONDS_TAKEN" -v f="$FLOOR" -v c="$CPU_S" -v r="$MAXRSS_KB" -v fr="$FLOOR_RSS" \
+    'BEGIN { printf "| (%s) %s | %s | %.2f | %s | %d | %.2f |\n", l, t, s, s / f, c, r / 1024, r / fr }'
+}
 echo "| run | wall s | × (a) | CPU s | max RSS MB | × (a) |"
 echo "|---|---:|---:|---:|---:|---:|"
 echo "| (a) \`vbas:anonymize\`, the paper's method | $FLOOR | 1.00 | $FLOOR_CPU | $((FLOOR_RSS / 1024)) | 1.00 |"
-awk -v s="$SECONDS_TAKEN" -v f="$FLOOR" -v c="$CPU_S" -v r="$MAXRSS_KB" -v fr="$FLOOR_RSS" \
-  'BEGIN { printf "| (b) `vbas:compare`, 12 candidates and 9 baseline rows | %s | %.2f | %s | %d | %.2f |\n", s, s / f, c, r / 1024, r / fr }'
+compare b 0,1,3,4
+row b "\`vbas:compare\`, 12 candidates (ADC among them) and 9 baseline rows"
+compare c 0,3,4
+row c "\`vbas:compare\`, 9 candidates (no ADC) and 9 baseline rows"
+echo "== (d) anonymize with ADC, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+timed "$WORK/d" /usr/bin/qgis_process.bin --json run vbas:anonymize -- "${common[@]}" METHOD=1 OBJECTIVE=1 ANONYMIZED="$WORK/d.gpkg"
+row d "\`vbas:anonymize\` with ADC, fewest suppressed, k = 5"

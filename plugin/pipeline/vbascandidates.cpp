@@ -183,6 +183,7 @@ VbasCandidate aggregation( const VbasCandidateSettings &settings, VbasCandidateS
     placement.method = VbasPlacementSettings::Method::Adc;
     placement.adc.objective = vbas::AdcObjective::Suppression;
     placement.adc.criterion = criterion;
+    placement.adc.maxMoves = settings.adcMoves;
     placement.seed = settings.seed;
     a = vbasAggregate( placement, VbasConstraintSettings(), steps, in.regions, in.records, density.sites.size(), criterion, feedback );
   }
@@ -285,6 +286,7 @@ VbasCandidateSettings VbasCandidateSettings::read( const QgsProcessingAlgorithm 
     throw QgsProcessingException( QObject::tr( "The Safe Harbor baseline merges the 3-digit ZIP codes of 20,000 residents or fewer: give the regions' residents as POPULATION_FIELD." ) );
   settings.timeLimit = QgsProcessingParameters::parameterAsDouble( definition( "TIME_LIMIT" ), parameters, context );
   settings.maxMoves = static_cast<std::uint64_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "SEARCH_MOVES" ), context ) );
+  settings.adcMoves = static_cast<std::uint64_t>( vbasWholeNumber( algorithm, parameters, QStringLiteral( "MAX_ITERATIONS" ), context ) );
   settings.riskThreshold = QgsProcessingParameters::parameterAsDouble( definition( "RISK_THRESHOLD" ), parameters, context );
   settings.seed = seed;
   settings.release = VbasReleaseSettings::read( algorithm, parameters, context );

@@ -50,7 +50,8 @@ struct VbasCandidateSettings
     QString parentField; //!< PARENT_FIELD
     int cropLength = 3;  //!< CROP_LENGTH
     double timeLimit = 30;
-    std::uint64_t maxMoves = 0; //!< SEARCH_MOVES, 0: none
+    std::uint64_t maxMoves = 0;        //!< SEARCH_MOVES, 0: none
+    std::uint64_t adcMoves = 10000000; //!< MAX_ITERATIONS
     std::uint64_t seed = 0;
     double riskThreshold = 0.2;                //!< RISK_THRESHOLD, as Evaluate takes it
     VbasReleaseSettings release;               //!< RISK_MODEL and its threshold; k is each candidate's

@@ -199,15 +199,19 @@ void VbasAlgorithm::addPlacementParameters()
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "SEEDING" ), QObject::tr( "ADC seeding" ),
                                                 QStringList() << QObject::tr( "Balanced density" ) << QObject::tr( "Random region points (SEED)" ), false, 0 ),
                 QObject::tr( "Where ADC starts: at the balanced-density sites, or at random region points" ), Shown::Advanced );
-  auto iterations
-    = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "MAX_ITERATIONS" ), QObject::tr( "ADC: most trial moves" ), vbasqgis::NumberType::Integer, 10000000, false, 1, kMaxInt );
-  addParameter( iterations.release(), QObject::tr( "The most trial moves ADC makes before it stops" ), Shown::Advanced );
+  addAdcMovesParameter();
   addNumberOutput( QStringLiteral( "ADC_MOVES_TRIED" ), QObject::tr( "ADC: trial moves" ) );
   addNumberOutput( QStringLiteral( "ADC_MOVES_COMMITTED" ), QObject::tr( "ADC: committed moves" ) );
   addNumberOutput( QStringLiteral( "ADC_ALPHA" ), QObject::tr( "ADC: smallest EC of any cluster at the end (k or more: k)" ) );
   addNumberOutput( QStringLiteral( "ADC_SUPPRESSED" ), QObject::tr( "ADC: records its clusters suppress at k" ) );
   if ( !outputDefinition( QStringLiteral( "ADC_STOP" ) ) )
     addOutput( new QgsProcessingOutputString( QStringLiteral( "ADC_STOP" ), QObject::tr( "ADC: why it stopped" ) ) );
+}
+
+void VbasAlgorithm::addAdcMovesParameter()
+{
+  addParameter( new QgsProcessingParameterNumber( QStringLiteral( "MAX_ITERATIONS" ), QObject::tr( "ADC: most trial moves" ), vbasqgis::NumberType::Integer, 10000000, false, 1, kMaxInt ),
+                QObject::tr( "The most trial moves ADC makes before it stops" ), Shown::Advanced );
 }
 
 void VbasAlgorithm::addKParameter( const QString &tooltip )

@@ -58,6 +58,8 @@ class VbasAlgorithm : public QgsProcessingAlgorithm
     //! METHOD, SITE_POSITION and ADC's OBJECTIVE, SEEDING, MAX_ITERATIONS, with ADC's outputs.
     void addSitePositionParameter();
     void addPlacementParameters();
+    //! MAX_ITERATIONS (advanced): the most trial moves ADC makes.
+    void addAdcMovesParameter();
     //! K, with the tooltip of an algorithm that makes a release (or tooltip).
     void addKParameter( const QString &tooltip = QString() );
     //! RISK_MODEL: k-anonymity (k records in every released class) or k-map (k residents of the population table).

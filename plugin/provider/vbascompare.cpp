@@ -52,6 +52,8 @@ QString VbasCompare::shortHelpString() const
          + evaluationParametersHelp() + populationTableHelp() + siteCountHelp() + hierarchyHelp()
          + QObject::tr( "<b>Suppression limit</b> (SUPPRESSION_LIMIT, advanced) and <b>Information loss generalization minimises</b> (LOSS_METRIC, advanced): as in Anonymize, "
                         "for each generalization candidate.<br>"
+                        "<b>ADC: most trial moves</b> (MAX_ITERATIONS, advanced): as in Anonymize, for each ADC candidate: lower it to bound ADC's time on large "
+                        "inputs (ADC takes as long as in Anonymize, minutes per k on millions of records).<br>"
                         "<b>Search time limit</b> (TIME_LIMIT, advanced) and <b>Search: most trial moves</b> (SEARCH_MOVES, advanced): as in Anonymize, for each search "
                         "candidate.<br>"
                         "<b>Seed</b> (SEED, advanced): the search's choices, as in Anonymize; empty: a fresh one, given in the SEED output and in each command.<br>"
@@ -119,6 +121,7 @@ void VbasCompare::initAlgorithm( const QVariantMap & )
   addParameter(
     new QgsProcessingParameterNumber( QStringLiteral( "SEARCH_MOVES" ), QObject::tr( "Search: most trial moves" ), vbasqgis::NumberType::Integer, 0, false, 0, std::numeric_limits<int>::max() ),
     QObject::tr( "Trial moves after which each search candidate stops (0: only the time limit)" ), Shown::Advanced );
+  addAdcMovesParameter();
   addSeedParameter( QObject::tr( "Seed of the search (empty: a fresh one)" ), QObject::tr( "A whole number that repeats a comparison exactly; empty: a fresh one each run" ) );
   addParameter( new VbasSinkParameter( QStringLiteral( "CANDIDATES" ), QObject::tr( "Candidates" ), vbasqgis::Vector ),
                 QObject::tr( "One row per candidate release: what it is, the command that makes it, and its measures" ) );
