@@ -27,6 +27,17 @@ timed() {
   CPU_S=$(awk -F': ' '/User time \(seconds\)|System time \(seconds\)/ { s += $2 } END { printf "%.2f", s }' "$prefix.time")
 }
 
+# generalization_inputs SITES: makes (or keeps) the inputs of bench/make_generalization_inputs.py in IN
+# (VBAS_GENERALIZATION_DATA, default /tmp/vbas-generalization); sets common (the regions, the records,
+# their four QIs, k = 5, SITES fixed sites) and hierarchies (the ARX files and the income intervals).
+generalization_inputs() {
+  IN=${VBAS_GENERALIZATION_DATA:-/tmp/vbas-generalization}
+  /usr/bin/python3 "$ROOT/bench/make_generalization_inputs.py" --out "$IN"
+  common=(REGIONS="$IN/regions.gpkg" REGION_ID=region_id RECORDS="$IN/records.gpkg" RECORD_REGION=region_id
+    QI_FIELDS=age_group QI_FIELDS=sex QI_FIELDS=marital QI_FIELDS=income K=5 MODEL=3 FIXED_SITES="$1")
+  hierarchies=(HIERARCHIES="$IN/age_group.csv" HIERARCHIES="$IN/marital.csv" INTERVALS=income=20000)
+}
+
 # fastest "SECONDS KB CPU" ...: the run with the least wall time (its seconds, max RSS and CPU seconds).
 fastest() { printf '%s\n' "$@" | sort -n -k1,1 | head -1; }
 

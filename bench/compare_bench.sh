@@ -18,15 +18,11 @@
 # Prints a Markdown table on stdout, and each candidate's time on stderr.
 set -euo pipefail
 . "$(dirname "$0")/bench_lib.sh"
-SITES=${1:-909}
-IN=${VBAS_GENERALIZATION_DATA:-/tmp/vbas-generalization}
-/usr/bin/python3 "$ROOT/bench/make_generalization_inputs.py" --out "$IN"
+generalization_inputs "${1:-909}"
+common+=(SEED=1)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 plugin_profile "$WORK" "$BUILD"
-common=(REGIONS="$IN/regions.gpkg" REGION_ID=region_id RECORDS="$IN/records.gpkg" RECORD_REGION=region_id
-  QI_FIELDS=age_group QI_FIELDS=sex QI_FIELDS=marital QI_FIELDS=income K=5 MODEL=3 FIXED_SITES="$SITES" SEED=1)
-hierarchies=(HIERARCHIES="$IN/age_group.csv" HIERARCHIES="$IN/marital.csv" INTERVALS=income=20000)
 echo "== (a) anonymize, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 timed "$WORK/a" /usr/bin/qgis_process.bin --json run vbas:anonymize -- "${common[@]}" ANONYMIZED="$WORK/a.gpkg"
 FLOOR=$SECONDS_TAKEN FLOOR_RSS=$MAXRSS_KB FLOOR_CPU=$CPU_S

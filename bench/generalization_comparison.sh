@@ -14,15 +14,10 @@
 # (default /tmp/vbas-generalization, kept between runs). Prints a Markdown table on stdout.
 set -euo pipefail
 . "$(dirname "$0")/bench_lib.sh"
-SITES=${1:-909}
-IN=${VBAS_GENERALIZATION_DATA:-/tmp/vbas-generalization}
-/usr/bin/python3 "$ROOT/bench/make_generalization_inputs.py" --out "$IN"
+generalization_inputs "${1:-909}"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 plugin_profile "$WORK" "$BUILD"
-common=(REGIONS="$IN/regions.gpkg" REGION_ID=region_id RECORDS="$IN/records.gpkg" RECORD_REGION=region_id
-  QI_FIELDS=age_group QI_FIELDS=sex QI_FIELDS=marital QI_FIELDS=income K=5 MODEL=3 FIXED_SITES="$SITES")
-hierarchies=(HIERARCHIES="$IN/age_group.csv" HIERARCHIES="$IN/marital.csv" INTERVALS=income=20000)
 declare -A extra=([a]="" [b]="${hierarchies[*]} LOCAL_SUPPRESSION=false" [c]="${hierarchies[*]}")
 echo "| run | records | dropped | dropped % | records with * | values * | levels (age, sex, marital, income) | nodes (lattice) | generic NUE | normalised | GC | ARE | records generalized | aggregates (in pieces, releasing nothing) | smallest class (recount) | wall s | × (a) | max RSS MB |"
 echo "|---|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|"

@@ -69,6 +69,20 @@ struct Chart
     QString describe() const { return QStringLiteral( "frontier %1 px, other candidates %2 px, baselines %3 px, ring %4 px" ).arg( front ).arg( others ).arg( baselines ).arg( ring ); }
 };
 
+//! The sample layers' regions, records and QIs, and K=5.
+QStringList sampleAtK5()
+{
+  const QString dir = ctestPath( "VBAS_SAMPLE_DIR" );
+  return { QStringLiteral( "REGIONS=%1/ny8_tracts.gpkg" ).arg( dir ),
+           QStringLiteral( "REGION_ID=AREAKEY" ),
+           QStringLiteral( "RECORDS=%1/patients.gpkg" ).arg( dir ),
+           QStringLiteral( "RECORD_REGION=tract_id" ),
+           QStringLiteral( "QI_FIELDS=age_group" ),
+           QStringLiteral( "QI_FIELDS=sex" ),
+           QStringLiteral( "QI_FIELDS=race" ),
+           QStringLiteral( "K=5" ) };
+}
+
 //! html with every SVG drawing removed, written beside it as bare.html: its path.
 QString withoutDrawings( const QString &html, const QString &dir )
 {
@@ -122,12 +136,11 @@ void TestReport::reportRendersMapsAndHistogram()
   QJsonObject document;
   ProcessResult r;
   CHECKED( mQgis.runJson( QStringLiteral( "vbas:anonymize" ),
-                          { QStringLiteral( "REGIONS=%1/ny8_tracts.gpkg" ).arg( ctestPath( "VBAS_SAMPLE_DIR" ) ), QStringLiteral( "REGION_ID=AREAKEY" ),
-                            QStringLiteral( "RECORDS=%1/patients.gpkg" ).arg( ctestPath( "VBAS_SAMPLE_DIR" ) ), QStringLiteral( "RECORD_REGION=tract_id" ), QStringLiteral( "QI_FIELDS=age_group" ),
-                            QStringLiteral( "QI_FIELDS=sex" ), QStringLiteral( "QI_FIELDS=race" ), QStringLiteral( "K=5" ), QStringLiteral( "SENSITIVE_FIELD=diagnosis" ), QStringLiteral( "SEED=1" ),
-                            QStringLiteral( "SITE_POINTS=" ) + dir + "/sites.gpkg", QStringLiteral( "AGGREGATED=" ) + dir + "/aggregated.gpkg", QStringLiteral( "LOOKUP=" ) + dir + "/lookup.gpkg",
-                            QStringLiteral( "ANONYMIZED=" ) + dir + "/anonymized.gpkg", QStringLiteral( "VORONOI=" ) + dir + "/voronoi.gpkg", QStringLiteral( "EVALUATION=" ) + dir + "/evaluation.csv",
-                            QStringLiteral( "REPORT=" ) + dir + "/report.html" },
+                          sampleAtK5()
+                            + QStringList { QStringLiteral( "SENSITIVE_FIELD=diagnosis" ), QStringLiteral( "SEED=1" ), QStringLiteral( "SITE_POINTS=" ) + dir + "/sites.gpkg",
+                                            QStringLiteral( "AGGREGATED=" ) + dir + "/aggregated.gpkg", QStringLiteral( "LOOKUP=" ) + dir + "/lookup.gpkg",
+                                            QStringLiteral( "ANONYMIZED=" ) + dir + "/anonymized.gpkg", QStringLiteral( "VORONOI=" ) + dir + "/voronoi.gpkg",
+                                            QStringLiteral( "EVALUATION=" ) + dir + "/evaluation.csv", QStringLiteral( "REPORT=" ) + dir + "/report.html" },
                           dir, document, r ) );
   const QString report = document.value( QStringLiteral( "results" ) ).toObject().value( QStringLiteral( "REPORT" ) ).toString();
   QCOMPARE( report, dir + "/report.html" );
@@ -164,11 +177,9 @@ void TestReport::comparisonRendersTheFrontier()
   QJsonObject document;
   ProcessResult r;
   CHECKED( mQgis.runJson( QStringLiteral( "vbas:compare" ),
-                          { QStringLiteral( "REGIONS=%1/ny8_tracts.gpkg" ).arg( ctestPath( "VBAS_SAMPLE_DIR" ) ), QStringLiteral( "REGION_ID=AREAKEY" ),
-                            QStringLiteral( "RECORDS=%1/patients.gpkg" ).arg( ctestPath( "VBAS_SAMPLE_DIR" ) ), QStringLiteral( "RECORD_REGION=tract_id" ), QStringLiteral( "QI_FIELDS=age_group" ),
-                            QStringLiteral( "QI_FIELDS=sex" ), QStringLiteral( "QI_FIELDS=race" ), QStringLiteral( "K=5" ), QStringLiteral( "K_VALUES=5,10" ), QStringLiteral( "METHODS=0,1,4" ),
-                            QStringLiteral( "BASELINES=0,2,4" ), QStringLiteral( "CROP_LENGTH=5" ), QStringLiteral( "CANDIDATES=" ) + dir + "/candidates.csv",
-                            QStringLiteral( "REPORT=" ) + dir + "/comparison.html" },
+                          sampleAtK5()
+                            + QStringList { QStringLiteral( "K_VALUES=5,10" ), QStringLiteral( "METHODS=0,1,4" ), QStringLiteral( "BASELINES=0,2,4" ), QStringLiteral( "CROP_LENGTH=5" ),
+                                            QStringLiteral( "CANDIDATES=" ) + dir + "/candidates.csv", QStringLiteral( "REPORT=" ) + dir + "/comparison.html" },
                           dir, document, r ) );
   const QString report = dir + "/comparison.html";
   const QString png = ctestPath( "VBAS_SCREENSHOT_DIR" ) + QStringLiteral( "/comparison-screenshot.png" );
