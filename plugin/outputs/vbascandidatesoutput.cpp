@@ -169,12 +169,16 @@ QString candidatesTable( const VbasComparisonReportInputs &in )
 
 } // namespace
 
+QString vbasRecommendation( const QList<VbasCandidate> &candidates, std::optional<std::size_t> recommended, const QString &lossField, std::int64_t statedK, std::optional<double> statedThreshold )
+{
+  const QString stated = statedThreshold ? QObject::tr( "k = %1 or above with an average risk at most %2" ).arg( statedK ).arg( *statedThreshold ) : QObject::tr( "k = %1 or above" ).arg( statedK );
+  return recommended ? QObject::tr( "Recommended: %1, the least %2 among the candidates at %3." ).arg( candidates.at( static_cast<int>( *recommended ) ).name, lossField, stated )
+                     : QObject::tr( "No candidate is at %1: nothing is recommended." ).arg( stated );
+}
+
 QByteArray vbasComparisonReport( const VbasComparisonReportInputs &in )
 {
-  const QString verdict
-    = in.recommended
-        ? QObject::tr( "Recommended: %1, the least %2 among the candidates at k = %3 or above." ).arg( in.candidates.at( static_cast<int>( *in.recommended ) ).name, in.lossField ).arg( in.statedK )
-        : QObject::tr( "No candidate is at k = %1 or above: nothing is recommended." ).arg( in.statedK );
+  const QString &verdict = in.verdict;
   QString commands;
   for ( int i = 0; i < in.candidates.size(); ++i )
     if ( !in.commands.at( i ).isEmpty() )

@@ -19,6 +19,13 @@ VbasOutputSchema schema();
 void write( VbasOutput &output, const QList<VbasCandidate> &candidates, const std::vector<char> &front, std::optional<std::size_t> recommended, const QStringList &commands );
 } // namespace VbasCandidatesOutput
 
+/**
+ * The recommendation in one sentence: "Recommended: <candidate>, the least <lossField> among the
+ * candidates at k = <statedK> or above" (and "with an average risk at most <threshold>" under the
+ * average risk model), or that none is.
+ */
+QString vbasRecommendation( const QList<VbasCandidate> &candidates, std::optional<std::size_t> recommended, const QString &lossField, std::int64_t statedK, std::optional<double> statedThreshold );
+
 //! What the comparison's report shows.
 struct VbasComparisonReportInputs
 {
@@ -27,7 +34,7 @@ struct VbasComparisonReportInputs
     std::optional<std::size_t> recommended;
     const QStringList &commands; //!< of each candidate, empty for a baseline
     QString lossField;           //!< the measure compared by (a metric field)
-    std::int64_t statedK = 5;
+    QString verdict;             //!< vbasRecommendation
     VbasRunParameters parameters;
     QString command; //!< the qgis_process command that repeats the comparison
 };

@@ -40,6 +40,23 @@ QList<std::int64_t> kValues( const QString &text )
   return ks;
 }
 
+//! RISK_VALUES: numbers above 0 and at most 1, separated by commas or spaces, increasing and each once.
+QList<double> riskValues( const QString &text )
+{
+  QList<double> values;
+  for ( const QString &word : text.split( QRegularExpression( QStringLiteral( "[,;\\s]+" ) ), Qt::SkipEmptyParts ) )
+  {
+    bool ok = false;
+    const double value = word.toDouble( &ok );
+    if ( !ok || !( value > 0 && value <= 1 ) )
+      throw QgsProcessingException( QObject::tr( "RISK_VALUES holds '%1', which is not a risk above 0 and at most 1." ).arg( word ) );
+    if ( !values.contains( value ) )
+      values << value;
+  }
+  std::sort( values.begin(), values.end() );
+  return values;
+}
+
 template<typename Option>
 QList<Option> options( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, const QString &name, QgsProcessingContext &context )
 {
@@ -145,31 +162,51 @@ vbas::MetricValues measured( const VbasRegions &regions, const VbasRecords &reco
   return vbasMeasure( regions, records, regionSites, release, k, riskThreshold, seconds, &quiet, population ).values;
 }
 
-//! What every candidate at k must hold: RISK_MODEL's criterion at k.
-vbas::Criterion criterionAt( const VbasCandidateSettings &settings, std::int64_t k )
+//! What a candidate must meet: RISK_MODEL at its k and, under the average risk model, its threshold.
+struct Target
 {
-  VbasReleaseSettings release = settings.release;
-  release.k = k;
-  return release.criterion();
-}
+    VbasReleaseSettings release;
+    double evaluationThreshold; //!< the RISK_THRESHOLD it is measured with: the model's own under the average risk model
+
+    Target( const VbasCandidateSettings &settings, std::int64_t k, std::optional<double> threshold )
+      : release( settings.release )
+      , evaluationThreshold( threshold.value_or( settings.riskThreshold ) )
+    {
+      release.k = k;
+      if ( threshold )
+        release.averageThreshold = *threshold;
+    }
+    std::optional<double> threshold() const { return release.model == VbasReleaseSettings::Model::AverageRisk ? std::optional<double>( release.averageThreshold ) : std::nullopt; }
+    //! A candidate named "k = 5, <what>" (", average risk at most 0.05" under that model).
+    VbasCandidate candidate( const QString &what, const char *kind, std::size_t units ) const
+    {
+      const QString at = threshold() ? QObject::tr( "k = %1, average risk at most %2" ).arg( release.k ).arg( *threshold() ) : QObject::tr( "k = %1" ).arg( release.k );
+      VbasCandidate c { QStringLiteral( "%1, %2" ).arg( at, what ), release.k, QString::fromLatin1( kind ), units };
+      c.threshold = threshold();
+      c.anonymize.insert( QStringLiteral( "K" ), static_cast<qlonglong>( release.k ) );
+      if ( threshold() )
+        c.anonymize.insert( QStringLiteral( "RISK_THRESHOLD" ), *threshold() );
+      return c;
+    }
+};
 
 //! A candidate of METHODS, its name logged.
-VbasCandidate named( VbasCandidateSettings::Method method, std::int64_t k, std::size_t sites, int number, QgsProcessingFeedback *feedback )
+VbasCandidate named( VbasCandidateSettings::Method method, const Target &target, std::size_t sites, int number, QgsProcessingFeedback *feedback )
 {
   VbasInterrupt::throwIfCanceled( feedback );
-  VbasCandidate c { QObject::tr( "k = %1, %2" ).arg( k ).arg( methodName( method ) ), k, QString::fromLatin1( kMethodIds[static_cast<int>( method )] ), sites };
+  VbasCandidate c = target.candidate( methodName( method ), kMethodIds[static_cast<int>( method )], sites );
   feedback->pushInfo( QObject::tr( "Candidate %1: %2." ).arg( number ).arg( c.name ) );
   return c;
 }
 
-//! An aggregation of METHODS at k, from the sites placed by balanced density (density) or by ADC.
-VbasCandidate aggregation( const VbasCandidateSettings &settings, VbasCandidateSettings::Method method, std::int64_t k, const VbasPlacement &density, const VbasComparedInputs &in, int number,
+//! An aggregation of METHODS at target, from the sites placed by balanced density (density) or by ADC.
+VbasCandidate aggregation( const VbasCandidateSettings &settings, VbasCandidateSettings::Method method, const Target &target, const VbasPlacement &density, const VbasComparedInputs &in, int number,
                            QgsProcessingFeedback *feedback )
 {
-  VbasCandidate c = named( method, k, density.sites.size(), number, feedback );
+  VbasCandidate c = named( method, target, density.sites.size(), number, feedback );
   QElapsedTimer timer;
   timer.start();
-  const vbas::Criterion criterion = criterionAt( settings, k );
+  const vbas::Criterion criterion = target.release.criterion();
   const bool adc = method == VbasCandidateSettings::Method::Adc;
   VbasBorderSteps steps;
   steps.search = method == VbasCandidateSettings::Method::Search;
@@ -190,13 +227,11 @@ VbasCandidate aggregation( const VbasCandidateSettings &settings, VbasCandidateS
   else
     a = vbasAggregatePlaced( density, VbasConstraintSettings(), steps, in.regions, in.records, criterion, feedback );
   const vbas::Release &release = a.bordered.release;
-  c.values = measured( in.regions, in.records, a.bordered.sites, release, k, settings.riskThreshold, timer.elapsed() / 1000.0, in.population );
+  c.values = measured( in.regions, in.records, a.bordered.sites, release, c.k, target.evaluationThreshold, timer.elapsed() / 1000.0, in.population );
   c.loss = vbasLossOutputs( vbasReleaseLoss( in.records, release ) );
   c.unitsInPieces = a.bordered.aggregatesInPieces;
   c.unitsReleasingNothing = vbas::releasingNothing( release.aggregation.ecs, release.suppression );
-  c.anonymize = {
-    { QStringLiteral( "K" ), static_cast<qlonglong>( k ) }, { QStringLiteral( "METHOD" ), adc ? 1 : 0 }, { QStringLiteral( "OBJECTIVE" ), adc ? 1 : 0 }, { QStringLiteral( "SEARCH" ), steps.search }
-  };
+  c.anonymize.insert( { { QStringLiteral( "METHOD" ), adc ? 1 : 0 }, { QStringLiteral( "OBJECTIVE" ), adc ? 1 : 0 }, { QStringLiteral( "SEARCH" ), steps.search } } );
   if ( steps.search )
   {
     c.anonymize.insert( QStringLiteral( "TIME_LIMIT" ), settings.timeLimit );
@@ -206,25 +241,23 @@ VbasCandidate aggregation( const VbasCandidateSettings &settings, VbasCandidateS
 }
 
 /**
- * A generalization of METHODS at k, as Anonymize with GENERALIZE makes it (docs/generalization.md);
+ * A generalization of METHODS at target, as Anonymize with GENERALIZE makes it (docs/generalization.md);
  * nothing when no node keeps the suppression limit (a warning says so).
  */
-std::optional<VbasCandidate> generalization( const VbasCandidateSettings &settings, VbasCandidateSettings::Method method, std::int64_t k, const VbasComparedInputs &in, int number,
+std::optional<VbasCandidate> generalization( const VbasCandidateSettings &settings, VbasCandidateSettings::Method method, const Target &target, const VbasComparedInputs &in, int number,
                                              QgsProcessingFeedback *feedback )
 {
-  VbasCandidate c = named( method, k, 0, number, feedback );
+  VbasCandidate c = named( method, target, 0, number, feedback );
   QElapsedTimer timer;
   timer.start();
   VbasGeneralizationSettings generalization = settings.generalization;
   generalization.localSuppression = method == VbasCandidateSettings::Method::GeneralizationLocalSuppression;
-  VbasReleaseSettings release = settings.release;
-  release.k = k;
   VbasPlacementSettings placement;
   placement.seed = settings.seed;
   VbasGeneralized g;
   try
   {
-    g = vbasGeneralize( generalization, settings.siteCount, placement, VbasConstraintSettings(), in.regions, in.records, release, in.population, settings.qiNames, feedback );
+    g = vbasGeneralize( generalization, settings.siteCount, placement, VbasConstraintSettings(), in.regions, in.records, target.release, in.population, settings.qiNames, feedback );
   }
   catch ( const QgsProcessingException &e )
   {
@@ -239,28 +272,28 @@ std::optional<VbasCandidate> generalization( const VbasCandidateSettings &settin
     written->cells = g.writtenResidents;
   }
   QgsProcessingFeedback quiet;
-  const QVariantMap units = vbasGeneralizedAggregateOutputs( g, in.regions, release.criterion(), &quiet );
+  const QVariantMap units = vbasGeneralizedAggregateOutputs( g, in.regions, target.release.criterion(), &quiet );
   c.unitsAsked = g.siteCount.sites;
-  c.values = measured( in.regions, g.writtenRecords, g.placement.sites, g.release, k, settings.riskThreshold, timer.elapsed() / 1000.0, written ? &*written : nullptr );
+  c.values = measured( in.regions, g.writtenRecords, g.placement.sites, g.release, c.k, target.evaluationThreshold, timer.elapsed() / 1000.0, written ? &*written : nullptr );
   c.loss = vbasLossOutputs( { g.node().loss, g.metrics } );
   c.unitsInPieces = static_cast<std::size_t>( units.value( QStringLiteral( "UNITS_IN_PIECES" ) ).toLongLong() );
   c.unitsReleasingNothing = static_cast<std::size_t>( units.value( QStringLiteral( "UNITS_RELEASING_NOTHING" ) ).toLongLong() );
   c.levels = g.levels();
-  c.anonymize = { { QStringLiteral( "K" ), static_cast<qlonglong>( k ) }, { QStringLiteral( "GENERALIZE" ), true }, { QStringLiteral( "LOCAL_SUPPRESSION" ), generalization.localSuppression } };
+  c.anonymize.insert( { { QStringLiteral( "GENERALIZE" ), true }, { QStringLiteral( "LOCAL_SUPPRESSION" ), generalization.localSuppression } } );
   return c;
 }
 
-//! A baseline of BASELINES at k: its groups of regions released as they are.
-VbasCandidate baselineCandidate( const VbasCandidateSettings &settings, VbasCandidateSettings::Baseline baseline, std::int64_t k, const VbasComparedInputs &in, QgsProcessingFeedback *feedback )
+//! A baseline of BASELINES at target: its groups of regions released as they are.
+VbasCandidate baselineCandidate( const VbasCandidateSettings &settings, VbasCandidateSettings::Baseline baseline, const Target &target, const VbasComparedInputs &in, QgsProcessingFeedback *feedback )
 {
   VbasInterrupt::throwIfCanceled( feedback );
   QElapsedTimer timer;
   timer.start();
   const std::vector<std::size_t> regionAggregate = baselineAggregates( baseline, settings, in.regions, in.parentKeys );
-  const vbas::Release release = vbas::release( regionAggregate, in.records.histograms, criterionAt( settings, k ) );
-  VbasCandidate c { QObject::tr( "k = %1, %2" ).arg( k ).arg( baselineName( baseline, settings ) ), k, QString::fromLatin1( kBaselineIds[static_cast<int>( baseline )] ),
-                    release.aggregation.aggregateId.size() };
-  c.values = measured( in.regions, in.records, meanSites( regionAggregate, in.regions.points ), release, k, settings.riskThreshold, timer.elapsed() / 1000.0, in.population );
+  const vbas::Release release = vbas::release( regionAggregate, in.records.histograms, target.release.criterion() );
+  VbasCandidate c = target.candidate( baselineName( baseline, settings ), kBaselineIds[static_cast<int>( baseline )], release.aggregation.aggregateId.size() );
+  c.anonymize.clear(); // Anonymize does not make a baseline
+  c.values = measured( in.regions, in.records, meanSites( regionAggregate, in.regions.points ), release, c.k, target.evaluationThreshold, timer.elapsed() / 1000.0, in.population );
   c.loss = vbasLossOutputs( vbasReleaseLoss( in.records, release ) );
   c.unitsReleasingNothing = vbas::releasingNothing( release.aggregation.ecs, release.suppression );
   return c;
@@ -290,6 +323,11 @@ VbasCandidateSettings VbasCandidateSettings::read( const QgsProcessingAlgorithm 
   settings.riskThreshold = QgsProcessingParameters::parameterAsDouble( definition( "RISK_THRESHOLD" ), parameters, context );
   settings.seed = seed;
   settings.release = VbasReleaseSettings::read( algorithm, parameters, context );
+  settings.thresholds = riskValues( QgsProcessingParameters::parameterAsString( definition( "RISK_VALUES" ), parameters, context ) );
+  if ( settings.release.model != VbasReleaseSettings::Model::AverageRisk && !settings.thresholds.isEmpty() )
+    throw QgsProcessingException( QObject::tr( "RISK_VALUES are the thresholds of the average risk model: choose RISK_MODEL average risk, or leave RISK_VALUES empty." ) );
+  if ( settings.release.model == VbasReleaseSettings::Model::AverageRisk && settings.thresholds.isEmpty() )
+    settings.thresholds << settings.release.averageThreshold;
   settings.siteCount = VbasSiteCountSettings::read( algorithm, parameters, context );
   settings.qiNames = qiNames;
   settings.generalization = VbasGeneralizationSettings::read( algorithm, parameters, context, qiNames, locations );
@@ -320,21 +358,28 @@ QList<VbasCandidate> vbasCandidates( const VbasCandidateSettings &settings, std:
     density = vbasPlaceSites( placement, VbasConstraintSettings(), in.regions, in.records, sites, feedback );
   }
   QList<VbasCandidate> candidates;
+  QList<std::optional<double>> thresholds; // the average risk model's, or none
+  for ( const double t : settings.thresholds )
+    thresholds << t;
+  if ( thresholds.isEmpty() )
+    thresholds << std::nullopt;
   for ( const std::int64_t k : settings.ks )
-  {
-    for ( const VbasCandidateSettings::Method method : settings.methods )
+    for ( const std::optional<double> &threshold : thresholds )
     {
-      const int number = candidates.size() + 1;
-      if ( method == VbasCandidateSettings::Method::Generalization || method == VbasCandidateSettings::Method::GeneralizationLocalSuppression )
+      const Target target( settings, k, threshold );
+      for ( const VbasCandidateSettings::Method method : settings.methods )
       {
-        if ( const std::optional<VbasCandidate> c = generalization( settings, method, k, in, number, feedback ) )
-          candidates << *c;
+        const int number = candidates.size() + 1;
+        if ( method == VbasCandidateSettings::Method::Generalization || method == VbasCandidateSettings::Method::GeneralizationLocalSuppression )
+        {
+          if ( const std::optional<VbasCandidate> c = generalization( settings, method, target, in, number, feedback ) )
+            candidates << *c;
+        }
+        else
+          candidates << aggregation( settings, method, target, *density, in, number, feedback );
       }
-      else
-        candidates << aggregation( settings, method, k, *density, in, number, feedback );
+      for ( const VbasCandidateSettings::Baseline baseline : settings.baselines )
+        candidates << baselineCandidate( settings, baseline, target, in, feedback );
     }
-    for ( const VbasCandidateSettings::Baseline baseline : settings.baselines )
-      candidates << baselineCandidate( settings, baseline, k, in, feedback );
-  }
   return candidates;
 }

@@ -30,11 +30,13 @@ QString VbasCompare::shortHelpString() const
                       "table gives one row per candidate, with the command that makes it, whether no other candidate beats it on both records suppressed and information lost "
                       "(the frontier), and the one recommended.<br>" )
          + regionsHelp( true, Population::Weights ) + recordsHelp( Qis::Required )
-         + QObject::tr( "<b>k the release must meet</b> (K): the recommendation is the candidate of least information loss among those at this k or above; ties: the fewer "
-                        "records suppressed, then the first.<br>" )
+         + QObject::tr( "<b>k the release must meet</b> (K): the recommendation is the candidate of least information loss among those at this k or above (under the "
+                        "average risk model, at a threshold of at most RISK_THRESHOLD too); ties: the fewer records suppressed, then the first.<br>" )
          + riskModelHelp()
-         + QObject::tr( "Every candidate, baselines included, is made under the risk model at its own k (and RISK_THRESHOLD).<br>"
+         + QObject::tr( "Every candidate, baselines included, is made under the risk model at its own k (and threshold).<br>"
                         "<b>Candidate k values</b> (K_VALUES): the k of the candidates, whole numbers of at least 2 separated by commas (default 5, 10, 20).<br>"
+                        "<b>Candidate average risk thresholds</b> (RISK_VALUES): under the average risk model only, the thresholds of the candidates, numbers above 0 "
+                        "and at most 1 separated by commas (0.05, 0.1): every k of K_VALUES (the floor) with every threshold; empty: RISK_THRESHOLD alone.<br>"
                         "<b>Methods</b> (METHODS): for each k, the releases of Anonymize with METHOD balanced density (the paper), with ADC and OBJECTIVE fewest suppressed, "
                         "with balanced density and SEARCH, with GENERALIZE (balanced density, the QIs generalized with HIERARCHIES and INTERVALS, every other QI value -> *) "
                         "without LOCAL_SUPPRESSION, and with it; the aggregations at the site count of MODEL (one count for all, balanced density placed once), each "
@@ -59,18 +61,19 @@ QString VbasCompare::shortHelpString() const
                         "<b>Seed</b> (SEED, advanced): the search's choices, as in Anonymize; empty: a fresh one, given in the SEED output and in each command.<br>"
                         "<h3>Outputs</h3><b>Candidates</b> (CANDIDATES): " )
          + custodianOnly()
-         + QObject::tr( "one row per candidate: candidate (in words), kind (balanced_density, adc, search, generalization, generalization_local, regions, parent, cropped, "
-                        "safe_harbor, no_geography), levels (a generalization's level of each QI, as Anonymize's LEVELS; NULL otherwise), units_asked (sites placed, or the "
-                        "baseline's groups), units_in_pieces and units_releasing_nothing (as Anonymize's outputs; units_in_pieces NULL for a baseline), on_front (1: no other "
-                        "candidate suppresses at most as many records and loses at most as much, one of them less), recommended (1 for the recommendation), command (the "
-                        "qgis_process command of Anonymize that makes it; NULL for a baseline), then every measure of Evaluate's EVALUATION row (runtime_s: the seconds that "
-                        "candidate took), then Anonymize's loss outputs in lower case (loss_generic_nue, loss_gc, loss_are and the rest, records_generalized).<br>"
-                        "<b>Report</b> (REPORT): " )
+         + QObject::tr(
+           "one row per candidate: candidate (in words; k, and the average risk model's threshold, first), kind (balanced_density, adc, search, generalization, generalization_local, regions, parent, cropped, "
+           "safe_harbor, no_geography), levels (a generalization's level of each QI, as Anonymize's LEVELS; NULL otherwise), units_asked (sites placed, or the "
+           "baseline's groups), units_in_pieces and units_releasing_nothing (as Anonymize's outputs; units_in_pieces NULL for a baseline), on_front (1: no other "
+           "candidate suppresses at most as many records and loses at most as much, one of them less), recommended (1 for the recommendation), command (the "
+           "qgis_process command of Anonymize that makes it; NULL for a baseline), then every measure of Evaluate's EVALUATION row (runtime_s: the seconds that "
+           "candidate took; risk_threshold: under the average risk model, the candidate's threshold), then Anonymize's loss outputs in lower case (loss_generic_nue, loss_gc, loss_are and the rest, records_generalized).<br>"
+           "<b>Report</b> (REPORT): " )
          + custodianOnly()
          + QObject::tr( "a self-contained HTML page (no network needed) shown in the results viewer: the recommendation, the frontier chart (records kept against information "
                         "lost, a point per candidate, the baselines as grey squares, the frontier as a line, the recommendation ringed), the candidates' table, the command of "
                         "Anonymize that makes each candidate of METHODS, the parameters and the command that repeats the comparison.<br>"
-                        "<b>CANDIDATES_MADE</b>: the candidates built. <b>RECOMMENDED</b>: the recommended candidate in words; empty when none is at K or above. "
+                        "<b>CANDIDATES_MADE</b>: the candidates built. <b>RECOMMENDED</b>: the recommended candidate in words; empty when none meets K (and RISK_THRESHOLD). "
                         "<b>SITES</b>, <b>CUTOFF</b>, <b>ENTROPY</b>, <b>MAXCOMBS</b>, <b>RECORDS</b>, <b>POPULATION</b>: as Estimate site count. <b>SEED</b>: the seed.<br>" )
          + outputsHelp();
 }
@@ -83,6 +86,8 @@ void VbasCompare::initAlgorithm( const QVariantMap & )
   addRiskModelParameter();
   addParameter( new QgsProcessingParameterString( QStringLiteral( "K_VALUES" ), QObject::tr( "Candidate k values" ), QStringLiteral( "5, 10, 20" ) ),
                 QObject::tr( "The k of the candidates, separated by commas" ) );
+  addParameter( new QgsProcessingParameterString( QStringLiteral( "RISK_VALUES" ), QObject::tr( "Candidate average risk thresholds" ), QVariant(), false, true ),
+                QObject::tr( "Under the average risk model: the thresholds of the candidates, separated by commas (empty: RISK_THRESHOLD)" ) );
   addParameter( new QgsProcessingParameterEnum( QStringLiteral( "METHODS" ), QObject::tr( "Methods" ),
                                                 QStringList() << QObject::tr( "Balanced density (paper)" ) << QObject::tr( "ADC, fewest suppressed records" )
                                                               << QObject::tr( "Balanced density and the suppression search" ) << QObject::tr( "Generalization of the QIs" )
@@ -170,21 +175,25 @@ QVariantMap VbasCompare::processAlgorithm( const QVariantMap &, QgsProcessingCon
   const QList<VbasCandidate> candidates = vbasCandidates( settings, sites, in, &steps );
   std::vector<vbas::CandidateScore> scores;
   for ( const VbasCandidate &c : candidates )
-    scores.push_back( { static_cast<std::int64_t>( c.measure( QStringLiteral( "suppressed" ) ) ), c.measure( mLossField ), c.k >= mStatedK } );
+    scores.push_back( { static_cast<std::int64_t>( c.measure( QStringLiteral( "suppressed" ) ) ), c.measure( mLossField ), meets( c ) } );
   const std::optional<std::size_t> recommended = vbas::recommend( scores );
   const std::vector<char> front = vbas::paretoFront( scores );
   const QStringList made = commands( candidates, context );
+  const QString verdict = vbasRecommendation( candidates, recommended, mLossField, mStatedK, mSettings.thresholds.isEmpty() ? std::nullopt : std::optional<double>( mSettings.riskThreshold ) );
   VbasCandidatesOutput::write( mOutputs.create( QStringLiteral( "CANDIDATES" ), context ), candidates, front, recommended, made );
   if ( VbasOutput *report = mOutputs.createIfWanted( QStringLiteral( "REPORT" ), context ) )
-    report->write( vbasComparisonReport( { candidates, front, recommended, made, mLossField, mStatedK, mRunParameters, vbasProcessCommand( *this, mRunParameters ) } ) );
+    report->write( vbasComparisonReport( { candidates, front, recommended, made, mLossField, verdict, mRunParameters, vbasProcessCommand( *this, mRunParameters ) } ) );
   outputs.insert( QStringLiteral( "CANDIDATES_MADE" ), static_cast<qlonglong>( candidates.size() ) );
   outputs.insert( QStringLiteral( "RECOMMENDED" ), recommended ? candidates.at( static_cast<int>( *recommended ) ).name : QString() );
   outputs.insert( QStringLiteral( "SEED" ), static_cast<double>( mSettings.seed ) );
-  feedback->pushInfo(
-    recommended ? QObject::tr( "Recommended: %1, the least %2 among the candidates at k = %3 or above." ).arg( candidates.at( static_cast<int>( *recommended ) ).name, mLossField ).arg( mStatedK )
-                : QObject::tr( "No candidate is at k = %1 or above: nothing is recommended." ).arg( mStatedK ) );
+  feedback->pushInfo( verdict );
   mOutputs.commit( context, outputs );
   return outputs;
+}
+
+bool VbasCompare::meets( const VbasCandidate &candidate ) const
+{
+  return candidate.k >= mStatedK && ( !candidate.threshold || *candidate.threshold <= mSettings.riskThreshold );
 }
 
 QStringList VbasCompare::commands( const QList<VbasCandidate> &candidates, QgsProcessingContext &context ) const

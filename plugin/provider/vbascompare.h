@@ -27,6 +27,8 @@ class VbasCompare : public VbasAlgorithm
     QVariantMap processAlgorithm( const QVariantMap &parameters, QgsProcessingContext &context, QgsProcessingFeedback *feedback ) override;
 
   private:
+    //! The candidate meets the stated release: k at least K and, under the average risk model, a threshold at most RISK_THRESHOLD.
+    bool meets( const VbasCandidate &candidate ) const;
     //! The vbas:anonymize command that makes each candidate; empty for a baseline.
     QStringList commands( const QList<VbasCandidate> &candidates, QgsProcessingContext &context ) const;
 

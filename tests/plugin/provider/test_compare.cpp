@@ -22,6 +22,7 @@ class TestCompare : public QObject
     void frontierAndRecommendation();
     void reportDrawsTheFrontier();
     void kMapRowsEqualAnonymize();
+    void averageRiskThresholds();
     void safeHarborByHand();
     void randomInputsEqualAnonymize();
     void cancelLeavesNothing();
@@ -129,6 +130,7 @@ QVariantMap anonymizeParameters( const QgsFeature &row, const QVariantMap &input
   p.insert( QStringLiteral( "GENERALIZE" ), kind.startsWith( QLatin1String( "generalization" ) ) );
   p.insert( QStringLiteral( "LOCAL_SUPPRESSION" ), kind == QLatin1String( "generalization_local" ) );
   p.insert( QStringLiteral( "SEED" ), 11 );
+  p.insert( QStringLiteral( "RISK_THRESHOLD" ), row.attribute( QStringLiteral( "risk_threshold" ) ) ); // the candidate's, under the average risk model
   return p;
 }
 
@@ -198,6 +200,43 @@ void TestCompare::kMapRowsEqualAnonymize()
     QVERIFY( kMap.at( i ).attribute( QStringLiteral( "suppressed" ) ).toLongLong() < rows().at( sameUnderKAnonymity[i] ).attribute( QStringLiteral( "suppressed" ) ).toLongLong() );
 }
 
+void TestCompare::averageRiskThresholds()
+{
+  // Under the average risk model, every k with every threshold of RISK_VALUES: each row equals
+  // Anonymize's release at its threshold and meets it; the same aggregation suppresses no fewer at the
+  // stricter threshold; the
+  // recommendation is among the rows within the stated RISK_THRESHOLD.
+  QVariantMap inputs = sampleInputs();
+  inputs.insert( QStringLiteral( "RISK_MODEL" ), 2 );
+  QVariantMap p = parameters();
+  p.insert( inputs );
+  p.insert( QStringLiteral( "K" ), 5 );
+  p.insert( QStringLiteral( "K_VALUES" ), QStringLiteral( "5" ) );
+  p.insert( QStringLiteral( "RISK_VALUES" ), QStringLiteral( "0.05, 0.02" ) );
+  p.insert( QStringLiteral( "RISK_THRESHOLD" ), 0.02 );
+  p.insert( QStringLiteral( "METHODS" ), QVariantList { 0, 3 } );
+  p.insert( QStringLiteral( "BASELINES" ), QVariantList { 4 } );
+  QgsProcessingContext context;
+  const QVariantMap results = vbastest::run( QStringLiteral( "vbas:compare" ), p, context, true );
+  QList<QgsFeature> rows;
+  vbastest::forEachFeature( results, QStringLiteral( "CANDIDATES" ), context, [&]( const QgsFeature &f ) { rows << f; } );
+  QCOMPARE( rows.size(), 6 ); // 0.02 first: balanced density, generalization, no geography; then 0.05
+  QCOMPARE( checkAgainstAnonymize( rows, inputs ), 4 );
+  for ( int i = 0; i < rows.size(); ++i )
+  {
+    const double threshold = rows.at( i ).attribute( QStringLiteral( "risk_threshold" ) ).toDouble();
+    QCOMPARE( threshold, i < 3 ? 0.02 : 0.05 );
+    QVERIFY( rows.at( i ).attribute( QStringLiteral( "avg_risk" ) ).toDouble() <= threshold * ( 1 + 1e-12 ) );
+    // The same aggregation at the stricter threshold cuts no fewer (a generalization may choose coarser levels there instead).
+    if ( i < 3 && !rows.at( i ).attribute( QStringLiteral( "kind" ) ).toString().startsWith( QLatin1String( "generalization" ) ) )
+      QVERIFY2( rows.at( i ).attribute( QStringLiteral( "suppressed" ) ).toLongLong() >= rows.at( i + 3 ).attribute( QStringLiteral( "suppressed" ) ).toLongLong(),
+                qPrintable( rows.at( i ).attribute( QStringLiteral( "candidate" ) ).toString() ) );
+    if ( rows.at( i ).attribute( QStringLiteral( "recommended" ) ).toLongLong() )
+      QVERIFY( i < 3 );
+  }
+  QVERIFY( results.value( QStringLiteral( "RECOMMENDED" ) ).toString().startsWith( QStringLiteral( "k = 5, average risk at most 0.02, " ) ) );
+}
+
 void TestCompare::safeHarborByHand()
 {
   // Four ZIP codes: 100 holds 25,000 residents and stays; 200 (5,000) and 300 (8,000) hold 20,000 or
@@ -246,13 +285,14 @@ void TestCompare::randomInputsEqualAnonymize()
 {
   // Property, on random grids of regions and records (two QIs): every candidate of every method
   // equals Anonymize's release with its command; a generalization left out is one Anonymize refuses
-  // (no levels within SUPPRESSION_LIMIT); every baseline's suppression recounted here from the records.
+  // (no levels within SUPPRESSION_LIMIT); every baseline's suppression recounted here from the records
+  // (the parent geography: a column of the grid, by a field).
   int methods = 0, leftOut = 0;
   for ( quint64 seed = 1; seed <= 8; ++seed )
   {
     QRandomGenerator64 random( seed );
     const int side = 3 + static_cast<int>( random.bounded( 4 ) );
-    QgsVectorLayer grid( QStringLiteral( "Polygon?crs=EPSG:32618&field=id:string" ), QStringLiteral( "grid" ), QStringLiteral( "memory" ) );
+    QgsVectorLayer grid( QStringLiteral( "Polygon?crs=EPSG:32618&field=id:string&field=column:string" ), QStringLiteral( "grid" ), QStringLiteral( "memory" ) );
     QgsFeatureList cells;
     QList<QVariantList> recordRows;
     std::map<std::tuple<QString, QString, QString>, qlonglong> classes; // (region, sex, age) -> records
@@ -261,7 +301,7 @@ void TestCompare::randomInputsEqualAnonymize()
       {
         const QString id = QStringLiteral( "c%1r%2" ).arg( c ).arg( r );
         QgsFeature f( grid.fields() );
-        f.setAttributes( QgsAttributes() << id );
+        f.setAttributes( QgsAttributes() << id << ( c == 0 ? QVariant() : QVariant( id.left( 2 ) ) ) ); // column 0's parent NULL
         f.setGeometry( QgsGeometry::fromRect( QgsRectangle( c, r, c + 1, r + 1 ) ) );
         cells << f;
         for ( int n = static_cast<int>( random.bounded( 40 ) ); n > 0; --n )
@@ -290,7 +330,8 @@ void TestCompare::randomInputsEqualAnonymize()
     p.insert( QStringLiteral( "METHODS" ), QVariantList { 0, 1, 2, 3, 4 } );
     p.insert( QStringLiteral( "SEARCH_MOVES" ), 3000 );
     p.insert( QStringLiteral( "SEED" ), 11 );
-    p.insert( QStringLiteral( "BASELINES" ), QVariantList { 0, 2, 4 } );
+    p.insert( QStringLiteral( "BASELINES" ), QVariantList { 0, 1, 2, 4 } );
+    p.insert( QStringLiteral( "PARENT_FIELD" ), QStringLiteral( "column" ) );
     p.insert( QStringLiteral( "CROP_LENGTH" ), 2 ); // a grid column
     p.insert( QStringLiteral( "CANDIDATES" ), QgsProcessing::TEMPORARY_OUTPUT );
     QgsProcessingContext context;
@@ -313,7 +354,8 @@ void TestCompare::randomInputsEqualAnonymize()
           QVERIFY( vbastest::refusal( QStringLiteral( "vbas:anonymize" ), anonymizeParameters( absent, inputs ) ).contains( QStringLiteral( "SUPPRESSION_LIMIT" ) ) );
           ++leftOut;
         }
-      for ( const auto &[kind, key] : { std::make_pair( "regions", 4 ), std::make_pair( "cropped", 2 ), std::make_pair( "no_geography", 0 ) } )
+      // The parent of column 0 is NULL, a parent of its own: the column alike.
+      for ( const auto &[kind, key] : { std::make_pair( "regions", 4 ), std::make_pair( "parent", 2 ), std::make_pair( "cropped", 2 ), std::make_pair( "no_geography", 0 ) } )
       {
         std::map<std::tuple<QString, QString, QString>, qlonglong> grouped;
         for ( const auto &[cls, n] : classes )
@@ -444,6 +486,14 @@ void TestCompare::badListsRefused()
   QVERIFY( refused( { { QStringLiteral( "METHODS" ), QVariantList() }, { QStringLiteral( "BASELINES" ), QVariantList() } } ).contains( QStringLiteral( "Nothing to compare" ) ) );
   QVERIFY( refused( { { QStringLiteral( "PARENT_FIELD" ), QString() } } ).contains( QStringLiteral( "PARENT_FIELD" ) ) );
   QVERIFY( refused( { { QStringLiteral( "BASELINES" ), QVariantList { 3 } } } ).contains( QStringLiteral( "POPULATION_FIELD" ) ) );
+  QVERIFY( refused( { { QStringLiteral( "RISK_VALUES" ), QStringLiteral( "0.1" ) } } ).contains( QStringLiteral( "average risk model" ) ) );
+  const QVariantMap average { { QStringLiteral( "RISK_MODEL" ), 2 } };
+  for ( const char *bad : { "0", "1.5", "a" } )
+  {
+    QVariantMap p = average;
+    p.insert( QStringLiteral( "RISK_VALUES" ), QStringLiteral( "0.1, %1" ).arg( QLatin1String( bad ) ) );
+    QVERIFY( refused( p ).contains( QStringLiteral( "'%1'" ).arg( QLatin1String( bad ) ) ) );
+  }
 }
 
 QTEST_MAIN( TestCompare )
