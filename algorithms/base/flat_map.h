@@ -19,29 +19,28 @@ class FlatMap
     //! The value of key, inserted as fallback when absent. key must not be kEmpty.
     Value &findOrInsert( std::uint64_t key, Value fallback )
     {
-      if ( ( mSize + 1 ) * 4 > mKeys.size() * 3 )
+      if ( ( mSize + 1 ) * 4 > mEntries.size() * 3 )
         grow();
       std::size_t i = slot( key );
-      while ( mKeys[i] != kEmpty && mKeys[i] != key )
+      while ( mEntries[i].key != kEmpty && mEntries[i].key != key )
         i = ( i + 1 ) & mMask;
-      if ( mKeys[i] == kEmpty )
+      if ( mEntries[i].key == kEmpty )
       {
-        mKeys[i] = key;
-        mValues[i] = fallback;
+        mEntries[i] = { key, fallback };
         ++mSize;
       }
-      return mValues[i];
+      return mEntries[i].value;
     }
 
     const Value *find( std::uint64_t key ) const
     {
-      if ( mKeys.empty() )
+      if ( mEntries.empty() )
         return nullptr;
       std::size_t i = slot( key );
-      while ( mKeys[i] != kEmpty )
+      while ( mEntries[i].key != kEmpty )
       {
-        if ( mKeys[i] == key )
-          return &mValues[i];
+        if ( mEntries[i].key == key )
+          return &mEntries[i].value;
         i = ( i + 1 ) & mMask;
       }
       return nullptr;
@@ -50,33 +49,39 @@ class FlatMap
     //! Removes key if present (backward-shift deletion: the probe runs stay unbroken, no tombstones).
     void erase( std::uint64_t key )
     {
-      if ( mKeys.empty() )
+      if ( mEntries.empty() )
         return;
       std::size_t hole = slot( key );
-      while ( mKeys[hole] != key )
+      while ( mEntries[hole].key != key )
       {
-        if ( mKeys[hole] == kEmpty )
+        if ( mEntries[hole].key == kEmpty )
           return;
         hole = ( hole + 1 ) & mMask;
       }
-      for ( std::size_t j = ( hole + 1 ) & mMask; mKeys[j] != kEmpty; j = ( j + 1 ) & mMask )
+      for ( std::size_t j = ( hole + 1 ) & mMask; mEntries[j].key != kEmpty; j = ( j + 1 ) & mMask )
       {
         // The entry at j may fill the hole unless its home slot lies cyclically in (hole, j].
-        const std::size_t home = slot( mKeys[j] );
+        const std::size_t home = slot( mEntries[j].key );
         const bool staysAfterHole = hole <= j ? ( hole < home && home <= j ) : ( hole < home || home <= j );
         if ( staysAfterHole )
           continue;
-        mKeys[hole] = mKeys[j];
-        mValues[hole] = mValues[j];
+        mEntries[hole] = mEntries[j];
         hole = j;
       }
-      mKeys[hole] = kEmpty;
+      mEntries[hole].key = kEmpty;
       --mSize;
     }
 
     std::size_t size() const { return mSize; }
 
   private:
+    //! A key beside its value: a lookup reads one place in memory, not one in each of two arrays (the ADC trial's main cost, docs/benchmarks.md).
+    struct Entry
+    {
+        std::uint64_t key = kEmpty;
+        Value value {};
+    };
+
     std::size_t slot( std::uint64_t key ) const
     {
       key ^= key >> 33;
@@ -87,25 +92,21 @@ class FlatMap
 
     void grow()
     {
-      std::vector<std::uint64_t> keys( mKeys.empty() ? 64 : mKeys.size() * 2, kEmpty );
-      std::vector<Value> values( keys.size() );
-      keys.swap( mKeys );
-      values.swap( mValues );
-      mMask = mKeys.size() - 1;
-      for ( std::size_t i = 0; i < keys.size(); ++i )
+      std::vector<Entry> entries( mEntries.empty() ? 64 : mEntries.size() * 2 );
+      entries.swap( mEntries );
+      mMask = mEntries.size() - 1;
+      for ( const Entry &entry : entries )
       {
-        if ( keys[i] == kEmpty )
+        if ( entry.key == kEmpty )
           continue;
-        std::size_t j = slot( keys[i] );
-        while ( mKeys[j] != kEmpty )
+        std::size_t j = slot( entry.key );
+        while ( mEntries[j].key != kEmpty )
           j = ( j + 1 ) & mMask;
-        mKeys[j] = keys[i];
-        mValues[j] = values[i];
+        mEntries[j] = entry;
       }
     }
 
-    std::vector<std::uint64_t> mKeys;
-    std::vector<Value> mValues;
+    std::vector<Entry> mEntries;
     std::size_t mMask = 0;
     std::size_t mSize = 0;
 };
