@@ -1,8 +1,12 @@
 // StringIndex: the map behind QI value codes, class ids and region ids. Two different strings must
-// never share an id (that would merge different QI values into one equivalence class).
+// never share an id (that would merge different QI values into one equivalence class). And FlatMap,
+// the table behind it and ADC's and the search's EC counts: it holds what a standard map holds.
+#include "algorithms/base/flat_map.h"
 #include "algorithms/base/string_index.h"
 
 #include <QtTest>
+#include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -16,6 +20,7 @@ class TestStringIndex : public QObject
     void idsAreDenseInInsertionOrder();
     void everyByteTellsStringsApart();
     void embeddedZeroBytes();
+    void flatMapHoldsWhatAStandardMapHolds();
 };
 
 void TestStringIndex::idsAreDenseInInsertionOrder()
@@ -71,6 +76,46 @@ void TestStringIndex::embeddedZeroBytes()
   QCOMPARE( index.insert( c ), 2u );
   QCOMPARE( index.insert( "A" ), 3u );
   QCOMPARE( index.find( b ), std::optional<std::uint32_t>( 1 ) );
+}
+
+void TestStringIndex::flatMapHoldsWhatAStandardMapHolds()
+{
+  // Random inserts, updates and erases over 46 keys in a table of 64 slots, nearly full, so that probe
+  // runs are long, erases fall inside them and runs wrap past the table's end; 50 draws of the keys.
+  // After each step, every key of the draw is found exactly when the standard map has it, with its value.
+  std::mt19937_64 random( 7 );
+  for ( int draw = 0; draw < 50; ++draw )
+  {
+    FlatMap<std::int64_t> table;
+    std::map<std::uint64_t, std::int64_t> expected;
+    std::vector<std::uint64_t> keys;
+    for ( int i = 0; i < 46; ++i )
+      keys.push_back( random() % 2 ? random() : static_cast<std::uint64_t>( i ) << 32 ); // some keys alike in their low bits
+    for ( int step = 0; step < 2000; ++step )
+    {
+      const std::uint64_t key = keys[random() % keys.size()];
+      if ( random() % 3 == 0 )
+      {
+        table.erase( key );
+        expected.erase( key );
+      }
+      else
+      {
+        const std::int64_t add = static_cast<std::int64_t>( random() % 100 );
+        table.findOrInsert( key, 0 ) += add;
+        expected[key] += add;
+      }
+      QCOMPARE( table.size(), expected.size() );
+      for ( const std::uint64_t k : keys )
+      {
+        const std::int64_t *found = table.find( k );
+        const auto it = expected.find( k );
+        QCOMPARE( found != nullptr, it != expected.end() );
+        if ( found )
+          QCOMPARE( *found, it->second );
+      }
+    }
+  }
 }
 
 QTEST_APPLESS_MAIN( TestStringIndex )
