@@ -177,15 +177,12 @@ struct Target
         release.averageThreshold = *threshold;
     }
     std::optional<double> threshold() const { return release.model == VbasReleaseSettings::Model::AverageRisk ? std::optional<double>( release.averageThreshold ) : std::nullopt; }
-    //! A candidate named "k = 5, <what>" (", average risk at most 0.05" under that model).
+    //! A candidate named "k = 5, <what>" (", average risk at most 0.05" under that model), no command yet.
     VbasCandidate candidate( const QString &what, const char *kind, std::size_t units ) const
     {
       const QString at = threshold() ? QObject::tr( "k = %1, average risk at most %2" ).arg( release.k ).arg( *threshold() ) : QObject::tr( "k = %1" ).arg( release.k );
       VbasCandidate c { QStringLiteral( "%1, %2" ).arg( at, what ), release.k, QString::fromLatin1( kind ), units };
       c.threshold = threshold();
-      c.anonymize.insert( QStringLiteral( "K" ), static_cast<qlonglong>( release.k ) );
-      if ( threshold() )
-        c.anonymize.insert( QStringLiteral( "RISK_THRESHOLD" ), *threshold() );
       return c;
     }
 };
@@ -195,6 +192,9 @@ VbasCandidate named( VbasCandidateSettings::Method method, const Target &target,
 {
   VbasInterrupt::throwIfCanceled( feedback );
   VbasCandidate c = target.candidate( methodName( method ), kMethodIds[static_cast<int>( method )], sites );
+  c.anonymize.insert( QStringLiteral( "K" ), static_cast<qlonglong>( c.k ) ); // what Anonymize's command sets of the target
+  if ( c.threshold )
+    c.anonymize.insert( QStringLiteral( "RISK_THRESHOLD" ), *c.threshold );
   feedback->pushInfo( QObject::tr( "Candidate %1: %2." ).arg( number ).arg( c.name ) );
   return c;
 }
@@ -292,7 +292,6 @@ VbasCandidate baselineCandidate( const VbasCandidateSettings &settings, VbasCand
   const std::vector<std::size_t> regionAggregate = baselineAggregates( baseline, settings, in.regions, in.parentKeys );
   const vbas::Release release = vbas::release( regionAggregate, in.records.histograms, target.release.criterion() );
   VbasCandidate c = target.candidate( baselineName( baseline, settings ), kBaselineIds[static_cast<int>( baseline )], release.aggregation.aggregateId.size() );
-  c.anonymize.clear(); // Anonymize does not make a baseline
   c.values = measured( in.regions, in.records, meanSites( regionAggregate, in.regions.points ), release, c.k, target.evaluationThreshold, timer.elapsed() / 1000.0, in.population );
   c.loss = vbasLossOutputs( vbasReleaseLoss( in.records, release ) );
   c.unitsReleasingNothing = vbas::releasingNothing( release.aggregation.ecs, release.suppression );
