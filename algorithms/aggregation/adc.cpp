@@ -100,6 +100,8 @@ struct Move
     std::uint32_t region;
     std::uint32_t from;
     std::uint32_t to;
+
+    bool operator<( const Move &other ) const { return std::tie( region, from, to ) < std::tie( other.region, other.from, other.to ); }
 };
 
 //! What the objectives and the constraints read of one cluster.
@@ -114,6 +116,17 @@ struct Score
 
     //! A cluster with regions whose every record is in an EC below k.
     bool releasesNothing() const { return regions > 0 && suppressed == records; }
+};
+
+/**
+ * What a set of moves makes of the affected clusters, but for eq. 20's compactness (which depends on
+ * where the site is): the scores, the members and the average risk model's change of records.
+ */
+struct MovesScored
+{
+    std::vector<Score> after;
+    std::vector<std::vector<std::uint32_t>> members; //!< of each affected cluster once the moves are made, increasing
+    std::int64_t trialCut = 0;
 };
 
 //! An EC's records, its size under the criterion (its records, or under k-map its residents), and its residents (SizedHistograms::residents).
@@ -156,7 +169,7 @@ class Clustering
     std::int64_t anonymity( std::size_t cluster ) const;
     std::int64_t alpha() const { return mLevels.begin()->first; }
     std::int64_t objective() const;
-    double compactness( std::uint32_t cluster ) const;
+    double compactness( const std::vector<std::uint32_t> &members, std::uint32_t cluster ) const;
     double meanPointCompactness( const std::vector<std::uint32_t> &members ) const;
     Score score( std::uint32_t cluster ) const;
     AdcStatus status() const;
@@ -186,6 +199,7 @@ class Clustering
     void moveSite( std::uint32_t site, const Point &p );
     std::vector<Move> reassign( const std::vector<std::uint32_t> &affected ) const;
     std::vector<Score> scoresAfter( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves );
+    MovesScored scoreMoves( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves );
     void apply( const std::vector<Move> &moves );
     bool keepsConstraints( const std::vector<Score> &before, const std::vector<Score> &after ) const;
     bool improves( const std::vector<std::uint32_t> &affected, const std::vector<Score> &before, const std::vector<Score> &after );
@@ -227,6 +241,9 @@ class Clustering
     std::vector<EcCount> mDelta;                            //!< per class: scratch of scoresAfter, all zero between calls
     std::vector<std::uint32_t> mDeltaCluster;               //!< per class: the last cluster (+1) whose scoring touched it
     std::unordered_map<std::uint64_t, FailedTrial> mFailed; //!< by (site, class)
+    //! The moves scored in this cluster's visit since the last commit, by (affected clusters, moves): the targets of one
+    //! cluster mostly move the same few regions, and a commit or the next visit clears it.
+    std::map<std::pair<std::vector<std::uint32_t>, std::vector<Move>>, MovesScored> mScored;
     AdcStatus mStatus;
     AdcStop mStop = AdcStop::NoImprovement;
 };
@@ -271,7 +288,7 @@ Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point
   }
   for ( std::uint32_t s = 0; s < seeds.size(); ++s )
   {
-    mCompactness[s] = compactness( s );
+    mCompactness[s] = compactness( mMembers[s], s );
     mTotalCompactness += mCompactness[s];
     mMeanPointCompactness[s] = meanPointCompactness( mMembers[s] );
     mTotalMeanPointCompactness += mMeanPointCompactness[s];
@@ -306,11 +323,11 @@ std::int64_t Clustering::objective() const
   return alpha() * static_cast<std::int64_t>( mSites.size() ) - mLevels.begin()->second;
 }
 
-//! Eq. 20 over one cluster: the distances from its region points to its site, in region order.
-double Clustering::compactness( std::uint32_t cluster ) const
+//! Eq. 20 over one cluster of these members: the distances from their region points to its site, in the members' order.
+double Clustering::compactness( const std::vector<std::uint32_t> &members, std::uint32_t cluster ) const
 {
   double sum = 0;
-  for ( const std::uint32_t r : mMembers[cluster] )
+  for ( const std::uint32_t r : members )
     sum += std::sqrt( squaredDistance( mPoints[r], mSites[cluster] ) );
   return sum;
 }
@@ -451,6 +468,7 @@ bool Clustering::isTarget( std::size_t cluster, std::uint32_t cls ) const
 Clustering::Visit Clustering::visit( std::uint32_t cluster, Progress *progress, double percent )
 {
   const std::int64_t start = anonymity( cluster );
+  mScored.clear();
   std::vector<std::uint32_t> hood = neighbourhood( cluster );
   const std::uint64_t planned = mClock;
   std::uint64_t gathered = mClock;
@@ -689,13 +707,31 @@ std::vector<Move> Clustering::reassign( const std::vector<std::uint32_t> &affect
 }
 
 /**
- * The scores of the affected clusters once moves are made, without making them: each cluster's EC
- * sizes change by its arriving minus its leaving regions' records, summed per class in a scratch array.
- * Under the average risk model, the change of the records its cut takes goes to mTrialCut.
+ * The scores of the affected clusters once moves are made, without making them. The same moves scored
+ * before since the last commit score the same but for eq. 20's compactness. Under the average risk model,
+ * the change of the records its cut takes goes to mTrialCut.
  */
 std::vector<Score> Clustering::scoresAfter( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves )
 {
-  std::vector<Score> after;
+  if ( !mSettings.reuseTrials )
+    mScored.clear();
+  const auto [scored, inserted] = mScored.try_emplace( { affected, moves } );
+  if ( inserted )
+  {
+    scored->second = scoreMoves( affected, moves );
+    ++mStatus.counted;
+  }
+  std::vector<Score> after = scored->second.after;
+  for ( std::size_t i = 0; i < affected.size(); ++i )
+    after[i].compactness = compactness( scored->second.members[i], affected[i] );
+  mTrialCut = scored->second.trialCut;
+  return after;
+}
+
+//! scoresAfter's work: each cluster's EC sizes change by its arriving minus its leaving regions' records, summed per class in a scratch array.
+MovesScored Clustering::scoreMoves( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves )
+{
+  MovesScored scored;
   std::vector<std::uint32_t> classes, members;
   if ( mCut )
     mCut->mark();
@@ -743,18 +779,18 @@ std::vector<Score> Clustering::scoresAfter( const std::vector<std::uint32_t> &af
       mDeltaCluster[cls] = 0;
     }
     score.anonymity = belowK.empty() ? mSettings.criterion.k : belowK.front().first;
-    std::sort( members.begin(), members.end() ); // the order compactness() sums in once the moves are made
-    for ( const std::uint32_t r : members )
-      score.compactness += std::sqrt( squaredDistance( mPoints[r], mSites[a] ) );
+    // In the order compactness() sums in once the moves are made.
+    std::sort( members.begin(), members.end() );
     score.meanPointCompactness = members == mMembers[a] ? mMeanPointCompactness[a] : meanPointCompactness( members ); // a site's move alone leaves it
-    after.push_back( score );
+    scored.after.push_back( score );
+    scored.members.push_back( members );
   }
   if ( mCut )
   {
-    mTrialCut = mCut->records() - mCutRecords;
+    scored.trialCut = mCut->records() - mCutRecords;
     mCut->rollback();
   }
-  return after;
+  return scored;
 }
 
 void Clustering::apply( const std::vector<Move> &moves )
@@ -826,6 +862,7 @@ bool Clustering::improves( const std::vector<std::uint32_t> &affected, const std
 void Clustering::commit( const std::vector<std::uint32_t> &affected, const std::vector<Score> &before, const std::vector<Score> &after )
 {
   ++mClock;
+  mScored.clear();
   for ( std::size_t i = 0; i < affected.size(); ++i )
   {
     shiftLevel( before[i].anonymity, after[i].anonymity );
@@ -857,7 +894,7 @@ void Clustering::commit( const std::vector<std::uint32_t> &affected, const std::
  */
 bool Clustering::knownToFail( std::uint32_t site, std::uint32_t cls, const Point &target, const std::vector<std::uint32_t> &affected ) const
 {
-  if ( !mSettings.reuseFailedTrials )
+  if ( !mSettings.reuseTrials )
     return false;
   const auto it = mFailed.find( key( site, cls ) );
   if ( it == mFailed.end() )

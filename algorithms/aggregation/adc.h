@@ -37,7 +37,8 @@ struct AdcStatus
     std::int64_t clusters = 0;         //!< clusters holding at least one region point
     std::int64_t releasingNothing = 0; //!< of those, the clusters whose every record is in an EC below k
     std::uint64_t tried = 0;           //!< trial moves
-    std::uint64_t evaluated = 0;       //!< trial moves re-scored (the others were known to fail, see AdcSettings)
+    std::uint64_t evaluated = 0;       //!< trial moves re-scored (the others were known to fail, see AdcSettings::reuseTrials)
+    std::uint64_t counted = 0;         //!< of those, the ones whose EC counts were worked out (the others moved the same regions as one before them)
     std::uint64_t committed = 0;       //!< trial moves kept
     std::uint64_t passes = 0;          //!< passes over the target clusters
 };
@@ -53,11 +54,13 @@ struct AdcSettings
     AdcObjective objective = AdcObjective::Anonymity;
     std::uint64_t maxMoves = 10000000; //!< trial moves before ADC stops with the sites it has (MAX_ITERATIONS)
     /**
-     * Skip re-scoring a trial that failed before when everything it depends on is unchanged: the
-     * clusters it touched, their sites and (for eq. 14) alpha. Same result, fewer evaluations;
-     * tests turn it off to check exactly that.
+     * Reuse what earlier trials found when everything it depends on is unchanged: skip re-scoring a trial
+     * that failed before (the clusters it touched, their sites and, for eq. 14, alpha unchanged), and take
+     * the EC counts of a trial that moves the same regions between the same clusters as one scored since
+     * the last commit in the same cluster's visit (only eq. 20's compactness, which follows the site, is
+     * worked out again). Same result, less work; tests turn it off to check exactly that.
      */
-    bool reuseFailedTrials = true;
+    bool reuseTrials = true;
     /**
      * The constraints every trial keeps, besides never emptying a cluster and never raising the
      * clusters releasing nothing. A constraint already broken may stay broken, but no trial makes it worse:

@@ -32,7 +32,7 @@ class TestAdc : public QObject
     void averageRiskCountsTheCut();
     void objectiveNeverWorsens();
     void constraintsAreNeverMadeWorse();
-    void reusingFailedTrialsChangesNothing();
+    void reusingTrialsChangesNothing();
     void classNumberingChangesNothing();
     void maxMovesAndCancelStopWithValidSites();
     void badArguments();
@@ -249,7 +249,7 @@ AdcResult run( const Instance &instance, AdcObjective objective, bool reuse = tr
   AdcSettings settings;
   settings.criterion.k = instance.k;
   settings.objective = objective;
-  settings.reuseFailedTrials = reuse;
+  settings.reuseTrials = reuse;
   settings.afterCommit = check;
   settings.maxMeanPointCompactness = instance.maxMeanPointCompactness;
   settings.regionWeights = instance.weights;
@@ -626,7 +626,7 @@ void TestAdc::constraintsAreNeverMadeWorse()
             qPrintable( QStringLiteral( "%1 commits, %2 over the cap, %3 under the floor, %4 over the ceiling" ).arg( commits ).arg( capBroken ).arg( floorBroken ).arg( ceilingBroken ) ) );
 }
 
-void TestAdc::reusingFailedTrialsChangesNothing()
+void TestAdc::reusingTrialsChangesNothing()
 {
   // Seeds 800-839 and 1127 with the constraints: a trial refused at the compactness cap may pass once
   // other commits lowered the mean-point compactness sum (seed 1127 has one, with the fewest-suppressed
@@ -635,7 +635,7 @@ void TestAdc::reusingFailedTrialsChangesNothing()
   std::iota( seeds.begin(), seeds.begin() + 40, 200 );
   std::iota( seeds.begin() + 40, seeds.end(), 800 );
   seeds.back() = 1127;
-  std::uint64_t saved = 0;
+  std::uint64_t saved = 0, counted = 0;
   for ( const std::uint64_t seed : seeds )
     for ( const AdcObjective objective : { AdcObjective::Anonymity, AdcObjective::Suppression } )
     {
@@ -650,9 +650,13 @@ void TestAdc::reusingFailedTrialsChangesNothing()
       QCOMPARE( reused.after.tried, scored.after.tried );
       QCOMPARE( reused.after.committed, scored.after.committed );
       QVERIFY( reused.after.evaluated <= scored.after.evaluated );
+      QCOMPARE( scored.after.counted, scored.after.evaluated );
+      QVERIFY( reused.after.counted <= reused.after.evaluated );
       saved += scored.after.evaluated - reused.after.evaluated;
+      counted += reused.after.evaluated - reused.after.counted;
     }
-  QVERIFY2( saved > 0, "no trial was ever skipped: the reuse is not exercised" );
+  QVERIFY2( saved > 0, "no trial was ever skipped: the reuse of failures is not exercised" );
+  QVERIFY2( counted > 0, "no trial took the counts of another: the reuse of counts is not exercised" );
 }
 
 void TestAdc::classNumberingChangesNothing()
