@@ -219,7 +219,9 @@ class Clustering
     std::vector<Vertex> mVertices;                    //!< of each site; none for a repeated position
     std::vector<std::size_t> mCluster;                //!< of each region
     std::vector<std::vector<std::uint32_t>> mMembers; //!< regions of each cluster, increasing
-    FlatMap<EcCount> mEcs;                            //!< (cluster, class) -> records and size, present when either is above 0
+    //! Per cluster: class -> records and size, present when either is above 0. A table per cluster keeps a trial's lookups, all in the
+    //! clusters it changes, near each other in memory (one table for all missed the cache on almost every lookup, docs/benchmarks.md).
+    std::vector<FlatMap<EcCount>> mEcs;
     //! Per cluster: (EC size below k, ECs of that size) by increasing size, of the ECs with records. A few entries at most: a flat
     //! vector, so the trials' many updates allocate nothing (a std::map did, and dominated a trial).
     std::vector<std::vector<std::pair<std::int64_t, std::uint32_t>>> mBelowK;
@@ -259,6 +261,7 @@ Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point
   , mVertices( seeds.size() )
   , mCluster( locateRegions( points, VoronoiDiagram( seeds ) ) )
   , mMembers( seeds.size() )
+  , mEcs( seeds.size() )
   , mBelowK( seeds.size() )
   , mClusterSuppressed( seeds.size(), 0 )
   , mCompactness( seeds.size(), 0 )
@@ -307,7 +310,7 @@ Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point
 
 EcCount Clustering::ecCount( std::size_t cluster, std::uint32_t cls ) const
 {
-  const EcCount *ec = mEcs.find( key( cluster, cls ) );
+  const EcCount *ec = mEcs[cluster].find( cls );
   return ec ? *ec : EcCount();
 }
 
@@ -374,8 +377,8 @@ void Clustering::count( std::uint32_t cluster, std::uint32_t region, std::int64_
 {
   for ( std::size_t e = mHistograms.offsets[region]; e < mHistograms.offsets[region + 1]; ++e )
   {
-    const std::uint64_t ec = key( cluster, mHistograms.classes[e] );
-    EcCount &counted = mEcs.findOrInsert( ec, EcCount() );
+    const std::uint32_t cls = mHistograms.classes[e];
+    EcCount &counted = mEcs[cluster].findOrInsert( cls, EcCount() );
     const EcCount from = counted;
     counted.records += sign * mHistograms.counts[e];
     counted.size += sign * mSized.size( e );
@@ -383,7 +386,7 @@ void Clustering::count( std::uint32_t cluster, std::uint32_t region, std::int64_
     mRecords[cluster] += sign * mHistograms.counts[e];
     const EcCount to = counted;
     if ( to.empty() )
-      mEcs.erase( ec );
+      mEcs[cluster].erase( cls );
     resize( cluster, from, to );
     if ( mCut )
     {
