@@ -120,12 +120,14 @@ struct Score
 
 /**
  * What a set of moves makes of the affected clusters, but for eq. 20's compactness (which depends on
- * where the site is): the scores, the members and the average risk model's change of records.
+ * where the site is): the scores, the members and the average risk model's change of records. The
+ * classes are counted only for moves that keep the limits (Clustering::keepsLimits).
  */
 struct MovesScored
 {
-    std::vector<Score> after;
+    std::vector<Score> after;                        //!< anonymity and suppressed once counted
     std::vector<std::vector<std::uint32_t>> members; //!< of each affected cluster once the moves are made, increasing
+    bool counted = false;
     std::int64_t trialCut = 0;
 };
 
@@ -198,10 +200,12 @@ class Clustering
     std::vector<Point2> neighbourPolygon( std::uint32_t site ) const;
     void moveSite( std::uint32_t site, const Point &p );
     std::vector<Move> reassign( const std::vector<std::uint32_t> &affected ) const;
-    std::vector<Score> scoresAfter( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves );
-    MovesScored scoreMoves( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves );
+    std::optional<std::vector<Score>> scoresAfter( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves, const std::vector<Score> &before );
+    MovesScored regionsAfter( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves ) const;
+    void countClasses( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves, MovesScored &scored );
     void apply( const std::vector<Move> &moves );
-    bool keepsConstraints( const std::vector<Score> &before, const std::vector<Score> &after ) const;
+    bool keepsLimits( const std::vector<Score> &before, const std::vector<Score> &after ) const;
+    bool keepsReleasing( const std::vector<Score> &before, const std::vector<Score> &after ) const;
     bool improves( const std::vector<std::uint32_t> &affected, const std::vector<Score> &before, const std::vector<Score> &after );
     void commit( const std::vector<std::uint32_t> &affected, const std::vector<Score> &before, const std::vector<Score> &after );
     bool knownToFail( std::uint32_t site, std::uint32_t cls, const Point &target, const std::vector<std::uint32_t> &affected ) const;
@@ -210,6 +214,7 @@ class Clustering
     const std::vector<Point> &mPoints;
     const SizedHistograms &mSized;
     const SparseHistograms &mHistograms; //!< mSized's entries: each region's classes and records
+    const std::vector<std::int64_t> mRegionRecords;
     const AdcSettings &mSettings;
     const std::vector<double> mWeights; //!< AdcSettings::regionWeights, or 1 each
     const PointIndex mIndex;
@@ -240,7 +245,7 @@ class Clustering
 
     std::uint64_t mClock = 0;                               //!< commits so far
     std::vector<std::uint64_t> mChanged;                    //!< per site: the clock of the last commit that touched it
-    std::vector<EcCount> mDelta;                            //!< per class: scratch of scoresAfter, all zero between calls
+    std::vector<EcCount> mDelta;                            //!< per class: scratch of countClasses, all zero between calls
     std::vector<std::uint32_t> mDeltaCluster;               //!< per class: the last cluster (+1) whose scoring touched it
     std::unordered_map<std::uint64_t, FailedTrial> mFailed; //!< by (site, class)
     //! The moves scored in this cluster's visit since the last commit, by (affected clusters, moves): the targets of one
@@ -254,6 +259,7 @@ Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point
   : mPoints( points )
   , mSized( sized )
   , mHistograms( sized.entries() )
+  , mRegionRecords( mHistograms.rowTotals() )
   , mSettings( settings )
   , mWeights( settings.regionWeights.empty() ? std::vector<double>( points.size(), 1.0 ) : settings.regionWeights )
   , mIndex( points )
@@ -610,11 +616,11 @@ bool Clustering::trial( std::uint32_t site, std::uint32_t cls, const Point &targ
   for ( const std::uint32_t a : affected )
     before.push_back( score( a ) );
   const std::vector<Move> moves = reassign( affected );
-  const std::vector<Score> after = scoresAfter( affected, moves );
-  if ( keepsConstraints( before, after ) && improves( affected, before, after ) )
+  const std::optional<std::vector<Score>> after = scoresAfter( affected, moves, before );
+  if ( after && keepsReleasing( before, *after ) && improves( affected, before, *after ) )
   {
     apply( moves );
-    commit( affected, before, after );
+    commit( affected, before, *after );
     return true;
   }
   moveSite( site, origin );
@@ -710,49 +716,77 @@ std::vector<Move> Clustering::reassign( const std::vector<std::uint32_t> &affect
 }
 
 /**
- * The scores of the affected clusters once moves are made, without making them. The same moves scored
- * before since the last commit score the same but for eq. 20's compactness. Under the average risk model,
+ * The scores of the affected clusters once moves are made, without making them; nothing when the moves
+ * break a limit (keepsLimits), before their classes are counted. The same moves scored before since the
+ * last commit in this visit score the same but for eq. 20's compactness. Under the average risk model,
  * the change of the records its cut takes goes to mTrialCut.
  */
-std::vector<Score> Clustering::scoresAfter( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves )
+std::optional<std::vector<Score>> Clustering::scoresAfter( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves, const std::vector<Score> &before )
 {
   if ( !mSettings.reuseTrials )
     mScored.clear();
-  const auto [scored, inserted] = mScored.try_emplace( { affected, moves } );
+  const auto [entry, inserted] = mScored.try_emplace( { affected, moves } );
+  MovesScored &scored = entry->second;
   if ( inserted )
+    scored = regionsAfter( affected, moves );
+  if ( !keepsLimits( before, scored.after ) )
   {
-    scored->second = scoreMoves( affected, moves );
-    ++mStatus.counted;
+    ++mStatus.limited;
+    return std::nullopt;
   }
-  std::vector<Score> after = scored->second.after;
+  if ( !scored.counted )
+    countClasses( affected, moves, scored );
+  std::vector<Score> after = scored.after;
   for ( std::size_t i = 0; i < affected.size(); ++i )
-    after[i].compactness = compactness( scored->second.members[i], affected[i] );
-  mTrialCut = scored->second.trialCut;
+    after[i].compactness = compactness( scored.members[i], affected[i] );
+  mTrialCut = scored.trialCut;
   return after;
 }
 
-//! scoresAfter's work: each cluster's EC sizes change by its arriving minus its leaving regions' records, summed per class in a scratch array.
-MovesScored Clustering::scoreMoves( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves )
+//! The members, records, regions and mean-point compactness of each affected cluster once the moves are made.
+MovesScored Clustering::regionsAfter( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves ) const
 {
   MovesScored scored;
-  std::vector<std::uint32_t> classes, members;
-  if ( mCut )
-    mCut->mark();
   for ( const std::uint32_t a : affected )
   {
-    classes.clear();
-    members = mMembers[a];
+    std::vector<std::uint32_t> members = mMembers[a];
     std::int64_t records = mRecords[a];
     for ( const Move &move : moves )
     {
-      const std::int64_t sign = move.to == a ? 1 : move.from == a ? -1 : 0;
-      if ( sign == 0 )
-        continue;
-      if ( sign > 0 )
+      if ( move.to == a )
+      {
         members.push_back( move.region );
-      else
+        records += mRegionRecords[move.region];
+      }
+      else if ( move.from == a )
+      {
         members.erase( std::find( members.begin(), members.end(), move.region ) );
-      for ( std::size_t e = mHistograms.offsets[move.region]; e < mHistograms.offsets[move.region + 1]; ++e )
+        records -= mRegionRecords[move.region];
+      }
+    }
+    // In the order compactness() sums in once the moves are made.
+    std::sort( members.begin(), members.end() );
+    const double meanPoint = members == mMembers[a] ? mMeanPointCompactness[a] : meanPointCompactness( members ); // a site's move alone leaves it
+    scored.after.push_back( { 0, 0, 0, meanPoint, records, members.size() } );
+    scored.members.push_back( std::move( members ) );
+  }
+  return scored;
+}
+
+//! The anonymity and suppressed records of each affected cluster once the moves are made: its EC sizes change by its arriving minus its leaving regions' records, summed per class in a scratch array.
+void Clustering::countClasses( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves, MovesScored &scored )
+{
+  std::vector<std::uint32_t> classes;
+  if ( mCut )
+    mCut->mark();
+  for ( std::size_t i = 0; i < affected.size(); ++i )
+  {
+    const std::uint32_t a = affected[i];
+    classes.clear();
+    for ( const Move &move : moves )
+    {
+      const std::int64_t sign = move.to == a ? 1 : move.from == a ? -1 : 0;
+      for ( std::size_t e = mHistograms.offsets[move.region]; sign != 0 && e < mHistograms.offsets[move.region + 1]; ++e )
       {
         const std::uint32_t cls = mHistograms.classes[e];
         if ( mDeltaCluster[cls] != a + 1 )
@@ -763,10 +797,10 @@ MovesScored Clustering::scoreMoves( const std::vector<std::uint32_t> &affected, 
         mDelta[cls].records += sign * mHistograms.counts[e];
         mDelta[cls].size += sign * mSized.size( e );
         mDelta[cls].residents += sign * mSized.residents( e );
-        records += sign * mHistograms.counts[e];
       }
     }
-    Score score { 0, mClusterSuppressed[a], 0, 0, records, members.size() };
+    Score &score = scored.after[i];
+    score.suppressed = mClusterSuppressed[a];
     auto belowK = mBelowK[a];
     for ( const std::uint32_t cls : classes )
     {
@@ -782,18 +816,14 @@ MovesScored Clustering::scoreMoves( const std::vector<std::uint32_t> &affected, 
       mDeltaCluster[cls] = 0;
     }
     score.anonymity = belowK.empty() ? mSettings.criterion.k : belowK.front().first;
-    // In the order compactness() sums in once the moves are made.
-    std::sort( members.begin(), members.end() );
-    score.meanPointCompactness = members == mMembers[a] ? mMeanPointCompactness[a] : meanPointCompactness( members ); // a site's move alone leaves it
-    scored.after.push_back( score );
-    scored.members.push_back( members );
   }
   if ( mCut )
   {
     scored.trialCut = mCut->records() - mCutRecords;
     mCut->rollback();
   }
-  return scored;
+  scored.counted = true;
+  ++mStatus.counted;
 }
 
 void Clustering::apply( const std::vector<Move> &moves )
@@ -811,15 +841,14 @@ void Clustering::apply( const std::vector<Move> &moves )
 }
 
 /**
- * Whether a trial keeps the constraints (docs/method.md, ADC: clusters and constraints): it empties no
- * cluster, raises no count of clusters releasing nothing, and makes none of the mean-point compactness
- * cap, the record floor and the record ceiling worse. Incremental: the affected clusters' scores and the
+ * Whether a trial keeps the constraints read from the clusters' regions and records (docs/method.md, ADC:
+ * clusters and constraints): it empties no cluster, and makes none of the mean-point compactness cap, the
+ * record floor and the record ceiling worse. Incremental: the affected clusters' scores and the
  * mean-point compactness sum.
  */
-bool Clustering::keepsConstraints( const std::vector<Score> &before, const std::vector<Score> &after ) const
+bool Clustering::keepsLimits( const std::vector<Score> &before, const std::vector<Score> &after ) const
 {
   double compactness = 0;
-  std::int64_t releasingNothing = 0;
   for ( std::size_t i = 0; i < before.size(); ++i )
   {
     if ( before[i].regions > 0 && after[i].regions == 0 )
@@ -829,9 +858,17 @@ bool Clustering::keepsConstraints( const std::vector<Score> &before, const std::
     if ( after[i].records > mSettings.maxClusterRecords && after[i].records > before[i].records )
       return false;
     compactness += after[i].meanPointCompactness - before[i].meanPointCompactness;
-    releasingNothing += static_cast<std::int64_t>( after[i].releasesNothing() ) - static_cast<std::int64_t>( before[i].releasesNothing() );
   }
-  return releasingNothing <= 0 && ( compactness <= 0 || mTotalMeanPointCompactness + compactness <= mSettings.maxMeanPointCompactness );
+  return compactness <= 0 || mTotalMeanPointCompactness + compactness <= mSettings.maxMeanPointCompactness;
+}
+
+//! The last constraint, read from the counted classes: a trial raises no count of clusters releasing nothing.
+bool Clustering::keepsReleasing( const std::vector<Score> &before, const std::vector<Score> &after ) const
+{
+  std::int64_t releasingNothing = 0;
+  for ( std::size_t i = 0; i < before.size(); ++i )
+    releasingNothing += static_cast<std::int64_t>( after[i].releasesNothing() ) - static_cast<std::int64_t>( before[i].releasesNothing() );
+  return releasingNothing <= 0;
 }
 
 /**

@@ -217,7 +217,7 @@ void logAdc( const vbas::AdcResult &adc, const VbasPlacementSettings &settings, 
 {
   const vbas::AdcStatus &a = adc.before, &b = adc.after;
   feedback->pushInfo( QObject::tr( "Anonymity-driven clustering (%1): alpha %2 -> %3 (k = %4), f %5 -> %6, records in classes below k %7 -> %8, compactness (eq. 20) %9 -> %10; "
-                                   "%11 trial moves (%12 scored, %13 of them counted anew), %14 kept, %15 passes; stopped: %16." )
+                                   "%11 trial moves (%12 scored: %13 refused by a limit, %14 counted anew), %15 kept, %16 passes; stopped: %17." )
                         .arg( settings.adc.objective == vbas::AdcObjective::Anonymity ? QObject::tr( "largest smallest EC" ) : QObject::tr( "fewest suppressed records" ) )
                         .arg( a.alpha )
                         .arg( b.alpha )
@@ -230,6 +230,7 @@ void logAdc( const vbas::AdcResult &adc, const VbasPlacementSettings &settings, 
                         .arg( b.compactness, 0, 'f', 1 )
                         .arg( b.tried )
                         .arg( b.evaluated )
+                        .arg( b.limited )
                         .arg( b.counted )
                         .arg( b.committed )
                         .arg( b.passes )

@@ -635,7 +635,7 @@ void TestAdc::reusingTrialsChangesNothing()
   std::iota( seeds.begin(), seeds.begin() + 40, 200 );
   std::iota( seeds.begin() + 40, seeds.end(), 800 );
   seeds.back() = 1127;
-  std::uint64_t saved = 0, counted = 0;
+  std::uint64_t saved = 0, tookCounts = 0, limited = 0;
   for ( const std::uint64_t seed : seeds )
     for ( const AdcObjective objective : { AdcObjective::Anonymity, AdcObjective::Suppression } )
     {
@@ -650,13 +650,15 @@ void TestAdc::reusingTrialsChangesNothing()
       QCOMPARE( reused.after.tried, scored.after.tried );
       QCOMPARE( reused.after.committed, scored.after.committed );
       QVERIFY( reused.after.evaluated <= scored.after.evaluated );
-      QCOMPARE( scored.after.counted, scored.after.evaluated );
-      QVERIFY( reused.after.counted <= reused.after.evaluated );
+      QCOMPARE( scored.after.limited + scored.after.counted, scored.after.evaluated );
+      QVERIFY( reused.after.limited + reused.after.counted <= reused.after.evaluated );
       saved += scored.after.evaluated - reused.after.evaluated;
-      counted += reused.after.evaluated - reused.after.counted;
+      tookCounts += reused.after.evaluated - reused.after.limited - reused.after.counted;
+      limited += scored.after.limited;
     }
   QVERIFY2( saved > 0, "no trial was ever skipped: the reuse of failures is not exercised" );
-  QVERIFY2( counted > 0, "no trial took the counts of another: the reuse of counts is not exercised" );
+  QVERIFY2( tookCounts > 0, "no trial took the counts of another: the reuse of counts is not exercised" );
+  QVERIFY2( limited > 0, "no trial broke a limit: refusing before counting is not exercised" );
 }
 
 void TestAdc::classNumberingChangesNothing()
