@@ -213,8 +213,8 @@ class Clustering
 
     const std::vector<Point> &mPoints;
     const SizedHistograms &mSized;
-    const SparseHistograms &mHistograms; //!< mSized's entries: each region's classes and records
-    const std::vector<std::int64_t> mRegionRecords;
+    const SparseHistograms &mHistograms;            //!< mSized's entries: each region's classes and records
+    const std::vector<std::int64_t> mRegionRecords; //!< records of each region: what a move takes from one cluster to another
     const AdcSettings &mSettings;
     const std::vector<double> mWeights; //!< AdcSettings::regionWeights, or 1 each
     const PointIndex mIndex;
