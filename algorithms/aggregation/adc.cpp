@@ -142,14 +142,33 @@ struct EcCount
 };
 
 //! A trial that was scored and failed, and what its outcome depended on.
+/**
+ * A trial that failed, kept so that knownToFail skips it while nothing it depends on changed. Its
+ * affected clusters are kept as affectedHash, not as their list: near the end of a run about a million
+ * failed trials are kept (3.3 M records), and the lists took most of ADC's memory (docs/benchmarks.md).
+ * Two different lists share a hash about once in 2^64 lookups; that would skip one trial, and the
+ * release would still meet every constraint.
+ */
 struct FailedTrial
 {
     std::uint64_t clock = 0; //!< commits made before it
     std::int64_t alpha = 0;
     double meanPointCompactness = 0; //!< over all clusters
     Point target;
-    std::vector<std::uint32_t> affected;
+    std::uint64_t affected = 0; //!< affectedHash of the clusters it changed
 };
+
+//! A 64-bit hash of a list of cluster ids (SplitMix64 over the ids in their order).
+std::uint64_t affectedHash( const std::vector<std::uint32_t> &affected )
+{
+  std::uint64_t h = affected.size();
+  for ( const std::uint32_t a : affected )
+  {
+    std::uint64_t state = h ^ a;
+    h = Random::splitMix64( state );
+  }
+  return h;
+}
 
 class Clustering
 {
@@ -624,7 +643,7 @@ bool Clustering::trial( std::uint32_t site, std::uint32_t cls, const Point &targ
     return true;
   }
   moveSite( site, origin );
-  mFailed[key( site, cls )] = { mClock, alpha(), mTotalMeanPointCompactness, target, std::move( affected ) };
+  mFailed[key( site, cls )] = { mClock, alpha(), mTotalMeanPointCompactness, target, affectedHash( affected ) };
   return false;
 }
 
@@ -940,7 +959,7 @@ bool Clustering::knownToFail( std::uint32_t site, std::uint32_t cls, const Point
   if ( it == mFailed.end() )
     return false;
   const FailedTrial &failed = it->second;
-  if ( failed.target.x != target.x || failed.target.y != target.y || failed.affected != affected )
+  if ( failed.target.x != target.x || failed.target.y != target.y || failed.affected != affectedHash( affected ) )
     return false;
   if ( mSettings.objective == AdcObjective::Anonymity && failed.alpha != alpha() )
     return false;

@@ -65,9 +65,7 @@ class Random
         std::iter_swap( first + i, first + static_cast<Difference>( below( static_cast<std::uint64_t>( i ) + 1 ) ) );
     }
 
-  private:
-    static std::uint64_t rotl( std::uint64_t x, int k ) { return ( x << k ) | ( x >> ( 64 - k ) ); }
-
+    //! SplitMix64: the next word of the sequence from state (which it moves on), as the seeding and the core's hashes of small lists take it.
     static std::uint64_t splitMix64( std::uint64_t &state )
     {
       std::uint64_t z = ( state += 0x9e3779b97f4a7c15ULL );
@@ -75,6 +73,9 @@ class Random
       z = ( z ^ ( z >> 27 ) ) * 0x94d049bb133111ebULL;
       return z ^ ( z >> 31 );
     }
+
+  private:
+    static std::uint64_t rotl( std::uint64_t x, int k ) { return ( x << k ) | ( x >> ( 64 - k ) ); }
 
     //! The 128-bit product a * b: returns its low word, sets high to its high word (portable, no __int128).
     static std::uint64_t multiply( std::uint64_t a, std::uint64_t b, std::uint64_t &high )
