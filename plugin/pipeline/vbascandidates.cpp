@@ -3,6 +3,7 @@
 #include "plugin/pipeline/vbasgeneralization.h"
 #include "plugin/pipeline/vbaspartitionsearch.h"
 #include "plugin/support/vbasinterrupt.h"
+#include "plugin/support/vbasjobs.h"
 
 #include "algorithms/aggregation/baseline.h"
 #include "algorithms/aggregation/release.h"
@@ -298,6 +299,26 @@ VbasCandidate baselineCandidate( const VbasCandidateSettings &settings, VbasCand
   return c;
 }
 
+//! A candidate of METHODS's rough cost, to start the longest first: the search runs its time limit and ADC's trials take longest, then local suppression's and generalization's nodes, then balanced density's release; each longer at a larger k.
+double weight( VbasCandidateSettings::Method method, const Target &target )
+{
+  const double k = static_cast<double>( target.release.k );
+  const double larger = k / ( k + 1 ); // below 1: k orders within a method only
+  switch ( method )
+  {
+    case VbasCandidateSettings::Method::Search:
+    case VbasCandidateSettings::Method::Adc:
+      return 3 + larger;
+    case VbasCandidateSettings::Method::GeneralizationLocalSuppression:
+      return 2 + larger;
+    case VbasCandidateSettings::Method::Generalization:
+      return 1 + larger;
+    case VbasCandidateSettings::Method::BalancedDensity:
+      return larger;
+  }
+  return 0;
+}
+
 } // namespace
 
 VbasCandidateSettings VbasCandidateSettings::read( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, std::uint64_t seed,
@@ -356,29 +377,39 @@ QList<VbasCandidate> vbasCandidates( const VbasCandidateSettings &settings, std:
     placement.seed = settings.seed;
     density = vbasPlaceSites( placement, VbasConstraintSettings(), in.regions, in.records, sites, feedback );
   }
-  QList<VbasCandidate> candidates;
   QList<std::optional<double>> thresholds; // the average risk model's, or none
   for ( const double t : settings.thresholds )
     thresholds << t;
   if ( thresholds.isEmpty() )
     thresholds << std::nullopt;
+  std::vector<Target> targets;
   for ( const std::int64_t k : settings.ks )
     for ( const std::optional<double> &threshold : thresholds )
+      targets.emplace_back( settings, k, threshold );
+  // Each candidate is a job of its own, into its own place: they share only what was read (and density's sites)
+  std::vector<std::optional<VbasCandidate>> made( targets.size() * static_cast<std::size_t>( settings.methods.size() + settings.baselines.size() ) );
+  std::vector<VbasJob> jobs;
+  for ( const Target &target : targets )
+  {
+    for ( const VbasCandidateSettings::Method method : settings.methods )
     {
-      const Target target( settings, k, threshold );
-      for ( const VbasCandidateSettings::Method method : settings.methods )
-      {
-        const int number = candidates.size() + 1;
-        if ( method == VbasCandidateSettings::Method::Generalization || method == VbasCandidateSettings::Method::GeneralizationLocalSuppression )
-        {
-          if ( const std::optional<VbasCandidate> c = generalization( settings, method, target, in, number, feedback ) )
-            candidates << *c;
-        }
-        else
-          candidates << aggregation( settings, method, target, *density, in, number, feedback );
-      }
-      for ( const VbasCandidateSettings::Baseline baseline : settings.baselines )
-        candidates << baselineCandidate( settings, baseline, target, in, feedback );
+      std::optional<VbasCandidate> &into = made[jobs.size()];
+      const int number = static_cast<int>( jobs.size() ) + 1;
+      if ( method == VbasCandidateSettings::Method::Generalization || method == VbasCandidateSettings::Method::GeneralizationLocalSuppression )
+        jobs.push_back( { [&, method, number]( QgsProcessingFeedback *f ) { into = generalization( settings, method, target, in, number, f ); }, weight( method, target ) } );
+      else
+        jobs.push_back( { [&, method, number]( QgsProcessingFeedback *f ) { into = aggregation( settings, method, target, *density, in, number, f ); }, weight( method, target ) } );
     }
+    for ( const VbasCandidateSettings::Baseline baseline : settings.baselines )
+    {
+      std::optional<VbasCandidate> &into = made[jobs.size()];
+      jobs.push_back( { [&, baseline]( QgsProcessingFeedback *f ) { into = baselineCandidate( settings, baseline, target, in, f ); } } );
+    }
+  }
+  vbasRunJobs( jobs, feedback );
+  QList<VbasCandidate> candidates;
+  for ( std::optional<VbasCandidate> &c : made )
+    if ( c )
+      candidates << std::move( *c );
   return candidates;
 }

@@ -26,7 +26,8 @@ QString VbasCompare::shortHelpString() const
   return QObject::tr( "Builds candidate releases of the same records side by side, without writing any release: for each k of a list, the releases chosen (the paper's "
                       "balanced density, ADC aiming at the fewest suppressed records, the suppression search, generalization of the QIs without and with local suppression), "
                       "built exactly as Anonymize builds them under the risk model, and the usual alternatives (the regions unaggregated, a parent geography, region ids "
-                      "cropped, HIPAA Safe Harbor's 3-digit ZIP codes, no geography). The records are read once. Each candidate is measured as Evaluate measures a release; the "
+                      "cropped, HIPAA Safe Harbor's 3-digit ZIP codes, no geography). The records are read once; the candidates are built side by side, one per core that QGIS lets "
+                      "its background work use (Options, Rendering, Max cores to use), each needing its own working memory. Each candidate is measured as Evaluate measures a release; the "
                       "table gives one row per candidate, with the command that makes it, whether no other candidate beats it on both records suppressed and information lost "
                       "(the frontier), and the one recommended.<br>" )
          + regionsHelp( true, Population::Weights ) + recordsHelp( Qis::Required )
@@ -55,7 +56,7 @@ QString VbasCompare::shortHelpString() const
          + QObject::tr( "<b>Suppression limit</b> (SUPPRESSION_LIMIT, advanced) and <b>Information loss generalization minimises</b> (LOSS_METRIC, advanced): as in Anonymize, "
                         "for each generalization candidate.<br>"
                         "<b>ADC: most trial moves</b> (MAX_ITERATIONS, advanced): as in Anonymize, for each ADC candidate: lower it to bound ADC's time on large "
-                        "inputs (ADC takes as long as in Anonymize, a minute or more per k on millions of records).<br>"
+                        "inputs (ADC takes as long as in Anonymize, half a minute or more per k on millions of records).<br>"
                         "<b>Search time limit</b> (TIME_LIMIT, advanced) and <b>Search: most trial moves</b> (SEARCH_MOVES, advanced): as in Anonymize, for each search "
                         "candidate.<br>"
                         "<b>Seed</b> (SEED, advanced): the search's choices, as in Anonymize; empty: a fresh one, given in the SEED output and in each command.<br>"

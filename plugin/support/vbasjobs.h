@@ -1,0 +1,27 @@
+// Independent jobs run side by side, one per core QGIS lets its own work use (QThreadPool's global
+// count, which QGIS's "Max threads" setting sets). Each job reports to a feedback of its own: what it
+// logs reaches the caller's feedback in the jobs' order, whatever order they end in, so the log reads
+// the same on one core or many; the caller's cancel (or a signal) cancels every job; and the first job
+// to fail cancels the rest and its exception comes back to the caller. Used by vbas:compare, whose
+// candidates share nothing but what was read (docs/method.md, "Comparing candidate releases").
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+class QgsProcessingFeedback;
+
+//! A job: its work, reporting to the feedback it is given, and its weight (heavier jobs start first).
+struct VbasJob
+{
+    std::function<void( QgsProcessingFeedback * )> work;
+    double weight = 0;
+};
+
+/**
+ * Runs every job and returns once all have ended, the heaviest started first (equal weights in their
+ * order); progress is the jobs' mean. Throws the first failure, or a cancel's exception when the run was
+ * canceled meanwhile. threads 0: QThreadPool's global count.
+ */
+void vbasRunJobs( const std::vector<VbasJob> &jobs, QgsProcessingFeedback *feedback, int threads = 0 );
