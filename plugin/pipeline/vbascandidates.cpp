@@ -15,6 +15,7 @@
 
 #include <QElapsedTimer>
 #include <QRegularExpression>
+#include <QThreadPool>
 
 #include <algorithm>
 #include <limits>
@@ -299,6 +300,21 @@ VbasCandidate baselineCandidate( const VbasCandidateSettings &settings, VbasCand
   return c;
 }
 
+/**
+ * How many candidates to build at once: one per core QGIS lets its background work use, fewer when the
+ * memory available would not hold them (said in the log). A candidate's working memory is taken as 250
+ * bytes per (region, class) count read, twice what ADC, the largest, took in the benchmark (about 110
+ * bytes at 1.6 M counts: docs/benchmarks.md, "Comparing candidate releases").
+ */
+int atOnce( int candidates, const VbasRecords &records, QgsProcessingFeedback *feedback )
+{
+  const int cores = std::min( QThreadPool::globalInstance()->maxThreadCount(), candidates );
+  const int fitting = vbasJobsAtOnce( cores, vbasAvailableMemory(), 250 * static_cast<std::uint64_t>( records.histograms.classes.size() ) );
+  if ( fitting < cores )
+    feedback->pushInfo( QObject::tr( "Building %n candidate(s) at once, not %1: the memory available holds about that many.", nullptr, fitting ).arg( cores ) );
+  return fitting;
+}
+
 //! A candidate of METHODS's rough cost, to start the longest first: the search runs its time limit and ADC's trials take longest, then local suppression's and generalization's nodes, then balanced density's release; each longer at a larger k.
 double weight( VbasCandidateSettings::Method method, const Target &target )
 {
@@ -406,7 +422,7 @@ QList<VbasCandidate> vbasCandidates( const VbasCandidateSettings &settings, std:
       jobs.push_back( { [&, baseline]( QgsProcessingFeedback *f ) { into = baselineCandidate( settings, baseline, target, in, f ); } } );
     }
   }
-  vbasRunJobs( jobs, feedback );
+  vbasRunJobs( jobs, feedback, atOnce( static_cast<int>( jobs.size() ), in.records, feedback ) );
   QList<VbasCandidate> candidates;
   for ( std::optional<VbasCandidate> &c : made )
     if ( c )

@@ -27,7 +27,7 @@ QString VbasCompare::shortHelpString() const
                       "balanced density, ADC aiming at the fewest suppressed records, the suppression search, generalization of the QIs without and with local suppression), "
                       "built exactly as Anonymize builds them under the risk model, and the usual alternatives (the regions unaggregated, a parent geography, region ids "
                       "cropped, HIPAA Safe Harbor's 3-digit ZIP codes, no geography). The records are read once; the candidates are built side by side, one per core that QGIS lets "
-                      "its background work use (Options, Rendering, Max cores to use), each needing its own working memory. Each candidate is measured as Evaluate measures a release; the "
+                      "its background work use (Options, Rendering, Max cores to use), fewer when the memory available would not hold them. Each candidate is measured as Evaluate measures a release; the "
                       "table gives one row per candidate, with the command that makes it, whether no other candidate beats it on both records suppressed and information lost "
                       "(the frontier), and the one recommended.<br>" )
          + regionsHelp( true, Population::Weights ) + recordsHelp( Qis::Required )

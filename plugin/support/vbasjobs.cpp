@@ -4,6 +4,8 @@
 
 #include <qgsprocessingfeedback.h>
 
+#include <QFile>
+#include <QRegularExpression>
 #include <QThreadPool>
 
 #include <algorithm>
@@ -216,4 +218,23 @@ void vbasRunJobs( const std::vector<VbasJob> &jobs, QgsProcessingFeedback *feedb
     thread.join();
   runner.rethrow();
   VbasInterrupt::throwIfCanceled( feedback );
+}
+
+int vbasJobsAtOnce( int cores, std::optional<std::uint64_t> available, std::uint64_t perJob )
+{
+  const int atOnce = std::max( cores, 1 );
+  if ( !available || perJob == 0 )
+    return atOnce;
+  return static_cast<int>( std::clamp<std::uint64_t>( *available / perJob, 1, static_cast<std::uint64_t>( atOnce ) ) );
+}
+
+std::optional<std::uint64_t> vbasAvailableMemory()
+{
+  QFile meminfo( QStringLiteral( "/proc/meminfo" ) );
+  if ( !meminfo.open( QIODevice::ReadOnly ) )
+    return std::nullopt;
+  const QRegularExpressionMatch kb = QRegularExpression( QStringLiteral( "^MemAvailable:\\s+(\\d+) kB$" ), QRegularExpression::MultilineOption ).match( QString::fromLatin1( meminfo.readAll() ) );
+  if ( !kb.hasMatch() )
+    return std::nullopt;
+  return kb.captured( 1 ).toULongLong() * 1024;
 }

@@ -7,7 +7,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 class QgsProcessingFeedback;
@@ -25,3 +27,12 @@ struct VbasJob
  * canceled meanwhile. threads 0: QThreadPool's global count.
  */
 void vbasRunJobs( const std::vector<VbasJob> &jobs, QgsProcessingFeedback *feedback, int threads = 0 );
+
+/**
+ * How many jobs to run at once: cores, fewer when `available` bytes of memory would not hold that many
+ * jobs of `perJob` bytes each, at least 1; cores alone when the memory available is unknown.
+ */
+int vbasJobsAtOnce( int cores, std::optional<std::uint64_t> available, std::uint64_t perJob );
+
+//! The memory the system can give without swapping (Linux's MemAvailable); nothing where unknown.
+std::optional<std::uint64_t> vbasAvailableMemory();

@@ -1,6 +1,7 @@
 // vbasRunJobs, which runs vbas:compare's candidates side by side: the log reads in the jobs' order
 // whatever order they end in, the heaviest start first, jobs do run at once on two threads, a failure
-// comes back and stops the rest, and a cancel reaches every job.
+// comes back and stops the rest, a cancel reaches every job, and no more run at once than the memory
+// available holds.
 #include "plugin/support/vbasjobs.h"
 
 #include <qgsexception.h>
@@ -71,6 +72,7 @@ class TestJobs : public QObject
     void jobsRunAtOnce();
     void failureStopsTheRest();
     void cancelReachesEveryJob();
+    void atOnceWithinMemory();
 };
 
 void TestJobs::logInTheJobsOrder()
@@ -165,6 +167,20 @@ void TestJobs::cancelReachesEveryJob()
   QVERIFY2( error.startsWith( QStringLiteral( "Canceled" ) ), qPrintable( error ) );
   QCOMPARE( canceled.load(), 2 );
   QVERIFY( !thirdStarted );
+}
+
+void TestJobs::atOnceWithinMemory()
+{
+  // 8 cores, jobs of 400 MB: 2 GB available holds 5 of them, 100 bytes still 1; unknown memory: the cores.
+  const std::uint64_t job = 400'000'000;
+  QCOMPARE( vbasJobsAtOnce( 8, 2'000'000'000, job ), 5 );
+  QCOMPARE( vbasJobsAtOnce( 8, 100'000'000'000, job ), 8 );
+  QCOMPARE( vbasJobsAtOnce( 8, 100, job ), 1 );
+  QCOMPARE( vbasJobsAtOnce( 8, std::nullopt, job ), 8 );
+  QCOMPARE( vbasJobsAtOnce( 0, std::nullopt, job ), 1 );
+  // This machine's memory is read (Linux's /proc/meminfo), and is more than nothing.
+  const std::optional<std::uint64_t> available = vbasAvailableMemory();
+  QVERIFY( available && *available > 0 );
 }
 
 QTEST_APPLESS_MAIN( TestJobs )
