@@ -407,19 +407,20 @@ QList<VbasCandidate> vbasCandidates( const VbasCandidateSettings &settings, std:
   std::vector<VbasJob> jobs;
   for ( const Target &target : targets )
   {
+    const Target *t = &target; // the jobs capture places that outlive them: made's slot i, and t
     for ( const VbasCandidateSettings::Method method : settings.methods )
     {
-      std::optional<VbasCandidate> &into = made[jobs.size()];
-      const int number = static_cast<int>( jobs.size() ) + 1;
+      const std::size_t i = jobs.size();
+      const int number = static_cast<int>( i ) + 1;
       if ( method == VbasCandidateSettings::Method::Generalization || method == VbasCandidateSettings::Method::GeneralizationLocalSuppression )
-        jobs.push_back( { [&, method, number]( QgsProcessingFeedback *f ) { into = generalization( settings, method, target, in, number, f ); }, weight( method, target ) } );
+        jobs.push_back( { [&, t, i, method, number]( QgsProcessingFeedback *f ) { made[i] = generalization( settings, method, *t, in, number, f ); }, weight( method, target ) } );
       else
-        jobs.push_back( { [&, method, number]( QgsProcessingFeedback *f ) { into = aggregation( settings, method, target, *density, in, number, f ); }, weight( method, target ) } );
+        jobs.push_back( { [&, t, i, method, number]( QgsProcessingFeedback *f ) { made[i] = aggregation( settings, method, *t, *density, in, number, f ); }, weight( method, target ) } );
     }
     for ( const VbasCandidateSettings::Baseline baseline : settings.baselines )
     {
-      std::optional<VbasCandidate> &into = made[jobs.size()];
-      jobs.push_back( { [&, baseline]( QgsProcessingFeedback *f ) { into = baselineCandidate( settings, baseline, target, in, f ); } } );
+      const std::size_t i = jobs.size();
+      jobs.push_back( { [&, t, i, baseline]( QgsProcessingFeedback *f ) { made[i] = baselineCandidate( settings, baseline, *t, in, f ); } } );
     }
   }
   vbasRunJobs( jobs, feedback, atOnce( static_cast<int>( jobs.size() ), in.records, feedback ) );
