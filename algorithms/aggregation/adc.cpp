@@ -141,11 +141,11 @@ struct EcCount
     bool empty() const { return records == 0 && size == 0 && residents == 0; }
 };
 
-//! A trial that was scored and failed, and what its outcome depended on.
 /**
- * A trial that failed, kept so that knownToFail skips it while nothing it depends on changed. Its
- * affected clusters are kept as affectedHash, not as their list: near the end of a run about a million
- * failed trials are kept (3.3 M records), and the lists took most of ADC's memory (docs/benchmarks.md).
+ * A trial that was scored and failed, and what its outcome depended on, kept so that knownToFail skips
+ * it while none of that changed. Its affected clusters are kept as affectedHash, not as their list: near
+ * the end of a run about a million failed trials are kept (3.3 M records), and the lists took most of
+ * ADC's memory (docs/benchmarks.md).
  * Two different lists share a hash about once in 2^64 lookups; that would skip one trial, and the
  * release would still meet every constraint.
  */

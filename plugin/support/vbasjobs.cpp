@@ -6,7 +6,6 @@
 
 #include <QFile>
 #include <QRegularExpression>
-#include <QThreadPool>
 
 #include <algorithm>
 #include <atomic>
@@ -197,8 +196,7 @@ class Runner
 
 void vbasRunJobs( const std::vector<VbasJob> &jobs, QgsProcessingFeedback *feedback, int threads )
 {
-  const int cores = threads > 0 ? threads : QThreadPool::globalInstance()->maxThreadCount();
-  const std::size_t count = std::min<std::size_t>( jobs.size(), static_cast<std::size_t>( std::max( cores, 1 ) ) );
+  const std::size_t count = std::min<std::size_t>( jobs.size(), static_cast<std::size_t>( std::max( threads, 1 ) ) );
   Runner runner( jobs );
   std::vector<std::thread> running;
   try

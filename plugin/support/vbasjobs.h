@@ -1,5 +1,5 @@
-// Independent jobs run side by side, one per core QGIS lets its own work use (QThreadPool's global
-// count, which QGIS's "Max threads" setting sets). Each job reports to a feedback of its own: what it
+// Independent jobs run side by side, as many at once as the caller says (vbas:compare: one per core
+// QGIS lets its background work use, fewer when the memory would not hold them). Each job reports to a feedback of its own: what it
 // logs reaches the caller's feedback in the jobs' order, whatever order they end in, so the log reads
 // the same on one core or many; the caller's cancel (or a signal) cancels every job; and the first job
 // to fail cancels the rest and its exception comes back to the caller. Used by vbas:compare, whose
@@ -24,9 +24,9 @@ struct VbasJob
 /**
  * Runs every job and returns once all have ended, the heaviest started first (equal weights in their
  * order); progress is the jobs' mean. Throws the first failure, or a cancel's exception when the run was
- * canceled meanwhile. threads 0: QThreadPool's global count.
+ * canceled meanwhile. At most `threads` (at least 1) run at once.
  */
-void vbasRunJobs( const std::vector<VbasJob> &jobs, QgsProcessingFeedback *feedback, int threads = 0 );
+void vbasRunJobs( const std::vector<VbasJob> &jobs, QgsProcessingFeedback *feedback, int threads );
 
 /**
  * How many jobs to run at once: cores, fewer when `available` bytes of memory would not hold that many
