@@ -170,6 +170,29 @@ std::uint64_t affectedHash( const std::vector<std::uint32_t> &affected )
   return h;
 }
 
+/**
+ * The order of Clustering::mScored's keys, (affected clusters, moves). Transparent: a pair of references
+ * to them finds a key without copying them, as each scored trial looks up its own.
+ */
+struct ScoredLess
+{
+    using is_transparent = void;
+    template<typename A, typename B>
+    bool operator()( const A &a, const B &b ) const
+    {
+      return std::tie( a.first, a.second ) < std::tie( b.first, b.second );
+    }
+};
+
+using SizesBelowK = std::vector<std::pair<std::int64_t, std::uint32_t>>; //!< (EC size below k, ECs of that size), by increasing size
+
+//! The entry of size in sizes, or where it would go.
+template<typename Sizes>
+auto sizeAt( Sizes &sizes, std::int64_t size )
+{
+  return std::lower_bound( sizes.begin(), sizes.end(), std::make_pair( size, std::uint32_t( 0 ) ) );
+}
+
 class Clustering
 {
   public:
@@ -196,8 +219,9 @@ class Clustering
     AdcStatus status() const;
     bool reachedGoal() const;
     void count( std::uint32_t cluster, std::uint32_t region, std::int64_t sign );
-    void resize( std::uint32_t cluster, const EcCount &from, const EcCount &to ) { resizeIn( mBelowK[cluster], mClusterSuppressed[cluster], from, to ); }
-    void resizeIn( std::vector<std::pair<std::int64_t, std::uint32_t>> &belowK, std::int64_t &suppressed, const EcCount &from, const EcCount &to ) const;
+    //! An EC that counts: it holds records and its size (records, or residents) is below k.
+    bool below( const EcCount &ec ) const { return ec.records > 0 && ec.size < mSettings.criterion.k; }
+    void resize( std::uint32_t cluster, const EcCount &from, const EcCount &to );
     void shiftLevel( std::int64_t from, std::int64_t to );
     //! An EC of these counts joins the average risk model's cut (delta 1) or leaves it (-1), if it is released at k.
     void cutEc( const EcCount &ec, int delta );
@@ -209,15 +233,16 @@ class Clustering
     std::vector<std::uint32_t> targetClusters() const;
     bool isTarget( std::size_t cluster, std::uint32_t cls ) const;
     Visit visit( std::uint32_t cluster, Progress *progress, double percent );
-    std::vector<std::uint32_t> neighbourhood( std::uint32_t cluster ) const;
-    std::vector<std::pair<Point, std::uint32_t>> targets( std::uint32_t cluster, const std::vector<std::uint32_t> &hood ) const;
+    std::vector<std::uint32_t> neighbourhood( std::uint32_t cluster );
+    std::vector<std::pair<Point, std::uint32_t>> targets( std::uint32_t cluster, const std::vector<std::uint32_t> &hood );
     Point targetPosition( const std::vector<std::uint32_t> &hood, std::uint32_t cls ) const;
 
     // One trial.
     bool trial( std::uint32_t site, std::uint32_t cls, const Point &target );
     std::vector<std::uint32_t> neighbours( std::uint32_t site ) const;
     std::vector<Point2> neighbourPolygon( std::uint32_t site ) const;
-    void moveSite( std::uint32_t site, const Point &p );
+    std::vector<std::uint32_t> neighboursAtSite( std::uint32_t site );
+    void restoreSite();
     std::vector<Move> reassign( const std::vector<std::uint32_t> &affected ) const;
     std::optional<std::vector<Score>> scoresAfter( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves, const std::vector<Score> &before );
     MovesScored regionsAfter( const std::vector<std::uint32_t> &affected, const std::vector<Move> &moves ) const;
@@ -227,7 +252,9 @@ class Clustering
     bool keepsReleasing( const std::vector<Score> &before, const std::vector<Score> &after ) const;
     bool improves( const std::vector<std::uint32_t> &affected, const std::vector<Score> &before, const std::vector<Score> &after );
     void commit( const std::vector<std::uint32_t> &affected, const std::vector<Score> &before, const std::vector<Score> &after );
-    bool knownToFail( std::uint32_t site, std::uint32_t cls, const Point &target, const std::vector<std::uint32_t> &affected ) const;
+    bool knownToFail( std::uint32_t site, std::uint32_t cls, const Point &target, const std::vector<std::uint32_t> &affected, std::uint64_t hash ) const;
+    bool repeatsFailure( std::uint32_t site, std::uint32_t cls, const Point &target );
+    void rememberFailure( std::uint32_t site, std::optional<FailedTrial> failed, const Point &target );
     static std::uint64_t key( std::uint64_t high, std::uint32_t low ) { return ( high << 32 ) | low; }
 
     const std::vector<Point> &mPoints;
@@ -246,9 +273,9 @@ class Clustering
     //! Per cluster: class -> records and size, present when either is above 0. A table per cluster keeps a trial's lookups, all in the
     //! clusters it changes, near each other in memory (one table for all missed the cache on almost every lookup, docs/benchmarks.md).
     std::vector<FlatMap<EcCount>> mEcs;
-    //! Per cluster: (EC size below k, ECs of that size) by increasing size, of the ECs with records. A few entries at most: a flat
-    //! vector, so the trials' many updates allocate nothing (a std::map did, and dominated a trial).
-    std::vector<std::vector<std::pair<std::int64_t, std::uint32_t>>> mBelowK;
+    //! Per cluster: its ECs with records below k by size. A few entries at most: a flat vector, so the commits' many updates
+    //! allocate nothing (a std::map did, and dominated a trial); a trial only reads it (countClasses).
+    std::vector<SizesBelowK> mBelowK;
     std::vector<std::int64_t> mClusterSuppressed;                  //!< records in ECs below k, per cluster
     std::vector<double> mCompactness;                              //!< eq. 20 per cluster, as of its last change
     double mTotalCompactness = 0;                                  //!< their sum, kept as they change
@@ -266,10 +293,29 @@ class Clustering
     std::vector<std::uint64_t> mChanged;                    //!< per site: the clock of the last commit that touched it
     std::vector<EcCount> mDelta;                            //!< per class: scratch of countClasses, all zero between calls
     std::vector<std::uint32_t> mDeltaCluster;               //!< per class: the last cluster (+1) whose scoring touched it
+    std::vector<std::uint32_t> mTargetPlace;                //!< per class: scratch of targets, its place among the target classes (+1), all zero between calls
+    std::vector<std::uint32_t> mLeaving;                    //!< scratch of countClasses: per entry of a cluster's mBelowK, its ECs that change size
     std::unordered_map<std::uint64_t, FailedTrial> mFailed; //!< by (site, class)
+    //! The last trial, while it failed: a trial of another class with the same site, target and clock repeats it (Clustering::repeatsFailure).
+    struct LastFailure
+    {
+        std::uint32_t site = 0;
+        Point target;
+        std::uint64_t clock = 0;
+        std::optional<FailedTrial> failed; //!< what it left in mFailed; none when another site was at its target
+    };
+    std::optional<LastFailure> mLastFailure;
+    std::optional<std::uint32_t> mAway; //!< the site whose vertex the last failed trial left at its target (neighboursAtSite)
+    struct SiteNeighbours
+    {
+        std::uint32_t site = 0;
+        std::uint64_t clock = 0;
+        std::vector<std::uint32_t> sites;
+    };
+    std::optional<SiteNeighbours> mAtSite; //!< a site's neighbours at its position, as of a clock (neighboursAtSite)
     //! The moves scored in this cluster's visit since the last commit, by (affected clusters, moves): the targets of one
     //! cluster mostly move the same few regions, and a commit or the next visit clears it.
-    std::map<std::pair<std::vector<std::uint32_t>, std::vector<Move>>, MovesScored> mScored;
+    std::map<std::pair<std::vector<std::uint32_t>, std::vector<Move>>, MovesScored, ScoredLess> mScored;
     AdcStatus mStatus;
     AdcStop mStop = AdcStop::NoImprovement;
 };
@@ -299,6 +345,7 @@ Clustering::Clustering( const std::vector<Point> &seeds, const std::vector<Point
   const std::size_t classes = mHistograms.classes.empty() ? 0 : *std::max_element( mHistograms.classes.begin(), mHistograms.classes.end() ) + std::size_t( 1 );
   mDelta.assign( classes, EcCount() );
   mDeltaCluster.assign( classes, 0 );
+  mTargetPlace.assign( classes, 0 );
   for ( std::size_t s = 0; s < seeds.size(); ++s )
   {
     const std::size_t before = mTriangulation.number_of_vertices();
@@ -432,24 +479,21 @@ bool Clustering::cutFrom( const EcCount &ec ) const
   return mCutLast && ec.records > 0 && ec.size >= mSettings.criterion.k && std::make_pair( ec.residents, ec.records ) <= *mCutLast;
 }
 
-/**
- * One EC went from `from` to `to`: the suppressed records and the sizes below k of its cluster follow.
- * An EC counts when it holds records and its size (records, or residents) is below k.
- */
-void Clustering::resizeIn( std::vector<std::pair<std::int64_t, std::uint32_t>> &belowK, std::int64_t &suppressed, const EcCount &from, const EcCount &to ) const
+//! One EC of cluster went from `from` to `to`: its suppressed records and its sizes below k follow.
+void Clustering::resize( std::uint32_t cluster, const EcCount &from, const EcCount &to )
 {
-  const auto at = [&belowK]( std::int64_t size ) { return std::lower_bound( belowK.begin(), belowK.end(), std::make_pair( size, std::uint32_t( 0 ) ) ); };
-  if ( from.records > 0 && from.size < mSettings.criterion.k )
+  SizesBelowK &belowK = mBelowK[cluster];
+  if ( below( from ) )
   {
-    suppressed -= from.records;
-    const auto it = at( from.size );
+    mClusterSuppressed[cluster] -= from.records;
+    const auto it = sizeAt( belowK, from.size );
     if ( --it->second == 0 )
       belowK.erase( it );
   }
-  if ( to.records > 0 && to.size < mSettings.criterion.k )
+  if ( below( to ) )
   {
-    suppressed += to.records;
-    const auto it = at( to.size );
+    mClusterSuppressed[cluster] += to.records;
+    const auto it = sizeAt( belowK, to.size );
     if ( it != belowK.end() && it->first == to.size )
       ++it->second;
     else
@@ -536,8 +580,9 @@ Clustering::Visit Clustering::visit( std::uint32_t cluster, Progress *progress, 
  * The neighbourhood of a cluster (paper sec. 3.2.2): its Voronoi cell, whose points are its members,
  * union the polygon through the sites of its Voronoi neighbours in order. Increasing region indices.
  */
-std::vector<std::uint32_t> Clustering::neighbourhood( std::uint32_t cluster ) const
+std::vector<std::uint32_t> Clustering::neighbourhood( std::uint32_t cluster )
 {
+  restoreSite(); // the polygon is read from the triangulation
   std::vector<std::uint32_t> hood = mMembers[cluster];
   const std::vector<Point2> polygon = neighbourPolygon( cluster );
   if ( polygon.size() >= 3 )
@@ -555,7 +600,7 @@ std::vector<std::uint32_t> Clustering::neighbourhood( std::uint32_t cluster ) co
  * position (then class): an order that does not depend on how the records were sorted, and two
  * classes with the same position make the same move.
  */
-std::vector<std::pair<Point, std::uint32_t>> Clustering::targets( std::uint32_t cluster, const std::vector<std::uint32_t> &hood ) const
+std::vector<std::pair<Point, std::uint32_t>> Clustering::targets( std::uint32_t cluster, const std::vector<std::uint32_t> &hood )
 {
   std::vector<std::uint32_t> classes;
   for ( const std::uint32_t r : mMembers[cluster] )
@@ -564,22 +609,26 @@ std::vector<std::pair<Point, std::uint32_t>> Clustering::targets( std::uint32_t 
         classes.push_back( mHistograms.classes[e] );
   std::sort( classes.begin(), classes.end() );
   classes.erase( std::unique( classes.begin(), classes.end() ), classes.end() );
+  for ( std::size_t i = 0; i < classes.size(); ++i )
+    mTargetPlace[classes[i]] = static_cast<std::uint32_t>( i ) + 1;
   std::vector<double> sx( classes.size(), 0 ), sy( classes.size(), 0 ), sw( classes.size(), 0 );
   for ( const std::uint32_t r : hood )
     for ( std::size_t e = mHistograms.offsets[r]; e < mHistograms.offsets[r + 1]; ++e )
     {
-      const auto it = std::lower_bound( classes.begin(), classes.end(), mHistograms.classes[e] );
-      if ( it == classes.end() || *it != mHistograms.classes[e] )
+      const std::uint32_t place = mTargetPlace[mHistograms.classes[e]];
+      if ( place == 0 )
         continue;
-      const std::size_t i = static_cast<std::size_t>( it - classes.begin() );
       const double w = static_cast<double>( mHistograms.counts[e] );
-      sx[i] += mPoints[r].x * w;
-      sy[i] += mPoints[r].y * w;
-      sw[i] += w;
+      sx[place - 1] += mPoints[r].x * w;
+      sy[place - 1] += mPoints[r].y * w;
+      sw[place - 1] += w;
     }
   std::vector<std::pair<Point, std::uint32_t>> result;
   for ( std::size_t i = 0; i < classes.size(); ++i )
+  {
     result.push_back( { { sx[i] / sw[i], sy[i] / sw[i] }, classes[i] } );
+    mTargetPlace[classes[i]] = 0;
+  }
   std::sort( result.begin(), result.end(), []( const auto &a, const auto &b ) { return std::tie( a.first.x, a.first.y, a.second ) < std::tie( b.first.x, b.first.y, b.second ); } );
   return result;
 }
@@ -616,18 +665,27 @@ bool Clustering::trial( std::uint32_t site, std::uint32_t cls, const Point &targ
   const Point origin = mSites[site];
   if ( target.x == origin.x && target.y == origin.y )
     return false;
-  std::vector<std::uint32_t> affected = neighbours( site );
+  if ( repeatsFailure( site, cls, target ) )
+    return false;
+  std::vector<std::uint32_t> affected = neighboursAtSite( site );
   if ( mTriangulation.move_if_no_collision( mVertices[site], Point2( target.x, target.y ) ) != mVertices[site] )
-    return false; // another site is there
+  {
+    rememberFailure( site, std::nullopt, target ); // another site is there
+    return false;
+  }
+  mAway = site;
   mSites[site] = target;
   const std::vector<std::uint32_t> moved = neighbours( site );
   affected.insert( affected.end(), moved.begin(), moved.end() );
   affected.push_back( site );
   std::sort( affected.begin(), affected.end() );
   affected.erase( std::unique( affected.begin(), affected.end() ), affected.end() );
-  if ( knownToFail( site, cls, target, affected ) )
+  const std::uint64_t hash = affectedHash( affected );
+  const FailedTrial failed { mClock, alpha(), mTotalMeanPointCompactness, target, hash }; // what it leaves if it fails
+  if ( knownToFail( site, cls, target, affected, hash ) )
   {
-    moveSite( site, origin );
+    mSites[site] = origin;
+    rememberFailure( site, failed, target );
     return false;
   }
   ++mStatus.evaluated;
@@ -640,11 +698,39 @@ bool Clustering::trial( std::uint32_t site, std::uint32_t cls, const Point &targ
   {
     apply( moves );
     commit( affected, before, *after );
+    mAway.reset(); // its vertex is where the site now is
     return true;
   }
-  moveSite( site, origin );
-  mFailed[key( site, cls )] = { mClock, alpha(), mTotalMeanPointCompactness, target, affectedHash( affected ) };
+  mSites[site] = origin;
+  mFailed[key( site, cls )] = failed;
+  rememberFailure( site, failed, target );
   return false;
+}
+
+/**
+ * Whether the last trial failed with the same site and target, and nothing has been committed since:
+ * this one moves the same site to the same place from the same clusters, so it fails the same way
+ * (docs/method.md, "ADC"). Two target classes of one cluster often share a target position: both are
+ * held in the neighbourhood by one region alone, whose point is the target. Leaves the failure under
+ * this class too, as scoring it would.
+ */
+bool Clustering::repeatsFailure( std::uint32_t site, std::uint32_t cls, const Point &target )
+{
+  if ( !mSettings.reuseTrials || !mLastFailure )
+    return false;
+  const LastFailure &last = *mLastFailure;
+  if ( last.site != site || last.clock != mClock || last.target.x != target.x || last.target.y != target.y )
+    return false;
+  ++mStatus.repeated;
+  if ( last.failed )
+    mFailed[key( site, cls )] = *last.failed;
+  return true;
+}
+
+//! A trial of site toward target failed, leaving failed (repeatsFailure).
+void Clustering::rememberFailure( std::uint32_t site, std::optional<FailedTrial> failed, const Point &target )
+{
+  mLastFailure = LastFailure { site, target, mClock, std::move( failed ) };
 }
 
 //! The sites adjacent to site in the Delaunay triangulation (all of them while the sites are collinear).
@@ -704,10 +790,29 @@ std::vector<Point2> Clustering::neighbourPolygon( std::uint32_t site ) const
   return ring;
 }
 
-void Clustering::moveSite( std::uint32_t site, const Point &p )
+/**
+ * The site's neighbours at its position. A failed trial leaves the site's vertex at its target (mAway),
+ * and the next trial of the same site moves it on from there: one move of the vertex per trial instead
+ * of two. Its neighbours at its position are kept until the next commit.
+ */
+std::vector<std::uint32_t> Clustering::neighboursAtSite( std::uint32_t site )
 {
-  mTriangulation.move_if_no_collision( mVertices[site], Point2( p.x, p.y ) );
-  mSites[site] = p;
+  if ( !mAtSite || mAtSite->site != site || mAtSite->clock != mClock )
+  {
+    restoreSite();
+    mAtSite = SiteNeighbours { site, mClock, neighbours( site ) };
+  }
+  return mAtSite->sites;
+}
+
+//! Puts the vertex a failed trial left at its target (mAway) back at its site.
+void Clustering::restoreSite()
+{
+  if ( !mAway )
+    return;
+  const Point &p = mSites[*mAway];
+  mTriangulation.move_if_no_collision( mVertices[*mAway], Point2( p.x, p.y ) );
+  mAway.reset();
 }
 
 //! The regions of the affected clusters that now lie nearer another affected site (ties: lower site).
@@ -744,10 +849,10 @@ std::optional<std::vector<Score>> Clustering::scoresAfter( const std::vector<std
 {
   if ( !mSettings.reuseTrials )
     mScored.clear();
-  const auto [entry, inserted] = mScored.try_emplace( { affected, moves } );
+  auto entry = mScored.find( std::pair<const std::vector<std::uint32_t> &, const std::vector<Move> &>( affected, moves ) );
+  if ( entry == mScored.end() )
+    entry = mScored.emplace( std::make_pair( affected, moves ), regionsAfter( affected, moves ) ).first;
   MovesScored &scored = entry->second;
-  if ( inserted )
-    scored = regionsAfter( affected, moves );
   if ( !keepsLimits( before, scored.after ) )
   {
     ++mStatus.limited;
@@ -820,12 +925,25 @@ void Clustering::countClasses( const std::vector<std::uint32_t> &affected, const
     }
     Score &score = scored.after[i];
     score.suppressed = mClusterSuppressed[a];
-    auto belowK = mBelowK[a];
+    // The sizes below k after the moves: mBelowK[a]'s, less the ECs that leave theirs (counted in
+    // mLeaving by position), and the ones the changed ECs take.
+    const SizesBelowK &belowK = mBelowK[a];
+    mLeaving.assign( belowK.size(), 0 );
+    std::int64_t smallest = mSettings.criterion.k;
     for ( const std::uint32_t cls : classes )
     {
       const EcCount from = ecCount( a, cls );
       const EcCount to { from.records + mDelta[cls].records, from.size + mDelta[cls].size, from.residents + mDelta[cls].residents };
-      resizeIn( belowK, score.suppressed, from, to );
+      if ( below( from ) )
+      {
+        score.suppressed -= from.records;
+        ++mLeaving[static_cast<std::size_t>( sizeAt( belowK, from.size ) - belowK.begin() )];
+      }
+      if ( below( to ) )
+      {
+        score.suppressed += to.records;
+        smallest = std::min( smallest, to.size );
+      }
       if ( mCut )
       {
         cutEc( from, -1 );
@@ -834,7 +952,10 @@ void Clustering::countClasses( const std::vector<std::uint32_t> &affected, const
       mDelta[cls] = EcCount();
       mDeltaCluster[cls] = 0;
     }
-    score.anonymity = belowK.empty() ? mSettings.criterion.k : belowK.front().first;
+    std::size_t kept = 0; // the smallest size some EC keeps
+    while ( kept < belowK.size() && belowK[kept].second == mLeaving[kept] )
+      ++kept;
+    score.anonymity = kept < belowK.size() ? std::min( smallest, belowK[kept].first ) : smallest;
   }
   if ( mCut )
   {
@@ -951,7 +1072,7 @@ void Clustering::commit( const std::vector<std::uint32_t> &affected, const std::
  * (eq. 14 compares the affected clusters' levels with alpha; Suppression only their scores; the
  * compactness cap the sum), so it would fail again.
  */
-bool Clustering::knownToFail( std::uint32_t site, std::uint32_t cls, const Point &target, const std::vector<std::uint32_t> &affected ) const
+bool Clustering::knownToFail( std::uint32_t site, std::uint32_t cls, const Point &target, const std::vector<std::uint32_t> &affected, std::uint64_t hash ) const
 {
   if ( !mSettings.reuseTrials )
     return false;
@@ -959,7 +1080,7 @@ bool Clustering::knownToFail( std::uint32_t site, std::uint32_t cls, const Point
   if ( it == mFailed.end() )
     return false;
   const FailedTrial &failed = it->second;
-  if ( failed.target.x != target.x || failed.target.y != target.y || failed.affected != affectedHash( affected ) )
+  if ( failed.target.x != target.x || failed.target.y != target.y || failed.affected != hash )
     return false;
   if ( mSettings.objective == AdcObjective::Anonymity && failed.alpha != alpha() )
     return false;

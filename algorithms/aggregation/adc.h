@@ -38,6 +38,7 @@ struct AdcStatus
     std::int64_t releasingNothing = 0; //!< of those, the clusters whose every record is in an EC below k
     std::uint64_t tried = 0;           //!< trial moves
     std::uint64_t evaluated = 0;       //!< trial moves re-scored (the others were known to fail, see AdcSettings::reuseTrials)
+    std::uint64_t repeated = 0;        //!< of the others, the ones that repeated the move of the failed trial just before them (see AdcSettings::reuseTrials)
     std::uint64_t limited = 0;         //!< of those, the ones that broke a constraint read from the regions and records alone, before their ECs were counted
     std::uint64_t counted = 0;         //!< of the others, the ones whose ECs were counted (the rest moved the same regions as one before them, see AdcSettings::reuseTrials)
     std::uint64_t committed = 0;       //!< trial moves kept
@@ -56,7 +57,8 @@ struct AdcSettings
     std::uint64_t maxMoves = 10000000; //!< trial moves before ADC stops with the sites it has (MAX_ITERATIONS)
     /**
      * Reuse what earlier trials found when everything it depends on is unchanged: skip re-scoring a trial
-     * that failed before (the clusters it touched, their sites and, for eq. 14, alpha unchanged), and take
+     * that failed before (the clusters it touched, their sites and, for eq. 14, alpha unchanged) or that
+     * moves the same site to the same target as the failed trial just before it, with no commit between; take
      * the EC counts of a trial that moves the same regions between the same clusters as one scored since
      * the last commit in the same cluster's visit (only eq. 20's compactness, which follows the site, is
      * worked out again). Same result, less work; tests turn it off to check exactly that. (Either way, a

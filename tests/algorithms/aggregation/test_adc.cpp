@@ -630,12 +630,15 @@ void TestAdc::reusingTrialsChangesNothing()
 {
   // Seeds 800-839 and 1127 with the constraints: a trial refused at the compactness cap may pass once
   // other commits lowered the mean-point compactness sum (seed 1127 has one, with the fewest-suppressed
-  // objective), so its failure is not reused then.
-  std::vector<std::uint64_t> seeds( 81 );
+  // objective), so its failure is not reused then. Seed 300, without them: a trial
+  // that repeated a failure from before the last kept move would change its sites (the fewest-suppressed
+  // objective), so a failure is repeated only until the next commit.
+  std::vector<std::uint64_t> seeds( 82 );
   std::iota( seeds.begin(), seeds.begin() + 40, 200 );
   std::iota( seeds.begin() + 40, seeds.end(), 800 );
-  seeds.back() = 1127;
-  std::uint64_t saved = 0, tookCounts = 0, limited = 0;
+  seeds[80] = 1127;
+  seeds[81] = 300;
+  std::uint64_t saved = 0, tookCounts = 0, limited = 0, repeated = 0;
   for ( const std::uint64_t seed : seeds )
     for ( const AdcObjective objective : { AdcObjective::Anonymity, AdcObjective::Suppression } )
     {
@@ -655,10 +658,13 @@ void TestAdc::reusingTrialsChangesNothing()
       saved += scored.after.evaluated - reused.after.evaluated;
       tookCounts += reused.after.evaluated - reused.after.limited - reused.after.counted;
       limited += scored.after.limited;
+      repeated += reused.after.repeated;
+      QCOMPARE( scored.after.repeated, std::uint64_t( 0 ) );
     }
   QVERIFY2( saved > 0, "no trial was ever skipped: the reuse of failures is not exercised" );
   QVERIFY2( tookCounts > 0, "no trial took the counts of another: the reuse of counts is not exercised" );
   QVERIFY2( limited > 0, "no trial broke a limit: refusing before counting is not exercised" );
+  QVERIFY2( repeated > 0, "no trial repeated the failed trial before it: the reuse of the last failure is not exercised" );
 }
 
 void TestAdc::classNumberingChangesNothing()
