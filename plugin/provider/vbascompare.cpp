@@ -56,7 +56,7 @@ QString VbasCompare::shortHelpString() const
          + QObject::tr( "<b>Suppression limit</b> (SUPPRESSION_LIMIT, advanced) and <b>Information loss generalization minimises</b> (LOSS_METRIC, advanced): as in Anonymize, "
                         "for each generalization candidate.<br>"
                         "<b>ADC: most trial moves</b> (MAX_ITERATIONS, advanced): as in Anonymize, for each ADC candidate: lower it to bound ADC's time on large "
-                        "inputs (ADC takes as long as in Anonymize, half a minute or more per k on millions of records).<br>"
+                        "inputs (ADC takes as long as in Anonymize: 15 to 30 s per k on 3 million records, longer on more).<br>"
                         "<b>Search time limit</b> (TIME_LIMIT, advanced) and <b>Search: most trial moves</b> (SEARCH_MOVES, advanced): as in Anonymize, for each search "
                         "candidate.<br>"
                         "<b>Seed</b> (SEED, advanced): the search's choices, as in Anonymize; empty: a fresh one, given in the SEED output and in each command.<br>"
