@@ -531,10 +531,9 @@ std::vector<std::uint32_t> Clustering::targetClusters() const
 bool Clustering::isTarget( std::size_t cluster, std::uint32_t cls ) const
 {
   const EcCount ec = ecCount( cluster, cls );
-  const bool below = ec.records > 0 && ec.size < mSettings.criterion.k;
   if ( mSettings.objective == AdcObjective::Suppression )
-    return below || cutFrom( ec );
-  return below && ec.size == anonymity( cluster ) && ec.size == alpha();
+    return below( ec ) || cutFrom( ec );
+  return below( ec ) && ec.size == anonymity( cluster ) && ec.size == alpha();
 }
 
 Clustering::Visit Clustering::visit( std::uint32_t cluster, Progress *progress, double percent )
