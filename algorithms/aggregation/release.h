@@ -1,7 +1,7 @@
 // The release step (paper sec. 3.3): regions joined into aggregates, the ECs of each aggregate merged, and
 // every EC below k suppressed. Voronoi aggregation, the whole pipeline, the evaluation and the
-// benchmark all build a release through here. Recount checks the pass that writes the release
-// against the counts it was built from.
+// benchmark all build a release through here. Recount checks the rows written to the release against
+// the counts it was built from.
 #pragma once
 
 #include "algorithms/aggregation/aggregation.h"
@@ -36,9 +36,9 @@ Release voronoiRelease( const std::vector<Point> &sites, const std::vector<Point
 std::vector<char> suppressedEntries( const SparseHistograms &regionHistograms, const Aggregation &aggregation, const Suppression &suppression );
 
 /**
- * The records of a second pass counted again against the histograms of the first: every row must
- * land on an entry (region, class) the first pass counted, and in the end every entry must hold
- * exactly the records it held then. Anything else means the table changed between the passes.
+ * The rows written to a release counted again against the histograms they were counted into: every
+ * row must land on an entry (region, class) counted, and in the end every entry must hold exactly the
+ * records it held. Anything else means the rows written are not the rows counted.
  */
 class Recount
 {

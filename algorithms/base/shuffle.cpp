@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <numeric>
 #include <stdexcept>
 #include <utility>
@@ -68,7 +69,7 @@ class ExternalShuffle::SpillFile
     void write( std::string_view record )
     {
       if ( !mFile )
-        open( "wb" );
+        open( "wbx" );
       unsigned char size[10];
       std::size_t length = 0;
       std::uint64_t rest = record.size();
@@ -124,12 +125,18 @@ class ExternalShuffle::SpillFile
     }
 
   private:
+    //! Opens the file to read, or ("wbx") creates it afresh, failing if it exists, readable by its owner only before a byte is written.
     void open( const char *mode )
     {
       mFile = std::fopen( mPath.c_str(), mode );
       if ( !mFile )
         fail( "Cannot open spill file", mPath, std::strerror( errno ) );
       mExists = true;
+      std::error_code error;
+      if ( mode[0] == 'w' )
+        std::filesystem::permissions( mPath, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write, std::filesystem::perm_options::replace, error );
+      if ( error )
+        fail( "Cannot make spill file private", mPath, error.message().c_str() );
     }
 
     void put( const void *data, std::size_t size )

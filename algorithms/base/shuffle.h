@@ -17,8 +17,8 @@ namespace vbas
 /**
  * Records are held in memory up to the budget. Past it, every record goes to one of 256 spill files
  * (buckets) chosen uniformly at random; drain then shuffles each bucket in memory, or splits it again
- * the same way if it is still over the budget. Spill files are removed as soon as they are read, and by
- * the destructor in any case. Every I/O error throws std::runtime_error naming the file.
+ * the same way if it is still over the budget. A spill file is created afresh (never one that exists)
+ * and readable by its owner only; it is removed as soon as it is read, and by the destructor in any case. Every I/O error throws std::runtime_error naming the file.
  * After an exception the object is only fit to be destroyed.
  */
 class ExternalShuffle

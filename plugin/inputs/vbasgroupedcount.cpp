@@ -28,7 +28,8 @@ const QString kFirst = QStringLiteral( "vbas_first" );
 const QString kRecords = QStringLiteral( "vbas_records" );
 const QString kRows = QStringLiteral( "vbas_rows" );
 const QString kBad = QStringLiteral( "vbas_bad" );
-const QString kIds = QStringLiteral( "vbas_ids" );
+//! The query's own columns after vbas_first: vbas_records, vbas_rows, vbas_bad (then the keys).
+constexpr int kOwnColumns = 3;
 //! Groups whose first rows are read back through the provider at a time.
 constexpr int kBatchGroups = 2048;
 
@@ -100,8 +101,8 @@ QString groupBy( const QgsFields &fields, const VbasRecordFields &roles, const Q
   const QString count = roles.count >= 0 ? QgsSqliteUtils::quotedIdentifier( fields.at( roles.count ).name() ) : QString();
   const QString records = count.isEmpty() ? QStringLiteral( "COUNT(*)" ) : QStringLiteral( "SUM(%1)" ).arg( count );
   const QString bad = count.isEmpty() ? QStringLiteral( "0" ) : QStringLiteral( "SUM(CASE WHEN %1 >= 0 AND %1 <= 9007199254740992 AND %1 = ROUND(%1) THEN 0 ELSE 1 END)" ).arg( count );
-  return QStringLiteral( "SELECT MIN(%1) AS %2, CAST(%3 AS TEXT) AS %4, COUNT(*) AS %5, %6 AS %7, CAST(SUM(%1) AS TEXT) AS %8, %9 FROM %10 GROUP BY %11 ORDER BY %11" )
-    .arg( id, kFirst, records, kRecords, kRows, bad, kBad, kIds, keys.join( QStringLiteral( ", " ) ), from, grouped.join( QStringLiteral( ", " ) ) );
+  return QStringLiteral( "SELECT MIN(%1) AS %2, CAST(%3 AS TEXT) AS %4, COUNT(*) AS %5, %6 AS %7, %8 FROM %9 GROUP BY %10 ORDER BY %10" )
+    .arg( id, kFirst, records, kRecords, kRows, bad, kBad, keys.join( QStringLiteral( ", " ) ), from, grouped.join( QStringLiteral( ", " ) ) );
 }
 
 /**
@@ -153,10 +154,10 @@ class FirstRows
         if ( !f )
           break;
         Group group { OGR_F_GetFieldAsInteger64( f.get(), 0 ), {}, {} };
-        for ( int i = 1; i < 5; ++i )
+        for ( int i = 1; i <= kOwnColumns; ++i )
           group.own << text( f.get(), i );
         for ( std::size_t c = 0; c < mSeen.size(); ++c )
-          group.keys << text( f.get(), 5 + static_cast<int>( c ) );
+          group.keys << text( f.get(), 1 + kOwnColumns + static_cast<int>( c ) );
         if ( !known( group ) )
           unseen << QString::number( group.first );
         groups.push_back( std::move( group ) );
@@ -241,7 +242,7 @@ std::optional<VbasGroupedCount> VbasGroupedCount::plan( const QgsVectorLayer &re
     why = QObject::tr( "the table has no single whole-number feature id column" );
     return std::nullopt;
   }
-  for ( const QString &name : { kFirst, kRecords, kRows, kBad, kIds } )
+  for ( const QString &name : { kFirst, kRecords, kRows, kBad } )
     if ( fields.lookupField( name ) >= 0 )
     {
       why = QObject::tr( "the table has a field named %1" ).arg( name );
@@ -320,7 +321,7 @@ VbasCountedRows VbasGroupedCount::resultFields() const
   VbasCountedRows result;
   for ( const int i : groupedFields( mRoles ) )
     result.fields.append( mFields.at( i ) );
-  for ( const QString &name : { kRecords, kRows, kBad, kIds } )
+  for ( const QString &name : { kRecords, kRows, kBad } )
     result.fields.append( QgsField( name, vbasqgis::Field::String ) );
   int next = 0;
   result.roles.region = next++;
@@ -331,6 +332,5 @@ VbasCountedRows VbasGroupedCount::resultFields() const
   result.roles.count = next++;
   result.rows = next++;
   result.bad = next++;
-  result.ids = next++;
   return result;
 }

@@ -28,9 +28,8 @@ struct VbasCountedRows
     // Groups only (-1 for rows):
     int rows = -1; //!< the rows of each group
     int bad = -1;  //!< rows of the group whose count is not a whole number from 0 to 2^53
-    int ids = -1;  //!< the sum of the group's feature ids, as text
 
-    bool grouped() const { return ids >= 0; }
+    bool grouped() const { return rows >= 0; }
 };
 
 class VbasGroupedCount
@@ -39,7 +38,7 @@ class VbasGroupedCount
     /**
      * The grouped query of the records layer, or nothing and why not: the provider cannot run it (not
      * GeoPackage, SQLite or PostgreSQL), the layer is filtered, or it has no single whole-number
-     * feature id column (whose sum stands for the rows read, see VbasRecords::digest).
+     * feature id column (the smallest in each group names the row its values are read back from).
      */
     static std::optional<VbasGroupedCount> plan( const QgsVectorLayer &records, const VbasRecordFields &roles, const QgsAttributeList &identity, QString &why );
 

@@ -115,16 +115,6 @@ std::int64_t groupRecords( const QgsAttributes &attributes, const VbasCountedRow
   return static_cast<std::int64_t>( real );
 }
 
-//! The sum of a group's feature ids, modulo 2^64 as the release pass adds them.
-std::uint64_t groupIdSum( const QgsAttributes &attributes, const VbasCountedRows &grouped )
-{
-  bool ok = false;
-  const qlonglong sum = attributes.at( grouped.ids ).toString().toLongLong( &ok );
-  if ( !ok )
-    throw QgsProcessingException( QObject::tr( "the feature ids add up beyond 64 bits" ) );
-  return static_cast<std::uint64_t>( sum );
-}
-
 /**
  * A region lookup field that holds one value for the whole release (qi_levels, hierarchies): its
  * value on row f, refused when empty or not first, the first row's (empty before the first row).
@@ -253,6 +243,7 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
 
   mRecords = vbasSource( algorithm, parameters, QStringLiteral( "RECORDS" ), context, mLocations );
   mStoredRecords = VbasStoredTable::of( layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context ) );
+  mRecordFiles = VbasUnchangedFiles::of( layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context ) );
   mQiNames = fields( QStringLiteral( "QI_FIELDS" ) );
   const QgsProcessingParameterDefinition *qis = algorithm.parameterDefinition( QStringLiteral( "QI_FIELDS" ) );
   if ( qis && !( qis->flags() & vbasqgis::ParameterOptional ) && mQiNames.isEmpty() )
@@ -272,7 +263,7 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   if ( !has( QStringLiteral( "GROUP_IN_SOURCE" ) ) || !QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "GROUP_IN_SOURCE" ) ), parameters, context ) )
     mNotGrouped.clear();
   else if ( mRelease )
-    mNotGrouped = QObject::tr( "the release pass checks every released value of every row against the first pass, which a count by the source cannot give" );
+    mNotGrouped = QObject::tr( "the release is written from the rows read, which a count by the source does not give" );
   else if ( mRecordFields.count >= 0 && mRecords->fields().at( mRecordFields.count ).type() == vbasqgis::Field::String )
     mNotGrouped = QObject::tr( "the count field is text, whose every value must be plain digits" );
   else
@@ -410,8 +401,15 @@ VbasRegionsAndRecords VbasInputs::readRegionsAndRecords( QgsProcessingContext &c
   return { std::move( regions ), std::move( records ) };
 }
 
+void VbasInputs::keepForRelease( const QString &scratchPrefix, std::size_t memoryBudget )
+{
+  mScratchPrefix = scratchPrefix;
+  mMemoryBudget = memoryBudget;
+}
+
 VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFeedback *feedback ) const
 {
+  const QVector<VbasUnchangedFiles::Stamp> files = mRecordFiles.stamps();
   if ( mStoredRecords )
     mStoredRecords->check( mRecords->fields(), mRecordFields.read(), QObject::tr( "Record" ) );
   if ( mGrouped )
@@ -437,7 +435,9 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
   request.setFlags( mRecordFields.region < 0 ? vbasqgis::WithGeometry : vbasqgis::NoGeometry ).setSubsetOfAttributes( mRelease ? mRecordFields.read() : mRecordFields.counted() );
   rows.next = [it = mRecords->getFeatures( request, vbasqgis::SkipGeometryValidityChecks )]( QgsFeature &f ) mutable { return it.nextFeature( f ); };
   rows.expected = mRecords->featureCount();
-  return count( regions, rows, feedback );
+  VbasRecords records = count( regions, rows, feedback );
+  mRecordFiles.checkUnchanged( files );
+  return records;
 }
 
 QString VbasInputs::regionIdHint( const QStringList &ids ) const
@@ -472,9 +472,8 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
     records.locator = std::make_shared<VbasPointLocator>( regions, mRecords->sourceCrs(), mTransformContext );
     records.dropOutside = mDropOutside;
   }
-  const QgsAttributeList digested = mRecordFields.read();
   if ( mRelease && !rows.grouped() )
-    records.digest.emplace();
+    records.spool = std::make_shared<VbasReleaseSpool>( mScratchPrefix, mMemoryBudget, mRecordFields.released );
   vbas::HistogramBuilder builder( static_cast<std::size_t>( regions.ids.size() ) );
   vbas::QiEncoder sensitiveValues( 1 );
   vbas::SensitivePairs pairs; // with a sensitive field the histograms count (class, value) pairs, merged to classes at the end
@@ -496,10 +495,6 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
     const std::int64_t rowsHere = rows.grouped() ? groupRows( attributes, rows ) : 1;
     records.rows += rowsHere;
     const std::optional<std::uint32_t> region = records.locator ? records.locator->locate( f.geometry(), records.rows, f.id() ) : regions.find( reader.region( attributes ) );
-    if ( rows.grouped() )
-      records.idSum += groupIdSum( attributes, rows );
-    else if ( records.digest )
-      records.digest->add( f.id(), records.locator ? region : std::nullopt, attributes, digested );
     const auto recordsHere = [&] { return rows.grouped() ? groupRecords( attributes, rows ) : reader.count( attributes, records.rows, f.id() ); };
     if ( !region && records.dropOutside )
     {
@@ -522,6 +517,8 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
     addCount( total, count, records.rows, f.id() );
     const std::uint32_t cls = reader.addClass( attributes, records.encoder, records.rows, f.id() );
     builder.add( *region, mRecordFields.sensitive < 0 ? cls : pairs.id( cls, reader.addSensitive( attributes, sensitiveValues, records.rows, f.id() ) ), count );
+    if ( records.spool && count > 0 )
+      records.spool->add( *region, cls, count, attributes );
   }
   VbasInterrupt::throwIfCanceled( feedback );
   if ( unplaced.rows > 0 && records.locator )

@@ -14,7 +14,9 @@
 #include "plugin/support/vbaslocation.h"
 #include "plugin/inputs/vbaspointlocator.h"
 #include "plugin/inputs/vbasrecordreader.h"
+#include "plugin/inputs/vbasreleasespool.h"
 #include "plugin/inputs/vbasstoredtable.h"
+#include "plugin/inputs/vbasunchangedfiles.h"
 
 #include <qgscoordinatereferencesystem.h>
 #include <qgscoordinatetransform.h>
@@ -56,9 +58,8 @@ struct VbasRecords
     vbas::SparseHistograms histograms;
     std::optional<vbas::SensitiveHistograms> sensitive; //!< with a sensitive field: the records per (region, class, value)
     std::int64_t rows = 0;                              //!< rows read, a row standing for its count of records
-    //! Counted row by row for a release: the digest of every row and every value the release takes from it.
-    std::optional<VbasRowDigest> digest;
-    std::uint64_t idSum = 0; //!< counted by the source (no digest): the sum of the rows' feature ids, modulo 2^64
+    //! Counted for a release (always row by row): every counted row as the release needs it, drained once by VbasReleaseWriter.
+    std::shared_ptr<VbasReleaseSpool> spool;
     //! Records without a region field: their points located in the regions, the same way in every pass.
     std::shared_ptr<const VbasPointLocator> locator;
     bool dropOutside = false; //!< a located record outside every region is dropped (OUTSIDE_POINTS), not refused
@@ -126,6 +127,12 @@ class VbasInputs
      * records as step 1 of steps.
      */
     VbasRegionsAndRecords readRegionsAndRecords( QgsProcessingContext &context, QgsProcessingMultiStepFeedback &steps, QgsProcessingFeedback *feedback ) const;
+    /**
+     * For an algorithm that writes a release (RELEASE_FIELDS), after prepare(): the counting pass keeps
+     * every row for the release (VbasRecords::spool) in memoryBudget bytes, beyond them in temporary
+     * files whose paths start with scratchPrefix (the release's VbasOutput::scratchPrefix).
+     */
+    void keepForRelease( const QString &scratchPrefix, std::size_t memoryBudget );
     //! The sites: their site_id field, or 1, 2, ... in layer order without one.
     VbasSites readSites( const VbasRegions &regions, QgsProcessingContext &context ) const;
     VbasLookup readLookup( const VbasRegions &regions, const VbasSites &sites, QgsProcessingFeedback *feedback ) const;
@@ -157,7 +164,9 @@ class VbasInputs
     QString mPopulationField;
     int mRegionPoint = 0;
     bool mDropOutside = false;
-    bool mRelease = false;                    //!< the algorithm writes a release: the row-by-row pass digests the released values (VbasRowDigest)
+    bool mRelease = false;                    //!< the algorithm writes a release: the counting pass is row by row and keeps the rows (keepForRelease)
+    QString mScratchPrefix;                   //!< of the rows kept for the release
+    std::size_t mMemoryBudget = 0;            //!< bytes of the rows kept for the release held in memory
     std::optional<VbasGroupedCount> mGrouped; //!< the records counted by their data source
     QString mNotGrouped;                      //!< why not, when asked to
     QgsCoordinateTransformContext mTransformContext;
@@ -166,4 +175,5 @@ class VbasInputs
     QList<VbasLocation> mLocations;
     std::unique_ptr<VbasStoredTable> mStoredRegions; //!< the regions as stored, when their source is one VbasStoredTable reads
     std::unique_ptr<VbasStoredTable> mStoredRecords; //!< the records as stored, likewise
+    VbasUnchangedFiles mRecordFiles;                 //!< the records' files, when their source reads no snapshot: unchanged across the read
 };

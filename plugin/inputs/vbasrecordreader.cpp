@@ -5,7 +5,6 @@
 
 #include <qgsexception.h>
 
-#include <QRandomGenerator>
 
 #include <algorithm>
 #include <cmath>
@@ -239,51 +238,7 @@ std::uint32_t VbasRecordReader::addSensitive( const QgsAttributes &attributes, v
   return values.valueCode( 0, key( attributes, mRoles.sensitive, row, id ) );
 }
 
-std::optional<std::uint32_t> VbasRecordReader::findClass( const QgsAttributes &attributes, const vbas::QiEncoder &encoder, std::int64_t row, QgsFeatureId id )
-{
-  for ( int q = 0; q < mRoles.qis.size(); ++q )
-  {
-    const std::optional<std::uint32_t> code = encoder.findValueCode( static_cast<std::size_t>( q ), key( attributes, mRoles.qis[q], row, id ) );
-    if ( !code )
-      return std::nullopt;
-    mCodes[static_cast<std::size_t>( q )] = *code;
-  }
-  return encoder.findClass( mCodes.data() );
-}
-
 QString VbasRecordReader::rowName( std::int64_t row, QgsFeatureId id )
 {
   return QObject::tr( "Record row %1 (feature id %2)" ).arg( row ).arg( id );
-}
-
-VbasRowDigest::VbasRowDigest()
-  : mKey( 32, Qt::Uninitialized )
-{
-  QRandomGenerator::system()->generate( mKey.begin(), mKey.end() );
-}
-
-VbasRowDigest VbasRowDigest::sameKey( const VbasRowDigest &other )
-{
-  VbasRowDigest digest;
-  digest.mKey = other.mKey;
-  return digest;
-}
-
-void VbasRowDigest::add( QgsFeatureId id, const std::optional<std::uint32_t> &located, const QgsAttributes &attributes, const QgsAttributeList &fields )
-{
-  mRow.clear();
-  VbasValueCodec::encode( static_cast<qlonglong>( id ), mRow );
-  VbasValueCodec::encode( located ? QVariant( static_cast<qlonglong>( *located ) ) : QVariant(), mRow );
-  for ( const int field : fields )
-    VbasValueCodec::encode( attributes.at( field ), mRow );
-  mHash->reset();
-  mHash->addData( mKey );
-  mHash->addData( QByteArray::fromRawData( mRow.data(), static_cast<int>( mRow.size() ) ) );
-  const QByteArray sum = mHash->result();
-  for ( std::size_t lane = 0; lane < mLanes.size(); ++lane )
-  {
-    std::uint64_t share = 0;
-    std::memcpy( &share, sum.constData() + lane * sizeof share, sizeof share );
-    mLanes[lane] += share; // modulo 2^64
-  }
 }

@@ -8,12 +8,8 @@
 #include <qgsfeature.h>
 #include <qgsfields.h>
 
-#include <QByteArray>
-#include <QCryptographicHash>
 
-#include <array>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <string>
 
@@ -32,7 +28,7 @@ struct VbasRecordFields
 
     //! The fields the counting pass reads: the region, the QIs, the count and the sensitive field.
     QgsAttributeList counted() const;
-    //! The fields the release pass reads, and both passes digest (VbasRowDigest): those and the released ones.
+    //! The fields a pass that keeps the rows for the release reads: those and the released ones.
     QgsAttributeList read() const;
 };
 
@@ -63,9 +59,6 @@ class VbasRecordReader
     //! The class of a row's QI values, added to encoder when new (the counting pass).
     std::uint32_t addClass( const QgsAttributes &attributes, vbas::QiEncoder &encoder, std::int64_t row, QgsFeatureId id );
 
-    //! The class of a row's QI values, if the counting pass saw every one of them (the release pass).
-    std::optional<std::uint32_t> findClass( const QgsAttributes &attributes, const vbas::QiEncoder &encoder, std::int64_t row, QgsFeatureId id );
-
     //! The dense code of a row's sensitive value (NULL a value of its own), added to values (one "QI") when new.
     std::uint32_t addSensitive( const QgsAttributes &attributes, vbas::QiEncoder &values, std::int64_t row, QgsFeatureId id );
 
@@ -84,32 +77,4 @@ class VbasRecordReader
     std::string mKey; //!< the bytes of the QI value being keyed
     std::vector<std::uint32_t> mCodes;
     QVector<std::int64_t> mNulls;
-};
-
-/**
- * What both passes read, row by row: of each row, the keyed SHA-256 of its feature
- * id, its located region (records without a region field) and the bytes of every value the release
- * takes from it (VbasRecordFields::read). The row hashes are added modulo 2^64 in four independent
- * lanes, so the order of the rows does not matter while two equal rows do not cancel. The key is drawn
- * from the operating system's random source for each run, so no edit can be crafted to keep the sum.
- */
-class VbasRowDigest
-{
-  public:
-    //! An empty digest under a fresh key.
-    VbasRowDigest();
-    //! An empty digest under the key of other: the same rows give the same digest.
-    static VbasRowDigest sameKey( const VbasRowDigest &other );
-
-    //! Adds a row: its id, located region (or nothing) and the values of fields (VbasRecordFields::read).
-    void add( QgsFeatureId id, const std::optional<std::uint32_t> &located, const QgsAttributes &attributes, const QgsAttributeList &fields );
-
-    bool operator==( const VbasRowDigest &other ) const { return mLanes == other.mLanes; }
-    bool operator!=( const VbasRowDigest &other ) const { return !( *this == other ); }
-
-  private:
-    QByteArray mKey;
-    std::array<std::uint64_t, 4> mLanes {};
-    std::unique_ptr<QCryptographicHash> mHash = std::make_unique<QCryptographicHash>( QCryptographicHash::Sha256 );
-    std::string mRow; //!< the bytes of the row being added
 };

@@ -158,6 +158,11 @@ bool VbasOutputSet::wanted( const QStringList &names ) const
   return std::any_of( mOutputs.begin(), mOutputs.end(), [&names]( const std::unique_ptr<VbasOutput> &output ) { return names.contains( output->mSchema.name ); } );
 }
 
+QString VbasOutputSet::scratchPrefix( const QString &name )
+{
+  return output( name ).scratchPrefix();
+}
+
 VbasOutput *VbasOutputSet::createIfWanted( const QString &name, QgsProcessingContext &context )
 {
   return wanted( { name } ) ? &create( name, context ) : nullptr;

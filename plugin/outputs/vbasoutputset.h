@@ -45,6 +45,8 @@ class VbasOutputSet
 
     //! Creates output name under its temporary name.
     VbasOutput &create( const QString &name, QgsProcessingContext &context );
+    //! The path prefix of output name's scratch files (VbasOutput::scratchPrefix), before it is created.
+    QString scratchPrefix( const QString &name );
     //! Whether the user asked for any of the outputs names (prepare resolved it).
     bool wanted( const QStringList &names ) const;
     //! Creates output name when the user asked for it; nullptr otherwise.

@@ -3,20 +3,12 @@
 
 #include "algorithms/metrics/distinct_count.h"
 #include "algorithms/metrics/region_follower.h"
-#include "algorithms/base/shuffle.h"
 #include "plugin/support/vbasinterrupt.h"
 #include "plugin/support/vbasvaluecodec.h"
 #include "plugin/support/vbasworker.h"
 
 #include <qgsexception.h>
-#include <qgsfeaturerequest.h>
-#include <qgsfeaturesource.h>
 #include <qgsprocessingfeedback.h>
-
-#include <QFile>
-#include <QRandomGenerator>
-
-#include <stdexcept>
 
 namespace
 {
@@ -26,16 +18,14 @@ const QString kAggregateId = QStringLiteral( "aggregate_id" );
 //! A named field whose values are about this many per released row identifies its rows (a patient id).
 constexpr double kNearlyUnique = 0.9;
 constexpr std::int64_t kFewestRowsToJudge = 20;
-//! Rows handed between the two threads of the release pass at a time.
+//! Released rows handed from the worker to the writing thread at a time.
 constexpr std::size_t kBatchRows = 4096;
 
-//! Rows of the release pass as read, in reading order.
-struct Rows
+//! The rows kept for the release are not those the first pass counted: a fault of the plugin, never of the data.
+[[noreturn]] void notAddingUp()
 {
-    std::vector<QgsAttributes> attributes;
-    std::vector<QgsFeatureId> ids;
-    std::vector<std::optional<std::uint32_t>> located; //!< records without a region field: the region of each row's point
-};
+  throw QgsProcessingException( QObject::tr( "The release's rows do not add up to the records counted: nothing was written. This is a fault of the plugin: please report it." ) );
+}
 
 /**
  * The fields named in RELEASE_FIELDS judged on the released rows (docs/outputs.md): one that carries
@@ -106,9 +96,9 @@ VbasOutputSchema VbasReleaseWriter::schema( const QgsFields &recordFields, const
   return schema;
 }
 
-VbasReleaseWriter::VbasReleaseWriter( QgsFeatureSource &records, const VbasRecordFields &roles, const VbasRegions &regions, const VbasRecords &counted, const vbas::Release &release,
+VbasReleaseWriter::VbasReleaseWriter( const QgsFields &recordFields, const VbasRecordFields &roles, const VbasRegions &regions, const VbasRecords &counted, const vbas::Release &release,
                                       const VbasGeneralized *generalized )
-  : mRecords( records )
+  : mRecordFields( recordFields )
   , mRoles( roles )
   , mRegions( regions )
   , mCounted( counted )
@@ -117,99 +107,57 @@ VbasReleaseWriter::VbasReleaseWriter( QgsFeatureSource &records, const VbasRecor
 {
 }
 
-void VbasReleaseWriter::write( VbasOutput &output, std::size_t memoryBudget, QgsProcessingFeedback *feedback )
-{
-  try
-  {
-    // The order: from the operating system's random source, kept nowhere, never from SEED.
-    vbas::ExternalShuffle shuffle( QRandomGenerator::system()->generate64(), memoryBudget, QFile::encodeName( output.scratchPrefix() ).toStdString() );
-    readAgain( shuffle, output.fields(), feedback );
-    drain( shuffle, output, feedback );
-  }
-  catch ( const std::exception &e ) // the shuffle's scratch files, a row it could not read back
-  {
-    throw QgsProcessingException( QObject::tr( "Could not shuffle the release beside %1: %2" ).arg( output.scratchPrefix(), QString::fromLocal8Bit( e.what() ) ) );
-  }
-  output.finish();
-}
-
-void VbasReleaseWriter::changed( const QString &what ) const
-{
-  // Both passes read the table row by row through the same provider: what differs was edited, or the
-  // source itself gives other rows or values at each reading.
-  throw QgsProcessingException( QObject::tr( "The records table read differently in the release pass than in the first pass (%1). Nothing was written. Either it was "
-                                             "edited while the algorithm ran: run it again when nobody edits the table; or its source gives other rows or values at "
-                                             "each reading (a view or a virtual field using random() or now(), say): save the records as a table and run on that." )
-                                  .arg( what ) );
-}
-
 /**
- * The checks of the release pass on each row, in the worker thread: the row's region and class derived
- * again from the values about to be written, counted against the first pass, and a released row
- * serialized for the shuffle.
+ * The checks on each kept row, in the worker thread: its entry counted against the first pass, and a
+ * released row decoded into the release's attributes, each QI at the generalization's level.
  */
 class VbasReleaseWriter::Check
 {
   public:
     //! released: the release's fields, which say which QIs are written as text.
-    Check( const VbasReleaseWriter &writer, vbas::ExternalShuffle &shuffle, const QgsFields &released )
+    Check( const VbasReleaseWriter &writer, const QgsFields &released )
       : mWriter( writer )
-      , mTextQi( textQis( writer.mRecords.fields(), writer.mRoles, released ) )
-      , mReader( writer.mRecords.fields(), writer.mRoles )
+      , mTextQi( textQis( writer.mRecordFields, writer.mRoles, released ) )
       , mRecount( writer.mCounted.histograms )
       , mSuppressed( writer.mGeneralized ? droppedEntries( *writer.mGeneralized ) : vbas::suppressedEntries( writer.mCounted.histograms, writer.mRelease.aggregation, writer.mRelease.suppression ) )
       , mNamed( writer.mRoles.others.size(), writer.mRegions.points.size() )
-      , mShuffle( shuffle )
-      , mDigested( writer.mRoles.read() )
     {
-      if ( writer.mCounted.digest )
-        mDigest.emplace( VbasRowDigest::sameKey( *writer.mCounted.digest ) );
     }
 
-    //! located: the region of the row's point, for records without a region field.
-    void take( const QgsAttributes &attributes, QgsFeatureId id, const std::optional<std::uint32_t> &located )
+    //! Whether row is released; if so, attributes holds its released values and aggregate_id.
+    bool take( const VbasReleaseSpool::Row &row, QgsAttributes &attributes )
     {
-      ++mRows;
-      if ( mDigest )
-        mDigest->add( id, located, attributes, mDigested );
-      const std::int64_t count = mReader.count( attributes, mRows, id );
-      const std::optional<std::uint32_t> region = mWriter.mCounted.locator ? located : mWriter.mRegions.find( mReader.region( attributes ) );
-      if ( count == 0 || ( !region && mWriter.mCounted.dropOutside ) )
-        return; // a row standing for no record, or dropped as outside every region (OUTSIDE_POINTS)
-      const std::optional<std::uint32_t> cls = region ? mReader.findClass( attributes, mWriter.mCounted.encoder, mRows, id ) : std::nullopt;
-      const std::size_t entry = cls ? mRecount.add( *region, *cls, count ) : vbas::SparseHistograms::npos;
+      const std::size_t entry = mRecount.add( row.region, row.cls, row.count );
       if ( entry == vbas::SparseHistograms::npos )
-        mWriter.changed( QObject::tr( "%1 holds values the first pass did not count" ).arg( VbasRecordReader::rowName( mRows, id ) ) );
+        notAddingUp();
       if ( mSuppressed[entry] )
-        return;
-      mRow.clear();
+        return false;
       const VbasRecordFields &roles = mWriter.mRoles;
+      std::size_t position = 0;
       for ( int i = 0, other = 0; i < roles.released.size(); ++i )
       {
-        const std::size_t start = mRow.size();
+        const std::size_t start = position;
+        const QVariant value = VbasValueCodec::decode( row.values, position );
         const int qi = mWriter.mGeneralized ? roles.qis.indexOf( roles.released[i] ) : -1;
-        VbasValueCodec::encode( qi >= 0 ? written( qi, entry, attributes.at( roles.released[i] ) ) : attributes.at( roles.released[i] ), mRow );
+        attributes[i] = qi >= 0 ? written( qi, entry, value ) : value;
         if ( other < roles.others.size() && roles.others[other] == roles.released[i] )
-          mNamed.add( other++, *region, std::string_view( mRow ).substr( start ) );
+          mNamed.add( other++, row.region, row.values.substr( start, position - start ) );
       }
-      VbasValueCodec::encode( static_cast<qlonglong>( mWriter.mRelease.aggregation.regionAggregateIndex[*region] + 1 ), mRow );
-      mShuffle.add( mRow );
+      attributes[roles.released.size()] = static_cast<qlonglong>( mWriter.mRelease.aggregation.regionAggregateIndex[row.region] + 1 );
       ++mReleasedRows;
-      mReleasedRecords += count;
+      mReleasedRecords += row.count;
+      return true;
     }
 
     //! Every entry counted as in the first pass, and as many records released as the release says.
     bool agrees() const { return mRecount.firstDifference() == vbas::SparseHistograms::npos && mReleasedRecords == mWriter.mRelease.suppression.releasedRecords; }
-
-    //! The same rows with the same values as the first pass, when it digested them (counted row by row).
-    bool sameRows() const { return !mDigest || *mDigest == *mWriter.mCounted.digest; }
 
     //! Refuses a named field that would reveal the region of a record or identify it.
     void refuseRevealing() const
     {
       QStringList names;
       for ( const int index : mWriter.mRoles.others )
-        names << mWriter.mRecords.fields().at( index ).name();
+        names << mWriter.mRecordFields.at( index ).name();
       mNamed.refuseRevealing( names, mWriter.mRelease.aggregation.regionAggregateIndex, mReleasedRows );
     }
 
@@ -252,78 +200,25 @@ class VbasReleaseWriter::Check
 
     const VbasReleaseWriter &mWriter;
     std::vector<bool> mTextQi; //!< per QI: released as text
-    VbasRecordReader mReader;
     vbas::Recount mRecount;
     std::vector<char> mSuppressed; //!< per entry of the region histograms
     NamedFields mNamed;
-    vbas::ExternalShuffle &mShuffle;
-    const QgsAttributeList mDigested;
-    std::optional<VbasRowDigest> mDigest;
-    std::string mRow;
-    std::int64_t mRows = 0, mReleasedRows = 0, mReleasedRecords = 0;
+    std::int64_t mReleasedRows = 0, mReleasedRecords = 0;
 };
 
-void VbasReleaseWriter::readAgain( vbas::ExternalShuffle &shuffle, const QgsFields &released, QgsProcessingFeedback *feedback )
+void VbasReleaseWriter::write( VbasOutput &output, QgsProcessingFeedback *feedback )
 {
-  Check check( *this, shuffle, released );
-  VbasWorker<Rows> worker( [&check]( VbasWorker<Rows> &w ) {
-    while ( const std::optional<Rows> rows = w.pop() )
-      for ( std::size_t i = 0; i < rows->ids.size(); ++i )
-        check.take( rows->attributes[i], rows->ids[i], rows->located.empty() ? std::nullopt : rows->located[i] );
-  } );
-  QgsFeatureRequest request;
-  const VbasPointLocator *locator = mCounted.locator.get();
-  request.setFlags( locator ? vbasqgis::WithGeometry : vbasqgis::NoGeometry ).setSubsetOfAttributes( mRoles.read() );
-  QgsFeatureIterator it = mRecords.getFeatures( request );
-  const double step = mCounted.rows > 0 ? 50.0 / static_cast<double>( mCounted.rows ) : 0;
-  std::int64_t rows = 0;
-  std::uint64_t idSum = 0;
-  Rows batch;
-  QgsFeature f;
-  bool more = true;
-  while ( more )
-  {
-    more = it.nextFeature( f );
-    if ( more )
-    {
-      ++rows;
-      idSum += static_cast<std::uint64_t>( f.id() );
-      batch.attributes.push_back( f.attributes() );
-      batch.ids.push_back( f.id() );
-      if ( locator ) // located here, in the reading thread: GEOS's prepared geometries are not shared between threads
-        batch.located.push_back( locator->locate( f.geometry(), rows, f.id() ) );
-    }
-    if ( batch.ids.size() == kBatchRows || ( !more && !batch.ids.empty() ) )
-    {
-      VbasInterrupt::throwIfCanceled( feedback );
-      feedback->setProgress( static_cast<double>( rows ) * step );
-      if ( !worker.push( std::exchange( batch, Rows() ) ) )
-        break; // the worker failed: finish() says why
-    }
-  }
-  worker.close();
-  worker.finish();
-  VbasInterrupt::throwIfCanceled( feedback );
-  if ( rows != mCounted.rows || ( !mCounted.digest && idSum != mCounted.idSum ) )
-    changed( QObject::tr( "%1 rows now, %2 in the first pass, or other rows" ).arg( rows ).arg( mCounted.rows ) );
-  if ( !check.sameRows() )
-    changed( QObject::tr( "other rows or values than in the first pass" ) );
-  if ( !check.agrees() )
-    changed( QObject::tr( "its counts differ from the first pass" ) );
-  check.refuseRevealing();
-}
-
-void VbasReleaseWriter::drain( vbas::ExternalShuffle &shuffle, VbasOutput &output, QgsProcessingFeedback *feedback )
-{
-  // The worker reads the shuffled rows back into features; this thread writes them.
+  // The worker drains the kept rows into features; this thread writes them.
   const QgsFields fields = output.fields();
-  VbasWorker<QgsFeatureList> worker( [&shuffle, &fields]( VbasWorker<QgsFeatureList> &w ) {
+  Check check( *this, fields );
+  VbasReleaseSpool &spool = *mCounted.spool;
+  const std::size_t kept = spool.size();
+  VbasWorker<QgsFeatureList> worker( [&spool, &check, &fields]( VbasWorker<QgsFeatureList> &w ) {
     QgsFeatureList batch;
     QgsAttributes attributes( fields.count() );
-    shuffle.drain( [&]( std::string_view row ) {
-      std::size_t position = 0;
-      for ( int i = 0; i < attributes.size(); ++i )
-        attributes[i] = VbasValueCodec::decode( row, position );
+    spool.drain( [&]( const VbasReleaseSpool::Row &row ) {
+      if ( !check.take( row, attributes ) )
+        return;
       // A fresh feature per row: QgsFeature::setAttributes keeps the old values when the new ones
       // compare equal, and QVariant compares reals fuzzily (0.1 + 0.2 == 0.3) and date-times by instant.
       batch << QgsFeature( fields );
@@ -335,12 +230,12 @@ void VbasReleaseWriter::drain( vbas::ExternalShuffle &shuffle, VbasOutput &outpu
       w.push( std::move( batch ) );
     w.close();
   } );
-  const double step = shuffle.size() > 0 ? 50.0 / static_cast<double>( shuffle.size() ) : 0;
+  const double step = kept > 0 ? 100.0 / static_cast<double>( kept ) : 0;
   qlonglong written = 0;
   while ( std::optional<QgsFeatureList> batch = worker.pop() )
   {
     VbasInterrupt::throwIfCanceled( feedback );
-    feedback->setProgress( 50.0 + static_cast<double>( written ) * step );
+    feedback->setProgress( static_cast<double>( written ) * step );
     for ( QgsFeature &feature : *batch )
     {
       feature.setId( ++written ); // fresh ids in output order; formats that number rows themselves do the same
@@ -349,4 +244,8 @@ void VbasReleaseWriter::drain( vbas::ExternalShuffle &shuffle, VbasOutput &outpu
   }
   worker.finish();
   VbasInterrupt::throwIfCanceled( feedback );
+  if ( !check.agrees() )
+    notAddingUp();
+  check.refuseRevealing();
+  output.finish();
 }

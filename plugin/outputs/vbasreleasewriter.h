@@ -1,10 +1,10 @@
-// The release (paper sec. 3.3; docs/outputs.md): ANONYMIZED, written by a second pass over the
-// records. Each row's region and class are derived again from the very values about to be written
-// and counted against the first pass; any difference aborts the run, and so does a field named in
-// RELEASE_FIELDS that carries finer geography than the release or is (nearly) unique. The
-// released rows are shuffled into a uniformly random order drawn from the operating system's random
-// source, never from SEED, and kept nowhere (an external shuffle beyond a memory budget), so neither
-// their order nor their feature ids (fresh, 1..n) tell anything about the input, whoever holds SEED.
+// The release (paper sec. 3.3; docs/outputs.md): ANONYMIZED, written from the rows the counting pass
+// kept (VbasReleaseSpool), so the records table is read once (docs/method.md, "One read"). Each kept
+// row is counted again against the first pass's histograms and the release's suppression, and a field
+// named in RELEASE_FIELDS that carries finer geography than the release or is (nearly) unique aborts
+// the run before the outputs are committed. The rows come in the spool's uniformly random order,
+// drawn from the operating system's random source and never from SEED, and get fresh feature ids
+// (1..n), so neither their order nor their ids tell anything about the input, whoever holds SEED.
 #pragma once
 
 #include "algorithms/aggregation/release.h"
@@ -12,13 +12,7 @@
 #include "plugin/outputs/vbasoutputset.h"
 #include "plugin/pipeline/vbasgeneralization.h"
 
-class QgsFeatureSource;
 class QgsProcessingFeedback;
-
-namespace vbas
-{
-class ExternalShuffle;
-}
 
 class VbasReleaseWriter
 {
@@ -30,22 +24,16 @@ class VbasReleaseWriter
      * The writer of release; with generalized, release is its release over the written classes and
      * each QI is written at its level, or as "*" (NULL in a field that is not text).
      */
-    VbasReleaseWriter( QgsFeatureSource &records, const VbasRecordFields &roles, const VbasRegions &regions, const VbasRecords &counted, const vbas::Release &release,
+    VbasReleaseWriter( const QgsFields &recordFields, const VbasRecordFields &roles, const VbasRegions &regions, const VbasRecords &counted, const vbas::Release &release,
                        const VbasGeneralized *generalized = nullptr );
 
-    //! Writes and finishes output in a fresh random order; memoryBudget (bytes) bounds the rows held in memory.
-    void write( VbasOutput &output, std::size_t memoryBudget, QgsProcessingFeedback *feedback );
+    //! Writes and finishes output from the rows counted kept (VbasRecords::spool, drained: once per run), with fresh feature ids.
+    void write( VbasOutput &output, QgsProcessingFeedback *feedback );
 
   private:
     class Check;
 
-    //! The second pass: every row checked, the released ones handed to the shuffle.
-    void readAgain( vbas::ExternalShuffle &shuffle, const QgsFields &released, QgsProcessingFeedback *feedback );
-    //! The shuffled rows written with fresh feature ids.
-    void drain( vbas::ExternalShuffle &shuffle, VbasOutput &output, QgsProcessingFeedback *feedback );
-    [[noreturn]] void changed( const QString &what ) const;
-
-    QgsFeatureSource &mRecords;
+    const QgsFields mRecordFields;
     const VbasRecordFields &mRoles;
     const VbasRegions &mRegions;
     const VbasRecords &mCounted;

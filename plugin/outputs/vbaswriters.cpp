@@ -303,7 +303,7 @@ QVariantMap VbasAggregationOutputs::write( VbasOutputSet &outputs, QgsProcessing
   feedback.setCurrentStep( step + 1 );
   VbasOutput &anonymized = outputs.create( QStringLiteral( "ANONYMIZED" ), context );
   feedback.pushInfo( QObject::tr( "The release holds the fields %1, in a fresh random order." ).arg( anonymized.fields().names().join( QStringLiteral( ", " ) ) ) );
-  VbasReleaseWriter( *inputs.records(), inputs.recordFields(), regions, records, release, generalized ).write( anonymized, settings.memoryBudget, &feedback );
+  VbasReleaseWriter( inputs.records()->fields(), inputs.recordFields(), regions, records, release, generalized ).write( anonymized, &feedback );
   const int count = inputs.recordFields().count;
   vbasRecountRelease( anonymized, inputs.qiNames(), count < 0 ? QString() : inputs.records()->fields().at( count ).name(), release, settings.criterion(), context, &feedback );
   return { { QStringLiteral( "AGGREGATES" ), static_cast<qlonglong>( release.aggregation.aggregateId.size() ) },

@@ -286,7 +286,7 @@ vbas::PopulationCells populationCells( const VbasPopulation &population, const V
 }
 
 /**
- * What each label of each QI is written as at g's node, as the release pass writes it
+ * What each label of each QI is written as at g's node, as the release writer writes it
  * (VbasReleaseWriter): the stored value at level 0, the label above, "*" or NULL when starred; text in
  * a field released as text. Labels written alike share a token, so their records are one written class.
  */

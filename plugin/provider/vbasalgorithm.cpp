@@ -140,7 +140,7 @@ void VbasAlgorithm::addReleaseParameters()
                 QObject::tr( "Other fields of the records to release, besides the QIs; empty: none" ) );
   auto memory = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SHUFFLE_MEMORY_MB" ), QObject::tr( "Memory for shuffling the release (MB)" ), vbasqgis::NumberType::Integer, 64, false,
                                                                 1, 1048576 );
-  addParameter( memory.release(), QObject::tr( "Memory for shuffling the released rows before they are written; more is faster on large tables" ), Shown::Advanced );
+  addParameter( memory.release(), QObject::tr( "Memory for the rows read, kept in a random order until the release is written; beyond it they wait in temporary files beside the release" ), Shown::Advanced );
 }
 
 void VbasAlgorithm::addSeedParameter( const QString &description, const QString &tooltip )
@@ -571,8 +571,7 @@ QString VbasAlgorithm::recordsHelp( Qis qis )
                               "counted row by row, as when it is off, with the reason in the log. Off by default: grouping by the exact values makes it slower than "
                               "reading row by row on a GeoPackage or a PostgreSQL server on the same machine (about 2 and 3 times the counting pass); turn it on for a "
                               "database at the other end of a slow network, where sending groups instead of rows may pay. An "
-                              "algorithm that writes a release (ANONYMIZED) always counts row by row: its release pass checks a digest of every released value of every "
-                              "row against the first pass, which a count by the source cannot give.<br>" );
+                              "algorithm that writes a release (ANONYMIZED) always counts row by row: it writes the release from the rows read, which a count by the source does not give.<br>" );
   if ( qis == Qis::Optional )
     help += QObject::tr( "<b>Quasi-identifier fields</b>: needed by anonymity-driven clustering only (see below).<br>" );
   if ( qis != Qis::None )
@@ -598,7 +597,9 @@ QString VbasAlgorithm::releaseHelp()
                       "<b>Release order</b>: the released rows are written in a uniformly random order drawn from the operating system's random source, fresh at every run, "
                       "recorded nowhere and never drawn from SEED, so the order of the input (a table sorted by area, say) says nothing, whoever holds the seed; it cannot be "
                       "repeated.<br>"
-                      "<b>Memory for shuffling the release</b> (SHUFFLE_MEMORY_MB): a larger release is shuffled through temporary files beside the output.<br>" );
+                      "<b>Memory for shuffling the release</b> (SHUFFLE_MEMORY_MB): the records are read once, and the rows read are kept for the release in a random "
+                      "order, in this much memory; beyond it, in temporary files beside the release that only you can read, removed when the run ends. An edit made to "
+                      "the records once they are read reaches no output.<br>" );
 }
 
 QString VbasAlgorithm::siteCountHelp()

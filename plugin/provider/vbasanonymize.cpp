@@ -71,6 +71,7 @@ bool VbasAnonymize::prepareAlgorithm( const QVariantMap &parameters, QgsProcessi
     = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ), VbasEvaluationOutput::schema(), vbasReportSchema() }
       + VbasAggregationOutputs::schemas( mInputs, &mGeneralization );
   mOutputs.prepare( *this, parameters, context, schemas, inputs, feedback );
+  mInputs.keepForRelease( mOutputs.scratchPrefix( QStringLiteral( "ANONYMIZED" ) ), mRelease.memoryBudget );
   return true;
 }
 

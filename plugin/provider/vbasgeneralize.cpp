@@ -49,6 +49,7 @@ bool VbasGeneralize::prepareAlgorithm( const QVariantMap &parameters, QgsProcess
   const QList<VbasOutputSchema> schemas
     = QList<VbasOutputSchema> { VbasSitesOutput::schema( QStringLiteral( "SITE_POINTS" ), mInputs.regionsCrs() ) } + VbasAggregationOutputs::schemas( mInputs, &mGeneralization );
   mOutputs.prepare( *this, parameters, context, schemas, inputs, feedback );
+  mInputs.keepForRelease( mOutputs.scratchPrefix( QStringLiteral( "ANONYMIZED" ) ), mRelease.memoryBudget );
   return true;
 }
 

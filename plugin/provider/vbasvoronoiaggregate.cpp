@@ -54,6 +54,7 @@ bool VbasVoronoiAggregate::prepareAlgorithm( const QVariantMap &parameters, QgsP
   mPopulationTable = VbasPopulationTable::prepare( *this, parameters, context, mInputs.records()->fields(), mInputs.recordFields().qis, inputs );
   mRelease.refuseUnmetModel( mPopulationTable.get() );
   mOutputs.prepare( *this, parameters, context, VbasAggregationOutputs::schemas( mInputs ), inputs, feedback );
+  mInputs.keepForRelease( mOutputs.scratchPrefix( QStringLiteral( "ANONYMIZED" ) ), mRelease.memoryBudget );
   return true;
 }
 

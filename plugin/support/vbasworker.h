@@ -1,7 +1,7 @@
 // A second thread for a long pass over rows. The thread that reads or writes through QGIS stays where
 // it is, and the plugin's own work on the rows (keys, checks, the shuffle) runs beside it on the other
 // core: batches go through a small bounded queue, and an exception in the worker comes back to the
-// caller. Used by the release pass (VbasReleaseWriter), whose end-to-end time is otherwise the sum.
+// caller. Used by the release writer (VbasReleaseWriter), whose end-to-end time is otherwise the sum.
 #pragma once
 
 #include <qgsexception.h>

@@ -1,5 +1,5 @@
-// The release step (paper sec. 3.3) and the recount that checks the release pass against the first pass
-// (vbas::Recount), with the find-only lookups of the QI encoder that the release pass uses.
+// The release step (paper sec. 3.3) and the recount that checks the rows written against the counts
+// (vbas::Recount), with the find-only lookups of the QI encoder.
 #include "algorithms/base/qi_encoding.h"
 #include "algorithms/aggregation/baseline.h"
 #include "algorithms/aggregation/release.h"

@@ -9,6 +9,11 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <csignal>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -98,6 +103,7 @@ class TestShuffle : public QObject
     void permutationsAreUniform_data();
     void permutationsAreUniform();
     void unwritableSpillPrefixThrows();
+    void spillFilesArePrivateAndNeverReplaced();
     void fullDiskThrows_data();
     void fullDiskThrows();
     void emitExceptionPropagatesAndFilesAreRemoved();
@@ -267,6 +273,44 @@ void TestShuffle::unwritableSpillPrefixThrows()
   QVERIFY2( message.contains( prefix ) && message.contains( "No such file or directory" ), qPrintable( message ) );
 }
 
+void TestShuffle::spillFilesArePrivateAndNeverReplaced()
+{
+  // The spill files hold the records of patients: readable by their owner only, whatever the umask,
+  // and never one that already exists (another user's file or link at the same name).
+  QTemporaryDir dir( spillDirTemplate() );
+  QVERIFY( dir.isValid() );
+  const mode_t previous = umask( 0022 );
+  {
+    ExternalShuffle shuffle( 3, 64, ( dir.path() + "/.x-shuffle-" ).toStdString() );
+    for ( const std::string &record : awkwardRecords( 600 ) )
+      shuffle.add( record );
+    QVERIFY( shuffle.spilled() );
+    for ( const QString &file : filesIn( dir ) )
+    {
+      struct stat status {};
+      QCOMPARE( stat( QFile::encodeName( dir.filePath( file ) ).constData(), &status ), 0 );
+      QCOMPARE( status.st_mode & 0777, mode_t( 0600 ) );
+    }
+  }
+  umask( previous );
+  QFile taken( dir.filePath( ".x-shuffle-0" ) ); // the first spill file's name
+  QVERIFY( taken.open( QIODevice::WriteOnly ) );
+  taken.write( "keep" );
+  taken.close();
+  QString message;
+  try
+  {
+    shuffled( 1, 64, dir.path() + "/.x-shuffle-", awkwardRecords( 3000 ) ); // every one of the 256 buckets gets records
+  }
+  catch ( const std::runtime_error &error )
+  {
+    message = QString::fromStdString( error.what() );
+  }
+  QVERIFY2( message.contains( taken.fileName() ) && message.contains( "File exists" ), qPrintable( message ) );
+  QVERIFY( taken.open( QIODevice::ReadOnly ) );
+  QCOMPARE( taken.readAll(), QByteArray( "keep" ) );
+}
+
 void TestShuffle::fullDiskThrows_data()
 {
   QTest::addColumn<int>( "recordSize" );
@@ -276,21 +320,23 @@ void TestShuffle::fullDiskThrows_data()
 
 void TestShuffle::fullDiskThrows()
 {
-  // Spill files that are links to /dev/full: every write fails with ENOSPC. Not one record may be
-  // emitted as if nothing had happened.
+  // A file-size limit of one byte fails every spill write (EFBIG), as a full disk would. Not one record
+  // may be emitted as if nothing had happened.
   QFETCH( int, recordSize );
-  if ( !QFile::exists( "/dev/full" ) )
-    QSKIP( "no /dev/full" );
   QTemporaryDir dir( spillDirTemplate() );
   QVERIFY( dir.isValid() );
   const QString prefix = dir.path() + "/full-";
-  for ( int i = 0; i < 256; ++i )
-    QVERIFY( QFile::link( "/dev/full", prefix + QString::number( i ) ) );
   std::vector<std::string> records;
   for ( int i = 0; i < 50; ++i )
     records.emplace_back( static_cast<std::size_t>( recordSize ), static_cast<char>( 'a' + i % 26 ) );
   QString message;
   std::size_t emitted = 0;
+  std::signal( SIGXFSZ, SIG_IGN ); // the limit fails the write instead of ending the test
+  rlimit previous {};
+  getrlimit( RLIMIT_FSIZE, &previous );
+  rlimit limit = previous;
+  limit.rlim_cur = 1;
+  QCOMPARE( setrlimit( RLIMIT_FSIZE, &limit ), 0 );
   try
   {
     ExternalShuffle shuffle( 1, 64, prefix.toStdString() );
@@ -302,8 +348,10 @@ void TestShuffle::fullDiskThrows()
   {
     message = QString::fromStdString( error.what() );
   }
-  QVERIFY2( message.contains( prefix ) && message.contains( "No space left on device" ), qPrintable( message ) );
+  setrlimit( RLIMIT_FSIZE, &previous );
+  QVERIFY2( message.contains( prefix ) && message.contains( "File too large" ), qPrintable( message ) );
   QCOMPARE( emitted, std::size_t( 0 ) );
+  QVERIFY( filesIn( dir ).isEmpty() );
 }
 
 void TestShuffle::emitExceptionPropagatesAndFilesAreRemoved()

@@ -76,10 +76,12 @@ class TestReleaseSafety : public QObject
     void regionIdsMustBeTextOrNumbers();
     void releasedValuesAreWrittenExactly();
     // 2. The release is what was counted.
-    void tableEditedBetweenPassesAborts_data();
-    void tableEditedBetweenPassesAborts();
-    void releasedValueEditedBetweenPassesAborts_data();
-    void releasedValueEditedBetweenPassesAborts();
+    void tableEditedAfterTheReadIsNotReleased_data();
+    void tableEditedAfterTheReadIsNotReleased();
+    void releasedValueEditedAfterTheReadIsNotReleased_data();
+    void releasedValueEditedAfterTheReadIsNotReleased();
+    void fileEditedWhileReadAborts_data();
+    void fileEditedWhileReadAborts();
     // 3. Every write checked; 4 and 10: all or nothing.
     void failedWriteLeavesNothing_data();
     void failedWriteLeavesNothing();
@@ -256,11 +258,25 @@ void TestReleaseSafety::releasedValuesAreWrittenExactly()
 }
 
 // ---------------------------------------------------------------------------------------------
-// 2. A table edited between the counting pass and the release pass stops the run and leaves
-// nothing. Before, a row whose QI changed in place was written with its new value under its old
-// class (a class of 1 in the release), and a lost row left every output but the release behind.
+// 2. The release is what was counted: the records table is read once, so an edit made once it is read
+// reaches no output. Before, a second pass read the table again: a row whose QI changed in place was
+// written with its new value under its old class (a class of 1 in the release), and later the run
+// aborted.
 
-void TestReleaseSafety::tableEditedBetweenPassesAborts_data()
+//! The release's rows as "value of field/n", sorted.
+static QStringList releasedRows( const QVariantMap &results, const QString &field )
+{
+  QgsVectorLayer release( results.value( QStringLiteral( "ANONYMIZED" ) ).toString(), QStringLiteral( "release" ), QStringLiteral( "ogr" ) );
+  QStringList rows;
+  QgsFeatureIterator it = release.getFeatures();
+  QgsFeature f;
+  while ( it.nextFeature( f ) )
+    rows << QStringLiteral( "%1/%2" ).arg( f.attribute( field ).toString(), f.attribute( QStringLiteral( "n" ) ).toString() );
+  rows.sort();
+  return rows;
+}
+
+void TestReleaseSafety::tableEditedAfterTheReadIsNotReleased_data()
 {
   QTest::addColumn<int>( "edit" );
   QTest::newRow( "QI changed to a value never counted" ) << 0;
@@ -271,7 +287,7 @@ void TestReleaseSafety::tableEditedBetweenPassesAborts_data()
   QTest::newRow( "region changed" ) << 5;
 }
 
-void TestReleaseSafety::tableEditedBetweenPassesAborts()
+void TestReleaseSafety::tableEditedAfterTheReadIsNotReleased()
 {
   QFETCH( int, edit );
   // Two records per region, F and M: one site, classes F x9 and M x9, all released with k = 2.
@@ -282,7 +298,7 @@ void TestReleaseSafety::tableEditedBetweenPassesAborts()
   QgsVectorDataProvider *provider = records->dataProvider();
   Feedback feedback;
   feedback.onInfo = [&]( const QString &info ) {
-    if ( !info.contains( QStringLiteral( "records released" ) ) ) // logged between the two passes
+    if ( !info.contains( QStringLiteral( "records released" ) ) ) // logged once the records are read, before the release is written
       return;
     QgsFeature added( records->fields() );
     added.setAttributes( QgsAttributes( QVector<QVariant> { 99, QStringLiteral( "r11" ), QStringLiteral( "F" ), 1 } ) );
@@ -309,23 +325,27 @@ void TestReleaseSafety::tableEditedBetweenPassesAborts()
         break;
     }
   };
-  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
-  QVERIFY2( feedback.error().contains( QStringLiteral( "read differently in the release pass" ) ), qPrintable( feedback.error() ) );
-  QCOMPARE( entries( dir.path() ), QStringList() );
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true, &feedback );
+  QStringList expected;
+  for ( int i = 0; i < 9; ++i )
+    expected << QStringLiteral( "F/1" ) << QStringLiteral( "M/1" );
+  expected.sort();
+  QCOMPARE( releasedRows( r, QStringLiteral( "sex" ) ), expected );
+  QCOMPARE( r.value( QStringLiteral( "RELEASED" ) ).toLongLong(), 18LL );
 }
 
-// An edit of a released field that is neither a QI nor the count (a chosen field,
-// the sensitive field) also stops the run. Before, the release held the new value while EVALUATION
-// kept the first pass's l-diversity.
+// An edit of a released field that is neither a QI nor the count (a chosen field, the sensitive
+// field) reaches no output either. Before, the release held the new value while EVALUATION kept the
+// first pass's l-diversity, and later the run aborted.
 
-void TestReleaseSafety::releasedValueEditedBetweenPassesAborts_data()
+void TestReleaseSafety::releasedValueEditedAfterTheReadIsNotReleased_data()
 {
   QTest::addColumn<int>( "field" );
   QTest::newRow( "chosen field (RELEASE_FIELDS)" ) << 2;
   QTest::newRow( "sensitive field" ) << 3;
 }
 
-void TestReleaseSafety::releasedValueEditedBetweenPassesAborts()
+void TestReleaseSafety::releasedValueEditedAfterTheReadIsNotReleased()
 {
   QFETCH( int, field );
   QList<QVariantList> rows;
@@ -338,12 +358,51 @@ void TestReleaseSafety::releasedValueEditedBetweenPassesAborts()
   p.insert( QStringLiteral( "SENSITIVE_FIELD" ), QStringLiteral( "diagnosis" ) );
   Feedback feedback;
   feedback.onInfo = [&]( const QString &info ) {
-    if ( info.contains( QStringLiteral( "records released" ) ) ) // logged between the two passes
+    if ( info.contains( QStringLiteral( "records released" ) ) ) // once the records are read
       records->dataProvider()->changeAttributeValues( { { 1, { { field, QStringLiteral( "C" ) } } } } );
   };
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, true, &feedback );
+  const QStringList released = releasedRows( r, records->fields().at( field ).name() );
+  QCOMPARE( released.size(), 18 );
+  QVERIFY2( !released.join( ' ' ).contains( 'C' ), qPrintable( released.join( ' ' ) ) );
+}
+
+// A CSV or a shapefile is read as no snapshot: edited while the records are read, the rows read would
+// mix those before and after the edit, so the run stops and nothing is written.
+
+void TestReleaseSafety::fileEditedWhileReadAborts_data()
+{
+  QTest::addColumn<QString>( "file" );
+  QTest::newRow( "CSV, a row appended" ) << QStringLiteral( "records.csv" );
+  QTest::newRow( "shapefile table (.dbf) written" ) << QStringLiteral( "records.dbf" );
+}
+
+void TestReleaseSafety::fileEditedWhileReadAborts()
+{
+  QFETCH( QString, file );
+  QTemporaryDir dir, out;
+  auto memory = patients( perRegion( 500 ) ); // 4,500 rows: the read reports its progress after 4,096 of them
+  save( memory.get(), dir.filePath( QString( file ).replace( QLatin1String( ".dbf" ), QLatin1String( ".shp" ) ) ), QStringLiteral( "records" ) ); // a table without geometry is a .dbf alone
+  QgsVectorLayer records( dir.filePath( file ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  QVERIFY( records.isValid() );
+  const QVariantMap p = fileParameters( &records, out.path() );
+  Feedback feedback;
+  bool edited = false;
+  QObject::connect( &feedback, &QgsFeedback::progressChanged, [&]( double progress ) {
+    if ( edited || progress <= 26 ) // step 1 of 4 (the records) starts at 25 %
+      return;
+    edited = true;
+    QFile edit( dir.filePath( file ) );
+    QVERIFY( edit.open( QIODevice::ReadWrite | QIODevice::Append ) );
+    if ( file.endsWith( QLatin1String( ".csv" ) ) )
+      edit.write( "4501,r00,F,1\n" );
+    else
+      QVERIFY( edit.setFileTime( QDateTime::currentDateTime().addSecs( 10 ), QFileDevice::FileModificationTime ) );
+  } );
   vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
-  QVERIFY2( feedback.error().contains( QStringLiteral( "The records table read differently in the release pass than in the first pass" ) ), qPrintable( feedback.error() ) );
-  QCOMPARE( entries( dir.path() ), QStringList() );
+  QVERIFY( edited );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "changed while it was read" ) ), qPrintable( feedback.error() ) );
+  QCOMPARE( entries( out.path() ), QStringList() );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -403,14 +462,15 @@ void TestReleaseSafety::databaseTableIsStagedAndRenamed()
   QgsVectorLayer release( r.value( QStringLiteral( "ANONYMIZED" ) ).toString(), QStringLiteral( "release" ), QStringLiteral( "ogr" ) );
   QCOMPARE( release.featureCount(), 18LL );
 
-  // A run that fails after the staging table was written leaves the table as it was, and no staging table.
+  // A run that fails after the staging table was written leaves the table as it was, and no staging
+  // table: a patient id named in RELEASE_FIELDS, refused once the released rows are written.
+  auto more = patients( perRegion( 3 ) );
+  QVariantMap refused = parameters( more.get() );
+  refused.insert( QStringLiteral( "ANONYMIZED" ), p.value( QStringLiteral( "ANONYMIZED" ) ) );
+  refused.insert( QStringLiteral( "RELEASE_FIELDS" ), QStringList { QStringLiteral( "patient" ) } );
   Feedback feedback;
-  QgsFeatureId deleted = 0;
-  feedback.onInfo = [&]( const QString &info ) {
-    if ( info.contains( QStringLiteral( "records released" ) ) )
-      records->dataProvider()->deleteFeatures( { ++deleted } ); // a row gone between the passes
-  };
-  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback );
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), refused, mContext, false, &feedback );
+  QVERIFY2( feedback.error().contains( QStringLiteral( "is (nearly) unique per record" ) ), qPrintable( feedback.error() ) );
   tables.clear();
   for ( const auto &table : db->tables() )
     tables << table.tableName();
@@ -419,8 +479,8 @@ void TestReleaseSafety::databaseTableIsStagedAndRenamed()
 
   // Into a database that did not exist: a failed run removes the file it created.
   const QString fresh = dir.filePath( QStringLiteral( "fresh.gpkg" ) );
-  p.insert( QStringLiteral( "ANONYMIZED" ), QStringLiteral( "ogr:dbname='%1' table=\"anonymized\" (geom)" ).arg( fresh ) );
-  vbastest::run( QStringLiteral( "vbas:anonymize" ), p, mContext, false, &feedback ); // the table changes again
+  refused.insert( QStringLiteral( "ANONYMIZED" ), QStringLiteral( "ogr:dbname='%1' table=\"anonymized\" (geom)" ).arg( fresh ) );
+  vbastest::run( QStringLiteral( "vbas:anonymize" ), refused, mContext, false );
   QVERIFY( !QFile::exists( fresh ) );
 }
 
