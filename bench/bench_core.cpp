@@ -12,9 +12,11 @@
 //
 // Then times site count (entropy over the EC sizes + MaxCombs, Central Canada coefficients),
 // balanced density, Voronoi diagram + locateRegions, the release step (aggregate + suppress, k = 5),
-// evaluate, and the release pass: the same records generated again, each re-encoded with the
-// find-only lookups and counted against the first pass (vbas::Recount), and each released record
-// shuffled (vbas::ExternalShuffle, 64 MB budget, spill files in $TMPDIR or /tmp).
+// evaluate. The records are read once, as the plugin reads them (docs/method.md, "One read"): the
+// encoding pass also keeps each record for the release (its region, class and count, then its values,
+// in vbas::ExternalShuffle with a 64 MB budget, spill files in $TMPDIR or /tmp), and the release is
+// drained from there, each kept record counted again against the histograms (vbas::Recount) and the
+// suppressed ones left out.
 // Prints records/second per stage, peak RSS (getrusage ru_maxrss) and bytes per record, and one
 // machine-readable line starting with "BENCH_CORE" for bench/run_bench.sh.
 
@@ -292,8 +294,8 @@ int main( int argc, char **argv )
     { "Voronoi diagram + locateRegions", "voronoi" },
     { "release (aggregate + suppress)", "release" },
     { "evaluate", "evaluate" },
-    { "release pass: re-encode + recount", "recount" },
-    { "release pass: shuffle", "shuffle" },
+    { "keeping the rows for the release", "keep" },
+    { "release: drain + recount", "drain" },
   };
 
   // 1. QI encoding + histogram building, one record at a time.
@@ -303,7 +305,11 @@ int main( int argc, char **argv )
   std::vector<std::uint32_t> chunkRegion( kChunk );
   std::vector<const std::string *> chunkValues( kChunk * qiCount );
   std::vector<std::uint32_t> codes( qiCount );
+  std::vector<std::uint32_t> chunkClass( kChunk );
   double encodeSeconds = 0;
+  const char *tmp = std::getenv( "TMPDIR" );
+  vbas::ExternalShuffle kept( seed, std::size_t( 64 ) << 20, std::string( tmp ? tmp : "/tmp" ) + "/.bench-core-shuffle-" + std::to_string( ::getpid() ) + "-" );
+  std::string row;
   RecordStream first( recordSeed, qis, regionCount, sorted );
   while ( const std::size_t n = first.next( chunkRegion, chunkValues ) )
   {
@@ -315,9 +321,22 @@ int main( int argc, char **argv )
         const std::string &value = *chunkValues[i * qiCount + q];
         codes[q] = encoder.valueCode( q, std::string_view( value ) );
       }
-      builder.add( chunkRegion[i], encoder.classId( codes.data() ), 1 );
+      builder.add( chunkRegion[i], chunkClass[i] = encoder.classId( codes.data() ), 1 );
     }
-    encodeSeconds += seconds( t0, Clock::now() );
+    const Clock::time_point t1 = Clock::now();
+    encodeSeconds += seconds( t0, t1 );
+    // Each record kept as VbasReleaseSpool keeps it: region, class and count, then its values.
+    for ( std::size_t i = 0; i < n; ++i )
+    {
+      const std::int64_t count = 1;
+      row.assign( reinterpret_cast<const char *>( &chunkRegion[i] ), sizeof( std::uint32_t ) );
+      row.append( reinterpret_cast<const char *>( &chunkClass[i] ), sizeof( std::uint32_t ) );
+      row.append( reinterpret_cast<const char *>( &count ), sizeof count );
+      for ( std::size_t q = 0; q < qiCount; ++q )
+        row += *chunkValues[i * qiCount + q];
+      kept.add( row );
+    }
+    stages[6].seconds += seconds( t1, Clock::now() );
   }
   Clock::time_point t0 = Clock::now();
   const vbas::SparseHistograms histograms = builder.build();
@@ -385,47 +404,26 @@ int main( int argc, char **argv )
   const vbas::MetricValues ev = vbas::measure( { points, regionSites, histograms, release.aggregation, release.suppression, k } );
   stages[5].seconds = seconds( t0, Clock::now() );
 
-  // 7-8. The release pass: the same records again, each re-encoded with the find-only lookups and
-  // counted against the first pass; each released one serialized (its values and aggregate) and shuffled.
-  const char *tmp = std::getenv( "TMPDIR" );
-  vbas::ExternalShuffle shuffle( seed, std::size_t( 64 ) << 20, std::string( tmp ? tmp : "/tmp" ) + "/.bench-core-shuffle-" + std::to_string( ::getpid() ) + "-" );
+  // 8. The release drained from the kept records: each counted again against the histograms, the
+  // suppressed ones left out.
+  t0 = Clock::now();
   vbas::Recount recount( histograms );
   const std::vector<char> suppressed = vbas::suppressedEntries( histograms, release.aggregation, release.suppression );
-  std::string row;
-  RecordStream second( recordSeed, qis, regionCount, sorted );
-  while ( const std::size_t n = second.next( chunkRegion, chunkValues ) )
-  {
-    Clock::time_point t1 = Clock::now();
-    for ( std::size_t i = 0; i < n; ++i )
-    {
-      for ( std::size_t q = 0; q < qiCount; ++q )
-        codes[q] = *encoder.findValueCode( q, std::string_view( *chunkValues[i * qiCount + q] ) );
-      const std::size_t entry = recount.add( chunkRegion[i], *encoder.findClass( codes.data() ), 1 );
-      chunkRegion[i] = suppressed[entry] ? ~0u : static_cast<std::uint32_t>( release.aggregation.regionAggregateIndex[chunkRegion[i]] );
-    }
-    Clock::time_point t2 = Clock::now();
-    for ( std::size_t i = 0; i < n; ++i )
-    {
-      if ( chunkRegion[i] == ~0u )
-        continue;
-      row.clear();
-      for ( std::size_t q = 0; q < qiCount; ++q )
-        row += *chunkValues[i * qiCount + q];
-      row.append( reinterpret_cast<const char *>( &chunkRegion[i] ), sizeof( std::uint32_t ) );
-      shuffle.add( row );
-    }
-    stages[6].seconds += seconds( t1, t2 );
-    stages[7].seconds += seconds( t2, Clock::now() );
-  }
+  std::size_t drained = 0;
+  kept.drain( [&]( std::string_view bytes ) {
+    std::uint32_t region = 0, cls = 0;
+    std::memcpy( &region, bytes.data(), sizeof region );
+    std::memcpy( &cls, bytes.data() + sizeof region, sizeof cls );
+    const std::size_t entry = recount.add( region, cls, 1 );
+    if ( !suppressed[entry] )
+      ++drained;
+  } );
+  stages[7].seconds = seconds( t0, Clock::now() );
   if ( recount.firstDifference() != vbas::SparseHistograms::npos )
   {
-    std::fprintf( stderr, "the release pass did not count what the first pass counted\n" );
+    std::fprintf( stderr, "the records kept are not those counted\n" );
     return 1;
   }
-  t0 = Clock::now();
-  std::size_t drained = 0;
-  shuffle.drain( [&drained]( std::string_view ) { ++drained; } );
-  stages[7].seconds += seconds( t0, Clock::now() );
 
   const double peak = peakRssBytes();
   const double records = static_cast<double>( recordCount );
@@ -437,7 +435,7 @@ int main( int argc, char **argv )
                static_cast<long long>( k ) );
   std::printf( "  classes %zu, region histogram entries %zu, entropy %.4f, MaxCombs %.0f, cutoff %.1f, sites %zu, aggregates %zu\n", encoder.classCount(), histograms.classes.size(), entropy, maxCombs,
                cutoff, sites, release.aggregation.ecs.rows() );
-  std::printf( "  shuffled %zu released records%s\n", drained, shuffle.spilled() ? " through spill files" : " in memory" );
+  std::printf( "  kept %zu records, released %zu of them%s\n", kept.size(), drained, kept.spilled() ? ", through spill files" : ", in memory" );
   const auto metric = [&ev]( const char *field ) { return static_cast<double>( *vbas::metricValue( ev, field ) ); };
   std::printf( "  released %.0f, suppressed %.0f (%.2f%%), released ECs %.0f, smallest %.0f\n", metric( "released" ), metric( "suppressed" ), metric( "suppressed_pct" ), metric( "released_ecs" ),
                metric( "smallest_ec" ) );

@@ -23,18 +23,21 @@ void AnonymityCheck::add( std::string_view ecKey, std::string_view sensitiveKey,
   if ( __builtin_add_overflow( mRecords, records, &total ) )
     throw std::overflow_error( "the records add up to more than 2^63 - 1" );
   mRecords = total;
-  const auto [ec, newEc] = mEcIndex.try_emplace( std::string( ecKey ), mEcs.size() );
-  if ( newEc )
-    mEcs.push_back( Ec { ec->first, 0, {} } );
-  Ec &counts = mEcs[ec->second];
+  const std::uint32_t ec = mEcIndex.insert( ecKey ); // a flat index: a lookup allocates nothing
+  if ( ec == mEcs.size() )
+  {
+    mEcs.push_back( Ec { mKeys.size(), ecKey.size(), 0, {} } );
+    mKeys.append( ecKey );
+  }
+  Ec &counts = mEcs[ec];
   counts.records += records;
   if ( !mWithSensitive )
     return;
-  const auto [value, newValue] = mValueIndex.try_emplace( std::string( sensitiveKey ), static_cast<std::uint32_t>( mValueRecords.size() ) );
-  if ( newValue )
+  const std::uint32_t value = mValueIndex.insert( sensitiveKey );
+  if ( value == mValueRecords.size() )
     mValueRecords.push_back( 0 );
-  mValueRecords[value->second] += records;
-  counts.values[value->second] += records;
+  mValueRecords[value] += records;
+  counts.values[value] += records;
 }
 
 // t-closeness: the earth mover's distance with the same ground distance between any two
@@ -88,7 +91,7 @@ AnonymityReport AnonymityCheck::report( const AnonymityThresholds &thresholds ) 
       continue;
     ++report.violatingEcs;
     report.violatingRecords += m.records;
-    m.key = ec.key; // only the violating ECs' keys are copied
+    m.key = mKeys.substr( ec.keyStart, ec.keySize ); // only the violating ECs' keys are copied
     report.violations.push_back( std::move( m ) );
   }
   return report;

@@ -5,13 +5,14 @@
 // EC and sensitive value as exact byte strings, and the records the row stands for.
 #pragma once
 
+#include "algorithms/base/string_index.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace vbas
@@ -71,7 +72,7 @@ class AnonymityCheck
   private:
     struct Ec
     {
-        std::string_view key; //!< the key held by mEcIndex
+        std::size_t keyStart = 0, keySize = 0; //!< its key's bytes in mKeys
         std::int64_t records = 0;
         std::map<std::uint32_t, std::int64_t> values; //!< sensitive value -> records
     };
@@ -80,9 +81,10 @@ class AnonymityCheck
     double distance( const Ec &ec ) const;
 
     bool mWithSensitive = false;
-    std::unordered_map<std::string, std::size_t> mEcIndex;
+    StringIndex mEcIndex;
     std::vector<Ec> mEcs;
-    std::unordered_map<std::string, std::uint32_t> mValueIndex;
+    std::string mKeys; //!< the ECs' keys, back to back
+    StringIndex mValueIndex;
     std::vector<std::int64_t> mValueRecords; //!< records of each sensitive value in the whole table
     std::int64_t mRecords = 0;
 };

@@ -13,6 +13,8 @@
 #include <qgsvectorlayer.h>
 
 #include <cmath>
+#include <exception>
+#include <future>
 #include <map>
 #include <utility>
 
@@ -410,10 +412,9 @@ void VbasInputs::keepForRelease( const QString &scratchPrefix, std::size_t memor
 VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFeedback *feedback ) const
 {
   const QVector<VbasUnchangedFiles::Stamp> files = mRecordFiles.stamps();
-  if ( mStoredRecords )
-    mStoredRecords->check( mRecords->fields(), mRecordFields.read(), QObject::tr( "Record" ) );
   if ( mGrouped )
   {
+    checkStoredRecords();
     try
     {
       const VbasCountedRows groups = mGrouped->groups();
@@ -435,9 +436,35 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
   request.setFlags( mRecordFields.region < 0 ? vbasqgis::WithGeometry : vbasqgis::NoGeometry ).setSubsetOfAttributes( mRelease ? mRecordFields.read() : mRecordFields.counted() );
   rows.next = [it = mRecords->getFeatures( request, vbasqgis::SkipGeometryValidityChecks )]( QgsFeature &f ) mutable { return it.nextFeature( f ); };
   rows.expected = mRecords->featureCount();
-  VbasRecords records = count( regions, rows, feedback );
+  VbasRecords records = mGrouped ? count( regions, rows, feedback ) : countBesideCheck( regions, rows, feedback );
   mRecordFiles.checkUnchanged( files );
   return records;
+}
+
+void VbasInputs::checkStoredRecords() const
+{
+  if ( mStoredRecords )
+    mStoredRecords->check( mRecords->fields(), mRecordFields.read(), QObject::tr( "Record" ) );
+}
+
+VbasRecords VbasInputs::countBesideCheck( const VbasRegions &regions, const VbasCountedRows &rows, QgsProcessingFeedback *feedback ) const
+{
+  // The stored values are checked through a connection of their own, on the other core, while QGIS reads the rows here.
+  std::future<void> checked = std::async( std::launch::async, [this] { checkStoredRecords(); } );
+  std::optional<VbasRecords> records;
+  std::exception_ptr failed;
+  try
+  {
+    records.emplace( count( regions, rows, feedback ) );
+  }
+  catch ( ... )
+  {
+    failed = std::current_exception();
+  }
+  checked.get(); // a stored value refused is said first, as when the check ran before the count
+  if ( failed )
+    std::rethrow_exception( failed );
+  return std::move( *records );
 }
 
 QString VbasInputs::regionIdHint( const QStringList &ids ) const

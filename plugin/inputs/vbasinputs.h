@@ -153,6 +153,10 @@ class VbasInputs
   private:
     //! The counting pass over rows, or over the groups of the source.
     VbasRecords count( const VbasRegions &regions, const VbasCountedRows &rows, QgsProcessingFeedback *feedback ) const;
+    //! Refuses a records value that QGIS would read other than stored (VbasStoredTable).
+    void checkStoredRecords() const;
+    //! count() of the rows, with checkStoredRecords() beside it in a second thread; the check's refusal comes first.
+    VbasRecords countBesideCheck( const VbasRegions &regions, const VbasCountedRows &rows, QgsProcessingFeedback *feedback ) const;
     //! For the refusal of records whose region ids the regions lack: a sentence naming the regions' field that holds all of ids (REGION_ID mistaken, say fid), or nothing.
     QString regionIdHint( const QStringList &ids ) const;
 

@@ -8,6 +8,7 @@
 #include <qgsprocessingfeedback.h>
 #include <qgsprocessingutils.h>
 
+#include <QBuffer>
 #include <QDataStream>
 
 #include <algorithm>
@@ -63,12 +64,37 @@ bool isExact( const QVariant &value )
   return isExactType( value.userType() );
 }
 
-std::string_view view( const QByteArray &bytes )
-{
-  return std::string_view( bytes.constData(), static_cast<std::size_t>( bytes.size() ) );
-}
-
 } // namespace
+
+/**
+ * The exact bytes of a row's values, written into one buffer reused from row to row: a QDataStream of
+ * its own for each row would cost a QBuffer (a QObject) and an allocation per row.
+ */
+class VbasTableRecount::KeyBytes
+{
+  public:
+    KeyBytes()
+    {
+      mBuffer.setBuffer( &mBytes );
+      mBuffer.open( QIODevice::WriteOnly );
+      mStream.setDevice( &mBuffer );
+    }
+
+    //! The stream, at the start of the buffer.
+    QDataStream &restart()
+    {
+      mBuffer.seek( 0 );
+      return mStream;
+    }
+
+    //! The bytes written since restart().
+    std::string_view view() const { return std::string_view( mBytes.constData(), static_cast<std::size_t>( mBuffer.pos() ) ); }
+
+  private:
+    QByteArray mBytes;
+    QBuffer mBuffer;
+    QDataStream mStream;
+};
 
 VbasTableRecount::VbasTableRecount( QgsProcessingFeatureSource &source, const QgsVectorLayer *layer, const QgsAttributeList &qis, int count, int sensitive, bool typedCsv )
   : mSource( source )
@@ -101,6 +127,7 @@ vbas::AnonymityCheck VbasTableRecount::recount( QgsProcessingFeedback *feedback,
   std::int64_t row = 0;
   QgsFeatureId id = FID_NULL;
   QgsAttributes attributes;
+  KeyBytes clsBytes, sensitiveBytes;
   while ( mStored->next( id, attributes ) )
   {
     if ( ( row & 0xfff ) == 0 )
@@ -110,13 +137,13 @@ vbas::AnonymityCheck VbasTableRecount::recount( QgsProcessingFeedback *feedback,
     }
     ++row;
     const std::int64_t records = mCount < 0 ? 1 : VbasRecordReader::countValue( attributes.at( mCount ), mSource.fields().at( mCount ).name(), row, id );
-    const QByteArray sensitive = mSensitive < 0 ? QByteArray() : key( attributes, { mSensitive }, row, id );
-    const QByteArray cls = key( attributes, mQis, row, id );
+    const std::string_view sensitive = mSensitive < 0 ? std::string_view() : key( sensitiveBytes, attributes, { mSensitive }, row, id );
+    const std::string_view cls = key( clsBytes, attributes, mQis, row, id );
     if ( visit )
-      visit( cls, attributes, records );
+      visit( QByteArray( cls.data(), static_cast<int>( cls.size() ) ), attributes, records );
     try
     {
-      check.add( view( cls ), view( sensitive ), records );
+      check.add( cls, sensitive, records );
     }
     catch ( const std::overflow_error & )
     {
@@ -129,10 +156,9 @@ vbas::AnonymityCheck VbasTableRecount::recount( QgsProcessingFeedback *feedback,
   return check;
 }
 
-QByteArray VbasTableRecount::key( const QgsAttributes &attributes, const QgsAttributeList &fields, std::int64_t row, QgsFeatureId id ) const
+std::string_view VbasTableRecount::key( KeyBytes &bytes, const QgsAttributes &attributes, const QgsAttributeList &fields, std::int64_t row, QgsFeatureId id ) const
 {
-  QByteArray bytes;
-  QDataStream stream( &bytes, QIODevice::WriteOnly );
+  QDataStream &stream = bytes.restart();
   for ( const int field : fields )
   {
     const QVariant &value = attributes.at( field );
@@ -141,7 +167,7 @@ QByteArray VbasTableRecount::key( const QgsAttributes &attributes, const QgsAttr
                                       .arg( VbasRecordReader::rowName( row, id ), mSource.fields().at( field ).name(), QString::fromLatin1( value.typeName() ) ) );
     stream << ( value.isNull() ? QVariant() : value ); // NULL of any type is one category
   }
-  return bytes;
+  return bytes.view();
 }
 
 QgsAttributes VbasTableRecount::decodeKey( std::string_view key ) const

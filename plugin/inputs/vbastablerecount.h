@@ -41,9 +41,11 @@ class VbasTableRecount
     QgsAttributes decodeKey( std::string_view key ) const;
 
   private:
+    class KeyBytes;
+
     void checkExactTypes() const;
-    //! The exact bytes of a row's values of fields, refused naming the row and field when a value has none.
-    QByteArray key( const QgsAttributes &attributes, const QgsAttributeList &fields, std::int64_t row, QgsFeatureId id ) const;
+    //! The exact bytes of a row's values of fields, written into bytes (valid until its next use), refused naming the row and field when a value has none.
+    std::string_view key( KeyBytes &bytes, const QgsAttributes &attributes, const QgsAttributeList &fields, std::int64_t row, QgsFeatureId id ) const;
 
     QgsProcessingFeatureSource &mSource;
     std::unique_ptr<VbasStoredValues> mStored;
