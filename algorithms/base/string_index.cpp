@@ -93,4 +93,35 @@ std::optional<std::uint32_t> StringIndex::find( std::string_view text ) const
   return it == mCollisions.end() ? std::nullopt : std::optional<std::uint32_t>( it->second );
 }
 
+std::string StringIndex::text( std::uint32_t id ) const
+{
+  const Key &k = mKeys[id];
+  if ( k.size > kExactKey )
+    return mLong[id];
+  // The inverse of key(): the words written back where key() read them (overlapping writes agree).
+  std::string text( k.size, '\0' );
+  char *p = &text[0];
+  const std::size_t n = k.size;
+  if ( n >= 8 )
+  {
+    std::memcpy( p, &k.first, 8 );
+    std::memcpy( p + n - 8, &k.last, 8 );
+    if ( n >= 16 )
+      std::memcpy( p + 8, &k.second, 8 );
+  }
+  else if ( n >= 4 )
+  {
+    const std::uint32_t head = static_cast<std::uint32_t>( k.first ), tail = static_cast<std::uint32_t>( k.first >> 32 );
+    std::memcpy( p, &head, 4 );
+    std::memcpy( p + n - 4, &tail, 4 );
+  }
+  else if ( n > 0 )
+  {
+    p[0] = static_cast<char>( k.first & 0xff );
+    p[n / 2] = static_cast<char>( k.first >> 8 & 0xff );
+    p[n - 1] = static_cast<char>( k.first >> 16 & 0xff );
+  }
+  return text;
+}
+
 } // namespace vbas

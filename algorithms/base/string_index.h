@@ -25,6 +25,9 @@ class StringIndex
 
     std::size_t size() const { return mKeys.size(); }
 
+    //! The string of id: up to 24 bytes rebuilt from its key, longer ones as kept.
+    std::string text( std::uint32_t id ) const;
+
   private:
     /**
      * The size and three words of a string: its first, second and last 8 bytes (4 and 4 below 8 bytes,

@@ -25,10 +25,7 @@ void AnonymityCheck::add( std::string_view ecKey, std::string_view sensitiveKey,
   mRecords = total;
   const std::uint32_t ec = mEcIndex.insert( ecKey ); // a flat index: a lookup allocates nothing
   if ( ec == mEcs.size() )
-  {
-    mEcs.push_back( Ec { mKeys.size(), ecKey.size(), 0, {} } );
-    mKeys.append( ecKey );
-  }
+    mEcs.emplace_back();
   Ec &counts = mEcs[ec];
   counts.records += records;
   if ( !mWithSensitive )
@@ -91,7 +88,7 @@ AnonymityReport AnonymityCheck::report( const AnonymityThresholds &thresholds ) 
       continue;
     ++report.violatingEcs;
     report.violatingRecords += m.records;
-    m.key = mKeys.substr( ec.keyStart, ec.keySize ); // only the violating ECs' keys are copied
+    m.key = mEcIndex.text( static_cast<std::uint32_t>( &ec - mEcs.data() ) ); // only the violating ECs' keys are copied
     report.violations.push_back( std::move( m ) );
   }
   return report;

@@ -72,7 +72,6 @@ class AnonymityCheck
   private:
     struct Ec
     {
-        std::size_t keyStart = 0, keySize = 0; //!< its key's bytes in mKeys
         std::int64_t records = 0;
         std::map<std::uint32_t, std::int64_t> values; //!< sensitive value -> records
     };
@@ -81,9 +80,8 @@ class AnonymityCheck
     double distance( const Ec &ec ) const;
 
     bool mWithSensitive = false;
-    StringIndex mEcIndex;
+    StringIndex mEcIndex; //!< EC key -> its index in mEcs
     std::vector<Ec> mEcs;
-    std::string mKeys; //!< the ECs' keys, back to back
     StringIndex mValueIndex;
     std::vector<std::int64_t> mValueRecords; //!< records of each sensitive value in the whole table
     std::int64_t mRecords = 0;

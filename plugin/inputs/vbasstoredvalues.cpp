@@ -454,6 +454,7 @@ void VbasStoredValues::collectIds()
   QgsFeatureRequest request;
   request.setFlags( vbasqgis::NoGeometry ).setSubsetOfAttributes( mKey < 0 ? QgsAttributeList() : QgsAttributeList { mKey } );
   QgsFeatureIterator it = mSource.getFeatures( request, vbasqgis::SkipGeometryValidityChecks );
+  mIds.reserve( static_cast<std::size_t>( std::max<long long>( mSource.featureCount(), 0 ) ) ); // a hint: a vector grown by doubling would hold up to twice the ids at once
   QgsFeature f;
   while ( it.nextFeature( f ) )
     mIds.emplace_back( mKey < 0 ? f.id() : f.attribute( mKey ).toLongLong(), f.id() );

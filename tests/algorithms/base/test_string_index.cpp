@@ -63,6 +63,7 @@ void TestStringIndex::everyByteTellsStringsApart()
   {
     QCOMPARE( index.insert( strings[s] ), static_cast<std::uint32_t>( s ) );
     QCOMPARE( index.find( strings[s] ), std::optional<std::uint32_t>( static_cast<std::uint32_t>( s ) ) );
+    QCOMPARE( index.text( static_cast<std::uint32_t>( s ) ), strings[s] ); // every byte given back, short or long
   }
 }
 
@@ -76,6 +77,8 @@ void TestStringIndex::embeddedZeroBytes()
   QCOMPARE( index.insert( c ), 2u );
   QCOMPARE( index.insert( "A" ), 3u );
   QCOMPARE( index.find( b ), std::optional<std::uint32_t>( 1 ) );
+  QCOMPARE( index.text( 1 ), b );
+  QCOMPARE( index.text( 2 ), c );
 }
 
 void TestStringIndex::flatMapHoldsWhatAStandardMapHolds()
