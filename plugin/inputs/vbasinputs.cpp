@@ -500,7 +500,11 @@ VbasRecords VbasInputs::count( const VbasRegions &regions, const VbasCountedRows
     records.dropOutside = mDropOutside;
   }
   if ( mRelease && !rows.grouped() )
+  {
+    if ( mScratchPrefix.isEmpty() ) // keepForRelease() not called: the rows would spill into the working folder
+      throw QgsProcessingException( QObject::tr( "The rows read have no place beside the release: nothing was written. This is a fault of the plugin: please report it." ) );
     records.spool = std::make_shared<VbasReleaseSpool>( mScratchPrefix, mMemoryBudget, mRecordFields.released );
+  }
   vbas::HistogramBuilder builder( static_cast<std::size_t>( regions.ids.size() ) );
   vbas::QiEncoder sensitiveValues( 1 );
   vbas::SensitivePairs pairs; // with a sensitive field the histograms count (class, value) pairs, merged to classes at the end
