@@ -27,6 +27,8 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <string>
+#include <unordered_map>
 
 namespace
 {
@@ -36,6 +38,13 @@ using FileRows = VbasFileRows;
 using CsvLayout = VbasCsvLayout;
 using CsvRows = VbasCsvRows;
 const auto plainText = vbasPlainText;
+
+//! Appends the bytes of value to bytes.
+template<typename T>
+void appendBytes( std::string &bytes, T value )
+{
+  bytes.append( reinterpret_cast<const char *>( &value ), sizeof value );
+}
 
 class QgisRows : public VbasStoredRows
 {
@@ -77,7 +86,8 @@ class SqliteRows : public FileRows
       , mPath( path )
     {
       sqlite3 *db = nullptr;
-      const int opened = sqlite3_open_v2( QFile::encodeName( path ).constData(), &db, SQLITE_OPEN_READONLY, nullptr );
+      // One thread uses the connection: without its mutex (NOMUTEX), as every value read would lock it.
+      const int opened = sqlite3_open_v2( QFile::encodeName( path ).constData(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nullptr );
       mDb.reset( db );
       if ( opened != SQLITE_OK )
         fail();
@@ -90,6 +100,7 @@ class SqliteRows : public FileRows
       mStatement.reset( statement );
       if ( prepared != SQLITE_OK )
         fail();
+      mRemembered.resize( static_cast<std::size_t>( columns.size() ) + 1 );
     }
     bool next( QgsFeatureId &id, QgsAttributes &values ) override
     {
@@ -99,9 +110,10 @@ class SqliteRows : public FileRows
       if ( result != SQLITE_ROW )
         fail();
       id = sqlite3_column_int64( mStatement.get(), 0 );
-      values = QgsAttributes( mFieldCount );
+      if ( values.size() != mFieldCount )
+        values = QgsAttributes( mFieldCount );
       for ( int i = 0; i < mColumns.size(); ++i )
-        values[mColumns[i].field] = mColumns[i].compared ? literal( i + 1 ) : native( i + 1 );
+        values[mColumns[i].field] = mColumns[i].compared ? remembered( i + 1 ) : native( i + 1 );
       return true;
     }
 
@@ -115,6 +127,35 @@ class SqliteRows : public FileRows
     {
       const char *data = static_cast<const char *>( sqlite3_column_blob( mStatement.get(), i ) );
       return QByteArray( data, sqlite3_column_bytes( mStatement.get(), i ) );
+    }
+
+    /**
+     * literal(i), remembered by the value's storage class and bytes: a column holds few distinct
+     * values, and building each row's literal anew (number formatting, quoting) was most of the
+     * recount's time. At most kRemembered values a column are kept (written by hand: a bounded map
+     * of SQLite values is no library's).
+     */
+    QVariant remembered( int i )
+    {
+      sqlite3_stmt *statement = mStatement.get();
+      const int type = sqlite3_column_type( statement, i );
+      if ( type == SQLITE_NULL )
+        return literal( i );
+      mProbe.assign( 1, static_cast<char>( type ) );
+      if ( type == SQLITE_INTEGER )
+        appendBytes( mProbe, sqlite3_column_int64( statement, i ) );
+      else if ( type == SQLITE_FLOAT )
+        appendBytes( mProbe, sqlite3_column_double( statement, i ) );
+      else
+        mProbe.append( static_cast<const char *>( sqlite3_column_blob( statement, i ) ), static_cast<std::size_t>( sqlite3_column_bytes( statement, i ) ) );
+      std::unordered_map<std::string, QVariant> &seen = mRemembered[static_cast<std::size_t>( i )];
+      const auto found = seen.find( mProbe );
+      if ( found != seen.end() )
+        return found->second;
+      const QVariant value = literal( i );
+      if ( seen.size() < kRemembered )
+        seen.emplace( mProbe, value );
+      return value;
     }
 
     QVariant literal( int i ) const
@@ -164,6 +205,9 @@ class SqliteRows : public FileRows
       }
     }
 
+    static constexpr std::size_t kRemembered = 1 << 16;
+    std::string mProbe;                                                 //!< a value's storage class and bytes, reused from value to value
+    std::vector<std::unordered_map<std::string, QVariant>> mRemembered; //!< by result column: literal() of the values met so far
     QString mPath;
     struct Close
     {
@@ -436,14 +480,15 @@ Choice choose( const QgsFields &fields, const QgsVectorLayer *layer, const QList
 
 } // namespace
 
-VbasStoredValues::VbasStoredValues( QgsProcessingFeatureSource &source, const QgsVectorLayer *layer, const QgsAttributeList &compared, int count, bool typedCsv )
+VbasStoredValues::VbasStoredValues( QgsProcessingFeatureSource &source, const QgsVectorLayer *layer, const QgsAttributeList &compared, int count, bool typedCsv, Rows rows )
   : mTypedCsv( typedCsv )
   , mSource( source )
+  , mRows( rows )
 {
   const QList<Column> columns = vbasStoredColumns( source.fields(), compared, count );
   Choice choice = choose( source.fields(), layer, columns, typedCsv );
   mReading = choice.reading;
-  mRows = choice.rows ? std::move( choice.rows ) : std::make_unique<QgisRows>( source, columns );
+  mReader = choice.rows ? std::move( choice.rows ) : std::make_unique<QgisRows>( source, columns );
   mKey = choice.key;
   mFallback = choice.fallback;
 }
@@ -558,11 +603,11 @@ QString VbasStoredValues::code() const
 
 bool VbasStoredValues::next( QgsFeatureId &id, QgsAttributes &values )
 {
-  if ( mReading != Reading::Qgis && !mCollected )
+  if ( mReading != Reading::Qgis && mRows == Rows::AsQgisReads && !mCollected )
     collectIds();
-  while ( mRows->next( id, values ) )
+  while ( mReader->next( id, values ) )
   {
-    if ( mReading == Reading::Qgis )
+    if ( mReading == Reading::Qgis || mRows == Rows::EveryStored )
       return true;
     const auto at = std::lower_bound( mIds.begin(), mIds.end(), std::make_pair( static_cast<qint64>( id ), std::numeric_limits<QgsFeatureId>::min() ) );
     if ( at == mIds.end() || at->first != id )

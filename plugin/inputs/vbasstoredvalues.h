@@ -31,12 +31,19 @@ class VbasStoredValues
       Postgres, //!< a PostgreSQL table: the text of each value (value::text)
     };
 
+    //! Which rows next() gives.
+    enum class Rows
+    {
+      AsQgisReads, //!< the rows QGIS reads of the layer (its selection, filter and subset), named by QGIS's feature ids
+      EveryStored, //!< every row the file stores, named by the file's own ids: a table read whole (a release just written) needs no list of QGIS's ids first
+    };
+
     /**
      * The reader of source's rows, whose layer (nullptr when none) tells the format. compared: the fields
      * keyed exactly (the QIs and the sensitive field); count: the count field or -1. typedCsv: a CSV
      * is read as QGIS types it (its .csvt), not as text.
      */
-    VbasStoredValues( QgsProcessingFeatureSource &source, const QgsVectorLayer *layer, const QgsAttributeList &compared, int count, bool typedCsv );
+    VbasStoredValues( QgsProcessingFeatureSource &source, const QgsVectorLayer *layer, const QgsAttributeList &compared, int count, bool typedCsv, Rows rows = Rows::AsQgisReads );
     ~VbasStoredValues();
 
     Reading reading() const { return mReading; }
@@ -71,8 +78,9 @@ class VbasStoredValues
     void collectIds();
 
     QgsProcessingFeatureSource &mSource;
-    std::unique_ptr<VbasStoredRows> mRows;
+    std::unique_ptr<VbasStoredRows> mReader;
     int mKey = -1; //!< the field whose value names a row where the values are stored (a PostgreSQL key); -1: the feature id
+    Rows mRows = Rows::AsQgisReads;
     bool mCollected = false;
     //! stored readings: the rows QGIS reads (its selection, filter and subset) as (the id the reader gives the row, its feature id), sorted
     std::vector<std::pair<qint64, QgsFeatureId>> mIds;

@@ -1,7 +1,6 @@
 #include "plugin/inputs/vbastablerecount.h"
 
 #include "plugin/inputs/vbasrecordreader.h"
-#include "plugin/inputs/vbasstoredvalues.h"
 #include "plugin/support/vbasinterrupt.h"
 
 #include <qgsexception.h>
@@ -12,6 +11,7 @@
 #include <QDataStream>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -96,12 +96,13 @@ class VbasTableRecount::KeyBytes
     QDataStream mStream;
 };
 
-VbasTableRecount::VbasTableRecount( QgsProcessingFeatureSource &source, const QgsVectorLayer *layer, const QgsAttributeList &qis, int count, int sensitive, bool typedCsv )
+VbasTableRecount::VbasTableRecount( QgsProcessingFeatureSource &source, const QgsVectorLayer *layer, const QgsAttributeList &qis, int count, int sensitive, bool typedCsv, VbasStoredValues::Rows rows )
   : mSource( source )
-  , mStored( std::make_unique<VbasStoredValues>( source, layer, sensitive < 0 ? qis : qis + QgsAttributeList { sensitive }, count, typedCsv ) )
+  , mStored( std::make_unique<VbasStoredValues>( source, layer, sensitive < 0 ? qis : qis + QgsAttributeList { sensitive }, count, typedCsv, rows ) )
   , mQis( qis )
   , mCount( count )
   , mSensitive( sensitive )
+  , mValues( static_cast<std::size_t>( qis.size() ) )
 {
   if ( !mStored->asText() )
     checkExactTypes();
@@ -117,7 +118,7 @@ void VbasTableRecount::checkExactTypes() const
       throw QgsProcessingException( QObject::tr( "The field '%1' is of type %2, whose values cannot be compared exactly." ).arg( fields.at( index ).name(), fields.at( index ).typeName() ) );
 }
 
-vbas::AnonymityCheck VbasTableRecount::recount( QgsProcessingFeedback *feedback, const RowVisitor &visit ) const
+vbas::AnonymityCheck VbasTableRecount::recount( QgsProcessingFeedback *feedback, const RowVisitor &visit )
 {
   vbas::AnonymityCheck check( mSensitive >= 0 );
   feedback->pushInfo( QObject::tr( "Compared: %1 (VALUES_READ %2)." ).arg( mStored->describe(), mStored->code() ) );
@@ -137,8 +138,8 @@ vbas::AnonymityCheck VbasTableRecount::recount( QgsProcessingFeedback *feedback,
     }
     ++row;
     const std::int64_t records = mCount < 0 ? 1 : VbasRecordReader::countValue( attributes.at( mCount ), mSource.fields().at( mCount ).name(), row, id );
-    const std::string_view sensitive = mSensitive < 0 ? std::string_view() : key( sensitiveBytes, attributes, { mSensitive }, row, id );
-    const std::string_view cls = key( clsBytes, attributes, mQis, row, id );
+    const std::string_view sensitive = mSensitive < 0 ? std::string_view() : valueBytes( sensitiveBytes, attributes, mSensitive, row, id );
+    const std::string_view cls = classKey( clsBytes, attributes, row, id );
     if ( visit )
       visit( QByteArray( cls.data(), static_cast<int>( cls.size() ) ), attributes, records );
     try
@@ -156,29 +157,39 @@ vbas::AnonymityCheck VbasTableRecount::recount( QgsProcessingFeedback *feedback,
   return check;
 }
 
-std::string_view VbasTableRecount::key( KeyBytes &bytes, const QgsAttributes &attributes, const QgsAttributeList &fields, std::int64_t row, QgsFeatureId id ) const
+std::string_view VbasTableRecount::valueBytes( KeyBytes &bytes, const QgsAttributes &attributes, int field, std::int64_t row, QgsFeatureId id ) const
 {
-  QDataStream &stream = bytes.restart();
-  for ( const int field : fields )
-  {
-    const QVariant &value = attributes.at( field );
-    if ( !isExact( value ) )
-      throw QgsProcessingException( QObject::tr( "%1: the field '%2' holds a value of type %3, which cannot be compared exactly." )
-                                      .arg( VbasRecordReader::rowName( row, id ), mSource.fields().at( field ).name(), QString::fromLatin1( value.typeName() ) ) );
-    stream << ( value.isNull() ? QVariant() : value ); // NULL of any type is one category
-  }
+  const QVariant &value = attributes.at( field );
+  if ( !isExact( value ) )
+    throw QgsProcessingException( QObject::tr( "%1: the field '%2' holds a value of type %3, which cannot be compared exactly." )
+                                    .arg( VbasRecordReader::rowName( row, id ), mSource.fields().at( field ).name(), QString::fromLatin1( value.typeName() ) ) );
+  bytes.restart() << ( value.isNull() ? QVariant() : value ); // NULL of any type is one category
   return bytes.view();
+}
+
+std::string_view VbasTableRecount::classKey( KeyBytes &bytes, const QgsAttributes &attributes, std::int64_t row, QgsFeatureId id )
+{
+  mClassKey.clear();
+  for ( int q = 0; q < mQis.size(); ++q )
+  {
+    const std::uint32_t value = mValues[static_cast<std::size_t>( q )].insert( valueBytes( bytes, attributes, mQis[q], row, id ) );
+    mClassKey.append( reinterpret_cast<const char *>( &value ), sizeof value );
+  }
+  return mClassKey;
 }
 
 QgsAttributes VbasTableRecount::decodeKey( std::string_view key ) const
 {
-  QDataStream stream( QByteArray::fromRawData( key.data(), static_cast<int>( key.size() ) ) );
   QgsAttributes attributes;
-  for ( int i = 0; i < mQis.size(); ++i )
+  for ( std::size_t q = 0; q < mValues.size(); ++q )
   {
-    QVariant value;
-    stream >> value;
-    attributes << value;
+    std::uint32_t value = 0;
+    std::memcpy( &value, key.data() + q * sizeof value, sizeof value );
+    const std::string bytes = mValues[q].text( value );
+    QDataStream stream( QByteArray::fromRawData( bytes.data(), static_cast<int>( bytes.size() ) ) );
+    QVariant decoded;
+    stream >> decoded;
+    attributes << decoded;
   }
   return attributes;
 }

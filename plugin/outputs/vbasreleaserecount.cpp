@@ -77,7 +77,8 @@ vbas::AnonymityReport recountLayer( QgsVectorLayer &layer, const QStringList &qi
   if ( keyed.contains( -1 ) )
     throw QgsProcessingException(
       QObject::tr( "The release as written lacks one of the fields %1 and aggregate_id: it cannot be recounted. Nothing was written." ).arg( qiNames.join( QStringLiteral( ", " ) ) ) );
-  const VbasTableRecount recount( source, &layer, keyed, countField.isEmpty() ? -1 : source.fields().lookupField( countField ), -1, false );
+  // The table just written, read whole: its rows as stored, with no list of QGIS's feature ids first.
+  VbasTableRecount recount( source, &layer, keyed, countField.isEmpty() ? -1 : source.fields().lookupField( countField ), -1, false, VbasStoredValues::Rows::EveryStored );
   QgsProcessingFeedback quiet; // the recount's own log lines would read as the run's
   const vbas::AnonymityReport report = recount.recount( &quiet ).report( { k, 1, 1 } );
   if ( !report.violations.empty() )

@@ -529,6 +529,9 @@ void TestCheckAnonymity::storedValuesOfAGeoPackage_data()
   QTest::newRow( "1 and '1' without a type" ) << ""
                                               << "1"
                                               << "'1'";
+  QTest::newRow( "a REAL and an INTEGER of the same 8 bytes" ) << ""
+                                                               << "1.0"
+                                                               << "4607182418800017408";
   QTest::newRow( "NOCASE text" ) << "TEXT COLLATE NOCASE"
                                  << "'F'"
                                  << "'f'";
