@@ -70,16 +70,16 @@ class ExternalShuffle::SpillFile
     {
       if ( !mFile )
         open( "wbx" );
-      unsigned char size[10];
-      std::size_t length = 0;
+      // The size (a varint) and the record in one write: stdio locks the file on every call.
+      mEntry.clear();
       std::uint64_t rest = record.size();
       do
       {
-        size[length++] = static_cast<unsigned char>( ( rest & 0x7f ) | ( rest > 0x7f ? 0x80 : 0 ) );
+        mEntry.push_back( static_cast<char>( ( rest & 0x7f ) | ( rest > 0x7f ? 0x80 : 0 ) ) );
         rest >>= 7;
       } while ( rest > 0 );
-      put( size, length );
-      put( record.data(), record.size() );
+      mEntry.append( record );
+      put( mEntry.data(), mEntry.size() );
       ++mRecords;
       mCost += recordCost( record.size() );
     }
@@ -148,6 +148,7 @@ class ExternalShuffle::SpillFile
     [[noreturn]] void failRead() { fail( "Cannot read spill file", mPath, std::ferror( mFile ) ? std::strerror( errno ) : "unexpected end of file" ); }
 
     std::string mPath;
+    std::string mEntry; //!< the entry being written, reused from record to record
     std::FILE *mFile = nullptr;
     bool mExists = false; //!< whether the file was created and not removed yet
     std::uint64_t mRecords = 0;
