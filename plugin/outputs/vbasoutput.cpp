@@ -7,6 +7,7 @@
 #include "plugin/support/vbasdatabase.h"
 #include "plugin/support/vbasfilekind.h"
 #include "plugin/outputs/vbasgdal.h"
+#include "plugin/outputs/vbasogrsink.h"
 #include "plugin/outputs/vbastemporaries.h"
 
 #include <qgsdatasourceuri.h>
@@ -463,6 +464,7 @@ void VbasOutput::createFile( QgsProcessingContext &context )
   if ( writer->hasError() )
     throw QgsProcessingException( QObject::tr( "%1: could not create the file: %2" ).arg( describe(), writer->errorMessage() ) );
   mSink = std::move( writer );
+  fillStraight( written, layer );
 }
 
 void VbasOutput::createTable( QgsProcessingContext &context )
@@ -477,6 +479,7 @@ void VbasOutput::createTable( QgsProcessingContext &context )
     if ( writer->hasError() )
       throw QgsProcessingException( QObject::tr( "%1: could not create the staging table: %2" ).arg( describe(), writer->errorMessage() ) );
     mSink = std::move( writer );
+    fillStraight( mPath, VbasTemporaries::stagingTable( mToken ) );
     return;
   }
   QVariantMap options = mCreateOptions;
@@ -487,6 +490,14 @@ void VbasOutput::createTable( QgsProcessingContext &context )
   if ( exporter->errorCode() != Qgis::VectorExportResult::Success )
     throw QgsProcessingException( QObject::tr( "%1: could not create the staging table: %2" ).arg( describe(), exporter->errorMessage() ) );
   mSink = std::move( exporter );
+}
+
+void VbasOutput::fillStraight( const QString &path, const QString &layerName )
+{
+  if ( !VbasOgrSink::writes( mDriver, mSchema.fields, mSchema.wkbType ) )
+    return;
+  mSink.reset(); // QGIS's writer made the layer; closed with no rows
+  mSink = std::make_unique<VbasOgrSink>( path, layerName, mSchema.fields );
 }
 
 void VbasOutput::add( QgsFeature &feature )

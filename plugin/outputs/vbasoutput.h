@@ -78,6 +78,8 @@ class VbasOutput
     //! Checks the destination (see VbasOutputSet::prepare) and locks this output's temporaries; what it replaces.
     VbasLocation check();
     void create( QgsProcessingContext &context );
+    //! Swaps QGIS's writer, once it has made the GeoPackage layer layerName at path, for VbasOgrSink when it writes the output.
+    void fillStraight( const QString &path, const QString &layerName );
     //! Moves the finished output into place, the previous one moved aside; returns its id for the results.
     QString commit( QgsProcessingContext &context );
     //! Deletes the previous output moved aside: the whole set is in place.

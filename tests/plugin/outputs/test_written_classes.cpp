@@ -7,12 +7,14 @@
 // plugin code). No record content is printed.
 #include "tests/plugin/qgis_test_util.h"
 #include "tests/plugin/random_records.h"
+#include "plugin/outputs/vbasogrsink.h"
 #include "plugin/support/vbasqgiscompat.h"
 
 #include <QDataStream>
 #include <QRandomGenerator>
 #include <QTemporaryDir>
 
+#include <limits>
 #include <map>
 
 using vbastest::Feedback;
@@ -21,23 +23,32 @@ using vbastest::layerValue;
 namespace
 {
 
-//! The classes of a GeoPackage table on fields as SQLite stores them: storage class and literal of each value -> rows.
-std::map<QString, qlonglong> storedClasses( const QString &path, const QString &table, const QStringList &fields )
+//! Each row of a GeoPackage table, in fid order: the storage class and literal of each of its fields.
+QStringList storedRows( const QString &path, const QString &table, const QStringList &fields )
 {
   sqlite3 *db = nullptr;
-  std::map<QString, qlonglong> classes;
+  QStringList rows;
   if ( sqlite3_open_v2( path.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr ) != SQLITE_OK )
-    return classes;
+    return rows;
   QStringList columns;
   for ( const QString &field : fields )
     columns << QStringLiteral( "typeof(\"%1\") || ':' || quote(\"%1\")" ).arg( field );
-  const QString sql = QStringLiteral( "SELECT %1 FROM \"%2\"" ).arg( columns.join( QStringLiteral( " || '|' || " ) ), table );
+  const QString sql = QStringLiteral( "SELECT %1 FROM \"%2\" ORDER BY fid" ).arg( columns.join( QStringLiteral( " || '|' || " ) ), table );
   sqlite3_stmt *statement = nullptr;
   if ( sqlite3_prepare_v2( db, sql.toUtf8().constData(), -1, &statement, nullptr ) == SQLITE_OK )
     while ( sqlite3_step( statement ) == SQLITE_ROW )
-      ++classes[QString::fromUtf8( reinterpret_cast<const char *>( sqlite3_column_text( statement, 0 ) ) )];
+      rows << QString::fromUtf8( reinterpret_cast<const char *>( sqlite3_column_text( statement, 0 ) ) );
   sqlite3_finalize( statement );
   sqlite3_close( db );
+  return rows;
+}
+
+//! The classes of a GeoPackage table on fields as SQLite stores them: storage class and literal of each value -> rows.
+std::map<QString, qlonglong> storedClasses( const QString &path, const QString &table, const QStringList &fields )
+{
+  std::map<QString, qlonglong> classes;
+  for ( const QString &row : storedRows( path, table, fields ) )
+    ++classes[row];
   return classes;
 }
 
@@ -97,6 +108,7 @@ class TestWrittenClasses : public QObject
     void starWrittenAsNullJoinsNull();
     void destinationJoiningClassesIsRefused();
     void randomStoredValues();
+    void straightWriterStoresWhatQgisStores();
 
   private:
     //! Checks the release of a successful run against its recount from the GeoPackage at path: every class at least k, and the run's numbers equal the recount's.
@@ -338,6 +350,90 @@ void TestWrittenClasses::randomStoredValues()
   }
   qInfo( "%d releases recounted, %d runs refused with a message", released, refused );
   QVERIFY( released > cases ); // the cases are not all refused
+}
+
+void TestWrittenClasses::straightWriterStoresWhatQgisStores()
+{
+  // The same rows written by QGIS's file writer and by VbasOgrSink into a GeoPackage made by QGIS's
+  // writer: every stored value (SQLite's storage class and literal) must be the same, for values of
+  // each field's own type and of the other types a field may be handed.
+  QgsFields fields;
+  fields.append( QgsField( QStringLiteral( "text" ), vbasqgis::Field::String ) );
+  fields.append( QgsField( QStringLiteral( "whole" ), vbasqgis::Field::Int ) );
+  fields.append( QgsField( QStringLiteral( "big" ), vbasqgis::Field::LongLong ) );
+  fields.append( QgsField( QStringLiteral( "real" ), vbasqgis::Field::Double ) );
+  QVERIFY( VbasOgrSink::writes( QStringLiteral( "GPKG" ), fields, vbasqgis::WkbType::NoGeometry ) );
+  QVERIFY( !VbasOgrSink::writes( QStringLiteral( "GPKG" ), fields, vbasqgis::WkbType::Point ) );
+  QVERIFY( !VbasOgrSink::writes( QStringLiteral( "CSV" ), fields, vbasqgis::WkbType::NoGeometry ) );
+  const QList<QVariant> values = { QVariant(),
+                                   QVariant( QVariant::String ),
+                                   QString(),
+                                   QStringLiteral( "" ),
+                                   QStringLiteral( "NULL" ),
+                                   QStringLiteral( "é ü 中文 🙂" ),
+                                   QStringLiteral( "it's \"quoted\"" ),
+                                   QStringLiteral( "12" ),
+                                   QStringLiteral( " 7 " ),
+                                   QStringLiteral( "1.5" ),
+                                   QString( 300, QChar( 'x' ) ),
+                                   0,
+                                   -1,
+                                   std::numeric_limits<int>::max(),
+                                   std::numeric_limits<int>::min(),
+                                   static_cast<qlonglong>( 0 ),
+                                   std::numeric_limits<qlonglong>::max(),
+                                   std::numeric_limits<qlonglong>::min(),
+                                   static_cast<qlonglong>( 3000000000LL ),
+                                   std::numeric_limits<uint>::max(),
+                                   true,
+                                   false,
+                                   0.0,
+                                   -0.0,
+                                   0.1,
+                                   1.0 / 3,
+                                   1e300,
+                                   -2.5e-300,
+                                   5e-324,
+                                   123456789012345678.0,
+                                   std::numeric_limits<double>::infinity(),
+                                   std::numeric_limits<double>::quiet_NaN() };
+  QTemporaryDir dir;
+  QStringList stored;
+  for ( const bool straight : { false, true } )
+  {
+    // Each value alone in each field, one row each: a value QGIS refuses is refused alike.
+    const QString path = dir.filePath( straight ? QStringLiteral( "straight.gpkg" ) : QStringLiteral( "qgis.gpkg" ) );
+    QgsVectorFileWriter::SaveVectorOptions options;
+    options.driverName = QStringLiteral( "GPKG" );
+    options.layerName = QStringLiteral( "t" );
+    std::unique_ptr<QgsVectorFileWriter> writer( QgsVectorFileWriter::create( path, fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem(), mContext.transformContext(), options ) );
+    QVERIFY( !writer->hasError() );
+    std::unique_ptr<QgsFeatureSink> sink = std::move( writer );
+    if ( straight )
+    {
+      sink.reset();
+      sink = std::make_unique<VbasOgrSink>( path, QStringLiteral( "t" ), fields );
+    }
+    QStringList accepted;
+    for ( const QVariant &value : values )
+      for ( int field = 0; field < fields.count(); ++field )
+      {
+        QgsFeature row( fields );
+        QgsAttributes attributes( fields.count() );
+        attributes[field] = value;
+        row.setAttributes( attributes );
+        accepted << QStringLiteral( "%1 %2 in %3: %4" ).arg( accepted.size() ).arg( value.typeName(), fields.at( field ).name() ).arg( sink->addFeature( row ) );
+      }
+    QVERIFY( sink->flushBuffer() );
+    sink.reset();
+    const QStringList written = accepted + storedRows( path, QStringLiteral( "t" ), { QStringLiteral( "text" ), QStringLiteral( "whole" ), QStringLiteral( "big" ), QStringLiteral( "real" ) } );
+    if ( straight )
+      for ( int i = 0; i < written.size(); ++i )
+        QVERIFY2( i < stored.size() && written[i] == stored[i],
+                  qPrintable( QStringLiteral( "line %1: QGIS's writer gave %2, the straight writer %3" ).arg( i ).arg( stored.value( i ), written[i] ) ) );
+    QCOMPARE( written.size(), stored.isEmpty() ? written.size() : stored.size() );
+    stored = written;
+  }
 }
 
 QTEST_MAIN( TestWrittenClasses )

@@ -1,0 +1,46 @@
+// A GeoPackage layer filled straight through GDAL, in one transaction (docs/outputs.md, "How outputs
+// are written"): QGIS's file writer builds an OGR feature anew from each QgsFeature, most of a release's
+// writing time. QGIS's writer still makes the layer (its fields, options and metadata); this adds the rows.
+#pragma once
+
+#include "plugin/support/vbasqgiscompat.h"
+
+#include <qgsfeaturesink.h>
+#include <qgsfields.h>
+
+#include <gdal.h>
+#include <ogr_api.h>
+
+#include <vector>
+
+class VbasOgrSink : public QgsFeatureSink
+{
+  public:
+    //! Whether a layer of driver with fields and wkbType is written by it: a GeoPackage without geometry whose fields are text, whole numbers or reals.
+    static bool writes( const QString &driver, const QgsFields &fields, vbasqgis::WkbType wkbType );
+
+    //! The layer layerName of the GeoPackage at path, which holds fields: opened and a transaction begun; throws naming what failed.
+    VbasOgrSink( const QString &path, const QString &layerName, const QgsFields &fields );
+    ~VbasOgrSink() override;
+    VbasOgrSink( const VbasOgrSink & ) = delete;
+    VbasOgrSink &operator=( const VbasOgrSink & ) = delete;
+
+    bool addFeature( QgsFeature &feature, QgsFeatureSink::Flags flags = QgsFeatureSink::Flags() ) override;
+    bool addFeatures( QgsFeatureList &features, QgsFeatureSink::Flags flags = QgsFeatureSink::Flags() ) override;
+    //! Commits the rows; the file is closed when the sink is destroyed.
+    bool flushBuffer() override;
+    QString lastError() const override { return mError; }
+
+  private:
+    //! Sets OGR field field of mFeature to value, already of type (a type writes() accepts), with the setter QGIS's writer calls for it.
+    void set( int field, vbasqgis::FieldType type, const QVariant &value );
+    bool fail( const QString &error );
+
+    GDALDatasetH mDataset = nullptr;
+    OGRLayerH mLayer = nullptr;
+    OGRFeatureH mFeature = nullptr; //!< one feature, refilled for every row
+    std::vector<int> mOgrField;     //!< per field of fields: its index in the OGR layer
+    QgsFields mFields;
+    bool mInTransaction = false;
+    QString mError;
+};
