@@ -11,6 +11,8 @@
 #include <gdal.h>
 #include <ogr_api.h>
 
+#include <memory>
+#include <type_traits>
 #include <vector>
 
 class VbasOgrSink : public QgsFeatureSink
@@ -36,11 +38,19 @@ class VbasOgrSink : public QgsFeatureSink
     void set( int field, vbasqgis::FieldType type, const QVariant &value );
     bool fail( const QString &error );
 
-    GDALDatasetH mDataset = nullptr;
+    struct CloseDataset
+    {
+        void operator()( GDALDatasetH dataset ) const { GDALClose( dataset ); }
+    };
+    struct DestroyFeature
+    {
+        void operator()( OGRFeatureH feature ) const { OGR_F_Destroy( feature ); }
+    };
+    std::unique_ptr<std::remove_pointer_t<GDALDatasetH>, CloseDataset> mDataset; // declared first: closed after the feature is destroyed
     OGRLayerH mLayer = nullptr;
-    OGRFeatureH mFeature = nullptr; //!< one feature, refilled for every row
-    std::vector<int> mOgrField;     //!< per field of fields: its index in the OGR layer
-    QgsFields mFields;
+    std::unique_ptr<std::remove_pointer_t<OGRFeatureH>, DestroyFeature> mFeature; //!< one feature, refilled for every row
+    std::vector<int> mOgrField;                                                   //!< per field of fields: its index in the OGR layer
+    std::vector<QgsField> mFields;                                                //!< the fields, kept apart: QgsFields::at copies a field
     bool mInTransaction = false;
     QString mError;
 };
