@@ -18,6 +18,9 @@
 namespace
 {
 
+//! The texts a QI field remembers the numbers of at most (a field of many more is mostly new texts).
+constexpr int kRememberedTexts = 1 << 16;
+
 //! The value types QGIS providers give whose QDataStream bytes are exact: a type tag, then the value itself.
 bool isExactType( int type )
 {
@@ -103,6 +106,7 @@ VbasTableRecount::VbasTableRecount( QgsProcessingFeatureSource &source, const Qg
   , mCount( count )
   , mSensitive( sensitive )
   , mValues( static_cast<std::size_t>( qis.size() ) )
+  , mTextIds( static_cast<std::size_t>( qis.size() ) )
 {
   if ( !mStored->asText() )
     checkExactTypes();
@@ -172,8 +176,21 @@ std::string_view VbasTableRecount::classKey( KeyBytes &bytes, const QgsAttribute
   mClassKey.clear();
   for ( int q = 0; q < mQis.size(); ++q )
   {
-    const std::uint32_t value = mValues[static_cast<std::size_t>( q )].insert( valueBytes( bytes, attributes, mQis[q], row, id ) );
-    mClassKey.append( reinterpret_cast<const char *>( &value ), sizeof value );
+    const std::size_t field = static_cast<std::size_t>( q );
+    const QVariant &value = attributes.at( mQis[q] );
+    // A text's bytes are a function of its characters: a text seen before takes its number without them.
+    const bool text = !value.isNull() && value.userType() == QMetaType::QString;
+    const auto seen = text ? mTextIds[field].constFind( value.toString() ) : mTextIds[field].constEnd();
+    std::uint32_t number = 0;
+    if ( seen != mTextIds[field].constEnd() )
+      number = seen.value();
+    else
+    {
+      number = mValues[field].insert( valueBytes( bytes, attributes, mQis[q], row, id ) );
+      if ( text && mTextIds[field].size() < kRememberedTexts )
+        mTextIds[field].insert( value.toString(), number );
+    }
+    mClassKey.append( reinterpret_cast<const char *>( &number ), sizeof number );
   }
   return mClassKey;
 }

@@ -12,6 +12,8 @@
 
 #include <qgsfeature.h>
 
+#include <QHash>
+
 #include <functional>
 #include <memory>
 
@@ -59,5 +61,6 @@ class VbasTableRecount
     int mSensitive = -1;
     //! Each QI field's values met, by their exact bytes: the ids a class key holds (short keys count fast, and decode back).
     std::vector<vbas::StringIndex> mValues;
+    std::vector<QHash<QString, std::uint32_t>> mTextIds; //!< each QI field's texts met, by their characters: their numbers in mValues
     std::string mClassKey;
 };
