@@ -48,6 +48,7 @@ constexpr double PurgeShare = 0.25;
  * 11 rounds, and the best bound at the smoothed duals was 77 m a person from round 1. A column priced there
  * joins the master only if its reduced cost at u is negative; when none is, the columns priced at u join.
  * Measured there: 0.5 took 16 s of processor time, 0.4 18 s, 0.3 20 s, 0.6 21 s, 0.7 27 s, none 22 s.
+ * CLP only solves each master: it has no column generation of its own, so no stabilisation to ask for.
  */
 constexpr double SmoothingWeight = 0.5;
 //! The box is widened tenfold at most this many times in one solve of an unbounded master.
@@ -421,10 +422,9 @@ bool ColumnGeneration::widenBoxAtEdge( const double *u, bool widen )
 
 /**
  * Drops the generated columns whose reduced cost at u exceeds PurgeShare times the mean candidate distance:
- * the barrier's work grows with the columns, and CLP keeps every column it is given. Its interior duals move
- * little between rounds once the box is set, so such a column seldom prices out again; when one round after
- * an unchanged box does not lower the master objective, columns are cycling and purging stops for good (the
- * rounds are then those of column generation without it, which ends).
+ * the barrier's work grows with the columns, and CLP keeps every column it is given. A dropped column can
+ * price out again; when one round after an unchanged box does not lower the master objective, columns are
+ * cycling and purging stops for good (the rounds are then those of column generation without it, which ends).
  */
 void ColumnGeneration::purge( const double *u )
 {
@@ -613,8 +613,7 @@ Solution ColumnGeneration::run()
     return solution; // Infeasible
   }
   mCentre.assign( mCodes, 0.0 );
-  const double meanDistance = mProblem.candidates.pairs() ? std::accumulate( mProblem.candidates.distances.begin(), mProblem.candidates.distances.end(), 0.0 ) / mProblem.candidates.pairs() : 0;
-  mDelta.assign( mCodes, meanDistance + 1 );
+  mDelta.assign( mCodes, mMeanDistance + 1 );
   mMasterSolver = mCodes >= BarrierCodes ? MasterSolver::Barrier : MasterSolver::Simplex;
   buildMaster();
   setBox();
