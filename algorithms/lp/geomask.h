@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -130,9 +131,10 @@ struct ColumnGenerationSettings
 {
     double gapTolerance = 1e-6; //!< stop when (objective - Lagrangian bound) / objective is below it
     std::size_t maxRounds = 100000;
-    double maxSeconds = 0;                 //!< stop (Status::Limit) after a round that ends past it; 0: no limit
-    std::size_t stallRounds = 200;         //!< stop (Status::Limit) after this many rounds in a row that improve neither bound
-    std::size_t maxColumnsPerRound = 4000; //!< partial pricing: the most negative reduced costs only
+    double maxSeconds = 0;         //!< stop (Status::Limit) after a round that ends past it; 0: no limit
+    std::size_t stallRounds = 200; //!< stop (Status::Limit) after this many rounds in a row that improve neither bound
+    //! Partial pricing: at most this many columns a round, those of the most negative reduced costs (default: every destination that prices out).
+    std::size_t maxColumnsPerRound = std::numeric_limits<std::size_t>::max();
 };
 
 //! The Dantzig-Wolfe master (one row per code; docs/method.md, column generation) solved by column generation with a warm-started CLP master and box-step dual stabilisation.
