@@ -12,6 +12,8 @@
 #include <qgsvectordataprovider.h>
 #include <qgsvectorlayer.h>
 
+#include <QDataStream>
+
 #include <cmath>
 #include <exception>
 #include <future>
@@ -144,20 +146,30 @@ void addCount( std::int64_t &sum, std::int64_t count, std::int64_t row, QgsFeatu
       QObject::tr( "%1: the counts add up to more than %2 records, the most a 64-bit count holds." ).arg( VbasRecordReader::rowName( row, id ) ).arg( std::numeric_limits<std::int64_t>::max() ) );
 }
 
-//! The count of the records by their source, or why not: the whole table only (no selection or limit).
+//! Why the processing input value reads part of its layer (a selection, a feature limit, a filter), or nothing.
+QString partOfLayer( const QVariant &value )
+{
+  if ( !value.canConvert<QgsProcessingFeatureSourceDefinition>() )
+    return QString();
+  const QgsProcessingFeatureSourceDefinition definition = value.value<QgsProcessingFeatureSourceDefinition>();
+  if ( definition.selectedFeaturesOnly )
+    return QObject::tr( "the input is the layer's selected features" );
+  if ( definition.featureLimit >= 0 )
+    return QObject::tr( "the input has a feature limit" );
+#if _QGIS_VERSION_INT >= 33200
+  if ( !definition.filterExpression.isEmpty() )
+    return QObject::tr( "the input has a filter" );
+#endif
+  return QString();
+}
+
+//! The count of the records by their source, or why not: the whole table only (no selection, limit or filter).
 std::optional<VbasGroupedCount> planGrouped( const QgsProcessingAlgorithm &algorithm, const QVariantMap &parameters, QgsProcessingContext &context, const VbasRecordFields &roles,
                                              const QgsAttributeList &identity, QString &why )
 {
-  const QVariant value = parameters.value( QStringLiteral( "RECORDS" ) );
-  if ( value.canConvert<QgsProcessingFeatureSourceDefinition>() )
-  {
-    const QgsProcessingFeatureSourceDefinition definition = value.value<QgsProcessingFeatureSourceDefinition>();
-    if ( definition.selectedFeaturesOnly || definition.featureLimit >= 0 )
-    {
-      why = QObject::tr( "only selected features or a limited number are read" );
-      return std::nullopt;
-    }
-  }
+  why = partOfLayer( parameters.value( QStringLiteral( "RECORDS" ) ) );
+  if ( !why.isEmpty() )
+    return std::nullopt;
   const QgsVectorLayer *layer = layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context );
   if ( !layer )
   {
@@ -165,6 +177,34 @@ std::optional<VbasGroupedCount> planGrouped( const QgsProcessingAlgorithm &algor
     return std::nullopt;
   }
   return VbasGroupedCount::plan( *layer, roles, identity, why );
+}
+
+//! A value as the class keys take it: its type and bytes (QVariant's == takes alike doubles as equal).
+QByteArray exactly( const QVariant &value )
+{
+  QByteArray bytes;
+  QDataStream out( &bytes, QIODevice::WriteOnly );
+  out << value;
+  return bytes;
+}
+
+/**
+ * The test suites' check of the stream (VBAS_COMPARE_READERS, docs/development.md): each row it gives
+ * is compared with QGIS's reading of it, by feature id and by the type and bytes of each read field.
+ */
+std::function<bool( QgsFeature & )> sameAsQgis( const std::shared_ptr<VbasArrowRows> &streamed, QgsFeatureIterator qgis, const QgsAttributeList &read )
+{
+  return [streamed, qgis, read, row = std::int64_t( 0 )]( QgsFeature &f ) mutable {
+    QgsFeature expected;
+    const bool more = streamed->next( f );
+    if ( more != qgis.nextFeature( expected ) )
+      throw QgsProcessingException( QObject::tr( "GDAL's stream and QGIS give different numbers of records rows (%1 and more)." ).arg( row ) );
+    ++row;
+    for ( const int i : read )
+      if ( more && ( f.id() != expected.id() || exactly( f.attribute( i ) ) != exactly( expected.attribute( i ) ) ) )
+        throw QgsProcessingException( QObject::tr( "GDAL's stream and QGIS read record row %1 apart (field %2)." ).arg( row ).arg( i ) );
+    return more;
+  };
 }
 
 bool isTextOrNumber( vbasqgis::FieldType type )
@@ -261,6 +301,10 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   mRecordFields = VbasRecordReader::resolve( mRecords->fields(), recordRegion, mQiNames, text( QStringLiteral( "COUNT_FIELD" ) ), released, identity, text( QStringLiteral( "SENSITIVE_FIELD" ) ) );
   for ( int q = 0; q < mQiNames.size(); ++q )
     mQiNames[q] = mRecords->fields().at( mRecordFields.qis[q] ).name(); // the field's own name, however QI_FIELDS spelled it (any letter case)
+  if ( recordRegion.isEmpty() )
+    mNotStreamed = QObject::tr( "the records are located by their points" );
+  else if ( ( mNotStreamed = partOfLayer( parameters.value( QStringLiteral( "RECORDS" ) ) ) ).isEmpty() )
+    mStreamed = VbasArrowRows::plan( layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context ), mRelease ? mRecordFields.read() : mRecordFields.counted(), mNotStreamed );
   // Counting row by row is said only to a user who asked the source to count (GROUP_IN_SOURCE), with why.
   if ( !has( QStringLiteral( "GROUP_IN_SOURCE" ) ) || !QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "GROUP_IN_SOURCE" ) ), parameters, context ) )
     mNotGrouped.clear();
@@ -434,11 +478,35 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
   rows.roles = mRecordFields;
   QgsFeatureRequest request;
   request.setFlags( mRecordFields.region < 0 ? vbasqgis::WithGeometry : vbasqgis::NoGeometry ).setSubsetOfAttributes( mRelease ? mRecordFields.read() : mRecordFields.counted() );
-  rows.next = [it = mRecords->getFeatures( request, vbasqgis::SkipGeometryValidityChecks )]( QgsFeature &f ) mutable { return it.nextFeature( f ); };
+  rows.next = recordRows( request, feedback );
   rows.expected = mRecords->featureCount();
-  VbasRecords records = mGrouped ? count( regions, rows, feedback ) : countBesideCheck( regions, rows, feedback );
-  mRecordFiles.checkUnchanged( files );
-  return records;
+  try
+  {
+    VbasRecords records = mGrouped ? count( regions, rows, feedback ) : countBesideCheck( regions, rows, feedback );
+    mRecordFiles.checkUnchanged( files );
+    return records;
+  }
+  catch ( const QgsProcessingException & )
+  {
+    mRecordFiles.checkUnchanged( files ); // a refusal of a row that an edit made during the read is said as the edit
+    throw;
+  }
+}
+
+std::function<bool( QgsFeature & )> VbasInputs::recordRows( const QgsFeatureRequest &request, QgsProcessingFeedback *feedback ) const
+{
+  QString why = mNotStreamed;
+  std::shared_ptr<VbasArrowRows> streamed = mStreamed ? VbasArrowRows::open( *mStreamed, why ) : nullptr;
+  const auto qgisRows = [&] { return mRecords->getFeatures( request, vbasqgis::SkipGeometryValidityChecks ); };
+  if ( !streamed )
+  {
+    feedback->pushInfo( QObject::tr( "The records are read through QGIS: %1." ).arg( why ) );
+    return [it = qgisRows()]( QgsFeature &f ) mutable { return it.nextFeature( f ); };
+  }
+  feedback->pushInfo( QObject::tr( "The records are read through GDAL's column stream." ) );
+  if ( qEnvironmentVariableIsSet( "VBAS_COMPARE_READERS" ) )
+    return sameAsQgis( streamed, qgisRows(), mStreamed->read );
+  return [streamed]( QgsFeature &f ) { return streamed->next( f ); };
 }
 
 void VbasInputs::checkStoredRecords() const

@@ -10,6 +10,7 @@
 #include "algorithms/base/qi_encoding.h"
 #include "algorithms/metrics/sensitive.h"
 #include "algorithms/base/string_index.h"
+#include "plugin/inputs/vbasarrowrows.h"
 #include "plugin/inputs/vbasgroupedcount.h"
 #include "plugin/support/vbaslocation.h"
 #include "plugin/inputs/vbaspointlocator.h"
@@ -153,6 +154,8 @@ class VbasInputs
   private:
     //! The counting pass over rows, or over the groups of the source.
     VbasRecords count( const VbasRegions &regions, const VbasCountedRows &rows, QgsProcessingFeedback *feedback ) const;
+    //! The records row by row: through GDAL's stream where it gives them as QGIS would, else through QGIS; said in the log.
+    std::function<bool( QgsFeature & )> recordRows( const QgsFeatureRequest &request, QgsProcessingFeedback *feedback ) const;
     //! Refuses a records value that QGIS would read other than stored (VbasStoredTable).
     void checkStoredRecords() const;
     //! count() of the rows, with checkStoredRecords() beside it in a second thread; the check's refusal comes first.
@@ -168,11 +171,13 @@ class VbasInputs
     QString mPopulationField;
     int mRegionPoint = 0;
     bool mDropOutside = false;
-    bool mRelease = false;                    //!< the algorithm writes a release: the counting pass is row by row and keeps the rows (keepForRelease)
-    QString mScratchPrefix;                   //!< of the rows kept for the release
-    std::size_t mMemoryBudget = 0;            //!< bytes of the rows kept for the release held in memory
-    std::optional<VbasGroupedCount> mGrouped; //!< the records counted by their data source
-    QString mNotGrouped;                      //!< why not, when asked to
+    bool mRelease = false;                          //!< the algorithm writes a release: the counting pass is row by row and keeps the rows (keepForRelease)
+    QString mScratchPrefix;                         //!< of the rows kept for the release
+    std::size_t mMemoryBudget = 0;                  //!< bytes of the rows kept for the release held in memory
+    std::optional<VbasGroupedCount> mGrouped;       //!< the records counted by their data source
+    QString mNotGrouped;                            //!< why not, when asked to
+    std::optional<VbasArrowRows::Source> mStreamed; //!< the records read row by row through GDAL's stream
+    QString mNotStreamed;                           //!< why not: they are read through QGIS
     QgsCoordinateTransformContext mTransformContext;
     VbasRecordFields mRecordFields;
     QStringList mQiNames;

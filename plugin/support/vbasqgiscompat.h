@@ -14,6 +14,9 @@
 #include <qgsprocessingparameters.h>
 #include <qgsprocessingutils.h>
 #include <qgsunittypes.h>
+#if _QGIS_VERSION_INT >= 33800
+#include <qgsvariantutils.h>
+#endif
 #include <qgsvectorfilewriter.h>
 #include <qgswkbtypes.h>
 
@@ -85,6 +88,7 @@ inline constexpr FieldType String = QMetaType::QString, Int = QMetaType::Int, UI
                            StringList = QMetaType::QStringList, List = QMetaType::QVariantList, Map = QMetaType::QVariantMap;
 }
 inline constexpr auto OriginExpression = Qgis::FieldOrigin::Expression;
+inline constexpr auto OriginProvider = Qgis::FieldOrigin::Provider;
 #else
 using FieldType = QVariant::Type;
 namespace Field
@@ -94,6 +98,7 @@ inline constexpr FieldType String = QVariant::String, Int = QVariant::Int, UInt 
                            List = QVariant::List, Map = QVariant::Map;
 }
 inline constexpr auto OriginExpression = QgsFields::OriginExpression;
+inline constexpr auto OriginProvider = QgsFields::OriginProvider;
 #endif
 
 #if _QGIS_VERSION_INT >= 33200 // Qgis::FeatureSymbologyExport
@@ -144,5 +149,15 @@ auto updateClasses( Renderer &renderer, const QgsVectorLayer &layer, int classes
 inline QString typeName( const QgsField &field )
 {
   return QString::fromLatin1( QMetaType::typeName( static_cast<int>( field.type() ) ) );
+}
+
+//! A NULL of a field's type, as QGIS's providers give it.
+inline QVariant nullOf( FieldType type )
+{
+#if _QGIS_VERSION_INT >= 33800
+  return QgsVariantUtils::createNullVariant( type );
+#else
+  return QVariant( type );
+#endif
 }
 } // namespace vbasqgis

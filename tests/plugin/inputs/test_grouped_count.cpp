@@ -201,7 +201,8 @@ void TestGroupedCount::selectionCountedRowByRow()
   Feedback feedback;
   const QVariantMap r = vbastest::run( QStringLiteral( "vbas:estimatesitecount" ), p, context, true, &feedback );
   QgsProject::instance()->takeMapLayer( records.get() );
-  QVERIFY( feedback.saw( QStringLiteral( "The records are counted row by row: only selected features or a limited number are read." ) ) );
+  QVERIFY( feedback.saw( QStringLiteral( "The records are counted row by row: the input is the layer's selected features." ) ) );
+  QVERIFY( feedback.saw( QStringLiteral( "The records are read through QGIS: the input is the layer's selected features." ) ) );
   QCOMPARE( r.value( QStringLiteral( "RECORDS" ) ).toLongLong(), 3LL );
 }
 

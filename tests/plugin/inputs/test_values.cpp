@@ -103,6 +103,8 @@ class TestValues : public QObject
     void delimitedTextValuesReadBack();
     void shapefileValuesReadBack();
     void sampleAsShapefileAndCsv();
+    void eachFormatReadAsQgisReadsIt_data();
+    void eachFormatReadAsQgisReadsIt();
     void lineRegionsRefused();
     void pointsWithoutSrsTakenInRegionsCrs();
     void overlappingRegionsRefused();
@@ -431,6 +433,88 @@ void TestValues::sampleAsShapefileAndCsv()
   }
   QCOMPARE( released[1], released[0] );
   QCOMPARE( released[2], released[0] );
+}
+
+void TestValues::eachFormatReadAsQgisReadsIt_data()
+{
+  QTest::addColumn<QString>( "file" );
+  QTest::addColumn<QString>( "source" );  // appended to the file's path
+  QTest::addColumn<QString>( "reader" );  // the log's line that says how the records are read
+  QTest::addColumn<QString>( "outcome" ); // the start of the counting pass's line, or of the refusal
+  const QString stream = QStringLiteral( "The records are read through GDAL's column stream." );
+  const QString all = QStringLiteral( "Read 36 record rows" );
+  QTest::newRow( "GeoPackage" ) << "a.gpkg"
+                                << "|layername=records" << stream << all;
+  QTest::newRow( "SQLite" ) << "a.sqlite"
+                            << "|layername=records" << stream << all;
+  QTest::newRow( "FlatGeobuf" ) << "a.fgb"
+                                << "" << stream << all;
+  QTest::newRow( "GeoJSON" ) << "a.geojson"
+                             << "" << stream << all;
+  QTest::newRow( "CSV, all text" ) << "a.csv"
+                                   << "" << stream << all;
+  // QGIS's CSV writer stores 0.3 as 0.30000, which QGIS would read as another text than stored.
+  QTest::newRow( "CSV, types detected" ) << "b.csv"
+                                         << "|option:AUTODETECT_TYPE=YES" << stream << "Record with feature id 1: the field 'w' is of type double but stores the text value '0.30000'";
+  QTest::newRow( "shapefile" ) << "a.shp"
+                               << ""
+                               << "The records are read through QGIS: QGIS may decode a shapefile's text itself, by the layer's encoding setting." << all;
+  QTest::newRow( "GeoPackage, subset" ) << "b.gpkg"
+                                        << "|layername=records|subset=\"age\" IS NOT NULL"
+                                        << "The records are read through QGIS: the layer has a subset string."
+                                        << "Read 28 record rows";
+}
+
+void TestValues::eachFormatReadAsQgisReadsIt()
+{
+  // The same records in each format that GDAL reads for QGIS: read through GDAL's column stream where
+  // it gives them exactly as QGIS reads them, through QGIS otherwise, and counted (or refused) alike
+  // both ways, the run through QGIS forced by a feature limit. Texts that differ only by composition,
+  // NULLs, a 64-bit number, reals that differ in the last bit: each a class of its own where the
+  // format keeps it.
+  QFETCH( QString, file );
+  QFETCH( QString, source );
+  QFETCH( QString, reader );
+  QFETCH( QString, outcome );
+  auto regions = vbastest::grid();
+  // Points, which a FlatGeobuf file needs; the records are read by their region field.
+  QgsVectorLayer memory( QStringLiteral( "Point?crs=EPSG:4326&field=region:string&field=name:string&field=age:integer&field=big:long&field=w:double" ), QStringLiteral( "records" ),
+                         QStringLiteral( "memory" ) );
+  QgsFeatureList features;
+  for ( int i = 0; i < 36; ++i )
+  {
+    QgsFeature f( memory.fields() );
+    f.setAttributes( QgsAttributes() << QStringLiteral( "r%1%2" ).arg( i % 3 ).arg( ( i / 3 ) % 3 )
+                                     << ( i % 4 == 0  ? QVariant()
+                                          : i % 8 < 4 ? QStringLiteral( "Zoë" )
+                                                      : QStringLiteral( "Zoe\u0308" ) )
+                                     << ( i % 5 == 0 ? QVariant() : QVariant( i % 3 ) ) << ( i % 2 ? 5000000000LL : 7LL ) << ( i % 3 ? 0.1 + 0.2 : 0.3 ) );
+    f.setGeometry( QgsGeometry::fromPointXY( QgsPointXY( 1, 2 ) ) );
+    features << f;
+  }
+  memory.dataProvider()->addFeatures( features );
+  const QString path = mDir.filePath( file );
+  vbastest::save( &memory, path, QStringLiteral( "records" ) );
+  QgsVectorLayer records( path + source, QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  QVERIFY( records.isValid() );
+  QStringList outcomes;
+  for ( const bool limited : { false, true } )
+  {
+    QVariantMap p = vbastest::inputParameters( regions.get(), QStringLiteral( "id" ), &records, QStringLiteral( "region" ),
+                                               { QStringLiteral( "name" ), QStringLiteral( "age" ), QStringLiteral( "big" ), QStringLiteral( "w" ) } );
+    if ( limited )
+      p.insert( QStringLiteral( "RECORDS" ), QVariant::fromValue( QgsProcessingFeatureSourceDefinition( records.source(), false, 1000 ) ) );
+    Feedback feedback;
+    QgsProcessingContext context; // holds the layer of the limited input until the test's end, before QGIS exits
+    vbastest::run( QStringLiteral( "vbas:estimatesitecount" ), p, context, outcome.startsWith( QStringLiteral( "Read " ) ), &feedback );
+    QVERIFY2( feedback.saw( limited ? QStringLiteral( "The records are read through QGIS: the input has a feature limit." ) : reader ), qPrintable( feedback.messages.join( '\n' ) ) );
+    outcomes << feedback.error();
+    for ( const QString &message : std::as_const( feedback.messages ) )
+      if ( message.startsWith( QStringLiteral( "Read " ) ) )
+        outcomes.last() += message;
+  }
+  QCOMPARE( outcomes[0], outcomes[1] );
+  QVERIFY2( outcomes[0].startsWith( outcome ), qPrintable( outcomes[0] ) );
 }
 
 void TestValues::lineRegionsRefused()
