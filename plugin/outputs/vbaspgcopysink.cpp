@@ -4,7 +4,9 @@
 #include <qgsexception.h>
 #include <qgssqliteutils.h>
 
+#include <QObject>
 #include <QStringList>
+#include <QVariant>
 
 #include <libpq-fe.h>
 
@@ -115,7 +117,7 @@ bool VbasPgCopySink::addFeature( QgsFeature &feature, QgsFeatureSink::Flags )
       mRows += "\\N";
       continue;
     }
-    // QGIS's provider writes lists and maps in forms of its own (arrays, JSON): never in a table this sink writes.
+    // Lists and maps QGIS's provider writes in forms of its own (arrays, hstore, JSON): refused, not copied.
     const int type = value.userType();
     if ( type == QMetaType::QStringList || type == QMetaType::QVariantList || type == QMetaType::QVariantMap )
     {

@@ -3,10 +3,11 @@
 // writing time. QGIS's exporter still makes the table (its key, columns and types); this adds the rows.
 //
 // Through libpq, which the plugin links already (the staging tables' locks), not GDAL's PostgreSQL
-// driver with PG_USE_COPY: GDAL would first convert each value to an OGR field by its own rules (it
-// reads the text "1.5" as the whole number 1, where the server refuses it), and would need a "PG:"
-// connection string holding the password. Here each value goes as the text QGIS's provider binds for
-// it in its INSERT, and the server reads it with the column type's input function, as it reads QGIS's.
+// driver with PG_USE_COPY: GDAL would hand the server values it converted to OGR fields first, by its
+// own rules (the text "1.5" in a whole-number field becomes 1, where the server refuses QGIS's "1.5"),
+// and it would need a "PG:" connection string holding the password. Here each value goes as the text
+// QGIS's provider binds for it in its INSERT, which the server reads with the column type's input
+// function, as it reads QGIS's.
 #pragma once
 
 #include "plugin/support/vbasqgiscompat.h"
