@@ -6,9 +6,10 @@
 // recounted by SQL on the database (every EC at least k, released + suppressed = the records, every
 // row's aggregate the one its patient's tract has in the lookup), and by vbas:checkanonymity.
 // Then the faults: a table replace whose rename fails keeps the previous release (the drop and the
-// rename are one transaction), and a records table edited by a second connection during the run
-// aborts it with no table left behind. The role custodian may connect only with its password
-// (scram-sha-256), and no output of its runs holds the password.
+// rename are one transaction), rows the server refuses during COPY leave no staging table, and a
+// records table edited by a second connection during the run aborts it with no table left behind.
+// The role custodian may connect only with its password (scram-sha-256), and no output of its runs
+// holds the password.
 //
 // Privacy: only counts are printed, never a record.
 
@@ -60,6 +61,7 @@ class TestPostgis : public QObject
     void looseTypesCountedAlike();
     void randomTablesCountedAlike();
     void replaceIsOneTransaction();
+    void refusedCopyLeavesNothing();
     void destinationIsComparedByIdentity_data();
     void destinationIsComparedByIdentity();
     void staleStagingTablesNeedTheirLockFree();
@@ -380,6 +382,33 @@ void TestPostgis::replaceIsOneTransaction()
     QCOMPARE( mServer.number( QStringLiteral( "SELECT count(*) * 1000003 + coalesce(sum(hashtext(t::text)::bigint), 0) FROM %1 t" ).arg( table ) ), sums[table] );
   QVERIFY( reportFile.open( QIODevice::ReadOnly ) );
   QVERIFY2( reportFile.readAll() == report, "the previous report.html was not put back" );
+}
+
+void TestPostgis::refusedCopyLeavesNothing()
+{
+  // A run into the tables of roundTrip whose rows the server refuses while COPY sends them (a trigger
+  // that an event trigger puts on every staging table): the run fails with the server's reason, the
+  // previous release stays whole and no staging table is left.
+  const qint64 before = mServer.number( "SELECT count(*) FROM release" );
+  const qint64 checksum = mServer.number( "SELECT sum(hashtext(r::text)::bigint) FROM release r" );
+  QString out;
+  CHECKED( mServer.sql( QStringLiteral( "CREATE FUNCTION refuse_copy() RETURNS trigger LANGUAGE plpgsql AS $$ "
+                                        "BEGIN IF current_query() ILIKE 'COPY%' THEN RAISE EXCEPTION 'rows refused by the test'; END IF; RETURN NEW; END $$; "
+                                        "CREATE FUNCTION arm_refuse_copy() RETURNS event_trigger LANGUAGE plpgsql AS $$ DECLARE c record; BEGIN "
+                                        "FOR c IN SELECT object_identity FROM pg_event_trigger_ddl_commands() WHERE object_type = 'table' AND object_identity LIKE '%vbas\\_partial%' LOOP "
+                                        "EXECUTE format('CREATE TRIGGER refuse_copy BEFORE INSERT ON %s FOR EACH ROW EXECUTE FUNCTION refuse_copy()', c.object_identity); "
+                                        "END LOOP; END $$; "
+                                        "CREATE EVENT TRIGGER arm_refuse_copy ON ddl_command_end WHEN TAG IN ('CREATE TABLE') EXECUTE FUNCTION arm_refuse_copy();" ),
+                        out ) );
+  e2e::ProcessResult run;
+  CHECKED( mQgis.run( QStringList { "run", "vbas:anonymize", "--" } + anonymize( QStringLiteral( "patients" ), QString() ), mDir.path(), run ) );
+  CHECKED( mServer.sql( QStringLiteral( "DROP EVENT TRIGGER arm_refuse_copy; DROP FUNCTION arm_refuse_copy();" ), out ) );
+  QVERIFY2( run.exitCode != 0, "the run whose rows were refused succeeded" );
+  QVERIFY2( QString::fromUtf8( run.err ).contains( QStringLiteral( "rows refused by the test" ) ), qPrintable( tail( run.err ) ) );
+  QCOMPARE( mServer.number( "SELECT count(*) FROM release" ), before );
+  QCOMPARE( mServer.number( "SELECT sum(hashtext(r::text)::bigint) FROM release r" ), checksum );
+  QCOMPARE( tables( QStringLiteral( "vbas_partial" ) ), QStringList() );
+  CHECKED( mServer.sql( QStringLiteral( "DROP FUNCTION refuse_copy();" ), out ) ); // no staging table holds its trigger
 }
 
 void TestPostgis::destinationIsComparedByIdentity_data()
