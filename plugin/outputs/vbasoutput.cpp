@@ -8,6 +8,7 @@
 #include "plugin/support/vbasfilekind.h"
 #include "plugin/outputs/vbasgdal.h"
 #include "plugin/outputs/vbasogrsink.h"
+#include "plugin/outputs/vbaspgcopysink.h"
 #include "plugin/outputs/vbastemporaries.h"
 
 #include <qgsdatasourceuri.h>
@@ -490,6 +491,10 @@ void VbasOutput::createTable( QgsProcessingContext &context )
   if ( exporter->errorCode() != Qgis::VectorExportResult::Success )
     throw QgsProcessingException( QObject::tr( "%1: could not create the staging table: %2" ).arg( describe(), exporter->errorMessage() ) );
   mSink = std::move( exporter );
+  if ( !VbasPgCopySink::writes( mSchema.fields, mSchema.wkbType ) )
+    return;
+  mSink.reset(); // QGIS's exporter made the table; closed with no rows
+  mSink = std::make_unique<VbasPgCopySink>( staging.uri( false ), mSchema.fields );
 }
 
 void VbasOutput::fillStraight( const QString &path, const QString &layerName )

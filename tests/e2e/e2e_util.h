@@ -9,6 +9,7 @@
 // qgis_process's stderr (its own messages, which name fields and counts).
 #pragma once
 
+#include "tests/shared/checked.h"
 #include "tests/shared/ctest_path.h"
 
 #include <QCryptographicHash>
@@ -28,27 +29,13 @@
 #include <gdal.h>
 #include <ogr_api.h>
 
-// Stops the calling test function when a helper recorded a failure.
-#define CHECKED( call ) \
-  do \
-  { \
-    call; \
-    if ( QTest::currentTestFailed() ) \
-      return; \
-  } while ( false )
-
 namespace e2e
 {
 
 const QString kNull = QStringLiteral( "\x01<NULL>" ); // a NULL is a category of its own
 const int kProcessTimeoutMs = 300000;
 
-//! The last n characters of a process's output, for failure messages.
-inline QString tail( const QByteArray &bytes, int n = 2000 )
-{
-  const QString s = QString::fromUtf8( bytes );
-  return s.size() <= n ? s : s.right( n );
-}
+using vbastest::tail;
 
 //! One attribute table read with OGR (first layer of the dataset).
 struct Table

@@ -1,35 +1,33 @@
-// PostGIS in and out, end to end through qgis_process against a real PostgreSQL +
-// PostGIS server that this test starts itself: initdb in a temporary folder, listening on a Unix
-// socket in that folder only (no TCP port, no system service), stopped when the test ends. A
-// watchdog stops it too if the test process dies without cleaning up, so nothing is left running.
+// PostGIS in and out, end to end through qgis_process against a real PostgreSQL + PostGIS server
+// that this test starts itself (tests/shared/pg_server.h: its own folder and socket, no TCP port).
 //
 // The sample layers are loaded into PostGIS with ogr2ogr; vbas:anonymize reads the regions and the
 // records from PostGIS tables and writes every output back to PostGIS tables. The release is then
 // recounted by SQL on the database (every EC at least k, released + suppressed = the records, every
 // row's aggregate the one its patient's tract has in the lookup), and by vbas:checkanonymity.
 // Then the faults: a table replace whose rename fails keeps the previous release (the drop and the
-// rename are one transaction), and a records table edited by a second connection during the run
-// aborts it with no table left behind. The role custodian may connect only with its password
-// (scram-sha-256), and no output of its runs holds the password.
+// rename are one transaction), rows the server refuses during COPY leave no staging table, and a
+// records table edited by a second connection during the run aborts it with no table left behind.
+// The role custodian may connect only with its password (scram-sha-256), and no output of its runs
+// holds the password.
 //
 // Privacy: only counts are printed, never a record.
 
 #include "tests/e2e/e2e_util.h"
 #include "tests/e2e/random_pg_records.h"
+#include "tests/shared/pg_server.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QRegularExpression>
 #include <QThread>
 
-#include <unistd.h>
-
 namespace
 {
 
 using e2e::tail;
 
-const QString kPgBin = QStringLiteral( VBAS_PG_BIN );
+const QString kPgBin = PgServer::bin();
 const QStringList kQis { QStringLiteral( "age_group" ), QStringLiteral( "sex" ), QStringLiteral( "race" ) };
 const int kK = 5;
 const qint64 kSampleRecords = 40000;
@@ -45,109 +43,6 @@ QString multisetDifference( const QString &a, const QString &b )
 {
   return QStringLiteral( "SELECT count(*) FROM ((%1 EXCEPT ALL %2) UNION ALL (%2 EXCEPT ALL %1)) d" ).arg( a, b );
 }
-
-//! A PostgreSQL server of the test's own, in a temporary folder.
-class PgServer
-{
-  public:
-    ~PgServer() { stop(); }
-
-    //! initdb, start on a socket in the folder (the role custodian with its password only), create the database vbas with PostGIS.
-    void start()
-    {
-      QVERIFY( mDir.isValid() );
-      // The server runs as the postgres user when the test runs as root (initdb refuses root): it needs the folder.
-      QVERIFY( QFile::setPermissions( mDir.path(), QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner | QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther
-                                                     | QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup ) );
-      CHECKED( server( { kPgBin + "/initdb", "-D", data(), "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C" } ) );
-      QFile hba( mDir.filePath( QStringLiteral( "pg_hba.conf" ) ) );
-      QVERIFY( hba.open( QIODevice::WriteOnly ) && hba.write( "local all custodian scram-sha-256\nlocal all all trust\n" ) > 0 );
-      hba.close();
-      CHECKED( server( { kPgBin + "/pg_ctl", "-D", data(), "-l", mDir.filePath( QStringLiteral( "server.log" ) ), "-w", "-t", "60", "-o",
-                         QStringLiteral( "-k %1 -c listen_addresses='' -c fsync=off -c full_page_writes=off -c hba_file=%2" ).arg( mDir.path(), hba.fileName() ), "start" } ) );
-      mRunning = true;
-      watchdog();
-      QString out;
-      CHECKED( sql( QStringLiteral( "CREATE DATABASE vbas" ), out, QStringLiteral( "postgres" ) ) );
-      CHECKED( sql( QStringLiteral( "CREATE EXTENSION postgis" ), out ) );
-    }
-
-    void stop()
-    {
-      if ( !mRunning )
-        return;
-      mRunning = false;
-      const QStringList command = asServer( { kPgBin + "/pg_ctl", "-D", data(), "-m", "immediate", "-w", "stop" } );
-      QProcess::execute( command.first(), command.mid( 1 ) );
-    }
-
-    //! The folder of the server's socket.
-    QString socketFolder() const { return mDir.path(); }
-    //! The connection, as QGIS data source URIs start.
-    QString connection() const { return QStringLiteral( "dbname='vbas' host=%1 user='postgres'" ).arg( mDir.path() ); }
-    //! The connection of the role custodian, with its password.
-    QString custodian() const
-    {
-      return QStringLiteral( "dbname='vbas' host=%1 user='custodian' password='%2'" ).arg( mDir.path(), QString( kPasswordSql ).replace( QStringLiteral( "''" ), QStringLiteral( "\\'" ) ) );
-    }
-    //! The same for GDAL.
-    QString gdal() const { return QStringLiteral( "PG:dbname=vbas host=%1 user=postgres" ).arg( mDir.path() ); }
-
-    //! Runs statements through psql (unaligned, tuples only); records a failure unless they succeed.
-    void sql( const QString &statements, QString &out, const QString &database = QStringLiteral( "vbas" ) ) const
-    {
-      QProcess p;
-      p.start( kPgBin + "/psql", psqlArgs( statements, database ) );
-      QVERIFY2( p.waitForFinished( 120000 ), "psql timed out" );
-      out = QString::fromUtf8( p.readAllStandardOutput() ).trimmed();
-      QVERIFY2( p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable( QStringLiteral( "psql failed: %1" ).arg( tail( p.readAllStandardError() ) ) ) );
-    }
-
-    //! One number a query returns.
-    qint64 number( const QString &query ) const
-    {
-      QString out;
-      sql( query, out );
-      bool ok = false;
-      const qint64 n = out.toLongLong( &ok );
-      if ( !ok )
-        qWarning( "not a number from: %s", qPrintable( query ) );
-      return ok ? n : -1;
-    }
-
-    //! psql's arguments for statements on database.
-    QStringList psqlArgs( const QString &statements, const QString &database = QStringLiteral( "vbas" ) ) const
-    {
-      return { "-h", mDir.path(), "-U", "postgres", "-d", database, "-At", "-v", "ON_ERROR_STOP=1", "-c", statements };
-    }
-
-  private:
-    QString data() const { return mDir.filePath( QStringLiteral( "data" ) ); }
-
-    //! A server command: as the postgres user when this test runs as root.
-    static QStringList asServer( const QStringList &command ) { return ::geteuid() == 0 ? QStringList { "runuser", "-u", "postgres", "--" } + command : command; }
-
-    void server( const QStringList &command ) const
-    {
-      const QStringList full = asServer( command );
-      QProcess p;
-      p.start( full.first(), full.mid( 1 ) );
-      QVERIFY2( p.waitForFinished( 120000 ), qPrintable( command.first() + " timed out" ) );
-      QVERIFY2( p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0,
-                qPrintable( QStringLiteral( "%1 failed: %2" ).arg( command.first(), tail( p.readAllStandardOutput() + p.readAllStandardError() ) ) ) );
-    }
-
-    //! A detached shell that stops the server once this process is gone, however it ended.
-    void watchdog() const
-    {
-      const QString stop = asServer( { kPgBin + "/pg_ctl", "-D", data(), "-m", "immediate", "stop" } ).join( ' ' );
-      QProcess::startDetached( QStringLiteral( "setsid" ), { "sh", "-c", QStringLiteral( "while kill -0 %1 2>/dev/null; do sleep 1; done; %2 >/dev/null 2>&1" ).arg( ::getpid() ).arg( stop ) } );
-    }
-
-    // Under /tmp whatever TMPDIR says: the postgres user must reach it, and a socket path has at most 107 bytes.
-    QTemporaryDir mDir { QStringLiteral( "/tmp/vbas-pg-XXXXXX" ) };
-    bool mRunning = false;
-};
 
 } // namespace
 
@@ -166,6 +61,7 @@ class TestPostgis : public QObject
     void looseTypesCountedAlike();
     void randomTablesCountedAlike();
     void replaceIsOneTransaction();
+    void refusedCopyLeavesNothing();
     void destinationIsComparedByIdentity_data();
     void destinationIsComparedByIdentity();
     void staleStagingTablesNeedTheirLockFree();
@@ -488,6 +384,33 @@ void TestPostgis::replaceIsOneTransaction()
   QVERIFY2( reportFile.readAll() == report, "the previous report.html was not put back" );
 }
 
+void TestPostgis::refusedCopyLeavesNothing()
+{
+  // A run into the tables of roundTrip whose rows the server refuses while COPY sends them (a trigger
+  // that an event trigger puts on every staging table): the run fails with the server's reason, the
+  // previous release stays whole and no staging table is left.
+  const qint64 before = mServer.number( "SELECT count(*) FROM release" );
+  const qint64 checksum = mServer.number( "SELECT sum(hashtext(r::text)::bigint) FROM release r" );
+  QString out;
+  CHECKED( mServer.sql( QStringLiteral( "CREATE FUNCTION refuse_copy() RETURNS trigger LANGUAGE plpgsql AS $$ "
+                                        "BEGIN IF current_query() ILIKE 'COPY%' THEN RAISE EXCEPTION 'rows refused by the test'; END IF; RETURN NEW; END $$; "
+                                        "CREATE FUNCTION arm_refuse_copy() RETURNS event_trigger LANGUAGE plpgsql AS $$ DECLARE c record; BEGIN "
+                                        "FOR c IN SELECT object_identity FROM pg_event_trigger_ddl_commands() WHERE object_type = 'table' AND object_identity LIKE '%vbas\\_partial%' LOOP "
+                                        "EXECUTE format('CREATE TRIGGER refuse_copy BEFORE INSERT ON %s FOR EACH ROW EXECUTE FUNCTION refuse_copy()', c.object_identity); "
+                                        "END LOOP; END $$; "
+                                        "CREATE EVENT TRIGGER arm_refuse_copy ON ddl_command_end WHEN TAG IN ('CREATE TABLE') EXECUTE FUNCTION arm_refuse_copy();" ),
+                        out ) );
+  e2e::ProcessResult run;
+  CHECKED( mQgis.run( QStringList { "run", "vbas:anonymize", "--" } + anonymize( QStringLiteral( "patients" ), QString() ), mDir.path(), run ) );
+  CHECKED( mServer.sql( QStringLiteral( "DROP EVENT TRIGGER arm_refuse_copy; DROP FUNCTION arm_refuse_copy();" ), out ) );
+  QVERIFY2( run.exitCode != 0, "the run whose rows were refused succeeded" );
+  QVERIFY2( QString::fromUtf8( run.err ).contains( QStringLiteral( "rows refused by the test" ) ), qPrintable( tail( run.err ) ) );
+  QCOMPARE( mServer.number( "SELECT count(*) FROM release" ), before );
+  QCOMPARE( mServer.number( "SELECT sum(hashtext(r::text)::bigint) FROM release r" ), checksum );
+  QCOMPARE( tables( QStringLiteral( "vbas_partial" ) ), QStringList() );
+  CHECKED( mServer.sql( QStringLiteral( "DROP FUNCTION refuse_copy();" ), out ) ); // no staging table holds its trigger
+}
+
 void TestPostgis::destinationIsComparedByIdentity_data()
 {
   QTest::addColumn<QString>( "setup" ); // SQL run first
@@ -610,7 +533,7 @@ void TestPostgis::editedByAnotherConnectionIsNotReleased()
   }
   const QString swapSex = QStringLiteral( "UPDATE big SET sex = CASE WHEN sex = 'F' THEN 'M' ELSE 'F' END WHERE fid = 1;" );
   QProcess editor;
-  editor.start( QStringLiteral( VBAS_PG_BIN ) + "/psql", mServer.psqlArgs( QStringLiteral( "BEGIN; LOCK TABLE big IN ACCESS EXCLUSIVE MODE; %1 COMMIT;" ).arg( swapSex ) ) );
+  editor.start( kPgBin + "/psql", mServer.psqlArgs( QStringLiteral( "BEGIN; LOCK TABLE big IN ACCESS EXCLUSIVE MODE; %1 COMMIT;" ).arg( swapSex ) ) );
   e2e::ProcessResult run;
   CHECKED( e2e::QgisProcess::finish( plugin, QStringLiteral( "vbas:anonymize on a table edited during the run" ), timer, e2e::kProcessTimeoutMs, run ) );
   QVERIFY( editor.waitForFinished( 60000 ) );
@@ -836,7 +759,7 @@ void TestPostgis::runAsCustodian( const QString &algorithm, const QStringList &p
 {
   QStringList custodian;
   for ( const QString &param : params )
-    custodian << QString( param ).replace( mServer.connection(), mServer.custodian() );
+    custodian << QString( param ).replace( mServer.connection(), mServer.connection( QStringLiteral( "custodian" ), kPasswordSql ) );
   QJsonObject document;
   e2e::ProcessResult run;
   CHECKED( mQgis.runJson( algorithm, custodian, mDir.path(), document, run ) );
