@@ -6,15 +6,7 @@
 
 bool VbasOgrSink::writes( const QString &driver, const QgsFields &fields, vbasqgis::WkbType wkbType )
 {
-  if ( driver != QLatin1String( "GPKG" ) || wkbType != vbasqgis::WkbType::NoGeometry )
-    return false;
-  for ( const QgsField &field : fields )
-  {
-    const vbasqgis::FieldType type = field.type();
-    if ( type != vbasqgis::Field::String && type != vbasqgis::Field::Int && type != vbasqgis::Field::LongLong && type != vbasqgis::Field::Double )
-      return false;
-  }
-  return true;
+  return driver == QLatin1String( "GPKG" ) && textAndNumbers( fields, wkbType );
 }
 
 VbasOgrSink::VbasOgrSink( const QString &path, const QString &layerName, const QgsFields &fields )
@@ -60,14 +52,6 @@ bool VbasOgrSink::addFeature( QgsFeature &feature, QgsFeatureSink::Flags )
   OGR_F_SetFID( mFeature.get(), OGRNullFID ); // the table numbers its rows
   if ( OGR_L_CreateFeature( mLayer, mFeature.get() ) != OGRERR_NONE )
     return fail( QString::fromUtf8( CPLGetLastErrorMsg() ) );
-  return true;
-}
-
-bool VbasOgrSink::addFeatures( QgsFeatureList &features, QgsFeatureSink::Flags flags )
-{
-  for ( QgsFeature &feature : features )
-    if ( !addFeature( feature, flags ) )
-      return false;
   return true;
 }
 

@@ -3,9 +3,10 @@
 // writing time. QGIS's writer still makes the layer (its fields, options and metadata); this adds the rows.
 #pragma once
 
+#include "plugin/outputs/vbasrowsink.h"
+
 #include "plugin/support/vbasqgiscompat.h"
 
-#include <qgsfeaturesink.h>
 #include <qgsfields.h>
 
 #include <gdal.h>
@@ -15,7 +16,7 @@
 #include <type_traits>
 #include <vector>
 
-class VbasOgrSink : public QgsFeatureSink
+class VbasOgrSink : public VbasRowSink
 {
   public:
     //! Whether a layer of driver with fields and wkbType is written by it: a GeoPackage without geometry whose fields are text, whole numbers or reals.
@@ -28,7 +29,6 @@ class VbasOgrSink : public QgsFeatureSink
     VbasOgrSink &operator=( const VbasOgrSink & ) = delete;
 
     bool addFeature( QgsFeature &feature, QgsFeatureSink::Flags flags = QgsFeatureSink::Flags() ) override;
-    bool addFeatures( QgsFeatureList &features, QgsFeatureSink::Flags flags = QgsFeatureSink::Flags() ) override;
     //! Commits the rows; the file is closed when the sink is destroyed.
     bool flushBuffer() override;
     QString lastError() const override { return mError; }

@@ -72,15 +72,7 @@ void VbasPgCopySink::Finish::operator()( pg_conn *connection ) const
 
 bool VbasPgCopySink::writes( const QgsFields &fields, vbasqgis::WkbType wkbType )
 {
-  if ( wkbType != vbasqgis::WkbType::NoGeometry )
-    return false;
-  for ( const QgsField &field : fields )
-  {
-    const vbasqgis::FieldType type = field.type();
-    if ( type != vbasqgis::Field::String && type != vbasqgis::Field::Int && type != vbasqgis::Field::LongLong && type != vbasqgis::Field::Double )
-      return false;
-  }
-  return true;
+  return textAndNumbers( fields, wkbType );
 }
 
 VbasPgCopySink::VbasPgCopySink( const QString &uri, const QgsFields &fields )
@@ -128,14 +120,6 @@ bool VbasPgCopySink::addFeature( QgsFeature &feature, QgsFeatureSink::Flags )
   }
   mRows += '\n';
   return mRows.size() < kSendBytes || send();
-}
-
-bool VbasPgCopySink::addFeatures( QgsFeatureList &features, QgsFeatureSink::Flags flags )
-{
-  for ( QgsFeature &feature : features )
-    if ( !addFeature( feature, flags ) )
-      return false;
-  return true;
 }
 
 bool VbasPgCopySink::flushBuffer()

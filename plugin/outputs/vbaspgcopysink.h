@@ -10,9 +10,10 @@
 // function, as it reads QGIS's.
 #pragma once
 
+#include "plugin/outputs/vbasrowsink.h"
+
 #include "plugin/support/vbasqgiscompat.h"
 
-#include <qgsfeaturesink.h>
 #include <qgsfields.h>
 
 #include <QByteArray>
@@ -21,7 +22,7 @@
 
 struct pg_conn; // libpq's PGconn
 
-class VbasPgCopySink : public QgsFeatureSink
+class VbasPgCopySink : public VbasRowSink
 {
   public:
     //! Whether a PostgreSQL table of fields and wkbType is written by it: no geometry, and fields of text, whole numbers or reals.
@@ -33,7 +34,6 @@ class VbasPgCopySink : public QgsFeatureSink
     VbasPgCopySink &operator=( const VbasPgCopySink & ) = delete;
 
     bool addFeature( QgsFeature &feature, QgsFeatureSink::Flags flags = QgsFeatureSink::Flags() ) override;
-    bool addFeatures( QgsFeatureList &features, QgsFeatureSink::Flags flags = QgsFeatureSink::Flags() ) override;
     //! Ends COPY and commits the rows. Destroyed before, the sink closes its connection and the server keeps none of them.
     bool flushBuffer() override;
     QString lastError() const override { return mError; }

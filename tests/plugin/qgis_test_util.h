@@ -18,6 +18,7 @@
 #include <QtTest>
 
 #include <functional>
+#include <limits>
 #include <memory>
 
 namespace vbastest
@@ -212,6 +213,58 @@ inline QVariantMap sampleParameters( QgsVectorLayer *tracts, QgsVectorLayer *pat
   p.insert( QStringLiteral( "K" ), 5 );
   p.insert( QStringLiteral( "SEED" ), 1 );
   return p;
+}
+
+//! The values a writer of the release is handed, each to be stored as QGIS's own writer stores it or refused as it refuses it: NULLs, text that looks like a NULL, an escape or a number, control characters, NUL, non-ASCII text, 300 characters and 3 MB, whole numbers at their types' limits, reals at the edges of a double, infinities and NaN, and values of other types.
+inline QList<QVariant> writerValues()
+{
+  return { QVariant(),
+           QVariant( QVariant::String ),
+           QString(),
+           QStringLiteral( "" ),
+           QStringLiteral( "NULL" ),
+           QStringLiteral( "\\N" ),
+           QStringLiteral( "\\." ),
+           QStringLiteral( "a\tb\nc\rd\\e" ),
+           QString::fromUtf8( "a\0b", 3 ),
+           QStringLiteral( "é ü 中文 🙂" ),
+           QStringLiteral( "it's \"quoted\"" ),
+           QStringLiteral( "12" ),
+           QStringLiteral( " 7 " ),
+           QStringLiteral( "1.5" ),
+           QStringLiteral( "1e3" ),
+           QStringLiteral( "NaN" ),
+           QStringLiteral( "-Infinity" ),
+           QStringLiteral( "abcdef" ),
+           QString( 3 << 20, QChar( 'x' ) ), // more than a piece the sink sends at once,
+           0,
+           -1,
+           std::numeric_limits<int>::max(),
+           std::numeric_limits<int>::min(),
+           static_cast<qlonglong>( 0 ),
+           std::numeric_limits<qlonglong>::max(),
+           std::numeric_limits<qlonglong>::min(),
+           static_cast<qlonglong>( 3000000000LL ),
+           std::numeric_limits<uint>::max(),
+           true,
+           false,
+           0.0,
+           -0.0,
+           0.1,
+           0.30000000000000004,
+           1.0 / 3,
+           1e308,
+           -2.5e-300,
+           5e-324,
+           123456789012345678.0,
+           12345678.125,
+           std::numeric_limits<double>::infinity(),
+           -std::numeric_limits<double>::infinity(),
+           std::numeric_limits<double>::quiet_NaN(),
+           QDate( 2000, 1, 2 ),
+           QByteArray( "bytes" ),
+           QString( 300, QChar( 'x' ) ),
+           1e300 };
 }
 
 } // namespace vbastest

@@ -165,51 +165,7 @@ bool TestPostgresCopy::write( const QString &table, QgsVectorLayer *qgis, QgsFea
 
 void TestPostgresCopy::copyStoresWhatQgisStores()
 {
-  const QList<QVariant> values = { QVariant(),
-                                   QVariant( QVariant::String ),
-                                   QString(),
-                                   QStringLiteral( "" ),
-                                   QStringLiteral( "NULL" ),
-                                   QStringLiteral( "\\N" ),
-                                   QStringLiteral( "\\." ),
-                                   QStringLiteral( "a\tb\nc\rd\\e" ),
-                                   QString::fromUtf8( "a\0b", 3 ),
-                                   QStringLiteral( "é ü 中文 🙂" ),
-                                   QStringLiteral( "it's \"quoted\"" ),
-                                   QStringLiteral( "12" ),
-                                   QStringLiteral( " 7 " ),
-                                   QStringLiteral( "1.5" ),
-                                   QStringLiteral( "1e3" ),
-                                   QStringLiteral( "NaN" ),
-                                   QStringLiteral( "-Infinity" ),
-                                   QStringLiteral( "abcdef" ),
-                                   QString( 3 << 20, QChar( 'x' ) ), // more than a piece the sink sends at once
-                                   0,
-                                   -1,
-                                   std::numeric_limits<int>::max(),
-                                   std::numeric_limits<int>::min(),
-                                   static_cast<qlonglong>( 0 ),
-                                   std::numeric_limits<qlonglong>::max(),
-                                   std::numeric_limits<qlonglong>::min(),
-                                   static_cast<qlonglong>( 3000000000LL ),
-                                   std::numeric_limits<uint>::max(),
-                                   true,
-                                   false,
-                                   0.0,
-                                   -0.0,
-                                   0.1,
-                                   0.30000000000000004,
-                                   1.0 / 3,
-                                   1e308,
-                                   -2.5e-300,
-                                   5e-324,
-                                   123456789012345678.0,
-                                   12345678.125,
-                                   std::numeric_limits<double>::infinity(),
-                                   -std::numeric_limits<double>::infinity(),
-                                   std::numeric_limits<double>::quiet_NaN(),
-                                   QDate( 2000, 1, 2 ),
-                                   QByteArray( "bytes" ) };
+  const QList<QVariant> values = vbastest::writerValues();
   QStringList written[2];
   for ( const bool qgis : { true, false } )
   {

@@ -365,38 +365,7 @@ void TestWrittenClasses::straightWriterStoresWhatQgisStores()
   QVERIFY( VbasOgrSink::writes( QStringLiteral( "GPKG" ), fields, vbasqgis::WkbType::NoGeometry ) );
   QVERIFY( !VbasOgrSink::writes( QStringLiteral( "GPKG" ), fields, vbasqgis::WkbType::Point ) );
   QVERIFY( !VbasOgrSink::writes( QStringLiteral( "CSV" ), fields, vbasqgis::WkbType::NoGeometry ) );
-  const QList<QVariant> values = { QVariant(),
-                                   QVariant( QVariant::String ),
-                                   QString(),
-                                   QStringLiteral( "" ),
-                                   QStringLiteral( "NULL" ),
-                                   QStringLiteral( "é ü 中文 🙂" ),
-                                   QStringLiteral( "it's \"quoted\"" ),
-                                   QStringLiteral( "12" ),
-                                   QStringLiteral( " 7 " ),
-                                   QStringLiteral( "1.5" ),
-                                   QString( 300, QChar( 'x' ) ),
-                                   0,
-                                   -1,
-                                   std::numeric_limits<int>::max(),
-                                   std::numeric_limits<int>::min(),
-                                   static_cast<qlonglong>( 0 ),
-                                   std::numeric_limits<qlonglong>::max(),
-                                   std::numeric_limits<qlonglong>::min(),
-                                   static_cast<qlonglong>( 3000000000LL ),
-                                   std::numeric_limits<uint>::max(),
-                                   true,
-                                   false,
-                                   0.0,
-                                   -0.0,
-                                   0.1,
-                                   1.0 / 3,
-                                   1e300,
-                                   -2.5e-300,
-                                   5e-324,
-                                   123456789012345678.0,
-                                   std::numeric_limits<double>::infinity(),
-                                   std::numeric_limits<double>::quiet_NaN() };
+  const QList<QVariant> values = vbastest::writerValues();
   QTemporaryDir dir;
   QStringList stored;
   for ( const bool straight : { false, true } )
