@@ -34,13 +34,19 @@ constexpr std::size_t BarrierCodes = 1000;
 //! The barrier hands over to the simplex once the Lagrangian bound is within this share of the master objective.
 constexpr double BarrierGap = 0.3;
 /**
- * While the barrier solves the master, a generated column whose reduced cost exceeds this share of the mean
- * candidate distance is dropped. Measured on bench_lp's nearest-30 instance: a barrier round took 0.4 s with
- * 11,740 generated columns and 2.4 s with 96,000, most of them never used again; at 0.25 the whole took 25 s
- * instead of 43, at 0.1 longer (39 rounds instead of 32), and at 0.07 without purge's guard the same columns
- * were dropped and priced out again round after round.
+ * The box's half-width at the start, in units of the movement scale (see movementScale), plus 1 m: on bench_lp,
+ * 734 m at nearest-30, about the 720 m it was tuned at (its mean candidate distance, which set the width until
+ * 2026-11-30), and 739 m at nearest-100 instead of 1,325 m, which took 28-37 s of processor time instead of 20-25 s.
  */
-constexpr double PurgeShare = 0.25;
+constexpr double BoxScale = 3;
+/**
+ * While the barrier solves the master, a generated column whose reduced cost exceeds this many times the
+ * movement scale is dropped. Measured on bench_lp's nearest-30 instance: a barrier round took 0.4 s with
+ * 11,740 generated columns and 2.4 s with 96,000, most of them never used again; at 180 m (0.74 here) the
+ * whole took 25 s instead of 43, at 72 m longer (39 rounds instead of 32), and at 50 m without purge's guard
+ * the same columns were dropped and priced out again round after round; 0.5 took as long as 0.75.
+ */
+constexpr double PurgeScale = 0.75;
 /**
  * While the barrier solves the master, pricing uses the duals SmoothingWeight * centre + (1 - SmoothingWeight) * u
  * (Wentges' smoothing, on top of the box): the barrier's duals u swing from round to round while the master
@@ -108,6 +114,7 @@ class ColumnGeneration
     // The master.
     int firstGenerated() const { return static_cast<int>( 3 * mCodes ); }
     void buildMaster();
+    static double movementScale( const std::vector<Vertex> &initial );
     void addColumns( const std::vector<Vertex> &vertices );
     void setBox();
     bool solveMaster();
@@ -146,7 +153,7 @@ class ColumnGeneration
     std::vector<double> mInflowPeople; //!< U_j: the population of destination j's origins, the most any P sends to j
     double mLongest = 0;               //!< the longest candidate distance: no feasible P moves anyone further
     double mBigM = 0;
-    double mMeanDistance = 0; //!< over the candidate pairs
+    double mScale = 0; //!< the movement scale (see movementScale)
 
     ClpSimplex mClp;
     MasterSolver mMasterSolver = MasterSolver::Simplex;
@@ -186,7 +193,6 @@ ColumnGeneration::ColumnGeneration( const Problem &problem, const ColumnGenerati
     }
   mLongest = problem.candidates.distances.empty() ? 0 : *std::max_element( problem.candidates.distances.begin(), problem.candidates.distances.end() );
   mBigM = 1e3 * ( mLongest + 1 );
-  mMeanDistance = problem.candidates.pairs() ? std::accumulate( problem.candidates.distances.begin(), problem.candidates.distances.end(), 0.0 ) / problem.candidates.pairs() : 0;
 }
 
 //! If the caps of all eligible origins sum to less than 1, j cannot receive anyone: an origin with no usable destination makes the LP infeasible.
@@ -329,6 +335,22 @@ void ColumnGeneration::buildMaster()
     if ( usable( j ) )
       initial.push_back( price( j, zero.data(), Phase::Cost ) );
   addColumns( initial );
+  mScale = movementScale( initial );
+}
+
+/**
+ * The movement scale: the mean cost of the initial columns, each destination's nearest origins filling its caps, so
+ * about how far a person moves to hide among the nearest codes. The box and the purge threshold are set in its
+ * units: unlike the mean candidate distance, it does not grow with the number of candidates (bench_lp: 244 m at
+ * nearest-30 and 246 m at nearest-100, whose mean candidate distances are 719 m and 1,324 m), while the optimum
+ * barely moves (346 and 343 m a person).
+ */
+double ColumnGeneration::movementScale( const std::vector<Vertex> &initial )
+{
+  double sum = 0;
+  for ( const Vertex &vertex : initial )
+    sum += vertex.cost;
+  return initial.empty() ? 0 : sum / static_cast<double>( initial.size() );
 }
 
 void ColumnGeneration::addColumns( const std::vector<Vertex> &vertices )
@@ -421,14 +443,14 @@ bool ColumnGeneration::widenBoxAtEdge( const double *u, bool widen )
 }
 
 /**
- * Drops the generated columns whose reduced cost at u exceeds PurgeShare times the mean candidate distance:
+ * Drops the generated columns whose reduced cost at u exceeds PurgeScale times the movement scale:
  * the barrier's work grows with the columns, and CLP keeps every column it is given. A dropped column can
  * price out again; when one round after an unchanged box does not lower the master objective, columns are
  * cycling and purging stops for good (the rounds are then those of column generation without it, which ends).
  */
 void ColumnGeneration::purge( const double *u )
 {
-  const double threshold = PurgeShare * mMeanDistance;
+  const double threshold = PurgeScale * mScale;
   std::vector<int> dropped;
   std::size_t kept = 0;
   std::size_t shares = 0;
@@ -612,10 +634,10 @@ Solution ColumnGeneration::run()
     solution.seconds = model::since( mStart );
     return solution; // Infeasible
   }
-  mCentre.assign( mCodes, 0.0 );
-  mDelta.assign( mCodes, mMeanDistance + 1 );
   mMasterSolver = mCodes >= BarrierCodes ? MasterSolver::Barrier : MasterSolver::Simplex;
   buildMaster();
+  mCentre.assign( mCodes, 0.0 );
+  mDelta.assign( mCodes, BoxScale * mScale + 1 );
   setBox();
   Outcome outcome = iterate( Phase::Cost );
   if ( outcome == Outcome::ArtificialsLeft )
