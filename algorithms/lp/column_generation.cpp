@@ -335,14 +335,15 @@ void ColumnGeneration::buildMaster()
 }
 
 /**
- * The box's half-width at the start (less 1 m) and the unit of the purge threshold: the mean candidate distance,
- * at most WidthScales movement scales, the movement scale being the mean cost of the initial columns (each
- * destination's nearest origins filling its caps: about how far a person moves to hide among the nearest codes).
- * The mean candidate distance grows with the number of candidates while the optimum barely moves: on bench_lp
- * (movement scales 244 and 246 m, optima 346 and 343 m a person) the width is nearest-30's mean candidate distance,
- * 719 m, as tuned, and 738 m at nearest-100 instead of its 1,324 m, which took 28-37 s of processor time over three
- * seeds instead of 20-25 s. Nearest-30 was not moved: 3 movement scales (733 m) took 20 s instead of 16 s there, and
- * 2.8, 3.2 and 0.75 or 1.25 times the mean distance 18-21 s: its run time changes by a fifth with the width.
+ * The box's half-width at the start (less 1 m) and the unit of the purge threshold (docs/method.md, column
+ * generation): the mean candidate distance, at most WidthScales movement scales, the movement scale being the mean
+ * cost of the initial columns (each destination's nearest origins filling its caps: about how far a person moves to
+ * hide among the nearest codes). The mean candidate distance grows with the number of candidates while the optimum
+ * barely moves: on bench_lp (movement scales 244 and 246 m, optima 346 and 343 m a person) the width is nearest-30's
+ * mean candidate distance, 719 m, as tuned, and 738 m at nearest-100 instead of its 1,324 m, which took 28-37 s of
+ * processor time over three seeds instead of 17-27 s. Nearest-30 was not moved: 3 movement scales (733 m) took 20 s
+ * instead of 16 s there, and 2.8 or 3.2 of them, 0.75 or 1.25 times the mean distance 20-23 s: its run time changes
+ * by a fifth with the width.
  */
 double ColumnGeneration::boxWidth( const std::vector<Vertex> &initial ) const
 {
