@@ -33,9 +33,11 @@ constexpr double SlackTolerance = 1e-9;
 constexpr std::size_t BarrierCodes = 1000;
 //! The barrier hands over to the simplex once the Lagrangian bound is within this share of the master objective.
 constexpr double BarrierGap = 0.3;
+//! The box's width (see boxWidth) is at most this many movement scales.
+constexpr double WidthScales = 3;
 /**
- * While the barrier solves the master, a generated column whose reduced cost exceeds this share of the mean
- * candidate distance is dropped. Measured on bench_lp's nearest-30 instance: a barrier round took 0.4 s with
+ * While the barrier solves the master, a generated column whose reduced cost exceeds this share of the box's
+ * width (see boxWidth) is dropped. Measured on bench_lp's nearest-30 instance: a barrier round took 0.4 s with
  * 11,740 generated columns and 2.4 s with 96,000, most of them never used again; at 0.25 the whole took 25 s
  * instead of 43, at 0.1 longer (39 rounds instead of 32), and at 0.07 without purge's guard the same columns
  * were dropped and priced out again round after round.
@@ -108,6 +110,7 @@ class ColumnGeneration
     // The master.
     int firstGenerated() const { return static_cast<int>( 3 * mCodes ); }
     void buildMaster();
+    double boxWidth( const std::vector<Vertex> &initial ) const;
     void addColumns( const std::vector<Vertex> &vertices );
     void setBox();
     bool solveMaster();
@@ -146,7 +149,7 @@ class ColumnGeneration
     std::vector<double> mInflowPeople; //!< U_j: the population of destination j's origins, the most any P sends to j
     double mLongest = 0;               //!< the longest candidate distance: no feasible P moves anyone further
     double mBigM = 0;
-    double mMeanDistance = 0; //!< over the candidate pairs
+    double mWidth = 0; //!< the box's width (see boxWidth)
 
     ClpSimplex mClp;
     MasterSolver mMasterSolver = MasterSolver::Simplex;
@@ -186,7 +189,6 @@ ColumnGeneration::ColumnGeneration( const Problem &problem, const ColumnGenerati
     }
   mLongest = problem.candidates.distances.empty() ? 0 : *std::max_element( problem.candidates.distances.begin(), problem.candidates.distances.end() );
   mBigM = 1e3 * ( mLongest + 1 );
-  mMeanDistance = problem.candidates.pairs() ? std::accumulate( problem.candidates.distances.begin(), problem.candidates.distances.end(), 0.0 ) / problem.candidates.pairs() : 0;
 }
 
 //! If the caps of all eligible origins sum to less than 1, j cannot receive anyone: an origin with no usable destination makes the LP infeasible.
@@ -329,6 +331,29 @@ void ColumnGeneration::buildMaster()
     if ( usable( j ) )
       initial.push_back( price( j, zero.data(), Phase::Cost ) );
   addColumns( initial );
+  mWidth = boxWidth( initial );
+}
+
+/**
+ * The box's half-width at the start (less 1 m) and the unit of the purge threshold (docs/method.md, column
+ * generation): the mean candidate distance, at most WidthScales movement scales, the movement scale being the mean
+ * cost of the initial columns (each destination's nearest origins filling its caps: about how far a person moves to
+ * hide among the nearest codes). The mean candidate distance grows with the number of candidates while the optimum
+ * barely moves: on bench_lp (movement scales 244 and 246 m, optima 346 and 343 m a person) the width is nearest-30's
+ * mean candidate distance, 719 m, as tuned, and 738 m at nearest-100 instead of its 1,324 m, which took 28-37 s of
+ * processor time over three seeds instead of 17-27 s. Nearest-30 was not moved: 3 movement scales (733 m) took 20 s
+ * instead of 16 s there, and 2.8 or 3.2 of them, 0.75 or 1.25 times the mean distance 20-23 s: its run time changes
+ * by a fifth with the width.
+ */
+double ColumnGeneration::boxWidth( const std::vector<Vertex> &initial ) const
+{
+  const std::vector<double> &distances = mProblem.candidates.distances;
+  if ( initial.empty() || distances.empty() )
+    return 0;
+  double scale = 0;
+  for ( const Vertex &vertex : initial )
+    scale += vertex.cost / static_cast<double>( initial.size() );
+  return std::min( std::accumulate( distances.begin(), distances.end(), 0.0 ) / static_cast<double>( distances.size() ), WidthScales * scale );
 }
 
 void ColumnGeneration::addColumns( const std::vector<Vertex> &vertices )
@@ -421,14 +446,14 @@ bool ColumnGeneration::widenBoxAtEdge( const double *u, bool widen )
 }
 
 /**
- * Drops the generated columns whose reduced cost at u exceeds PurgeShare times the mean candidate distance:
+ * Drops the generated columns whose reduced cost at u exceeds PurgeShare times the box's width:
  * the barrier's work grows with the columns, and CLP keeps every column it is given. A dropped column can
  * price out again; when one round after an unchanged box does not lower the master objective, columns are
  * cycling and purging stops for good (the rounds are then those of column generation without it, which ends).
  */
 void ColumnGeneration::purge( const double *u )
 {
-  const double threshold = PurgeShare * mMeanDistance;
+  const double threshold = PurgeShare * mWidth;
   std::vector<int> dropped;
   std::size_t kept = 0;
   std::size_t shares = 0;
@@ -612,10 +637,10 @@ Solution ColumnGeneration::run()
     solution.seconds = model::since( mStart );
     return solution; // Infeasible
   }
-  mCentre.assign( mCodes, 0.0 );
-  mDelta.assign( mCodes, mMeanDistance + 1 );
   mMasterSolver = mCodes >= BarrierCodes ? MasterSolver::Barrier : MasterSolver::Simplex;
   buildMaster();
+  mCentre.assign( mCodes, 0.0 );
+  mDelta.assign( mCodes, mWidth + 1 );
   setBox();
   Outcome outcome = iterate( Phase::Cost );
   if ( outcome == Outcome::ArtificialsLeft )

@@ -31,6 +31,7 @@ class TestLpGeomask : public QObject
     void columnGenerationMatchesDirect();
     void unhideableCode();
     void barrierThenSimplexMatchesDirect();
+    void colocatedCodesMatchDirect();
     void limits();
     void minimumEpsilon();
     void feasibilityLpMatchesDirect();
@@ -339,6 +340,29 @@ void TestLpGeomask::barrierThenSimplexMatchesDirect()
   for ( std::size_t c = 0; c < points.size(); ++c )
     population.push_back( 2 + static_cast<double>( random.below( 6 ) ) );
   solveBoth( problem( population, 50, 0.2, Model::Revised, nearestCandidates( points, Distance::Euclidean, 10 ) ), Status::Optimal );
+}
+
+/**
+ * 1,500 codes five to a place (300 places), populations 2-7, s = 50 (so every a_i = 0.2): each destination's
+ * nearest origins are the four codes at its own place, every initial column costs 0, and so does the movement
+ * scale. The box then starts 1 m wide and the barrier rounds drop every column that does not price out; the
+ * column generation still ends at the direct LP's optimum.
+ */
+void TestLpGeomask::colocatedCodesMatchDirect()
+{
+  Random random( 7 );
+  std::vector<Location> points;
+  std::vector<double> population;
+  for ( std::size_t place = 0; place < 300; ++place )
+  {
+    const Location at { static_cast<double>( random.below( 1000000 ) ) / 1000, static_cast<double>( random.below( 1000000 ) ) / 1000 };
+    for ( int code = 0; code < 5; ++code )
+    {
+      points.push_back( at );
+      population.push_back( 2 + static_cast<double>( random.below( 6 ) ) );
+    }
+  }
+  solveBoth( problem( population, 50, 0.2, Model::Revised, nearestCandidates( points, Distance::Euclidean, 15 ) ), Status::Optimal );
 }
 
 //! A round limit stops column generation with Status::Limit; what it returns, if anything, is within epsilon.
