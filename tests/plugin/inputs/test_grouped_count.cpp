@@ -42,6 +42,7 @@ class TestGroupedCount : public QObject
     void badCountsCountedRowByRow();
     void unknownRegionNamedAsRowByRow();
     void selectionCountedRowByRow();
+    void filteredInputCountedRowByRow();
     void editedAfterTheReadIsNotReleased_data();
     void editedAfterTheReadIsNotReleased();
     void looseColumnsSameAsRowByRow_data();
@@ -204,6 +205,28 @@ void TestGroupedCount::selectionCountedRowByRow()
   QVERIFY( feedback.saw( QStringLiteral( "The records are counted row by row: the input is the layer's selected features." ) ) );
   QVERIFY( feedback.saw( QStringLiteral( "The records are read through QGIS: the input is the layer's selected features." ) ) );
   QCOMPARE( r.value( QStringLiteral( "RECORDS" ) ).toLongLong(), 3LL );
+}
+
+void TestGroupedCount::filteredInputCountedRowByRow()
+{
+  // A filter on the input (QGIS 3.32 and later): neither the source's count nor GDAL's stream reads the
+  // whole table; QGIS reads the rows the filter keeps, and only they are counted.
+#if _QGIS_VERSION_INT >= 33200
+  auto records = gridTable( { { "r00", "F", 1 }, { "r00", "F", 1 }, { "r10", "F", 1 }, { "r20", "M", 1 } } );
+  QgsProcessingFeatureSourceDefinition filtered( records->source() );
+  filtered.filterExpression = QStringLiteral( "\"sex\" = 'F'" );
+  QVariantMap p = vbastest::gridParameters( mRegions.get(), records.get() );
+  p.insert( QStringLiteral( "RECORDS" ), QVariant::fromValue( filtered ) );
+  p.insert( QStringLiteral( "GROUP_IN_SOURCE" ), true );
+  QgsProcessingContext context;
+  Feedback feedback;
+  const QVariantMap r = vbastest::run( QStringLiteral( "vbas:estimatesitecount" ), p, context, true, &feedback );
+  QVERIFY( feedback.saw( QStringLiteral( "The records are counted row by row: the input has a filter." ) ) );
+  QVERIFY( feedback.saw( QStringLiteral( "The records are read through QGIS: the input has a filter." ) ) );
+  QCOMPARE( r.value( QStringLiteral( "RECORDS" ) ).toLongLong(), 3LL );
+#else
+  QSKIP( "a filter on a processing input needs QGIS 3.32" );
+#endif
 }
 
 void TestGroupedCount::editedAfterTheReadIsNotReleased_data()
