@@ -1,7 +1,9 @@
 #include "plugin/inputs/vbasinputs.h"
 #include "plugin/support/vbasqgiscompat.h"
 
+#include "plugin/inputs/vbasarrowrows.h"
 #include "plugin/inputs/vbasoverlaps.h"
+#include "plugin/inputs/vbaspgrows.h"
 #include "plugin/support/vbasinterrupt.h"
 #include "plugin/support/vbassecrets.h"
 #include "plugin/support/vbasvaluecodec.h"
@@ -192,19 +194,33 @@ QByteArray exactly( const QVariant &value )
  * The test suites' check of the stream (VBAS_COMPARE_READERS, docs/development.md): each row it gives
  * is compared with QGIS's reading of it, by feature id and by the type and bytes of each read field.
  */
-std::function<bool( QgsFeature & )> sameAsQgis( const std::shared_ptr<VbasArrowRows> &streamed, QgsFeatureIterator qgis, const QgsAttributeList &read )
+VbasRows sameAsQgis( const VbasRows &streamed, const QString &reader, QgsFeatureIterator qgis, const QgsAttributeList &read )
 {
-  return [streamed, qgis, read, row = std::int64_t( 0 )]( QgsFeature &f ) mutable {
+  return [streamed, reader, qgis, read, row = std::int64_t( 0 )]( QgsFeature &f ) mutable {
     QgsFeature expected;
-    const bool more = streamed->next( f );
+    const bool more = streamed( f );
     if ( more != qgis.nextFeature( expected ) )
-      throw QgsProcessingException( QObject::tr( "GDAL's stream and QGIS give different numbers of records rows (%1 and more)." ).arg( row ) );
+      throw QgsProcessingException( QObject::tr( "%1 and QGIS give different numbers of records rows (%2 and more)." ).arg( reader ).arg( row ) );
     ++row;
     for ( const int i : read )
       if ( more && ( f.id() != expected.id() || exactly( f.attribute( i ) ) != exactly( expected.attribute( i ) ) ) )
-        throw QgsProcessingException( QObject::tr( "GDAL's stream and QGIS read record row %1 apart (field %2)." ).arg( row ).arg( i ) );
+        throw QgsProcessingException( QObject::tr( "%1 and QGIS read record row %2 apart (field %3)." ).arg( reader ).arg( row ).arg( i ) );
     return more;
   };
+}
+
+//! How the records of layer are read without QGIS: PostgreSQL's COPY for a PostgreSQL table, GDAL's column stream for a file; or nothing and why not.
+std::optional<VbasStreamedRows> streamedRows( const QgsVectorLayer *layer, const QgsAttributeList &read, QString &why )
+{
+  if ( layer && layer->providerType() == QLatin1String( "postgres" ) )
+    return VbasPgRows::plan( layer, read, why );
+  const std::optional<VbasArrowRows::Source> source = VbasArrowRows::plan( layer, read, why );
+  if ( !source )
+    return std::nullopt;
+  return VbasStreamedRows { QObject::tr( "GDAL's column stream" ), read, [source = *source]( QString &why ) {
+                             const std::shared_ptr<VbasArrowRows> rows = VbasArrowRows::open( source, why );
+                             return rows ? VbasRows( [rows]( QgsFeature &f ) { return rows->next( f ); } ) : VbasRows();
+                           } };
 }
 
 bool isTextOrNumber( vbasqgis::FieldType type )
@@ -304,7 +320,7 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   if ( recordRegion.isEmpty() )
     mNotStreamed = QObject::tr( "the records are located by their points" );
   else if ( ( mNotStreamed = partOfLayer( parameters.value( QStringLiteral( "RECORDS" ) ) ) ).isEmpty() )
-    mStreamed = VbasArrowRows::plan( layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context ), mRelease ? mRecordFields.read() : mRecordFields.counted(), mNotStreamed );
+    mStreamed = streamedRows( layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context ), mRelease ? mRecordFields.read() : mRecordFields.counted(), mNotStreamed );
   // Counting row by row is said only to a user who asked the source to count (GROUP_IN_SOURCE), with why.
   if ( !has( QStringLiteral( "GROUP_IN_SOURCE" ) ) || !QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "GROUP_IN_SOURCE" ) ), parameters, context ) )
     mNotGrouped.clear();
@@ -496,17 +512,17 @@ VbasRecords VbasInputs::readRecords( const VbasRegions &regions, QgsProcessingFe
 std::function<bool( QgsFeature & )> VbasInputs::recordRows( const QgsFeatureRequest &request, QgsProcessingFeedback *feedback ) const
 {
   QString why = mNotStreamed;
-  std::shared_ptr<VbasArrowRows> streamed = mStreamed ? VbasArrowRows::open( *mStreamed, why ) : nullptr;
+  const VbasRows streamed = mStreamed ? mStreamed->open( why ) : VbasRows();
   const auto qgisRows = [&] { return mRecords->getFeatures( request, vbasqgis::SkipGeometryValidityChecks ); };
   if ( !streamed )
   {
     feedback->pushInfo( QObject::tr( "The records are read through QGIS: %1." ).arg( why ) );
     return [it = qgisRows()]( QgsFeature &f ) mutable { return it.nextFeature( f ); };
   }
-  feedback->pushInfo( QObject::tr( "The records are read through GDAL's column stream." ) );
+  feedback->pushInfo( QObject::tr( "The records are read through %1." ).arg( mStreamed->reader ) );
   if ( qEnvironmentVariableIsSet( "VBAS_COMPARE_READERS" ) )
-    return sameAsQgis( streamed, qgisRows(), mStreamed->read );
-  return [streamed]( QgsFeature &f ) { return streamed->next( f ); };
+    return sameAsQgis( streamed, mStreamed->reader, qgisRows(), mStreamed->read );
+  return streamed;
 }
 
 void VbasInputs::checkStoredRecords() const

@@ -10,7 +10,7 @@
 #include "algorithms/base/qi_encoding.h"
 #include "algorithms/metrics/sensitive.h"
 #include "algorithms/base/string_index.h"
-#include "plugin/inputs/vbasarrowrows.h"
+#include "plugin/inputs/vbasstreamedrows.h"
 #include "plugin/inputs/vbasgroupedcount.h"
 #include "plugin/support/vbaslocation.h"
 #include "plugin/inputs/vbaspointlocator.h"
@@ -171,13 +171,13 @@ class VbasInputs
     QString mPopulationField;
     int mRegionPoint = 0;
     bool mDropOutside = false;
-    bool mRelease = false;                          //!< the algorithm writes a release: the counting pass is row by row and keeps the rows (keepForRelease)
-    QString mScratchPrefix;                         //!< of the rows kept for the release
-    std::size_t mMemoryBudget = 0;                  //!< bytes of the rows kept for the release held in memory
-    std::optional<VbasGroupedCount> mGrouped;       //!< the records counted by their data source
-    QString mNotGrouped;                            //!< why not, when asked to
-    std::optional<VbasArrowRows::Source> mStreamed; //!< the records read row by row through GDAL's stream
-    QString mNotStreamed;                           //!< why not: they are read through QGIS
+    bool mRelease = false;                     //!< the algorithm writes a release: the counting pass is row by row and keeps the rows (keepForRelease)
+    QString mScratchPrefix;                    //!< of the rows kept for the release
+    std::size_t mMemoryBudget = 0;             //!< bytes of the rows kept for the release held in memory
+    std::optional<VbasGroupedCount> mGrouped;  //!< the records counted by their data source
+    QString mNotGrouped;                       //!< why not, when asked to
+    std::optional<VbasStreamedRows> mStreamed; //!< the records read row by row through GDAL's stream or PostgreSQL's COPY
+    QString mNotStreamed;                      //!< why not: they are read through QGIS
     QgsCoordinateTransformContext mTransformContext;
     VbasRecordFields mRecordFields;
     QStringList mQiNames;

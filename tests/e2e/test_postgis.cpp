@@ -519,12 +519,12 @@ void TestPostgis::editedByAnotherConnectionIsNotReleased()
   timer.start();
   CHECKED( mQgis.start( plugin, QStringList { "run", "vbas:anonymize", "--" } + anonymize( QStringLiteral( "big" ), QStringLiteral( "edited_" ) ), mDir.path() ) );
 
-  // Once the plugin's connection reads the table through a cursor, a second connection asks for an
+  // Once the plugin's connection reads the table (a COPY, or QGIS's cursor), a second connection asks for an
   // exclusive lock, changes one patient's sex and commits. The lock is granted when the read's
   // transaction ends. The records are read once, so the release is of the table as read: the edit
   // reaches no output. (Before, a second pass read the edited table, and the run aborted.)
   const QString reading = QStringLiteral( "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE l.relation = 'big'::regclass "
-                                          "AND l.mode = 'AccessShareLock' AND a.pid <> pg_backend_pid() AND a.query ILIKE 'FETCH%'" );
+                                          "AND l.mode = 'AccessShareLock' AND a.pid <> pg_backend_pid() AND (a.query ILIKE 'FETCH%' OR a.query ILIKE 'COPY%')" );
   while ( mServer.number( reading ) == 0 )
   {
     QVERIFY2( plugin.state() == QProcess::Running, "the run ended before its read was seen" );

@@ -4,12 +4,14 @@
 #pragma once
 
 #include "plugin/provider/vbasprovider.h"
+#include "tests/shared/checked.h"
 #include "tests/shared/ctest_path.h"
 
 #include <qgsapplication.h>
 #include <qgsprocessingalgorithm.h>
 #include <qgsprocessingcontext.h>
 #include <qgsprocessingfeedback.h>
+#include <qgsprocessingparameters.h>
 #include <qgsprocessingregistry.h>
 #include <qgsprocessingutils.h>
 #include <qgsvectorfilewriter.h>
@@ -198,6 +200,30 @@ inline QVariantMap inputParameters( QgsVectorLayer *regions, const QString &regi
   for ( const char *sink : { "SITE_POINTS", "AGGREGATED", "LOOKUP", "ANONYMIZED", "VORONOI", "EVALUATION" } )
     p.insert( sink, QgsProcessing::TEMPORARY_OUTPUT );
   return p;
+}
+
+/**
+ * vbas:estimatesitecount on records read by recordRegion and qis, twice: as given, where the log says
+ * reader, and forced through QGIS by a feature limit. Each run's outcome into outcomes: its refusal,
+ * then its line "Read ... record rows" (docs/preparing-data.md, "How the records are read").
+ */
+inline void readBothWays( QgsVectorLayer *regions, QgsVectorLayer *records, const QString &recordRegion, const QStringList &qis, const QString &reader, bool ok, QStringList &outcomes )
+{
+  for ( const bool limited : { false, true } )
+  {
+    QVariantMap p = inputParameters( regions, QStringLiteral( "id" ), records, recordRegion, qis );
+    const QString source = records->providerType() == QLatin1String( "postgres" ) ? QStringLiteral( "postgres://" ) + records->source() : records->source();
+    if ( limited )
+      p.insert( QStringLiteral( "RECORDS" ), QVariant::fromValue( QgsProcessingFeatureSourceDefinition( source, false, 1000 ) ) );
+    Feedback feedback;
+    QgsProcessingContext context; // holds the layer of the limited input until the test's end, before QGIS exits
+    run( QStringLiteral( "vbas:estimatesitecount" ), p, context, ok, &feedback );
+    QVERIFY2( feedback.saw( limited ? QStringLiteral( "The records are read through QGIS: the input has a feature limit." ) : reader ), qPrintable( feedback.messages.join( '\n' ) ) );
+    outcomes << feedback.error();
+    for ( const QString &message : std::as_const( feedback.messages ) )
+      if ( message.startsWith( QStringLiteral( "Read " ) ) )
+        outcomes.last() += message;
+  }
 }
 
 //! The runs on a grid(): regions by id, records by region, the QI sex.

@@ -498,21 +498,8 @@ void TestValues::eachFormatReadAsQgisReadsIt()
   QgsVectorLayer records( path + source, QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
   QVERIFY( records.isValid() );
   QStringList outcomes;
-  for ( const bool limited : { false, true } )
-  {
-    QVariantMap p = vbastest::inputParameters( regions.get(), QStringLiteral( "id" ), &records, QStringLiteral( "region" ),
-                                               { QStringLiteral( "name" ), QStringLiteral( "age" ), QStringLiteral( "big" ), QStringLiteral( "w" ) } );
-    if ( limited )
-      p.insert( QStringLiteral( "RECORDS" ), QVariant::fromValue( QgsProcessingFeatureSourceDefinition( records.source(), false, 1000 ) ) );
-    Feedback feedback;
-    QgsProcessingContext context; // holds the layer of the limited input until the test's end, before QGIS exits
-    vbastest::run( QStringLiteral( "vbas:estimatesitecount" ), p, context, outcome.startsWith( QStringLiteral( "Read " ) ), &feedback );
-    QVERIFY2( feedback.saw( limited ? QStringLiteral( "The records are read through QGIS: the input has a feature limit." ) : reader ), qPrintable( feedback.messages.join( '\n' ) ) );
-    outcomes << feedback.error();
-    for ( const QString &message : std::as_const( feedback.messages ) )
-      if ( message.startsWith( QStringLiteral( "Read " ) ) )
-        outcomes.last() += message;
-  }
+  CHECKED( vbastest::readBothWays( regions.get(), &records, QStringLiteral( "region" ), { QStringLiteral( "name" ), QStringLiteral( "age" ), QStringLiteral( "big" ), QStringLiteral( "w" ) }, reader,
+                                   outcome.startsWith( QStringLiteral( "Read " ) ), outcomes ) );
   QCOMPARE( outcomes[0], outcomes[1] );
   QVERIFY2( outcomes[0].startsWith( outcome ), qPrintable( outcomes[0] ) );
 }
