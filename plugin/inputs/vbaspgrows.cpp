@@ -41,7 +41,8 @@ struct Source
     QString table;      //!< as the messages name it
     QString copy;
     int fieldCount = 0;
-    int key = -1;         //!< the key's field
+    int key = -1; //!< the key's field
+    QString keyName;
     bool keyRead = false; //!< the key is a read field
     QVector<Column> columns;
 };
@@ -146,9 +147,11 @@ class Copy
       }
       if ( count != mSource.columns.size() + 1 )
         fail( QObject::tr( "a row of %1 columns" ).arg( count ) );
-      bool whole = false;
       const int size = take<qint32>();
-      const qint32 key = size < 0 ? 0 : QByteArray::fromRawData( bytes( size ), size ).toInt( &whole );
+      if ( size < 0 ) // a view's key='...' may hold NULL, where QGIS's provider reads no number either
+        throw QgsProcessingException( QObject::tr( "A records row of %1 has no key (its '%2' is NULL): give every row a key." ).arg( mSource.table, mSource.keyName ) );
+      bool whole = false;
+      const qint32 key = QByteArray::fromRawData( bytes( size ), size ).toInt( &whole );
       if ( !whole )
         fail( QObject::tr( "a row whose key is not a 32-bit whole number" ) );
       QgsAttributes attributes( mSource.fieldCount );
@@ -280,7 +283,8 @@ std::optional<VbasStreamedRows> VbasPgRows::plan( const QgsVectorLayer *layer, c
   source.table = uri.schema().isEmpty() ? uri.table() : uri.schema() + '.' + uri.table();
   source.fieldCount = fields.count();
   source.key = layer->dataProvider()->pkAttributeIndexes().first();
-  QStringList columns { QgsSqliteUtils::quotedIdentifier( fields.at( source.key ).name() ) + QStringLiteral( "::text" ) };
+  source.keyName = fields.at( source.key ).name();
+  QStringList columns { QgsSqliteUtils::quotedIdentifier( source.keyName ) + QStringLiteral( "::text" ) };
   for ( const int i : read )
   {
     source.keyRead = source.keyRead || i == source.key;

@@ -53,9 +53,15 @@ class TestPostgresRead : public QObject
     void rowsAsQgisReadsThem();
     void readAndCountedAsThroughQgis_data();
     void readAndCountedAsThroughQgis();
+    void lostConnectionRefused();
+    void destroyedReaderStopsTheCopy();
 
   private:
     std::unique_ptr<QgsVectorLayer> layer( const QString &table, const QString &options = QString() ) const;
+    //! The COPY of table "many" (a million rows), one row read already.
+    VbasRows startedCopy();
+    //! The server's sessions running a COPY.
+    qint64 copies() const { return mServer.number( "SELECT count(*) FROM pg_stat_activity WHERE query ILIKE 'COPY (SELECT%' AND pid <> pg_backend_pid()" ); }
 
     PgServer mServer;
 };
@@ -71,6 +77,7 @@ void TestPostgresRead::initTestCase()
   CHECKED( mServer.sql( makeTable( "by_int8", "int8", "ALTER TABLE by_int8 ADD PRIMARY KEY (fid);" ), out ) );
   CHECKED( mServer.sql( makeTable( "by_text", "text", "ALTER TABLE by_text ADD PRIMARY KEY (fid);" ), out ) );
   CHECKED( mServer.sql( makeTable( "unkeyed", "int4", QString() ), out ) );
+  CHECKED( mServer.sql( "CREATE TABLE many AS SELECT i AS fid, 'r00' AS region, 'x' AS name FROM generate_series(1, 1000000) i; ALTER TABLE many ADD PRIMARY KEY (fid);", out ) );
   CHECKED( mServer.sql( makeTable( "unknown_region", "int4", "ALTER TABLE unknown_region ADD PRIMARY KEY (fid); UPDATE unknown_region SET region = 'zz' WHERE fid = 7;" ), out ) );
 }
 
@@ -174,6 +181,47 @@ void TestPostgresRead::readAndCountedAsThroughQgis()
   CHECKED( vbastest::readBothWays( regions.get(), records.get(), QStringLiteral( "region" ), qis, reader, outcome.startsWith( QStringLiteral( "Read " ) ), outcomes ) );
   QCOMPARE( outcomes[0], outcomes[1] );
   QVERIFY2( outcomes[0].startsWith( outcome ), qPrintable( outcomes[0] ) );
+}
+
+VbasRows TestPostgresRead::startedCopy()
+{
+  const std::unique_ptr<QgsVectorLayer> records = layer( QStringLiteral( "many" ) );
+  QString why;
+  const std::optional<VbasStreamedRows> plan = VbasPgRows::plan( records.get(), { 1, 2 }, why );
+  VbasRows rows = plan ? plan->open( why ) : VbasRows();
+  QgsFeature f;
+  if ( !rows || !rows( f ) )
+    qWarning() << "the COPY did not start:" << why;
+  return rows;
+}
+
+void TestPostgresRead::lostConnectionRefused()
+{
+  // The server ends the session mid-COPY: the rows already sent are read, then the read is refused.
+  VbasRows rows = startedCopy();
+  QVERIFY( rows );
+  QCOMPARE( mServer.number( "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE query ILIKE 'COPY (SELECT%' AND pid <> pg_backend_pid()" ), 1LL );
+  QString refusal;
+  try
+  {
+    for ( QgsFeature f; rows( f ); )
+      ;
+  }
+  catch ( const QgsProcessingException &e )
+  {
+    refusal = e.what();
+  }
+  QVERIFY2( refusal.startsWith( QStringLiteral( "PostgreSQL stopped sending the records of public.many: " ) ), qPrintable( refusal ) );
+}
+
+void TestPostgresRead::destroyedReaderStopsTheCopy()
+{
+  // A reader dropped mid-read (a refusal of a row, a cancel of the run) cancels its COPY at once.
+  VbasRows rows = startedCopy();
+  QVERIFY( rows );
+  QCOMPARE( copies(), 1LL );
+  rows = VbasRows();
+  QTRY_COMPARE_WITH_TIMEOUT( copies(), 0LL, 10000 );
 }
 
 QTEST_MAIN( TestPostgresRead )
