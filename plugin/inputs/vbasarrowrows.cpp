@@ -119,6 +119,24 @@ QHash<QString, int> ogrFields( OGRLayerH layer )
   return fields;
 }
 
+/**
+ * Why the layer of a source decoded into parts is not the whole layer GDAL opens at its path, or
+ * nothing: QGIS may read the features of one geometry type of a file of several (a sublayer), or a
+ * file inside an archive, and any other part of a source is not given to GDAL here.
+ */
+QString partOfFile( const QVariantMap &parts )
+{
+  static const QSet<QString> given { QStringLiteral( "path" ), QStringLiteral( "layerName" ), QStringLiteral( "layerId" ), QStringLiteral( "openOptions" ), QStringLiteral( "subset" ) };
+  if ( !parts.value( QStringLiteral( "geometryType" ) ).toString().isEmpty() )
+    return QObject::tr( "the layer is the features of one geometry type of its file" );
+  if ( !parts.value( QStringLiteral( "vsiPrefix" ) ).toString().isEmpty() )
+    return QObject::tr( "the file is inside an archive" );
+  for ( auto part = parts.constBegin(); part != parts.constEnd(); ++part )
+    if ( !given.contains( part.key() ) && !part.value().toString().isEmpty() )
+      return QObject::tr( "its source has a part GDAL is not given here (%1)" ).arg( part.key() );
+  return QString();
+}
+
 } // namespace
 
 //! GDAL's dataset, its Arrow stream, the stream's schema and the batch being read, released in that order's reverse.
@@ -274,9 +292,11 @@ std::optional<VbasArrowRows::Source> VbasArrowRows::plan( const QgsVectorLayer *
   for ( const int i : read )
     if ( why.isEmpty() && fields.fieldOrigin( i ) != vbasqgis::OriginProvider )
       why = QObject::tr( "its field '%1' is not the file's own (an expression or a join)" ).arg( fields.at( i ).name() );
+  const QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() );
+  if ( why.isEmpty() )
+    why = partOfFile( parts );
   if ( !why.isEmpty() )
     return std::nullopt;
-  const QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() );
   return Source { parts.value( QStringLiteral( "path" ) ).toString(),
                   parts.value( QStringLiteral( "layerName" ) ).toString(),
                   parts.value( QStringLiteral( "layerId" ), 0 ).toInt(),
