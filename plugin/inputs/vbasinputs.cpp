@@ -190,7 +190,7 @@ QByteArray exactly( const QVariant &value )
 
 /**
  * The test suites' check of the stream (VBAS_COMPARE_READERS, docs/development.md): each row it gives
- * is compared with QGIS's reading of it, by feature id and by the type and bytes of each read field.
+ * is compared with QGIS's reading of it, by feature id, by the type and bytes of each read field and by its geometry's WKB.
  */
 std::function<bool( QgsFeature & )> sameAsQgis( const std::shared_ptr<VbasArrowRows> &streamed, QgsFeatureIterator qgis, const QgsAttributeList &read )
 {
@@ -203,6 +203,8 @@ std::function<bool( QgsFeature & )> sameAsQgis( const std::shared_ptr<VbasArrowR
     for ( const int i : read )
       if ( more && ( f.id() != expected.id() || exactly( f.attribute( i ) ) != exactly( expected.attribute( i ) ) ) )
         throw QgsProcessingException( QObject::tr( "GDAL's stream and QGIS read record row %1 apart (field %2)." ).arg( row ).arg( i ) );
+    if ( more && ( f.hasGeometry() != expected.hasGeometry() || f.geometry().asWkb() != expected.geometry().asWkb() ) )
+      throw QgsProcessingException( QObject::tr( "GDAL's stream and QGIS read record row %1 apart (its geometry)." ).arg( row ) );
     return more;
   };
 }
@@ -301,10 +303,9 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   mRecordFields = VbasRecordReader::resolve( mRecords->fields(), recordRegion, mQiNames, text( QStringLiteral( "COUNT_FIELD" ) ), released, identity, text( QStringLiteral( "SENSITIVE_FIELD" ) ) );
   for ( int q = 0; q < mQiNames.size(); ++q )
     mQiNames[q] = mRecords->fields().at( mRecordFields.qis[q] ).name(); // the field's own name, however QI_FIELDS spelled it (any letter case)
-  if ( recordRegion.isEmpty() )
-    mNotStreamed = QObject::tr( "the records are located by their points" );
-  else if ( ( mNotStreamed = partOfLayer( parameters.value( QStringLiteral( "RECORDS" ) ) ) ).isEmpty() )
-    mStreamed = VbasArrowRows::plan( layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context ), mRelease ? mRecordFields.read() : mRecordFields.counted(), mNotStreamed );
+  if ( ( mNotStreamed = partOfLayer( parameters.value( QStringLiteral( "RECORDS" ) ) ) ).isEmpty() )
+    mStreamed
+      = VbasArrowRows::plan( layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context ), mRelease ? mRecordFields.read() : mRecordFields.counted(), recordRegion.isEmpty(), mNotStreamed );
   // Counting row by row is said only to a user who asked the source to count (GROUP_IN_SOURCE), with why.
   if ( !has( QStringLiteral( "GROUP_IN_SOURCE" ) ) || !QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "GROUP_IN_SOURCE" ) ), parameters, context ) )
     mNotGrouped.clear();
