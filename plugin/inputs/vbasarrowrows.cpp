@@ -17,6 +17,7 @@
 #include <QHash>
 #include <QSet>
 
+#include <cstdlib>
 #include <cstring>
 
 namespace
@@ -33,13 +34,23 @@ enum class Decode
   Float64,   //!< "g"
   Date32,    //!< "tdD": days since 1970-01-01
   Binary,    //!< "z": bytes, 32-bit offsets
+  Boolean,   //!< "b": one bit a value
 };
+
+/**
+ * Whether GDAL's stream gives booleans as stored. GDAL 3.6's does not (stored true, false, false, true,
+ * false, false, true read back as true, false, false, false, false, false, false); 3.10 and 3.13, checked
+ * (docs/preparing-data.md, "How the records are read"), do. The versions between were not checked.
+ */
+bool streamsBooleans()
+{
+  return std::atoi( GDALVersionInfo( "VERSION_NUM" ) ) >= GDAL_COMPUTE_VERSION( 3, 10, 0 );
+}
 
 /**
  * How a column GDAL gives in format is decoded into the type QGIS reads its field as, when the two
  * agree exactly. Left to QGIS: a float32 column ("f"), whose stored real the stream rounds to a float
- * where QGIS reads the double GDAL holds, and booleans ("b"), which GDAL 3.6's stream gives wrongly
- * (true, false, false, true stored read as true, false, false, false).
+ * where QGIS reads the double GDAL holds, and booleans where GDAL's stream gives them wrongly.
  */
 std::optional<Decode> decoding( const std::string &format, vbasqgis::FieldType type )
 {
@@ -55,6 +66,8 @@ std::optional<Decode> decoding( const std::string &format, vbasqgis::FieldType t
     return Decode::Date32;
   if ( type == vbasqgis::Field::ByteArray && format == "z" )
     return Decode::Binary;
+  if ( type == vbasqgis::Field::Bool && format == "b" && streamsBooleans() )
+    return Decode::Boolean;
   return std::nullopt;
 }
 
@@ -112,6 +125,8 @@ QVariant value( const ArrowArray *array, std::int64_t i, const Column &column )
       return static_cast<qlonglong>( at<std::int64_t>( array, 1, i ) );
     case Decode::Float64:
       return at<double>( array, 1, i );
+    case Decode::Boolean:
+      return static_cast<bool>( ( static_cast<const std::uint8_t *>( array->buffers[1] )[i >> 3] >> ( i & 7 ) ) & 1 );
   }
   return column.null;
 }
@@ -276,11 +291,12 @@ bool VbasArrowRows::Stream::findColumns( const QString &fidColumn, const QString
     const QgsField field = mSource.fields.at( i );
     const std::int64_t child = children.value( field.name(), -1 );
     const std::optional<Decode> decode = child < 0 ? std::nullopt : decoding( mSchema.children[child]->format, field.type() );
-    if ( !decode )
-    {
+    if ( !decode && field.type() == vbasqgis::Field::Bool && !streamsBooleans() )
+      why = QObject::tr( "its field '%1' holds booleans, which the stream of GDAL %2 gives wrongly" ).arg( field.name(), QString::fromUtf8( GDALVersionInfo( "RELEASE_NAME" ) ) );
+    else if ( !decode )
       why = QObject::tr( "GDAL gives its field '%1' as another type than QGIS's %2" ).arg( field.name(), vbasqgis::typeName( field ) );
+    if ( !decode )
       return false;
-    }
     mColumns.append( { i, child, *decode, vbasqgis::nullOf( field.type() ) } );
   }
   return true;
