@@ -40,6 +40,7 @@ anonymize() {
     "SITE_POINTS=postgis:$DB table=\"public\".\"sites\" (geom)" "AGGREGATED=postgis:$DB table=\"public\".\"aggregated\" (geom)" \
     "LOOKUP=postgis:$DB table=\"public\".\"lookup\"" "ANONYMIZED=postgis:$DB table=\"public\".\"release\"" \
     "VORONOI=postgis:$DB table=\"public\".\"voronoi\" (geom)" "EVALUATION=postgis:$DB table=\"public\".\"evaluation\""
+  log "anonymize: $(grep -o 'The records are read through [^."]*' "$WORK/vbas.json" | head -1)"
   local smallest qis_sql
   qis_sql=$(IFS=,; echo "${QIS[*]}")
   smallest=$("${PSQL[@]}" -d vbas -c "SELECT coalesce(min(n), 0) FROM (SELECT count(*) n FROM release GROUP BY aggregate_id, $qis_sql) e")

@@ -3,6 +3,7 @@
 #include "plugin/support/vbasqgiscompat.h"
 
 #include <qgsexception.h>
+#include <qgsogrutils.h>
 #include <qgsproviderregistry.h>
 #include <qgsvectordataprovider.h>
 #include <qgsvectorlayer.h>
@@ -16,6 +17,7 @@
 #include <QHash>
 #include <QSet>
 
+#include <cstdlib>
 #include <cstring>
 
 namespace
@@ -32,13 +34,23 @@ enum class Decode
   Float64,   //!< "g"
   Date32,    //!< "tdD": days since 1970-01-01
   Binary,    //!< "z": bytes, 32-bit offsets
+  Boolean,   //!< "b": one bit a value
 };
+
+/**
+ * Whether GDAL's stream gives booleans as stored. GDAL 3.6's does not (stored true, false, false, true,
+ * false, false, true read back as true, false, false, false, false, false, false); 3.10 and 3.13, checked
+ * (docs/preparing-data.md, "How the records are read"), do. The versions between were not checked.
+ */
+bool streamsBooleans()
+{
+  return std::atoi( GDALVersionInfo( "VERSION_NUM" ) ) >= GDAL_COMPUTE_VERSION( 3, 10, 0 );
+}
 
 /**
  * How a column GDAL gives in format is decoded into the type QGIS reads its field as, when the two
  * agree exactly. Left to QGIS: a float32 column ("f"), whose stored real the stream rounds to a float
- * where QGIS reads the double GDAL holds, and booleans ("b"), which GDAL 3.6's stream gives wrongly
- * (true, false, false, true stored read as true, false, false, false).
+ * where QGIS reads the double GDAL holds, and booleans where GDAL's stream gives them wrongly.
  */
 std::optional<Decode> decoding( const std::string &format, vbasqgis::FieldType type )
 {
@@ -54,6 +66,8 @@ std::optional<Decode> decoding( const std::string &format, vbasqgis::FieldType t
     return Decode::Date32;
   if ( type == vbasqgis::Field::ByteArray && format == "z" )
     return Decode::Binary;
+  if ( type == vbasqgis::Field::Bool && format == "b" && streamsBooleans() )
+    return Decode::Boolean;
   return std::nullopt;
 }
 
@@ -79,12 +93,18 @@ T at( const ArrowArray *array, int buffer, std::int64_t i )
   return static_cast<const T *>( array->buffers[buffer] )[i];
 }
 
+//! Whether element i of array (its offset added) is NULL: its validity bit clear.
+bool isNull( const ArrowArray *array, std::int64_t i )
+{
+  const auto *valid = static_cast<const std::uint8_t *>( array->buffers[0] );
+  return array->null_count != 0 && valid && !( ( valid[i >> 3] >> ( i & 7 ) ) & 1 );
+}
+
 //! Element i of array (its own offset added): NULL when its validity bit is clear.
 QVariant value( const ArrowArray *array, std::int64_t i, const Column &column )
 {
   i += array->offset;
-  const auto *valid = static_cast<const std::uint8_t *>( array->buffers[0] );
-  if ( array->null_count != 0 && valid && !( ( valid[i >> 3] >> ( i & 7 ) ) & 1 ) )
+  if ( isNull( array, i ) )
     return column.null;
   const char *data = static_cast<const char *>( array->buffers[2] );
   switch ( column.decode )
@@ -105,6 +125,8 @@ QVariant value( const ArrowArray *array, std::int64_t i, const Column &column )
       return static_cast<qlonglong>( at<std::int64_t>( array, 1, i ) );
     case Decode::Float64:
       return at<double>( array, 1, i );
+    case Decode::Boolean:
+      return static_cast<bool>( ( static_cast<const std::uint8_t *>( array->buffers[1] )[i >> 3] >> ( i & 7 ) ) & 1 );
   }
   return column.null;
 }
@@ -119,15 +141,33 @@ QHash<QString, int> ogrFields( OGRLayerH layer )
   return fields;
 }
 
+/**
+ * Why the layer of a source decoded into parts is not the whole layer GDAL opens at its path, or
+ * nothing: QGIS may read the features of one geometry type of a file of several (a sublayer), or a
+ * file inside an archive, and any other part of a source is not given to GDAL here.
+ */
+QString partOfFile( const QVariantMap &parts )
+{
+  static const QSet<QString> given { QStringLiteral( "path" ), QStringLiteral( "layerName" ), QStringLiteral( "layerId" ), QStringLiteral( "openOptions" ), QStringLiteral( "subset" ) };
+  if ( !parts.value( QStringLiteral( "geometryType" ) ).toString().isEmpty() )
+    return QObject::tr( "the layer is the features of one geometry type of its file" );
+  if ( !parts.value( QStringLiteral( "vsiPrefix" ) ).toString().isEmpty() )
+    return QObject::tr( "the file is inside an archive" );
+  for ( auto part = parts.constBegin(); part != parts.constEnd(); ++part )
+    if ( !given.contains( part.key() ) && !part.value().toString().isEmpty() )
+      return QObject::tr( "its source has a part GDAL is not given here (%1)" ).arg( part.key() );
+  return QString();
+}
+
 } // namespace
 
 //! GDAL's dataset, its Arrow stream, the stream's schema and the batch being read, released in that order's reverse.
 class VbasArrowRows::Stream
 {
   public:
-    Stream( GDALDatasetH dataset, int fieldCount )
+    Stream( GDALDatasetH dataset, const Source &source )
       : mDataset( dataset )
-      , mFieldCount( fieldCount )
+      , mSource( source )
     {
       mStream.release = nullptr;
       mSchema.release = nullptr;
@@ -144,11 +184,10 @@ class VbasArrowRows::Stream
     Stream &operator=( const Stream & ) = delete;
 
     /**
-     * Streams layer's fields in read (the others ignored) and its feature ids; columns are the read
-     * fields, the stream's column of each found by name. False, with why set, when the stream gives
-     * a field as another type than QGIS reads it as.
+     * Streams layer's read fields (the others ignored), its feature ids and, if the source asks, its
+     * geometries. False, with why set, when the stream gives a field as another type than QGIS reads it as.
      */
-    bool start( OGRLayerH layer, const QgsFields &fields, const QgsAttributeList &read, QString &why );
+    bool start( OGRLayerH layer, QString &why );
     bool next( QgsFeature &feature );
 
   private:
@@ -158,29 +197,60 @@ class VbasArrowRows::Stream
       if ( arrow.release )
         arrow.release( &arrow );
     }
+    //! Has GDAL skip the layer's fields that are not read, and its geometry unless it is read.
+    bool ignoreUnread( OGRLayerH layer, QString &why );
+    //! Finds the stream's column of each read field, of the feature ids and of the geometries; false, with why set, when one is missing or of another type.
+    bool findColumns( const QString &fidColumn, const QString &geometryColumn, QString &why );
     bool fetch();
+    //! The geometry of row (its batch's offset added), as QGIS reads the geometry GDAL holds.
+    QgsGeometry geometry( std::int64_t row ) const;
 
     GDALDatasetH mDataset;
-    int mFieldCount;
+    Source mSource;
     ArrowArrayStream mStream;
     ArrowSchema mSchema;
     ArrowArray mBatch;
     std::int64_t mRow = 0; //!< the next row of mBatch
     std::int64_t mFid = -1;
+    std::int64_t mGeometry = -1; //!< the column of geometries, if read
     QVector<Column> mColumns;
 };
 
-bool VbasArrowRows::Stream::start( OGRLayerH layer, const QgsFields &fields, const QgsAttributeList &read, QString &why )
+bool VbasArrowRows::Stream::start( OGRLayerH layer, QString &why )
+{
+  if ( mSource.geometry && OGR_FD_GetGeomFieldCount( OGR_L_GetLayerDefn( layer ) ) != 1 )
+  {
+    why = QObject::tr( "GDAL gives it another number of geometries than one" );
+    return false;
+  }
+  if ( !ignoreUnread( layer, why ) )
+    return false;
+  CPLStringList options;
+  options.SetNameValue( "INCLUDE_FID", "YES" );
+  if ( !OGR_L_GetArrowStream( layer, &mStream, options.List() ) || mStream.get_schema( &mStream, &mSchema ) != 0 )
+  {
+    why = QObject::tr( "GDAL could not stream it: %1" ).arg( QString::fromUtf8( CPLGetLastErrorMsg() ) );
+    return false;
+  }
+  // GDAL names the column of feature ids after the layer's FID column, OGC_FID when it has none, and
+  // the column of geometries after the layer's geometry column, wkb_geometry when it has none.
+  const QString fidColumn = QString::fromUtf8( OGR_L_GetFIDColumn( layer ) );
+  const QString geometryColumn = QString::fromUtf8( OGR_L_GetGeometryColumn( layer ) );
+  return findColumns( fidColumn.isEmpty() ? QStringLiteral( "OGC_FID" ) : fidColumn, geometryColumn.isEmpty() ? QStringLiteral( "wkb_geometry" ) : geometryColumn, why );
+}
+
+bool VbasArrowRows::Stream::ignoreUnread( OGRLayerH layer, QString &why )
 {
   const QHash<QString, int> ogr = ogrFields( layer );
   const QString fidColumn = QString::fromUtf8( OGR_L_GetFIDColumn( layer ) );
   QSet<int> kept;
-  for ( const int i : read )
+  for ( const int i : std::as_const( mSource.read ) )
   {
-    const auto found = ogr.constFind( fields.at( i ).name() );
-    if ( found == ogr.constEnd() && fields.at( i ).name() != fidColumn )
+    const QString name = mSource.fields.at( i ).name();
+    const auto found = ogr.constFind( name );
+    if ( found == ogr.constEnd() && name != fidColumn )
     {
-      why = QObject::tr( "GDAL does not give its field '%1'" ).arg( fields.at( i ).name() );
+      why = QObject::tr( "GDAL does not give its field '%1'" ).arg( name );
       return false;
     }
     if ( found != ogr.constEnd() )
@@ -190,36 +260,43 @@ bool VbasArrowRows::Stream::start( OGRLayerH layer, const QgsFields &fields, con
   for ( auto field = ogr.constBegin(); field != ogr.constEnd(); ++field )
     if ( !kept.contains( *field ) )
       ignored.AddString( field.key().toUtf8().constData() );
-  ignored.AddString( "OGR_GEOMETRY" );
+  if ( !mSource.geometry )
+    ignored.AddString( "OGR_GEOMETRY" );
   ignored.AddString( "OGR_STYLE" );
-  CPLStringList options;
-  options.SetNameValue( "INCLUDE_FID", "YES" );
-  if ( OGR_L_SetIgnoredFields( layer, const_cast<const char **>( ignored.List() ) ) != OGRERR_NONE || !OGR_L_GetArrowStream( layer, &mStream, options.List() )
-       || mStream.get_schema( &mStream, &mSchema ) != 0 )
-  {
-    why = QObject::tr( "GDAL could not stream it: %1" ).arg( QString::fromUtf8( CPLGetLastErrorMsg() ) );
-    return false;
-  }
+  if ( OGR_L_SetIgnoredFields( layer, const_cast<const char **>( ignored.List() ) ) == OGRERR_NONE )
+    return true;
+  why = QObject::tr( "GDAL could not stream it: %1" ).arg( QString::fromUtf8( CPLGetLastErrorMsg() ) );
+  return false;
+}
+
+bool VbasArrowRows::Stream::findColumns( const QString &fidColumn, const QString &geometryColumn, QString &why )
+{
   QHash<QString, std::int64_t> children;
   for ( std::int64_t c = 0; c < mSchema.n_children; ++c )
     children.insert( QString::fromUtf8( mSchema.children[c]->name ), c );
-  // GDAL names the column of feature ids after the layer's FID column, OGC_FID when it has none.
-  mFid = children.value( fidColumn.isEmpty() ? QStringLiteral( "OGC_FID" ) : fidColumn, -1 );
+  mFid = children.value( fidColumn, -1 );
   if ( children.size() != mSchema.n_children || mFid < 0 || std::strcmp( mSchema.children[mFid]->format, "l" ) != 0 )
   {
     why = QObject::tr( "GDAL's stream of it has no single column of feature ids" );
     return false;
   }
-  for ( const int i : read )
+  mGeometry = mSource.geometry ? children.value( geometryColumn, -1 ) : -1;
+  if ( mSource.geometry && ( mGeometry < 0 || std::strcmp( mSchema.children[mGeometry]->format, "z" ) != 0 ) )
   {
-    const QgsField field = fields.at( i );
+    why = QObject::tr( "GDAL's stream of it has no column of geometries" );
+    return false;
+  }
+  for ( const int i : std::as_const( mSource.read ) )
+  {
+    const QgsField field = mSource.fields.at( i );
     const std::int64_t child = children.value( field.name(), -1 );
     const std::optional<Decode> decode = child < 0 ? std::nullopt : decoding( mSchema.children[child]->format, field.type() );
-    if ( !decode )
-    {
+    if ( !decode && field.type() == vbasqgis::Field::Bool && !streamsBooleans() )
+      why = QObject::tr( "its field '%1' holds booleans, which the stream of GDAL %2 gives wrongly" ).arg( field.name(), QString::fromUtf8( GDALVersionInfo( "RELEASE_NAME" ) ) );
+    else if ( !decode )
       why = QObject::tr( "GDAL gives its field '%1' as another type than QGIS's %2" ).arg( field.name(), vbasqgis::typeName( field ) );
+    if ( !decode )
       return false;
-    }
     mColumns.append( { i, child, *decode, vbasqgis::nullOf( field.type() ) } );
   }
   return true;
@@ -245,17 +322,38 @@ bool VbasArrowRows::Stream::next( QgsFeature &feature )
     if ( !fetch() )
       return false;
   const std::int64_t row = mBatch.offset + mRow++;
-  QgsAttributes attributes( mFieldCount );
+  QgsAttributes attributes( mSource.fields.count() );
   for ( const Column &column : std::as_const( mColumns ) )
     attributes[column.field] = value( mBatch.children[column.child], row, column );
   const ArrowArray *fids = mBatch.children[mFid];
   feature.setId( at<std::int64_t>( fids, 1, fids->offset + row ) );
   feature.setAttributes( attributes );
+  feature.setGeometry( mGeometry < 0 ? QgsGeometry() : geometry( row ) );
   feature.setValid( true );
   return true;
 }
 
-std::optional<VbasArrowRows::Source> VbasArrowRows::plan( const QgsVectorLayer *layer, const QgsAttributeList &read, QString &why )
+QgsGeometry VbasArrowRows::Stream::geometry( std::int64_t row ) const
+{
+  const ArrowArray *array = mBatch.children[mGeometry];
+  const std::int64_t i = array->offset + row;
+  if ( isNull( array, i ) )
+    return QgsGeometry();
+  const std::int32_t begin = at<std::int32_t>( array, 1, i );
+  OGRGeometryH ogr = nullptr;
+  if ( OGR_G_CreateFromWkbEx( static_cast<const char *>( array->buffers[2] ) + begin, nullptr, &ogr, at<std::int32_t>( array, 1, i + 1 ) - begin ) != OGRERR_NONE )
+    throw QgsProcessingException(
+      QObject::tr( "GDAL's stream of the records gave a geometry it cannot read back (feature id %1)." ).arg( at<std::int64_t>( mBatch.children[mFid], 1, mBatch.children[mFid]->offset + row ) ) );
+  // Through an OGR geometry, as QGIS's provider reads each feature's (QgsOgrFeatureIterator): the same
+  // conversion, and a geometry of one part made multipart where the layer's type is.
+  QgsGeometry geometry = QgsOgrUtils::ogrGeometryToQgsGeometry( ogr );
+  OGR_G_DestroyGeometry( ogr );
+  if ( QgsWkbTypes::isMultiType( mSource.wkbType ) && !geometry.isMultipart() )
+    geometry.convertToMultiType();
+  return geometry;
+}
+
+std::optional<VbasArrowRows::Source> VbasArrowRows::plan( const QgsVectorLayer *layer, const QgsAttributeList &read, bool geometry, QString &why )
 {
   if ( !layer || !layer->dataProvider() || layer->providerType() != QLatin1String( "ogr" ) )
   {
@@ -274,15 +372,19 @@ std::optional<VbasArrowRows::Source> VbasArrowRows::plan( const QgsVectorLayer *
   for ( const int i : read )
     if ( why.isEmpty() && fields.fieldOrigin( i ) != vbasqgis::OriginProvider )
       why = QObject::tr( "its field '%1' is not the file's own (an expression or a join)" ).arg( fields.at( i ).name() );
+  const QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() );
+  if ( why.isEmpty() )
+    why = partOfFile( parts );
   if ( !why.isEmpty() )
     return std::nullopt;
-  const QVariantMap parts = QgsProviderRegistry::instance()->decodeUri( layer->providerType(), layer->source() );
   return Source { parts.value( QStringLiteral( "path" ) ).toString(),
                   parts.value( QStringLiteral( "layerName" ) ).toString(),
                   parts.value( QStringLiteral( "layerId" ), 0 ).toInt(),
                   parts.value( QStringLiteral( "openOptions" ) ).toStringList(),
                   fields,
-                  read };
+                  read,
+                  geometry,
+                  layer->dataProvider()->wkbType() };
 }
 
 std::unique_ptr<VbasArrowRows> VbasArrowRows::open( const Source &source, QString &why )
@@ -296,13 +398,13 @@ std::unique_ptr<VbasArrowRows> VbasArrowRows::open( const Source &source, QStrin
     why = QObject::tr( "GDAL could not open it: %1" ).arg( QString::fromUtf8( CPLGetLastErrorMsg() ) );
     return nullptr;
   }
-  auto stream = std::make_unique<Stream>( dataset, source.fields.count() ); // closes the dataset on every path
+  auto stream = std::make_unique<Stream>( dataset, source ); // closes the dataset on every path
   OGRLayerH layer = source.layerName.isEmpty() ? GDALDatasetGetLayer( dataset, source.layerId ) : GDALDatasetGetLayerByName( dataset, source.layerName.toUtf8().constData() );
   if ( !layer )
     why = QObject::tr( "GDAL does not find its layer" );
   else if ( OGR_L_GetFeatureCount( layer, FALSE ) == 0 )
     why = QObject::tr( "it has no rows" );
-  if ( !why.isEmpty() || !stream->start( layer, source.fields, source.read, why ) )
+  if ( !why.isEmpty() || !stream->start( layer, why ) )
     return nullptr;
   return std::unique_ptr<VbasArrowRows>( new VbasArrowRows( std::move( stream ) ) );
 }

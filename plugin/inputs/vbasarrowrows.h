@@ -3,6 +3,8 @@
 // without a feature of GDAL or QGIS per row.
 #pragma once
 
+#include "plugin/support/vbasqgiscompat.h"
+
 #include <qgsfeature.h>
 #include <qgsfields.h>
 
@@ -23,6 +25,9 @@ class VbasArrowRows
         QStringList openOptions;
         QgsFields fields;      //!< the layer's
         QgsAttributeList read; //!< the fields given values
+        //! Whether rows get their geometry, as QGIS reads it; then a geometry of one part is made multipart when the layer's type (wkbType) is.
+        bool geometry = false;
+        vbasqgis::WkbType wkbType = vbasqgis::WkbType();
     };
 
     /**
@@ -32,11 +37,11 @@ class VbasArrowRows
      * shapefile, whose encoding QGIS may take from the layer's settings). A selection, a feature limit or a
      * filter of the processing input is the caller's to rule out.
      */
-    static std::optional<Source> plan( const QgsVectorLayer *layer, const QgsAttributeList &read, QString &why );
+    static std::optional<Source> plan( const QgsVectorLayer *layer, const QgsAttributeList &read, bool geometry, QString &why );
 
     /**
-     * Every row of source, as QGIS reads it: in the same order, with the same feature ids, and the
-     * read fields of the same types and values; the other attributes are NULL. Or nullptr, with why
+     * Every row of source, as QGIS reads it: in the same order, with the same feature ids, the read
+     * fields of the same types and values, and the geometry if asked; the other attributes are NULL. Or nullptr, with why
      * set, when GDAL cannot open the source or gives a read field as another type than QGIS does.
      */
     static std::unique_ptr<VbasArrowRows> open( const Source &source, QString &why );

@@ -192,7 +192,7 @@ QByteArray exactly( const QVariant &value )
 
 /**
  * The test suites' check of the stream (VBAS_COMPARE_READERS, docs/development.md): each row it gives
- * is compared with QGIS's reading of it, by feature id and by the type and bytes of each read field.
+ * is compared with QGIS's reading of it, by feature id, by the type and bytes of each read field and by its geometry's WKB.
  */
 VbasRows sameAsQgis( const VbasRows &streamed, const QString &reader, QgsFeatureIterator qgis, const QgsAttributeList &read )
 {
@@ -205,16 +205,26 @@ VbasRows sameAsQgis( const VbasRows &streamed, const QString &reader, QgsFeature
     for ( const int i : read )
       if ( more && ( f.id() != expected.id() || exactly( f.attribute( i ) ) != exactly( expected.attribute( i ) ) ) )
         throw QgsProcessingException( QObject::tr( "%1 and QGIS read record row %2 apart (field %3)." ).arg( reader ).arg( row ).arg( i ) );
+    if ( more && ( f.hasGeometry() != expected.hasGeometry() || f.geometry().asWkb() != expected.geometry().asWkb() ) )
+      throw QgsProcessingException( QObject::tr( "%1 and QGIS read record row %2 apart (its geometry)." ).arg( reader ).arg( row ) );
     return more;
   };
 }
 
-//! How the records of layer are read without QGIS: PostgreSQL's COPY for a PostgreSQL table, GDAL's column stream for a file; or nothing and why not.
-std::optional<VbasStreamedRows> streamedRows( const QgsVectorLayer *layer, const QgsAttributeList &read, QString &why )
+/**
+ * How the records of layer are read without QGIS: PostgreSQL's COPY for a PostgreSQL table (not its
+ * geometry: located records are read through QGIS), GDAL's column stream for a file; or nothing and why not.
+ */
+std::optional<VbasStreamedRows> streamedRows( const QgsVectorLayer *layer, const QgsAttributeList &read, bool located, QString &why )
 {
   if ( layer && layer->providerType() == QLatin1String( "postgres" ) )
-    return VbasPgRows::plan( layer, read, why );
-  const std::optional<VbasArrowRows::Source> source = VbasArrowRows::plan( layer, read, why );
+  {
+    if ( !located )
+      return VbasPgRows::plan( layer, read, why );
+    why = QObject::tr( "the records are located by their points" );
+    return std::nullopt;
+  }
+  const std::optional<VbasArrowRows::Source> source = VbasArrowRows::plan( layer, read, located, why );
   if ( !source )
     return std::nullopt;
   return VbasStreamedRows { QObject::tr( "GDAL's column stream" ), read, [source = *source]( QString &why ) {
@@ -317,10 +327,8 @@ void VbasInputs::prepare( const QgsProcessingAlgorithm &algorithm, const QVarian
   mRecordFields = VbasRecordReader::resolve( mRecords->fields(), recordRegion, mQiNames, text( QStringLiteral( "COUNT_FIELD" ) ), released, identity, text( QStringLiteral( "SENSITIVE_FIELD" ) ) );
   for ( int q = 0; q < mQiNames.size(); ++q )
     mQiNames[q] = mRecords->fields().at( mRecordFields.qis[q] ).name(); // the field's own name, however QI_FIELDS spelled it (any letter case)
-  if ( recordRegion.isEmpty() )
-    mNotStreamed = QObject::tr( "the records are located by their points" );
-  else if ( ( mNotStreamed = partOfLayer( parameters.value( QStringLiteral( "RECORDS" ) ) ) ).isEmpty() )
-    mStreamed = streamedRows( layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context ), mRelease ? mRecordFields.read() : mRecordFields.counted(), mNotStreamed );
+  if ( ( mNotStreamed = partOfLayer( parameters.value( QStringLiteral( "RECORDS" ) ) ) ).isEmpty() )
+    mStreamed = streamedRows( layerOf( algorithm, parameters, QStringLiteral( "RECORDS" ), context ), mRelease ? mRecordFields.read() : mRecordFields.counted(), recordRegion.isEmpty(), mNotStreamed );
   // Counting row by row is said only to a user who asked the source to count (GROUP_IN_SOURCE), with why.
   if ( !has( QStringLiteral( "GROUP_IN_SOURCE" ) ) || !QgsProcessingParameters::parameterAsBoolean( algorithm.parameterDefinition( QStringLiteral( "GROUP_IN_SOURCE" ) ), parameters, context ) )
     mNotGrouped.clear();

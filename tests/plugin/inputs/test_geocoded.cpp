@@ -6,6 +6,8 @@
 
 #include <QTemporaryDir>
 
+#include <gdal.h>
+
 using vbastest::Feedback;
 using vbastest::layerValue;
 
@@ -80,6 +82,8 @@ class TestGeocoded : public QObject
     void outsidePointsDropped();
     void pointMovedAfterTheReadIsNotReleased();
     void badGeocodedInputs();
+    void eachFormatLocatedAsQgisReadsIt_data();
+    void eachFormatLocatedAsQgisReadsIt();
 
   private:
     QVariantMap parameters( QgsVectorLayer *records, int k = 3 );
@@ -240,6 +244,81 @@ void TestGeocoded::badGeocodedInputs()
   auto multi = points( kPlaced, QStringLiteral( "EPSG:32618" ), QStringLiteral( "MultiPoint" ) );
   multi->dataProvider()->changeGeometryValues( { { 3, QgsGeometry::fromWkt( QStringLiteral( "MultiPoint((0.5 0.5),(2.5 2.5))" ) ) } } );
   refused( multi.get(), QStringLiteral( "Record row 3 (feature id 3): its geometry is not a single point" ) );
+}
+
+void TestGeocoded::eachFormatLocatedAsQgisReadsIt_data()
+{
+  QTest::addColumn<QString>( "file" );
+  QTest::addColumn<QString>( "type" );
+  QTest::addColumn<QString>( "crs" );
+  QTest::addColumn<int>( "dropped" ); // rows dropped: outside, without a point, an empty point
+  QTest::newRow( "GeoPackage" ) << "a.gpkg"
+                                << "Point"
+                                << "EPSG:32618" << 3;
+  QTest::newRow( "GeoPackage, multipoints" ) << "b.gpkg"
+                                             << "MultiPoint"
+                                             << "EPSG:32618" << 3;
+  QTest::newRow( "GeoPackage, another CRS" ) << "c.gpkg"
+                                             << "Point"
+                                             << "EPSG:3857" << 3;
+  // QGIS's FlatGeobuf writer leaves out the features without a point.
+  QTest::newRow( "FlatGeobuf" ) << "a.fgb"
+                                << "Point"
+                                << "EPSG:32618" << 1;
+  QTest::newRow( "GeoJSON" ) << "a.geojson"
+                             << "Point"
+                             << "EPSG:4326" << 3;
+}
+
+void TestGeocoded::eachFormatLocatedAsQgisReadsIt()
+{
+  // The points in each format GDAL reads for QGIS, with a point outside, a record without a point and
+  // an empty point (all three dropped): read through GDAL's column stream, and located and released as
+  // when QGIS reads them (the run through QGIS forced by a feature limit), as the same points in memory are.
+  QFETCH( QString, file );
+  QFETCH( QString, type );
+  QFETCH( QString, crs );
+  QFETCH( int, dropped );
+  const QgsCoordinateTransform transform( QgsCoordinateReferenceSystem( QStringLiteral( "EPSG:32618" ) ), QgsCoordinateReferenceSystem( crs ), QgsProject::instance() );
+  QList<Placed> placed;
+  for ( const Placed &p : kPlaced + QList<Placed> { { 5.0, 5.0, "F" }, { std::nan( "" ), 0, "M" }, { 1.5, 1.5, "M" } } )
+  {
+    const QgsPointXY xy = std::isnan( p.x ) ? QgsPointXY( p.x, p.y ) : transform.transform( QgsPointXY( p.x, p.y ) );
+    placed << Placed { xy.x(), xy.y(), p.sex };
+  }
+  auto memory = points( placed, crs, type );
+  memory->dataProvider()->changeGeometryValues( { { placed.size(), QgsGeometry( std::make_unique<QgsPoint>() ) } } ); // the last: an empty point
+  QTemporaryDir dir;
+  vbastest::save( memory.get(), dir.filePath( file ), QStringLiteral( "records" ) );
+  if ( file == QLatin1String( "a.gpkg" ) ) // QGIS's writer stores a point-less feature as an empty point: one stored NULL too
+  {
+    GDALDatasetH gpkg = GDALOpenEx( dir.filePath( file ).toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_UPDATE, nullptr, nullptr, nullptr );
+    QVERIFY( gpkg );
+    GDALDatasetExecuteSQL( gpkg, "UPDATE records SET geom = NULL WHERE fid = 12", nullptr, nullptr );
+    GDALClose( gpkg );
+  }
+  QgsVectorLayer records( dir.filePath( file ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  QVERIFY( records.isValid() );
+  QList<QPair<QStringList, QMap<QString, int>>> outcomes; // the warnings and the release
+  for ( const bool limited : { false, true } )
+  {
+    QVariantMap p = parameters( &records );
+    p.insert( QStringLiteral( "OUTSIDE_POINTS" ), 1 );
+    if ( limited )
+      p.insert( QStringLiteral( "RECORDS" ), QVariant::fromValue( QgsProcessingFeatureSourceDefinition( records.source(), false, 1000 ) ) );
+    Feedback feedback;
+    QgsProcessingContext context;
+    const QVariantMap r = vbastest::run( QStringLiteral( "vbas:voronoiaggregate" ), p, context, true, &feedback );
+    QVERIFY2( feedback.saw( limited ? QStringLiteral( "The records are read through QGIS: the input has a feature limit." ) : QStringLiteral( "The records are read through GDAL's column stream." ) ),
+              qPrintable( feedback.messages.join( '\n' ) ) );
+    outcomes << qMakePair( feedback.warnings, recount( vbastest::output( r, QStringLiteral( "ANONYMIZED" ), context ) ) );
+  }
+  QCOMPARE( outcomes[0], outcomes[1] );
+  if ( crs != QLatin1String( "EPSG:32618" ) ) // transformed there and back, the points on the grid's edges may lie outside
+    return;
+  QVERIFY2( outcomes[0].first.join( '\n' ).contains( QStringLiteral( "%1 record(s) in %1 row(s) lie outside every region or have no point: dropped" ).arg( dropped ) ),
+            qPrintable( outcomes[0].first.join( '\n' ) ) );
+  QCOMPARE( outcomes[0].second, ( QMap<QString, int> { { "1/F", 3 }, { "1/M", 3 }, { "2/F", 4 } } ) );
 }
 
 QTEST_MAIN( TestGeocoded )

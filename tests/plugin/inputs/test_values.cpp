@@ -105,6 +105,7 @@ class TestValues : public QObject
     void sampleAsShapefileAndCsv();
     void eachFormatReadAsQgisReadsIt_data();
     void eachFormatReadAsQgisReadsIt();
+    void oneGeometryTypeOfAFileReadAsQgisReadsIt();
     void lineRegionsRefused();
     void pointsWithoutSrsTakenInRegionsCrs();
     void overlappingRegionsRefused();
@@ -502,6 +503,31 @@ void TestValues::eachFormatReadAsQgisReadsIt()
                                    outcome.startsWith( QStringLiteral( "Read " ) ), outcomes ) );
   QCOMPARE( outcomes[0], outcomes[1] );
   QVERIFY2( outcomes[0].startsWith( outcome ), qPrintable( outcomes[0] ) );
+}
+
+void TestValues::oneGeometryTypeOfAFileReadAsQgisReadsIt()
+{
+  // QGIS opens a GeoJSON file of points and lines as one layer per geometry type: the points' layer
+  // reads the points' rows only, never the lines' of the same file.
+  auto regions = vbastest::grid();
+  const QString path = mDir.filePath( QStringLiteral( "mixed.geojson" ) );
+  QFile file( path );
+  QVERIFY( file.open( QIODevice::WriteOnly ) );
+  QStringList features;
+  for ( int i = 0; i < 9; ++i )
+    features << QStringLiteral( R"({"type":"Feature","properties":{"region":"r%1%2","q":1},"geometry":{"type":"%3","coordinates":%4}})" )
+                  .arg( i % 3 )
+                  .arg( i / 3 )
+                  .arg( i % 2 ? QStringLiteral( "LineString" ) : QStringLiteral( "Point" ), i % 2 ? QStringLiteral( "[[0,0],[1,1]]" ) : QStringLiteral( "[0,0]" ) );
+  file.write( QStringLiteral( R"({"type":"FeatureCollection","features":[%1]})" ).arg( features.join( ',' ) ).toUtf8() );
+  file.close();
+  QgsVectorLayer points( path + QStringLiteral( "|geometrytype=Point" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  QCOMPARE( points.featureCount(), 5LL );
+  Feedback feedback;
+  vbastest::run( QStringLiteral( "vbas:estimatesitecount" ), vbastest::inputParameters( regions.get(), QStringLiteral( "id" ), &points, QStringLiteral( "region" ), { QStringLiteral( "q" ) } ),
+                 mContext, true, &feedback );
+  QVERIFY2( feedback.saw( QStringLiteral( "The records are read through QGIS: the layer is the features of one geometry type of its file." ) ), qPrintable( feedback.messages.join( '\n' ) ) );
+  QVERIFY2( feedback.saw( QStringLiteral( "Read 5 record rows" ) ), qPrintable( feedback.messages.join( '\n' ) ) );
 }
 
 void TestValues::lineRegionsRefused()
