@@ -30,13 +30,14 @@ bool storesAsQgis( const QString &driver, const QgsFields &fields )
 /**
  * Whether QGIS's writer stores the text of driver in UTF-8, as the sink sends it: the format's own
  * encoding, else fileEncoding (the codec of QGIS's writer; for a shapefile also its ENCODING option,
- * from which GDAL recodes UTF-8). Any other encoding ("System" too) stays with QGIS's writer.
+ * from which GDAL recodes UTF-8). Any other encoding stays with QGIS's writer, "System" too: QGIS
+ * finds no codec of that name and falls back to its settings and the locale.
  */
 bool textInUtf8( const QString &driver, const QString &fileEncoding )
 {
   QgsVectorFileWriter::MetaData metadata;
   const QString encoding = QgsVectorFileWriter::driverMetadata( driver, metadata ) && !metadata.compulsoryEncoding.isEmpty() ? metadata.compulsoryEncoding : fileEncoding;
-  return encoding.compare( QLatin1String( "UTF-8" ), Qt::CaseInsensitive ) == 0 || encoding.compare( QLatin1String( "UTF8" ), Qt::CaseInsensitive ) == 0;
+  return encoding.compare( QLatin1String( "UTF-8" ), Qt::CaseInsensitive ) == 0;
 }
 
 } // namespace

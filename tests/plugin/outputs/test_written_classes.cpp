@@ -392,20 +392,25 @@ void TestWrittenClasses::straightWriterStoresWhatQgisStores_data()
   QTest::addColumn<QString>( "file" );   // the file asked of QGIS's writer
   QTest::addColumn<QString>( "stored" ); // the file it stores the rows in
   QTest::addColumn<QString>( "fid" );    // the fid column of a SQLite table, empty for a file compared byte for byte
+  QTest::addColumn<QString>( "encoding" );
+  // A GeoPackage or SQLite file is UTF-8 whatever the encoding asked for: QGIS's writer forces it.
   QTest::newRow( "GPKG" ) << "GPKG"
                           << "out.gpkg"
                           << "out.gpkg"
-                          << "fid";
+                          << "fid"
+                          << "ISO-8859-1";
   QTest::newRow( "SQLite" ) << "SQLite"
                             << "out.sqlite"
                             << "out.sqlite"
-                            << "ogc_fid";
+                            << "ogc_fid"
+                            << "ISO-8859-1";
   QTest::newRow( "CSV" ) << "CSV"
                          << "out.csv"
-                         << "out.csv" << QString();
+                         << "out.csv" << QString() << "UTF-8";
+  // A shapefile without geometry is its .dbf alone.
   QTest::newRow( "dBASE" ) << "ESRI Shapefile"
                            << "out.shp"
-                           << "out.dbf" << QString(); // a shapefile without geometry is its .dbf alone
+                           << "out.dbf" << QString() << "UTF-8";
 }
 
 void TestWrittenClasses::straightWriterStoresWhatQgisStores()
@@ -419,6 +424,7 @@ void TestWrittenClasses::straightWriterStoresWhatQgisStores()
   QFETCH( QString, file );
   QFETCH( QString, stored );
   QFETCH( QString, fid );
+  QFETCH( QString, encoding );
   QgsFields fields;
   fields.append( QgsField( QStringLiteral( "text" ), vbasqgis::Field::String ) );
   fields.append( QgsField( QStringLiteral( "whole" ), vbasqgis::Field::Int ) );
@@ -429,9 +435,10 @@ void TestWrittenClasses::straightWriterStoresWhatQgisStores()
     QVERIFY( !VbasOgrSink::writes( driver, fields, vbasqgis::WkbType::NoGeometry, QStringLiteral( "UTF-8" ) ) );
     fields.remove( fields.indexFromName( QStringLiteral( "big" ) ) );
   }
-  QVERIFY( VbasOgrSink::writes( driver, fields, vbasqgis::WkbType::NoGeometry, QStringLiteral( "UTF-8" ) ) );
-  QVERIFY( !VbasOgrSink::writes( driver, fields, vbasqgis::WkbType::Point, QStringLiteral( "UTF-8" ) ) );
-  QCOMPARE( VbasOgrSink::writes( driver, fields, vbasqgis::WkbType::NoGeometry, QStringLiteral( "ISO-8859-1" ) ), driver == QLatin1String( "GPKG" ) || driver == QLatin1String( "SQLite" ) );
+  QVERIFY( VbasOgrSink::writes( driver, fields, vbasqgis::WkbType::NoGeometry, encoding ) );
+  QVERIFY( !VbasOgrSink::writes( driver, fields, vbasqgis::WkbType::Point, encoding ) );
+  for ( const char *other : { "ISO-8859-1", "System" } )
+    QCOMPARE( VbasOgrSink::writes( driver, fields, vbasqgis::WkbType::NoGeometry, QString( other ) ), driver == QLatin1String( "GPKG" ) || driver == QLatin1String( "SQLite" ) );
   const QStringList names = fields.names();
   const QList<QVariant> values = vbastest::writerValues();
   QTemporaryDir dir;
@@ -442,7 +449,7 @@ void TestWrittenClasses::straightWriterStoresWhatQgisStores()
     const QString folder = dir.filePath( straight ? QStringLiteral( "straight" ) : QStringLiteral( "qgis" ) );
     QDir().mkpath( folder );
     std::unique_ptr<QgsVectorFileWriter> writer( QgsVectorFileWriter::create( folder + '/' + file, fields, vbasqgis::WkbType::NoGeometry, QgsCoordinateReferenceSystem(), mContext.transformContext(),
-                                                                              VbasGdal::saveOptions( driver, QStringLiteral( "t" ), {} ) ) );
+                                                                              VbasGdal::saveOptions( driver, QStringLiteral( "t" ), { { QStringLiteral( "fileEncoding" ), encoding } } ) ) );
     QVERIFY( !writer->hasError() );
     std::unique_ptr<QgsFeatureSink> sink = std::move( writer );
     if ( straight )
