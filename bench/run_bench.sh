@@ -13,14 +13,17 @@
 #   VBAS_QIS         the QI fields (default "age_group sex race insurance"; marital is the 5th)
 #   VBAS_K           k (default 5)
 #   VBAS_REPEAT      runs of the floor and of anonymize per size (default 3; the fastest is reported)
+#   VBAS_RELEASE_FORMAT  extension of the release's file and of the floor's (default gpkg; e.g. csv, sqlite)
 #
 # Per size:
 #   1. bench/make_inputs.py --regions SIZE (regions.gpkg + records.gpkg, 400-700 records per region)
 #   2. bench_core SIZE --qis <number of QIs>   (in-memory data of the same kind, core stages timed)
 #   3. startup: native:retainfields on a 1-row copy of the records (qgis_process start and exit)
-#   4. floor:   native:retainfields on records.gpkg keeping every field, written to a GeoPackage
-#   5. vbas:anonymize on the same inputs, every output written to a GeoPackage: the records read once,
-#      row by row (a release is never counted by the source), the release written from the rows kept.
+#   4. floor:   native:retainfields on records.gpkg keeping every field, written to a file of the
+#      release's format
+#   5. vbas:anonymize on the same inputs, every output written to a GeoPackage but the release (its
+#      format): the records read once, row by row (a release is never counted by the source), the
+#      release written from the rows kept.
 # 3-5 are timed with /usr/bin/time -v (wall clock, CPU and max RSS), and the fastest run of each is reported (the machine may be shared: every run and the
 # load average are logged on stderr). The inputs are read once with cat
 # before 4 so every run starts with a warm page cache. Prints progress on stderr and a markdown table
@@ -29,6 +32,7 @@ set -euo pipefail
 . "$(dirname "$0")/bench_lib.sh"
 
 REPEAT=${VBAS_REPEAT:-3}
+FORMAT=${VBAS_RELEASE_FORMAT:-gpkg}
 SIZES=("$@")
 [ ${#SIZES[@]} -gt 0 ] || SIZES=(1000 10000)
 
@@ -60,8 +64,8 @@ anonymize() {
     "REGIONS=$IN/regions.gpkg|layername=regions" REGION_ID=region_id \
     "RECORDS=$IN/records.gpkg|layername=records" RECORD_REGION=region_id "${QI_ARGS[@]}" "K=$K" \
     "SITE_POINTS=$OUT/sites.gpkg" "AGGREGATED=$OUT/aggregated.gpkg" "LOOKUP=$OUT/lookup.gpkg" \
-    "ANONYMIZED=$OUT/anonymized.gpkg" "VORONOI=$OUT/voronoi.gpkg" "EVALUATION=$OUT/evaluation.gpkg"
-  rm -f "$OUT"/*.gpkg
+    "ANONYMIZED=$OUT/anonymized.$FORMAT" "VORONOI=$OUT/voronoi.gpkg" "EVALUATION=$OUT/evaluation.gpkg"
+  rm -f "$OUT"/*.gpkg "$OUT"/anonymized.*
 }
 
 ROWS=()
@@ -89,11 +93,11 @@ for N in "${SIZES[@]}"; do
   FLOOR_RUNS=()
   E2E_RUNS=()
   for ((rep = 1; rep <= REPEAT; ++rep)); do
-    log "size $N, run $rep/$REPEAT: floor (native:retainfields, every field, to GeoPackage; load average $(cut -d' ' -f1-3 /proc/loadavg))"
-    timed "$OUT/floor" "$QGIS_PROCESS" --json run native:retainfields -- "INPUT=$IN/records.gpkg|layername=records" "${FIELD_ARGS[@]}" "OUTPUT=$OUT/floor.gpkg"
+    log "size $N, run $rep/$REPEAT: floor (native:retainfields, every field, to $FORMAT; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+    timed "$OUT/floor" "$QGIS_PROCESS" --json run native:retainfields -- "INPUT=$IN/records.gpkg|layername=records" "${FIELD_ARGS[@]}" "OUTPUT=$OUT/floor.$FORMAT"
     FLOOR_RUNS+=("$SECONDS_TAKEN $MAXRSS_KB $CPU_S")
     log "size $N, run $rep/$REPEAT: floor ${SECONDS_TAKEN} s (CPU ${CPU_S} s), max RSS ${MAXRSS_KB} kB"
-    rm -f "$OUT/floor.gpkg"
+    rm -f "$OUT"/floor.*
 
     log "size $N, run $rep/$REPEAT: vbas:anonymize"
     anonymize
@@ -116,7 +120,7 @@ echo
 echo "QIs: ${QIS[*]}; k = $K. Core rates in M records/s (bench_core, in-memory data of the same kind, its own record count);"
 echo "end to end: qgis_process wall clock (/usr/bin/time -v), best of $REPEAT runs; startup = retainfields on 1 row; CPU = user + system of that run; peak = max RSS of that run."
 echo
-echo "e2e = vbas:anonymize: the records read once, the release written from the rows kept."
+echo "e2e = vbas:anonymize: the records read once, the release written from the rows kept, as $FORMAT (the floor too)."
 echo
 echo "| regions | records | encode+hist | site count | bal. density | Voronoi+locate | release | evaluate | keep rows | drain+recount | core B/rec | e2e s | floor s | startup s | e2e/floor | e2e records/s | e2e CPU s | floor CPU s | e2e peak MB | floor peak MB | e2e B/rec | (e2e-floor) B/rec |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"

@@ -1,21 +1,62 @@
 #include "plugin/outputs/vbasogrsink.h"
 
 #include <qgsexception.h>
+#include <qgsvectorfilewriter.h>
 
 #include <cpl_error.h>
 
-bool VbasOgrSink::writes( const QString &driver, const QgsFields &fields, vbasqgis::WkbType wkbType )
+#include <algorithm>
+
+namespace
 {
-  return driver == QLatin1String( "GPKG" ) && textAndNumbers( fields, wkbType );
+
+/**
+ * Whether driver's layer of fields reads back, without rows, as QGIS's writer made it, so that the same
+ * setter on the same field stores the same (docs/outputs.md, "How outputs are written"). GeoJSON,
+ * GeoJSONSeq, XLSX and ODS files without rows read back with no fields (or no layer), and a dBASE file
+ * reads its 64-bit whole-number fields back as reals (losing digits past 2^53): those stay with QGIS's
+ * writer, as does every other format.
+ */
+bool storesAsQgis( const QString &driver, const QgsFields &fields )
+{
+  if ( driver == QLatin1String( "ESRI Shapefile" ) )
+  {
+    const QList<QgsField> list = fields.toList();
+    return std::none_of( list.cbegin(), list.cend(), []( const QgsField &field ) { return field.type() == vbasqgis::Field::LongLong; } );
+  }
+  return driver == QLatin1String( "GPKG" ) || driver == QLatin1String( "SQLite" ) || driver == QLatin1String( "CSV" );
 }
 
-VbasOgrSink::VbasOgrSink( const QString &path, const QString &layerName, const QgsFields &fields )
+/**
+ * Whether QGIS's writer stores the text of driver in UTF-8, as the sink sends it: the format's own
+ * encoding, else fileEncoding (the codec of QGIS's writer; for a shapefile also its ENCODING option,
+ * from which GDAL recodes UTF-8). Any other encoding stays with QGIS's writer, "System" too: QGIS
+ * finds no codec of that name and falls back to its settings and the locale.
+ */
+bool textInUtf8( const QString &driver, const QString &fileEncoding )
+{
+  QgsVectorFileWriter::MetaData metadata;
+  const QString encoding = QgsVectorFileWriter::driverMetadata( driver, metadata ) && !metadata.compulsoryEncoding.isEmpty() ? metadata.compulsoryEncoding : fileEncoding;
+  return encoding.compare( QLatin1String( "UTF-8" ), Qt::CaseInsensitive ) == 0;
+}
+
+} // namespace
+
+bool VbasOgrSink::writes( const QString &driver, const QgsFields &fields, vbasqgis::WkbType wkbType, const QString &fileEncoding )
+{
+  return storesAsQgis( driver, fields ) && textAndNumbers( fields, wkbType ) && textInUtf8( driver, fileEncoding );
+}
+
+VbasOgrSink::VbasOgrSink( const QString &driver, const QString &path, const QString &layerName, const QgsFields &fields )
 {
   const QList<QgsField> list = fields.toList();
   mFields.assign( list.begin(), list.end() );
-  const char *const drivers[] = { "GPKG", nullptr };
+  const QByteArray driverName = driver.toUtf8();
+  const char *const drivers[] = { driverName.constData(), nullptr };
   mDataset.reset( GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_UPDATE, drivers, nullptr, nullptr ) );
   mLayer = mDataset ? GDALDatasetGetLayerByName( mDataset.get(), layerName.toUtf8().constData() ) : nullptr;
+  if ( !mLayer && mDataset && GDALDatasetGetLayerCount( mDataset.get() ) == 1 ) // a CSV or dBASE file's layer is named after the file
+    mLayer = GDALDatasetGetLayer( mDataset.get(), 0 );
   if ( !mLayer )
     throw QgsProcessingException( QObject::tr( "GDAL could not open the layer %1 of %2 to write it: %3" ).arg( layerName, path, QString::fromUtf8( CPLGetLastErrorMsg() ) ) );
   OGRFeatureDefnH definition = OGR_L_GetLayerDefn( mLayer );
@@ -26,6 +67,8 @@ VbasOgrSink::VbasOgrSink( const QString &path, const QString &layerName, const Q
       throw QgsProcessingException( QObject::tr( "The layer %1 of %2 lacks the field '%3' it was made with." ).arg( layerName, path, field.name() ) );
   }
   mFeature.reset( OGR_F_Create( definition ) );
+  if ( !GDALDatasetTestCapability( mDataset.get(), ODsCTransactions ) )
+    return; // CSV, dBASE: no transaction; a failed run's file is discarded (docs/outputs.md)
   if ( GDALDatasetStartTransaction( mDataset.get(), FALSE ) != OGRERR_NONE )
     throw QgsProcessingException( QObject::tr( "GDAL could not begin writing %1: %2" ).arg( path, QString::fromUtf8( CPLGetLastErrorMsg() ) ) );
   mInTransaction = true;
@@ -58,10 +101,10 @@ bool VbasOgrSink::addFeature( QgsFeature &feature, QgsFeatureSink::Flags )
 bool VbasOgrSink::flushBuffer()
 {
   if ( !mInTransaction )
-    return mError.isEmpty();
-  mInTransaction = false;
+    return true; // committed, or a format without transactions: each row was written as it came
   if ( GDALDatasetCommitTransaction( mDataset.get() ) != OGRERR_NONE )
-    return fail( QString::fromUtf8( CPLGetLastErrorMsg() ) );
+    return fail( QString::fromUtf8( CPLGetLastErrorMsg() ) ); // rolled back when the sink is destroyed
+  mInTransaction = false;
   return true;
 }
 

@@ -1,6 +1,7 @@
-// A GeoPackage layer filled straight through GDAL, in one transaction (docs/outputs.md, "How outputs
-// are written"): QGIS's file writer builds an OGR feature anew from each QgsFeature, most of a release's
-// writing time. QGIS's writer still makes the layer (its fields, options and metadata); this adds the rows.
+// A layer of a GeoPackage, SQLite, CSV or dBASE (.dbf) file filled straight through GDAL, in one
+// transaction where the format has them (docs/outputs.md, "How outputs are written"): QGIS's file
+// writer builds an OGR feature anew from each QgsFeature, most of a release's writing time. QGIS's
+// writer still makes the layer (its fields, options and metadata); this adds the rows.
 #pragma once
 
 #include "plugin/outputs/vbasrowsink.h"
@@ -19,17 +20,21 @@
 class VbasOgrSink : public VbasRowSink
 {
   public:
-    //! Whether a layer of driver with fields and wkbType is written by it: a GeoPackage without geometry whose fields are text, whole numbers or reals.
-    static bool writes( const QString &driver, const QgsFields &fields, vbasqgis::WkbType wkbType );
+    /**
+     * Whether a layer that QGIS's writer made with driver, fields, wkbType and fileEncoding is filled by
+     * it: a layer without geometry whose fields are text, whole numbers or reals, of a format whose rows
+     * it stores as QGIS's writer does, with text in UTF-8.
+     */
+    static bool writes( const QString &driver, const QgsFields &fields, vbasqgis::WkbType wkbType, const QString &fileEncoding );
 
-    //! The layer layerName of the GeoPackage at path, which holds fields: opened and a transaction begun; throws naming what failed.
-    VbasOgrSink( const QString &path, const QString &layerName, const QgsFields &fields );
+    //! The layer layerName (or the only layer) of the file of driver at path, which holds fields: opened, and a transaction begun where driver has them; throws naming what failed.
+    VbasOgrSink( const QString &driver, const QString &path, const QString &layerName, const QgsFields &fields );
     ~VbasOgrSink() override;
     VbasOgrSink( const VbasOgrSink & ) = delete;
     VbasOgrSink &operator=( const VbasOgrSink & ) = delete;
 
     bool addFeature( QgsFeature &feature, QgsFeatureSink::Flags flags = QgsFeatureSink::Flags() ) override;
-    //! Commits the rows; the file is closed when the sink is destroyed.
+    //! Commits the rows (if in a transaction); the file is closed when the sink is destroyed.
     bool flushBuffer() override;
     QString lastError() const override { return mError; }
 

@@ -499,10 +499,12 @@ void VbasOutput::createTable( QgsProcessingContext &context )
 
 void VbasOutput::fillStraight( const QString &path, const QString &layerName )
 {
-  if ( !VbasOgrSink::writes( mDriver, mSchema.fields, mSchema.wkbType ) )
+  if ( !VbasOgrSink::writes( mDriver, mSchema.fields, mSchema.wkbType, VbasGdal::saveOptions( mDriver, layerName, mCreateOptions ).fileEncoding ) )
     return;
   mSink.reset(); // QGIS's writer made the layer; closed with no rows
-  mSink = std::make_unique<VbasOgrSink>( path, layerName, mSchema.fields );
+  // A shapefile without geometry is its .dbf alone, whatever name QGIS's writer gives (mainFile).
+  const QFileInfo file( path );
+  mSink = std::make_unique<VbasOgrSink>( mDriver, file.dir().filePath( mainFile( file.fileName(), VbasGdal::filesIn( file.path() ) ) ), layerName, mSchema.fields );
 }
 
 void VbasOutput::add( QgsFeature &feature )

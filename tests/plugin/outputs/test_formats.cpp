@@ -66,18 +66,22 @@ struct Layer
     }
 };
 
+//! The only layer of a file, or the table named after it (GDAL lists no table without geometry of a SQLite file).
 Layer read( const QString &path )
 {
   Layer layer;
   GDALDatasetH ds = GDALOpenEx( path.toUtf8().constData(), GDAL_OF_VECTOR | GDAL_OF_READONLY, nullptr, nullptr, nullptr );
-  if ( !ds || GDALDatasetGetLayerCount( ds ) != 1 )
+  OGRLayerH l = !ds                                   ? nullptr
+                : GDALDatasetGetLayerCount( ds ) == 1 ? GDALDatasetGetLayer( ds, 0 )
+                : GDALDatasetGetLayerCount( ds ) == 0 ? GDALDatasetGetLayerByName( ds, QFileInfo( path ).completeBaseName().toUtf8().constData() )
+                                                      : nullptr;
+  if ( !l )
   {
     if ( ds )
       GDALClose( ds );
     return layer;
   }
   layer.opened = true;
-  OGRLayerH l = GDALDatasetGetLayer( ds, 0 );
   OGRFeatureDefnH defn = OGR_L_GetLayerDefn( l );
   for ( int i = 0; i < OGR_FD_GetFieldCount( defn ); ++i )
     layer.fields << QString::fromUtf8( OGR_Fld_GetNameRef( OGR_FD_GetFieldDefn( defn, i ) ) );
@@ -186,7 +190,7 @@ void TestFormats::releaseInEveryFormat_data()
   QTest::addColumn<QString>( "extension" );
   QTest::addColumn<QString>( "refusal" ); // empty: the format works
   QTemporaryDir dir;
-  for ( const char *extension : { "gpkg", "csv", "geojson", "json", "geojsonl", "xlsx", "ods" } )
+  for ( const char *extension : { "gpkg", "sqlite", "csv", "geojson", "json", "geojsonl", "xlsx", "ods" } )
     QTest::newRow( extension ) << extension << QString();
   QTest::newRow( "shp" ) << "shp"
                          << "(a shapefile without geometry is its .dbf file alone). Choose a GeoPackage (.gpkg) or CSV (.csv) file.";

@@ -413,6 +413,7 @@ void TestReleaseSafety::failedWriteLeavesNothing_data()
 {
   QTest::addColumn<QString>( "extension" );
   QTest::newRow( "GeoPackage" ) << QStringLiteral( "gpkg" );
+  QTest::newRow( "SQLite" ) << QStringLiteral( "sqlite" );
   QTest::newRow( "CSV" ) << QStringLiteral( "csv" );
 }
 
