@@ -106,6 +106,7 @@ class TestValues : public QObject
     void eachFormatReadAsQgisReadsIt_data();
     void eachFormatReadAsQgisReadsIt();
     void oneGeometryTypeOfAFileReadAsQgisReadsIt();
+    void booleansReadAsQgisReadsThem();
     void lineRegionsRefused();
     void pointsWithoutSrsTakenInRegionsCrs();
     void overlappingRegionsRefused();
@@ -503,6 +504,30 @@ void TestValues::eachFormatReadAsQgisReadsIt()
                                    outcome.startsWith( QStringLiteral( "Read " ) ), outcomes ) );
   QCOMPARE( outcomes[0], outcomes[1] );
   QVERIFY2( outcomes[0].startsWith( outcome ), qPrintable( outcomes[0] ) );
+}
+
+void TestValues::booleansReadAsQgisReadsThem()
+{
+  // Booleans of a GeoPackage: through GDAL's column stream where it reads them as stored (GDAL 3.10 and
+  // later), through QGIS before. GDAL 3.6's stream reads these as true only in rows 1, 10: the class
+  // (true, M) of rows 4 and 7 would be lost, 4 classes read as 3.
+  auto regions = vbastest::grid();
+  const QList<bool> ok { true, false, false, true, false, false, true, false, false, true, true, true, false, true };
+  QList<QVariantList> rows;
+  for ( int i = 0; i < ok.size(); ++i )
+    rows << QVariantList { QStringLiteral( "r%1%2" ).arg( i % 3 ).arg( ( i / 3 ) % 3 ), i == 1 || i == 3 || i == 6 ? QStringLiteral( "M" ) : QStringLiteral( "F" ), ok[i] };
+  auto memory = vbastest::table( QStringLiteral( "field=region:string&field=sex:string&field=ok:boolean" ), rows );
+  const QString path = mDir.filePath( QStringLiteral( "booleans.gpkg" ) );
+  vbastest::save( memory.get(), path, QStringLiteral( "records" ) );
+  QgsVectorLayer records( path + QStringLiteral( "|layername=records" ), QStringLiteral( "records" ), QStringLiteral( "ogr" ) );
+  QCOMPARE( records.fields().field( QStringLiteral( "ok" ) ).type(), vbasqgis::Field::Bool );
+  const QString reader = std::atoi( GDALVersionInfo( "VERSION_NUM" ) ) >= GDAL_COMPUTE_VERSION( 3, 10, 0 )
+                           ? QStringLiteral( "The records are read through GDAL's column stream." )
+                           : QStringLiteral( "The records are read through QGIS: its field 'ok' holds booleans, which the stream of GDAL %1 gives wrongly." ).arg( GDALVersionInfo( "RELEASE_NAME" ) );
+  QStringList outcomes;
+  CHECKED( vbastest::readBothWays( regions.get(), &records, QStringLiteral( "region" ), { QStringLiteral( "sex" ), QStringLiteral( "ok" ) }, reader, true, outcomes ) );
+  QCOMPARE( outcomes[0], outcomes[1] );
+  QVERIFY2( outcomes[0].contains( QStringLiteral( " 4 equivalence classes" ) ), qPrintable( outcomes[0] ) );
 }
 
 void TestValues::oneGeometryTypeOfAFileReadAsQgisReadsIt()
