@@ -5,7 +5,6 @@
 
 #include <qgsexception.h>
 
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>

@@ -8,7 +8,6 @@
 #include <qgsfeature.h>
 #include <qgsfields.h>
 
-
 #include <cstdint>
 #include <optional>
 #include <string>
