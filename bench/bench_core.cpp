@@ -288,14 +288,9 @@ int main( int argc, char **argv )
   const std::int64_t recordCount = RecordStream( recordSeed, qis, regionCount, sorted ).total();
 
   std::vector<Stage> stages = {
-    { "QI encoding + histograms", "encode" },
-    { "site count (entropy, MaxCombs)", "sitecount" },
-    { "balanced density", "density" },
-    { "Voronoi diagram + locateRegions", "voronoi" },
-    { "release (aggregate + suppress)", "release" },
-    { "evaluate", "evaluate" },
-    { "keeping the rows for the release", "keep" },
-    { "release: drain + recount", "drain" },
+    { "QI encoding + histograms", "encode" },         { "site count (entropy, MaxCombs)", "sitecount" }, { "balanced density", "density" },
+    { "Voronoi diagram + locateRegions", "voronoi" }, { "release (aggregate + suppress)", "release" },   { "evaluate", "evaluate" },
+    { "keeping the rows for the release", "keep" },   { "release: drain + recount", "drain" },
   };
 
   // 1. QI encoding + histogram building, one record at a time.

@@ -140,7 +140,8 @@ void VbasAlgorithm::addReleaseParameters()
                 QObject::tr( "Other fields of the records to release, besides the QIs; empty: none" ) );
   auto memory = std::make_unique<QgsProcessingParameterNumber>( QStringLiteral( "SHUFFLE_MEMORY_MB" ), QObject::tr( "Memory for shuffling the release (MB)" ), vbasqgis::NumberType::Integer, 64, false,
                                                                 1, 1048576 );
-  addParameter( memory.release(), QObject::tr( "Memory for the rows read, kept in a random order until the release is written; beyond it they wait in temporary files beside the release" ), Shown::Advanced );
+  addParameter( memory.release(), QObject::tr( "Memory for the rows read, kept in a random order until the release is written; beyond it they wait in temporary files beside the release" ),
+                Shown::Advanced );
 }
 
 void VbasAlgorithm::addSeedParameter( const QString &description, const QString &tooltip )

@@ -23,13 +23,14 @@ const char *const kLossFields[] = { "loss_generic_nue", "generic_nue", "nue", "d
 
 QString VbasCompare::shortHelpString() const
 {
-  return QObject::tr( "Builds candidate releases of the same records side by side, without writing any release: for each k of a list, the releases chosen (the paper's "
-                      "balanced density, ADC aiming at the fewest suppressed records, the suppression search, generalization of the QIs without and with local suppression), "
-                      "built exactly as Anonymize builds them under the risk model, and the usual alternatives (the regions unaggregated, a parent geography, region ids "
-                      "cropped, HIPAA Safe Harbor's 3-digit ZIP codes, no geography). The records are read once; the candidates are built side by side, one per core that QGIS lets "
-                      "its background work use (Options, Rendering, Max cores to use), fewer when the memory available would not hold them. Each candidate is measured as Evaluate measures a release; the "
-                      "table gives one row per candidate, with the command that makes it, whether no other candidate beats it on both records suppressed and information lost "
-                      "(the frontier), and the one recommended.<br>" )
+  return QObject::tr(
+           "Builds candidate releases of the same records side by side, without writing any release: for each k of a list, the releases chosen (the paper's "
+           "balanced density, ADC aiming at the fewest suppressed records, the suppression search, generalization of the QIs without and with local suppression), "
+           "built exactly as Anonymize builds them under the risk model, and the usual alternatives (the regions unaggregated, a parent geography, region ids "
+           "cropped, HIPAA Safe Harbor's 3-digit ZIP codes, no geography). The records are read once; the candidates are built side by side, one per core that QGIS lets "
+           "its background work use (Options, Rendering, Max cores to use), fewer when the memory available would not hold them. Each candidate is measured as Evaluate measures a release; the "
+           "table gives one row per candidate, with the command that makes it, whether no other candidate beats it on both records suppressed and information lost "
+           "(the frontier), and the one recommended.<br>" )
          + regionsHelp( true, Population::Weights ) + recordsHelp( Qis::Required )
          + QObject::tr( "<b>k the release must meet</b> (K): the recommendation is the candidate of least information loss among those at this k or above (under the "
                         "average risk model, at a threshold of at most RISK_THRESHOLD too); ties: the fewer records suppressed, then the first.<br>" )

@@ -287,7 +287,9 @@ void TestShuffle::spillFilesArePrivateAndNeverReplaced()
     QVERIFY( shuffle.spilled() );
     for ( const QString &file : filesIn( dir ) )
     {
-      struct stat status {};
+      struct stat status
+      {
+      };
       QCOMPARE( stat( QFile::encodeName( dir.filePath( file ) ).constData(), &status ), 0 );
       QCOMPARE( status.st_mode & 0777, mode_t( 0600 ) );
     }
