@@ -118,12 +118,13 @@ inline std::unique_ptr<QgsVectorLayer> table( const QString &fields, const QList
   return table( fields, attributes );
 }
 
-//! Writes layer to a file (GeoPackage, CSV, ...) named path, as layer name name.
-inline void save( QgsVectorLayer *layer, const QString &path, const QString &name )
+//! Writes layer to a file (GeoPackage, CSV, ...) named path, as layer name name, with GDAL's layerOptions.
+inline void save( QgsVectorLayer *layer, const QString &path, const QString &name, const QStringList &layerOptions = QStringList() )
 {
   QgsVectorFileWriter::SaveVectorOptions options;
   options.driverName = QgsVectorFileWriter::driverForExtension( QFileInfo( path ).suffix() );
   options.layerName = name;
+  options.layerOptions = layerOptions;
   QString error;
   QCOMPARE( QgsVectorFileWriter::writeAsVectorFormatV3( layer, path, QgsCoordinateTransformContext(), options, &error ), QgsVectorFileWriter::NoError );
 }
