@@ -340,8 +340,9 @@ QgsGeometry VbasArrowRows::Stream::geometry( std::int64_t row ) const
   if ( isNull( array, i ) )
     return QgsGeometry();
   const std::int32_t begin = at<std::int32_t>( array, 1, i );
+  const std::int32_t end = at<std::int32_t>( array, 1, i + 1 );
   OGRGeometryH ogr = nullptr;
-  if ( OGR_G_CreateFromWkbEx( static_cast<const char *>( array->buffers[2] ) + begin, nullptr, &ogr, at<std::int32_t>( array, 1, i + 1 ) - begin ) != OGRERR_NONE )
+  if ( begin < 0 || end < begin || OGR_G_CreateFromWkbEx( static_cast<const char *>( array->buffers[2] ) + begin, nullptr, &ogr, end - begin ) != OGRERR_NONE )
     throw QgsProcessingException(
       QObject::tr( "GDAL's stream of the records gave a geometry it cannot read back (feature id %1)." ).arg( at<std::int64_t>( mBatch.children[mFid], 1, mBatch.children[mFid]->offset + row ) ) );
   // Through an OGR geometry, as QGIS's provider reads each feature's (QgsOgrFeatureIterator): the same
@@ -368,6 +369,9 @@ std::optional<VbasArrowRows::Source> VbasArrowRows::plan( const QgsVectorLayer *
     why = QObject::tr( "QGIS may decode a shapefile's text itself, by the layer's encoding setting" );
   else if ( layer->dataProvider()->encoding() != QLatin1String( "UTF-8" ) )
     why = QObject::tr( "QGIS decodes its text as %1" ).arg( layer->dataProvider()->encoding() );
+  else if ( geometry && layer->storageType() != QLatin1String( "GPKG" ) && layer->storageType() != QLatin1String( "GeoJSON" ) )
+    why = QObject::tr( "GDAL's stream of points is used for GeoPackage and GeoJSON files only, where it was checked (GDAL 3.10's of a FlatGeobuf file "
+                       "garbles a feature without a point)" );
   const QgsFields fields = layer->fields();
   for ( const int i : read )
     if ( why.isEmpty() && fields.fieldOrigin( i ) != vbasqgis::OriginProvider )
